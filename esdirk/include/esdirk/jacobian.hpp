@@ -1,0 +1,65 @@
+#pragma once
+// Jacobians: the user's, or finite differences (counted apart from the model's own
+// evaluations), and a checker that compares the two.
+
+#include <string>
+#include <vector>
+
+#include "esdirk/problem.hpp"
+#include "esdirk/statistics.hpp"
+
+namespace esdirk {
+
+/// Forms J = [f_x f_z; g_x g_z] and [f_p; g_p] at a point, analytically when the problem has
+/// them and by forward differences otherwise. Owns its workspace (sized once).
+class JacobianEvaluator {
+ public:
+  JacobianEvaluator(Problem& problem, Statistics& stats);
+
+  /// Column scale floor for the difference increment: delta_j = sqrt(eps) max(|v_j|, typical_j).
+  void set_typical_values(std::vector<double> typical);
+
+  /// `f0`, `g0` must hold f and g at the point (the forward-difference base).
+  /// Returns the callback's code (0 ok, > 0 recoverable, < 0 fatal); 1 if a value is not finite.
+  int state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector f0,
+                     ConstVector g0, MatrixRef J);
+  int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector f0,
+                         ConstVector g0, MatrixRef Jp);
+
+ private:
+  Problem& problem_;
+  Statistics& stats_;
+  std::vector<double> typical_;
+  std::vector<double> v_, p_, f1_, g1_;
+};
+
+/// One entry of a Jacobian comparison.
+struct JacobianMismatch {
+  int row = 0;
+  int col = 0;
+  std::string equation;   ///< the row's name
+  std::string variable;   ///< the column's name
+  double supplied = 0.0;
+  double finite_difference = 0.0;
+  double error = 0.0;     ///< |supplied - fd| / (abs_tol + rel_tol-scale), see check_jacobian
+};
+
+struct JacobianCheckOptions {
+  double relative_tolerance = 1e-5;  ///< entries agree if |a-b| <= rel*max(|a|,|b|) + abs
+  double absolute_tolerance = 1e-8;  ///< scaled by the row's largest entry
+  int max_reported = 10;
+};
+
+struct JacobianCheck {
+  bool ok = true;
+  double worst_error = 0.0;                 ///< the largest error / allowed ratio
+  std::vector<JacobianMismatch> worst;      ///< the worst entries, worst first (ratio > 1 only)
+  std::string summary() const;              ///< a readable report naming the worst entries
+};
+
+/// Compares the problem's jacobian() (and parameter_jacobian(), if supplied) with central
+/// differences at (t, x, z, p). Throws std::invalid_argument if the problem supplies neither.
+JacobianCheck check_jacobian(Problem& problem, double t, ConstVector x, ConstVector z,
+                             ConstVector p, const JacobianCheckOptions& options = {});
+
+}  // namespace esdirk

@@ -1,0 +1,62 @@
+#pragma once
+// Integrator options: a plain struct with documented defaults and validate().
+
+#include <limits>
+#include <vector>
+
+#include "esdirk/tableau.hpp"
+
+namespace esdirk {
+
+struct Options {
+  // --- Tolerances -------------------------------------------------------------------------
+  /// Scalar relative and absolute tolerances of the error test (seed 002 eq. 21), used for
+  /// every component unless the per-component vectors below are set.
+  double rtol = 1e-6;
+  double atol = 1e-6;
+  /// Per-component tolerances of the differential states (size nx), overriding the scalars.
+  std::vector<double> rtol_vector;
+  std::vector<double> atol_vector;
+  /// Absolute tolerances of the algebraic states (size nz); the Newton test on z uses weights
+  /// algebraic_atol + rtol|z|. Empty: the scalar atol.
+  std::vector<double> algebraic_atol;
+
+  // --- Method -----------------------------------------------------------------------------
+  /// The Runge-Kutta method; ESDIRK34 unless a test asks for a sister method.
+  Tableau method = Tableau::esdirk34();
+
+  // --- Step sizes -------------------------------------------------------------------------
+  double initial_step = 0.0;  ///< |h0|; 0 chooses it from f(t0) (Hairer-Wanner heuristic)
+  double max_step = std::numeric_limits<double>::infinity();  ///< bound on |h|
+  double min_step = 0.0;  ///< |h| below max(min_step, 16 ulp(t)) ends with step_size_too_small
+  long max_steps = 500000;  ///< attempted steps per call of integrate_to() / step()
+
+  // --- Step-size controller (seed 002 eq. 29 with the safeguards of mature codes) ---------
+  bool predictive_controller = true;  ///< Gustafsson's law (29); false: asymptotic law (27)
+  double controller_k1 = 1.0;         ///< observer gain k1 of (29)
+  double controller_k2 = 1.0;         ///< observer gain k2 of (29)
+  double safety = 0.9;                ///< safety factor: the target error is safety^q times tol
+  double min_step_ratio = 0.2;        ///< smallest h_new/h after an accepted step or rejection
+  double max_step_ratio = 5.0;        ///< largest h_new/h
+  double previous_error_floor = 1e-2; ///< floor on the stored r_{n-1} (as RADAU5)
+  int max_error_test_failures = 12;   ///< consecutive error-test rejections before giving up
+
+  // --- Newton iteration -------------------------------------------------------------------
+  int max_newton_iterations = 8;      ///< per stage
+  double newton_tolerance = 0.1;      ///< converged when the weighted residual measure <= this
+  double reference_contraction = 0.3; ///< alpha_ref: above it the next step ratio is alpha_ref/alpha
+  double newton_failure_factor = 0.25;   ///< h reduction after a failure with unknown rate
+  double newton_failure_min_factor = 0.1;  ///< the smallest reduction factor after a failure
+  int max_newton_failures = 12;       ///< consecutive convergence failures before giving up
+  int max_callback_failures = 12;     ///< consecutive recoverable callback failures / NaNs
+
+  // --- Consistent initialization of z -----------------------------------------------------
+  int max_initialization_iterations = 30;
+  double initialization_tolerance = 1e-8;  ///< on the weighted norm of the Newton correction
+
+  /// Throws std::invalid_argument naming the first invalid option. nx and nz are the
+  /// problem's sizes, for the per-component vectors.
+  void validate(int nx, int nz) const;
+};
+
+}  // namespace esdirk

@@ -1,0 +1,96 @@
+#pragma once
+// The problem: a semi-explicit DAE of index 1 with parameters p,
+//
+//     x' = f(t, x, z, p)     nx differential states
+//     0  = g(t, x, z, p)     nz algebraic states, dg/dz nonsingular
+//
+// nz = 0 is an ODE. Callbacks return 0 on success, > 0 for a recoverable failure (the
+// integrator retries with a smaller step) and < 0 for a fatal one (the integration stops).
+// Matrices are column-major. The Jacobian is the (nx+nz) x (nx+nz) matrix
+//
+//     J = [ f_x  f_z ]      rows: the nx equations of f, then the nz equations of g
+//         [ g_x  g_z ]      cols: the nx states x, then the nz states z
+//
+// and the parameter Jacobian the (nx+nz) x np matrix [f_p; g_p].
+
+#include <functional>
+#include <string>
+
+#include "esdirk/matrix.hpp"
+
+namespace esdirk {
+
+class Problem {
+ public:
+  /// Throws std::invalid_argument unless nx >= 1, nz >= 0, np >= 0.
+  Problem(int nx, int nz, int np);
+  virtual ~Problem() = default;
+
+  int nx() const { return nx_; }
+  int nz() const { return nz_; }
+  int np() const { return np_; }
+  /// nx + nz, the size of the Jacobian and of the iteration matrix.
+  int size() const { return nx_ + nz_; }
+
+  /// Evaluates f (size nx) and g (size nz) at one point. Called with g empty when nz = 0.
+  virtual int evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f,
+                       Vector g) = 0;
+
+  /// True if jacobian() is implemented; otherwise it is formed by finite differences.
+  virtual bool has_jacobian() const { return false; }
+  /// Writes J (see above). Only called when has_jacobian() is true.
+  virtual int jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J);
+
+  /// True if parameter_jacobian() is implemented; otherwise finite differences are used.
+  virtual bool has_parameter_jacobian() const { return false; }
+  /// Writes [f_p; g_p]. Only called when has_parameter_jacobian() is true.
+  virtual int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                 MatrixRef Jp);
+
+  /// Names used in diagnostics (the Jacobian checker). Defaults: "x[i]", "z[i]", "p[i]",
+  /// "f[i]", "g[i]".
+  virtual std::string state_name(int i) const;      ///< i in [0, nx+nz)
+  virtual std::string equation_name(int i) const;   ///< i in [0, nx+nz)
+  virtual std::string parameter_name(int i) const;  ///< i in [0, np)
+
+ private:
+  int nx_;
+  int nz_;
+  int np_;
+};
+
+/// A Problem defined by callables (lambdas) instead of a subclass:
+///
+///     esdirk::FunctionProblem problem(2, 0, 1,
+///         [](double t, auto x, auto z, auto p, auto f) { f[0] = x[1]; ...; return 0; });
+///     problem.set_jacobian([](double t, auto x, auto z, auto p, esdirk::MatrixRef J) {...});
+class FunctionProblem : public Problem {
+ public:
+  using Rhs = std::function<int(double t, ConstVector x, ConstVector z, ConstVector p, Vector f)>;
+  using Constraints =
+      std::function<int(double t, ConstVector x, ConstVector z, ConstVector p, Vector g)>;
+  using JacobianFn =
+      std::function<int(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J)>;
+
+  /// `g` may be empty only when nz = 0.
+  FunctionProblem(int nx, int nz, int np, Rhs f, Constraints g = {});
+
+  FunctionProblem& set_jacobian(JacobianFn jacobian);
+  FunctionProblem& set_parameter_jacobian(JacobianFn parameter_jacobian);
+
+  int evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f,
+               Vector g) override;
+  bool has_jacobian() const override { return static_cast<bool>(jacobian_); }
+  int jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J) override;
+  bool has_parameter_jacobian() const override { return static_cast<bool>(parameter_jacobian_); }
+  int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                         MatrixRef Jp) override;
+
+ private:
+  Rhs f_;
+  Constraints g_;
+  JacobianFn jacobian_;
+  JacobianFn parameter_jacobian_;
+};
+
+}  // namespace esdirk

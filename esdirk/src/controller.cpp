@@ -1,0 +1,88 @@
+#include "esdirk/controller.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace esdirk {
+
+StepController::StepController(const Options& options, int q) : options_(options), q_(q) {}
+
+void StepController::reset() {
+  have_history_ = false;
+  consecutive_rejections_ = 0;
+  last_was_rejection_ = false;
+  convergence_limited_ = false;
+}
+
+double StepController::clamp_ratio(double ratio) const {
+  return std::clamp(ratio, options_.min_step_ratio, options_.max_step_ratio);
+}
+
+double StepController::after_accept(double h, double r, double alpha) {
+  // Floor r: a zero error estimate (e.g. a linear problem) must not give an infinite ratio.
+  r = std::max(r, 1e-10);
+  const double s = options_.safety;
+  // Asymptotic (deadbeat) law, seed 002 eq. (27).
+  double ratio = s * std::pow(r, -1.0 / q_);
+  if (options_.predictive_controller && have_history_) {
+    // Gustafsson's predictive law (29): (h_n/h_{n-1}) (eps/r)^{k2/q} (r_{n-1}/r)^{k1/q}.
+    const double predictive = (h / h_previous_) * s * std::pow(r, -options_.controller_k2 / q_) *
+                              std::pow(r_previous_ / r, options_.controller_k1 / q_);
+    // The smaller of the two proposals (as RADAU5): the predictive law alone can grow h
+    // too fast after a sequence of shrinking errors.
+    ratio = std::min(ratio, predictive);
+  }
+  if (last_was_rejection_) ratio = std::min(ratio, 1.0);  // no growth right after a rejection
+  convergence_limited_ = false;
+  if (alpha > options_.reference_contraction) {
+    // Slow Newton convergence: limit the step so the rate falls back to alpha_ref.
+    const double limit = options_.reference_contraction / alpha;
+    if (limit < ratio) {
+      ratio = limit;
+      convergence_limited_ = true;
+    }
+  }
+  ratio = clamp_ratio(ratio);
+  h_previous_ = h;
+  r_previous_ = std::max(r, options_.previous_error_floor);
+  // After a convergence-limited step the error history says nothing about the next step.
+  have_history_ = !convergence_limited_;
+  consecutive_rejections_ = 0;
+  last_was_rejection_ = false;
+  return h * ratio;
+}
+
+double StepController::after_error_rejection(double h, double r) {
+  double exponent = 1.0 / q_;
+  if (consecutive_rejections_ >= 1 && h_rejected_ != h && r_rejected_ > 0.0) {
+    // Two rejections in a row: the asymptotic model r ~ h^q failed, so estimate the observed
+    // order from the two rejected attempts and use it (clamped to [1, q]).
+    const double observed = std::log(r / r_rejected_) / std::log(h / h_rejected_);
+    if (std::isfinite(observed)) exponent = 1.0 / std::clamp(observed, 1.0, q_);
+  }
+  double ratio = options_.safety * std::pow(std::max(r, 1e-10), -exponent);
+  ratio = std::clamp(ratio, options_.min_step_ratio, 0.9);
+  ++consecutive_rejections_;
+  h_rejected_ = h;
+  r_rejected_ = r;
+  have_history_ = false;
+  last_was_rejection_ = true;
+  return h * ratio;
+}
+
+double StepController::after_newton_failure(double h, double alpha) {
+  double factor = options_.newton_failure_factor;
+  if (alpha > 0.0 && std::isfinite(alpha))
+    factor = std::clamp(options_.reference_contraction / alpha, options_.newton_failure_min_factor, 0.5);
+  have_history_ = false;
+  last_was_rejection_ = true;
+  return h * factor;
+}
+
+double StepController::after_failure(double h) {
+  have_history_ = false;
+  last_was_rejection_ = true;
+  return h * options_.newton_failure_factor;
+}
+
+}  // namespace esdirk

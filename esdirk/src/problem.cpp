@@ -1,0 +1,66 @@
+#include "esdirk/problem.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace esdirk {
+
+Problem::Problem(int nx, int nz, int np) : nx_(nx), nz_(nz), np_(np) {
+  if (nx < 1) throw std::invalid_argument("Problem: nx must be >= 1 (got " + std::to_string(nx) + ")");
+  if (nz < 0) throw std::invalid_argument("Problem: nz must be >= 0 (got " + std::to_string(nz) + ")");
+  if (np < 0) throw std::invalid_argument("Problem: np must be >= 0 (got " + std::to_string(np) + ")");
+}
+
+int Problem::jacobian(double, ConstVector, ConstVector, ConstVector, MatrixRef) {
+  throw std::logic_error("Problem::jacobian called but has_jacobian() is false");
+}
+
+int Problem::parameter_jacobian(double, ConstVector, ConstVector, ConstVector, MatrixRef) {
+  throw std::logic_error("Problem::parameter_jacobian called but has_parameter_jacobian() is false");
+}
+
+std::string Problem::state_name(int i) const {
+  return i < nx_ ? "x[" + std::to_string(i) + "]" : "z[" + std::to_string(i - nx_) + "]";
+}
+
+std::string Problem::equation_name(int i) const {
+  return i < nx_ ? "f[" + std::to_string(i) + "]" : "g[" + std::to_string(i - nx_) + "]";
+}
+
+std::string Problem::parameter_name(int i) const { return "p[" + std::to_string(i) + "]"; }
+
+FunctionProblem::FunctionProblem(int nx, int nz, int np, Rhs f, Constraints g)
+    : Problem(nx, nz, np), f_(std::move(f)), g_(std::move(g)) {
+  if (!f_) throw std::invalid_argument("FunctionProblem: f is empty");
+  if (nz > 0 && !g_) throw std::invalid_argument("FunctionProblem: nz > 0 but g is empty");
+}
+
+FunctionProblem& FunctionProblem::set_jacobian(JacobianFn jacobian) {
+  jacobian_ = std::move(jacobian);
+  return *this;
+}
+
+FunctionProblem& FunctionProblem::set_parameter_jacobian(JacobianFn parameter_jacobian) {
+  parameter_jacobian_ = std::move(parameter_jacobian);
+  return *this;
+}
+
+int FunctionProblem::evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f,
+                              Vector g) {
+  const int code = f_(t, x, z, p, f);
+  if (code != 0 || nz() == 0) return code;
+  return g_(t, x, z, p, g);
+}
+
+int FunctionProblem::jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J) {
+  if (!jacobian_) return Problem::jacobian(t, x, z, p, J);
+  return jacobian_(t, x, z, p, J);
+}
+
+int FunctionProblem::parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                        MatrixRef Jp) {
+  if (!parameter_jacobian_) return Problem::parameter_jacobian(t, x, z, p, Jp);
+  return parameter_jacobian_(t, x, z, p, Jp);
+}
+
+}  // namespace esdirk

@@ -1,0 +1,59 @@
+#include "esdirk/statistics.hpp"
+
+#include <cstdio>
+#include <utility>
+
+namespace esdirk {
+namespace {
+
+struct Row {
+  const char* name;
+  const char* seed_name;
+  long Statistics::*counter;
+};
+
+constexpr Row rows[] = {
+    {"steps", "NSTEP", &Statistics::steps},
+    {"accepted_steps", "", &Statistics::accepted_steps},
+    {"rejected_steps", "", &Statistics::rejected_steps},
+    {"function_evaluations", "NFUN", &Statistics::function_evaluations},
+    {"fd_function_evaluations", "", &Statistics::fd_function_evaluations},
+    {"jacobian_evaluations", "NJAC", &Statistics::jacobian_evaluations},
+    {"lu_factorizations", "NLU", &Statistics::lu_factorizations},
+    {"back_substitutions", "NBACK", &Statistics::back_substitutions},
+    {"newton_iterations", "", &Statistics::newton_iterations},
+    {"newton_failures", "", &Statistics::newton_failures},
+    {"callback_failures", "", &Statistics::callback_failures},
+    {"parameter_jacobian_evaluations", "NJACP", &Statistics::parameter_jacobian_evaluations},
+    {"sensitivity_solves", "NSENS", &Statistics::sensitivity_solves},
+    {"events", "", &Statistics::events},
+    {"adjoint_steps", "", &Statistics::adjoint_steps},
+    {"checkpoints", "", &Statistics::checkpoints},
+};
+
+}  // namespace
+
+Statistics& Statistics::operator+=(const Statistics& other) {
+  for (const Row& row : rows) this->*row.counter += other.*row.counter;
+  return *this;
+}
+
+std::string Statistics::table() const {
+  std::string out;
+  char line[96];
+  for (const Row& row : rows) {
+    std::string label = row.name;
+    if (*row.seed_name) label += std::string(" (") + row.seed_name + ")";
+    std::snprintf(line, sizeof line, "%-40s %12ld\n", label.c_str(), this->*row.counter);
+    out += line;
+  }
+  return out;
+}
+
+std::string Statistics::csv() const {
+  std::string out = "counter,value\n";
+  for (const Row& row : rows) out += std::string(row.name) + "," + std::to_string(this->*row.counter) + "\n";
+  return out;
+}
+
+}  // namespace esdirk

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages esdirk needs to build, test and plot, if they are missing.
+# Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+packages=(cmake make g++ gfortran pkg-config libopenblas-dev libboost-test-dev
+          python3 python3-matplotlib valgrind)
+if [[ "${ESDIRK_WITH_SUNDIALS:-0}" == 1 ]]; then
+  packages+=(libsundials-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
