@@ -52,7 +52,7 @@ struct Options {
 
   // --- Consistent initialization of z -----------------------------------------------------
   int max_initialization_iterations = 30;
-  double initialization_tolerance = 1e-8;  ///< on the weighted norm of the Newton correction
+  double initialization_tolerance = 1e-6;  ///< on the weighted norm of the Newton correction
 
   /// Throws std::invalid_argument naming the first invalid option. nx and nz are the
   /// problem's sizes, for the per-component vectors.
