@@ -72,9 +72,9 @@ Integrator::Integrator(Problem& problem, Options options)
     atolz_[i] = options_.algebraic_atol.empty() ? options_.atol : options_.algebraic_atol[i];
   jacobian_.resize(n_, n_);
   for (DenseMatrix* m : {&X_, &Xa_, &F_, &Fa_}) m->resize(nx_, s_);
-  for (DenseMatrix* m : {&Z_, &Za_}) m->resize(nz_, s_);
+  for (DenseMatrix* m : {&Z_, &Za_, &G_, &Ga_}) m->resize(nz_, s_);
+  T_.assign(static_cast<std::size_t>(s_), 0.0);
   Ta_.assign(static_cast<std::size_t>(s_), 0.0);
-  gi_.assign(uz, 0.0);
   base_.assign(ux, 0.0);
   residual_.assign(static_cast<std::size_t>(n_), 0.0);
   error_.assign(ux, 0.0);
@@ -188,12 +188,13 @@ Status Integrator::solve_consistent_z(double t, ConstVector x, Vector z) {
     bool accepted = false;
     for (int halving = 0; halving < 12 && !accepted; ++halving, lambda *= 0.5) {
       for (int i = 0; i < nz_; ++i) z_trial_[i] = z[i] - lambda * dz(i, 0);
-      code = evaluate(t, xc, z_trial_, base_, gi_);
+      const Vector g_trial(G_.column(0), static_cast<std::size_t>(nz_));
+      code = evaluate(t, xc, z_trial_, base_, g_trial);
       if (code < 0) return fail(Status::callback_fatal, "f/g returned a fatal code during the consistent initialization");
       if (code > 0) continue;  // outside the model's domain: shorten the step
       // Natural monotonicity: the simplified Newton correction at the trial point must be
       // smaller than the current one.
-      std::copy(gi_.begin(), gi_.end(), z_correction_.begin());
+      std::copy(g_trial.begin(), g_trial.end(), z_correction_.begin());
       const MatrixRef trial{z_correction_.data(), nz_, 1, nz_};
       ++stats_.back_substitutions;
       lu_solve(dgdz_.cref(), dgdz_pivots_.data(), trial);
@@ -203,7 +204,7 @@ Status Integrator::solve_consistent_z(double t, ConstVector x, Vector z) {
       if (!accepted) continue;
       std::copy(z_trial_.begin(), z_trial_.end(), z.begin());
       std::copy(base_.begin(), base_.end(), f_.begin());
-      std::copy(gi_.begin(), gi_.end(), g_.begin());
+      std::copy(g_trial.begin(), g_trial.end(), g_.begin());
     }
     // A Newton correction that no damping can reduce and that is already below the error
     // tolerance is rounding noise: z is as consistent as the arithmetic allows.
@@ -268,7 +269,7 @@ double Integrator::initial_step_size(double tout) {
   h0 = std::min(h0, bound);
   for (int i = 0; i < nx_; ++i) base_[i] = x_[i] + direction_ * h0 * f_[i];
   double h1 = 0.0;
-  if (evaluate(t_ + direction_ * h0, base_, z_, error_, gi_) == 0) {
+  if (evaluate(t_ + direction_ * h0, base_, z_, error_, Vector(G_.column(0), static_cast<std::size_t>(nz_))) == 0) {
     for (int i = 0; i < nx_; ++i) error_[i] -= f_[i];
     const double d2 = weighted_rms(error_.data(), wx_.data(), nx_) / h0;
     const double dmax = std::max(d1, d2);
@@ -377,7 +378,7 @@ Status Integrator::take_step() {
 // ----------------------------------------------------------------------------------------------
 // One step (seed 002, Algorithm 1 without sensitivities)
 
-Integrator::Attempt Integrator::attempt_step(double h, bool hits_stop) {
+Integrator::Attempt Integrator::attempt_step(double h, bool hits_stop, bool force_accept) {
   ++stats_.steps;
   if (!jacobian_current_) {
     // One Jacobian per step, at (t_n, x_n, z_n); a retried step reuses it.
@@ -397,6 +398,8 @@ Integrator::Attempt Integrator::attempt_step(double h, bool hits_stop) {
   std::copy(x_.begin(), x_.end(), X_.column(0));
   std::copy(z_.begin(), z_.end(), Z_.column(0));
   std::copy(f_.begin(), f_.end(), F_.column(0));  // first stage explicit: F_1 = f(t_n, x_n, z_n)
+  std::copy(g_.begin(), g_.end(), G_.column(0));
+  T_[0] = t_;
   max_contraction_ = 0.0;
   last_contraction_ = 0.0;
   for (int i = 1; i < s_; ++i) {
@@ -416,7 +419,15 @@ Integrator::Attempt Integrator::attempt_step(double h, bool hits_stop) {
     ++stats_.callback_failures;
     return Attempt::callback_failed;
   }
-  if (last_error_ > 1.0) {
+  if (trial_hook_) {
+    const double extra = trial_hook_(trial_step());
+    last_error_ = std::isnan(extra) ? extra : std::max(last_error_, extra);
+    if (!std::isfinite(last_error_)) {
+      ++stats_.callback_failures;
+      return Attempt::callback_failed;
+    }
+  }
+  if (last_error_ > 1.0 && !force_accept) {
     ++stats_.rejected_steps;
     return Attempt::error_rejected;
   }
@@ -436,6 +447,8 @@ Integrator::Attempt Integrator::solve_stage(int i, double h) {
   double* X = X_.column(i);
   double* Z = Z_.column(i);
   double* F = F_.column(i);
+  double* G = G_.column(i);
+  T_[i] = T;
   for (int k = 0; k < nx_; ++k) base_[k] = x_[k];
   for (int j = 0; j < i; ++j) {
     const double ha = h * tab_.A(i, j);
@@ -463,14 +476,15 @@ Integrator::Attempt Integrator::solve_stage(int i, double h) {
   const MatrixRef correction{residual_.data(), n_, 1, n_};
   double previous = 0.0;
   for (int iteration = 0; iteration < options_.max_newton_iterations; ++iteration) {
-    const int code = evaluate(T, Xv, Zv, Vector(F, static_cast<std::size_t>(nx_)), gi_);
+    const int code = evaluate(T, Xv, Zv, Vector(F, static_cast<std::size_t>(nx_)),
+                              Vector(G, static_cast<std::size_t>(nz_)));
     if (code < 0) return Attempt::fatal;
     if (code > 0) {
       ++stats_.callback_failures;
       return Attempt::callback_failed;
     }
     for (int k = 0; k < nx_; ++k) residual_[k] = X[k] - base_[k] - hg * F[k];
-    for (int k = 0; k < nz_; ++k) residual_[nx_ + k] = gi_[k];
+    for (int k = 0; k < nz_; ++k) residual_[nx_ + k] = G[k];
     double measure = weighted_rms(residual_.data(), wx_.data(), nx_);
     if (nz_ > 0) {
       ++stats_.back_substitutions;
@@ -510,15 +524,16 @@ void Integrator::accept_step(double h, bool hits_stop) {
   X_.swap(Xa_);
   Z_.swap(Za_);
   F_.swap(Fa_);
+  G_.swap(Ga_);
+  T_.swap(Ta_);
   ta_ = t_;
   ha_ = h;
   t_ = hits_stop ? t_stop_ : t_ + h;
-  for (int i = 0; i < s_; ++i) Ta_[i] = ta_ + tab_.c[i] * h;
   Ta_[s_ - 1] = t_;
   std::copy(Xa_.column(s_ - 1), Xa_.column(s_ - 1) + nx_, x_.begin());
   std::copy(Za_.column(s_ - 1), Za_.column(s_ - 1) + nz_, z_.begin());
   std::copy(Fa_.column(s_ - 1), Fa_.column(s_ - 1) + nx_, f_.begin());
-  std::copy(gi_.begin(), gi_.end(), g_.begin());
+  std::copy(Ga_.column(s_ - 1), Ga_.column(s_ - 1) + nz_, g_.begin());
   jacobian_current_ = false;
   has_step_ = true;
   if (observer_) observer_(last_step());
@@ -526,15 +541,32 @@ void Integrator::accept_step(double h, bool hits_stop) {
 
 StepRecord Integrator::last_step() const {
   if (!has_step_) throw std::logic_error("last_step: no step has been accepted yet");
-  StepRecord r;
-  r.t = ta_;
-  r.h = ha_;
-  r.stages = s_;
-  r.X = Xa_.cref();
-  r.Z = Za_.cref();
-  r.F = Fa_.cref();
-  r.stage_times = Ta_.data();
-  return r;
+  return {ta_, ha_, s_, Xa_.cref(), Za_.cref(), Fa_.cref(), Ga_.cref(), Ta_.data()};
+}
+
+StepRecord Integrator::trial_step() const {
+  return {t_, T_[s_ - 1] - t_, s_, X_.cref(), Z_.cref(), F_.cref(), G_.cref(), T_.data()};
+}
+
+void Integrator::set_trial_step_hook(std::function<double(const StepRecord&)> hook) {
+  trial_hook_ = std::move(hook);
+}
+
+Status Integrator::step_exactly(double h) {
+  require_initialized("step_exactly");
+  if (!std::isfinite(h) || h == 0.0) throw std::invalid_argument("step_exactly: h must be finite and nonzero");
+  if (direction_ == 0.0) direction_ = h > 0.0 ? 1.0 : -1.0;
+  if (h * direction_ < 0.0) throw std::invalid_argument("step_exactly: h points against the direction of integration");
+  message_.clear();
+  switch (attempt_step(h, false, true)) {
+    case Attempt::accepted: return Status::success;
+    case Attempt::newton_failed: return fail(Status::newton_failures, "Newton did not converge in the fixed step at t = " + number(t_));
+    case Attempt::singular: return fail(Status::singular_iteration_matrix, "singular iteration matrix in the fixed step at t = " + number(t_));
+    case Attempt::fatal: return fail(Status::callback_fatal, "a callback returned a fatal code in the fixed step at t = " + number(t_));
+    case Attempt::callback_failed:
+    case Attempt::error_rejected: break;
+  }
+  return fail(Status::callback_failures, "a callback failed or returned non-finite values in the fixed step at t = " + number(t_));
 }
 
 // Continuous extension of order 3: the cubic Hermite interpolant of (x_n, F_1) and

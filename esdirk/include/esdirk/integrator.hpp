@@ -52,12 +52,24 @@ class Integrator {
   /// returns; the new state is x(), z() at t(). Direction as for integrate_to.
   Status step(double tout);
 
+  /// Takes one step of exactly `h` (signed) without the error test: for order studies and for
+  /// replaying a recorded step sequence (finite differences on a frozen step sequence). The
+  /// first call fixes the direction like integrate_to. Newton or callback failures return
+  /// their status with nothing changed.
+  Status step_exactly(double h);
+
   /// Integration never steps past this time (discontinuities, ends of shooting intervals).
   void set_stop_time(double tstop);
   void clear_stop_time();
 
   /// Called after every accepted step with the step's record.
   void set_step_observer(std::function<void(const StepRecord&)> observer);
+
+  /// Optional: an extra error norm for every trial step whose stages converged (the modules
+  /// above use it to put sensitivities under error control). It receives the trial step's
+  /// record while last_iteration_matrix() still holds the trial step's LU; the step is
+  /// accepted only if max(r_states, r_extra) <= 1. Empty function: no extra norm.
+  void set_trial_step_hook(std::function<double(const StepRecord&)> hook);
 
   /// Dense output over the last accepted step: x(t), z(t) for t between its ends
   /// (continuous extension of order 3). Throws std::domain_error outside.
@@ -89,6 +101,10 @@ class Integrator {
   JacobianEvaluator& jacobians() { return jacobians_; }
   /// f at (t(), x(), z()).
   ConstVector current_derivative() const { return f_; }
+  /// g at (t(), x(), z()) (zero up to the Newton tolerance).
+  ConstVector current_algebraic_residual() const { return g_; }
+  /// The error norm (21) of the last attempted step.
+  double last_error_norm() const { return last_error_; }
   /// Error weights 1/(atol_i + rtol_i |x_i|) at the current state (differential states).
   void error_weights(ConstVector x, Vector w) const;
 
@@ -102,7 +118,8 @@ class Integrator {
   double initial_step_size(double tout);
   Status set_direction(double tout);
   Status take_step();
-  Attempt attempt_step(double h, bool hits_stop);
+  Attempt attempt_step(double h, bool hits_stop, bool force_accept = false);
+  StepRecord trial_step() const;
   Attempt solve_stage(int i, double h);
   void accept_step(double h, bool hits_stop);
   Status fail(Status status, std::string message);
@@ -126,16 +143,17 @@ class Integrator {
   double t_stop_ = 0.0;
   std::string message_;
   std::function<void(const StepRecord&)> observer_;
+  std::function<double(const StepRecord&)> trial_hook_;
 
   std::vector<double> x_, z_, f_, g_, p_;     // accepted state, f and g at it, parameters
   std::vector<double> wx_, wz_;               // weights 1/(atol + rtol|.|) of x_n, z_n
   std::vector<double> rtol_, atol_, atolz_;   // expanded tolerances
   DenseMatrix jacobian_;                      // J at (t_, x_, z_)
-  DenseMatrix X_, Z_, F_;                     // trial stages
-  DenseMatrix Xa_, Za_, Fa_;                  // the last accepted step's stages
-  std::vector<double> Ta_;                    // its stage times
+  DenseMatrix X_, Z_, F_, G_;                 // trial stages
+  DenseMatrix Xa_, Za_, Fa_, Ga_;             // the last accepted step's stages
+  std::vector<double> T_, Ta_;                // stage times (trial, accepted)
   double ta_ = 0.0, ha_ = 0.0;                // its t_n and h
-  std::vector<double> gi_, base_, residual_, error_;
+  std::vector<double> base_, residual_, error_;
   DenseMatrix dgdz_;                          // dg/dz for the consistent initialization
   std::vector<int> dgdz_pivots_;
   std::vector<double> z_trial_, z_correction_;
