@@ -9,6 +9,7 @@ StepController::StepController(const Options& options, int q) : options_(options
 
 void StepController::reset() {
   have_history_ = false;
+  newton_limit_ = 0.0;
   consecutive_rejections_ = 0;
   last_was_rejection_ = false;
   convergence_limited_ = false;
@@ -43,6 +44,14 @@ double StepController::after_accept(double h, double r, double alpha) {
     }
   }
   ratio = clamp_ratio(ratio);
+  if (newton_limit_ > 0.0) {
+    // Approach the size that failed in steps of at most newton_limit_growth, and pass it
+    // only when this step converged comfortably.
+    const double growth = options_.newton_limit_growth;
+    const double limit = alpha < 0.5 * options_.reference_contraction ? newton_limit_ * growth : newton_limit_;
+    if (h * ratio > limit) ratio = std::max(std::min(1.0, ratio), limit / h);
+    if (h >= newton_limit_) newton_limit_ *= growth;
+  }
   h_previous_ = h;
   r_previous_ = std::max(r, options_.previous_error_floor);
   // After a convergence-limited step the error history says nothing about the next step.
@@ -71,6 +80,7 @@ double StepController::after_error_rejection(double h, double r) {
 }
 
 double StepController::after_newton_failure(double h, double alpha) {
+  newton_limit_ = h;
   double factor = options_.newton_failure_factor;
   if (alpha > 0.0 && std::isfinite(alpha))
     factor = std::clamp(options_.reference_contraction / alpha, options_.newton_failure_min_factor, 0.5);

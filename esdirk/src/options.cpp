@@ -61,6 +61,7 @@ void Options::validate(int nx, int nz) const {
   require(reference_contraction > 0.0 && reference_contraction < 1.0, "reference_contraction", "in (0, 1)", reference_contraction);
   require(newton_failure_factor > 0.0 && newton_failure_factor < 1.0, "newton_failure_factor", "in (0, 1)", newton_failure_factor);
   require(newton_failure_min_factor > 0.0 && newton_failure_min_factor < 1.0, "newton_failure_min_factor", "in (0, 1)", newton_failure_min_factor);
+  require(std::isfinite(newton_limit_growth) && newton_limit_growth > 1.0, "newton_limit_growth", "finite and > 1", newton_limit_growth);
   require(max_newton_failures >= 1, "max_newton_failures", ">= 1", max_newton_failures);
   require(max_callback_failures >= 1, "max_callback_failures", ">= 1", max_callback_failures);
   require(max_initialization_iterations >= 1, "max_initialization_iterations", ">= 1", max_initialization_iterations);

@@ -143,7 +143,10 @@ class Model : public esdirk::Problem {
 
   std::string state_name(int i) const override { return state_names[static_cast<std::size_t>(i)]; }
   std::string equation_name(int i) const override {
-    return i < 6 ? "du" + std::to_string(i + 1) + "/dt" : "g" + std::to_string(i - 5);
+    std::string name = i < 6 ? "du" : "g";
+    name += std::to_string(i < 6 ? i + 1 : i - 5);
+    if (i < 6) name += "/dt";
+    return name;
   }
   std::string parameter_name(int i) const override { return parameter_names[static_cast<std::size_t>(i)]; }
 };

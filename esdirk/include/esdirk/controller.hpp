@@ -40,6 +40,9 @@ class StepController {
   double r_rejected_ = 0.0;
   bool last_was_rejection_ = false;
   bool convergence_limited_ = false;
+  // The step at which Newton last failed: later steps may exceed it only gradually, or the
+  // controller cycles between growing into the failure and shrinking out of it.
+  double newton_limit_ = 0.0;
 };
 
 }  // namespace esdirk

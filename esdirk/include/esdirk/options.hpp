@@ -47,6 +47,7 @@ struct Options {
   double reference_contraction = 0.3; ///< alpha_ref: above it the next step ratio is alpha_ref/alpha
   double newton_failure_factor = 0.25;   ///< h reduction after a failure with unknown rate
   double newton_failure_min_factor = 0.1;  ///< the smallest reduction factor after a failure
+  double newton_limit_growth = 1.5;  ///< growth per step of the cap set by a Newton failure
   int max_newton_failures = 12;       ///< consecutive convergence failures before giving up
   int max_callback_failures = 12;     ///< consecutive recoverable callback failures / NaNs
 
