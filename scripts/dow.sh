@@ -10,3 +10,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DESDIRK_BUILD_TESTS=OFF -DESD
 cmake --build "$build" -j "$(nproc)" --target dow
 mkdir -p "$build/output"
 "$build/examples/dow/dow" --output "$build/output" "$@"
+# Plots of the CSV files (states and scaled sensitivities over time), with Debian's matplotlib.
+if [[ -f examples/dow/plot.py ]]; then
+  /usr/bin/python3 examples/dow/plot.py "$build/output"
+fi
