@@ -8,6 +8,12 @@
 
 namespace esdirk {
 
+/// How the Newton iteration of a stage decides it has converged (see doc/integrator-theory.md).
+enum class NewtonTest {
+  preconditioned_residual,  ///< ||M^{-1} R(X_i, Z_i)|| in the error weights (default)
+  residual,                 ///< seed 002: ||R|| on the differential rows, M^{-1} R on the algebraic
+};
+
 struct Options {
   // --- Tolerances -------------------------------------------------------------------------
   /// Scalar relative and absolute tolerances of the error test (seed 002 eq. 21), used for
@@ -42,6 +48,7 @@ struct Options {
   int max_error_test_failures = 12;   ///< consecutive error-test rejections before giving up
 
   // --- Newton iteration -------------------------------------------------------------------
+  NewtonTest newton_test = NewtonTest::preconditioned_residual;
   int max_newton_iterations = 8;      ///< per stage
   double newton_tolerance = 0.1;      ///< converged when the weighted residual measure <= this
   double reference_contraction = 0.3; ///< alpha_ref: above it the next step ratio is alpha_ref/alpha
