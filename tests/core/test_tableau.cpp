@@ -109,11 +109,18 @@ BOOST_AUTO_TEST_CASE(sister_methods_are_valid) {
   }
 }
 
-// One step of y' = lambda y from y = 1 with h = 1 must return R(lambda).
+// One step of y' = lambda y from y = 1 with h = 1 must return R(lambda): to 1e-14 relative
+// where the stage sums are well conditioned (|z| <= 10). For |z| >> 1 the explicit first stage
+// contributes h a_41 F_1 = a_41 z, which cancels down to R(z) = O(1/z): the attainable
+// accuracy is then the rounding of those terms, eps |z| sum_j |a_4j|, divided by the stage
+// denominator (1 + gamma |z|); the test holds it to that bound.
 BOOST_AUTO_TEST_CASE(one_step_returns_the_stability_function) {
-  const double lambdas[] = {-1.0, -10.0, -100.0, -1e6, 1.0};
-  const double R[] = {0.3614238084311264832637, -0.1279609513909911405725, -0.02645452143975854820284,
-                      -2.870075135290355865373e-6, 2.532895617298640002979};
+  const double lambdas[] = {-1.0, -10.0, 1.0, -100.0, -1e6};
+  const double R[] = {0.3614238084311264832637, -0.1279609513909911405725, 2.532895617298640002979,
+                      -0.02645452143975854820284, -2.870075135290355865373e-6};
+  const esdirk::Tableau tab = esdirk::Tableau::esdirk34();
+  double row_sum = 0.0;
+  for (int j = 0; j < 4; ++j) row_sum += std::abs(tab.A(3, j));
   for (int k = 0; k < 5; ++k) {
     const double lambda = lambdas[k];
     esdirk::FunctionProblem problem(1, 0, 0, [lambda](double, auto y, auto, auto, auto f) {
@@ -130,8 +137,12 @@ BOOST_AUTO_TEST_CASE(one_step_returns_the_stability_function) {
     const std::vector<double> y0{1.0};
     BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, y0, {}, {})));
     BOOST_REQUIRE(esdirk::ok(solver.step_exactly(1.0)));
-    BOOST_TEST_INFO("lambda = " << lambda);
-    BOOST_TEST(std::abs(solver.x()[0] - R[k]) <= 1e-14 * std::abs(R[k]));
+    const double error = std::abs(solver.x()[0] - R[k]);
+    const double z = std::abs(lambda);
+    const double bound = z <= 10.0 ? 1e-14 * std::abs(R[k])
+                                   : 4.0 * 2.220446e-16 * z * row_sum / (1.0 + tab.gamma * z);
+    BOOST_TEST_INFO("lambda = " << lambda << ", relative error " << error / std::abs(R[k]));
+    BOOST_TEST(error <= bound);
   }
 }
 
