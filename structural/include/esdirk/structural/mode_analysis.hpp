@@ -1,0 +1,112 @@
+#pragma once
+// Per-mode Σ-method and mode-change analysis of a multimode model (seed 004 §2.3, §5.3,
+// Principle 1; digest §3.3, R13, R14).
+//
+// A mode change previous -> current is analysed on the index-reduced dAE unfolded over two
+// instants: the previous mode's equations f shifted j = 0..c_f times at instant t-1, the
+// current mode's at instant t; the unknowns are the leading variables of both instants,
+// x[t-1+d_x(previous)] and x[t+d_x(current)]; everything else is given (the states before the
+// event). Its DM decomposition finds the conflicts: the current-instant equations in the
+// over-determined part. By the causality principle they are dropped (Lemma 9: the
+// over-determined part is removed, its variables become "set by the previous instant"), and the
+// well-determined rest is the restart system.
+
+#include <string>
+#include <vector>
+
+#include "esdirk/structural/block_triangular.hpp"
+#include "esdirk/structural/dulmage_mendelsohn.hpp"
+#include "esdirk/structural/existential.hpp"
+#include "esdirk/structural/model.hpp"
+#include "esdirk/structural/modes.hpp"
+#include "esdirk/structural/sigma_method.hpp"
+
+namespace esdirk::structural {
+
+/// The Σ-method on the equations active in one mode, over all unknowns of the model.
+struct ModeAnalysis {
+  Mode mode;
+  std::string name;
+  std::vector<int> equations;  ///< model indices of the rows of `sigma`
+  std::vector<int> variables;  ///< model indices of the columns of `sigma`
+  SignatureMatrix sigma;
+  SigmaResult result;
+  /// Only for models that declare existential variables: Algorithm 1 on the mode's equations
+  /// as an algebraic system (each (variable, order) pair one unknown).
+  bool has_existential = false;
+  ExistentialSystem existential_system;
+  ExistentialAnalysis existential;
+};
+
+/// Runs the Σ-method in `mode` (and Algorithm 1 when the model has existential variables).
+ModeAnalysis analyse_mode(const Model& model, const Mode& mode);
+
+/// An equation of the unfolded system: model equation shifted to instant t + `time`.
+struct UnfoldedEquation {
+  int equation = 0;
+  int time = 0;         ///< the instant the shifted equation speaks about (t + time)
+  bool previous = false;  ///< it belongs to the previous instant's (previous mode's) system
+};
+
+/// An unknown of the unfolded system: model variable at instant t + `time`.
+struct UnfoldedVariable {
+  int variable = 0;
+  int time = 0;
+};
+
+struct ModeChangeAnalysis {
+  Mode previous;
+  Mode current;
+  std::string name;  ///< "previous -> current"
+  /// False when one of the two modes failed its own analysis; `skipped_reason` says which.
+  bool analysed = false;
+  std::string skipped_reason;
+
+  std::vector<UnfoldedEquation> equations;  ///< rows of `graph`
+  std::vector<UnfoldedVariable> unknowns;   ///< columns of `graph`
+  /// Equations without any unknown: conditions on the given values, assumed to hold (the
+  /// previous mode's consistency constraints evaluated on the states before the event).
+  std::vector<UnfoldedEquation> assumed;
+  BipartiteGraph graph;
+  int structural_rank = 0;
+  DmDecomposition dm;  ///< of `graph`
+
+  /// Current-instant equations in the over-determined part (indices into `equations`): the
+  /// conflicts the causality principle removes.
+  std::vector<int> conflicts;
+  /// Unknowns fixed by the previous instant (the variables of the over-determined part).
+  std::vector<int> set_by_previous_instant;
+  /// The restart system: the well-determined part after removing the over-determined part
+  /// (indices into `equations` and `unknowns`), and its block triangular form (indices into
+  /// `restart_equations` / `restart_unknowns`).
+  std::vector<int> restart_equations;
+  std::vector<int> restart_unknowns;
+  BlockTriangularForm restart_blocks;
+  /// True when the restart is structurally well posed: no under-determined unknowns, the
+  /// previous-instant equations of the over-determined part determine its variables exactly,
+  /// and Lemma 9 holds (no over-determined part after the removal).
+  bool well_posed = false;
+  /// Why it is not well posed (empty when it is).
+  std::string problem;
+};
+
+/// Analyses the change previous -> current given both modes' analyses.
+ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& previous,
+                                       const ModeAnalysis& current);
+
+/// The whole model: every mode, and every ordered pair of distinct modes.
+struct ModelAnalysis {
+  std::vector<ModeAnalysis> modes;
+  std::vector<ModeChangeAnalysis> mode_changes;
+  std::vector<std::string> warnings;  ///< from model_warnings
+  /// True when every mode and every mode change succeeded.
+  bool well_posed() const;
+};
+
+ModelAnalysis analyse_model(const Model& model);
+
+/// "e3[t+1]" / "omega1[t-1]" style names for unfolded equations and unknowns.
+std::string unfolded_name(const Model& model, const UnfoldedEquation& equation);
+std::string unfolded_name(const Model& model, const UnfoldedVariable& variable);
+
+}  // namespace esdirk::structural

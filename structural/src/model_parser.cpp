@@ -1,0 +1,258 @@
+#include "esdirk/structural/model_parser.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace esdirk::structural {
+
+namespace {
+
+bool is_name_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+bool is_name_char(char c) {
+  return is_name_start(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+}
+
+struct RawOccurrence {
+  std::string name;
+  int order = 0;
+  SourceLocation at;
+};
+
+struct RawEquation {
+  std::string name;
+  SourceLocation at;
+  std::string guard;
+  SourceLocation guard_at;
+  std::vector<RawOccurrence> occurrences;
+};
+
+// Scans one line; positions are 0-based internally, reported 1-based.
+class LineScanner {
+ public:
+  LineScanner(std::string_view line, const std::string& file, int number)
+      : line_(line), file_(file), number_(number) {
+    // A '#' starts a comment.
+    auto hash = line_.find('#');
+    if (hash != std::string_view::npos) line_ = line_.substr(0, hash);
+  }
+  void skip_blanks() {
+    while (pos_ < line_.size() &&
+           (std::isspace(static_cast<unsigned char>(line_[pos_])) || line_[pos_] == ',')) {
+      ++pos_;
+    }
+  }
+  bool at_end() {
+    skip_blanks();
+    return pos_ >= line_.size();
+  }
+  SourceLocation here() const { return {file_, number_, static_cast<int>(pos_) + 1}; }
+  [[noreturn]] void fail(const std::string& message) const { throw ParseError(here(), message); }
+  std::string name(const char* what) {
+    skip_blanks();
+    if (pos_ >= line_.size()) fail(std::string("expected ") + what + " at end of line");
+    if (!is_name_start(line_[pos_])) {
+      fail(std::string("expected ") + what + ", found '" + std::string(1, line_[pos_]) + "'");
+    }
+    std::size_t start = pos_;
+    while (pos_ < line_.size() && is_name_char(line_[pos_])) ++pos_;
+    return std::string(line_.substr(start, pos_ - start));
+  }
+  bool peek(char c) {
+    skip_blanks();
+    return pos_ < line_.size() && line_[pos_] == c;
+  }
+  void expect(char c) {
+    if (!peek(c)) fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  // Occurrence: NAME followed by primes or by ^k.
+  RawOccurrence occurrence() {
+    skip_blanks();
+    RawOccurrence o;
+    o.at = here();
+    o.name = name("a variable");
+    if (pos_ < line_.size() && line_[pos_] == '\'') {
+      while (pos_ < line_.size() && line_[pos_] == '\'') {
+        ++o.order;
+        ++pos_;
+      }
+    } else if (pos_ < line_.size() && line_[pos_] == '^') {
+      ++pos_;
+      std::size_t start = pos_;
+      while (pos_ < line_.size() && std::isdigit(static_cast<unsigned char>(line_[pos_]))) ++pos_;
+      if (start == pos_) fail("expected a derivative order (a non-negative integer) after '^'");
+      if (pos_ - start > 6) fail("derivative order too large");
+      o.order = std::stoi(std::string(line_.substr(start, pos_ - start)));
+    }
+    if (pos_ < line_.size() && !std::isspace(static_cast<unsigned char>(line_[pos_])) &&
+        line_[pos_] != ',') {
+      fail("unexpected '" + std::string(1, line_[pos_]) + "' after variable '" + o.name + "'");
+    }
+    return o;
+  }
+  // The guard text runs from here to the ':' that ends the equation head.
+  std::string until_colon(SourceLocation& at) {
+    skip_blanks();
+    at = here();
+    auto colon = line_.find(':', pos_);
+    if (colon == std::string_view::npos) fail("expected ':' after the guard");
+    std::string text(line_.substr(pos_, colon - pos_));
+    pos_ = colon;
+    return text;
+  }
+
+ private:
+  std::string_view line_;
+  const std::string& file_;
+  int number_;
+  std::size_t pos_ = 0;
+};
+
+class ModelParser {
+ public:
+  explicit ModelParser(const std::string& file) : file_(file) {}
+
+  Model parse(std::string_view text) {
+    int number = 0;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string_view::npos) end = text.size();
+      std::string_view line = text.substr(start, end - start);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      statement(LineScanner(line, file_, ++number));
+      start = end + 1;
+    }
+    return resolve();
+  }
+
+ private:
+  void statement(LineScanner s) {
+    if (s.at_end()) return;
+    SourceLocation at = s.here();
+    std::string keyword = s.name("a statement");
+    if (keyword == "model") {
+      if (named_) throw ParseError(at, "the model name is given twice");
+      named_ = true;
+      model_.name = s.name("the model name");
+    } else if (keyword == "time") {
+      std::string kind = s.name("'continuous' or 'discrete'");
+      if (kind == "continuous") {
+        model_.time = TimeDomain::continuous;
+      } else if (kind == "discrete") {
+        model_.time = TimeDomain::discrete;
+      } else {
+        throw ParseError(at, "time must be 'continuous' or 'discrete', not '" + kind + "'");
+      }
+    } else if (keyword == "modes") {
+      do {
+        SourceLocation where = s.here();
+        std::string n = s.name("a mode variable");
+        if (model_.mode_variable_index(n) >= 0) {
+          throw ParseError(where, "mode variable '" + n + "' is declared twice");
+        }
+        model_.mode_variables.push_back(n);
+      } while (!s.at_end());
+      return;
+    } else if (keyword == "variables" || keyword == "dependent" || keyword == "free" ||
+               keyword == "existential") {
+      VariableRole role = keyword == "free"          ? VariableRole::free
+                          : keyword == "existential" ? VariableRole::existential
+                                                     : VariableRole::dependent;
+      do {
+        s.skip_blanks();
+        SourceLocation where = s.here();
+        std::string n = s.name("a variable name");
+        int previous = model_.variable_index(n);
+        if (previous >= 0) {
+          throw ParseError(where, "variable '" + n + "' is declared twice (first at " +
+                                      model_.variables[previous].declared_at.to_string() + ")");
+        }
+        model_.variables.push_back({n, role, where});
+      } while (!s.at_end());
+      return;
+    } else if (keyword == "equation") {
+      RawEquation e;
+      s.skip_blanks();
+      e.at = s.here();
+      e.name = s.name("an equation name");
+      if (!s.peek(':')) {
+        SourceLocation if_at = s.here();
+        std::string word = s.name("'if' or ':'");
+        if (word != "if") throw ParseError(if_at, "expected 'if' or ':' after the equation name");
+        e.guard = s.until_colon(e.guard_at);
+      }
+      s.expect(':');
+      while (!s.at_end()) e.occurrences.push_back(s.occurrence());
+      raw_.push_back(std::move(e));
+      return;
+    } else {
+      throw ParseError(at, "unknown statement '" + keyword +
+                               "' (expected model, time, modes, variables, free, existential or "
+                               "equation)");
+    }
+    if (!s.at_end()) s.fail("unexpected text after the statement");
+  }
+
+  Model resolve() {
+    auto mode_index = [this](std::string_view n) { return model_.mode_variable_index(n); };
+    for (const RawEquation& raw : raw_) {
+      Equation e;
+      e.name = raw.name;
+      e.defined_at = raw.at;
+      if (!raw.guard.empty() || raw.guard_at.line > 0) {
+        e.guard = Guard::parse(raw.guard, mode_index, raw.guard_at);
+      }
+      for (const RawOccurrence& o : raw.occurrences) {
+        int v = model_.variable_index(o.name);
+        if (v < 0) {
+          throw ParseError(o.at, "unknown variable '" + o.name + "' in equation '" + raw.name +
+                                     "' (declare it with 'variables', 'free' or 'existential')");
+        }
+        auto it = std::find_if(e.occurrences.begin(), e.occurrences.end(),
+                               [v](const Occurrence& x) { return x.variable == v; });
+        if (it == e.occurrences.end()) {
+          e.occurrences.push_back({v, {o.order}, o.at});
+        } else {
+          it->orders.push_back(o.order);
+          std::sort(it->orders.begin(), it->orders.end());
+          it->orders.erase(std::unique(it->orders.begin(), it->orders.end()), it->orders.end());
+        }
+      }
+      model_.equations.push_back(std::move(e));
+    }
+    if (model_.equations.empty()) {
+      throw ParseError({file_, 1, 1}, "the model has no equations (an empty model cannot be "
+                                      "analysed)");
+    }
+    validate_model(model_);
+    return model_;
+  }
+
+  std::string file_;
+  Model model_;
+  bool named_ = false;
+  std::vector<RawEquation> raw_;
+};
+
+}  // namespace
+
+Model parse_model(std::string_view text, const std::string& source_name) {
+  return ModelParser(source_name).parse(text);
+}
+
+Model read_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ParseError({path, 1, 1}, "cannot open the model file");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  // Report the file name as given, so messages stay free of machine-specific prefixes.
+  return parse_model(buffer.str(), path);
+}
+
+}  // namespace esdirk::structural
