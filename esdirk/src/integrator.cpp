@@ -70,6 +70,11 @@ Integrator::Integrator(Problem& problem, Options options)
   }
   for (std::size_t i = 0; i < uz; ++i)
     atolz_[i] = options_.algebraic_atol.empty() ? options_.atol : options_.algebraic_atol[i];
+  // Difference increments sqrt(eps) max(|v_j|, atol_j): the absolute tolerance is the scale
+  // below which a state's value is not significant.
+  std::vector<double> typical(atol_);
+  typical.insert(typical.end(), atolz_.begin(), atolz_.end());
+  jacobians_.set_typical_values(std::move(typical));
   jacobian_.resize(n_, n_);
   for (DenseMatrix* m : {&X_, &Xa_, &F_, &Fa_}) m->resize(nx_, s_);
   for (DenseMatrix* m : {&Z_, &Za_, &G_, &Ga_}) m->resize(nz_, s_);
@@ -340,9 +345,17 @@ Status Integrator::take_step() {
       }
     }
     const double h_min = std::max(options_.min_step, 16.0 * eps * std::abs(t_));
-    if (std::abs(h) < h_min && !hits_stop)
-      return fail(Status::step_size_too_small, "step size " + number(std::abs(h)) + " fell below " +
-                                                   number(h_min) + " at t = " + number(t_));
+    if (std::abs(h) < h_min && !hits_stop) {
+      // Name the cause: a step that keeps failing for the same reason all the way down to
+      // h_min is that failure, not a step-size problem.
+      const std::string where = " while reducing the step to " + number(std::abs(h)) + " (< " +
+                                number(h_min) + ") at t = " + number(t_);
+      if (callback_failures > 0 && callback_failures >= error_failures + newton_failures)
+        return fail(Status::callback_failures, "f/g kept failing or returning non-finite values" + where);
+      if (newton_failures > 0 && newton_failures >= error_failures)
+        return fail(Status::newton_failures, "the Newton iteration kept failing" + where);
+      return fail(Status::step_size_too_small, "the error test kept failing" + where);
+    }
     ++steps_in_call_;
     const Attempt attempt = attempt_step(h, hits_stop);
     const double magnitude = std::abs(h);
@@ -499,6 +512,7 @@ Integrator::Attempt Integrator::solve_stage(int i, double h) {
       ++stats_.callback_failures;
       return Attempt::callback_failed;
     }
+    ++stats_.newton_iterations;
     for (int k = 0; k < nx_; ++k) residual_[k] = X[k] - base_[k] - hg * F[k];
     for (int k = 0; k < nz_; ++k) residual_[nx_ + k] = G[k];
     double measure = 0.0;
@@ -541,7 +555,6 @@ Integrator::Attempt Integrator::solve_stage(int i, double h) {
     }
     for (int k = 0; k < nx_; ++k) X[k] -= residual_[k];
     for (int k = 0; k < nz_; ++k) Z[k] -= residual_[nx_ + k];
-    ++stats_.newton_iterations;
     previous = measure;
   }
   ++stats_.newton_failures;

@@ -14,7 +14,7 @@ struct Statistics {
   long jacobian_evaluations = 0;  ///< NJAC: Jacobians formed (analytic or by differences)
   long lu_factorizations = 0;     ///< NLU: LU factorizations (iteration matrix, dg/dz at init)
   long back_substitutions = 0;    ///< NBACK: right-hand sides solved with an LU
-  long newton_iterations = 0;     ///< Newton corrections applied in stage solves
+  long newton_iterations = 0;     ///< Newton iterations (residual evaluations) of stage solves
   long newton_failures = 0;       ///< stage solves that diverged or hit the iteration limit
   long callback_failures = 0;     ///< recoverable callback failures and non-finite values
   long parameter_jacobian_evaluations = 0;  ///< NJACP: [f_p; g_p] formed (sensitivities)

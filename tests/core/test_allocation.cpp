@@ -1,0 +1,75 @@
+// No allocation inside the step loop: a global operator new that counts, around
+// integrate_to() calls after setup.
+
+#define BOOST_TEST_MODULE esdirk core allocation
+#include <boost/test/unit_test.hpp>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "dow/dow_model.hpp"
+#include "esdirk/integrator.hpp"
+
+namespace {
+long allocations = 0;
+bool counting = false;
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (counting) ++allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+class DowWithoutJacobian : public dow::Model {
+ public:
+  bool has_jacobian() const override { return false; }
+};
+
+long allocations_while_integrating(esdirk::Problem& model) {
+  esdirk::Options options;
+  options.rtol = 1e-6;
+  options.atol = 1e-12;
+  esdirk::Integrator solver(model, options);
+  long observed = 0;
+  solver.set_step_observer([&observed](const esdirk::StepRecord&) { ++observed; });
+  const auto zs = dow::consistent_algebraic_start();
+  const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
+  const std::vector<double> z0(zs.begin(), zs.end());
+  const std::vector<double> p(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, x0, z0, p)));
+  std::vector<double> x(6), z(4);
+  allocations = 0;
+  counting = true;
+  bool all_ok = true;
+  for (int k = 1; k <= 100; ++k) all_ok = all_ok && esdirk::ok(solver.integrate_to(0.1 * k, x, z));
+  counting = false;
+  BOOST_REQUIRE(all_ok);
+  BOOST_REQUIRE(observed > 100);
+  return allocations;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(dow_with_analytic_jacobian_allocates_nothing_in_the_step_loop) {
+  dow::Model model;
+  BOOST_TEST(allocations_while_integrating(model) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(dow_with_difference_jacobian_allocates_nothing_in_the_step_loop) {
+  DowWithoutJacobian model;
+  BOOST_TEST(allocations_while_integrating(model) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(the_counter_counts) {
+  counting = true;
+  allocations = 0;
+  auto* v = new std::vector<double>(10);
+  counting = false;
+  delete v;
+  BOOST_TEST(allocations >= 1);
+}
