@@ -441,6 +441,15 @@ Integrator::Attempt Integrator::attempt_step(double h, bool hits_stop, bool forc
     const double* Fi = F_.column(i);
     for (int k = 0; k < nx_; ++k) error_[k] += hd * Fi[k];
   }
+  if (options_.filter_error_estimate) {
+    // Shampine's filter (as RADAU5): M^{-1} [e; 0] damps the stiff components of e, which
+    // the raw estimate overstates when h is far beyond their time scale.
+    for (int k = 0; k < nx_; ++k) residual_[k] = error_[k];
+    for (int k = nx_; k < n_; ++k) residual_[k] = 0.0;
+    ++stats_.back_substitutions;
+    solver_->solve(MatrixRef{residual_.data(), n_, 1, n_});
+    for (int k = 0; k < nx_; ++k) error_[k] = residual_[k];
+  }
   last_error_ = weighted_rms(error_.data(), wx_.data(), nx_);
   if (!std::isfinite(last_error_)) {
     ++stats_.callback_failures;

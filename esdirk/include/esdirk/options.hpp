@@ -31,6 +31,10 @@ struct Options {
   /// The Runge-Kutta method; ESDIRK34 unless a test asks for a sister method.
   Tableau method = Tableau::esdirk34();
 
+  /// Filter the error estimate through the iteration matrix, e <- M^{-1} [e; 0] (Shampine's
+  /// filter for stiff problems, as RADAU5). Off: the raw estimate h sum d_i F_i of seed 002.
+  bool filter_error_estimate = false;
+
   // --- Step sizes -------------------------------------------------------------------------
   double initial_step = 0.0;  ///< |h0|; 0 chooses it from f(t0) (Hairer-Wanner heuristic)
   double max_step = std::numeric_limits<double>::infinity();  ///< bound on |h|
