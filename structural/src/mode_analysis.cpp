@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace esdirk::structural {
 
@@ -56,7 +57,7 @@ ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& p
   mc.current = current.mode;
   mc.name = previous.name + " -> " + current.name;
   for (const ModeAnalysis* side : {&previous, &current}) {
-    if (!side->result.succeeded()) {
+    if (!side->well_posed()) {
       mc.skipped_reason = "mode " + side->name + " is not structurally well posed";
       return mc;
     }
@@ -85,15 +86,22 @@ ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& p
   }
 
   // Equations: f shifted s = 0..c_f times, at instant t-1 (previous mode) or t (current).
+  // An instance that the previous instant already contains (same equation, same instant, e.g.
+  // an unguarded equation shifted as a latent equation of the previous mode) is the same
+  // equation and is kept once, as a previous-instant equation: it was enforced there.
   std::vector<UnfoldedEquation> candidates;
+  std::set<std::pair<int, int>> previous_instances;
   for (std::size_t i = 0; i < previous.equations.size(); ++i) {
     for (int s = 0; s <= previous.result.equation_offsets()[i]; ++s) {
       candidates.push_back({previous.equations[i], -1 + s, true});
+      previous_instances.insert({previous.equations[i], -1 + s});
     }
   }
   for (std::size_t i = 0; i < current.equations.size(); ++i) {
     for (int s = 0; s <= current.result.equation_offsets()[i]; ++s) {
-      candidates.push_back({current.equations[i], s, false});
+      if (!previous_instances.count({current.equations[i], s})) {
+        candidates.push_back({current.equations[i], s, false});
+      }
     }
   }
   std::vector<Edge> edges;
@@ -128,52 +136,52 @@ ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& p
   mc.structural_rank = matching.size();
   mc.dm = dulmage_mendelsohn(mc.graph, matching);
 
-  for (int f : mc.dm.over_equations) {
-    if (!mc.equations[f].previous) mc.conflicts.push_back(f);
+  // Causality, step 1: the previous instant is solved first; its equations determine its
+  // leading variables (the previous mode's System Jacobian, so this is square and regular).
+  std::vector<int> previous_rows, current_rows;
+  for (int f = 0; f < mc.graph.equation_count(); ++f) {
+    (mc.equations[f].previous ? previous_rows : current_rows).push_back(f);
   }
-  mc.set_by_previous_instant = mc.dm.over_variables;
-
+  std::vector<char> known(mc.unknowns.size(), 0);
+  for (std::size_t j = 0; j < previous.variables.size(); ++j) {
+    int c = column_of.at({previous.variables[j], -1 + previous.result.variable_offsets()[j]});
+    known[c] = 1;
+    mc.set_by_previous_instant.push_back(c);
+  }
+  std::sort(mc.set_by_previous_instant.begin(), mc.set_by_previous_instant.end());
   std::vector<std::string> problems;
-  if (!mc.dm.under_variables.empty()) {
+  BipartiteGraph previous_system = mc.graph.subgraph(previous_rows, mc.set_by_previous_instant);
+  if (structural_rank(previous_system) != static_cast<int>(previous_rows.size()) ||
+      previous_rows.size() != mc.set_by_previous_instant.size()) {
+    problems.push_back("the previous instant's equations do not determine its leading variables");
+  }
+  // Step 2: the current-instant equations over the unknowns the previous instant left open.
+  // Their over-determined part are the conflicts (matching-independent, Lemma 8); Lemma 9:
+  // without it the rest has no over-determined part and its well-determined part is the
+  // restart system.
+  std::vector<int> open_unknowns;
+  for (int x = 0; x < mc.graph.variable_count(); ++x) {
+    if (!known[x]) open_unknowns.push_back(x);
+  }
+  BipartiteGraph now = mc.graph.subgraph(current_rows, open_unknowns);
+  DmDecomposition now_dm = dulmage_mendelsohn(now);
+  for (int f : now_dm.over_equations) mc.conflicts.push_back(current_rows[f]);
+  if (!now_dm.over_variables.empty()) {
     std::vector<std::string> names;
-    for (int x : mc.dm.under_variables) names.push_back(unfolded_name(model, mc.unknowns[x]));
+    for (int x : now_dm.over_variables) names.push_back(unfolded_name(model, mc.unknowns[open_unknowns[x]]));
+    problems.push_back("the conflicting equations also determine current-instant unknowns " +
+                       join_names(names) +
+                       ", so dropping them is not determined by the causality principle");
+  }
+  if (!now_dm.under_variables.empty()) {
+    std::vector<std::string> names;
+    for (int x : now_dm.under_variables) {
+      names.push_back(unfolded_name(model, mc.unknowns[open_unknowns[x]]));
+    }
     problems.push_back("under-determined unknowns: " + join_names(names));
   }
-  // Causality: what remains of the over-determined part after dropping the conflicts must be
-  // exactly the previous instant's equations for its variables.
-  std::vector<int> previous_part;
-  for (int f : mc.dm.over_equations) {
-    if (mc.equations[f].previous) previous_part.push_back(f);
-  }
-  BipartiteGraph kept = mc.graph.subgraph(previous_part, mc.dm.over_variables);
-  int kept_rank = structural_rank(kept);
-  if (kept_rank != static_cast<int>(previous_part.size()) ||
-      kept_rank != static_cast<int>(mc.dm.over_variables.size())) {
-    std::vector<std::string> names;
-    for (int f : previous_part) names.push_back(unfolded_name(model, mc.equations[f]));
-    problems.push_back("the previous-instant equations {" + join_names(names) +
-                       "} are not a well-determined system for the variables they share with the "
-                       "conflict");
-  }
-  // Lemma 9: remove the over-determined part (equations and variables) and decompose again.
-  std::vector<int> rest_equations, rest_unknowns;
-  for (int f = 0; f < mc.graph.equation_count(); ++f) {
-    if (!std::binary_search(mc.dm.over_equations.begin(), mc.dm.over_equations.end(), f)) {
-      rest_equations.push_back(f);
-    }
-  }
-  for (int x = 0; x < mc.graph.variable_count(); ++x) {
-    if (!std::binary_search(mc.dm.over_variables.begin(), mc.dm.over_variables.end(), x)) {
-      rest_unknowns.push_back(x);
-    }
-  }
-  BipartiteGraph rest = mc.graph.subgraph(rest_equations, rest_unknowns);
-  DmDecomposition rest_dm = dulmage_mendelsohn(rest);
-  if (!rest_dm.over_equations.empty()) {
-    problems.push_back("an over-determined part remains after removing the conflicts");
-  }
-  for (int f : rest_dm.well_equations) mc.restart_equations.push_back(rest_equations[f]);
-  for (int x : rest_dm.well_variables) mc.restart_unknowns.push_back(rest_unknowns[x]);
+  for (int f : now_dm.well_equations) mc.restart_equations.push_back(current_rows[f]);
+  for (int x : now_dm.well_variables) mc.restart_unknowns.push_back(open_unknowns[x]);
   BipartiteGraph restart = mc.graph.subgraph(mc.restart_equations, mc.restart_unknowns);
   mc.restart_blocks = block_triangular_form(restart);
   mc.well_posed = problems.empty();
@@ -186,8 +194,11 @@ ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& p
 
 bool ModelAnalysis::well_posed() const {
   for (const auto& m : modes) {
-    if (!m.result.succeeded()) return false;
-    if (m.has_existential && !(m.existential.not_over_determined && m.existential.determined)) {
+    // With existential variables the question is Algorithm 1's (is X a function of Y?);
+    // the Σ-method result is then informational only.
+    if (m.has_existential) {
+      if (!(m.existential.not_over_determined && m.existential.determined)) return false;
+    } else if (!m.well_posed()) {
       return false;
     }
   }
@@ -201,7 +212,9 @@ ModelAnalysis analyse_model(const Model& model) {
   ModelAnalysis analysis;
   analysis.warnings = model_warnings(model);
   for (const Mode& m : enumerate_modes(model)) analysis.modes.push_back(analyse_mode(model, m));
+  bool existential = !analysis.modes.empty() && analysis.modes.front().has_existential;
   for (const auto& previous : analysis.modes) {
+    if (existential) break;  // mode changes need the Σ-method; not defined for ∃-systems
     for (const auto& current : analysis.modes) {
       if (&previous == &current) continue;
       analysis.mode_changes.push_back(analyse_mode_change(model, previous, current));

@@ -133,6 +133,7 @@ void mode(Json& j, const Model& m, const ModeAnalysis& a) {
   j.open('{');
   j.key("mode").value(a.name);
   j.key("success").value(r.succeeded());
+  j.key("well_posed").value(a.well_posed());
   j.key("square").value(r.square);
   if (!r.succeeded()) j.key("failure").value(r.failure_reason);
   dm(j, "dulmage_mendelsohn", r.diagnostics, e, v);

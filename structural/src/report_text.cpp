@@ -92,7 +92,12 @@ class TextReport {
       write_existential(mode);
       return;
     }
-    out_ << "status: success (" << (r.square ? "square" : "non-square") << ")\n";
+    if (r.square) {
+      out_ << "status: success\n";
+    } else {
+      out_ << "status: FAILED: fewer equations (" << mode.equations.size() << ") than unknowns ("
+           << mode.variables.size() << "); results of the non-square Sigma-method follow\n";
+    }
     out_ << "optimal " << (r.square ? "matching" : "solution H") << " (weight "
          << r.optimal_weight << "):";
     for (std::size_t f = 0; f < r.optimal_solution.size(); ++f) {

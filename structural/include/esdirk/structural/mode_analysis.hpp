@@ -6,10 +6,12 @@
 // instants: the previous mode's equations f shifted j = 0..c_f times at instant t-1, the
 // current mode's at instant t; the unknowns are the leading variables of both instants,
 // x[t-1+d_x(previous)] and x[t+d_x(current)]; everything else is given (the states before the
-// event). Its DM decomposition finds the conflicts: the current-instant equations in the
-// over-determined part. By the causality principle they are dropped (Lemma 9: the
-// over-determined part is removed, its variables become "set by the previous instant"), and the
-// well-determined rest is the restart system.
+// event). The DM decomposition of this unfolded system (seed (20)) is reported. The causality
+// principle is then applied in two steps: the previous instant's equations determine its
+// leading variables ("set by the previous instant"); the current instant's equations are
+// decomposed over the unknowns left open, their over-determined part are the conflicts that
+// are dropped (matching-independent, Lemmas 8 and 9), and the well-determined rest is the
+// restart system. On the clutch this is exactly the seed's (26) and (32).
 
 #include <string>
 #include <vector>
@@ -36,6 +38,9 @@ struct ModeAnalysis {
   bool has_existential = false;
   ExistentialSystem existential_system;
   ExistentialAnalysis existential;
+  /// A mode is well posed when the Σ-method succeeds on a square system. A non-square success
+  /// (fewer equations than unknowns, §4.2) still leaves unknowns undetermined.
+  bool well_posed() const { return result.succeeded() && result.square; }
 };
 
 /// Runs the Σ-method in `mode` (and Algorithm 1 when the model has existential variables).
@@ -74,17 +79,17 @@ struct ModeChangeAnalysis {
   /// Current-instant equations in the over-determined part (indices into `equations`): the
   /// conflicts the causality principle removes.
   std::vector<int> conflicts;
-  /// Unknowns fixed by the previous instant (the variables of the over-determined part).
+  /// Unknowns fixed by the previous instant (its leading variables).
   std::vector<int> set_by_previous_instant;
-  /// The restart system: the well-determined part after removing the over-determined part
-  /// (indices into `equations` and `unknowns`), and its block triangular form (indices into
-  /// `restart_equations` / `restart_unknowns`).
+  /// The restart system: the well-determined part of the current-instant equations over the
+  /// open unknowns (indices into `equations` and `unknowns`), and its block triangular form
+  /// (indices into `restart_equations` / `restart_unknowns`).
   std::vector<int> restart_equations;
   std::vector<int> restart_unknowns;
   BlockTriangularForm restart_blocks;
-  /// True when the restart is structurally well posed: no under-determined unknowns, the
-  /// previous-instant equations of the over-determined part determine its variables exactly,
-  /// and Lemma 9 holds (no over-determined part after the removal).
+  /// True when the restart is structurally well posed: the previous instant determines its
+  /// leading variables, the conflicts contain no current-instant unknown (so dropping them is
+  /// deterministic), and no current-instant unknown is under-determined.
   bool well_posed = false;
   /// Why it is not well posed (empty when it is).
   std::string problem;
@@ -94,12 +99,15 @@ struct ModeChangeAnalysis {
 ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& previous,
                                        const ModeAnalysis& current);
 
-/// The whole model: every mode, and every ordered pair of distinct modes.
+/// The whole model: every mode, and every ordered pair of distinct modes (none for models with
+/// existential variables).
 struct ModelAnalysis {
   std::vector<ModeAnalysis> modes;
   std::vector<ModeChangeAnalysis> mode_changes;
   std::vector<std::string> warnings;  ///< from model_warnings
-  /// True when every mode and every mode change succeeded.
+  /// True when every mode and every mode change succeeded. For a model with existential
+  /// variables: when Algorithm 1 succeeds in every mode (b_O and b_U); the Σ-method is then
+  /// reported for information and mode changes are not analysed.
   bool well_posed() const;
 };
 
