@@ -96,7 +96,7 @@ class TextReport {
       out_ << "status: success\n";
     } else {
       out_ << "status: FAILED: fewer equations (" << mode.equations.size() << ") than unknowns ("
-           << mode.variables.size() << "); results of the non-square Sigma-method follow\n";
+           << mode.variables.size() << "), results of the non-square Sigma-method follow\n";
     }
     out_ << "optimal " << (r.square ? "matching" : "solution H") << " (weight "
          << r.optimal_weight << "):";
