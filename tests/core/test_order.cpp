@@ -63,6 +63,7 @@ BOOST_AUTO_TEST_CASE(logistic_ode_order_matches_each_method) {
     for (int n : {10, 20, 40, 80})
       errors.push_back(std::abs(fixed_steps(problem, options, 0.0, 2.0, n, {0.1}, {}, {})[0] - exact));
     for (std::size_t k = 1; k < errors.size(); ++k) {
+      BOOST_TEST_MESSAGE(c.method.name << " order " << order(errors[k - 1], errors[k]));
       BOOST_TEST_INFO(c.method.name << " halving " << k << ": errors " << errors[k - 1] << " -> " << errors[k]);
       BOOST_TEST(std::abs(order(errors[k - 1], errors[k]) - c.expected) <= 0.2);
     }
@@ -99,6 +100,8 @@ BOOST_AUTO_TEST_CASE(dow_dae_order_3_for_differential_and_algebraic_states) {
     algebraic_errors.push_back(ea);
   }
   for (std::size_t k = 1; k < differential_errors.size(); ++k) {
+    BOOST_TEST_MESSAGE("Dow order: differential " << order(differential_errors[k - 1], differential_errors[k])
+                       << ", algebraic " << order(algebraic_errors[k - 1], algebraic_errors[k]));
     BOOST_TEST_INFO("differential: " << differential_errors[k - 1] << " -> " << differential_errors[k]);
     BOOST_TEST(std::abs(order(differential_errors[k - 1], differential_errors[k]) - 3.0) <= 0.2);
     BOOST_TEST_INFO("algebraic: " << algebraic_errors[k - 1] << " -> " << algebraic_errors[k]);
