@@ -5,6 +5,7 @@
 #include <limits>
 #include <queue>
 #include <stdexcept>
+#include <tuple>
 
 namespace esdirk::structural {
 
@@ -59,12 +60,13 @@ class ShortestAugmentingPath {
   Matching& matching() { return m_; }
 
  private:
+  using Item = std::tuple<Cost, int, int>;  // (distance, variable is matched, variable)
+
   Cost reduced(int k, int f, int x) const { return cost_[k] - u_[f] - v_[x]; }
 
   // Dijkstra from the free equation `root` over alternating paths; stops at the first free
   // variable popped, updates the potentials of the settled vertices and flips the path.
   bool augment(int root) {
-    using Item = std::pair<Cost, int>;  // (distance, variable)
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
     touched_rows_.assign(1, root);
     touched_columns_.clear();
@@ -73,8 +75,9 @@ class ShortestAugmentingPath {
     int target = -1;
     Cost total = 0;
     while (!heap.empty()) {
-      auto [d, x] = heap.top();
+      auto [d, busy, x] = heap.top();
       heap.pop();
+      (void)busy;
       if (column_done_[x] || d != column_distance_[x]) continue;
       column_done_[x] = 1;
       int f = m_.equation_of_variable[x];
@@ -121,7 +124,10 @@ class ShortestAugmentingPath {
         if (column_distance_[x] == unreached) touched_columns_.push_back(x);
         column_distance_[x] = d;
         column_parent_[x] = f;
-        heap.push({d, x});
+        // Among equally distant variables a free one leaves first: the search then stops at
+        // once instead of settling the whole tie (this keeps augmentations local).
+        int busy = m_.equation_of_variable[x] == Matching::unmatched ? 0 : 1;
+        heap.push({d, busy, x});
       }
     }
   }
