@@ -69,8 +69,8 @@ int main(int argc, char** argv) {
     sizes.clear();
     for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
   }
-  std::printf("%6s %7s %8s %12s %12s %7s %10s\n", "p", "n=3p", "edges", "build [ms]",
-              "sigma [ms]", "rounds", "peak RSS [MiB]");
+  std::printf("%6s %7s %8s %12s %12s %7s %10s\n", "p", "n=3p", "edges", "build [ms]", "sigma [ms]",
+              "rounds", "peak RSS [MiB]");
   using clock = std::chrono::steady_clock;
   for (int p : sizes) {
     auto t0 = clock::now();
@@ -89,7 +89,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "wrong offsets for p = %d\n", p);
       return 1;
     }
-    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    auto ms = [](auto a, auto b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
     std::printf("%6d %7d %8d %12.2f %12.2f %7d %10.1f\n", p, 3 * p, sigma.graph().edge_count(),
                 ms(t0, t1), ms(t1, t2), r.offsets.rounds, peak_rss_kib() / 1024.0);
   }

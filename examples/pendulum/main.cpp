@@ -56,8 +56,8 @@ int main(int argc, char** argv) {
 
   // First-order semi-explicit form for the integrator: x' = u, y' = v, u' = -x λ,
   // v' = -y λ - g, 0 = x² + y² - L². Not index 1: g1 must be differentiated twice.
-  SemiExplicitPattern first_order{4, 1, {{0, 2}, {1, 3}, {2, 0}, {2, 4}, {3, 1}, {3, 4},
-                                         {4, 0}, {4, 1}}};
+  SemiExplicitPattern first_order{
+      4, 1, {{0, 2}, {1, 3}, {2, 0}, {2, 4}, {3, 1}, {3, 4}, {4, 0}, {4, 1}}};
   SemiExplicitCheck index = check_semi_explicit_index1(first_order);
   std::cout << "semi-explicit check: " << index.message << "\n";
   expect(!index.index1 && index.differentiate.size() == 1 && index.differentiate[0].times == 2,

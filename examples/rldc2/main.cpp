@@ -15,7 +15,7 @@ int main() {
   ModelBuilder b("rldc2");
   b.mode_variable("g1").mode_variable("g2");
   b.variables({"i1", "i2", "j1", "j2", "u1", "u2", "v1", "v2", "w1", "w2", "x1", "x2", "s1", "s2"});
-  b.equation("K1", {{"i1"}, {"i2"}, {"j1"}, {"j2"}})  // 0 = i1 + i2 + j1 + j2
+  b.equation("K1", {{"i1"}, {"i2"}, {"j1"}, {"j2"}})     // 0 = i1 + i2 + j1 + j2
       .equation("K2", {{"x1"}, {"w1"}, {"u1"}, {"v1"}})  // x1 + w1 = u1 + v1
       .equation("K3", {{"u1"}, {"v1"}, {"u2"}, {"v2"}})  // u1 + v1 = u2 + v2
       .equation("K4", {{"u2"}, {"v2"}, {"x2"}, {"w2"}})  // u2 + v2 = x2 + w2
@@ -55,10 +55,12 @@ int main() {
     bool ok = m.well_posed() && m.result.degrees_of_freedom == x.dof &&
               m.result.jacobian_blocks.blocks.size() == x.blocks;
     for (std::size_t i = 0; ok && i < m.equations.size(); ++i) {
-      ok = m.result.equation_offsets()[i] == (x.c_one.count(model.equations[m.equations[i]].name) ? 1 : 0);
+      ok = m.result.equation_offsets()[i] ==
+           (x.c_one.count(model.equations[m.equations[i]].name) ? 1 : 0);
     }
     for (std::size_t j = 0; ok && j < m.variables.size(); ++j) {
-      ok = m.result.variable_offsets()[j] == (x.d_one.count(model.variables[m.variables[j]].name) ? 1 : 0);
+      ok = m.result.variable_offsets()[j] ==
+           (x.d_one.count(model.variables[m.variables[j]].name) ? 1 : 0);
     }
     std::cout << "check mode " << m.name << ": " << (ok ? "ok" : "MISMATCH") << "\n";
     failures += !ok;

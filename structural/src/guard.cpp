@@ -140,8 +140,7 @@ std::string Guard::to_string(int node, const std::vector<std::string>& names, in
       return n.value ? "true" : "false";
     case Kind::variable:
       return names.at(n.variable);
-    case Kind::negation:
-    {
+    case Kind::negation: {
       std::string s = "!";
       s.append(to_string(n.left, names, 3));
       return s;

@@ -168,7 +168,8 @@ ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& p
   for (int f : now_dm.over_equations) mc.conflicts.push_back(current_rows[f]);
   if (!now_dm.over_variables.empty()) {
     std::vector<std::string> names;
-    for (int x : now_dm.over_variables) names.push_back(unfolded_name(model, mc.unknowns[open_unknowns[x]]));
+    for (int x : now_dm.over_variables)
+      names.push_back(unfolded_name(model, mc.unknowns[open_unknowns[x]]));
     problems.push_back("the conflicting equations also determine current-instant unknowns " +
                        join_names(names) +
                        ", so dropping them is not determined by the causality principle");

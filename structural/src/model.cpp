@@ -78,8 +78,8 @@ void validate_model(const Model& model) {
       if (o.orders.empty() || o.orders.front() < 0 ||
           !std::is_sorted(o.orders.begin(), o.orders.end()) ||
           std::adjacent_find(o.orders.begin(), o.orders.end()) != o.orders.end()) {
-        throw ParseError(o.written_at, "equation '" + e.name +
-                                           "': orders must be distinct, sorted and >= 0");
+        throw ParseError(o.written_at,
+                         "equation '" + e.name + "': orders must be distinct, sorted and >= 0");
       }
     }
   }

@@ -22,8 +22,7 @@ ModelBuilder& ModelBuilder::variable(const std::string& name, VariableRole role)
   return *this;
 }
 
-ModelBuilder& ModelBuilder::variables(std::initializer_list<std::string> names,
-                                      VariableRole role) {
+ModelBuilder& ModelBuilder::variables(std::initializer_list<std::string> names, VariableRole role) {
   for (const auto& n : names) variable(n, role);
   return *this;
 }

@@ -227,8 +227,9 @@ class ModelParser {
       model_.equations.push_back(std::move(e));
     }
     if (model_.equations.empty()) {
-      throw ParseError({file_, 1, 1}, "the model has no equations (an empty model cannot be "
-                                      "analysed)");
+      throw ParseError({file_, 1, 1},
+                       "the model has no equations (an empty model cannot be "
+                       "analysed)");
     }
     validate_model(model_);
     return model_;

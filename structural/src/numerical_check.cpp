@@ -55,7 +55,8 @@ JacobianCheck check_system_jacobian(const SigmaResult& result,
       ratio = smallest / largest;
     }
     out.smallest_relative_pivot = std::min(out.smallest_relative_pivot, ratio);
-    if (info != 0 || ratio <= relative_tolerance) out.singular_blocks.push_back(static_cast<int>(b));
+    if (info != 0 || ratio <= relative_tolerance)
+      out.singular_blocks.push_back(static_cast<int>(b));
   }
   out.nonsingular = out.singular_blocks.empty();
   return out;

@@ -52,12 +52,12 @@ class TextReport {
 
   void write_dm(const DmDecomposition& dm, const std::function<std::string(int)>& e,
                 const std::function<std::string(int)>& v, const char* indent) {
-    out_ << indent << "over-determined:  equations " << set(dm.over_equations, e)
-         << " | variables " << set(dm.over_variables, v) << "\n";
+    out_ << indent << "over-determined:  equations " << set(dm.over_equations, e) << " | variables "
+         << set(dm.over_variables, v) << "\n";
     out_ << indent << "under-determined: equations " << set(dm.under_equations, e)
          << " | variables " << set(dm.under_variables, v) << "\n";
-    out_ << indent << "well-determined:  equations " << set(dm.well_equations, e)
-         << " | variables " << set(dm.well_variables, v) << "\n";
+    out_ << indent << "well-determined:  equations " << set(dm.well_equations, e) << " | variables "
+         << set(dm.well_variables, v) << "\n";
   }
 
   void write_blocks(const BlockTriangularForm& btf, const std::function<std::string(int)>& e,
@@ -66,8 +66,8 @@ class TextReport {
          << (btf.blocks.size() == 1 ? "" : "s") << " (solving order)\n";
     for (std::size_t b = 0; b < btf.blocks.size(); ++b) {
       out_ << "  block " << b + 1 << " (" << btf.blocks[b].equations.size() << "x"
-           << btf.blocks[b].equations.size() << "): " << set(btf.blocks[b].equations, e)
-           << " -> " << set(btf.blocks[b].variables, v) << "\n";
+           << btf.blocks[b].equations.size() << "): " << set(btf.blocks[b].equations, e) << " -> "
+           << set(btf.blocks[b].variables, v) << "\n";
     }
     if (!btf.dependencies.empty()) {
       out_ << "  before:";
@@ -81,10 +81,10 @@ class TextReport {
     auto e = [&](int i) { return eq(mode, i); };
     auto v = [&](int j) { return var(mode, j); };
     out_ << "\n== mode " << mode.name << " ==\n";
-    out_ << "active equations (" << mode.equations.size() << "): "
-         << set(std::vector<int>(index_range(mode.equations.size())), e) << "\n";
-    out_ << "unknowns (" << mode.variables.size() << "): "
-         << set(std::vector<int>(index_range(mode.variables.size())), v) << "\n";
+    out_ << "active equations (" << mode.equations.size()
+         << "): " << set(std::vector<int>(index_range(mode.equations.size())), e) << "\n";
+    out_ << "unknowns (" << mode.variables.size()
+         << "): " << set(std::vector<int>(index_range(mode.variables.size())), v) << "\n";
     if (!r.succeeded()) {
       out_ << "status: FAILED: " << r.failure_reason << "\n";
       out_ << "diagnosis (Dulmage-Mendelsohn):\n";
@@ -98,8 +98,8 @@ class TextReport {
       out_ << "status: FAILED: fewer equations (" << mode.equations.size() << ") than unknowns ("
            << mode.variables.size() << "), results of the non-square Sigma-method follow\n";
     }
-    out_ << "optimal " << (r.square ? "matching" : "solution H") << " (weight "
-         << r.optimal_weight << "):";
+    out_ << "optimal " << (r.square ? "matching" : "solution H") << " (weight " << r.optimal_weight
+         << "):";
     for (std::size_t f = 0; f < r.optimal_solution.size(); ++f) {
       for (int x : r.optimal_solution[f]) out_ << " " << e(static_cast<int>(f)) << "-" << v(x);
     }

@@ -13,8 +13,8 @@ SemiExplicitCheck check_semi_explicit_index1(const SemiExplicitPattern& p) {
     if (row < 0 || row >= n || col < 0 || col >= n) {
       throw std::invalid_argument("check_semi_explicit_index1: pattern entry (" +
                                   std::to_string(row) + ", " + std::to_string(col) +
-                                  ") outside the " + std::to_string(n) + " x " +
-                                  std::to_string(n) + " matrix");
+                                  ") outside the " + std::to_string(n) + " x " + std::to_string(n) +
+                                  " matrix");
     }
     entries.push_back({row, col, 0});
   }

@@ -153,8 +153,8 @@ std::vector<std::string> check_sigma_postconditions(const SignatureMatrix& sigma
   std::int64_t dual = std::accumulate(d.begin(), d.end(), std::int64_t{0}) -
                       std::accumulate(c.begin(), c.end(), std::int64_t{0});
   if (dual != result.optimal_weight) {
-    violations.push_back("sum d - sum c = " + std::to_string(dual) + " differs from w(H) = " +
-                         std::to_string(result.optimal_weight));
+    violations.push_back("sum d - sum c = " + std::to_string(dual) +
+                         " differs from w(H) = " + std::to_string(result.optimal_weight));
   }
   if (result.degrees_of_freedom != dual) violations.push_back("degrees of freedom inconsistent");
   return violations;

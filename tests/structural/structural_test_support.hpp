@@ -3,6 +3,7 @@
 // be compared) and brute-force references that do not use the module's algorithms.
 
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -11,8 +12,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "esdirk/structural/structural.hpp"
 

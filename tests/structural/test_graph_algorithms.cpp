@@ -30,11 +30,11 @@ NamedGraph clutch_system_20() {
   NamedGraph g;
   g.equations = {"p.e1", "p.e2", "p.e5", "p.e6", "e1", "e2", "e3", "e3+", "e4"};
   g.variables = {"p.tau1", "p.tau2", "omega1", "omega2", "tau1", "tau2", "omega1+", "omega2+"};
-  g.edges = {{"p.e1", "omega1"},  {"p.e1", "p.tau1"}, {"p.e2", "omega2"},   {"p.e2", "p.tau2"},
-             {"p.e5", "p.tau1"},  {"p.e6", "p.tau2"}, {"e1", "omega1+"},    {"e1", "omega1"},
-             {"e1", "tau1"},      {"e2", "omega2+"},  {"e2", "omega2"},     {"e2", "tau2"},
-             {"e3", "omega1"},    {"e3", "omega2"},   {"e3+", "omega1+"},   {"e3+", "omega2+"},
-             {"e4", "tau1"},      {"e4", "tau2"}};
+  g.edges = {{"p.e1", "omega1"}, {"p.e1", "p.tau1"}, {"p.e2", "omega2"}, {"p.e2", "p.tau2"},
+             {"p.e5", "p.tau1"}, {"p.e6", "p.tau2"}, {"e1", "omega1+"},  {"e1", "omega1"},
+             {"e1", "tau1"},     {"e2", "omega2+"},  {"e2", "omega2"},   {"e2", "tau2"},
+             {"e3", "omega1"},   {"e3", "omega2"},   {"e3+", "omega1+"}, {"e3+", "omega2+"},
+             {"e4", "tau1"},     {"e4", "tau2"}};
   return g;
 }
 

@@ -86,8 +86,8 @@ BOOST_AUTO_TEST_CASE(bad_input_is_located) {
                          "m.dae:2:15: error: expected a derivative order"));
   BOOST_TEST(starts_with(error_of("variables x\nequation e: x'y\n"),
                          "m.dae:2:15: error: unexpected 'y' after variable 'x'"));
-  BOOST_TEST(starts_with(error_of("variables x\nequation e if : x\n"),
-                         "m.dae:2:15: error: empty guard"));
+  BOOST_TEST(
+      starts_with(error_of("variables x\nequation e if : x\n"), "m.dae:2:15: error: empty guard"));
   BOOST_TEST(starts_with(error_of("modes g\nvariables x\nequation e if g &: x\n"),
                          "m.dae:3:18: error: guard ends where a mode variable was expected"));
   BOOST_TEST(starts_with(error_of("modes g\nvariables x\nequation e if (g: x\n"),
@@ -99,8 +99,9 @@ BOOST_AUTO_TEST_CASE(bad_input_is_located) {
   BOOST_TEST(starts_with(error_of("model a b\nvariables x\nequation e: x\n"),
                          "m.dae:1:9: error: unexpected text after the statement"));
   // Duplicates.
-  BOOST_TEST(starts_with(error_of("variables x x\nequation e: x\n"),
-                         "m.dae:1:13: error: variable 'x' is declared twice (first at m.dae:1:11)"));
+  BOOST_TEST(
+      starts_with(error_of("variables x x\nequation e: x\n"),
+                  "m.dae:1:13: error: variable 'x' is declared twice (first at m.dae:1:11)"));
   BOOST_TEST(starts_with(error_of("variables x\nequation e: x\nequation e: x'\n"),
                          "m.dae:3:10: error: duplicate equation 'e' (m.dae:2:10)"));
   BOOST_TEST(starts_with(
@@ -109,8 +110,9 @@ BOOST_AUTO_TEST_CASE(bad_input_is_located) {
   BOOST_TEST(starts_with(error_of("modes g g\nvariables x\nequation e: x\n"),
                          "m.dae:1:9: error: mode variable 'g' is declared twice"));
   // Empty models.
-  BOOST_TEST(error_of("") == "m.dae:1:1: error: the model has no equations (an empty model "
-                             "cannot be analysed)");
+  BOOST_TEST(error_of("") ==
+             "m.dae:1:1: error: the model has no equations (an empty model "
+             "cannot be analysed)");
   BOOST_TEST(starts_with(error_of("# nothing\nvariables x\n"), "m.dae:1:1: error: the model has"));
   // Alternatives with exclusive guards are fine.
   BOOST_TEST(error_of("modes g\nvariables x\nequation e if g: x\nequation e if !g: x'\n") == "");

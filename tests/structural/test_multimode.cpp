@@ -80,7 +80,9 @@ BOOST_AUTO_TEST_CASE(ill_posed_mode_change_is_diagnosed) {
 
 BOOST_AUTO_TEST_CASE(existential_flag_a) {
   // x - y = 0, X = {x}, Y = {y}: accepted under the documented semantics, rejected literally.
-  ExistentialSystem sys{{"e"}, {"x", "y"}, {VariableRole::dependent, VariableRole::free},
+  ExistentialSystem sys{{"e"},
+                        {"x", "y"},
+                        {VariableRole::dependent, VariableRole::free},
                         BipartiteGraph(1, 2, std::vector<Edge>{{0, 0}, {0, 1}})};
   ExistentialAnalysis given = analyse_existential(sys);
   BOOST_TEST(given.not_over_determined);
@@ -95,27 +97,32 @@ BOOST_AUTO_TEST_CASE(existential_flag_a) {
 
 BOOST_AUTO_TEST_CASE(existential_rejections) {
   // W in the same block as X: e1 = x + w - y, e2 = x - w.
-  ExistentialSystem shared{{"e1", "e2"}, {"x", "w", "y"},
-                           {VariableRole::dependent, VariableRole::existential, VariableRole::free},
-                           BipartiteGraph(2, 3, std::vector<Edge>{{0, 0}, {0, 1}, {0, 2}, {1, 0},
-                                                                  {1, 1}})};
+  ExistentialSystem shared{
+      {"e1", "e2"},
+      {"x", "w", "y"},
+      {VariableRole::dependent, VariableRole::existential, VariableRole::free},
+      BipartiteGraph(2, 3, std::vector<Edge>{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}})};
   ExistentialAnalysis r1 = analyse_existential(shared);
   BOOST_TEST(r1.not_over_determined);
   BOOST_TEST(!r1.determined);
   BOOST_TEST(r1.reasons.size() == 1u);
   // A direct W -> X edge: e1 = w - y, e2 = x - w.
-  ExistentialSystem edge{{"e1", "e2"}, {"x", "w", "y"},
+  ExistentialSystem edge{{"e1", "e2"},
+                         {"x", "w", "y"},
                          {VariableRole::dependent, VariableRole::existential, VariableRole::free},
                          BipartiteGraph(2, 3, std::vector<Edge>{{0, 1}, {0, 2}, {1, 0}, {1, 1}})};
   BOOST_TEST(!analyse_existential(edge).determined);
   // Over-determined: x = y, x = 2y, with also x only: e3 = x.
-  ExistentialSystem over{{"e1", "e2"}, {"x"}, {VariableRole::dependent},
+  ExistentialSystem over{{"e1", "e2"},
+                         {"x"},
+                         {VariableRole::dependent},
                          BipartiteGraph(2, 1, std::vector<Edge>{{0, 0}, {1, 0}})};
   ExistentialAnalysis r3 = analyse_existential(over);
   BOOST_TEST(!r3.not_over_determined);
   BOOST_TEST(r3.determined);  // computed anyway (documented): x itself is determined
   // X left free: e = w - y with x nowhere.
-  ExistentialSystem under{{"e"}, {"x", "w", "y"},
+  ExistentialSystem under{{"e"},
+                          {"x", "w", "y"},
                           {VariableRole::dependent, VariableRole::existential, VariableRole::free},
                           BipartiteGraph(1, 3, std::vector<Edge>{{0, 1}, {0, 2}})};
   BOOST_TEST(!analyse_existential(under).determined);

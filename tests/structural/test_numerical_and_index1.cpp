@@ -64,10 +64,10 @@ BOOST_AUTO_TEST_CASE(pendulum_det_minus_2_l_squared) {
 
 BOOST_AUTO_TEST_CASE(numerical_check_misuse) {
   SigmaResult failed = sigma_method(to_sigma({{0, 0}, {-1, -1}}));
-  BOOST_CHECK_THROW(check_system_jacobian(failed, [](esdirk::MatrixRef) {}),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW(check_system_jacobian(failed, [](esdirk::MatrixRef) {}), std::invalid_argument);
   SigmaResult ok = sigma_method(to_sigma({{0}}));
-  BOOST_CHECK_THROW(check_system_jacobian(ok, [](esdirk::MatrixRef) {}, 2.0),
+  BOOST_CHECK_THROW(check_system_jacobian(
+                        ok, [](esdirk::MatrixRef) {}, 2.0),
                     std::invalid_argument);
 }
 
@@ -80,7 +80,8 @@ BOOST_AUTO_TEST_CASE(semi_explicit_index1) {
   BOOST_TEST(check_semi_explicit_index1({2, 0, {{0, 1}, {1, 0}}}).index1);
   // Pendulum as a first-order semi-explicit system: x' = u, y' = v, u' = -x λ, v' = -y λ - g,
   // 0 = x² + y² - L²: g does not contain λ (g_z = 0), index 3; g must be differentiated twice.
-  SemiExplicitPattern pendulum{4, 1, {{0, 2}, {1, 3}, {2, 0}, {2, 4}, {3, 1}, {3, 4}, {4, 0}, {4, 1}}};
+  SemiExplicitPattern pendulum{
+      4, 1, {{0, 2}, {1, 3}, {2, 0}, {2, 4}, {3, 1}, {3, 4}, {4, 0}, {4, 1}}};
   SemiExplicitCheck p = check_semi_explicit_index1(pendulum);
   BOOST_TEST(!p.index1);
   BOOST_TEST(p.structurally_regular);

@@ -34,8 +34,9 @@ BOOST_AUTO_TEST_CASE(clutch_released) {
   BOOST_TEST(m.result.latent_equations.empty());
   BOOST_TEST(m.result.consistency_constraints.empty());
   // Exactly one perfect matching (digest).
-  BOOST_TEST(brute_force_assignment({{1, -1, 0, -1}, {-1, 1, -1, 0}, {-1, -1, 0, -1},
-                                     {-1, -1, -1, 0}}) == std::make_pair(2, 1));
+  BOOST_TEST(
+      brute_force_assignment({{1, -1, 0, -1}, {-1, 1, -1, 0}, {-1, -1, 0, -1}, {-1, -1, -1, 0}}) ==
+      std::make_pair(2, 1));
   // BTF: four singletons, e5 before e1 and e6 before e2.
   const auto& btf = m.result.jacobian_blocks;
   auto e = [&](int i) { return model.equations[m.equations[i]].name; };
@@ -67,12 +68,14 @@ BOOST_AUTO_TEST_CASE(clutch_engaged) {
   BOOST_TEST(m.result.degrees_of_freedom == 1);
   BOOST_TEST(m.result.optimal_weight == 1);
   // Two perfect matchings, both optimal (digest).
-  BOOST_TEST(brute_force_assignment({{1, -1, 0, -1}, {-1, 1, -1, 0}, {0, 0, -1, -1},
-                                     {-1, -1, 0, 0}}) == std::make_pair(1, 2));
+  BOOST_TEST(
+      brute_force_assignment({{1, -1, 0, -1}, {-1, 1, -1, 0}, {0, 0, -1, -1}, {-1, -1, 0, 0}}) ==
+      std::make_pair(1, 2));
   int e3 = 2;  // row of e3 among the active equations e1 e2 e3 e4
   BOOST_TEST((m.result.latent_equations == std::vector<DifferentiatedEquation>{{e3, 1}}));
   BOOST_TEST((m.result.consistency_constraints == std::vector<DifferentiatedEquation>{{e3, 0}}));
-  // System Jacobian pattern = rows e1 e2 e3' e4 of J = [[1,0,-a,0],[0,1,0,-b],[1,-1,0,0],[0,0,1,1]].
+  // System Jacobian pattern = rows e1 e2 e3' e4 of J =
+  // [[1,0,-a,0],[0,1,0,-b],[1,-1,0,0],[0,0,1,1]].
   const BipartiteGraph& J = m.result.system_jacobian;
   std::vector<std::vector<int>> rows;
   for (int f = 0; f < 4; ++f) rows.emplace_back(J.variables_of(f).begin(), J.variables_of(f).end());
@@ -86,18 +89,18 @@ BOOST_AUTO_TEST_CASE(pendulum) {
   const ModeAnalysis& m = a.modes.at(0);
   BOOST_REQUIRE(m.result.succeeded());
   require_postconditions(m.sigma, m.result);
-  BOOST_TEST((equation_offsets(model, m) ==
-              std::map<std::string, int>{{"f1", 0}, {"f2", 0}, {"f3", 2}}));
+  BOOST_TEST(
+      (equation_offsets(model, m) == std::map<std::string, int>{{"f1", 0}, {"f2", 0}, {"f3", 2}}));
   BOOST_TEST((variable_offsets(model, m) ==
               std::map<std::string, int>{{"x", 2}, {"y", 2}, {"lambda", 0}}));
   BOOST_TEST(m.result.max_offset_index == 2);
   BOOST_TEST(m.result.pryce_structural_index == 3);
   BOOST_TEST(m.result.degrees_of_freedom == 2);
   BOOST_TEST((m.result.latent_equations == std::vector<DifferentiatedEquation>{{2, 1}, {2, 2}}));
-  BOOST_TEST((m.result.consistency_constraints ==
-              std::vector<DifferentiatedEquation>{{2, 0}, {2, 1}}));
-  BOOST_TEST((m.result.leading_variables ==
-              std::vector<DerivativeOfVariable>{{0, 2}, {1, 2}, {2, 0}}));
+  BOOST_TEST(
+      (m.result.consistency_constraints == std::vector<DifferentiatedEquation>{{2, 0}, {2, 1}}));
+  BOOST_TEST(
+      (m.result.leading_variables == std::vector<DerivativeOfVariable>{{0, 2}, {1, 2}, {2, 0}}));
   BOOST_TEST(brute_force_assignment({{2, -1, 0}, {-1, 2, 0}, {0, 0, -1}}) == std::make_pair(2, 2));
   BOOST_TEST(m.result.jacobian_blocks.blocks.size() == 1u);
 }
@@ -118,10 +121,24 @@ BOOST_AUTO_TEST_CASE(rldc2_four_modes) {
     int optimal_matchings;
   };
   std::vector<Expected> expected{
-      {"g1=false, g2=false", {"K1", "Z1", "Z2"}, {"i1", "i2", "j1", "j2", "v1", "v2"}, 3, 3, 9, 6, 2},
+      {"g1=false, g2=false",
+       {"K1", "Z1", "Z2"},
+       {"i1", "i2", "j1", "j2", "v1", "v2"},
+       3,
+       3,
+       9,
+       6,
+       2},
       {"g1=false, g2=true", {}, {"j1", "j2", "v1", "v2"}, 4, 4, 14, 1, 1},
       {"g1=true, g2=false", {}, {"j1", "j2", "v1", "v2"}, 4, 4, 14, 1, 1},
-      {"g1=true, g2=true", {"K3", "Z1", "Z2"}, {"j1", "j2", "u1", "u2", "v1", "v2"}, 3, 3, 11, 4, 2},
+      {"g1=true, g2=true",
+       {"K3", "Z1", "Z2"},
+       {"j1", "j2", "u1", "u2", "v1", "v2"},
+       3,
+       3,
+       11,
+       4,
+       2},
   };
   for (const Expected& x : expected) {
     BOOST_TEST_CONTEXT(x.mode) {
@@ -191,7 +208,8 @@ BOOST_AUTO_TEST_CASE(non_square_clutch) {
   BOOST_TEST((h1.equation_offsets == std::vector<int>{0, 0, 1}));
   BOOST_TEST((h2.equation_offsets == std::vector<int>{0, 0, 1}));
   BOOST_TEST((h1.variable_offsets == h2.variable_offsets));
-  SignatureMatrix engaged = to_sigma({{1, -1, 0, -1}, {-1, 1, -1, 0}, {0, 0, -1, -1}, {-1, -1, 0, 0}});
+  SignatureMatrix engaged =
+      to_sigma({{1, -1, 0, -1}, {-1, 1, -1, 0}, {0, 0, -1, -1}, {-1, -1, 0, 0}});
   Offsets via_h = canonical_offsets(engaged, std::vector<std::vector<int>>{{2}, {1}, {0}, {3}});
   BOOST_TEST((via_h.equation_offsets == std::vector<int>{0, 0, 1, 0}));
   BOOST_TEST((via_h.equation_offsets == sigma_method(engaged).equation_offsets()));
@@ -232,8 +250,8 @@ BOOST_AUTO_TEST_CASE(structurally_singular_is_diagnosed) {
 BOOST_AUTO_TEST_CASE(pantelides_fixtures) {
   // Theorem 21 fixtures: e3 -> e3' in the engaged clutch gives c = 0, d unchanged; f3 -> f3'
   // in the pendulum gives c_f3' = 1.
-  SigmaResult clutch = sigma_method(to_sigma({{1, -1, 0, -1}, {-1, 1, -1, 0}, {1, 1, -1, -1},
-                                              {-1, -1, 0, 0}}));
+  SigmaResult clutch =
+      sigma_method(to_sigma({{1, -1, 0, -1}, {-1, 1, -1, 0}, {1, 1, -1, -1}, {-1, -1, 0, 0}}));
   BOOST_TEST((clutch.equation_offsets() == std::vector<int>{0, 0, 0, 0}));
   BOOST_TEST((clutch.variable_offsets() == std::vector<int>{1, 1, 0, 0}));
   SigmaResult pendulum = sigma_method(to_sigma({{2, -1, 0}, {-1, 2, 0}, {1, 1, -1}}));

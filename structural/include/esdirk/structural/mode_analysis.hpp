@@ -49,7 +49,7 @@ ModeAnalysis analyse_mode(const Model& model, const Mode& mode);
 /// An equation of the unfolded system: model equation shifted to instant t + `time`.
 struct UnfoldedEquation {
   int equation = 0;
-  int time = 0;         ///< the instant the shifted equation speaks about (t + time)
+  int time = 0;           ///< the instant the shifted equation speaks about (t + time)
   bool previous = false;  ///< it belongs to the previous instant's (previous mode's) system
 };
 
