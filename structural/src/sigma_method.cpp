@@ -118,6 +118,12 @@ SigmaResult sigma_method(const SignatureMatrix& sigma) {
   out.offsets = canonical_offsets(sigma, out.optimal_solution);
   out.status = SigmaStatus::success;
   derive_outputs(sigma, out);
+#ifndef NDEBUG
+  // Digest R9: the post-conditions are always checked in debug builds.
+  if (auto violations = check_sigma_postconditions(sigma, out); !violations.empty()) {
+    throw std::logic_error("sigma_method: post-condition violated: " + violations.front());
+  }
+#endif
   return out;
 }
 
