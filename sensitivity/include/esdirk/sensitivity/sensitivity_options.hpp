@@ -1,0 +1,45 @@
+#pragma once
+// Options of the forward sensitivities: a plain struct with defaults and validate().
+
+#include <vector>
+
+namespace esdirk {
+
+/// How the stage sensitivities of one accepted step are computed (see
+/// doc/sensitivity-theory.md). Both reuse the single LU of the step's iteration matrix.
+enum class SensitivityMode {
+  /// Seed 002, Algorithm 2: the Jacobian and [f_p; g_p] frozen at (t_n, x_n, z_n), one
+  /// back-substitution per stage. First order in h as an approximation of the derivative of
+  /// the discrete solution; converges to the true sensitivities as the tolerance tightens.
+  paper,
+  /// The derivative of the discrete solution: Jacobians and [f_p; g_p] at the converged
+  /// stages, the stage equations solved by iterative refinement with the same LU.
+  exact,
+};
+
+struct SensitivityOptions {
+  SensitivityMode mode = SensitivityMode::exact;
+
+  /// Include the sensitivities in the error test (off, as in the seed). The error estimate
+  /// e_S = h sum_i d_i SF_i of every trial step is measured with weights
+  /// 1/(atol_j + rtol_k |S_kj|) and the step is accepted only if both norms are <= 1. Seed the
+  /// directions with scaled parameters (column p_j e_j) so that one absolute tolerance fits
+  /// every column.
+  bool error_control = false;
+  /// Absolute tolerance per direction (seed column) for the error control. Empty: the
+  /// integrator's absolute tolerance of each state.
+  std::vector<double> error_atol;
+
+  /// Exact mode: the refinement stops when the weighted max-norm of the last correction is
+  /// below this fraction of that of the stage sensitivity (per direction).
+  double correction_tolerance = 1e-10;
+  /// Exact mode: refinement sweeps per stage before the stage matrix is factored on its own
+  /// (a fallback counted in the LU statistics; it does not happen on well-behaved steps).
+  int max_corrections = 8;
+
+  /// Throws std::invalid_argument naming the first invalid option. `directions` is the number
+  /// of seed columns (for error_atol).
+  void validate(int directions) const;
+};
+
+}  // namespace esdirk

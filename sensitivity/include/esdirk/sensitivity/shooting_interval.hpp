@@ -1,0 +1,91 @@
+#pragma once
+// One shooting interval of a multiple-shooting optimal-control or estimation code (seed 002
+// section 2): integrate x' = f(t,x,z,u), 0 = g(t,x,z,u) over [t_k, t_{k+1}] from x_k with the
+// control u_k held constant (the problem's parameters are the controls) and return
+//
+//     x_{k+1} = F_k(x_k, u_k),   A_k = dx_{k+1}/dx_k,   B_k = dx_{k+1}/du_k        (eq. 6b, 9)
+//     z_{k+1} (consistent) with dz_{k+1}/dx_k, dz_{k+1}/du_k
+//     H_k = int h(t,x,z,u) dt,   q_k = dH_k/dx_k,   r_k = dH_k/du_k               (eq. 8, 10)
+//
+//     esdirk::ShootingInterval interval(problem, options);
+//     interval.set_running_cost(cost);                       // optional
+//     for (k...) { const auto& r = interval.integrate(t[k], t[k+1], x[k], u[k]); ... r.A ... }
+//
+// The step-by-step recursion A_k <- A_k A, B_k <- B_k A + B of eq. 15 is carried out by the
+// forward sensitivities seeded with the identity. Repeated calls reuse every workspace and start
+// from the last step size (warm start). Objects are independent: intervals may run in parallel,
+// one object per thread.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "esdirk/integrator.hpp"
+#include "esdirk/sensitivity/forward_sensitivity.hpp"
+
+namespace esdirk {
+
+/// The running cost h(t, x, z, u) of eq. 8 with its gradients. Writes the value and
+/// dh/dx (nx), dh/dz (nz), dh/du (nu). Returns 0, > 0 recoverable failure, < 0 fatal.
+using RunningCost = std::function<int(double t, ConstVector x, ConstVector z, ConstVector u,
+                                      double& value, Vector dh_dx, Vector dh_dz, Vector dh_du)>;
+
+/// The outcome of one interval. Matrices are column-major.
+struct ShootingResult {
+  Status status = Status::success;
+  std::string message;        ///< why the interval failed (empty on success)
+  double t_end = 0.0;         ///< t_{k+1}
+  std::vector<double> x;      ///< x_{k+1}
+  std::vector<double> z;      ///< z_{k+1}, consistent: g(t_{k+1}, x_{k+1}, z_{k+1}) = 0
+  DenseMatrix A;              ///< nx x nx: dx_{k+1}/dx_k (z_k consistent with x_k)
+  DenseMatrix B;              ///< nx x nu: dx_{k+1}/du_k
+  DenseMatrix Az;             ///< nz x nx: dz_{k+1}/dx_k
+  DenseMatrix Bz;             ///< nz x nu: dz_{k+1}/du_k
+  double H = 0.0;             ///< running cost over the interval (0 without a cost)
+  std::vector<double> q;      ///< nx: dH/dx_k
+  std::vector<double> r;      ///< nu: dH/du_k
+  Statistics statistics;      ///< counters of this interval alone
+};
+
+class ShootingInterval {
+ public:
+  /// Builds the integrator and the sensitivities for `problem` (np = nu controls), which must
+  /// outlive this object. Throws std::invalid_argument for invalid options.
+  ShootingInterval(Problem& problem, Options options = {}, SensitivityOptions sensitivity = {});
+
+  /// The running cost; an empty function means H = q = r = 0.
+  void set_running_cost(RunningCost cost);
+
+  /// Integrates one interval from (x_k, u_k) over [t_k, t_end]. `z_guess` (size nz) starts the
+  /// consistent initialization of z_k; empty: the z of the previous call (or zeros on the
+  /// first). Throws std::invalid_argument for t_end <= t_k, non-finite times or wrong sizes of
+  /// x_k, u_k, z_guess. A numerical failure is reported in the result's status and message;
+  /// its x, A, B, ... are then not valid (result() throws until a call succeeds).
+  const ShootingResult& integrate(double t_k, double t_end, ConstVector x_k, ConstVector u_k,
+                                  ConstVector z_guess = {});
+
+  /// The last result; throws std::logic_error if the last call failed or there was none.
+  const ShootingResult& result() const;
+  /// Counters summed over every call.
+  const Statistics& total_statistics() const { return total_; }
+  Integrator& integrator() { return *integrator_; }
+
+ private:
+  ShootingResult& fail(Status status, std::string message);
+  Status accumulate_cost(const StepRecord& step);
+
+  Problem& problem_;
+  int nx_, nz_, nu_;
+  std::unique_ptr<Integrator> integrator_;
+  std::unique_ptr<ForwardSensitivity> sensitivity_;
+  RunningCost cost_;
+  ShootingResult result_;
+  Statistics total_;
+  bool started_ = false;   // the integrator has been initialized once (warm start after)
+  bool valid_ = false;
+  std::vector<double> z_guess_;
+  std::vector<double> hx_, hz_, hu_;  // cost gradients at a stage
+};
+
+}  // namespace esdirk

@@ -1,0 +1,90 @@
+#pragma once
+// The stage sensitivities of one step of the ESDIRK method (seed 002 section 3.1 and
+// Algorithm 2): given the sensitivities S_n = d(x_n, z_n)/d(theta) at the start of the step and
+// the parameter directions P = dp/d(theta), solve the linear stage equations
+//
+//     [ I - h*gamma*f_x,i   -h*gamma*f_z,i ] [SX_i]   [ Sx_n + h sum_{j<i} a_ij SF_j + h*gamma f_p,i P ]
+//     [       g_x,i              g_z,i     ] [SZ_i] = [               -g_p,i P                      ]
+//
+//     SF_i = f_x,i SX_i + f_z,i SZ_i + f_p,i P
+//
+// for i = 2..s with the step's single LU of the iteration matrix M (the Newton matrix, J at
+// t_n). `paper` mode freezes J and [f_p; g_p] at (t_n, x_n, z_n) so M is the exact matrix;
+// `exact` mode uses them at the stages and refines with M. The derivation and the equation of
+// the seed behind each line are in doc/sensitivity-theory.md.
+
+#include <string>
+#include <vector>
+
+#include "esdirk/integrator.hpp"
+#include "esdirk/sensitivity/sensitivity_options.hpp"
+
+namespace esdirk {
+
+class StageSensitivities {
+ public:
+  /// Sizes the Jacobian workspaces for the integrator's problem. The integrator must outlive
+  /// this object. Throws std::invalid_argument if the options are invalid.
+  StageSensitivities(Integrator& integrator, SensitivityOptions options);
+
+  /// Sizes the stage workspaces for `directions` seed columns (allocates; call at setup).
+  void resize(int directions);
+  int directions() const { return directions_; }
+  const SensitivityOptions& options() const { return options_; }
+
+  /// Solves the stage sensitivities of `step` (a trial or accepted step of the integrator whose
+  /// iteration matrix is the one currently factored). Sx (nx x ns), Sz (nz x ns): the
+  /// sensitivities at the start of the step; P (np x ns): the parameter directions;
+  /// `uses_parameters`: false when P = 0 (no [f_p; g_p] is evaluated then). Returns 0, or the
+  /// code of a failing Jacobian callback (> 0 also for non-finite values, < 0 fatal) with
+  /// message() telling which. Does not allocate. Counts back-substitutions (one per column),
+  /// stage Jacobians and parameter Jacobians in the integrator's statistics.
+  int solve(const StepRecord& step, ConstMatrixRef Sx, ConstMatrixRef Sz, ConstMatrixRef P,
+            bool uses_parameters);
+
+  /// Stage i (0-based) of the last solve: SX_i (nx x ns), SZ_i (nz x ns), SF_i (nx x ns).
+  ConstMatrixRef stage_states(int i) const;
+  ConstMatrixRef stage_algebraic(int i) const;
+  ConstMatrixRef stage_derivatives(int i) const;
+  /// Error estimate of the sensitivities, e_S = h sum_i d_i SF_i (nx x ns), of the last solve.
+  ConstMatrixRef error_estimate() const { return error_.cref(); }
+
+  /// Exact mode: the largest number of refinement sweeps a stage needed in the last solve,
+  /// and how many stages ever needed the fallback factorization.
+  int last_max_corrections() const { return last_max_corrections_; }
+  long fallback_factorizations() const { return fallbacks_; }
+
+  /// Forgets the cached [f_p; g_p] (after a restart or new parameters).
+  void invalidate_cache() { cache_valid_ = false; }
+  const std::string& message() const { return message_; }
+
+ private:
+  int parameter_jacobian_at(const StepRecord& step, int stage, ConstMatrixRef P);
+  int stage_jacobian_at(const StepRecord& step, int stage);
+  int refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma, const StepRecord& step);
+  void weights_for(const StepRecord& step);
+  double weighted_column_max(const double* column) const;
+  bool cache_matches(const StepRecord& step, int stage) const;
+  void store_cache(const StepRecord& step, int stage);
+
+  Integrator& integrator_;
+  SensitivityOptions options_;
+  int nx_, nz_, n_, np_, s_;
+  int directions_ = 0;
+  DenseMatrix stage_jacobian_;   // J at the current stage (exact mode)
+  DenseMatrix jp_;               // [f_p; g_p] at the current stage (or t_n in paper mode)
+  DenseMatrix jp_cache_;         // [f_p; g_p] at the last stage of the previous solve
+  std::vector<double> cache_point_;  // (t, x, z) of jp_cache_
+  bool cache_valid_ = false;
+  DenseMatrix jpP_;              // [f_p; g_p] P (n x ns)
+  DenseMatrix SX_, SZ_, SF_;     // stage i occupies columns [i*ns, (i+1)*ns)
+  DenseMatrix rhs_, S_, correction_, JS_;  // n x ns
+  DenseMatrix error_;            // nx x ns
+  std::vector<double> weights_;  // 1/(atol + rtol |.|) of (x_n, z_n): refinement test
+  DenseLuSolver fallback_;       // exact mode when refinement does not converge
+  int last_max_corrections_ = 0;
+  long fallbacks_ = 0;
+  std::string message_;
+};
+
+}  // namespace esdirk

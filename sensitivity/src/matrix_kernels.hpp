@@ -1,0 +1,26 @@
+#pragma once
+// Small dense kernels of the sensitivity module (column-major, no allocation). The matrices
+// are small (n <= a few hundred, a few dozen columns), where plain loops beat a BLAS call.
+
+#include "esdirk/matrix.hpp"
+
+namespace esdirk::detail {
+
+/// C = alpha * A(row_begin : row_begin + C.rows, :) * B, or C += ... if `accumulate`.
+/// Zero entries of A are skipped (model Jacobians are sparse).
+void multiply(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, double alpha,
+              bool accumulate);
+/// Y += alpha * X (same shape).
+void add_scaled(ConstMatrixRef X, MatrixRef Y, double alpha);
+/// Y = X (same shape).
+void copy(ConstMatrixRef X, MatrixRef Y);
+/// A view of rows [row_begin, row_begin + rows) of M.
+ConstMatrixRef rows_of(ConstMatrixRef M, int row_begin, int rows);
+MatrixRef rows_of(MatrixRef M, int row_begin, int rows);
+/// A view of columns [col_begin, col_begin + cols) of M.
+MatrixRef cols_of(MatrixRef M, int col_begin, int cols);
+ConstMatrixRef cols_of(ConstMatrixRef M, int col_begin, int cols);
+/// True if every entry is finite.
+bool all_finite(ConstMatrixRef M);
+
+}  // namespace esdirk::detail

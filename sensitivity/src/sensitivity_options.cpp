@@ -1,0 +1,28 @@
+#include "esdirk/sensitivity/sensitivity_options.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace esdirk {
+
+void SensitivityOptions::validate(int directions) const {
+  if (mode != SensitivityMode::paper && mode != SensitivityMode::exact)
+    throw std::invalid_argument("SensitivityOptions::mode is neither paper nor exact");
+  if (!error_atol.empty()) {
+    if (static_cast<int>(error_atol.size()) != directions)
+      throw std::invalid_argument("SensitivityOptions::error_atol has " +
+                                  std::to_string(error_atol.size()) +
+                                  " entries, expected one per seed direction (" +
+                                  std::to_string(directions) + ") or none");
+    for (double a : error_atol)
+      if (!(a > 0.0) || !std::isfinite(a))
+        throw std::invalid_argument("SensitivityOptions::error_atol entries must be finite and > 0");
+  }
+  if (!(correction_tolerance > 0.0 && correction_tolerance < 1.0))
+    throw std::invalid_argument("SensitivityOptions::correction_tolerance must be in (0, 1)");
+  if (max_corrections < 1)
+    throw std::invalid_argument("SensitivityOptions::max_corrections must be >= 1");
+}
+
+}  // namespace esdirk

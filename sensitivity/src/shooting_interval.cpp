@@ -1,0 +1,165 @@
+#include "esdirk/sensitivity/shooting_interval.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "matrix_kernels.hpp"
+
+namespace esdirk {
+namespace {
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+void check_vector(ConstVector v, int n, const char* what) {
+  if (static_cast<int>(v.size()) != n)
+    throw std::invalid_argument(std::string("ShootingInterval::integrate: ") + what + " has size " +
+                                std::to_string(v.size()) + ", the problem needs " + std::to_string(n));
+  for (double value : v)
+    if (!std::isfinite(value))
+      throw std::invalid_argument(std::string("ShootingInterval::integrate: ") + what + " has non-finite entries");
+}
+
+}  // namespace
+
+ShootingInterval::ShootingInterval(Problem& problem, Options options, SensitivityOptions sensitivity)
+    : problem_(problem),
+      nx_(problem.nx()),
+      nz_(problem.nz()),
+      nu_(problem.np()),
+      integrator_(std::make_unique<Integrator>(problem, std::move(options))),
+      sensitivity_(std::make_unique<ForwardSensitivity>(*integrator_, std::move(sensitivity))) {
+  result_.x.assign(static_cast<std::size_t>(nx_), 0.0);
+  result_.z.assign(static_cast<std::size_t>(nz_), 0.0);
+  result_.A.resize(nx_, nx_);
+  result_.B.resize(nx_, nu_);
+  result_.Az.resize(nz_, nx_);
+  result_.Bz.resize(nz_, nu_);
+  result_.q.assign(static_cast<std::size_t>(nx_), 0.0);
+  result_.r.assign(static_cast<std::size_t>(nu_), 0.0);
+  z_guess_.assign(static_cast<std::size_t>(nz_), 0.0);
+  hx_.assign(static_cast<std::size_t>(nx_), 0.0);
+  hz_.assign(static_cast<std::size_t>(nz_), 0.0);
+  hu_.assign(static_cast<std::size_t>(nu_), 0.0);
+}
+
+void ShootingInterval::set_running_cost(RunningCost cost) { cost_ = std::move(cost); }
+
+const ShootingResult& ShootingInterval::result() const {
+  if (!valid_)
+    throw std::logic_error(result_.message.empty()
+                               ? "ShootingInterval::result: no interval has been integrated yet"
+                               : "ShootingInterval::result: the last interval failed (" + result_.message + ")");
+  return result_;
+}
+
+ShootingResult& ShootingInterval::fail(Status status, std::string message) {
+  result_.status = status;
+  result_.message = std::move(message);
+  result_.statistics = integrator_->statistics();
+  total_ += result_.statistics;
+  valid_ = false;
+  started_ = false;  // the next call initializes afresh
+  return result_;
+}
+
+// H += h sum_i b_i h(T_i, X_i, Z_i, u), and along every seed direction its derivative with the
+// stage sensitivities: the quadrature that augmenting the DAE by y' = h gives for a stiffly
+// accurate Runge-Kutta method (seed 002 eq. 8), so q and r are derivatives of the discrete H.
+Status ShootingInterval::accumulate_cost(const StepRecord& step) {
+  const Tableau& tab = integrator_->options().method;
+  const StageSensitivities& stages = sensitivity_->last_stages();
+  const ConstMatrixRef P = sensitivity_->parameter_directions();
+  const ConstVector u = integrator_->parameters();
+  for (int i = 0; i < step.stages; ++i) {
+    const double w = step.h * tab.b[static_cast<std::size_t>(i)];
+    if (w == 0.0) continue;
+    const ConstVector x(step.X.column(i), static_cast<std::size_t>(nx_));
+    const ConstVector z(step.Z.column(i), static_cast<std::size_t>(nz_));
+    double value = 0.0;
+    const int code = cost_(step.stage_times[i], x, z, u, value, hx_, hz_, hu_);
+    bool finite = std::isfinite(value);
+    for (double v : hx_) finite = finite && std::isfinite(v);
+    for (double v : hz_) finite = finite && std::isfinite(v);
+    for (double v : hu_) finite = finite && std::isfinite(v);
+    if (code < 0) return Status::callback_fatal;
+    if (code > 0 || !finite) return Status::callback_failures;
+    result_.H += w * value;
+    const ConstMatrixRef SX = stages.stage_states(i), SZ = stages.stage_algebraic(i);
+    for (int j = 0; j < nx_ + nu_; ++j) {
+      double d = 0.0;
+      for (int k = 0; k < nx_; ++k) d += hx_[static_cast<std::size_t>(k)] * SX(k, j);
+      for (int k = 0; k < nz_; ++k) d += hz_[static_cast<std::size_t>(k)] * SZ(k, j);
+      for (int k = 0; k < nu_; ++k) d += hu_[static_cast<std::size_t>(k)] * P(k, j);
+      if (j < nx_) result_.q[static_cast<std::size_t>(j)] += w * d;
+      else result_.r[static_cast<std::size_t>(j - nx_)] += w * d;
+    }
+  }
+  return Status::success;
+}
+
+const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, ConstVector x_k,
+                                                  ConstVector u_k, ConstVector z_guess) {
+  if (!std::isfinite(t_k) || !std::isfinite(t_end))
+    throw std::invalid_argument("ShootingInterval::integrate: the interval ends must be finite");
+  if (!(t_end > t_k))
+    throw std::invalid_argument("ShootingInterval::integrate: the interval [" + number(t_k) + ", " +
+                                number(t_end) + "] has zero or negative length");
+  check_vector(x_k, nx_, "x_k");
+  check_vector(u_k, nu_, "the control vector u_k");
+  if (!z_guess.empty()) {
+    check_vector(z_guess, nz_, "z_guess");
+    std::copy(z_guess.begin(), z_guess.end(), z_guess_.begin());
+  }
+  result_.status = Status::success;
+  result_.message.clear();
+  result_.t_end = t_end;
+  result_.H = 0.0;
+  std::fill(result_.q.begin(), result_.q.end(), 0.0);
+  std::fill(result_.r.begin(), result_.r.end(), 0.0);
+  valid_ = false;
+
+  Integrator& solver = *integrator_;
+  // First call: a full initialization; later calls a restart, which keeps the step-size guess.
+  solver.statistics() = Statistics{};
+  Status status = started_ ? solver.restart(t_k, x_k, z_guess_, u_k) : solver.initialize(t_k, x_k, z_guess_, u_k);
+  if (!ok(status)) return fail(status, "consistent initialization at t_k = " + number(t_k) + ": " + solver.message());
+  started_ = true;
+  solver.set_stop_time(t_end);
+  status = sensitivity_->initialize_all();
+  if (!ok(status)) return fail(status, sensitivity_->message());
+
+  while (solver.t() != t_end) {
+    status = solver.step(t_end);
+    if (!ok(status)) return fail(status, solver.message());
+    if (!ok(sensitivity_->status())) return fail(sensitivity_->status(), sensitivity_->message());
+    if (cost_) {
+      status = accumulate_cost(solver.last_step());
+      if (!ok(status))
+        return fail(status, "the running cost failed or was not finite in the step from t = " +
+                                number(solver.last_step().t));
+    }
+  }
+
+  std::copy(solver.x().begin(), solver.x().end(), result_.x.begin());
+  std::copy(solver.z().begin(), solver.z().end(), result_.z.begin());
+  std::copy(solver.z().begin(), solver.z().end(), z_guess_.begin());  // guess for the next call
+  const ConstMatrixRef Sx = sensitivity_->state_sensitivity();
+  const ConstMatrixRef Sz = sensitivity_->algebraic_sensitivity();
+  detail::copy(detail::cols_of(Sx, 0, nx_), result_.A.ref());
+  detail::copy(detail::cols_of(Sx, nx_, nu_), result_.B.ref());
+  if (nz_ > 0) {
+    detail::copy(detail::cols_of(Sz, 0, nx_), result_.Az.ref());
+    detail::copy(detail::cols_of(Sz, nx_, nu_), result_.Bz.ref());
+  }
+  result_.statistics = solver.statistics();
+  total_ += result_.statistics;
+  valid_ = true;
+  return result_;
+}
+
+}  // namespace esdirk

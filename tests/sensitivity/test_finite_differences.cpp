@@ -1,0 +1,163 @@
+// `exact` mode is the derivative of the discrete solution: it equals central finite differences
+// of the integrator replayed on the same frozen step sequence (Newton converged far below the
+// error tolerance so that the replay is the discrete solution, not an iterate of it).
+#include <boost/test/unit_test.hpp>
+
+#include "sensitivity_fixtures.hpp"
+
+using namespace sens_test;
+
+namespace {
+
+// The Dow seed of the finite-difference tests: the scaled seed, with the direction of u6(0)
+// shortened because u6(0) - Q+ < -[A-] has no physical solution ([H+] < 0).
+DenseMatrix dow_fd_seed() {
+  DenseMatrix seed = dow_scaled_seed();
+  seed(5, 5) = 1e-2;
+  return seed;
+}
+
+DenseMatrix oscillator_seed() {
+  DenseMatrix seed(4, 4);
+  for (int k = 0; k < 4; ++k) seed(k, k) = 1.0;
+  return seed;
+}
+
+constexpr double fd_delta = 1e-5;  // truncation ~1e-10, rounding noise ~1e-9 (measured)
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(finite_differences_on_frozen_steps)
+
+BOOST_AUTO_TEST_CASE(dow_exact_mode_equals_finite_differences) {
+  dow::Model model;
+  const Setup s = dow_setup();
+  const auto steps = record_steps(model, dow_options(1e-6), s);
+  BOOST_REQUIRE_GT(steps.size(), 50u);
+  const auto replay_opts = replay_options(dow_options(1e-6));
+  const DenseMatrix seed = dow_fd_seed();
+  const DenseMatrix S = replay_sensitivities(model, replay_opts, {}, s, steps, seed.cref());
+  BOOST_REQUIRE_EQUAL(S.rows(), 10);
+  const DenseMatrix fd = frozen_finite_differences(model, replay_opts, s, steps, seed.cref(), fd_delta);
+  const double x_error = row_scaled_error(S.cref(), fd.cref(), 0, 6);
+  const double z_error = row_scaled_error(S.cref(), fd.cref(), 6, 10);
+  BOOST_TEST_MESSAGE("Dow, exact vs frozen FD (scaled, per row max): x " << x_error << ", z " << z_error);
+  BOOST_TEST(x_error <= 1e-7);
+  BOOST_TEST(z_error <= 1e-7);
+}
+
+BOOST_AUTO_TEST_CASE(oscillator_exact_mode_equals_finite_differences) {
+  for (const auto& method : {esdirk::Tableau::esdirk34(), esdirk::Tableau::esdirk23()}) {
+    Oscillator model;
+    const Setup s = oscillator_setup();
+    esdirk::Options options;
+    options.rtol = options.atol = 1e-5;
+    options.method = method;
+    const auto steps = record_steps(model, options, s);
+    BOOST_REQUIRE_GT(steps.size(), 20u);
+    const auto replay_opts = replay_options(options);
+    const DenseMatrix seed = oscillator_seed();
+    const DenseMatrix S = replay_sensitivities(model, replay_opts, {}, s, steps, seed.cref());
+    BOOST_REQUIRE_EQUAL(S.rows(), 2);
+    const DenseMatrix fd = frozen_finite_differences(model, replay_opts, s, steps, seed.cref(), fd_delta);
+    const double error = row_scaled_error(S.cref(), fd.cref(), 0, 2);
+    BOOST_TEST_MESSAGE(method.name << " oscillator, exact vs frozen FD: " << error);
+    BOOST_TEST(error <= 1e-7);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(finite_difference_jacobians_are_exact_to_their_accuracy) {
+  // Without analytic Jacobians the stage Jacobians are forward differences (relative error
+  // ~1e-8), so exact mode is exact only to that level.
+  Oscillator model(false);
+  const Setup s = oscillator_setup();
+  esdirk::Options options;
+  options.rtol = options.atol = 1e-5;
+  const auto steps = record_steps(model, options, s);
+  const auto replay_opts = replay_options(options);
+  const DenseMatrix seed = oscillator_seed();
+  const DenseMatrix S = replay_sensitivities(model, replay_opts, {}, s, steps, seed.cref());
+  BOOST_REQUIRE_EQUAL(S.rows(), 2);
+  const DenseMatrix fd = frozen_finite_differences(model, replay_opts, s, steps, seed.cref(), fd_delta);
+  const double error = row_scaled_error(S.cref(), fd.cref(), 0, 2);
+  BOOST_TEST_MESSAGE("oscillator with FD Jacobians, exact vs frozen FD: " << error);
+  BOOST_TEST(error <= 1e-5);
+}
+
+BOOST_AUTO_TEST_CASE(paper_mode_is_not_the_discrete_derivative_but_close) {
+  // Algorithm 2 freezes the Jacobians at t_n: its error against the discrete derivative is
+  // O(h) per unit time, far above exact mode's and far below the sensitivities themselves.
+  dow::Model model;
+  const Setup s = dow_setup();
+  const auto steps = record_steps(model, dow_options(1e-6), s);
+  const auto replay_opts = replay_options(dow_options(1e-6));
+  const DenseMatrix seed = dow_fd_seed();
+  esdirk::SensitivityOptions paper;
+  paper.mode = esdirk::SensitivityMode::paper;
+  const DenseMatrix P = replay_sensitivities(model, replay_opts, paper, s, steps, seed.cref());
+  const DenseMatrix E = replay_sensitivities(model, replay_opts, {}, s, steps, seed.cref());
+  BOOST_REQUIRE_EQUAL(P.rows(), 10);
+  BOOST_REQUIRE_EQUAL(E.rows(), 10);
+  const double difference = row_scaled_error(P.cref(), E.cref(), 0, 10);
+  BOOST_TEST_MESSAGE("Dow rtol 1e-6, paper vs exact (scaled, per row max): " << difference);
+  BOOST_TEST(difference > 1e-6);
+  BOOST_TEST(difference < 1e-1);
+}
+
+BOOST_AUTO_TEST_CASE(dense_output_is_the_derivative_of_the_dense_output) {
+  Oscillator model;
+  const Setup s = oscillator_setup();
+  esdirk::Options options;
+  options.rtol = options.atol = 1e-5;
+  auto steps = record_steps(model, options, s);
+  const auto replay_opts = replay_options(options);
+  double t_end = s.t0;
+  for (double h : steps) t_end += h;
+  const double t_inside = t_end - 0.37 * steps.back();
+
+  auto dense_at = [&](const std::vector<double>& x0, const std::vector<double>& p) {
+    esdirk::Integrator solver(model, replay_opts);
+    solver.initialize(s.t0, x0, {}, p);
+    for (double h : steps) solver.step_exactly(h);
+    std::vector<double> x(2);
+    solver.dense_output(t_inside, x);
+    return x;
+  };
+  esdirk::Integrator solver(model, replay_opts);
+  esdirk::ForwardSensitivity sens(solver);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, {}, s.p)));
+  BOOST_REQUIRE(esdirk::ok(sens.initialize_all()));
+  for (double h : steps) BOOST_REQUIRE(esdirk::ok(solver.step_exactly(h)));
+  DenseMatrix S(2, 4);
+  sens.dense_output(t_inside, S.ref());
+  DenseMatrix fd(2, 4);
+  for (int j = 0; j < 4; ++j) {
+    auto xp = s.x0, xm = s.x0, pp = s.p, pm = s.p;
+    if (j < 2) { xp[j] += fd_delta; xm[j] -= fd_delta; }
+    else { pp[j - 2] += fd_delta; pm[j - 2] -= fd_delta; }
+    const auto plus = dense_at(xp, pp), minus = dense_at(xm, pm);
+    for (int i = 0; i < 2; ++i) fd(i, j) = (plus[i] - minus[i]) / (2.0 * fd_delta);
+  }
+  BOOST_TEST(row_scaled_error(S.cref(), fd.cref(), 0, 2) <= 1e-7);
+}
+
+BOOST_AUTO_TEST_CASE(a_few_directions_equal_the_columns_of_all_directions) {
+  dow::Model model;
+  const Setup s = dow_setup(1.0);
+  const auto steps = record_steps(model, dow_options(1e-6), s);
+  const DenseMatrix all_seed = dow_scaled_seed();
+  DenseMatrix few(15, 2);  // d/d k2 (scaled) and d/d u1(0) + d/d u2(0)
+  few(6 + 2, 0) = dow::nominal_parameters[2];
+  few(0, 1) = 1.0;
+  few(1, 1) = 1.0;
+  const DenseMatrix all = replay_sensitivities(model, dow_options(1e-6), {}, s, steps, all_seed.cref());
+  const DenseMatrix part = replay_sensitivities(model, dow_options(1e-6), {}, s, steps, few.cref());
+  BOOST_REQUIRE_EQUAL(part.cols(), 2);
+  for (int i = 0; i < 10; ++i) {
+    const double scale0 = std::abs(all(i, 8)) + 1e-300, scale1 = std::abs(all(i, 0) + all(i, 1)) + 1e-300;
+    BOOST_TEST(std::abs(part(i, 0) - all(i, 8)) / scale0 <= 1e-9);
+    BOOST_TEST(std::abs(part(i, 1) - (all(i, 0) + all(i, 1))) / scale1 <= 1e-8);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
