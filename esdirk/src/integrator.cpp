@@ -623,8 +623,10 @@ Status Integrator::step_exactly(double h) {
 // Continuous extension of order 3: the cubic Hermite interpolant of (x_n, F_1) and
 // (x_{n+1}, F_s), written as x_n + h sum_i b_i(theta) F_i so that it is a Runge-Kutta continuous
 // extension (it keeps every linear invariant of f). z: the polynomial through the stage values
-// Z_i at the nodes c_i.
-void Integrator::dense_output(double t, Vector x_out, Vector z_out) const {
+// Z_i at the nodes c_i, then simplified Newton on g(t, x(t), z) = 0 with dg/dz of the step's
+// Jacobian: the stage values have stage order 2 only, and the correction makes z as accurate
+// as x(t) (see doc/integrator-theory.md, section 6).
+void Integrator::dense_output(double t, Vector x_out, Vector z_out) {
   if (static_cast<int>(x_out.size()) != nx_ || (!z_out.empty() && static_cast<int>(z_out.size()) != nz_))
     throw std::invalid_argument("dense_output: output vectors must have sizes nx and nz (or 0)");
   if (!has_step_) {
@@ -650,7 +652,7 @@ void Integrator::dense_output(double t, Vector x_out, Vector z_out) const {
     const double* Fi = Fa_.column(i);
     for (int k = 0; k < nx_; ++k) x_out[k] += hb * Fi[k];
   }
-  if (z_out.empty()) return;
+  if (z_out.empty() || nz_ == 0) return;
   for (int k = 0; k < nz_; ++k) z_out[k] = 0.0;
   for (int i = 0; i < s_; ++i) {
     double li = 1.0;
@@ -658,6 +660,17 @@ void Integrator::dense_output(double t, Vector x_out, Vector z_out) const {
       if (j != i) li *= (theta - tab_.c[j]) / (tab_.c[i] - tab_.c[j]);
     const double* Zi = Za_.column(i);
     for (int k = 0; k < nz_; ++k) z_out[k] += li * Zi[k];
+  }
+  // At the ends the stage values themselves are consistent (and must stay continuous).
+  if (theta <= 1e-12 || theta >= 1.0 - 1e-12) return;
+  for (int j = 0; j < nz_; ++j)
+    for (int i = 0; i < nz_; ++i) dgdz_(i, j) = jacobian_(nx_ + i, nx_ + j);
+  if (lu_factor(dgdz_.ref(), dgdz_pivots_.data()) != 0) return;  // keep the interpolant
+  const MatrixRef correction{z_correction_.data(), nz_, 1, nz_};
+  for (int iteration = 0; iteration < 2; ++iteration) {
+    if (evaluate(t, x_out, z_out, base_, z_correction_) != 0) return;
+    lu_solve(dgdz_.cref(), dgdz_pivots_.data(), correction);
+    for (int k = 0; k < nz_; ++k) z_out[k] -= z_correction_[k];
   }
 }
 

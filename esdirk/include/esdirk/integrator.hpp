@@ -72,8 +72,10 @@ class Integrator {
   void set_trial_step_hook(std::function<double(const StepRecord&)> hook);
 
   /// Dense output over the last accepted step: x(t), z(t) for t between its ends
-  /// (continuous extension of order 3). Throws std::domain_error outside.
-  void dense_output(double t, Vector x_out, Vector z_out = {}) const;
+  /// (continuous extension of order 3). z is interpolated from the stage values and then
+  /// corrected by simplified Newton on g(t, x(t), z) = 0, which costs up to two evaluations
+  /// of the model (counted in function_evaluations). Throws std::domain_error outside.
+  void dense_output(double t, Vector x_out, Vector z_out = {});
 
   // --- State --------------------------------------------------------------------------------
   double t() const { return t_; }             ///< the last accepted time

@@ -1,0 +1,155 @@
+/* esdirk C API: the ESDIRK34 integrator for stiff ODEs and index-1 DAEs
+ *
+ *     x' = f(t, x, z, p),   0 = g(t, x, z, p)
+ *
+ * for C (C99) and, through the Fortran 2003 module, for Fortran callers.
+ *
+ * Conventions (see doc/c-api-guide.md):
+ *  - Opaque handles with *_create / *_free pairs. *_free takes the handle's address, frees
+ *    it and sets it to NULL; freeing NULL (or a pointer to NULL) is a no-op.
+ *  - Every function returns an int status: ESDIRK_SUCCESS (0) or a negative code. The
+ *    handle keeps a readable message of the last failure (esdirk_solver_last_error).
+ *  - Sizes are esdirk_int; vectors come with their length, matrices are column-major with an
+ *    explicit leading dimension; all output buffers are owned by the caller.
+ *  - Callbacks receive the sizes and the caller's user_data (which may be NULL) and return
+ *    0 on success, > 0 for a recoverable failure (the step is retried with a smaller h) and
+ *    < 0 for a fatal one (the call returns ESDIRK_CALLBACK_FATAL).
+ *  - The library never prints and no C++ exception crosses this interface.
+ *  - Options take effect at the next esdirk_solver_initialize.
+ */
+#ifndef ESDIRK_ESDIRK_H
+#define ESDIRK_ESDIRK_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The one integer type for sizes, indices and leading dimensions. */
+typedef int32_t esdirk_int;
+
+/* ---- Status codes ------------------------------------------------------------------------ */
+#define ESDIRK_SUCCESS 0
+/* Numerical failures; the solution at the last accepted time stays available. */
+#define ESDIRK_TOO_MANY_STEPS (-1)
+#define ESDIRK_STEP_SIZE_TOO_SMALL (-2)
+#define ESDIRK_ERROR_TEST_FAILURES (-3)
+#define ESDIRK_NEWTON_FAILURES (-4)
+#define ESDIRK_SINGULAR_ITERATION_MATRIX (-5)
+#define ESDIRK_CALLBACK_FAILURES (-6)
+#define ESDIRK_CALLBACK_FATAL (-7)
+#define ESDIRK_INITIALIZATION_FAILED (-8)
+#define ESDIRK_SINGULAR_ALGEBRAIC_JACOBIAN (-9)
+/* Misuse. */
+#define ESDIRK_NULL_ARGUMENT (-101)    /* a required pointer (handle, vector, callback) is NULL */
+#define ESDIRK_INVALID_ARGUMENT (-102) /* a size, value or option is invalid */
+#define ESDIRK_WRONG_CALL_ORDER (-103) /* e.g. integrate before a successful initialize */
+#define ESDIRK_OUT_OF_MEMORY (-104)
+#define ESDIRK_INTERNAL_ERROR (-105)   /* an unexpected C++ exception (e.g. from a callback) */
+
+/** A stable lower-case name of a status ("success", "too_many_steps", ...; "unknown"). */
+const char* esdirk_status_name(int status);
+
+/* ---- The problem --------------------------------------------------------------------------- */
+typedef struct esdirk_problem esdirk_problem;
+
+/** f (size nx) and g (size nz; NULL when nz = 0) at (t, x, z, p). */
+typedef int (*esdirk_residual_fn)(esdirk_int nx, esdirk_int nz, esdirk_int np, double t,
+                                  const double* x, const double* z, const double* p, double* f,
+                                  double* g, void* user_data);
+/** J = [f_x f_z; g_x g_z], (nx+nz) x (nx+nz), column-major with leading dimension ldj. */
+typedef int (*esdirk_jacobian_fn)(esdirk_int nx, esdirk_int nz, esdirk_int np, double t,
+                                  const double* x, const double* z, const double* p, double* J,
+                                  esdirk_int ldj, void* user_data);
+/** Jp = [f_p; g_p], (nx+nz) x np, column-major with leading dimension ldjp. */
+typedef int (*esdirk_parameter_jacobian_fn)(esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                            double t, const double* x, const double* z,
+                                            const double* p, double* Jp, esdirk_int ldjp,
+                                            void* user_data);
+
+/** Creates a problem with nx >= 1 differential and nz >= 0 algebraic states and np >= 0
+ *  parameters. `residual` is required; `user_data` is passed to every callback. */
+int esdirk_problem_create(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_residual_fn residual,
+                          void* user_data, esdirk_problem** problem);
+/** Optional analytic Jacobians (finite differences otherwise). NULL removes one. */
+int esdirk_problem_set_jacobian(esdirk_problem* problem, esdirk_jacobian_fn jacobian);
+int esdirk_problem_set_parameter_jacobian(esdirk_problem* problem,
+                                          esdirk_parameter_jacobian_fn parameter_jacobian);
+/** Frees *problem (which must outlive the solvers that use it) and sets it to NULL. */
+void esdirk_problem_free(esdirk_problem** problem);
+
+/* ---- The solver ---------------------------------------------------------------------------- */
+typedef struct esdirk_solver esdirk_solver;
+
+int esdirk_solver_create(esdirk_problem* problem, esdirk_solver** solver);
+void esdirk_solver_free(esdirk_solver** solver);
+/** The message of the last failure on this handle ("" if none). Valid until the next call. */
+const char* esdirk_solver_last_error(const esdirk_solver* solver);
+
+/* Options (defaults as in doc/integrator-guide.md); validated at the next initialize. */
+int esdirk_solver_set_tolerances(esdirk_solver* solver, double rtol, double atol);
+/** Per-component tolerances of the nx differential states. */
+int esdirk_solver_set_tolerance_vectors(esdirk_solver* solver, const double* rtol, const double* atol,
+                                        esdirk_int nx);
+/** Absolute tolerances of the nz algebraic states. */
+int esdirk_solver_set_algebraic_atol(esdirk_solver* solver, const double* atol, esdirk_int nz);
+int esdirk_solver_set_step_limits(esdirk_solver* solver, double initial_step, double min_step,
+                                  double max_step, long max_steps);
+int esdirk_solver_set_controller(esdirk_solver* solver, int predictive, double k1, double k2,
+                                 double safety, double min_step_ratio, double max_step_ratio);
+int esdirk_solver_set_newton(esdirk_solver* solver, int max_iterations, double tolerance,
+                             double reference_contraction);
+int esdirk_solver_set_filter_error_estimate(esdirk_solver* solver, int filter);
+/** Consecutive failures of each kind before a step gives up (defaults 12, 12, 12). */
+int esdirk_solver_set_failure_limits(esdirk_solver* solver, int max_error_test_failures,
+                                     int max_newton_failures, int max_callback_failures);
+
+/** Sets t0, x0, p and makes z consistent (g(t0, x0, z0) = 0) by Newton from z0_guess. */
+int esdirk_solver_initialize(esdirk_solver* solver, double t0, const double* x0, esdirk_int nx,
+                             const double* z0_guess, esdirk_int nz, const double* p, esdirk_int np);
+/** Restart after a discontinuity: new t, x, p and consistent z; keeps the step-size guess. */
+int esdirk_solver_restart(esdirk_solver* solver, double t, const double* x, esdirk_int nx,
+                          const double* z_guess, esdirk_int nz, const double* p, esdirk_int np);
+/** Integrates to tout and writes x(tout), z(tout) (z may be NULL with nz = 0). On failure
+ *  writes the solution at the last accepted time. */
+int esdirk_solver_integrate_to(esdirk_solver* solver, double tout, double* x, esdirk_int nx,
+                               double* z, esdirk_int nz);
+/** One accepted step towards tout (never past the stop time). */
+int esdirk_solver_step(esdirk_solver* solver, double tout);
+int esdirk_solver_set_stop_time(esdirk_solver* solver, double tstop);
+int esdirk_solver_clear_stop_time(esdirk_solver* solver);
+/** Dense output over the last accepted step (z is corrected onto g = 0, which evaluates the
+ *  model up to twice). */
+int esdirk_solver_dense_output(esdirk_solver* solver, double t, double* x, esdirk_int nx,
+                               double* z, esdirk_int nz);
+/** The current time and state. */
+int esdirk_solver_get_state(const esdirk_solver* solver, double* t, double* x, esdirk_int nx,
+                            double* z, esdirk_int nz);
+
+/** The integrator's counters (see doc/integrator-guide.md, "Statistics"). */
+typedef struct esdirk_statistics {
+  int64_t steps;
+  int64_t accepted_steps;
+  int64_t rejected_steps;
+  int64_t function_evaluations;
+  int64_t fd_function_evaluations;
+  int64_t jacobian_evaluations;
+  int64_t lu_factorizations;
+  int64_t back_substitutions;
+  int64_t newton_iterations;
+  int64_t newton_failures;
+  int64_t callback_failures;
+  int64_t parameter_jacobian_evaluations;
+  int64_t sensitivity_solves;
+  int64_t events;
+  int64_t adjoint_steps;
+  int64_t checkpoints;
+} esdirk_statistics;
+
+int esdirk_solver_get_statistics(const esdirk_solver* solver, esdirk_statistics* statistics);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ESDIRK_ESDIRK_H */
