@@ -216,8 +216,17 @@ Status ForwardSensitivity::integrate_to(double tout, Vector x, Vector z, MatrixR
   if (Sz.data != nullptr && (Sz.rows != nz_ || Sz.cols != directions_ || Sz.ld < Sz.rows))
     throw std::invalid_argument("ForwardSensitivity::integrate_to: Sz must be nz x ns = " +
                                 std::to_string(nz_) + " x " + std::to_string(directions_) + " or empty");
+  // The integrator's max_steps bounds one call of step(); bound the whole call here, as
+  // Integrator::integrate_to does.
+  const long first_step = integrator_.statistics().steps;
   for (;;) {
     if (integrator_.t() == tout) break;
+    if (integrator_.statistics().steps - first_step >= integrator_.options().max_steps) {
+      initialized_ = false;
+      return fail(Status::too_many_steps, std::to_string(integrator_.options().max_steps) +
+                                              " steps taken in this call without reaching the output time (t = " +
+                                              number(integrator_.t()) + ")");
+    }
     if (has_step_ && (tout - step_t_) * step_h_ >= 0.0 && (tout - integrator_.t()) * step_h_ <= 0.0)
       break;  // tout lies inside the last step: dense output
     const Status status = integrator_.step(tout);

@@ -32,6 +32,8 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
   jp_cache_.resize(n_, np_);
   cache_point_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
   weights_.assign(static_cast<std::size_t>(n_), 1.0);
+  f_base_.assign(static_cast<std::size_t>(nx_), 0.0);
+  g_base_.assign(static_cast<std::size_t>(nz_), 0.0);
   fallback_.resize(nx_, nz_);
 }
 
@@ -87,11 +89,13 @@ int StageSensitivities::parameter_jacobian_at(const StepRecord& step, int stage,
   } else {
     const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
     const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
-    const ConstVector f(step.F.column(stage), static_cast<std::size_t>(nx_));
-    const ConstVector g(step.G.column(stage), static_cast<std::size_t>(nz_));
     const double t = step.stage_times[stage];
+    if (!integrator_.problem().has_parameter_jacobian()) {
+      const int code = difference_base(step, stage);
+      if (code != 0) return code;
+    }
     const int code = integrator_.jacobians().parameter_jacobian(t, x, z, integrator_.parameters(),
-                                                                f, g, jp_.ref());
+                                                                f_base_, g_base_, jp_.ref());
     if (code != 0) {
       message_ = std::string(code < 0 ? "the parameter Jacobian [f_p; g_p] returned a fatal code"
                                       : "the parameter Jacobian [f_p; g_p] failed or was not finite") +
@@ -104,14 +108,38 @@ int StageSensitivities::parameter_jacobian_at(const StepRecord& step, int stage,
   return 0;
 }
 
+// f and g at a stage, the base of forward differences. The step record's F_i is the stage
+// derivative of the stage equation, (X_i - base)/(h gamma), which differs from f(T_i, X_i, Z_i)
+// by the Newton error: too much for a difference quotient. Counted as a difference evaluation.
+int StageSensitivities::difference_base(const StepRecord& step, int stage) {
+  if (base_stage_ == stage) return 0;
+  const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
+  const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
+  const double t = step.stage_times[stage];
+  ++integrator_.statistics().fd_function_evaluations;
+  int code = integrator_.problem().evaluate(t, x, z, integrator_.parameters(), f_base_, g_base_);
+  if (code == 0) {
+    for (double v : f_base_) code = std::isfinite(v) ? code : 1;
+    for (double v : g_base_) code = std::isfinite(v) ? code : 1;
+  }
+  if (code != 0) {
+    message_ = "f/g failed at the stage t = " + number(t) + " (base of the difference Jacobians)";
+    return code;
+  }
+  base_stage_ = stage;
+  return 0;
+}
+
 int StageSensitivities::stage_jacobian_at(const StepRecord& step, int stage) {
   const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
   const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
-  const ConstVector f(step.F.column(stage), static_cast<std::size_t>(nx_));
-  const ConstVector g(step.G.column(stage), static_cast<std::size_t>(nz_));
   const double t = step.stage_times[stage];
-  const int code = integrator_.jacobians().state_jacobian(t, x, z, integrator_.parameters(), f, g,
-                                                          stage_jacobian_.ref());
+  if (!integrator_.problem().has_jacobian()) {
+    const int code = difference_base(step, stage);
+    if (code != 0) return code;
+  }
+  const int code = integrator_.jacobians().state_jacobian(t, x, z, integrator_.parameters(),
+                                                          f_base_, g_base_, stage_jacobian_.ref());
   if (code != 0)
     message_ = std::string(code < 0 ? "the Jacobian returned a fatal code"
                                     : "the Jacobian failed or was not finite") +
@@ -140,8 +168,7 @@ double StageSensitivities::weighted_column_max(const double* column) const {
 // iteration matrix with the stage Jacobian J, by S += M^{-1}(rhs - M_i S). The sweep contracts
 // like the simplified Newton iteration of the same stage did. Returns the sweeps used, or -1 if
 // it did not converge (S is then solved with a factorization of M_i).
-int StageSensitivities::refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma,
-                                     const StepRecord& step) {
+int StageSensitivities::refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma) {
   const LinearSolver& lu = integrator_.last_iteration_matrix();
   Statistics& stats = integrator_.statistics();
   const int ns = directions_;
@@ -167,7 +194,6 @@ int StageSensitivities::refine_stage(ConstMatrixRef J, MatrixRef S, double h_gam
     }
     if (converged) return sweep;
   }
-  (void)step;
   // Fallback: factor M_i itself (counted as an LU) and solve directly.
   ++fallbacks_;
   ++stats.lu_factorizations;
@@ -190,6 +216,7 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
   const double hg = lu.h_gamma();
   const ConstMatrixRef Jn = integrator_.last_jacobian();
   last_max_corrections_ = 0;
+  base_stage_ = -1;
   message_.clear();
   if (exact) weights_for(step);
 
@@ -205,8 +232,16 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
   MatrixRef SF1 = detail::cols_of(SF_.ref(), 0, ns);
   detail::copy(Sx, SX1);
   detail::copy(Sz, SZ1);
-  detail::multiply(detail::cols_of(Jn, 0, nx_), 0, Sx, SF1, 1.0, false);
-  if (nz_ > 0) detail::multiply(detail::cols_of(Jn, nx_, nz_), 0, SZ1, SF1, 1.0, true);
+  // The step's J_n is exact at (t_n, x_n, z_n) when analytic; a difference Jacobian of the
+  // integrator is based on the stage-equation derivative F_s, so exact mode forms its own.
+  ConstMatrixRef J1 = Jn;
+  if (exact && !integrator_.problem().has_jacobian()) {
+    const int code = stage_jacobian_at(step, 0);
+    if (code != 0) return code;
+    J1 = stage_jacobian_.cref();
+  }
+  detail::multiply(detail::cols_of(J1, 0, nx_), 0, Sx, SF1, 1.0, false);
+  if (nz_ > 0) detail::multiply(detail::cols_of(J1, nx_, nz_), 0, SZ1, SF1, 1.0, true);
   detail::add_scaled(detail::rows_of(jpP_.cref(), 0, nx_), SF1, 1.0);
 
   for (int i = 1; i < s_; ++i) {
@@ -238,7 +273,7 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
     lu.solve(S_.ref());
     stats.back_substitutions += ns;
     if (exact) {
-      const int sweeps = refine_stage(J, S_.ref(), hg, step);
+      const int sweeps = refine_stage(J, S_.ref(), hg);
       if (sweeps == -2) {
         message_ = "the stage iteration matrix is singular at t = " + number(step.stage_times[i]) +
                    " (exact sensitivities)";

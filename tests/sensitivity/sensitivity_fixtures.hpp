@@ -6,11 +6,19 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ostream>
 #include <vector>
 
 #include "dow/dow_model.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
+
+namespace esdirk {
+/// Lets Boost.Test print a Status in failed checks.
+inline std::ostream& boost_test_print_type(std::ostream& os, Status status) {
+  return os << status_name(status);
+}
+}  // namespace esdirk
 
 namespace sens_test {
 
@@ -185,8 +193,9 @@ inline DenseMatrix stacked(const esdirk::ForwardSensitivity& sens) {
 inline DenseMatrix replay_sensitivities(esdirk::Problem& problem, const esdirk::Options& options,
                                         const esdirk::SensitivityOptions& sens_options,
                                         const Setup& s, const std::vector<double>& steps,
-                                        ConstMatrixRef seed) {
+                                        ConstMatrixRef seed, std::vector<double> typical = {}) {
   esdirk::Integrator solver(problem, options);
+  if (!typical.empty()) solver.jacobians().set_typical_values(typical);
   esdirk::ForwardSensitivity sens(solver, sens_options);
   if (!esdirk::ok(solver.initialize(s.t0, s.x0, s.z0, s.p))) {
     std::fprintf(stderr, "replay_sensitivities: %s\n", solver.message().c_str());

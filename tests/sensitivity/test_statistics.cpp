@@ -1,1 +1,117 @@
+// The counters (one meaning each), the single-LU property, invariants of the Dow sensitivities
+// and the optional error control.
 #include <boost/test/unit_test.hpp>
+
+#include "sensitivity_fixtures.hpp"
+
+using namespace sens_test;
+
+namespace {
+
+struct Run {
+  esdirk::Statistics stats;
+  DenseMatrix S;  // [Sx; Sz] at the end (empty without sensitivities)
+  long fallbacks = 0;
+};
+
+// Dow over [0, t_end] with the stop time at t_end; `mode` empty: no sensitivities.
+Run dow_run(double rtol, const esdirk::SensitivityMode* mode, bool error_control = false,
+            double t_end = 10.0) {
+  dow::Model model;
+  const Setup s = dow_setup(t_end);
+  esdirk::Integrator solver(model, dow_options(rtol));
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, s.z0, s.p)));
+  solver.set_stop_time(t_end);
+  std::vector<double> x(6), z(4);
+  Run run;
+  if (!mode) {
+    BOOST_REQUIRE(esdirk::ok(solver.integrate_to(t_end, x, z)));
+    run.stats = solver.statistics();
+    return run;
+  }
+  esdirk::SensitivityOptions so;
+  so.mode = *mode;
+  so.error_control = error_control;
+  esdirk::ForwardSensitivity sens(solver, so);
+  const DenseMatrix seed = dow_scaled_seed();
+  BOOST_REQUIRE(esdirk::ok(sens.initialize(seed.cref())));
+  DenseMatrix Sx(6, 15), Sz(4, 15);
+  BOOST_REQUIRE(esdirk::ok(sens.integrate_to(t_end, x, z, Sx.ref(), Sz.ref())));
+  run.stats = solver.statistics();
+  run.S = stacked(sens);
+  run.fallbacks = sens.last_stages().fallback_factorizations();
+  return run;
+}
+
+const esdirk::SensitivityMode paper = esdirk::SensitivityMode::paper;
+const esdirk::SensitivityMode exact = esdirk::SensitivityMode::exact;
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(statistics_and_invariants)
+
+BOOST_AUTO_TEST_CASE(single_lu_per_step_and_counters) {
+  const Run plain = dow_run(1e-6, nullptr);
+  const Run p = dow_run(1e-6, &paper);
+  const Run e = dow_run(1e-6, &exact);
+  const long steps = plain.stats.accepted_steps;
+  const long ns = 15, s = 4, n_init = 1;  // one consistent initialization of S_z (a DAE)
+  for (const Run* run : {&p, &e}) {
+    // The same step sequence: sensitivities (without error control) do not steer the steps.
+    BOOST_TEST(run->stats.steps == plain.stats.steps);
+    BOOST_TEST(run->stats.accepted_steps == steps);
+    BOOST_TEST(run->stats.function_evaluations == plain.stats.function_evaluations);
+    // NSENS: one sensitivity solve per accepted step, none on rejected steps.
+    BOOST_TEST(run->stats.sensitivity_solves == steps);
+    // NLU: the single-LU property. The step loop factors nothing more; the only extra LU is the
+    // one of g_z for the consistent S_z(t0).
+    BOOST_TEST(run->fallbacks == 0);
+    BOOST_TEST(run->stats.lu_factorizations == plain.stats.lu_factorizations + n_init);
+  }
+  BOOST_TEST(plain.stats.sensitivity_solves == 0);
+  // paper: one back-substitution per column and stage 2..s, the frozen J, one [f_p; g_p] per step.
+  BOOST_TEST(p.stats.back_substitutions == plain.stats.back_substitutions + (s - 1) * ns * steps + ns);
+  BOOST_TEST(p.stats.jacobian_evaluations == plain.stats.jacobian_evaluations + n_init);
+  BOOST_TEST(p.stats.parameter_jacobian_evaluations == steps + n_init);
+  // exact: stage Jacobians at stages 2..s; [f_p; g_p] at stages 2..s, stage 1 reusing the last
+  // stage of the previous step (all four on the first step); refinement sweeps add solves.
+  BOOST_TEST(e.stats.jacobian_evaluations == plain.stats.jacobian_evaluations + (s - 1) * steps + n_init);
+  BOOST_TEST(e.stats.parameter_jacobian_evaluations == (s - 1) * steps + 1 + n_init);
+  BOOST_TEST(e.stats.back_substitutions >= p.stats.back_substitutions + (s - 1) * ns * steps);
+}
+
+BOOST_AUTO_TEST_CASE(dow_invariant_sensitivities_sum_to_zero) {
+  // c'x is constant for c = (1,0,1,1,0,0), (0,1,1,1,1,0), (0,0,0,-1,1,1), for every Runge-Kutta
+  // method, so c'S = c'S(0): zero along the parameters, c_j along the initial state u_j(0).
+  const double c[3][6] = {{1, 0, 1, 1, 0, 0}, {0, 1, 1, 1, 1, 0}, {0, 0, 0, -1, 1, 1}};
+  for (const auto* mode : {&paper, &exact}) {
+    const Run run = dow_run(1e-6, mode);
+    for (int j = 0; j < 15; ++j) {
+      double scale = 0.0;
+      for (int i = 0; i < 6; ++i) scale = std::max(scale, std::abs(run.S(i, j)));
+      for (const auto& ck : c) {
+        double sum = j < 6 ? -ck[j] : 0.0;
+        for (int i = 0; i < 6; ++i) sum += ck[i] * run.S(i, j);
+        BOOST_TEST(std::abs(sum) <= 1e-10 * std::max(scale, 1.0), "column " << j << ": " << sum);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(error_control_includes_the_sensitivities) {
+  // Off by default (same steps as without sensitivities); on, the sensitivity error estimate
+  // joins the error test: more steps, and more accurate sensitivities than the states' steps
+  // alone give (measured against a tight run).
+  const Run off = dow_run(1e-5, &exact);
+  const Run on = dow_run(1e-5, &exact, true);
+  const Run tight = dow_run(1e-9, &exact);
+  BOOST_TEST(on.stats.accepted_steps > off.stats.accepted_steps);
+  const double error_off = row_scaled_error(off.S.cref(), tight.S.cref(), 0, 10);
+  const double error_on = row_scaled_error(on.S.cref(), tight.S.cref(), 0, 10);
+  BOOST_TEST_MESSAGE("Dow rtol 1e-5: error off " << error_off << " (" << off.stats.accepted_steps
+                                                 << " steps), on " << error_on << " ("
+                                                 << on.stats.accepted_steps << " steps)");
+  BOOST_TEST(error_on < error_off);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

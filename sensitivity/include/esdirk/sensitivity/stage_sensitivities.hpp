@@ -59,9 +59,10 @@ class StageSensitivities {
   const std::string& message() const { return message_; }
 
  private:
+  int difference_base(const StepRecord& step, int stage);
   int parameter_jacobian_at(const StepRecord& step, int stage, ConstMatrixRef P);
   int stage_jacobian_at(const StepRecord& step, int stage);
-  int refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma, const StepRecord& step);
+  int refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma);
   void weights_for(const StepRecord& step);
   double weighted_column_max(const double* column) const;
   bool cache_matches(const StepRecord& step, int stage) const;
@@ -81,6 +82,8 @@ class StageSensitivities {
   DenseMatrix rhs_, S_, correction_, JS_;  // n x ns
   DenseMatrix error_;            // nx x ns
   std::vector<double> weights_;  // 1/(atol + rtol |.|) of (x_n, z_n): refinement test
+  std::vector<double> f_base_, g_base_;  // f, g at a stage: the base of forward differences
+  int base_stage_ = -1;                  // the stage f_base_, g_base_ belong to (this solve)
   DenseLuSolver fallback_;       // exact mode when refinement does not converge
   int last_max_corrections_ = 0;
   long fallbacks_ = 0;
