@@ -22,11 +22,15 @@ module esdirk
   integer(c_int), parameter, public :: ESDIRK_CALLBACK_FATAL = -7
   integer(c_int), parameter, public :: ESDIRK_INITIALIZATION_FAILED = -8
   integer(c_int), parameter, public :: ESDIRK_SINGULAR_ALGEBRAIC_JACOBIAN = -9
+  integer(c_int), parameter, public :: ESDIRK_STRUCTURALLY_SINGULAR = -10
   integer(c_int), parameter, public :: ESDIRK_NULL_ARGUMENT = -101
   integer(c_int), parameter, public :: ESDIRK_INVALID_ARGUMENT = -102
   integer(c_int), parameter, public :: ESDIRK_WRONG_CALL_ORDER = -103
   integer(c_int), parameter, public :: ESDIRK_OUT_OF_MEMORY = -104
   integer(c_int), parameter, public :: ESDIRK_INTERNAL_ERROR = -105
+  integer(c_int), parameter, public :: ESDIRK_BUFFER_TOO_SMALL = -106
+  integer(c_int), parameter, public :: ESDIRK_SENSITIVITY_EXACT = 0
+  integer(c_int), parameter, public :: ESDIRK_SENSITIVITY_PAPER = 1
 
   ! The integrator's counters; mirrors struct esdirk_statistics.
   type, bind(C), public :: esdirk_statistics
@@ -78,6 +82,13 @@ module esdirk
   public :: esdirk_solver_set_stop_time, esdirk_solver_clear_stop_time, esdirk_solver_dense_output
   public :: esdirk_solver_get_state, esdirk_solver_get_statistics
   public :: esdirk_status_string, esdirk_last_error_string
+  public :: esdirk_solver_set_sensitivity_options, esdirk_solver_start_sensitivities
+  public :: esdirk_solver_integrate_sensitivities_to
+  public :: esdirk_shooting_create, esdirk_shooting_free, esdirk_shooting_set_tolerances
+  public :: esdirk_shooting_set_algebraic_atol, esdirk_shooting_set_sensitivity_mode
+  public :: esdirk_shooting_set_running_cost, esdirk_shooting_integrate
+  public :: esdirk_shooting_get_algebraic_sensitivities, esdirk_shooting_get_statistics
+  public :: esdirk_shooting_last_error_string, esdirk_structural_sigma_1based
 
   interface
     integer(c_int) function esdirk_problem_create(nx, nz, np, residual, user_data, problem) &
@@ -258,6 +269,115 @@ module esdirk
       type(c_ptr), value :: solver
     end function c_esdirk_solver_last_error
 
+    integer(c_int) function esdirk_solver_set_sensitivity_options(solver, mode, error_control) &
+        bind(C, name="esdirk_solver_set_sensitivity_options")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: solver
+      integer(c_int), value :: mode, error_control
+    end function esdirk_solver_set_sensitivity_options
+
+    !> seed: (nx + np) x ns with leading dimension ld (pass an identity matrix for all
+    !> directions; the C API's NULL seed has no Fortran spelling here).
+    integer(c_int) function esdirk_solver_start_sensitivities(solver, seed, rows, ns, ld) &
+        bind(C, name="esdirk_solver_start_sensitivities")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      real(c_double), intent(in) :: seed(ld, *)
+      integer(esdirk_int), value :: rows, ns, ld
+    end function esdirk_solver_start_sensitivities
+
+    integer(c_int) function esdirk_solver_integrate_sensitivities_to(solver, tout, x, nx, z, nz, Sx, ldsx, &
+        Sz, ldsz, ns) bind(C, name="esdirk_solver_integrate_sensitivities_to")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      real(c_double), value :: tout
+      real(c_double), intent(out) :: x(*), z(*), Sx(ldsx, *), Sz(ldsz, *)
+      integer(esdirk_int), value :: nx, nz, ldsx, ldsz, ns
+    end function esdirk_solver_integrate_sensitivities_to
+
+    integer(c_int) function esdirk_shooting_create(problem, shooting) bind(C, name="esdirk_shooting_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: problem
+      type(c_ptr), intent(out) :: shooting
+    end function esdirk_shooting_create
+
+    subroutine esdirk_shooting_free(shooting) bind(C, name="esdirk_shooting_free")
+      import :: c_ptr
+      type(c_ptr), intent(inout) :: shooting
+    end subroutine esdirk_shooting_free
+
+    integer(c_int) function esdirk_shooting_set_tolerances(shooting, rtol, atol) &
+        bind(C, name="esdirk_shooting_set_tolerances")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: shooting
+      real(c_double), value :: rtol, atol
+    end function esdirk_shooting_set_tolerances
+
+    integer(c_int) function esdirk_shooting_set_algebraic_atol(shooting, atol, nz) &
+        bind(C, name="esdirk_shooting_set_algebraic_atol")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: shooting
+      real(c_double), intent(in) :: atol(*)
+      integer(esdirk_int), value :: nz
+    end function esdirk_shooting_set_algebraic_atol
+
+    integer(c_int) function esdirk_shooting_set_sensitivity_mode(shooting, mode) &
+        bind(C, name="esdirk_shooting_set_sensitivity_mode")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: shooting
+      integer(c_int), value :: mode
+    end function esdirk_shooting_set_sensitivity_mode
+
+    integer(c_int) function esdirk_shooting_set_running_cost(shooting, cost, user_data) &
+        bind(C, name="esdirk_shooting_set_running_cost")
+      import :: c_int, c_ptr, c_funptr
+      type(c_ptr), value :: shooting
+      type(c_funptr), value :: cost
+      type(c_ptr), value :: user_data
+    end function esdirk_shooting_set_running_cost
+
+    integer(c_int) function esdirk_shooting_integrate(shooting, t_k, t_end, x_k, nx, u_k, nu, z_guess, nz, &
+        x_next, z_next, A, lda, B, ldb, H, q, r) bind(C, name="esdirk_shooting_integrate")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: shooting
+      real(c_double), value :: t_k, t_end
+      real(c_double), intent(in) :: x_k(*), u_k(*), z_guess(*)
+      integer(esdirk_int), value :: nx, nu, nz, lda, ldb
+      real(c_double), intent(out) :: x_next(*), z_next(*), A(lda, *), B(ldb, *), H, q(*), r(*)
+    end function esdirk_shooting_integrate
+
+    integer(c_int) function esdirk_shooting_get_algebraic_sensitivities(shooting, Az, ldaz, Bz, ldbz) &
+        bind(C, name="esdirk_shooting_get_algebraic_sensitivities")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: shooting
+      integer(esdirk_int), value :: ldaz, ldbz
+      real(c_double), intent(out) :: Az(ldaz, *), Bz(ldbz, *)
+    end function esdirk_shooting_get_algebraic_sensitivities
+
+    integer(c_int) function esdirk_shooting_get_statistics(shooting, total, statistics) &
+        bind(C, name="esdirk_shooting_get_statistics")
+      import :: c_int, c_ptr, esdirk_statistics
+      type(c_ptr), value :: shooting
+      integer(c_int), value :: total
+      type(esdirk_statistics), intent(out) :: statistics
+    end function esdirk_shooting_get_statistics
+
+    type(c_ptr) function c_esdirk_shooting_last_error(shooting) bind(C, name="esdirk_shooting_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: shooting
+    end function c_esdirk_shooting_last_error
+
+    integer(c_int) function c_esdirk_structural_sigma(n_equations, n_variables, n_entries, entry_equation, &
+        entry_variable, entry_order, equation_offsets, variable_offsets, max_offset_index, &
+        pryce_structural_index, degrees_of_freedom) bind(C, name="esdirk_structural_sigma")
+      import :: c_int, c_int64_t, esdirk_int
+      integer(esdirk_int), value :: n_equations, n_variables, n_entries
+      integer(esdirk_int), intent(in) :: entry_equation(*), entry_variable(*), entry_order(*)
+      integer(esdirk_int), intent(out) :: equation_offsets(*), variable_offsets(*)
+      integer(esdirk_int), intent(out) :: max_offset_index, pryce_structural_index
+      integer(c_int64_t), intent(out) :: degrees_of_freedom
+    end function c_esdirk_structural_sigma
+
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_ptr, c_size_t
       type(c_ptr), value :: s
@@ -293,5 +413,31 @@ contains
     character(len=:), allocatable :: message
     message = from_c_string(c_esdirk_solver_last_error(solver))
   end function esdirk_last_error_string
+
+  !> The message of the last failure on a shooting handle.
+  function esdirk_shooting_last_error_string(shooting) result(message)
+    type(c_ptr), intent(in) :: shooting
+    character(len=:), allocatable :: message
+    message = from_c_string(c_esdirk_shooting_last_error(shooting))
+  end function esdirk_shooting_last_error_string
+
+  !> The Sigma-method with Fortran's 1-based equation and variable indices in the entries
+  !> (orders stay as they are). Offsets come back per equation and per variable.
+  integer(c_int) function esdirk_structural_sigma_1based(n_equations, n_variables, entry_equation, &
+      entry_variable, entry_order, equation_offsets, variable_offsets, max_offset_index, &
+      pryce_structural_index, degrees_of_freedom) result(status)
+    integer(esdirk_int), intent(in) :: n_equations, n_variables
+    integer(esdirk_int), intent(in) :: entry_equation(:), entry_variable(:), entry_order(:)
+    integer(esdirk_int), intent(out) :: equation_offsets(n_equations), variable_offsets(n_variables)
+    integer(esdirk_int), intent(out) :: max_offset_index, pryce_structural_index
+    integer(c_int64_t), intent(out) :: degrees_of_freedom
+    if (size(entry_variable) /= size(entry_equation) .or. size(entry_order) /= size(entry_equation)) then
+      status = ESDIRK_INVALID_ARGUMENT
+      return
+    end if
+    status = c_esdirk_structural_sigma(n_equations, n_variables, int(size(entry_equation), esdirk_int), &
+        entry_equation - 1_esdirk_int, entry_variable - 1_esdirk_int, entry_order, equation_offsets, &
+        variable_offsets, max_offset_index, pryce_structural_index, degrees_of_freedom)
+  end function esdirk_structural_sigma_1based
 
 end module esdirk

@@ -70,11 +70,6 @@ Integrator::Integrator(Problem& problem, Options options)
   }
   for (std::size_t i = 0; i < uz; ++i)
     atolz_[i] = options_.algebraic_atol.empty() ? options_.atol : options_.algebraic_atol[i];
-  // Difference increments sqrt(eps) max(|v_j|, atol_j): the absolute tolerance is the scale
-  // below which a state's value is not significant.
-  std::vector<double> typical(atol_);
-  typical.insert(typical.end(), atolz_.begin(), atolz_.end());
-  jacobians_.set_typical_values(std::move(typical));
   jacobian_.resize(n_, n_);
   for (DenseMatrix* m : {&X_, &Xa_, &F_, &Fa_}) m->resize(nx_, s_);
   for (DenseMatrix* m : {&Z_, &Za_, &G_, &Ga_}) m->resize(nz_, s_);

@@ -54,8 +54,9 @@ int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, Co
   const ConstVector zv(v_.data() + nx, static_cast<std::size_t>(n - nx));
   for (int j = 0; j < n; ++j) {
     const double saved = v_[j];
-    const double delta = sqrt_eps * std::max(std::abs(saved), typical_[j]);
-    v_[j] = saved + delta;
+    // Relative increments (MINPACK's rule): a state's own size is its scale; only a state that
+    // is exactly zero falls back to its typical value.
+    v_[j] = saved + sqrt_eps * (saved != 0.0 ? std::abs(saved) : typical_[j]);
     const double actual = v_[j] - saved;  // the representable increment
     ++stats_.fd_function_evaluations;
     const int code = problem_.evaluate(t, xv, zv, p, f1_, g1_);

@@ -20,6 +20,7 @@
 #ifndef ESDIRK_ESDIRK_H
 #define ESDIRK_ESDIRK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -41,12 +42,14 @@ typedef int32_t esdirk_int;
 #define ESDIRK_CALLBACK_FATAL (-7)
 #define ESDIRK_INITIALIZATION_FAILED (-8)
 #define ESDIRK_SINGULAR_ALGEBRAIC_JACOBIAN (-9)
+#define ESDIRK_STRUCTURALLY_SINGULAR (-10) /* structural analysis: no complete matching */
 /* Misuse. */
 #define ESDIRK_NULL_ARGUMENT (-101)    /* a required pointer (handle, vector, callback) is NULL */
 #define ESDIRK_INVALID_ARGUMENT (-102) /* a size, value or option is invalid */
 #define ESDIRK_WRONG_CALL_ORDER (-103) /* e.g. integrate before a successful initialize */
 #define ESDIRK_OUT_OF_MEMORY (-104)
 #define ESDIRK_INTERNAL_ERROR (-105)   /* an unexpected C++ exception (e.g. from a callback) */
+#define ESDIRK_BUFFER_TOO_SMALL (-106) /* a caller's text buffer cannot hold the result */
 
 /** A stable lower-case name of a status ("success", "too_many_steps", ...; "unknown"). */
 const char* esdirk_status_name(int status);
@@ -148,6 +151,77 @@ typedef struct esdirk_statistics {
 } esdirk_statistics;
 
 int esdirk_solver_get_statistics(const esdirk_solver* solver, esdirk_statistics* statistics);
+
+/* ---- Forward sensitivities (staggered direct, seed 002 Algorithms 1-2) -------------------- */
+#define ESDIRK_SENSITIVITY_EXACT 0 /* derivative of the discrete solution (default) */
+#define ESDIRK_SENSITIVITY_PAPER 1 /* seed 002 Algorithm 2: Jacobians frozen at t_n */
+
+/** The sensitivity mode and whether the sensitivities enter the error test (default: exact,
+ *  off). Takes effect at the next esdirk_solver_start_sensitivities. */
+int esdirk_solver_set_sensitivity_options(esdirk_solver* solver, int mode, int error_control);
+/** Starts the sensitivities at the solver's current point (after initialize or restart).
+ *  `seed` is (nx + np) x ns, column-major with leading dimension ld >= nx + np: each column a
+ *  direction (dx0; dp). NULL seeds the identity (ns must then be nx + np). */
+int esdirk_solver_start_sensitivities(esdirk_solver* solver, const double* seed, esdirk_int rows,
+                                      esdirk_int ns, esdirk_int ld);
+/** Integrates states and sensitivities to tout: x, z as esdirk_solver_integrate_to, Sx
+ *  (nx x ns, leading dimension ldsx) and Sz (nz x ns, ldsz; may be NULL). */
+int esdirk_solver_integrate_sensitivities_to(esdirk_solver* solver, double tout, double* x, esdirk_int nx,
+                                             double* z, esdirk_int nz, double* Sx, esdirk_int ldsx,
+                                             double* Sz, esdirk_int ldsz, esdirk_int ns);
+
+/* ---- The shooting interval (seed 002 section 2) ------------------------------------------- */
+typedef struct esdirk_shooting esdirk_shooting;
+
+/** The running cost h(t, x, z, u) and its gradients dh/dx (nx), dh/dz (nz), dh/du (nu). */
+typedef int (*esdirk_running_cost_fn)(esdirk_int nx, esdirk_int nz, esdirk_int nu, double t,
+                                      const double* x, const double* z, const double* u, double* value,
+                                      double* dh_dx, double* dh_dz, double* dh_du, void* user_data);
+
+/** An interval integrator for `problem`, whose parameters are the controls u (nu = np). */
+int esdirk_shooting_create(esdirk_problem* problem, esdirk_shooting** shooting);
+void esdirk_shooting_free(esdirk_shooting** shooting);
+const char* esdirk_shooting_last_error(const esdirk_shooting* shooting);
+/** Options, taking effect at the next esdirk_shooting_integrate. */
+int esdirk_shooting_set_tolerances(esdirk_shooting* shooting, double rtol, double atol);
+int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol, esdirk_int nz);
+int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
+/** The running cost (NULL: none, H = q = r = 0). */
+int esdirk_shooting_set_running_cost(esdirk_shooting* shooting, esdirk_running_cost_fn cost, void* user_data);
+/** Integrates [t_k, t_end] from x_k with u_k held constant and writes x_{k+1} (required),
+ *  z_{k+1} (nz), A = dx_{k+1}/dx_k (nx x nx, lda), B = dx_{k+1}/du_k (nx x nu, ldb),
+ *  H = int h dt, q = dH/dx_k (nx), r = dH/du_k (nu); every output but x_next may be NULL.
+ *  z_guess (nz, may be NULL: the previous interval's z) starts the consistent initialization.
+ *  Repeated calls reuse all storage and warm-start the step size. */
+int esdirk_shooting_integrate(esdirk_shooting* shooting, double t_k, double t_end, const double* x_k,
+                              esdirk_int nx, const double* u_k, esdirk_int nu, const double* z_guess,
+                              esdirk_int nz, double* x_next, double* z_next, double* A, esdirk_int lda,
+                              double* B, esdirk_int ldb, double* H, double* q, double* r);
+/** dz_{k+1}/dx_k (nz x nx) and dz_{k+1}/du_k (nz x nu) of the last successful interval. */
+int esdirk_shooting_get_algebraic_sensitivities(const esdirk_shooting* shooting, double* Az, esdirk_int ldaz,
+                                                double* Bz, esdirk_int ldbz);
+/** Counters of the last interval (total = 0) or summed over all intervals (total = 1). */
+int esdirk_shooting_get_statistics(const esdirk_shooting* shooting, int total, esdirk_statistics* statistics);
+
+/* ---- Structural analysis (Pryce's Sigma-method, seed 004) --------------------------------- */
+/** Analyses a model given in the text format of doc/structural-guide.md and writes the full
+ *  report (text, or JSON if json != 0) with its terminating NUL into buffer (capacity bytes).
+ *  *length receives the report's length without the NUL; *well_posed (may be NULL) 1 or 0.
+ *  Returns ESDIRK_BUFFER_TOO_SMALL (with *length set) if it does not fit, and
+ *  ESDIRK_INVALID_ARGUMENT with the "line:column: error: ..." message in buffer for a
+ *  malformed model. */
+int esdirk_structural_report(const char* model_text, int json, char* buffer, size_t capacity, size_t* length,
+                             int* well_posed);
+/** The Sigma-method on a signature matrix given as arrays of (equation, variable, order)
+ *  entries with 0-based indices. Writes the canonical offsets (n_equations and n_variables
+ *  entries), the seed's index (max c), Pryce's structural index and the degrees of freedom.
+ *  Returns ESDIRK_STRUCTURALLY_SINGULAR when no complete matching exists. Any output may be
+ *  NULL. */
+int esdirk_structural_sigma(esdirk_int n_equations, esdirk_int n_variables, esdirk_int n_entries,
+                            const esdirk_int* entry_equation, const esdirk_int* entry_variable,
+                            const esdirk_int* entry_order, esdirk_int* equation_offsets,
+                            esdirk_int* variable_offsets, esdirk_int* max_offset_index,
+                            esdirk_int* pryce_structural_index, int64_t* degrees_of_freedom);
 
 #ifdef __cplusplus
 }

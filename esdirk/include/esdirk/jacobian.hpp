@@ -16,8 +16,8 @@ class JacobianEvaluator {
  public:
   JacobianEvaluator(Problem& problem, Statistics& stats);
 
-  /// Column scale floor for the difference increment: delta_j = sqrt(eps) max(|v_j|, typical_j)
-  /// (nx + nz values, each > 0). Default 1; the Integrator sets the absolute tolerances.
+  /// Difference increments are delta_j = sqrt(eps) |v_j|, and sqrt(eps) typical_j for a state
+  /// that is exactly zero (nx + nz values, each > 0; default 1).
   void set_typical_values(std::vector<double> typical);
 
   /// `f0`, `g0` must hold f and g at the point (the forward-difference base).

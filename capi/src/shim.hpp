@@ -1,0 +1,132 @@
+#pragma once
+// Internal to the C shim: the handle types and the helpers every entry point uses (not
+// installed). The handles are defined at global scope because esdirk.h declares them there.
+
+#include <cmath>
+#include <memory>
+#include <new>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "esdirk/esdirk.h"
+#include "esdirk/integrator.hpp"
+#include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "esdirk/sensitivity/shooting_interval.hpp"
+
+namespace esdirk_capi {
+
+// A Problem whose callbacks are C function pointers (NULL vectors when a size is zero).
+class CProblem final : public esdirk::Problem {
+ public:
+  CProblem(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_residual_fn residual, void* user_data)
+      : Problem(nx, nz, np), residual_(residual), user_data_(user_data) {}
+
+  int evaluate(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
+               esdirk::Vector f, esdirk::Vector g) override {
+    return residual_(nx(), nz(), np(), t, x.data(), zp(z), pp(p), f.data(), nz() ? g.data() : nullptr,
+                     user_data_);
+  }
+  bool has_jacobian() const override { return jacobian_fn != nullptr; }
+  int jacobian(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
+               esdirk::MatrixRef J) override {
+    return jacobian_fn(nx(), nz(), np(), t, x.data(), zp(z), pp(p), J.data, J.ld, user_data_);
+  }
+  bool has_parameter_jacobian() const override { return parameter_jacobian_fn != nullptr; }
+  int parameter_jacobian(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
+                         esdirk::MatrixRef Jp) override {
+    return parameter_jacobian_fn(nx(), nz(), np(), t, x.data(), zp(z), pp(p), Jp.data, Jp.ld, user_data_);
+  }
+
+  esdirk_jacobian_fn jacobian_fn = nullptr;
+  esdirk_parameter_jacobian_fn parameter_jacobian_fn = nullptr;
+
+ private:
+  const double* zp(esdirk::ConstVector z) const { return nz() ? z.data() : nullptr; }
+  const double* pp(esdirk::ConstVector p) const { return np() ? p.data() : nullptr; }
+  esdirk_residual_fn residual_;
+  void* user_data_;
+};
+
+/// The C status of a core status.
+int to_c_status(esdirk::Status status);
+
+/// The C statistics struct of the core counters.
+esdirk_statistics to_c_statistics(const esdirk::Statistics& s);
+
+/// A vector argument: NULL is allowed only for length 0.
+inline bool vector_ok(const void* data, esdirk_int n) { return n == 0 || data != nullptr; }
+
+inline std::span<const double> in(const double* data, esdirk_int n) {
+  return {data, static_cast<std::size_t>(n)};
+}
+inline std::span<double> out(double* data, esdirk_int n) { return {data, static_cast<std::size_t>(n)}; }
+
+/// Something with a `fail(status, message)` member: runs `body`, mapping exceptions to
+/// statuses and messages, so that no exception crosses the C boundary.
+template <class Handle, class Body>
+int guarded(Handle* handle, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::invalid_argument& e) {
+    return handle->fail(ESDIRK_INVALID_ARGUMENT, e.what());
+  } catch (const std::domain_error& e) {
+    return handle->fail(ESDIRK_INVALID_ARGUMENT, e.what());
+  } catch (const std::logic_error& e) {
+    return handle->fail(ESDIRK_WRONG_CALL_ORDER, e.what());
+  } catch (const std::bad_alloc&) {
+    return handle->fail(ESDIRK_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return handle->fail(ESDIRK_INTERNAL_ERROR, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return handle->fail(ESDIRK_INTERNAL_ERROR, "internal error: unknown exception");
+  }
+}
+
+/// A handle's message store and failure helper.
+struct Messages {
+  std::string message;
+  int fail(int status, std::string why) {
+    message = std::move(why);
+    return status;
+  }
+};
+
+}  // namespace esdirk_capi
+
+struct esdirk_problem {
+  std::unique_ptr<esdirk_capi::CProblem> problem;
+};
+
+struct esdirk_solver : esdirk_capi::Messages {
+  esdirk_problem* problem = nullptr;
+  esdirk::Options options;
+  esdirk::SensitivityOptions sensitivity_options;
+  // Made by initialize with the options of that moment; the sensitivities (attached to the
+  // integrator) are destroyed first.
+  std::unique_ptr<esdirk::Integrator> integrator;
+  std::unique_ptr<esdirk::ForwardSensitivity> sensitivity;
+  bool initialized = false;
+
+  int from(esdirk::Status status, const std::string& why) {
+    if (status == esdirk::Status::success) {
+      message.clear();
+      return ESDIRK_SUCCESS;
+    }
+    message = why;
+    return esdirk_capi::to_c_status(status);
+  }
+  int check_sizes(esdirk_int nx, esdirk_int nz, esdirk_int np, const char* who);
+  int require_initialized(const char* who);
+};
+
+struct esdirk_shooting : esdirk_capi::Messages {
+  esdirk_problem* problem = nullptr;
+  esdirk::Options options;
+  esdirk::SensitivityOptions sensitivity_options;
+  bool options_changed = true;  // the interval object is rebuilt at the next integrate
+  std::unique_ptr<esdirk::ShootingInterval> interval;
+  esdirk_running_cost_fn cost = nullptr;
+  void* cost_user_data = nullptr;
+  bool has_result = false;
+};
