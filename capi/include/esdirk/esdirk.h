@@ -159,7 +159,9 @@ int esdirk_solver_get_statistics(const esdirk_solver* solver, esdirk_statistics*
 /** The sensitivity mode and whether the sensitivities enter the error test (default: exact,
  *  off). Takes effect at the next esdirk_solver_start_sensitivities. */
 int esdirk_solver_set_sensitivity_options(esdirk_solver* solver, int mode, int error_control);
-/** Starts the sensitivities at the solver's current point (after initialize or restart).
+/** Starts the sensitivities at the solver's current point (after initialize or restart; after
+ *  integrate_to that point is the last accepted time, which may lie beyond tout: set a stop
+ *  time to start exactly at an output time).
  *  `seed` is (nx + np) x ns, column-major with leading dimension ld >= nx + np: each column a
  *  direction (dx0; dp). NULL seeds the identity (ns must then be nx + np). */
 int esdirk_solver_start_sensitivities(esdirk_solver* solver, const double* seed, esdirk_int rows,
