@@ -1,0 +1,549 @@
+// esdirk against SUNDIALS (IDAS, CVODES, ARKODE) on the same problems, tolerances and stored
+// reference solutions, in one process. See doc/benchmarks.md.
+//
+//     bench_sundials --quick                 a few seconds: every solver on every problem at two
+//                                            tolerances; fails unless each reaches its reference
+//     bench_sundials --full [--csv FILE]     rtol 1e-3 .. 1e-10, median wall time of repeated runs
+//     bench_sundials --make-references DIR   the stored reference solutions (tight tolerances)
+//     bench_sundials --investigate           IDAS on Dow + 9 sensitivities: which settings work
+//
+// Options: --problems id,id,...  --rtols r,r,...  --references DIR  --min-time SECONDS
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cases.hpp"
+#include "esdirk/sensitivity/shooting_interval.hpp"
+
+#ifndef BENCH_REFERENCE_DIR
+#define BENCH_REFERENCE_DIR "references"
+#endif
+
+namespace {
+
+using bench::Case;
+using bench::Outcome;
+using bench::Task;
+
+// --- stored references ---------------------------------------------------------------------------
+
+std::vector<double> read_numbers(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path + " (run --make-references first)");
+  std::vector<double> v;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    v.push_back(std::stod(line));
+  }
+  return v;
+}
+
+void write_numbers(const std::string& path, const std::string& header, const std::vector<double>& v) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out << header;
+  char buffer[64];
+  for (double x : v) {
+    std::snprintf(buffer, sizeof buffer, "%.17g\n", x);
+    out << buffer;
+  }
+}
+
+// The reference of a case: states-only/sensitivity cases hold y (n) [+ S (n x ns)]; shooting
+// cases hold, per interval, x_k (nx), y_{k+1} (n), S_{k+1} (n x ns).
+struct Reference {
+  std::vector<std::vector<double>> nodes;  // x_k per interval (shooting)
+  std::vector<std::vector<double>> y, S;   // per interval (one for a single integration)
+};
+
+Reference parse_reference(const Case& c, const std::vector<double>& v) {
+  Reference r;
+  const std::size_t n = static_cast<std::size_t>(c.n()), nx = static_cast<std::size_t>(c.nx),
+                    ns = static_cast<std::size_t>(c.ns());
+  std::size_t at = 0;
+  auto take = [&](std::size_t count) {
+    if (at + count > v.size()) throw std::runtime_error("reference of " + c.id + " too short");
+    std::vector<double> part(v.begin() + static_cast<long>(at), v.begin() + static_cast<long>(at + count));
+    at += count;
+    return part;
+  };
+  const int intervals = std::max(1, c.intervals);
+  for (int k = 0; k < intervals; ++k) {
+    if (c.intervals > 0) r.nodes.push_back(take(nx));
+    r.y.push_back(take(n));
+    r.S.push_back(take(n * ns));
+  }
+  if (at != v.size()) throw std::runtime_error("reference of " + c.id + " too long");
+  return r;
+}
+
+// --- errors: the same measure for every solver --------------------------------------------------
+
+/// The largest relative error over the components whose reference is above their atol.
+double state_error(const std::vector<double>& y, const std::vector<double>& ref, const std::vector<double>& atol) {
+  double worst = 0.0;
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    if (std::abs(ref[i]) > atol[i]) worst = std::max(worst, std::abs(y[i] - ref[i]) / std::abs(ref[i]));
+  return worst;
+}
+
+/// Sensitivities: the largest error of an entry relative to the largest reference entry of its
+/// row (state), so that a row's tiny entries are not held to a relative accuracy.
+double sensitivity_error(const std::vector<double>& S, const std::vector<double>& ref, int n, int ns) {
+  double worst = 0.0;
+  for (int i = 0; i < n; ++i) {
+    double scale = 0.0;
+    for (int j = 0; j < ns; ++j) scale = std::max(scale, std::abs(ref[static_cast<std::size_t>(i + j * n)]));
+    if (scale == 0.0) continue;
+    for (int j = 0; j < ns; ++j) {
+      const std::size_t at = static_cast<std::size_t>(i + j * n);
+      if (std::getenv("BENCH_DEBUG") && std::abs(S[at] - ref[at]) / scale > 1e-3)
+        std::fprintf(stderr, "  S(%d,%d) = %.6e, reference %.6e, row scale %.3e\n", i, j, S[at], ref[at], scale);
+      worst = std::max(worst, std::abs(S[at] - ref[at]) / scale);
+    }
+  }
+  return worst;
+}
+
+// --- running one solver on one case ---------------------------------------------------------------
+
+struct Run {
+  Outcome outcome;                 // the single-integration outcome (y, S: last interval)
+  std::vector<std::vector<double>> y, S;  // per interval
+};
+
+bench::IdasSettings idas_settings(const std::string& solver) {
+  bench::IdasSettings s;
+  s.analytic_jacobian = solver.find("DQ") == std::string::npos;
+  s.analytic_sensitivities = s.analytic_jacobian;
+  s.staggered = solver.find("staggered") != std::string::npos;
+  // IDAS 6.4's staggered corrector with suppressAlg returns wrong algebraic sensitivities on
+  // Dow (errors 1e13 at every rtol, see --investigate): the staggered runs keep z in the test.
+  if (s.staggered) s.suppress_algebraic = false;
+  s.max_steps = 200000;
+  return s;
+}
+
+Task make_task(const Case& c, esdirk::Problem& problem, double rtol) {
+  Task t;
+  t.problem = &problem;
+  t.t0 = 0.0;
+  t.t_end = c.t_end;
+  t.x0 = c.x0;
+  t.z_guess = c.z0;
+  t.p = c.p;
+  t.rtol = rtol;
+  t.atol = c.atol(rtol);
+  t.directions = c.directions;
+  return t;
+}
+
+Run run_single(const Case& c, const std::string& solver, const Task& task) {
+  Run r;
+  if (solver == "esdirk" || solver == "esdirk (sens. err. ctl.)") {
+    esdirk::SensitivityOptions so;
+    so.error_control = solver != "esdirk";
+    r.outcome = bench::run_esdirk(task, bench::esdirk_options(task), so);
+  } else if (solver.rfind("IDAS", 0) == 0) {
+    r.outcome = bench::run_idas(task, idas_settings(solver));
+  } else if (solver == "CVODES") {
+    r.outcome = bench::run_cvodes(task);
+  } else if (solver == "ARKODE ARK324L2SA") {
+    r.outcome = bench::run_arkode(task, "ARK324L2SA_DIRK_4_2_3");
+  } else if (solver == "ARKODE Kvaerno534") {
+    r.outcome = bench::run_arkode(task, "KVAERNO_5_3_4");
+  } else {
+    throw std::invalid_argument("unknown solver " + solver + " for " + c.id);
+  }
+  r.y.push_back(r.outcome.y);
+  r.S.push_back(r.outcome.S);
+  return r;
+}
+
+// Multiple shooting: interval k integrates from nodes[k] over [t_k, t_k + length] with the
+// controls (parameters) held; sensitivities with respect to x_k and the nine scaled parameters.
+Run run_shooting(const Case& c, const std::string& solver, esdirk::Problem& problem, double rtol,
+                 const std::vector<std::vector<double>>& nodes) {
+  Run run;
+  const int nx = c.nx, nz = c.nz, n = c.n(), ns = c.ns();
+  Outcome& total = run.outcome;
+  total.ok = true;
+  const std::vector<double> atol = c.atol(rtol);
+  if (solver == "esdirk") {
+    Task task;
+    task.problem = &problem;
+    task.rtol = rtol;
+    task.atol = atol;
+    esdirk::ShootingInterval interval(problem, bench::esdirk_options(task));
+    for (int k = 0; k < c.intervals; ++k) {
+      const double tk = k * c.interval_length;
+      const auto& r = interval.integrate(tk, tk + c.interval_length, nodes[static_cast<std::size_t>(k)], c.p,
+                                         k == 0 ? c.z0 : std::vector<double>{});
+      if (!esdirk::ok(r.status)) {
+        total.ok = false;
+        total.message = "interval " + std::to_string(k) + ": " + r.message;
+        break;
+      }
+      std::vector<double> y = r.x;
+      y.insert(y.end(), r.z.begin(), r.z.end());
+      std::vector<double> S(static_cast<std::size_t>(n * ns));
+      for (int j = 0; j < ns; ++j) {
+        const auto& d = c.directions[static_cast<std::size_t>(j)];
+        const double scale = d.parameter ? c.p[static_cast<std::size_t>(d.index)] : 1.0;
+        for (int i = 0; i < nx; ++i)
+          S[static_cast<std::size_t>(i + j * n)] = scale * (d.parameter ? r.B(i, d.index) : r.A(i, d.index));
+        for (int i = 0; i < nz; ++i)
+          S[static_cast<std::size_t>(nx + i + j * n)] = scale * (d.parameter ? r.Bz(i, d.index) : r.Az(i, d.index));
+      }
+      run.y.push_back(std::move(y));
+      run.S.push_back(std::move(S));
+    }
+    total.counters = bench::counters_of_statistics(interval.total_statistics());
+  } else if (solver.rfind("IDAS", 0) == 0) {
+    bench::IdasSolver ida(problem, c.p, rtol, atol, c.directions, idas_settings(solver));
+    std::vector<double> z_guess = c.z0;
+    for (int k = 0; k < c.intervals; ++k) {
+      const double tk = k * c.interval_length;
+      Outcome o = ida.integrate(tk, tk + c.interval_length, nodes[static_cast<std::size_t>(k)], z_guess);
+      total.counters += o.counters;
+      if (!o.ok) {
+        total.ok = false;
+        total.message = "interval " + std::to_string(k) + ": " + o.message;
+        break;
+      }
+      z_guess.assign(o.y.begin() + nx, o.y.end());
+      run.y.push_back(std::move(o.y));
+      run.S.push_back(std::move(o.S));
+    }
+  } else {
+    throw std::invalid_argument("unknown solver " + solver + " for " + c.id);
+  }
+  return run;
+}
+
+Run run_case(const Case& c, const std::string& solver, double rtol, const Reference& ref) {
+  auto problem = c.make();
+  if (c.intervals > 0) return run_shooting(c, solver, *problem, rtol, ref.nodes);
+  return run_single(c, solver, make_task(c, *problem, rtol));
+}
+
+struct Errors {
+  double states = 0.0, sensitivities = 0.0;
+  double combined() const { return std::max(states, sensitivities); }
+};
+
+Errors errors_of(const Case& c, const Run& run, const Reference& ref, double rtol) {
+  Errors e;
+  const std::vector<double> atol = c.atol(rtol);
+  for (std::size_t k = 0; k < ref.y.size() && k < run.y.size(); ++k) {
+    e.states = std::max(e.states, state_error(run.y[k], ref.y[k], atol));
+    if (c.ns() > 0) e.sensitivities = std::max(e.sensitivities, sensitivity_error(run.S[k], ref.S[k], c.n(), c.ns()));
+  }
+  return e;
+}
+
+// --- references -----------------------------------------------------------------------------------
+
+// The stored references: IDAS (DAEs) or CVODES (ODEs) at rtol 1e-12 with absolute tolerances
+// 1e-6 below the benchmark convention (algebraic states: 1e-3 of theirs), cross-checked against
+// esdirk at the same tolerances and against the published values.
+int make_references(const std::string& dir, const std::vector<Case>& cases) {
+  for (const Case& c : cases) {
+    // IDAS with sensitivities stalls in Dow's initial transient at rtol 1e-12 (t ~ 2e-12 h);
+    // 1e-11 works.
+    const double rtol = c.ns() > 0 ? 1e-11 : 1e-12;
+    auto problem = c.make();
+    auto atol_tight = [&](double) {
+      std::vector<double> a = c.atol(rtol);
+      for (int i = c.nx; i < c.n(); ++i) a[static_cast<std::size_t>(i)] = 1e-3 * c.atol_of(1e-6, i);
+      return a;
+    };
+    std::vector<double> stored;
+    std::string header = "# " + c.title + "\n";
+    double cross_state = 0.0, cross_sens = 0.0, published_error = 0.0;
+    bench::IdasSettings settings;  // analytic, simultaneous, sensitivity error control
+    settings.max_steps = 200000;
+    if (c.intervals == 0) {
+      Task task = make_task(c, *problem, rtol);
+      task.atol = atol_tight(rtol);
+      Outcome sun = c.nz == 0 && c.ns() == 0 ? bench::run_cvodes(task) : bench::run_idas(task, settings);
+      esdirk::SensitivityOptions so;
+      Outcome own = bench::run_esdirk(task, bench::esdirk_options(task), so);
+      if (!sun.ok && own.ok && std::getenv("BENCH_REFERENCE_FALLBACK")) {
+        std::fprintf(stderr, "%s: IDAS failed (%s); storing esdirk\n", c.id.c_str(), sun.message.c_str());
+        sun = own;
+      }
+      if (!sun.ok || !own.ok) {
+        std::fprintf(stderr, "%s: reference run failed: %s / %s\n", c.id.c_str(), sun.message.c_str(), own.message.c_str());
+        return 1;
+      }
+      stored = sun.y;
+      stored.insert(stored.end(), sun.S.begin(), sun.S.end());
+      cross_state = state_error(own.y, sun.y, c.atol(1e-10));
+      if (c.ns() > 0) cross_sens = sensitivity_error(own.S, sun.S, c.n(), c.ns());
+      if (!c.published.empty()) published_error = state_error(sun.y, c.published, c.atol(1e-10));
+      header += "# " + std::string(c.nz == 0 && c.ns() == 0 ? "CVODES" : "IDAS") +
+                " rtol " + (c.ns() > 0 ? "1e-11" : "1e-12") + " (" + std::to_string(sun.counters.steps) + " steps); layout: x, z" +
+                (c.ns() > 0 ? ", then S column by column (scaled directions p_k d/dp_k)" : "") + "\n";
+    } else {
+      // Shooting nodes: the nominal trajectory at t_k (tight IDAS runs from t = 0), perturbed.
+      bench::IdasSolver ida(*problem, c.p, rtol, atol_tight(rtol), c.directions, settings);
+      for (int k = 0; k < c.intervals; ++k) {
+        const double tk = k * c.interval_length;
+        std::vector<double> node = c.x0;
+        if (k > 0) {
+          Task nominal = make_task(c, *problem, rtol);
+          nominal.atol = atol_tight(rtol);
+          nominal.directions.clear();
+          nominal.t_end = tk;
+          const Outcome o = bench::run_idas(nominal, settings);
+          if (!o.ok) {
+            std::fprintf(stderr, "nominal run to %g failed: %s\n", tk, o.message.c_str());
+            return 1;
+          }
+          node.assign(o.y.begin(), o.y.begin() + c.nx);
+        }
+        bench::perturb_shooting_node(k, node, c.perturbation);
+        stored.insert(stored.end(), node.begin(), node.end());
+      }
+      Reference nodes_only;
+      for (int k = 0; k < c.intervals; ++k)
+        nodes_only.nodes.emplace_back(stored.begin() + k * c.nx, stored.begin() + (k + 1) * c.nx);
+      // Solve the intervals with IDAS (stored) and esdirk (cross-check) at the tight tolerance.
+      std::vector<double> z_guess = c.z0;
+      std::vector<double> layout;
+      for (int k = 0; k < c.intervals; ++k) {
+        const double tk = k * c.interval_length;
+        const Outcome o = ida.integrate(tk, tk + c.interval_length, nodes_only.nodes[static_cast<std::size_t>(k)], z_guess);
+        if (!o.ok) {
+          std::fprintf(stderr, "%s: interval %d failed: %s\n", c.id.c_str(), k, o.message.c_str());
+          return 1;
+        }
+        z_guess.assign(o.y.begin() + c.nx, o.y.end());
+        layout.insert(layout.end(), nodes_only.nodes[static_cast<std::size_t>(k)].begin(),
+                      nodes_only.nodes[static_cast<std::size_t>(k)].end());
+        layout.insert(layout.end(), o.y.begin(), o.y.end());
+        layout.insert(layout.end(), o.S.begin(), o.S.end());
+      }
+      stored = layout;
+      if (std::getenv("BENCH_DEBUG")) {
+        // Central differences of tight states-only IDAS runs over interval 1 (direction u6).
+        const int k = 1;
+        const double tk = k * c.interval_length;
+        for (int dir : {0, 5}) {
+          std::vector<double> yp_, ym_;
+          for (double sign : {1.0, -1.0}) {
+            std::vector<double> node = nodes_only.nodes[k];
+            const double h = 1e-6 * std::max(std::abs(node[static_cast<std::size_t>(dir)]), 1e-3);
+            node[static_cast<std::size_t>(dir)] += sign * h;
+            bench::IdasSolver states(*problem, c.p, rtol, atol_tight(rtol), {}, settings);
+            const Outcome o = states.integrate(tk, tk + c.interval_length, node, c.z0);
+            for (int i = 0; i < c.n(); ++i)
+              (sign > 0 ? yp_ : ym_).push_back(o.y[static_cast<std::size_t>(i)] / (2 * h));
+          }
+          for (int i = 0; i < c.n(); ++i)
+            std::fprintf(stderr, "FD d y%d / d x%d = %.6e, IDAS sens %.6e\n", i, dir, yp_[i] - ym_[i],
+                         stored[static_cast<std::size_t>(k * (c.nx + c.n() + c.n() * c.ns()) + c.nx + c.n() + dir * c.n() + i)]);
+        }
+      }
+      // esdirk's cross-check at rtol 1e-10 with the benchmark's tolerance convention (at the
+      // reference's own algebraic tolerances its Newton iteration stalls in interval 25).
+      const Reference ref = parse_reference(c, stored);
+      const Run own = run_shooting(c, "esdirk", *problem, 1e-10, ref.nodes);
+      if (!own.outcome.ok)
+        std::fprintf(stderr, "warning: esdirk cross-check failed: %s\n", own.outcome.message.c_str());
+      const Errors e = errors_of(c, own, ref, 1e-10);
+      cross_state = e.states;
+      cross_sens = e.sensitivities;
+      header += "# IDAS rtol 1e-11, per interval k: x_k (perturbed node), x and z at t_k + 0.2, S column by column\n"
+                "# (directions: the six initial states, then the nine scaled parameters p_k d/dp_k)\n";
+    }
+    write_numbers(dir + "/" + c.id + ".txt", header, stored);
+    std::printf("%-20s esdirk at the same rtol vs stored: states %.2e, sensitivities %.2e; stored vs published: %.2e\n",
+                c.id.c_str(), cross_state, cross_sens, published_error);
+  }
+  return 0;
+}
+
+// --- the IDAS rtol 1e-8 investigation ---------------------------------------------------------
+
+// Dow with nine scaled parameter sensitivities: IDAS under a set of settings, each at rtol
+// 1e-6 .. 1e-10 (the trial: IDAS failed at rtol 1e-8 in the initial transient).
+int investigate_idas(const std::string& reference_dir) {
+  Case c;
+  for (const Case& k : bench::all_cases())
+    if (k.id == "dow_sensitivities") c = k;
+  const Reference ref = parse_reference(c, read_numbers(reference_dir + "/" + c.id + ".txt"));
+  struct Variant {
+    std::string name;
+    std::function<void(bench::IdasSettings&)> change;
+  };
+  const std::vector<Variant> variants = {
+      {"issue's trial: DQ sens. residual, suppressAlg, no sens. error control",
+       [](auto& s) { s.analytic_sensitivities = false; s.sensitivity_error_control = false; }},
+      {"DQ Jacobian + DQ sens. residual, sens. error control", [](auto& s) { s.analytic_jacobian = s.analytic_sensitivities = false; }},
+      {"analytic J + resS, sens. error control (benchmark setting)", [](auto&) {}},
+      {"analytic, no sens. error control", [](auto& s) { s.sensitivity_error_control = false; }},
+      {"analytic, suppressAlg off", [](auto& s) { s.suppress_algebraic = false; }},
+      {"analytic, staggered", [](auto& s) { s.staggered = true; }},
+      {"analytic, staggered, suppressAlg off", [](auto& s) { s.staggered = true; s.suppress_algebraic = false; }},
+      {"analytic, staggered, no sens. error control", [](auto& s) { s.staggered = true; s.sensitivity_error_control = false; }},
+      {"analytic, MaxConvFails 100", [](auto& s) { s.max_conv_fails = 100; }},
+      {"analytic, initial step 1e-10 h", [](auto& s) { s.initial_step = 1e-10; }},
+      {"analytic, max order 2", [](auto& s) { s.max_order = 2; }},
+      {"analytic, max order 3", [](auto& s) { s.max_order = 3; }},
+      {"analytic J, DQ resS, rhomax 1", [](auto& s) { s.analytic_sensitivities = false; s.dq_rhomax = 1.0; }},
+      {"analytic J, DQ resS, rhomax 1e3", [](auto& s) { s.analytic_sensitivities = false; s.dq_rhomax = 1e3; }},
+      {"analytic J, DQ resS, rhomax 1e8", [](auto& s) { s.analytic_sensitivities = false; s.dq_rhomax = 1e8; }},
+      {"analytic J, DQ resS, rhomax 1e8, suppressAlg off", [](auto& s) { s.analytic_sensitivities = false; s.dq_rhomax = 1e8; s.suppress_algebraic = false; }},
+      {"analytic J, DQ resS, sens. atol 1e4 x states'", [](auto& s) { s.analytic_sensitivities = false; s.sensitivity_atol_factor = 1e4; }},
+      {"analytic J, DQ resS, rhomax 1, sens. atol 1e4 x states'", [](auto& s) { s.analytic_sensitivities = false; s.dq_rhomax = 1; s.sensitivity_atol_factor = 1e4; }},
+      {"analytic J, forward DQ resS", [](auto& s) { s.analytic_sensitivities = false; s.forward_dq = true; }},
+      {"DQ, staggered, no sens. error control",
+       [](auto& s) { s.analytic_jacobian = s.analytic_sensitivities = false; s.staggered = true; s.sensitivity_error_control = false; }},
+  };
+  std::printf("%-66s %7s %4s %10s %7s  %s\n", "IDAS settings (Dow + 9 sensitivities)", "rtol", "ok", "error", "steps",
+              "message");
+  for (const auto& v : variants)
+    for (double rtol : {1e-6, 1e-7, 1e-8, 1e-9, 1e-10}) {
+      auto problem = c.make();
+      Task task = make_task(c, *problem, rtol);
+      bench::IdasSettings s;
+      s.max_steps = 20000;
+      v.change(s);
+      Run run;
+      run.outcome = bench::run_idas(task, s);
+      run.y.push_back(run.outcome.y);
+      run.S.push_back(run.outcome.S);
+      const Errors e = errors_of(c, run, ref, rtol);
+      std::printf("%-66s %7.0e %4s %10.2e %10.2e %7ld  %s\n", v.name.c_str(), rtol, run.outcome.ok ? "yes" : "NO",
+                  e.states, e.sensitivities, run.outcome.counters.steps, (std::to_string(run.outcome.counters.recoverable) + " rec. failures; " + run.outcome.message).substr(0, 160).c_str());
+    }
+  return 0;
+}
+
+// --- main ---------------------------------------------------------------------------------------
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, ',')) parts.push_back(part);
+  return parts;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string mode = "--quick", csv_path, reference_dir = BENCH_REFERENCE_DIR, make_dir;
+  std::vector<std::string> problems;
+  std::vector<double> rtols;
+  double min_time = 0.2;
+  for (int a = 1; a < argc; ++a) {
+    const std::string arg = argv[a];
+    auto next = [&]() -> std::string {
+      if (a + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return argv[++a];
+    };
+    if (arg == "--quick" || arg == "--full" || arg == "--investigate") mode = arg;
+    else if (arg == "--make-references") { mode = arg; make_dir = next(); }
+    else if (arg == "--csv") csv_path = next();
+    else if (arg == "--references") reference_dir = next();
+    else if (arg == "--problems") problems = split(next());
+    else if (arg == "--rtols") for (const auto& r : split(next())) rtols.push_back(std::stod(r));
+    else if (arg == "--min-time") min_time = std::stod(next());
+    else { std::fprintf(stderr, "unknown argument %s\n", arg.c_str()); return 2; }
+  }
+  std::vector<Case> cases;
+  for (const Case& c : bench::all_cases())
+    if ((problems.empty() && c.id != "dow_shooting") ||
+        std::find(problems.begin(), problems.end(), c.id) != problems.end())
+      cases.push_back(c);
+
+  if (mode == "--make-references") return make_references(make_dir, cases);
+  if (mode == "--investigate") return investigate_idas(reference_dir);
+
+  const bool quick = mode == "--quick";
+  if (rtols.empty()) rtols = quick ? std::vector<double>{1e-4, 1e-7}
+                                   : std::vector<double>{1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10};
+  FILE* csv = nullptr;
+  if (!csv_path.empty()) {
+    csv = std::fopen(csv_path.c_str(), "w");
+    if (!csv) { std::fprintf(stderr, "cannot write %s\n", csv_path.c_str()); return 2; }
+    std::fprintf(csv, "problem,title,solver,rtol,ok,error,state_error,sensitivity_error,steps,fevals,jacobians,lus,"
+                      "sens_evals,seconds,repeats,message\n");
+  }
+  int failures = 0;
+  std::printf("%-18s %-26s %7s %10s %10s %10s %8s %9s %7s %7s %10s\n", "problem", "solver", "rtol", "error",
+              "states", "sens", "steps", "f evals", "Jacs", "LUs", "time [ms]");
+  for (const Case& c : cases) {
+    const Reference ref = parse_reference(c, read_numbers(reference_dir + "/" + c.id + ".txt"));
+    for (double rtol : rtols) {
+      for (const std::string& solver : c.solvers) {
+        // The quick mode leaves out the configurations known to fail or to take minutes (IDAS's
+        // difference-quotient sensitivities below rtol 1e-6, staggered IDAS on the shooting case).
+        if (quick && c.ns() > 0 && (solver.find("DQ") != std::string::npos ||
+                                    (c.intervals > 0 && solver.find("staggered") != std::string::npos)))
+          continue;
+        // ARKODE's DIRK tables need > 20000 steps on Robertson (see doc/benchmarks.md).
+        if (quick && c.id == "robertson_ode" && solver.rfind("ARKODE", 0) == 0) continue;
+        auto start = std::chrono::steady_clock::now();
+        const Run run = run_case(c, solver, rtol, ref);
+        std::vector<double> times{seconds_since(start)};
+        if (!quick && run.outcome.ok) {
+          // Median of repeated runs: at least 3, and at least min_time seconds in total.
+          const int repeats = std::clamp(static_cast<int>(min_time / std::max(times[0], 1e-6)), 3, 51) | 1;
+          times.clear();
+          for (int r = 0; r < repeats; ++r) {
+            start = std::chrono::steady_clock::now();
+            (void)run_case(c, solver, rtol, ref);
+            times.push_back(seconds_since(start));
+          }
+        }
+        std::sort(times.begin(), times.end());
+        const double median = times[times.size() / 2];
+        const Errors e = errors_of(c, run, ref, rtol);
+        const auto& k = run.outcome.counters;
+        // The quick mode's check: every solver succeeds and lands within 1000 rtol of the stored
+        // reference (ESDIRK34's error is ~rtol^(3/4); the ten-digit reference is far tighter).
+        // The shooting case checks its states only: its sensitivity reference is uncertain at
+        // the 1e-2 level in the u6 direction (doc/benchmarks.md, open problems).
+        const double checked = c.intervals > 0 ? e.states : e.combined();
+        const bool bad = !run.outcome.ok || !(checked <= 1000.0 * rtol);
+        if (quick && bad) ++failures;
+        std::printf("%-18s %-26s %7.0e %10.2e %10.2e %10.2e %8ld %9ld %7ld %7ld %10.3f%s%s\n", c.id.c_str(),
+                    solver.c_str(), rtol, e.combined(), e.states, e.sensitivities, k.steps, k.fevals, k.jacobians,
+                    k.lus, 1e3 * median, run.outcome.ok ? "" : "  FAILED: ", run.outcome.ok ? "" : run.outcome.message.c_str());
+        if (csv) {
+          std::string message = run.outcome.message;
+          std::replace(message.begin(), message.end(), ',', ';');
+          std::replace(message.begin(), message.end(), '\n', ' ');
+          std::fprintf(csv, "%s,\"%s\",%s,%.0e,%d,%.6e,%.6e,%.6e,%ld,%ld,%ld,%ld,%ld,%.6e,%zu,%s\n", c.id.c_str(),
+                       c.title.c_str(), solver.c_str(), rtol, run.outcome.ok ? 1 : 0, e.combined(), e.states,
+                       e.sensitivities, k.steps, k.fevals, k.jacobians, k.lus, k.sens_evals, median, times.size(),
+                       message.c_str());
+          std::fflush(csv);
+        }
+      }
+    }
+  }
+  if (csv) std::fclose(csv);
+  if (quick) {
+    if (failures) std::printf("QUICK MODE FAILED: %d solver runs failed or missed their reference\n", failures);
+    else std::printf("quick mode: every solver reached its stored reference within 1000 rtol\n");
+  }
+  return failures ? 1 : 0;
+}
