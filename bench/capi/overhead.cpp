@@ -32,7 +32,8 @@ double sweep_cpp(esdirk::ShootingInterval& interval) {
   const std::vector<double> z0(zs.begin(), zs.end());
   const auto start = std::chrono::steady_clock::now();
   for (int k = 0; k < intervals; ++k) {
-    const auto& r = interval.integrate(0.2 * k, 0.2 * (k + 1), x, u, k == 0 ? esdirk::ConstVector(z0) : esdirk::ConstVector{});
+    const auto& r = interval.integrate(0.2 * k, 0.2 * (k + 1), x, u,
+                                       k == 0 ? esdirk::ConstVector(z0) : esdirk::ConstVector{});
     if (r.status != esdirk::Status::success) std::exit(1);
     x = r.x;
   }
@@ -45,8 +46,9 @@ double sweep_c(esdirk_shooting* sh) {
   dow_algebraic_start(z);
   const auto start = std::chrono::steady_clock::now();
   for (int k = 0; k < intervals; ++k) {
-    if (esdirk_shooting_integrate(sh, 0.2 * k, 0.2 * (k + 1), x, nx, dow_parameters, nu, k == 0 ? z : nullptr, nz, x_next,
-                                  z_next, A, nx, B, nx, nullptr, nullptr, nullptr) != ESDIRK_SUCCESS)
+    if (esdirk_shooting_integrate(sh, 0.2 * k, 0.2 * (k + 1), x, nx, dow_parameters, nu,
+                                  k == 0 ? z : nullptr, nz, x_next, z_next, A, nx, B, nx, nullptr,
+                                  nullptr, nullptr) != ESDIRK_SUCCESS)
       std::exit(1);
     std::copy(x_next, x_next + nx, x);
   }
@@ -83,9 +85,12 @@ int main(int argc, char** argv) {
   std::sort(cpp.begin(), cpp.end());
   std::sort(c.begin(), c.end());
   const double mc = cpp[cpp.size() / 2], m = c[c.size() / 2];
-  std::printf("Dow, %d intervals of 0.2 h, rtol 1e-6, exact sensitivities (median of %d sweeps)\n", intervals, repeats);
-  std::printf("C++ ShootingInterval : %8.3f ms per sweep, %7.1f us per interval\n", 1e3 * mc, 1e6 * mc / intervals);
-  std::printf("C API                : %8.3f ms per sweep, %7.1f us per interval\n", 1e3 * m, 1e6 * m / intervals);
+  std::printf("Dow, %d intervals of 0.2 h, rtol 1e-6, exact sensitivities (median of %d sweeps)\n",
+              intervals, repeats);
+  std::printf("C++ ShootingInterval : %8.3f ms per sweep, %7.1f us per interval\n", 1e3 * mc,
+              1e6 * mc / intervals);
+  std::printf("C API                : %8.3f ms per sweep, %7.1f us per interval\n", 1e3 * m,
+              1e6 * m / intervals);
   std::printf("C layer overhead     : %+.2f %%\n", 100.0 * (m / mc - 1.0));
   esdirk_shooting_free(&sh);
   esdirk_problem_free(&problem);

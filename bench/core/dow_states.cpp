@@ -27,17 +27,19 @@ int main(int argc, char** argv) {
   std::vector<double> x(6), z(4), seconds;
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    if (!esdirk::ok(solver.initialize(0.0, x0, z0, p)) || !esdirk::ok(solver.integrate_to(10.0, x, z))) {
+    if (!esdirk::ok(solver.initialize(0.0, x0, z0, p)) ||
+        !esdirk::ok(solver.integrate_to(10.0, x, z))) {
       std::fprintf(stderr, "failed: %s\n", solver.message().c_str());
       return 1;
     }
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(seconds.begin(), seconds.end());
   const double median = seconds[seconds.size() / 2];
   const auto& s = solver.statistics();
-  std::printf("Dow states only, rtol %.0e: %ld steps (%ld accepted), %ld f evaluations, %ld LUs\n", rtol,
-              s.steps, s.accepted_steps, s.function_evaluations, s.lu_factorizations);
+  std::printf("Dow states only, rtol %.0e: %ld steps (%ld accepted), %ld f evaluations, %ld LUs\n",
+              rtol, s.steps, s.accepted_steps, s.function_evaluations, s.lu_factorizations);
   std::printf("median wall time %.3f ms per run, %.2f us per step (%d runs)\n", 1e3 * median,
               1e6 * median / static_cast<double>(s.steps), repeats);
   return 0;

@@ -15,9 +15,12 @@ using esdirk_capi::vector_ok;
 namespace {
 
 int sensitivity_mode(int mode, esdirk::SensitivityMode& result) {
-  if (mode == ESDIRK_SENSITIVITY_EXACT) result = esdirk::SensitivityMode::exact;
-  else if (mode == ESDIRK_SENSITIVITY_PAPER) result = esdirk::SensitivityMode::paper;
-  else return ESDIRK_INVALID_ARGUMENT;
+  if (mode == ESDIRK_SENSITIVITY_EXACT)
+    result = esdirk::SensitivityMode::exact;
+  else if (mode == ESDIRK_SENSITIVITY_PAPER)
+    result = esdirk::SensitivityMode::paper;
+  else
+    return ESDIRK_INVALID_ARGUMENT;
   return ESDIRK_SUCCESS;
 }
 
@@ -28,11 +31,12 @@ void copy_matrix(esdirk::ConstMatrixRef from, double* to, esdirk_int ld) {
 }
 
 // A ShootingInterval running cost that calls the C callback.
-esdirk::RunningCost c_running_cost(esdirk_running_cost_fn cost, void* user_data, int nx, int nz, int nu) {
-  return [=](double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector u, double& value,
-             esdirk::Vector dh_dx, esdirk::Vector dh_dz, esdirk::Vector dh_du) {
-    return cost(nx, nz, nu, t, x.data(), nz ? z.data() : nullptr, nu ? u.data() : nullptr, &value, dh_dx.data(),
-                nz ? dh_dz.data() : nullptr, nu ? dh_du.data() : nullptr, user_data);
+esdirk::RunningCost c_running_cost(esdirk_running_cost_fn cost, void* user_data, int nx, int nz,
+                                   int nu) {
+  return [=](double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector u,
+             double& value, esdirk::Vector dh_dx, esdirk::Vector dh_dz, esdirk::Vector dh_du) {
+    return cost(nx, nz, nu, t, x.data(), nz ? z.data() : nullptr, nu ? u.data() : nullptr, &value,
+                dh_dx.data(), nz ? dh_dz.data() : nullptr, nu ? dh_du.data() : nullptr, user_data);
   };
 }
 
@@ -43,40 +47,47 @@ extern "C" {
 int esdirk_solver_set_sensitivity_options(esdirk_solver* s, int mode, int error_control) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
   if (sensitivity_mode(mode, s->sensitivity_options.mode) != ESDIRK_SUCCESS)
-    return s->fail(ESDIRK_INVALID_ARGUMENT, "set_sensitivity_options: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER");
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   "set_sensitivity_options: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER");
   s->sensitivity_options.error_control = error_control != 0;
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_solver_start_sensitivities(esdirk_solver* s, const double* seed, esdirk_int rows, esdirk_int ns,
-                                      esdirk_int ld) {
+int esdirk_solver_start_sensitivities(esdirk_solver* s, const double* seed, esdirk_int rows,
+                                      esdirk_int ns, esdirk_int ld) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
   if (const int st = s->require_initialized("start_sensitivities")) return st;
   const esdirk::Problem& p = *s->problem->problem;
   const int expected_rows = p.nx() + p.np();
   if (rows != expected_rows || ns < 1 || (seed && ld < rows) || (!seed && ns != expected_rows))
-    return s->fail(ESDIRK_INVALID_ARGUMENT,
-                   "start_sensitivities: the seed must be (nx + np) x ns = " + std::to_string(expected_rows) +
-                       " x ns with ns >= 1 and ld >= nx + np (ns = nx + np for the identity seed); got " +
-                       std::to_string(rows) + " x " + std::to_string(ns) + ", ld " + std::to_string(ld));
+    return s->fail(
+        ESDIRK_INVALID_ARGUMENT,
+        "start_sensitivities: the seed must be (nx + np) x ns = " + std::to_string(expected_rows) +
+            " x ns with ns >= 1 and ld >= nx + np (ns = nx + np for the identity seed); got " +
+            std::to_string(rows) + " x " + std::to_string(ns) + ", ld " + std::to_string(ld));
   return guarded(s, [&] {
     if (!s->sensitivity)
-      s->sensitivity = std::make_unique<esdirk::ForwardSensitivity>(*s->integrator, s->sensitivity_options);
+      s->sensitivity =
+          std::make_unique<esdirk::ForwardSensitivity>(*s->integrator, s->sensitivity_options);
     const esdirk::Status status =
-        seed ? s->sensitivity->initialize(esdirk::ConstMatrixRef(seed, rows, ns, ld)) : s->sensitivity->initialize_all();
+        seed ? s->sensitivity->initialize(esdirk::ConstMatrixRef(seed, rows, ns, ld))
+             : s->sensitivity->initialize_all();
     return s->from(status, s->sensitivity->message());
   });
 }
 
-int esdirk_solver_integrate_sensitivities_to(esdirk_solver* s, double tout, double* x, esdirk_int nx, double* z,
-                                             esdirk_int nz, double* Sx, esdirk_int ldsx, double* Sz, esdirk_int ldsz,
+int esdirk_solver_integrate_sensitivities_to(esdirk_solver* s, double tout, double* x,
+                                             esdirk_int nx, double* z, esdirk_int nz, double* Sx,
+                                             esdirk_int ldsx, double* Sz, esdirk_int ldsz,
                                              esdirk_int ns) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!x || !vector_ok(z, nz) || !Sx) return s->fail(ESDIRK_NULL_ARGUMENT, "integrate_sensitivities_to: x, z or Sx is NULL");
+  if (!x || !vector_ok(z, nz) || !Sx)
+    return s->fail(ESDIRK_NULL_ARGUMENT, "integrate_sensitivities_to: x, z or Sx is NULL");
   if (const int st = s->check_sizes(nx, nz, -1, "integrate_sensitivities_to")) return st;
   if (const int st = s->require_initialized("integrate_sensitivities_to")) return st;
   if (!s->sensitivity)
-    return s->fail(ESDIRK_WRONG_CALL_ORDER, "integrate_sensitivities_to: call esdirk_solver_start_sensitivities first");
+    return s->fail(ESDIRK_WRONG_CALL_ORDER,
+                   "integrate_sensitivities_to: call esdirk_solver_start_sensitivities first");
   if (ns != s->sensitivity->directions() || ldsx < nx || (Sz && ldsz < nz))
     return s->fail(ESDIRK_INVALID_ARGUMENT, "integrate_sensitivities_to: ns must be the seed's " +
                                                 std::to_string(s->sensitivity->directions()) +
@@ -84,7 +95,8 @@ int esdirk_solver_integrate_sensitivities_to(esdirk_solver* s, double tout, doub
   return guarded(s, [&] {
     const esdirk::MatrixRef sx{Sx, nx, ns, ldsx};
     const esdirk::MatrixRef sz = Sz ? esdirk::MatrixRef{Sz, nz, ns, ldsz} : esdirk::MatrixRef{};
-    const esdirk::Status status = s->sensitivity->integrate_to(tout, out(x, nx), out(z, nz), sx, sz);
+    const esdirk::Status status =
+        s->sensitivity->integrate_to(tout, out(x, nx), out(z, nz), sx, sz);
     return s->from(status, s->sensitivity->message());
   });
 }
@@ -116,7 +128,8 @@ const char* esdirk_shooting_last_error(const esdirk_shooting* shooting) {
 int esdirk_shooting_set_tolerances(esdirk_shooting* sh, double rtol, double atol) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
   if (!(rtol >= 0.0) || !(atol >= 0.0) || !std::isfinite(rtol) || !std::isfinite(atol))
-    return sh->fail(ESDIRK_INVALID_ARGUMENT, "set_tolerances: rtol and atol must be finite and >= 0");
+    return sh->fail(ESDIRK_INVALID_ARGUMENT,
+                    "set_tolerances: rtol and atol must be finite and >= 0");
   sh->options.rtol = rtol;
   sh->options.atol = atol;
   sh->options_changed = true;
@@ -125,7 +138,8 @@ int esdirk_shooting_set_tolerances(esdirk_shooting* sh, double rtol, double atol
 
 int esdirk_shooting_set_algebraic_atol(esdirk_shooting* sh, const double* atol, esdirk_int nz) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
-  if (!vector_ok(atol, nz)) return sh->fail(ESDIRK_NULL_ARGUMENT, "set_algebraic_atol: atol is NULL");
+  if (!vector_ok(atol, nz))
+    return sh->fail(ESDIRK_NULL_ARGUMENT, "set_algebraic_atol: atol is NULL");
   if (nz != sh->problem->problem->nz())
     return sh->fail(ESDIRK_INVALID_ARGUMENT, "set_algebraic_atol: length must be nz = " +
                                                  std::to_string(sh->problem->problem->nz()));
@@ -139,47 +153,56 @@ int esdirk_shooting_set_algebraic_atol(esdirk_shooting* sh, const double* atol, 
 int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* sh, int mode) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
   if (sensitivity_mode(mode, sh->sensitivity_options.mode) != ESDIRK_SUCCESS)
-    return sh->fail(ESDIRK_INVALID_ARGUMENT, "set_sensitivity_mode: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER");
+    return sh->fail(ESDIRK_INVALID_ARGUMENT,
+                    "set_sensitivity_mode: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER");
   sh->options_changed = true;
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_shooting_set_running_cost(esdirk_shooting* sh, esdirk_running_cost_fn cost, void* user_data) {
+int esdirk_shooting_set_running_cost(esdirk_shooting* sh, esdirk_running_cost_fn cost,
+                                     void* user_data) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
   sh->cost = cost;
   sh->cost_user_data = user_data;
   if (sh->interval) {
     const esdirk::Problem& p = *sh->problem->problem;
-    sh->interval->set_running_cost(cost ? c_running_cost(cost, user_data, p.nx(), p.nz(), p.np()) : esdirk::RunningCost{});
+    sh->interval->set_running_cost(cost ? c_running_cost(cost, user_data, p.nx(), p.nz(), p.np())
+                                        : esdirk::RunningCost{});
   }
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_shooting_integrate(esdirk_shooting* sh, double t_k, double t_end, const double* x_k, esdirk_int nx,
-                              const double* u_k, esdirk_int nu, const double* z_guess, esdirk_int nz,
-                              double* x_next, double* z_next, double* A, esdirk_int lda, double* B, esdirk_int ldb,
-                              double* H, double* q, double* r) {
+int esdirk_shooting_integrate(esdirk_shooting* sh, double t_k, double t_end, const double* x_k,
+                              esdirk_int nx, const double* u_k, esdirk_int nu,
+                              const double* z_guess, esdirk_int nz, double* x_next, double* z_next,
+                              double* A, esdirk_int lda, double* B, esdirk_int ldb, double* H,
+                              double* q, double* r) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
   if (!x_k || !x_next || !vector_ok(u_k, nu))
     return sh->fail(ESDIRK_NULL_ARGUMENT, "shooting_integrate: x_k, u_k or x_next is NULL");
   const esdirk::Problem& p = *sh->problem->problem;
   if (nx != p.nx() || nu != p.np() || nz != p.nz())
-    return sh->fail(ESDIRK_INVALID_ARGUMENT, "shooting_integrate: sizes (nx, nu, nz) = (" + std::to_string(nx) +
-                                                 ", " + std::to_string(nu) + ", " + std::to_string(nz) +
-                                                 ") do not match the problem (" + std::to_string(p.nx()) + ", " +
-                                                 std::to_string(p.np()) + ", " + std::to_string(p.nz()) + ")");
+    return sh->fail(ESDIRK_INVALID_ARGUMENT,
+                    "shooting_integrate: sizes (nx, nu, nz) = (" + std::to_string(nx) + ", " +
+                        std::to_string(nu) + ", " + std::to_string(nz) +
+                        ") do not match the problem (" + std::to_string(p.nx()) + ", " +
+                        std::to_string(p.np()) + ", " + std::to_string(p.nz()) + ")");
   if ((A && lda < nx) || (B && ldb < nx))
-    return sh->fail(ESDIRK_INVALID_ARGUMENT, "shooting_integrate: leading dimensions must be >= nx");
+    return sh->fail(ESDIRK_INVALID_ARGUMENT,
+                    "shooting_integrate: leading dimensions must be >= nx");
   return guarded(sh, [&]() -> int {
     if (!sh->interval || sh->options_changed) {
-      sh->interval = std::make_unique<esdirk::ShootingInterval>(*sh->problem->problem, sh->options, sh->sensitivity_options);
-      if (sh->cost) sh->interval->set_running_cost(c_running_cost(sh->cost, sh->cost_user_data, nx, nz, nu));
+      sh->interval = std::make_unique<esdirk::ShootingInterval>(*sh->problem->problem, sh->options,
+                                                                sh->sensitivity_options);
+      if (sh->cost)
+        sh->interval->set_running_cost(c_running_cost(sh->cost, sh->cost_user_data, nx, nz, nu));
       sh->options_changed = false;
     }
     sh->has_result = false;
-    const esdirk::ShootingResult& res =
-        sh->interval->integrate(t_k, t_end, in(x_k, nx), in(u_k, nu), z_guess ? in(z_guess, nz) : esdirk::ConstVector{});
-    if (res.status != esdirk::Status::success) return sh->fail(esdirk_capi::to_c_status(res.status), res.message);
+    const esdirk::ShootingResult& res = sh->interval->integrate(
+        t_k, t_end, in(x_k, nx), in(u_k, nu), z_guess ? in(z_guess, nz) : esdirk::ConstVector{});
+    if (res.status != esdirk::Status::success)
+      return sh->fail(esdirk_capi::to_c_status(res.status), res.message);
     std::copy(res.x.begin(), res.x.end(), x_next);
     if (z_next) std::copy(res.z.begin(), res.z.end(), z_next);
     if (A) copy_matrix(res.A.cref(), A, lda);
@@ -193,26 +216,31 @@ int esdirk_shooting_integrate(esdirk_shooting* sh, double t_k, double t_end, con
   });
 }
 
-int esdirk_shooting_get_algebraic_sensitivities(const esdirk_shooting* csh, double* Az, esdirk_int ldaz, double* Bz,
-                                                esdirk_int ldbz) {
+int esdirk_shooting_get_algebraic_sensitivities(const esdirk_shooting* csh, double* Az,
+                                                esdirk_int ldaz, double* Bz, esdirk_int ldbz) {
   if (!csh) return ESDIRK_NULL_ARGUMENT;
   auto* sh = const_cast<esdirk_shooting*>(csh);  // only the message changes
   if (!sh->has_result)
-    return sh->fail(ESDIRK_WRONG_CALL_ORDER, "get_algebraic_sensitivities: no successful interval yet");
+    return sh->fail(ESDIRK_WRONG_CALL_ORDER,
+                    "get_algebraic_sensitivities: no successful interval yet");
   const esdirk::ShootingResult& res = sh->interval->result();
   if ((Az && ldaz < res.Az.rows()) || (Bz && ldbz < res.Bz.rows()))
-    return sh->fail(ESDIRK_INVALID_ARGUMENT, "get_algebraic_sensitivities: leading dimensions must be >= nz");
+    return sh->fail(ESDIRK_INVALID_ARGUMENT,
+                    "get_algebraic_sensitivities: leading dimensions must be >= nz");
   if (Az) copy_matrix(res.Az.cref(), Az, ldaz);
   if (Bz) copy_matrix(res.Bz.cref(), Bz, ldbz);
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_shooting_get_statistics(const esdirk_shooting* csh, int total, esdirk_statistics* statistics) {
+int esdirk_shooting_get_statistics(const esdirk_shooting* csh, int total,
+                                   esdirk_statistics* statistics) {
   if (!csh) return ESDIRK_NULL_ARGUMENT;
   auto* sh = const_cast<esdirk_shooting*>(csh);
   if (!statistics) return sh->fail(ESDIRK_NULL_ARGUMENT, "get_statistics: statistics is NULL");
   esdirk::Statistics st;
-  if (sh->interval) st = total ? sh->interval->total_statistics() : (sh->has_result ? sh->interval->result().statistics : st);
+  if (sh->interval)
+    st = total ? sh->interval->total_statistics()
+               : (sh->has_result ? sh->interval->result().statistics : st);
   *statistics = esdirk_capi::to_c_statistics(st);
   return ESDIRK_SUCCESS;
 }

@@ -19,13 +19,14 @@ namespace esdirk_capi {
 // A Problem whose callbacks are C function pointers (NULL vectors when a size is zero).
 class CProblem final : public esdirk::Problem {
  public:
-  CProblem(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_residual_fn residual, void* user_data)
+  CProblem(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_residual_fn residual,
+           void* user_data)
       : Problem(nx, nz, np), residual_(residual), user_data_(user_data) {}
 
   int evaluate(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
                esdirk::Vector f, esdirk::Vector g) override {
-    return residual_(nx(), nz(), np(), t, x.data(), zp(z), pp(p), f.data(), nz() ? g.data() : nullptr,
-                     user_data_);
+    return residual_(nx(), nz(), np(), t, x.data(), zp(z), pp(p), f.data(),
+                     nz() ? g.data() : nullptr, user_data_);
   }
   bool has_jacobian() const override { return jacobian_fn != nullptr; }
   int jacobian(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
@@ -33,9 +34,10 @@ class CProblem final : public esdirk::Problem {
     return jacobian_fn(nx(), nz(), np(), t, x.data(), zp(z), pp(p), J.data, J.ld, user_data_);
   }
   bool has_parameter_jacobian() const override { return parameter_jacobian_fn != nullptr; }
-  int parameter_jacobian(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
-                         esdirk::MatrixRef Jp) override {
-    return parameter_jacobian_fn(nx(), nz(), np(), t, x.data(), zp(z), pp(p), Jp.data, Jp.ld, user_data_);
+  int parameter_jacobian(double t, esdirk::ConstVector x, esdirk::ConstVector z,
+                         esdirk::ConstVector p, esdirk::MatrixRef Jp) override {
+    return parameter_jacobian_fn(nx(), nz(), np(), t, x.data(), zp(z), pp(p), Jp.data, Jp.ld,
+                                 user_data_);
   }
 
   esdirk_jacobian_fn jacobian_fn = nullptr;
@@ -60,7 +62,9 @@ inline bool vector_ok(const void* data, esdirk_int n) { return n == 0 || data !=
 inline std::span<const double> in(const double* data, esdirk_int n) {
   return {data, static_cast<std::size_t>(n)};
 }
-inline std::span<double> out(double* data, esdirk_int n) { return {data, static_cast<std::size_t>(n)}; }
+inline std::span<double> out(double* data, esdirk_int n) {
+  return {data, static_cast<std::size_t>(n)};
+}
 
 /// Something with a `fail(status, message)` member: runs `body`, mapping exceptions to
 /// statuses and messages, so that no exception crosses the C boundary.

@@ -48,7 +48,8 @@ double StepController::after_accept(double h, double r, double alpha) {
     // Approach the size that failed in steps of at most newton_limit_growth, and pass it
     // only when this step converged comfortably.
     const double growth = options_.newton_limit_growth;
-    const double limit = alpha < 0.5 * options_.reference_contraction ? newton_limit_ * growth : newton_limit_;
+    const double limit =
+        alpha < 0.5 * options_.reference_contraction ? newton_limit_ * growth : newton_limit_;
     if (h * ratio > limit) ratio = std::max(std::min(1.0, ratio), limit / h);
     if (h >= newton_limit_) newton_limit_ *= growth;
   }
@@ -83,7 +84,8 @@ double StepController::after_newton_failure(double h, double alpha) {
   newton_limit_ = h;
   double factor = options_.newton_failure_factor;
   if (alpha > 0.0 && std::isfinite(alpha))
-    factor = std::clamp(options_.reference_contraction / alpha, options_.newton_failure_min_factor, 0.5);
+    factor =
+        std::clamp(options_.reference_contraction / alpha, options_.newton_failure_min_factor, 0.5);
   have_history_ = false;
   last_was_rejection_ = true;
   return h * factor;

@@ -31,10 +31,12 @@ JacobianEvaluator::JacobianEvaluator(Problem& problem, Statistics& stats)
 
 void JacobianEvaluator::set_typical_values(std::vector<double> typical) {
   if (typical.size() != v_.size())
-    throw std::invalid_argument("set_typical_values: expected nx + nz = " + std::to_string(v_.size()) +
-                                " values, got " + std::to_string(typical.size()));
+    throw std::invalid_argument(
+        "set_typical_values: expected nx + nz = " + std::to_string(v_.size()) + " values, got " +
+        std::to_string(typical.size()));
   for (double v : typical)
-    if (!(v > 0.0) || !std::isfinite(v)) throw std::invalid_argument("set_typical_values: values must be finite and > 0");
+    if (!(v > 0.0) || !std::isfinite(v))
+      throw std::invalid_argument("set_typical_values: values must be finite and > 0");
   typical_ = std::move(typical);
 }
 
@@ -98,9 +100,10 @@ int JacobianEvaluator::parameter_jacobian(double t, ConstVector x, ConstVector z
 namespace {
 
 // Central differences of [f; g] along column `j` of the stacked vector `v`, written to `out`.
-int central_column(Problem& problem, double t, std::vector<double>& v, int nx, ConstVector p,
-                   int j, std::vector<double>& plus, std::vector<double>& minus, double* out) {
-  const double h = std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(std::abs(v[j]), 1e-8);
+int central_column(Problem& problem, double t, std::vector<double>& v, int nx, ConstVector p, int j,
+                   std::vector<double>& plus, std::vector<double>& minus, double* out) {
+  const double h =
+      std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(std::abs(v[j]), 1e-8);
   const int n = problem.size();
   const double saved = v[j];
   auto eval = [&](double value, std::vector<double>& res) {
@@ -134,15 +137,16 @@ void compare(const DenseMatrix& supplied, const DenseMatrix& fd, bool parameters
       report.ok = false;
       report.worst_error = std::max(report.worst_error, ratio);
       report.worst.push_back({i, j, problem.equation_name(i),
-                              parameters ? problem.parameter_name(j) : problem.state_name(j), a, b, ratio});
+                              parameters ? problem.parameter_name(j) : problem.state_name(j), a, b,
+                              ratio});
     }
   }
 }
 
 }  // namespace
 
-JacobianCheck check_jacobian(Problem& problem, double t, ConstVector x, ConstVector z, ConstVector p,
-                             const JacobianCheckOptions& options) {
+JacobianCheck check_jacobian(Problem& problem, double t, ConstVector x, ConstVector z,
+                             ConstVector p, const JacobianCheckOptions& options) {
   const int nx = problem.nx(), n = problem.size(), np = problem.np();
   if (static_cast<int>(x.size()) != nx || static_cast<int>(z.size()) != problem.nz() ||
       static_cast<int>(p.size()) != np)
@@ -167,15 +171,20 @@ JacobianCheck check_jacobian(Problem& problem, double t, ConstVector x, ConstVec
       throw std::runtime_error("check_jacobian: parameter_jacobian() failed at the given point");
     std::vector<double> pv(p.begin(), p.end());
     for (int k = 0; k < np; ++k) {
-      const double h = std::cbrt(std::numeric_limits<double>::epsilon()) * (pv[k] != 0.0 ? std::abs(pv[k]) : 1.0);
+      const double h = std::cbrt(std::numeric_limits<double>::epsilon()) *
+                       (pv[k] != 0.0 ? std::abs(pv[k]) : 1.0);
       const double saved = pv[k];
       const ConstVector xv(x), zv(z);
       pv[k] = saved + h;
-      int code = problem.evaluate(t, xv, zv, pv, Vector(plus.data(), nx), Vector(plus.data() + nx, n - nx));
+      int code = problem.evaluate(t, xv, zv, pv, Vector(plus.data(), nx),
+                                  Vector(plus.data() + nx, n - nx));
       pv[k] = saved - h;
-      if (code == 0) code = problem.evaluate(t, xv, zv, pv, Vector(minus.data(), nx), Vector(minus.data() + nx, n - nx));
+      if (code == 0)
+        code = problem.evaluate(t, xv, zv, pv, Vector(minus.data(), nx),
+                                Vector(minus.data() + nx, n - nx));
       pv[k] = saved;
-      if (code != 0) throw std::runtime_error("check_jacobian: evaluate() failed near the given point");
+      if (code != 0)
+        throw std::runtime_error("check_jacobian: evaluate() failed near the given point");
       for (int i = 0; i < n; ++i) fd(i, k) = (plus[i] - minus[i]) / (2.0 * h);
     }
     compare(supplied, fd, true, problem, options, report);
@@ -192,7 +201,8 @@ std::string JacobianCheck::summary() const {
   std::string out = "Jacobian check FAILED; worst entries (d equation / d variable):\n";
   char line[256];
   for (const JacobianMismatch& m : worst) {
-    std::snprintf(line, sizeof line, "  d%s/d%s: supplied %.6e, finite difference %.6e (%.1fx the tolerance)\n",
+    std::snprintf(line, sizeof line,
+                  "  d%s/d%s: supplied %.6e, finite difference %.6e (%.1fx the tolerance)\n",
                   m.equation.c_str(), m.variable.c_str(), m.supplied, m.finite_difference, m.error);
     out += line;
   }

@@ -12,10 +12,12 @@ namespace {
 }
 
 void require(bool condition, const char* name, const char* rule, double value) {
-  if (!condition) invalid(std::string(name) + " must be " + rule + " (got " + std::to_string(value) + ")");
+  if (!condition)
+    invalid(std::string(name) + " must be " + rule + " (got " + std::to_string(value) + ")");
 }
 
-void check_vector(const std::vector<double>& v, std::size_t expected, const char* name, bool positive) {
+void check_vector(const std::vector<double>& v, std::size_t expected, const char* name,
+                  bool positive) {
   if (v.empty()) return;
   if (v.size() != expected)
     invalid(std::string(name) + " has " + std::to_string(v.size()) + " entries, expected " +
@@ -40,32 +42,50 @@ void Options::validate(int nx, int nz) const {
   for (int i = 0; i < nx; ++i) {
     const double r = rtol_vector.empty() ? rtol : rtol_vector[static_cast<std::size_t>(i)];
     const double a = atol_vector.empty() ? atol : atol_vector[static_cast<std::size_t>(i)];
-    if (!(a > 0.0) && !(r > 0.0)) invalid("rtol and atol are both zero for component " + std::to_string(i));
-    if (!(a > 0.0)) invalid("atol must be > 0 for component " + std::to_string(i) + " (pure relative tolerances fail at x = 0)");
+    if (!(a > 0.0) && !(r > 0.0))
+      invalid("rtol and atol are both zero for component " + std::to_string(i));
+    if (!(a > 0.0))
+      invalid("atol must be > 0 for component " + std::to_string(i) +
+              " (pure relative tolerances fail at x = 0)");
   }
-  if (nz > 0 && algebraic_atol.empty()) require(atol > 0.0, "atol", "> 0 (it weighs the algebraic states)", atol);
+  if (nz > 0 && algebraic_atol.empty())
+    require(atol > 0.0, "atol", "> 0 (it weighs the algebraic states)", atol);
   method.validate();
-  require(std::isfinite(initial_step) && initial_step >= 0.0, "initial_step", "finite and >= 0", initial_step);
+  require(std::isfinite(initial_step) && initial_step >= 0.0, "initial_step", "finite and >= 0",
+          initial_step);
   require(max_step > 0.0, "max_step", "> 0", max_step);
-  require(std::isfinite(min_step) && min_step >= 0.0 && min_step < max_step, "min_step", "finite, >= 0 and < max_step", min_step);
+  require(std::isfinite(min_step) && min_step >= 0.0 && min_step < max_step, "min_step",
+          "finite, >= 0 and < max_step", min_step);
   require(max_steps > 0, "max_steps", "> 0", static_cast<double>(max_steps));
-  require(std::isfinite(controller_k1) && controller_k1 >= 0.0, "controller_k1", ">= 0", controller_k1);
-  require(std::isfinite(controller_k2) && controller_k2 > 0.0, "controller_k2", "> 0", controller_k2);
+  require(std::isfinite(controller_k1) && controller_k1 >= 0.0, "controller_k1", ">= 0",
+          controller_k1);
+  require(std::isfinite(controller_k2) && controller_k2 > 0.0, "controller_k2", "> 0",
+          controller_k2);
   require(safety > 0.0 && safety <= 1.0, "safety", "in (0, 1]", safety);
-  require(min_step_ratio > 0.0 && min_step_ratio < 1.0, "min_step_ratio", "in (0, 1)", min_step_ratio);
-  require(std::isfinite(max_step_ratio) && max_step_ratio > 1.0, "max_step_ratio", "finite and > 1", max_step_ratio);
-  require(previous_error_floor > 0.0 && previous_error_floor <= 1.0, "previous_error_floor", "in (0, 1]", previous_error_floor);
+  require(min_step_ratio > 0.0 && min_step_ratio < 1.0, "min_step_ratio", "in (0, 1)",
+          min_step_ratio);
+  require(std::isfinite(max_step_ratio) && max_step_ratio > 1.0, "max_step_ratio", "finite and > 1",
+          max_step_ratio);
+  require(previous_error_floor > 0.0 && previous_error_floor <= 1.0, "previous_error_floor",
+          "in (0, 1]", previous_error_floor);
   require(max_error_test_failures >= 1, "max_error_test_failures", ">= 1", max_error_test_failures);
   require(max_newton_iterations >= 1, "max_newton_iterations", ">= 1", max_newton_iterations);
-  require(newton_tolerance > 0.0 && newton_tolerance < 1.0, "newton_tolerance", "in (0, 1)", newton_tolerance);
-  require(reference_contraction > 0.0 && reference_contraction < 1.0, "reference_contraction", "in (0, 1)", reference_contraction);
-  require(newton_failure_factor > 0.0 && newton_failure_factor < 1.0, "newton_failure_factor", "in (0, 1)", newton_failure_factor);
-  require(newton_failure_min_factor > 0.0 && newton_failure_min_factor < 1.0, "newton_failure_min_factor", "in (0, 1)", newton_failure_min_factor);
-  require(std::isfinite(newton_limit_growth) && newton_limit_growth > 1.0, "newton_limit_growth", "finite and > 1", newton_limit_growth);
+  require(newton_tolerance > 0.0 && newton_tolerance < 1.0, "newton_tolerance", "in (0, 1)",
+          newton_tolerance);
+  require(reference_contraction > 0.0 && reference_contraction < 1.0, "reference_contraction",
+          "in (0, 1)", reference_contraction);
+  require(newton_failure_factor > 0.0 && newton_failure_factor < 1.0, "newton_failure_factor",
+          "in (0, 1)", newton_failure_factor);
+  require(newton_failure_min_factor > 0.0 && newton_failure_min_factor < 1.0,
+          "newton_failure_min_factor", "in (0, 1)", newton_failure_min_factor);
+  require(std::isfinite(newton_limit_growth) && newton_limit_growth > 1.0, "newton_limit_growth",
+          "finite and > 1", newton_limit_growth);
   require(max_newton_failures >= 1, "max_newton_failures", ">= 1", max_newton_failures);
   require(max_callback_failures >= 1, "max_callback_failures", ">= 1", max_callback_failures);
-  require(max_initialization_iterations >= 1, "max_initialization_iterations", ">= 1", max_initialization_iterations);
-  require(initialization_tolerance > 0.0 && initialization_tolerance < 1.0, "initialization_tolerance", "in (0, 1)", initialization_tolerance);
+  require(max_initialization_iterations >= 1, "max_initialization_iterations", ">= 1",
+          max_initialization_iterations);
+  require(initialization_tolerance > 0.0 && initialization_tolerance < 1.0,
+          "initialization_tolerance", "in (0, 1)", initialization_tolerance);
 }
 
 }  // namespace esdirk

@@ -6,9 +6,12 @@
 namespace esdirk {
 
 Problem::Problem(int nx, int nz, int np) : nx_(nx), nz_(nz), np_(np) {
-  if (nx < 1) throw std::invalid_argument("Problem: nx must be >= 1 (got " + std::to_string(nx) + ")");
-  if (nz < 0) throw std::invalid_argument("Problem: nz must be >= 0 (got " + std::to_string(nz) + ")");
-  if (np < 0) throw std::invalid_argument("Problem: np must be >= 0 (got " + std::to_string(np) + ")");
+  if (nx < 1)
+    throw std::invalid_argument("Problem: nx must be >= 1 (got " + std::to_string(nx) + ")");
+  if (nz < 0)
+    throw std::invalid_argument("Problem: nz must be >= 0 (got " + std::to_string(nz) + ")");
+  if (np < 0)
+    throw std::invalid_argument("Problem: np must be >= 0 (got " + std::to_string(np) + ")");
 }
 
 int Problem::jacobian(double, ConstVector, ConstVector, ConstVector, MatrixRef) {
@@ -16,7 +19,8 @@ int Problem::jacobian(double, ConstVector, ConstVector, ConstVector, MatrixRef) 
 }
 
 int Problem::parameter_jacobian(double, ConstVector, ConstVector, ConstVector, MatrixRef) {
-  throw std::logic_error("Problem::parameter_jacobian called but has_parameter_jacobian() is false");
+  throw std::logic_error(
+      "Problem::parameter_jacobian called but has_parameter_jacobian() is false");
 }
 
 std::string Problem::state_name(int i) const {

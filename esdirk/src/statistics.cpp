@@ -52,7 +52,8 @@ std::string Statistics::table() const {
 
 std::string Statistics::csv() const {
   std::string out = "counter,value\n";
-  for (const Row& row : rows) out += std::string(row.name) + "," + std::to_string(this->*row.counter) + "\n";
+  for (const Row& row : rows)
+    out += std::string(row.name) + "," + std::to_string(this->*row.counter) + "\n";
   return out;
 }
 

@@ -31,7 +31,8 @@ void Tableau::validate() const {
   if (!(gamma > 0.0)) fail("gamma must be positive");
   for (int i = 0; i < stages; ++i)
     for (int j = 0; j < i; ++j)
-      if (c[i] == c[j]) fail("the nodes c_i must be distinct (the algebraic dense output interpolates them)");
+      if (c[i] == c[j])
+        fail("the nodes c_i must be distinct (the algebraic dense output interpolates them)");
 }
 
 Tableau Tableau::esdirk34() {
@@ -54,8 +55,8 @@ Tableau Tableau::esdirk34() {
          a31, a32, g,   0.0,  //
          b1,  b2,  b3,  g};
   t.b = {b1, b2, b3, g};
-  t.b_hat = {0.1570248978603249371007886, 0.1173304413704388486968184,
-             0.6166780303921214643483881, 0.1089666303771147498540049};
+  t.b_hat = {0.1570248978603249371007886, 0.1173304413704388486968184, 0.6166780303921214643483881,
+             0.1089666303771147498540049};
   t.c = {0.0, 0.8717330430169179988320389, c3, 1.0};
   return t;
 }

@@ -9,7 +9,8 @@
 
 #include "esdirk/esdirk.h"
 
-static const double dow_parameters[9] = {21.893, 2.14e9, 32.318, 21.893, 1.07e9, 7.65e-18, 4.03e-11, 5.32e-18, 0.0131};
+static const double dow_parameters[9] = {21.893,   2.14e9,   32.318,   21.893, 1.07e9,
+                                         7.65e-18, 4.03e-11, 5.32e-18, 0.0131};
 static const double dow_x0[6] = {1.5776, 8.32, 0.0, 0.0, 0.0, 0.0131};
 
 /* u9 = u10 = 0, u7 = u8 = 2 K2 u1 / (K2 + sqrt(K2^2 + 4 K2 u1)). */
@@ -22,9 +23,13 @@ static void dow_algebraic_start(double z0[4]) {
   z0[3] = 0.0;
 }
 
-static int dow_residual(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                        const double* p, double* f, double* g, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)t; (void)user_data;
+static int dow_residual(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                        const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)user_data;
   const double u1 = x[0], u2 = x[1], u3 = x[2], u4 = x[3], u5 = x[4], u6 = x[5];
   const double u7 = z[0], u8 = z[1], u9 = z[2], u10 = z[3];
   const double k1 = p[0], km1 = p[1], k2 = p[2], k3 = p[3], km3 = p[4];
@@ -44,14 +49,19 @@ static int dow_residual(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, c
 }
 
 /* J = [f_x f_z; g_x g_z]: columns u1..u6, u7..u10; rows f1..f6, g1..g4. */
-static int dow_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                        const double* p, double* J, esdirk_int ld, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)t; (void)user_data;
+static int dow_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                        const double* z, const double* p, double* J, esdirk_int ld,
+                        void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)user_data;
   const double u1 = x[0], u2 = x[1], u3 = x[2], u4 = x[3], u5 = x[4], u6 = x[5];
   const double u7 = z[0], u8 = z[1];
   const double k1 = p[0], km1 = p[1], k2 = p[2], k3 = p[3], km3 = p[4];
   const double K1 = p[5], K2 = p[6], K3 = p[7];
-#define E(i, j) J[(i) + (j) * ld]
+#define E(i, j) J[(i) + (j)*ld]
   for (int j = 0; j < 10; ++j)
     for (int i = 0; i < 10; ++i) E(i, j) = 0.0;
   E(0, 1) = -k2 * u8;
@@ -95,13 +105,18 @@ static int dow_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, c
 }
 
 /* Jp = [f_p; g_p]: columns k1, k-1, k2, k3, k-3, K1, K2, K3, Q+. */
-static int dow_parameter_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
-                                  const double* z, const double* p, double* Jp, esdirk_int ld, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)t; (void)user_data;
+static int dow_parameter_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t,
+                                  const double* x, const double* z, const double* p, double* Jp,
+                                  esdirk_int ld, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)user_data;
   const double u1 = x[0], u2 = x[1], u3 = x[2], u4 = x[3], u5 = x[4], u6 = x[5];
   const double u7 = z[0], u8 = z[1], u9 = z[2], u10 = z[3];
   const double K1 = p[5], K2 = p[6], K3 = p[7];
-#define E(i, j) Jp[(i) + (j) * ld]
+#define E(i, j) Jp[(i) + (j)*ld]
   for (int j = 0; j < 9; ++j)
     for (int i = 0; i < 10; ++i) E(i, j) = 0.0;
   E(0, 2) = -u2 * u8;

@@ -17,22 +17,24 @@
 enum { NX = 6, NZ = 4, NP = 9 };
 
 /* Stops at the first failing call with its status and message. */
-#define TRY(call)                                                                                 \
-  do {                                                                                            \
-    const int status_ = (call);                                                                   \
-    if (status_ != ESDIRK_SUCCESS) {                                                              \
-      fprintf(stderr, "%s failed: %s: %s\n", #call, esdirk_status_name(status_),                 \
-              esdirk_solver_last_error(solver));                                                  \
-      return 1;                                                                                   \
-    }                                                                                             \
+#define TRY(call)                                                                \
+  do {                                                                           \
+    const int status_ = (call);                                                  \
+    if (status_ != ESDIRK_SUCCESS) {                                             \
+      fprintf(stderr, "%s failed: %s: %s\n", #call, esdirk_status_name(status_), \
+              esdirk_solver_last_error(solver));                                 \
+      return 1;                                                                  \
+    }                                                                            \
   } while (0)
 
 int main(int argc, char** argv) {
   double rtol = 1e-6;
   int mode = ESDIRK_SENSITIVITY_EXACT;
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--rtol") && i + 1 < argc) rtol = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--mode") && i + 1 < argc) mode = strcmp(argv[++i], "paper") ? ESDIRK_SENSITIVITY_EXACT : ESDIRK_SENSITIVITY_PAPER;
+    if (!strcmp(argv[i], "--rtol") && i + 1 < argc)
+      rtol = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--mode") && i + 1 < argc)
+      mode = strcmp(argv[++i], "paper") ? ESDIRK_SENSITIVITY_EXACT : ESDIRK_SENSITIVITY_PAPER;
     else {
       fprintf(stderr, "usage: %s [--rtol R] [--mode exact|paper]\n", argv[0]);
       return 2;
@@ -66,16 +68,20 @@ int main(int argc, char** argv) {
   for (int k = -6; k < -1; ++k) {
     const double m[3] = {1.0, 2.0, 5.0};
     for (int i = 0; i < 3; ++i)
-      TRY(esdirk_solver_integrate_sensitivities_to(solver, m[i] * pow(10.0, k), x, NX, z, NZ, Sx, NX, Sz, NZ, NP));
+      TRY(esdirk_solver_integrate_sensitivities_to(solver, m[i] * pow(10.0, k), x, NX, z, NZ, Sx,
+                                                   NX, Sz, NZ, NP));
   }
   for (int k = 1; k <= 100; ++k)
-    TRY(esdirk_solver_integrate_sensitivities_to(solver, 0.1 * k, x, NX, z, NZ, Sx, NX, Sz, NZ, NP));
+    TRY(esdirk_solver_integrate_sensitivities_to(solver, 0.1 * k, x, NX, z, NZ, Sx, NX, Sz, NZ,
+                                                 NP));
 
   printf("Dow batch reactor through the C API, rtol %.1e, %s mode\n\nstates at t = 10 h\n", rtol,
          mode == ESDIRK_SENSITIVITY_EXACT ? "exact" : "paper");
   for (int i = 0; i < NX; ++i) printf("u%d %.17e\n", i + 1, x[i]);
   for (int i = 0; i < NZ; ++i) printf("u%d %.17e\n", i + 7, z[i]);
-  printf("\nscaled sensitivities p_j du_i/dp_j at t = 10 h (rows u1..u10, columns k1 km1 k2 k3 km3 K1 K2 K3 Qp)\n");
+  printf(
+      "\nscaled sensitivities p_j du_i/dp_j at t = 10 h (rows u1..u10, columns k1 km1 k2 k3 km3 K1 "
+      "K2 K3 Qp)\n");
   for (int i = 0; i < NX + NZ; ++i) {
     printf("u%d", i + 1);
     for (int j = 0; j < NP; ++j) printf(" %.17e", i < NX ? Sx[i + j * NX] : Sz[(i - NX) + j * NZ]);
@@ -83,9 +89,10 @@ int main(int argc, char** argv) {
   }
   esdirk_statistics s;
   TRY(esdirk_solver_get_statistics(solver, &s));
-  printf("\nstatistics\nNSTEP %lld\nNFUN %lld\nNJAC %lld\nNLU %lld\nNBACK %lld\nNSENS %lld\n", (long long)s.steps,
-         (long long)s.function_evaluations, (long long)s.jacobian_evaluations, (long long)s.lu_factorizations,
-         (long long)s.back_substitutions, (long long)s.sensitivity_solves);
+  printf("\nstatistics\nNSTEP %lld\nNFUN %lld\nNJAC %lld\nNLU %lld\nNBACK %lld\nNSENS %lld\n",
+         (long long)s.steps, (long long)s.function_evaluations, (long long)s.jacobian_evaluations,
+         (long long)s.lu_factorizations, (long long)s.back_substitutions,
+         (long long)s.sensitivity_solves);
 
   /* Invariants: u1 + u3 + u4, u2 + u3 + u4 + u5 and u5 + u6 - u4 are constant, so their
    * sensitivities to the parameters vanish. */
@@ -101,7 +108,8 @@ int main(int argc, char** argv) {
     worst_sens = fmax(worst_sens, fabs(c[1] + c[2] + c[3] + c[4]) / scale);
     worst_sens = fmax(worst_sens, fabs(c[4] + c[5] - c[3]) / scale);
   }
-  printf("\ninvariant drift: states %.1e, sensitivities %.1e (relative to each column)\n", worst_state, worst_sens);
+  printf("\ninvariant drift: states %.1e, sensitivities %.1e (relative to each column)\n",
+         worst_state, worst_sens);
   const int good = worst_state <= 1e-12 && worst_sens <= 1e-10 && z[0] > 0.0;
   printf("%s\n", good ? "CHECK PASSED" : "CHECK FAILED");
   esdirk_solver_free(&solver);

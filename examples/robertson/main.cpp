@@ -30,7 +30,8 @@ Result solve(esdirk::Problem& problem, const esdirk::Options& options, std::vect
   std::vector<double> x(x0.size()), z(z0.size());
   bool ok = esdirk::ok(solver.initialize(0.0, x0, z0, {}));
   // Output at every decade, as the test set prints it.
-  for (double t = 1e-5; ok && t <= robertson::t_end; t *= 10.0) ok = esdirk::ok(solver.integrate_to(t, x, z));
+  for (double t = 1e-5; ok && t <= robertson::t_end; t *= 10.0)
+    ok = esdirk::ok(solver.integrate_to(t, x, z));
   if (!ok) std::fprintf(stderr, "failed: %s\n", solver.message().c_str());
   std::vector<double> y = x;
   y.insert(y.end(), z.begin(), z.end());
@@ -41,7 +42,8 @@ Result solve(esdirk::Problem& problem, const esdirk::Options& options, std::vect
 
 int main(int argc, char** argv) {
   double rtol = 1e-8;
-  if (argc == 3 && !std::strcmp(argv[1], "--rtol")) rtol = std::atof(argv[2]);
+  if (argc == 3 && !std::strcmp(argv[1], "--rtol"))
+    rtol = std::atof(argv[2]);
   else if (argc != 1) {
     std::fprintf(stderr, "usage: %s [--rtol R]\n", argv[0]);
     return 2;
@@ -62,10 +64,12 @@ int main(int argc, char** argv) {
   std::printf("%-4s %24s %24s %24s\n", "", "ODE", "index-1 DAE", "reference");
   double worst = 0.0;
   for (int i = 0; i < 3; ++i) {
-    std::printf("y%-3d %24.16e %24.16e %24.16e\n", i + 1, as_ode.y[i], as_dae.y[i], robertson::reference[i]);
+    std::printf("y%-3d %24.16e %24.16e %24.16e\n", i + 1, as_ode.y[i], as_dae.y[i],
+                robertson::reference[i]);
     if (std::abs(robertson::reference[i]) > options.atol)
       for (const Result* r : {&as_ode, &as_dae})
-        worst = std::max(worst, std::abs(r->y[i] - robertson::reference[i]) / robertson::reference[i]);
+        worst =
+            std::max(worst, std::abs(r->y[i] - robertson::reference[i]) / robertson::reference[i]);
   }
   const double mass_ode = as_ode.y[0] + as_ode.y[1] + as_ode.y[2] - 1.0;
   const double mass_dae = as_dae.y[0] + as_dae.y[1] + as_dae.y[2] - 1.0;
@@ -73,13 +77,17 @@ int main(int argc, char** argv) {
   std::printf("largest relative error: %.2e\n", worst);
   std::printf("\n%-28s %10s %10s\n", "statistics", "ODE", "DAE");
   std::printf("%-28s %10ld %10ld\n", "steps", as_ode.stats.steps, as_dae.stats.steps);
-  std::printf("%-28s %10ld %10ld\n", "rejected steps", as_ode.stats.rejected_steps, as_dae.stats.rejected_steps);
-  std::printf("%-28s %10ld %10ld\n", "f evaluations", as_ode.stats.function_evaluations, as_dae.stats.function_evaluations);
-  std::printf("%-28s %10ld %10ld\n", "Jacobians", as_ode.stats.jacobian_evaluations, as_dae.stats.jacobian_evaluations);
-  std::printf("%-28s %10ld %10ld\n", "LU factorizations", as_ode.stats.lu_factorizations, as_dae.stats.lu_factorizations);
+  std::printf("%-28s %10ld %10ld\n", "rejected steps", as_ode.stats.rejected_steps,
+              as_dae.stats.rejected_steps);
+  std::printf("%-28s %10ld %10ld\n", "f evaluations", as_ode.stats.function_evaluations,
+              as_dae.stats.function_evaluations);
+  std::printf("%-28s %10ld %10ld\n", "Jacobians", as_ode.stats.jacobian_evaluations,
+              as_dae.stats.jacobian_evaluations);
+  std::printf("%-28s %10ld %10ld\n", "LU factorizations", as_ode.stats.lu_factorizations,
+              as_dae.stats.lu_factorizations);
 
-  const bool good = as_ode.ok && as_dae.ok && std::abs(mass_ode) < 1e-12 && std::abs(mass_dae) < 1e-12 &&
-                    worst <= 1e3 * rtol;
+  const bool good = as_ode.ok && as_dae.ok && std::abs(mass_ode) < 1e-12 &&
+                    std::abs(mass_dae) < 1e-12 && worst <= 1e3 * rtol;
   std::printf("%s\n", good ? "CHECK PASSED" : "CHECK FAILED");
   return good ? 0 : 1;
 }

@@ -20,9 +20,14 @@
 enum { NX = 6, NZ = 4, NU = 9 };
 
 /* h = u1^2 (a tracking cost on [HA]): value and gradients. */
-static int cost(esdirk_int nx, esdirk_int nz, esdirk_int nu, double t, const double* x, const double* z,
-                const double* u, double* value, double* dh_dx, double* dh_dz, double* dh_du, void* user_data) {
-  (void)nx; (void)t; (void)z; (void)u; (void)user_data;
+static int cost(esdirk_int nx, esdirk_int nz, esdirk_int nu, double t, const double* x,
+                const double* z, const double* u, double* value, double* dh_dx, double* dh_dz,
+                double* dh_du, void* user_data) {
+  (void)nx;
+  (void)t;
+  (void)z;
+  (void)u;
+  (void)user_data;
   *value = x[0] * x[0];
   for (int i = 0; i < NX; ++i) dh_dx[i] = i == 0 ? 2.0 * x[0] : 0.0;
   for (int i = 0; i < nz; ++i) dh_dz[i] = 0.0;
@@ -34,17 +39,20 @@ static int cost(esdirk_int nx, esdirk_int nz, esdirk_int nu, double t, const dou
  * A_k in A_total (column-major NX x NX), the summed cost, and the largest continuity defect
  * against the states s_k of the chain itself started from x0 (0 by construction, checked with
  * the z of each interval). */
-static int chain(esdirk_shooting* sh, int n, const double* x0, double* x_end, double* A_total, double* cost_total) {
-  double x[NX], z[NZ], x_next[NX], z_next[NZ], A[NX * NX], B[NX * NU], H, q[NX], r[NU], product[NX * NX], tmp[NX * NX];
+static int chain(esdirk_shooting* sh, int n, const double* x0, double* x_end, double* A_total,
+                 double* cost_total) {
+  double x[NX], z[NZ], x_next[NX], z_next[NZ], A[NX * NX], B[NX * NU], H, q[NX], r[NU],
+      product[NX * NX], tmp[NX * NX];
   memcpy(x, x0, sizeof x);
   dow_algebraic_start(z);
   for (int i = 0; i < NX * NX; ++i) product[i] = (i % (NX + 1)) == 0 ? 1.0 : 0.0;
   *cost_total = 0.0;
   for (int k = 0; k < n; ++k) {
-    const int status = esdirk_shooting_integrate(sh, 0.2 * k, 0.2 * (k + 1), x, NX, dow_parameters, NU, z, NZ, x_next,
-                                                 z_next, A, NX, B, NX, &H, q, r);
+    const int status = esdirk_shooting_integrate(sh, 0.2 * k, 0.2 * (k + 1), x, NX, dow_parameters,
+                                                 NU, z, NZ, x_next, z_next, A, NX, B, NX, &H, q, r);
     if (status != ESDIRK_SUCCESS) {
-      fprintf(stderr, "interval %d: %s: %s\n", k, esdirk_status_name(status), esdirk_shooting_last_error(sh));
+      fprintf(stderr, "interval %d: %s: %s\n", k, esdirk_status_name(status),
+              esdirk_shooting_last_error(sh));
       return status;
     }
     /* product <- A_k * product */
@@ -86,7 +94,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < NX; ++i) printf(" %.10e", x_end[i]);
   printf(" ]\ncost sum_k H_k = %.10e\n", total_cost);
   printf("steps %lld, accepted %lld, NLU %lld, NSENS %lld over all intervals\n", (long long)s.steps,
-         (long long)s.accepted_steps, (long long)s.lu_factorizations, (long long)s.sensitivity_solves);
+         (long long)s.accepted_steps, (long long)s.lu_factorizations,
+         (long long)s.sensitivity_solves);
 
   /* (1) Against one long integration of the same problem. */
   esdirk_solver* solver = NULL;
@@ -96,25 +105,30 @@ int main(int argc, char** argv) {
   double z0[NZ], x_long[NX], z_long[NZ];
   dow_algebraic_start(z0);
   int status = esdirk_solver_initialize(solver, 0.0, dow_x0, NX, z0, NZ, dow_parameters, NU);
-  if (status == ESDIRK_SUCCESS) status = esdirk_solver_integrate_to(solver, 0.2 * n, x_long, NX, z_long, NZ);
+  if (status == ESDIRK_SUCCESS)
+    status = esdirk_solver_integrate_to(solver, 0.2 * n, x_long, NX, z_long, NZ);
   double defect = 0.0;
-  for (int i = 0; i < NX; ++i) defect = fmax(defect, fabs(x_end[i] - x_long[i]) / (1e-6 + fabs(x_long[i])));
+  for (int i = 0; i < NX; ++i)
+    defect = fmax(defect, fabs(x_end[i] - x_long[i]) / (1e-6 + fabs(x_long[i])));
   printf("chained vs one integration: largest relative difference %.1e\n", defect);
 
   /* (2) Chain rule: one interval over the whole horizon gives the product of the A_k. */
   double x_whole[NX], A_whole[NX * NX];
   dow_algebraic_start(z0);
-  status = status == ESDIRK_SUCCESS ? esdirk_shooting_integrate(sh, 0.0, 0.2 * n, dow_x0, NX, dow_parameters, NU, z0, NZ,
-                                                                x_whole, NULL, A_whole, NX, NULL, NX, NULL, NULL, NULL)
-                                    : status;
+  status = status == ESDIRK_SUCCESS
+               ? esdirk_shooting_integrate(sh, 0.0, 0.2 * n, dow_x0, NX, dow_parameters, NU, z0, NZ,
+                                           x_whole, NULL, A_whole, NX, NULL, NX, NULL, NULL, NULL)
+               : status;
   double chain_error = 0.0, scale = 0.0;
   for (int i = 0; i < NX * NX; ++i) {
     chain_error = fmax(chain_error, fabs(A_whole[i] - A_total[i]));
     scale = fmax(scale, fabs(A_whole[i]));
   }
-  printf("product of the A_k vs A of one interval over [0, %g h]: %.1e relative\n", 0.2 * n, chain_error / scale);
+  printf("product of the A_k vs A of one interval over [0, %g h]: %.1e relative\n", 0.2 * n,
+         chain_error / scale);
 
-  const int good = status == ESDIRK_SUCCESS && defect <= 1e-5 && chain_error <= 1e-6 * scale && s.sensitivity_solves > 0;
+  const int good = status == ESDIRK_SUCCESS && defect <= 1e-5 && chain_error <= 1e-6 * scale &&
+                   s.sensitivity_solves > 0;
   printf("%s\n", good ? "CHECK PASSED" : "CHECK FAILED");
   esdirk_solver_free(&solver);
   esdirk_shooting_free(&sh);

@@ -17,7 +17,8 @@
 
 int main(int argc, char** argv) {
   double rtol = 1e-8;
-  if (argc == 3 && !std::strcmp(argv[1], "--rtol")) rtol = std::atof(argv[2]);
+  if (argc == 3 && !std::strcmp(argv[1], "--rtol"))
+    rtol = std::atof(argv[2]);
   else if (argc != 1) {
     std::fprintf(stderr, "usage: %s [--rtol R]\n", argv[0]);
     return 2;
@@ -28,7 +29,8 @@ int main(int argc, char** argv) {
   esdirk::Integrator solver(model, options);
   if (!esdirk::ok(solver.initialize(0.0, std::vector<double>{2.0, 0.0}, {}, {}))) return 1;
 
-  std::printf("Van der Pol, eps = 1e-6, ESDIRK34, rtol = atol = %.1e\n\n%8s %22s %22s\n", rtol, "t", "y1", "y2");
+  std::printf("Van der Pol, eps = 1e-6, ESDIRK34, rtol = atol = %.1e\n\n%8s %22s %22s\n", rtol, "t",
+              "y1", "y2");
   std::vector<double> y(2);
   for (int k = 1; k <= 10; ++k) {
     const double t = 0.2 * k;
@@ -40,9 +42,12 @@ int main(int argc, char** argv) {
   }
   double worst = 0.0;
   for (int i = 0; i < 2; ++i)
-    worst = std::max(worst, std::abs(y[i] - van_der_pol::reference[i]) / std::abs(van_der_pol::reference[i]));
-  std::printf("\nreference at t = 2: %22.15f %22.15f\n", van_der_pol::reference[0], van_der_pol::reference[1]);
-  std::printf("largest relative error: %.2e\n\nstatistics:\n%s", worst, solver.statistics().table().c_str());
+    worst = std::max(
+        worst, std::abs(y[i] - van_der_pol::reference[i]) / std::abs(van_der_pol::reference[i]));
+  std::printf("\nreference at t = 2: %22.15f %22.15f\n", van_der_pol::reference[0],
+              van_der_pol::reference[1]);
+  std::printf("largest relative error: %.2e\n\nstatistics:\n%s", worst,
+              solver.statistics().table().c_str());
   const bool good = worst <= 100.0 * rtol;
   std::printf("%s\n", good ? "CHECK PASSED" : "CHECK FAILED");
   return good ? 0 : 1;

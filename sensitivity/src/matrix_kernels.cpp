@@ -1,11 +1,55 @@
 #include "matrix_kernels.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace esdirk::detail {
 
+namespace {
+
+// Products up to this many rows and inner dimension go through the blocked kernel below.
+constexpr int blocked_limit = 64;
+constexpr int block_width = 8;
+
+// C(:, first:first+width) (op)= alpha A B(:, first:first+width) for width <= block_width: B's
+// columns are copied into a row-major buffer, so that every row of C is accumulated in
+// block_width registers over the whole inner dimension, one scalar of A times one contiguous
+// row of the buffer at a time (vectorized, no loads or stores of C inside the loop).
+void multiply_block(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, double alpha,
+                    bool accumulate, int first, int width) {
+  const int inner = A.cols;
+  alignas(64) double bt[blocked_limit * block_width];
+  for (int k = 0; k < inner; ++k) {
+    double* row = bt + k * block_width;
+    int c = 0;
+    for (; c < width; ++c) row[c] = B(k, first + c);
+    for (; c < block_width; ++c) row[c] = 0.0;
+  }
+  for (int i = 0; i < C.rows; ++i) {
+    double acc[block_width] = {};
+    const double* a = A.data + row_begin + i;
+    for (int k = 0; k < inner; ++k) {
+      const double aik = a[static_cast<std::size_t>(k) * A.ld];
+      if (aik == 0.0) continue;  // model Jacobians are sparse
+      const double* row = bt + k * block_width;
+      for (int c = 0; c < block_width; ++c) acc[c] += aik * row[c];
+    }
+    for (int c = 0; c < width; ++c) {
+      double& cij = C(i, first + c);
+      cij = accumulate ? cij + alpha * acc[c] : alpha * acc[c];
+    }
+  }
+}
+
+}  // namespace
+
 void multiply(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, double alpha,
               bool accumulate) {
+  if (C.rows <= blocked_limit && A.cols <= blocked_limit) {
+    for (int first = 0; first < C.cols; first += block_width)
+      multiply_block(A, row_begin, B, C, alpha, accumulate, first, std::min(block_width, C.cols - first));
+    return;
+  }
   for (int j = 0; j < C.cols; ++j) {
     double* c = C.column(j);
     if (!accumulate)

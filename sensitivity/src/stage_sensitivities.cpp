@@ -35,6 +35,9 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
   f_base_.assign(static_cast<std::size_t>(nx_), 0.0);
   g_base_.assign(static_cast<std::size_t>(nz_), 0.0);
   fallback_.resize(nx_, nz_);
+  power_.resize(n_, n_);
+  power_next_.resize(n_, n_);
+  stage_scale_.assign(static_cast<std::size_t>(s_), 0.0);
 }
 
 void StageSensitivities::resize(int directions) {
@@ -164,10 +167,22 @@ double StageSensitivities::weighted_column_max(const double* column) const {
   return m;
 }
 
+// Weighted max-norm of a matrix, max_i w_i sum_j |A_ij| / w_j: the operator norm that belongs
+// to the weighted max-norm of the refinement test.
+double StageSensitivities::weighted_matrix_norm(ConstMatrixRef A) const {
+  double norm = 0.0;
+  for (int i = 0; i < n_; ++i) {
+    double row = 0.0;
+    for (int j = 0; j < n_; ++j) row += std::abs(A(i, j)) / weights_[static_cast<std::size_t>(j)];
+    norm = std::max(norm, row * weights_[static_cast<std::size_t>(i)]);
+  }
+  return norm;
+}
+
 // Exact mode: S holds M^{-1} rhs; refine towards the solution of M_i S = rhs, where M_i is the
 // iteration matrix with the stage Jacobian J, by S += M^{-1}(rhs - M_i S). The sweep contracts
 // like the simplified Newton iteration of the same stage did. Returns the sweeps used, or -1 if
-// it did not converge (S is then solved with a factorization of M_i).
+// it did not converge (S is then solved with a factorization of M_i), -2 if M_i is singular.
 int StageSensitivities::refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma) {
   const LinearSolver& lu = integrator_.last_iteration_matrix();
   Statistics& stats = integrator_.statistics();
@@ -194,15 +209,69 @@ int StageSensitivities::refine_stage(ConstMatrixRef J, MatrixRef S, double h_gam
     }
     if (converged) return sweep;
   }
-  // Fallback: factor M_i itself (counted as an LU) and solve directly.
+  return fall_back(J, S, h_gamma);
+}
+
+// The refinement above, S_k = sum_{j<=k} E^j S_0 with E = I - M^{-1} M_i = -M^{-1}(M_i - M),
+// summed by doubling: S_{2m+1} = S_m + E^(m+1) S_m, so k doublings give the iterate of 2^k - 1
+// sweeps at the cost of k products with E's powers (squared as we go) instead of 2^k - 1
+// products and triangular solves. E costs n back-substitutions of the columns of M_i - M.
+// The stopping test bounds the error that is left, not just the last correction c = P S_m
+// (P = E^(m+1)): the remainder after the sum is P (c + remainder), so it is at most
+// |P| |c| / (1 - |P|) in the weighted max-norm; stop when that is below the tolerance times S.
+int StageSensitivities::refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRef Jn, MatrixRef S,
+                                                 double h_gamma) {
+  const LinearSolver& lu = integrator_.last_iteration_matrix();
+  Statistics& stats = integrator_.statistics();
+  const int ns = directions_;
+  // power_ = E = -M^{-1} (M_i - M), M_i - M = [-h*gamma (J_i - J_n)_x ; (J_i - J_n)_z].
+  for (int j = 0; j < n_; ++j) {
+    const double* a = J.column(j);
+    const double* b = Jn.column(j);
+    double* e = power_.column(j);
+    for (int k = 0; k < nx_; ++k) e[k] = h_gamma * (a[k] - b[k]);
+    for (int k = nx_; k < n_; ++k) e[k] = b[k] - a[k];
+  }
+  lu.solve(power_.ref());
+  stats.back_substitutions += n_;
+  int sweeps = 0;
+  for (;;) {
+    detail::multiply(power_.cref(), 0, S, correction_.ref(), 1.0, false);
+    detail::add_scaled(correction_.cref(), S, 1.0);
+    sweeps = 2 * sweeps + 1;
+    const double p = weighted_matrix_norm(power_.cref());
+    bool converged = p < 1.0;
+    for (int j = 0; j < ns && converged; ++j) {
+      const double size = weighted_column_max(S.column(j));
+      const double change = weighted_column_max(correction_.column(j));
+      converged = change == 0.0 || p * change <= (1.0 - p) * options_.correction_tolerance * size;
+    }
+    if (converged) return sweeps;
+    if (sweeps >= options_.max_corrections || !std::isfinite(p)) break;
+    detail::multiply(power_.cref(), 0, power_.cref(), power_next_.ref(), 1.0, false);
+    power_.swap(power_next_);
+  }
+  detail::copy(rhs_.cref(), S);
+  return fall_back(J, S, h_gamma);
+}
+
+// Refinement did not converge: factor M_i itself (counted as an LU) and solve directly.
+int StageSensitivities::fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma) {
+  Statistics& stats = integrator_.statistics();
   ++fallbacks_;
   ++stats.lu_factorizations;
   if (fallback_.factor(J, h_gamma) != 0) return -2;
   detail::copy(rhs_.cref(), S);
   fallback_.solve(S);
-  stats.back_substitutions += ns;
+  stats.back_substitutions += directions_;
   return -1;
 }
+
+// Doubling costs about 4 n^3 + 5 n^2 ns flops per stage (E, three squarings, four products
+// with S), plain sweeps about 3 n^2 ns each (J S, solve) and ~10 of them on a stiff problem:
+// doubling pays from ns >= n / 6 or so; the margin keeps plain sweeps for one or two
+// directions of a large system.
+bool StageSensitivities::doubling_pays() const { return n_ <= 4 * directions_; }
 
 int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMatrixRef Sz,
                               ConstMatrixRef P, bool uses_parameters) {
@@ -227,11 +296,22 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
   } else {
     jpP_.fill(0.0);
   }
-  MatrixRef SX1 = detail::cols_of(SX_.ref(), 0, ns);
-  MatrixRef SZ1 = detail::cols_of(SZ_.ref(), 0, ns);
+  // S_ = [Sx_n; Sz_n] (stage 1), SF_1 = fpP_x + J_1(0:nx, :) S_ in one product.
   MatrixRef SF1 = detail::cols_of(SF_.ref(), 0, ns);
-  detail::copy(Sx, SX1);
-  detail::copy(Sz, SZ1);
+  for (int j = 0; j < ns; ++j) {
+    const double* sx = Sx.column(j);
+    const double* sz = Sz.column(j);
+    const double* fp = jpP_.column(j);
+    double* sX = SX_.column(j);
+    double* sZ = SZ_.column(j);
+    double* s1 = S_.column(j);
+    double* f1 = SF1.column(j);
+    for (int k = 0; k < nx_; ++k) {
+      sX[k] = s1[k] = sx[k];
+      f1[k] = fp[k];
+    }
+    for (int k = 0; k < nz_; ++k) sZ[k] = s1[nx_ + k] = sz[k];
+  }
   // The step's J_n is exact at (t_n, x_n, z_n) when analytic; a difference Jacobian of the
   // integrator is based on the stage-equation derivative F_s, so exact mode forms its own.
   ConstMatrixRef J1 = Jn;
@@ -240,10 +320,12 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
     if (code != 0) return code;
     J1 = stage_jacobian_.cref();
   }
-  detail::multiply(detail::cols_of(J1, 0, nx_), 0, Sx, SF1, 1.0, false);
-  if (nz_ > 0) detail::multiply(detail::cols_of(J1, nx_, nz_), 0, SZ1, SF1, 1.0, true);
-  detail::add_scaled(detail::rows_of(jpP_.cref(), 0, nx_), SF1, 1.0);
+  detail::multiply(detail::rows_of(J1, 0, nx_), 0, S_.cref(), SF1, 1.0, true);
 
+  // The sum of every stage value is not finite iff some entry is not (one cheap pass).
+  double finite_check = 0.0;
+  for (int j = 0; j < ns; ++j)
+    for (int k = 0; k < nx_; ++k) finite_check += SF1(k, j);
   for (int i = 1; i < s_; ++i) {
     // Stage i's derivatives: frozen at t_n (paper) or at the converged stage (exact).
     ConstMatrixRef J = Jn;
@@ -256,24 +338,29 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
         if (code != 0) return code;
       }
     }
-    // Right-hand side [Sx_n + h sum_{j<i} a_ij SF_j + h*gamma (f_p P); -(g_p P)].
+    // Right-hand side [Sx_n + h sum_{j<i} a_ij SF_j + h*gamma (f_p P); -(g_p P)], also the
+    // start of the solve.
+    double* ha = stage_scale_.data();
+    for (int l = 0; l < i; ++l) ha[l] = h * tab.A(i, l);
     for (int j = 0; j < ns; ++j) {
       double* r = rhs_.column(j);
+      double* sj = S_.column(j);
       const double* sx = Sx.column(j);
       const double* fp = jpP_.column(j);
       for (int k = 0; k < nx_; ++k) r[k] = sx[k] + hg * fp[k];
+      for (int l = 0; l < i; ++l) {
+        if (ha[l] == 0.0) continue;
+        const double* sf = SF_.column(l * ns + j);
+        for (int k = 0; k < nx_; ++k) r[k] += ha[l] * sf[k];
+      }
       for (int k = nx_; k < n_; ++k) r[k] = -fp[k];
+      for (int k = 0; k < n_; ++k) sj[k] = r[k];
     }
-    for (int l = 0; l < i; ++l) {
-      const double ha = h * tab.A(i, l);
-      if (ha != 0.0)
-        detail::add_scaled(detail::cols_of(SF_.cref(), l * ns, ns), detail::rows_of(rhs_.ref(), 0, nx_), ha);
-    }
-    detail::copy(rhs_.cref(), S_.ref());
     lu.solve(S_.ref());
     stats.back_substitutions += ns;
     if (exact) {
-      const int sweeps = refine_stage(J, S_.ref(), hg);
+      const int sweeps = doubling_pays() ? refine_stage_by_doubling(J, Jn, S_.ref(), hg)
+                                         : refine_stage(J, S_.ref(), hg);
       if (sweeps == -2) {
         message_ = "the stage iteration matrix is singular at t = " + number(step.stage_times[i]) +
                    " (exact sensitivities)";
@@ -281,23 +368,45 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
       }
       last_max_corrections_ = std::max(last_max_corrections_, sweeps < 0 ? options_.max_corrections + 1 : sweeps);
     }
-    // SF_i = (J S)_x + f_p P, and the stage values.
-    MatrixRef SFi = detail::cols_of(SF_.ref(), i * ns, ns);
-    detail::multiply(J, 0, S_.cref(), SFi, 1.0, false);
-    detail::add_scaled(detail::rows_of(jpP_.cref(), 0, nx_), SFi, 1.0);
-    detail::copy(detail::rows_of(S_.cref(), 0, nx_), detail::cols_of(SX_.ref(), i * ns, ns));
-    if (nz_ > 0)
-      detail::copy(detail::rows_of(S_.cref(), nx_, nz_), detail::cols_of(SZ_.ref(), i * ns, ns));
+    // The stage values, and SF_i from the differentiated stage equation,
+    // SF_i = (SX_i - Sx_n - h sum_{j<i} a_ij SF_j)/(h*gamma) = (SX_i - r_x)/(h*gamma) + (f_p P)_x,
+    // which is (J_i S_i)_x + (f_p P)_x without the product (as the integrator's F_i).
+    const double inverse_hg = 1.0 / hg;
+    for (int j = 0; j < ns; ++j) {
+      const double* sj = S_.column(j);
+      const double* r = rhs_.column(j);
+      const double* fp = jpP_.column(j);
+      double* sX = SX_.column(i * ns + j);
+      double* sZ = SZ_.column(i * ns + j);
+      double* sF = SF_.column(i * ns + j);
+      for (int k = 0; k < nx_; ++k) {
+        sX[k] = sj[k];
+        sF[k] = (sj[k] - r[k]) * inverse_hg + fp[k];
+        finite_check += sF[k];
+      }
+      for (int k = 0; k < nz_; ++k) {
+        sZ[k] = sj[nx_ + k];
+        finite_check += sZ[k];
+      }
+    }
   }
-  if (!detail::all_finite(SF_.cref()) || !detail::all_finite(SZ_.cref())) {
+  if (!std::isfinite(finite_check)) {
     message_ = "the stage sensitivities are not finite in the step from t = " + number(step.t);
     return 1;
   }
 
   // e_S = h sum_i d_i SF_i (seed eq. 20 applied to the sensitivities).
-  error_.fill(0.0);
-  for (int i = 0; i < s_; ++i)
-    if (tab.d(i) != 0.0) detail::add_scaled(stage_derivatives(i), error_.ref(), h * tab.d(i));
+  double* hd = stage_scale_.data();
+  for (int i = 0; i < s_; ++i) hd[i] = h * tab.d(i);
+  for (int j = 0; j < ns; ++j) {
+    double* e = error_.column(j);
+    for (int k = 0; k < nx_; ++k) e[k] = 0.0;
+    for (int i = 0; i < s_; ++i) {
+      if (hd[i] == 0.0) continue;
+      const double* sf = SF_.column(i * ns + j);
+      for (int k = 0; k < nx_; ++k) e[k] += hd[i] * sf[k];
+    }
+  }
   if (integrator_.options().filter_error_estimate) {
     // The integrator's filter, e_S <- M^{-1} [e_S; 0], damps stiff components as for x.
     correction_.fill(0.0);

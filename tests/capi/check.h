@@ -7,26 +7,26 @@
 static int checks_passed = 0;
 static int checks_failed = 0;
 
-#define CHECK(condition)                                                        \
-  do {                                                                          \
-    if (condition) {                                                            \
-      ++checks_passed;                                                          \
-    } else {                                                                    \
-      ++checks_failed;                                                          \
+#define CHECK(condition)                                                            \
+  do {                                                                              \
+    if (condition) {                                                                \
+      ++checks_passed;                                                              \
+    } else {                                                                        \
+      ++checks_failed;                                                              \
       fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-    }                                                                           \
+    }                                                                               \
   } while (0)
 
-#define CHECK_STATUS(call, expected)                                                    \
-  do {                                                                                  \
-    const int status_ = (call);                                                         \
-    if (status_ == (expected)) {                                                        \
-      ++checks_passed;                                                                  \
-    } else {                                                                            \
-      ++checks_failed;                                                                  \
+#define CHECK_STATUS(call, expected)                                                     \
+  do {                                                                                   \
+    const int status_ = (call);                                                          \
+    if (status_ == (expected)) {                                                         \
+      ++checks_passed;                                                                   \
+    } else {                                                                             \
+      ++checks_failed;                                                                   \
       fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #call, \
-              esdirk_status_name(status_), esdirk_status_name(expected));               \
-    }                                                                                   \
+              esdirk_status_name(status_), esdirk_status_name(expected));                \
+    }                                                                                    \
   } while (0)
 
 static int report(void) {

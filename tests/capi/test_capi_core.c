@@ -8,75 +8,123 @@
 #include "esdirk/esdirk.h"
 
 /* x' = -z, 0 = z - x^2: x = 1/(1+t), z = x^2. user_data counts the calls. */
-static int hyperbola(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                     const double* p, double* f, double* g, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)t; (void)p;
+static int hyperbola(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                     const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)p;
   if (user_data) ++*(long*)user_data;
   f[0] = -z[0];
   g[0] = z[0] - x[0] * x[0];
   return 0;
 }
 
-static int hyperbola_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
-                              const double* z, const double* p, double* J, esdirk_int ldj, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)t; (void)z; (void)p; (void)user_data;
-  J[0] = 0.0;             /* df/dx */
-  J[1] = -2.0 * x[0];     /* dg/dx */
-  J[ldj] = -1.0;          /* df/dz */
-  J[ldj + 1] = 1.0;       /* dg/dz */
+static int hyperbola_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t,
+                              const double* x, const double* z, const double* p, double* J,
+                              esdirk_int ldj, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)z;
+  (void)p;
+  (void)user_data;
+  J[0] = 0.0;         /* df/dx */
+  J[1] = -2.0 * x[0]; /* dg/dx */
+  J[ldj] = -1.0;      /* df/dz */
+  J[ldj + 1] = 1.0;   /* dg/dz */
   return 0;
 }
 
 /* The same Jacobian, but its g row vanishes after t = 0.5: the iteration matrix is singular. */
 static int singular_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
-                             const double* z, const double* p, double* J, esdirk_int ldj, void* user_data) {
+                             const double* z, const double* p, double* J, esdirk_int ldj,
+                             void* user_data) {
   hyperbola_jacobian(nx, nz, np, t, x, z, p, J, ldj, user_data);
   if (t > 0.5) J[1] = J[ldj + 1] = 0.0;
   return 0;
 }
 
 /* y' = -y, failing from t > 0.5 with the code in *user_data (> 0 recoverable, < 0 fatal). */
-static int failing_decay(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                         const double* p, double* f, double* g, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)z; (void)p; (void)g;
+static int failing_decay(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                         const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)z;
+  (void)p;
+  (void)g;
   f[0] = -x[0];
   return t > 0.5 ? *(int*)user_data : 0;
 }
 
 /* y' = y^2 blows up at t = 1. */
-static int blow_up(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                   const double* p, double* f, double* g, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)t; (void)z; (void)p; (void)g; (void)user_data;
+static int blow_up(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                   const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)z;
+  (void)p;
+  (void)g;
+  (void)user_data;
   f[0] = x[0] * x[0];
   return 0;
 }
 
 /* y' = 0 up to t = 0.5, then a jump to y' = 1e4 (a discontinuity the error test catches). */
-static int jump(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                const double* p, double* f, double* g, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)x; (void)z; (void)p; (void)g; (void)user_data;
+static int jump(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)x;
+  (void)z;
+  (void)p;
+  (void)g;
+  (void)user_data;
   f[0] = t > 0.5 ? 1e4 : 0.0;
   return 0;
 }
 
-/* 0 = z^2 + 1 has no real root; 0 = x - 1 does not involve z; 0 = z^2 - (1 - t) loses its root at t = 1. */
-static int no_root(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                   const double* p, double* f, double* g, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)t; (void)x; (void)p; (void)user_data;
+/* 0 = z^2 + 1 has no real root; 0 = x - 1 does not involve z; 0 = z^2 - (1 - t) loses its root at t
+ * = 1. */
+static int no_root(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                   const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)x;
+  (void)p;
+  (void)user_data;
   f[0] = z[0];
   g[0] = z[0] * z[0] + 1.0;
   return 0;
 }
-static int z_free(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                  const double* p, double* f, double* g, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)t; (void)p; (void)user_data;
+static int z_free(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                  const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)p;
+  (void)user_data;
   f[0] = z[0];
   g[0] = x[0] - 1.0;
   return 0;
 }
-static int vanishing_root(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                          const double* p, double* f, double* g, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)x; (void)p; (void)user_data;
+static int vanishing_root(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                          const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)x;
+  (void)p;
+  (void)user_data;
   f[0] = 1.0;
   g[0] = z[0] * z[0] - (1.0 - t);
   return 0;
@@ -119,7 +167,8 @@ static void test_dae_against_exact_solution(void) {
   CHECK_STATUS(esdirk_solver_get_statistics(solver, &stats), ESDIRK_SUCCESS);
   CHECK(stats.function_evaluations == calls);
   CHECK(stats.fd_function_evaluations == 0);
-  CHECK(stats.steps == stats.accepted_steps + stats.rejected_steps + stats.newton_failures + stats.callback_failures);
+  CHECK(stats.steps == stats.accepted_steps + stats.rejected_steps + stats.newton_failures +
+                           stats.callback_failures);
   CHECK(stats.accepted_steps > 10);
   /* Restart with a new state. */
   const double x1 = 2.0, z1 = 0.0;
@@ -134,8 +183,8 @@ static void test_dae_against_exact_solution(void) {
 }
 
 /* Runs an ODE y' = ..., y(0) = 1 to t_end and returns the status. */
-static int run_ode(esdirk_residual_fn f, void* user_data, double min_step, long max_steps, int max_rejections,
-                   double t_end, double* t_reached) {
+static int run_ode(esdirk_residual_fn f, void* user_data, double min_step, long max_steps,
+                   int max_rejections, double t_end, double* t_reached) {
   esdirk_problem* problem = NULL;
   esdirk_solver* solver = NULL;
   esdirk_problem_create(1, 0, 0, f, user_data, &problem);
@@ -195,7 +244,8 @@ static void test_every_numerical_status(void) {
 
 static void test_status_names(void) {
   CHECK(strcmp(esdirk_status_name(ESDIRK_SUCCESS), "success") == 0);
-  CHECK(strcmp(esdirk_status_name(ESDIRK_SINGULAR_ALGEBRAIC_JACOBIAN), "singular_algebraic_jacobian") == 0);
+  CHECK(strcmp(esdirk_status_name(ESDIRK_SINGULAR_ALGEBRAIC_JACOBIAN),
+               "singular_algebraic_jacobian") == 0);
   CHECK(strcmp(esdirk_status_name(ESDIRK_WRONG_CALL_ORDER), "wrong_call_order") == 0);
   CHECK(strcmp(esdirk_status_name(12345), "unknown") == 0);
   for (int s = -9; s <= 0; ++s) CHECK(strcmp(esdirk_status_name(s), "unknown") != 0);

@@ -38,24 +38,39 @@ Result run_cpp(esdirk::SensitivityMode mode) {
   options.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
   esdirk::Integrator solver(model, options);
   const auto zs = dow::consistent_algebraic_start();
-  CHECK(esdirk::ok(solver.initialize(0.0, {dow::initial_states.begin(), dow::initial_states.end()},
-                                     {zs.begin(), zs.end()},
-                                     {dow::nominal_parameters.begin(), dow::nominal_parameters.end()})));
+  CHECK(esdirk::ok(solver.initialize(
+      0.0, {dow::initial_states.begin(), dow::initial_states.end()}, {zs.begin(), zs.end()},
+      {dow::nominal_parameters.begin(), dow::nominal_parameters.end()})));
   solver.set_stop_time(10.0);
   esdirk::SensitivityOptions sensitivity_options;
   sensitivity_options.mode = mode;
   esdirk::ForwardSensitivity sens(solver, sensitivity_options);
   esdirk::DenseMatrix seed(nx + np, np);
-  for (int j = 0; j < np; ++j) seed(nx + j, j) = dow::nominal_parameters[static_cast<std::size_t>(j)];
+  for (int j = 0; j < np; ++j)
+    seed(nx + j, j) = dow::nominal_parameters[static_cast<std::size_t>(j)];
   CHECK(esdirk::ok(sens.initialize(seed.cref())));
-  Result r{std::vector<double>(nx), std::vector<double>(nz), std::vector<double>(nx * np), std::vector<double>(nz * np)};
+  Result r{std::vector<double>(nx), std::vector<double>(nz), std::vector<double>(nx * np),
+           std::vector<double>(nz * np)};
   for (double t : output_times())
-    CHECK(esdirk::ok(sens.integrate_to(t, r.x, r.z, {r.Sx.data(), nx, np, nx}, {r.Sz.data(), nz, np, nz})));
+    CHECK(esdirk::ok(
+        sens.integrate_to(t, r.x, r.z, {r.Sx.data(), nx, np, nx}, {r.Sz.data(), nz, np, nz})));
   const esdirk::Statistics& s = solver.statistics();
-  r.stats = {s.steps, s.accepted_steps, s.rejected_steps, s.function_evaluations, s.fd_function_evaluations,
-             s.jacobian_evaluations, s.lu_factorizations, s.back_substitutions, s.newton_iterations,
-             s.newton_failures, s.callback_failures, s.parameter_jacobian_evaluations, s.sensitivity_solves,
-             s.events, s.adjoint_steps, s.checkpoints};
+  r.stats = {s.steps,
+             s.accepted_steps,
+             s.rejected_steps,
+             s.function_evaluations,
+             s.fd_function_evaluations,
+             s.jacobian_evaluations,
+             s.lu_factorizations,
+             s.back_substitutions,
+             s.newton_iterations,
+             s.newton_failures,
+             s.callback_failures,
+             s.parameter_jacobian_evaluations,
+             s.sensitivity_solves,
+             s.events,
+             s.adjoint_steps,
+             s.checkpoints};
   return r;
 }
 
@@ -72,15 +87,18 @@ Result run_c(int mode) {
   esdirk_solver_set_sensitivity_options(solver, mode, 0);
   double z0[nz];
   dow_algebraic_start(z0);
-  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, dow_x0, nx, z0, nz, dow_parameters, np), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, dow_x0, nx, z0, nz, dow_parameters, np),
+               ESDIRK_SUCCESS);
   esdirk_solver_set_stop_time(solver, 10.0);
   std::vector<double> seed((nx + np) * np, 0.0);
   for (int j = 0; j < np; ++j) seed[(nx + j) + j * (nx + np)] = dow_parameters[j];
-  CHECK_STATUS(esdirk_solver_start_sensitivities(solver, seed.data(), nx + np, np, nx + np), ESDIRK_SUCCESS);
-  Result r{std::vector<double>(nx), std::vector<double>(nz), std::vector<double>(nx * np), std::vector<double>(nz * np)};
+  CHECK_STATUS(esdirk_solver_start_sensitivities(solver, seed.data(), nx + np, np, nx + np),
+               ESDIRK_SUCCESS);
+  Result r{std::vector<double>(nx), std::vector<double>(nz), std::vector<double>(nx * np),
+           std::vector<double>(nz * np)};
   for (double t : output_times())
-    CHECK_STATUS(esdirk_solver_integrate_sensitivities_to(solver, t, r.x.data(), nx, r.z.data(), nz, r.Sx.data(), nx,
-                                                          r.Sz.data(), nz, np),
+    CHECK_STATUS(esdirk_solver_integrate_sensitivities_to(solver, t, r.x.data(), nx, r.z.data(), nz,
+                                                          r.Sx.data(), nx, r.Sz.data(), nz, np),
                  ESDIRK_SUCCESS);
   esdirk_solver_get_statistics(solver, &r.stats);
   esdirk_solver_free(&solver);

@@ -8,17 +8,25 @@
 #include "esdirk/esdirk.h"
 
 /* x' = -p z, 0 = z - x^2: x = x0/(1 + p x0 t), z = x^2. */
-static int model(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                 const double* p, double* f, double* g, void* user_data) {
-  (void)nx; (void)nz; (void)np; (void)t; (void)user_data;
+static int model(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                 const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)user_data;
   f[0] = -p[0] * z[0];
   g[0] = z[0] - x[0] * x[0];
   return 0;
 }
 
 static double exact_x(double x0, double p, double t) { return x0 / (1.0 + p * x0 * t); }
-static double exact_dx_dx0(double x0, double p, double t) { return 1.0 / ((1.0 + p * x0 * t) * (1.0 + p * x0 * t)); }
-static double exact_dx_dp(double x0, double p, double t) { return -x0 * x0 * t / ((1.0 + p * x0 * t) * (1.0 + p * x0 * t)); }
+static double exact_dx_dx0(double x0, double p, double t) {
+  return 1.0 / ((1.0 + p * x0 * t) * (1.0 + p * x0 * t));
+}
+static double exact_dx_dp(double x0, double p, double t) {
+  return -x0 * x0 * t / ((1.0 + p * x0 * t) * (1.0 + p * x0 * t));
+}
 
 /* The exact mode is the derivative of the discrete solution: at rtol 1e-9 it matches the exact
  * sensitivities to 1e-6. The paper mode (seed Algorithm 2, Jacobians frozen at t_n) is a
@@ -48,7 +56,8 @@ static void test_sensitivities(int mode) {
                ESDIRK_INVALID_ARGUMENT);
   for (int k = 1; k <= 2; ++k) {
     const double t = 0.5 * k;
-    CHECK_STATUS(esdirk_solver_integrate_sensitivities_to(solver, t, &x, 1, &z, 1, Sx, 1, Sz, 1, 2), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_solver_integrate_sensitivities_to(solver, t, &x, 1, &z, 1, Sx, 1, Sz, 1, 2),
+                 ESDIRK_SUCCESS);
     CHECK(fabs(x - exact_x(x0, p, t)) < 1e-7);
     CHECK(fabs(Sx[0] - exact_dx_dx0(x0, p, t)) < tol);
     CHECK(fabs(Sx[1] - exact_dx_dp(x0, p, t)) < tol);
@@ -63,16 +72,25 @@ static void test_sensitivities(int mode) {
   const double x1 = exact_x(x0, p, 1.0);
   CHECK_STATUS(esdirk_solver_restart(solver, 1.0, &x1, 1, &z0, 1, &p, 1), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_solver_start_sensitivities(solver, seed_p, 2, 1, 2), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_solver_integrate_sensitivities_to(solver, 2.0, &x, 1, &z, 1, Sx, 1, NULL, 0, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_solver_integrate_sensitivities_to(solver, 2.0, &x, 1, &z, 1, Sx, 1, NULL, 0, 1),
+      ESDIRK_SUCCESS);
   CHECK(fabs(Sx[0] - exact_dx_dp(x1, p, 1.0)) < tol); /* from t = 1 with x(1) fixed */
   esdirk_solver_free(&solver);
   esdirk_problem_free(&problem);
 }
 
 /* Running cost h = x^2 (gradients 2x, 0, 0). */
-static int cost(esdirk_int nx, esdirk_int nz, esdirk_int nu, double t, const double* x, const double* z,
-                const double* u, double* value, double* dh_dx, double* dh_dz, double* dh_du, void* user_data) {
-  (void)nx; (void)nz; (void)nu; (void)t; (void)z; (void)u; (void)user_data;
+static int cost(esdirk_int nx, esdirk_int nz, esdirk_int nu, double t, const double* x,
+                const double* z, const double* u, double* value, double* dh_dx, double* dh_dz,
+                double* dh_du, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)nu;
+  (void)t;
+  (void)z;
+  (void)u;
+  (void)user_data;
   *value = x[0] * x[0];
   dh_dx[0] = 2.0 * x[0];
   dh_dz[0] = 0.0;
@@ -89,13 +107,17 @@ static void test_shooting(void) {
   CHECK_STATUS(esdirk_shooting_set_running_cost(shooting, cost, NULL), ESDIRK_SUCCESS);
   const double x0 = 1.0, u = 2.0;
   double x1, z1, A, B, H, q, r, Az, Bz;
-  CHECK_STATUS(esdirk_shooting_get_algebraic_sensitivities(shooting, &Az, 1, &Bz, 1), ESDIRK_WRONG_CALL_ORDER);
-  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 0.0, &x0, 1, &u, 1, NULL, 1, &x1, NULL, NULL, 1, NULL, 1,
-                                         NULL, NULL, NULL), ESDIRK_INVALID_ARGUMENT); /* zero length */
+  CHECK_STATUS(esdirk_shooting_get_algebraic_sensitivities(shooting, &Az, 1, &Bz, 1),
+               ESDIRK_WRONG_CALL_ORDER);
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 0.0, &x0, 1, &u, 1, NULL, 1, &x1, NULL,
+                                         NULL, 1, NULL, 1, NULL, NULL, NULL),
+               ESDIRK_INVALID_ARGUMENT); /* zero length */
   CHECK(strlen(esdirk_shooting_last_error(shooting)) > 0);
-  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &x0, 1, &u, 2, NULL, 1, &x1, NULL, NULL, 1, NULL, 1,
-                                         NULL, NULL, NULL), ESDIRK_INVALID_ARGUMENT); /* control size */
-  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &x0, 1, &u, 1, NULL, 1, &x1, &z1, &A, 1, &B, 1, &H, &q, &r),
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &x0, 1, &u, 2, NULL, 1, &x1, NULL,
+                                         NULL, 1, NULL, 1, NULL, NULL, NULL),
+               ESDIRK_INVALID_ARGUMENT); /* control size */
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &x0, 1, &u, 1, NULL, 1, &x1, &z1, &A,
+                                         1, &B, 1, &H, &q, &r),
                ESDIRK_SUCCESS);
   CHECK(fabs(x1 - exact_x(x0, u, 1.0)) < 1e-8);
   CHECK(fabs(z1 - x1 * x1) < 1e-8);
@@ -103,17 +125,21 @@ static void test_shooting(void) {
   CHECK(fabs(B - exact_dx_dp(x0, u, 1.0)) < 1e-7);
   /* H = int x^2 dt = x0^2 t / (1 + u x0 t) over [0, 1]; q = dH/dx0, r = dH/du. */
   CHECK(fabs(H - x0 * x0 / (1.0 + u * x0)) < 1e-7);
-  CHECK(fabs(q - (2.0 * x0 / (1.0 + u * x0) - x0 * x0 * u / ((1.0 + u * x0) * (1.0 + u * x0)))) < 1e-6);
+  CHECK(fabs(q - (2.0 * x0 / (1.0 + u * x0) - x0 * x0 * u / ((1.0 + u * x0) * (1.0 + u * x0)))) <
+        1e-6);
   CHECK(fabs(r - (-x0 * x0 * x0 / ((1.0 + u * x0) * (1.0 + u * x0)))) < 1e-6);
-  CHECK_STATUS(esdirk_shooting_get_algebraic_sensitivities(shooting, &Az, 1, &Bz, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_get_algebraic_sensitivities(shooting, &Az, 1, &Bz, 1),
+               ESDIRK_SUCCESS);
   CHECK(fabs(Az - 2.0 * x1 * A) < 1e-7);
   CHECK(fabs(Bz - 2.0 * x1 * B) < 1e-7);
   /* Two half intervals compose: A = A2 A1, B = A2 B1 + B2. */
   double xh, A1, B1, A2, B2, x2;
-  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 0.5, &x0, 1, &u, 1, NULL, 1, &xh, NULL, &A1, 1, &B1, 1, NULL,
-                                         NULL, NULL), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.5, 1.0, &xh, 1, &u, 1, NULL, 1, &x2, NULL, &A2, 1, &B2, 1, NULL,
-                                         NULL, NULL), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 0.5, &x0, 1, &u, 1, NULL, 1, &xh, NULL, &A1,
+                                         1, &B1, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.5, 1.0, &xh, 1, &u, 1, NULL, 1, &x2, NULL, &A2,
+                                         1, &B2, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
   CHECK(fabs(x2 - x1) < 1e-8);
   CHECK(fabs(A2 * A1 - A) < 1e-7);
   CHECK(fabs(A2 * B1 + B2 - B) < 1e-7);
@@ -124,8 +150,9 @@ static void test_shooting(void) {
   esdirk_shooting_free(&shooting);
   CHECK(shooting == NULL);
   esdirk_problem_free(&problem);
-  CHECK_STATUS(esdirk_shooting_integrate(NULL, 0.0, 1.0, &x0, 1, &u, 1, NULL, 1, &x1, NULL, NULL, 1, NULL, 1, NULL,
-                                         NULL, NULL), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_shooting_integrate(NULL, 0.0, 1.0, &x0, 1, &u, 1, NULL, 1, &x1, NULL, NULL, 1,
+                                         NULL, 1, NULL, NULL, NULL),
+               ESDIRK_NULL_ARGUMENT);
 }
 
 /* The pendulum of the digest (section 4.4): offsets c = (0, 0, 2), d = (2, 2, 0); the seed's
@@ -136,16 +163,20 @@ static void test_structural(void) {
   const esdirk_int order[] = {2, 0, 0, 2, 0, 0, 0, 0};
   esdirk_int c[3], d[3], index, pryce;
   int64_t dof;
-  CHECK_STATUS(esdirk_structural_sigma(3, 3, 8, eq, var, order, c, d, &index, &pryce, &dof), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_structural_sigma(3, 3, 8, eq, var, order, c, d, &index, &pryce, &dof),
+               ESDIRK_SUCCESS);
   CHECK(c[0] == 0 && c[1] == 0 && c[2] == 2);
   CHECK(d[0] == 2 && d[1] == 2 && d[2] == 0);
   CHECK(index == 2 && pryce == 3 && dof == 2);
   /* Structurally singular: two equations in the same single variable and one free variable. */
   const esdirk_int eq2[] = {0, 1}, var2[] = {0, 0}, ord2[] = {0, 0};
-  CHECK_STATUS(esdirk_structural_sigma(2, 2, 2, eq2, var2, ord2, c, d, NULL, NULL, NULL), ESDIRK_STRUCTURALLY_SINGULAR);
+  CHECK_STATUS(esdirk_structural_sigma(2, 2, 2, eq2, var2, ord2, c, d, NULL, NULL, NULL),
+               ESDIRK_STRUCTURALLY_SINGULAR);
   const esdirk_int bad[] = {0, 5};
-  CHECK_STATUS(esdirk_structural_sigma(2, 2, 2, eq2, bad, ord2, c, d, NULL, NULL, NULL), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_structural_sigma(2, 2, 2, NULL, var2, ord2, c, d, NULL, NULL, NULL), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_structural_sigma(2, 2, 2, eq2, bad, ord2, c, d, NULL, NULL, NULL),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_structural_sigma(2, 2, 2, NULL, var2, ord2, c, d, NULL, NULL, NULL),
+               ESDIRK_NULL_ARGUMENT);
 
   const char* pendulum =
       "model pendulum\n"
@@ -156,19 +187,24 @@ static void test_structural(void) {
   char report[8192];
   size_t length = 0;
   int well_posed = 0;
-  CHECK_STATUS(esdirk_structural_report(pendulum, 0, report, sizeof report, &length, &well_posed), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_structural_report(pendulum, 0, report, sizeof report, &length, &well_posed),
+               ESDIRK_SUCCESS);
   CHECK(well_posed == 1);
   CHECK(length == strlen(report));
   CHECK(strstr(report, "lambda") != NULL);
-  CHECK_STATUS(esdirk_structural_report(pendulum, 1, report, sizeof report, &length, NULL), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_structural_report(pendulum, 1, report, sizeof report, &length, NULL),
+               ESDIRK_SUCCESS);
   CHECK(report[0] == '{');
   char tiny[4];
-  CHECK_STATUS(esdirk_structural_report(pendulum, 0, tiny, sizeof tiny, &length, NULL), ESDIRK_BUFFER_TOO_SMALL);
+  CHECK_STATUS(esdirk_structural_report(pendulum, 0, tiny, sizeof tiny, &length, NULL),
+               ESDIRK_BUFFER_TOO_SMALL);
   CHECK(length > sizeof tiny);
-  CHECK_STATUS(esdirk_structural_report("model m\nvariables x\nequation e: q\n", 0, report, sizeof report, &length,
-                                        NULL), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_structural_report("model m\nvariables x\nequation e: q\n", 0, report,
+                                        sizeof report, &length, NULL),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK(strstr(report, "3:") != NULL); /* line 3 of the model text */
-  CHECK_STATUS(esdirk_structural_report(NULL, 0, report, sizeof report, &length, NULL), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_structural_report(NULL, 0, report, sizeof report, &length, NULL),
+               ESDIRK_NULL_ARGUMENT);
 }
 
 int main(void) {

@@ -30,10 +30,12 @@ inline Run run(esdirk::Problem& problem, const esdirk::Options& options, double 
 
 /// The largest |v_i - ref_i| / |ref_i| over the components with |ref_i| > atol (the
 /// "relative error of every component above its atol").
-inline double relative_error(const std::vector<double>& v, const std::vector<double>& ref, double atol) {
+inline double relative_error(const std::vector<double>& v, const std::vector<double>& ref,
+                             double atol) {
   double worst = 0.0;
   for (std::size_t i = 0; i < ref.size(); ++i)
-    if (std::abs(ref[i]) > atol) worst = std::max(worst, std::abs(v[i] - ref[i]) / std::abs(ref[i]));
+    if (std::abs(ref[i]) > atol)
+      worst = std::max(worst, std::abs(v[i] - ref[i]) / std::abs(ref[i]));
   return worst;
 }
 

@@ -27,8 +27,15 @@ esdirk::FunctionProblem decay(int np = 0) {
 // x' = -z, 0 = z - x^2: x = 1/(1+t), z = x^2.
 esdirk::FunctionProblem simple_dae() {
   return esdirk::FunctionProblem(
-      1, 1, 0, [](double, auto, auto z, auto, auto f) { f[0] = -z[0]; return 0; },
-      [](double, auto x, auto z, auto, auto g) { g[0] = z[0] - x[0] * x[0]; return 0; });
+      1, 1, 0,
+      [](double, auto, auto z, auto, auto f) {
+        f[0] = -z[0];
+        return 0;
+      },
+      [](double, auto x, auto z, auto, auto g) {
+        g[0] = z[0] - x[0] * x[0];
+        return 0;
+      });
 }
 
 bool message_contains(const std::exception& e, const std::string& text) {
@@ -55,8 +62,9 @@ BOOST_AUTO_TEST_CASE(wrong_vector_sizes_throw) {
                         [](const auto& e) { return message_contains(e, "x_out has size 2"); });
   std::vector<double> x1(1), z2(2);
   BOOST_CHECK_THROW(solver.integrate_to(1.0, x1, z2), std::invalid_argument);
-  BOOST_CHECK_THROW(esdirk::FunctionProblem(0, 0, 0, [](double, auto, auto, auto, auto) { return 0; }),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW(
+      esdirk::FunctionProblem(0, 0, 0, [](double, auto, auto, auto, auto) { return 0; }),
+      std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(non_finite_initial_values_throw) {
@@ -65,7 +73,8 @@ BOOST_AUTO_TEST_CASE(non_finite_initial_values_throw) {
   const std::vector<double> bad{not_a_number};
   BOOST_CHECK_EXCEPTION(solver.initialize(0.0, bad, {}, {}), std::invalid_argument,
                         [](const auto& e) { return message_contains(e, "x0[0] is not finite"); });
-  BOOST_CHECK_THROW(solver.initialize(not_a_number, std::vector<double>{1.0}, {}, {}), std::invalid_argument);
+  BOOST_CHECK_THROW(solver.initialize(not_a_number, std::vector<double>{1.0}, {}, {}),
+                    std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(invalid_options_throw_naming_the_option) {
@@ -75,18 +84,42 @@ BOOST_AUTO_TEST_CASE(invalid_options_throw_naming_the_option) {
                           [name](const auto& e) { return message_contains(e, name); });
   };
   esdirk::Options o;
-  o.rtol = -1e-6; expect(o, "rtol");
-  o = {}; o.atol = not_a_number; expect(o, "atol");
-  o = {}; o.rtol = not_a_number; expect(o, "rtol");
-  o = {}; o.atol_vector = {1e-6, 1e-6}; expect(o, "atol_vector has 2 entries");
-  o = {}; o.rtol_vector = {-1.0}; expect(o, "rtol_vector[0]");
-  o = {}; o.atol = 0.0; expect(o, "atol must be > 0");
-  o = {}; o.max_step_ratio = 1.0; expect(o, "max_step_ratio");
-  o = {}; o.safety = 1.5; expect(o, "safety");
-  o = {}; o.newton_tolerance = 0.0; expect(o, "newton_tolerance");
-  o = {}; o.max_newton_iterations = 0; expect(o, "max_newton_iterations");
-  o = {}; o.min_step = 1.0; o.max_step = 0.5; expect(o, "min_step");
-  o = {}; o.initial_step = -1.0; expect(o, "initial_step");
+  o.rtol = -1e-6;
+  expect(o, "rtol");
+  o = {};
+  o.atol = not_a_number;
+  expect(o, "atol");
+  o = {};
+  o.rtol = not_a_number;
+  expect(o, "rtol");
+  o = {};
+  o.atol_vector = {1e-6, 1e-6};
+  expect(o, "atol_vector has 2 entries");
+  o = {};
+  o.rtol_vector = {-1.0};
+  expect(o, "rtol_vector[0]");
+  o = {};
+  o.atol = 0.0;
+  expect(o, "atol must be > 0");
+  o = {};
+  o.max_step_ratio = 1.0;
+  expect(o, "max_step_ratio");
+  o = {};
+  o.safety = 1.5;
+  expect(o, "safety");
+  o = {};
+  o.newton_tolerance = 0.0;
+  expect(o, "newton_tolerance");
+  o = {};
+  o.max_newton_iterations = 0;
+  expect(o, "max_newton_iterations");
+  o = {};
+  o.min_step = 1.0;
+  o.max_step = 0.5;
+  expect(o, "min_step");
+  o = {};
+  o.initial_step = -1.0;
+  expect(o, "initial_step");
 }
 
 BOOST_AUTO_TEST_CASE(call_order_and_output_times) {
@@ -96,12 +129,14 @@ BOOST_AUTO_TEST_CASE(call_order_and_output_times) {
   BOOST_CHECK_THROW(solver.integrate_to(1.0, x), std::logic_error);  // before initialize
   BOOST_CHECK_THROW(solver.step(1.0), std::logic_error);
   BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, {}, {})));
-  BOOST_CHECK_EXCEPTION(solver.integrate_to(0.0, x), std::invalid_argument,
-                        [](const auto& e) { return message_contains(e, "equals the initial time"); });
+  BOOST_CHECK_EXCEPTION(solver.integrate_to(0.0, x), std::invalid_argument, [](const auto& e) {
+    return message_contains(e, "equals the initial time");
+  });
   BOOST_CHECK_THROW(solver.integrate_to(not_a_number, x), std::invalid_argument);
   BOOST_REQUIRE(esdirk::ok(solver.integrate_to(1.0, x)));
-  BOOST_CHECK_EXCEPTION(solver.integrate_to(-1.0, x), std::invalid_argument,
-                        [](const auto& e) { return message_contains(e, "behind the current time"); });
+  BOOST_CHECK_EXCEPTION(solver.integrate_to(-1.0, x), std::invalid_argument, [](const auto& e) {
+    return message_contains(e, "behind the current time");
+  });
   BOOST_CHECK_THROW(solver.step_exactly(0.0), std::invalid_argument);
   BOOST_CHECK_THROW(solver.step_exactly(-0.1), std::invalid_argument);
 }
@@ -171,13 +206,15 @@ BOOST_AUTO_TEST_CASE(singular_iteration_matrix_is_reported) {
   // A user Jacobian whose g row vanishes after t = 0.5: M cannot be factored there.
   auto problem = simple_dae();
   problem.set_jacobian([](double t, auto x, auto, auto, esdirk::MatrixRef J) {
-    J(0, 0) = 0.0; J(0, 1) = -1.0;
+    J(0, 0) = 0.0;
+    J(0, 1) = -1.0;
     J(1, 0) = t > 0.5 ? 0.0 : -2.0 * x[0];
     J(1, 1) = t > 0.5 ? 0.0 : 1.0;
     return 0;
   });
   esdirk::Integrator solver(problem);
-  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
+  BOOST_REQUIRE(
+      esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
   std::vector<double> x(1), z(1);
   BOOST_TEST(esdirk::status_name(solver.integrate_to(2.0, x, z)) == "singular_iteration_matrix");
   BOOST_TEST(solver.t() > 0.5);
@@ -186,10 +223,18 @@ BOOST_AUTO_TEST_CASE(singular_iteration_matrix_is_reported) {
 
 BOOST_AUTO_TEST_CASE(structurally_singular_dgdz_at_t0) {
   esdirk::FunctionProblem problem(
-      1, 1, 0, [](double, auto, auto z, auto, auto f) { f[0] = z[0]; return 0; },
-      [](double, auto x, auto, auto, auto g) { g[0] = x[0] - 1.0; return 0; });  // g ignores z
+      1, 1, 0,
+      [](double, auto, auto z, auto, auto f) {
+        f[0] = z[0];
+        return 0;
+      },
+      [](double, auto x, auto, auto, auto g) {
+        g[0] = x[0] - 1.0;
+        return 0;
+      });  // g ignores z
   esdirk::Integrator solver(problem);
-  const Status status = solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{0.0}, {});
+  const Status status =
+      solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{0.0}, {});
   BOOST_TEST(esdirk::status_name(status) == "singular_algebraic_jacobian");
   BOOST_TEST(solver.message().find("z[0]") != std::string::npos);
   std::vector<double> x(1);
@@ -198,10 +243,18 @@ BOOST_AUTO_TEST_CASE(structurally_singular_dgdz_at_t0) {
 
 BOOST_AUTO_TEST_CASE(inconsistent_z_that_newton_cannot_fix) {
   esdirk::FunctionProblem problem(
-      1, 1, 0, [](double, auto, auto z, auto, auto f) { f[0] = z[0]; return 0; },
-      [](double, auto, auto z, auto, auto g) { g[0] = z[0] * z[0] + 1.0; return 0; });  // no real root
+      1, 1, 0,
+      [](double, auto, auto z, auto, auto f) {
+        f[0] = z[0];
+        return 0;
+      },
+      [](double, auto, auto z, auto, auto g) {
+        g[0] = z[0] * z[0] + 1.0;
+        return 0;
+      });  // no real root
   esdirk::Integrator solver(problem);
-  const Status status = solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{0.5}, {});
+  const Status status =
+      solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{0.5}, {});
   BOOST_TEST(esdirk::status_name(status) == "initialization_failed");
   BOOST_TEST(!solver.message().empty());
 }
@@ -209,7 +262,8 @@ BOOST_AUTO_TEST_CASE(inconsistent_z_that_newton_cannot_fix) {
 BOOST_AUTO_TEST_CASE(consistent_z_is_found_from_a_poor_guess) {
   auto problem = simple_dae();
   esdirk::Integrator solver(problem);
-  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{2.0}, std::vector<double>{100.0}, {})));
+  BOOST_REQUIRE(
+      esdirk::ok(solver.initialize(0.0, std::vector<double>{2.0}, std::vector<double>{100.0}, {})));
   BOOST_TEST(solver.z()[0] == 4.0, boost::test_tools::tolerance(1e-10));
 }
 

@@ -11,7 +11,8 @@ BOOST_AUTO_TEST_CASE(first_step_uses_the_asymptotic_law) {
   esdirk::Options o;
   esdirk::StepController c(o, 4);
   const double r = 0.05;
-  BOOST_TEST(c.after_accept(0.1, r, 0.0) == 0.1 * 0.9 * std::pow(r, -0.25), boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(c.after_accept(0.1, r, 0.0) == 0.1 * 0.9 * std::pow(r, -0.25),
+             boost::test_tools::tolerance(1e-14));
 }
 
 BOOST_AUTO_TEST_CASE(predictive_law_29_when_smaller_than_the_asymptotic_one) {
@@ -47,7 +48,8 @@ BOOST_AUTO_TEST_CASE(slow_newton_limits_the_next_step) {
   esdirk::Options o;
   esdirk::StepController c(o, 4);
   const double alpha = 0.6;
-  BOOST_TEST(c.after_accept(1.0, 1e-3, alpha) == o.reference_contraction / alpha, boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(c.after_accept(1.0, 1e-3, alpha) == o.reference_contraction / alpha,
+             boost::test_tools::tolerance(1e-14));
   BOOST_TEST(c.convergence_limited());
 }
 
@@ -55,7 +57,8 @@ BOOST_AUTO_TEST_CASE(newton_failure_shrinks_by_the_rate_and_caps_later_growth) {
   esdirk::Options o;
   esdirk::StepController c(o, 4);
   BOOST_TEST(c.after_newton_failure(1.0, 0.0) == o.newton_failure_factor);  // unknown rate
-  BOOST_TEST(c.after_newton_failure(1.0, 0.9) == o.reference_contraction / 0.9, boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(c.after_newton_failure(1.0, 0.9) == o.reference_contraction / 0.9,
+             boost::test_tools::tolerance(1e-14));
   BOOST_TEST(c.after_newton_failure(1.0, 100.0) == o.newton_failure_min_factor);
   // The failed size was 1.0: a comfortable step of 0.1 may grow to at most 1.5 x 1.0.
   const double next = c.after_accept(0.1, 1e-12, 0.01);

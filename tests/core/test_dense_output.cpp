@@ -12,8 +12,15 @@ namespace {
 // x' = -z, 0 = z - x^2, x(0) = 1: x = 1/(1+t), z = 1/(1+t)^2.
 esdirk::FunctionProblem hyperbola() {
   esdirk::FunctionProblem problem(
-      1, 1, 0, [](double, auto, auto z, auto, auto f) { f[0] = -z[0]; return 0; },
-      [](double, auto x, auto z, auto, auto g) { g[0] = z[0] - x[0] * x[0]; return 0; });
+      1, 1, 0,
+      [](double, auto, auto z, auto, auto f) {
+        f[0] = -z[0];
+        return 0;
+      },
+      [](double, auto x, auto z, auto, auto g) {
+        g[0] = z[0] - x[0] * x[0];
+        return 0;
+      });
   return problem;
 }
 
@@ -24,7 +31,8 @@ std::pair<double, double> dense_errors(int n) {
   options.rtol = options.atol = 1e-13;
   options.max_newton_iterations = 30;
   esdirk::Integrator solver(problem, options);
-  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
+  BOOST_REQUIRE(
+      esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
   const double h = 2.0 / n;
   double ex = 0.0, ez = 0.0;
   std::vector<double> x(1), z(1);
@@ -63,17 +71,19 @@ BOOST_AUTO_TEST_CASE(dense_output_is_continuous_and_keeps_linear_invariants) {
   dow::Model model;
   esdirk::Integrator solver(model);
   const auto zs = dow::consistent_algebraic_start();
-  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, {dow::initial_states.begin(), dow::initial_states.end()},
-                                             {zs.begin(), zs.end()},
-                                             {dow::nominal_parameters.begin(), dow::nominal_parameters.end()})));
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(
+      0.0, {dow::initial_states.begin(), dow::initial_states.end()}, {zs.begin(), zs.end()},
+      {dow::nominal_parameters.begin(), dow::nominal_parameters.end()})));
   std::vector<double> x(6), z(4);
   for (int k = 0; k < 50; ++k) {
     BOOST_REQUIRE(esdirk::ok(solver.step(10.0)));
     const esdirk::StepRecord step = solver.last_step();
     // The interpolant meets the step's end points.
     solver.dense_output(step.t + step.h, x, z);
-    for (int i = 0; i < 6; ++i) BOOST_TEST(x[i] == solver.x()[i], boost::test_tools::tolerance(1e-12));
-    for (int i = 0; i < 4; ++i) BOOST_TEST(z[i] == solver.z()[i], boost::test_tools::tolerance(1e-9));
+    for (int i = 0; i < 6; ++i)
+      BOOST_TEST(x[i] == solver.x()[i], boost::test_tools::tolerance(1e-12));
+    for (int i = 0; i < 4; ++i)
+      BOOST_TEST(z[i] == solver.z()[i], boost::test_tools::tolerance(1e-9));
     solver.dense_output(step.t, x, z);
     for (int i = 0; i < 6; ++i) BOOST_TEST(x[i] == step.X(i, 0));
     solver.dense_output(step.t + 0.37 * step.h, x, z);
@@ -88,7 +98,8 @@ BOOST_AUTO_TEST_CASE(stop_time_is_hit_exactly_and_never_passed) {
   esdirk::Options options;
   options.rtol = options.atol = 1e-9;
   esdirk::Integrator solver(problem, options);
-  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
+  BOOST_REQUIRE(
+      esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
   double latest_stage = 0.0;
   solver.set_step_observer([&](const esdirk::StepRecord& s) {
     for (int i = 0; i < s.stages; ++i) latest_stage = std::max(latest_stage, s.stage_times[i]);
@@ -107,7 +118,8 @@ BOOST_AUTO_TEST_CASE(stop_time_is_hit_exactly_and_never_passed) {
 BOOST_AUTO_TEST_CASE(one_step_mode_and_observer_agree) {
   auto problem = hyperbola();
   esdirk::Integrator solver(problem);
-  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
+  BOOST_REQUIRE(
+      esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
   int observed = 0;
   double last_end = 0.0;
   solver.set_step_observer([&](const esdirk::StepRecord& s) {
@@ -136,7 +148,8 @@ BOOST_AUTO_TEST_CASE(restart_after_a_discontinuity) {
     return 0;
   });
   esdirk::Integrator solver(problem);
-  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{0.0}, {}, std::vector<double>{1.0})));
+  BOOST_REQUIRE(
+      esdirk::ok(solver.initialize(0.0, std::vector<double>{0.0}, {}, std::vector<double>{1.0})));
   std::vector<double> x(1);
   solver.set_stop_time(1.0);
   BOOST_REQUIRE(esdirk::ok(solver.integrate_to(1.0, x)));
@@ -144,9 +157,9 @@ BOOST_AUTO_TEST_CASE(restart_after_a_discontinuity) {
   const double h_before = std::abs(solver.next_step());
   const long steps_before = solver.statistics().steps;
   BOOST_REQUIRE(esdirk::ok(solver.restart(1.0, x, {}, std::vector<double>{-2.0})));
-  BOOST_TEST(std::abs(solver.next_step()) == h_before);  // the step-size guess survives
+  BOOST_TEST(std::abs(solver.next_step()) == h_before);   // the step-size guess survives
   BOOST_TEST(solver.statistics().steps == steps_before);  // and so do the statistics
-  BOOST_TEST(!solver.has_step());                          // but not the last step
+  BOOST_TEST(!solver.has_step());                         // but not the last step
   solver.clear_stop_time();
   BOOST_REQUIRE(esdirk::ok(solver.integrate_to(2.0, x)));
   BOOST_TEST(x[0] == -1.0, boost::test_tools::tolerance(1e-12));

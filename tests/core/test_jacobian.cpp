@@ -83,7 +83,8 @@ BOOST_AUTO_TEST_CASE(forward_differences_match_the_analytic_jacobians) {
       for (int j = 0; j < a.cols(); ++j) scale = std::max(scale, std::abs(a(i, j)));
       for (int k = 0; k < 10; ++k) terms = std::max(terms, std::abs(J(i, k) * v[k]));
       for (int j = 0; j < a.cols(); ++j) {
-        const double delta = std::sqrt(eps) * std::abs(states ? v[j] : p_nominal[j]);  // all nonzero here
+        const double delta =
+            std::sqrt(eps) * std::abs(states ? v[j] : p_nominal[j]);  // all nonzero here
         BOOST_TEST_INFO("entry (" << i << ", " << j << ")");
         BOOST_TEST(std::abs(a(i, j) - b(i, j)) <= 1e-6 * scale + 8.0 * eps * terms / delta);
       }
@@ -95,9 +96,11 @@ BOOST_AUTO_TEST_CASE(forward_differences_match_the_analytic_jacobians) {
 
 BOOST_AUTO_TEST_CASE(checker_refuses_a_problem_without_jacobians) {
   DowWithoutJacobians model;
-  BOOST_CHECK_THROW(esdirk::check_jacobian(model, 1.0, x_mid, z_mid, p_nominal), std::invalid_argument);
+  BOOST_CHECK_THROW(esdirk::check_jacobian(model, 1.0, x_mid, z_mid, p_nominal),
+                    std::invalid_argument);
   dow::Model sized;
-  BOOST_CHECK_THROW(esdirk::check_jacobian(sized, 1.0, z_mid, z_mid, p_nominal), std::invalid_argument);
+  BOOST_CHECK_THROW(esdirk::check_jacobian(sized, 1.0, z_mid, z_mid, p_nominal),
+                    std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

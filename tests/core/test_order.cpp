@@ -24,9 +24,9 @@ esdirk::FunctionProblem logistic() {
 }
 
 // Integrates with n equal steps from t0 to t1; returns x and z at t1.
-std::vector<double> fixed_steps(esdirk::Problem& problem, esdirk::Options options, double t0, double t1,
-                                int n, const std::vector<double>& x0, const std::vector<double>& z0,
-                                const std::vector<double>& p) {
+std::vector<double> fixed_steps(esdirk::Problem& problem, esdirk::Options options, double t0,
+                                double t1, int n, const std::vector<double>& x0,
+                                const std::vector<double>& z0, const std::vector<double>& p) {
   options.rtol = options.atol = 1e-13;  // Newton errors far below the discretization error
   options.max_newton_iterations = 50;   // fixed steps: converge however slowly
   options.algebraic_atol.clear();
@@ -43,7 +43,9 @@ std::vector<double> fixed_steps(esdirk::Problem& problem, esdirk::Options option
   return out;
 }
 
-double order(double coarse_error, double fine_error) { return std::log2(coarse_error / fine_error); }
+double order(double coarse_error, double fine_error) {
+  return std::log2(coarse_error / fine_error);
+}
 
 }  // namespace
 
@@ -53,7 +55,9 @@ BOOST_AUTO_TEST_CASE(logistic_ode_order_matches_each_method) {
   const struct {
     esdirk::Tableau method;
     double expected;
-  } cases[] = {{esdirk::Tableau::esdirk34(), 3.0}, {esdirk::Tableau::esdirk23(), 2.0}, {esdirk::Tableau::esdirk12(), 1.0}};
+  } cases[] = {{esdirk::Tableau::esdirk34(), 3.0},
+               {esdirk::Tableau::esdirk23(), 2.0},
+               {esdirk::Tableau::esdirk12(), 1.0}};
   const double exact = 1.0 / (1.0 + 9.0 * std::exp(-2.0));
   for (const auto& c : cases) {
     auto problem = logistic();
@@ -61,10 +65,12 @@ BOOST_AUTO_TEST_CASE(logistic_ode_order_matches_each_method) {
     options.method = c.method;
     std::vector<double> errors;
     for (int n : {10, 20, 40, 80})
-      errors.push_back(std::abs(fixed_steps(problem, options, 0.0, 2.0, n, {0.1}, {}, {})[0] - exact));
+      errors.push_back(
+          std::abs(fixed_steps(problem, options, 0.0, 2.0, n, {0.1}, {}, {})[0] - exact));
     for (std::size_t k = 1; k < errors.size(); ++k) {
       BOOST_TEST_MESSAGE(c.method.name << " order " << order(errors[k - 1], errors[k]));
-      BOOST_TEST_INFO(c.method.name << " halving " << k << ": errors " << errors[k - 1] << " -> " << errors[k]);
+      BOOST_TEST_INFO(c.method.name << " halving " << k << ": errors " << errors[k - 1] << " -> "
+                                    << errors[k]);
       BOOST_TEST(std::abs(order(errors[k - 1], errors[k]) - c.expected) <= 0.2);
     }
   }
@@ -82,8 +88,8 @@ BOOST_AUTO_TEST_CASE(dow_dae_order_3_for_differential_and_algebraic_states) {
     tight.atol = 1e-16;
     esdirk::Integrator solver(model, tight);
     const auto zs = dow::consistent_algebraic_start();
-    BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, {dow::initial_states.begin(), dow::initial_states.end()},
-                                               {zs.begin(), zs.end()}, p)));
+    BOOST_REQUIRE(esdirk::ok(solver.initialize(
+        0.0, {dow::initial_states.begin(), dow::initial_states.end()}, {zs.begin(), zs.end()}, p)));
     BOOST_REQUIRE(esdirk::ok(solver.integrate_to(1.0, x1, z1)));
   }
   esdirk::Options options;
@@ -100,9 +106,11 @@ BOOST_AUTO_TEST_CASE(dow_dae_order_3_for_differential_and_algebraic_states) {
     algebraic_errors.push_back(ea);
   }
   for (std::size_t k = 1; k < differential_errors.size(); ++k) {
-    BOOST_TEST_MESSAGE("Dow order: differential " << order(differential_errors[k - 1], differential_errors[k])
+    BOOST_TEST_MESSAGE("Dow order: differential "
+                       << order(differential_errors[k - 1], differential_errors[k])
                        << ", algebraic " << order(algebraic_errors[k - 1], algebraic_errors[k]));
-    BOOST_TEST_INFO("differential: " << differential_errors[k - 1] << " -> " << differential_errors[k]);
+    BOOST_TEST_INFO("differential: " << differential_errors[k - 1] << " -> "
+                                     << differential_errors[k]);
     BOOST_TEST(std::abs(order(differential_errors[k - 1], differential_errors[k]) - 3.0) <= 0.2);
     BOOST_TEST_INFO("algebraic: " << algebraic_errors[k - 1] << " -> " << algebraic_errors[k]);
     BOOST_TEST(std::abs(order(algebraic_errors[k - 1], algebraic_errors[k]) - 3.0) <= 0.2);

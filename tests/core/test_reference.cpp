@@ -37,9 +37,9 @@ BOOST_AUTO_TEST_CASE(dow_invariants_and_physical_branch_at_every_tolerance) {
     options.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
     esdirk::Integrator solver(model, options);
     const auto zs = dow::consistent_algebraic_start();
-    BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, {dow::initial_states.begin(), dow::initial_states.end()},
-                                               {zs.begin(), zs.end()},
-                                               {dow::nominal_parameters.begin(), dow::nominal_parameters.end()})));
+    BOOST_REQUIRE(esdirk::ok(solver.initialize(
+        0.0, {dow::initial_states.begin(), dow::initial_states.end()}, {zs.begin(), zs.end()},
+        {dow::nominal_parameters.begin(), dow::nominal_parameters.end()})));
     double worst_invariant = 0.0, smallest_h_plus = INFINITY;
     solver.set_step_observer([&](const esdirk::StepRecord& step) {
       const esdirk::ConstVector x(step.X.column(step.stages - 1), 6);

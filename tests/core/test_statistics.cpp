@@ -58,7 +58,8 @@ BOOST_AUTO_TEST_CASE(counters_with_an_analytic_jacobian) {
   const esdirk::Statistics& s = c.stats;
   BOOST_TEST(s.rejected_steps > 0);  // the problem exercises rejections
   BOOST_TEST(s.accepted_steps == c.observed_steps);
-  BOOST_TEST(s.steps == s.accepted_steps + s.rejected_steps + s.newton_failures + s.callback_failures);
+  BOOST_TEST(s.steps ==
+             s.accepted_steps + s.rejected_steps + s.newton_failures + s.callback_failures);
   BOOST_TEST(s.function_evaluations == c.evaluations);
   BOOST_TEST(s.fd_function_evaluations == 0);
   BOOST_TEST(s.jacobian_evaluations == c.jacobians);
@@ -93,9 +94,10 @@ BOOST_AUTO_TEST_CASE(reports_name_every_counter) {
   BOOST_TEST(table.find("862") != std::string::npos);
   BOOST_TEST(csv.find("counter,value\n") == 0);
   BOOST_TEST(csv.find("back_substitutions,862\n") != std::string::npos);
-  for (const char* name : {"function_evaluations", "fd_function_evaluations", "jacobian_evaluations",
-                           "lu_factorizations", "newton_iterations", "newton_failures", "rejected_steps",
-                           "sensitivity_solves", "events", "adjoint_steps", "checkpoints"})
+  for (const char* name :
+       {"function_evaluations", "fd_function_evaluations", "jacobian_evaluations",
+        "lu_factorizations", "newton_iterations", "newton_failures", "rejected_steps",
+        "sensitivity_solves", "events", "adjoint_steps", "checkpoints"})
     BOOST_TEST(csv.find(name) != std::string::npos);
   esdirk::Statistics sum;
   sum += s;

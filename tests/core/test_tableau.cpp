@@ -18,7 +18,8 @@ struct ClosedForms {
   long double g, c3, a31, a32, b1, b2, b3, bh1, bh2, bh3, bh4;
   ClosedForms() {
     const long double pi = 3.141592653589793238462643383279502884L;
-    g = 1.0L + std::sqrt(2.0L) * std::cos(std::acos(2.0L * std::sqrt(2.0L) / 3.0L) / 3.0L - 2.0L * pi / 3.0L);
+    g = 1.0L + std::sqrt(2.0L) *
+                   std::cos(std::acos(2.0L * std::sqrt(2.0L) / 3.0L) / 3.0L - 2.0L * pi / 3.0L);
     c3 = 2 * g * (12 * g * g - 9 * g + 2) / (12 * g * g - 6 * g + 1);
     a32 = c3 * (c3 - 2 * g) / (4 * g);
     a31 = c3 - a32 - g;
@@ -34,7 +35,8 @@ struct ClosedForms {
 
 void check_close(double value, long double exact, const char* what) {
   BOOST_TEST_INFO(what);
-  BOOST_TEST(std::abs(value - static_cast<double>(exact)) <= 2e-16 * std::max(1.0L, std::abs(exact)));
+  BOOST_TEST(std::abs(value - static_cast<double>(exact)) <=
+             2e-16 * std::max(1.0L, std::abs(exact)));
 }
 
 }  // namespace
@@ -44,7 +46,8 @@ BOOST_AUTO_TEST_SUITE(tableau)
 BOOST_AUTO_TEST_CASE(esdirk34_matches_closed_forms) {
   const Tableau t = Tableau::esdirk34();
   const ClosedForms e;
-  BOOST_TEST(6 * e.g * e.g * e.g - 18 * e.g * e.g + 9 * e.g - 1 == 0.0L, boost::test_tools::tolerance(1e-17L));
+  BOOST_TEST(6 * e.g * e.g * e.g - 18 * e.g * e.g + 9 * e.g - 1 == 0.0L,
+             boost::test_tools::tolerance(1e-17L));
   check_close(t.gamma, e.g, "gamma");
   check_close(t.c[1], 2 * e.g, "c2");
   check_close(t.c[2], e.c3, "c3");
@@ -69,9 +72,21 @@ BOOST_AUTO_TEST_CASE(order_conditions) {
     for (int i = 0; i < s; ++i) sum += static_cast<long double>(w[i]) * v(i);
     return static_cast<double>(sum);
   };
-  auto Ac = [&](int i) { long double r = 0; for (int j = 0; j < s; ++j) r += t.A(i, j) * t.c[j]; return r; };
-  auto Ac2 = [&](int i) { long double r = 0; for (int j = 0; j < s; ++j) r += t.A(i, j) * t.c[j] * t.c[j]; return r; };
-  auto AAc = [&](int i) { long double r = 0; for (int j = 0; j < s; ++j) r += t.A(i, j) * Ac(j); return r; };
+  auto Ac = [&](int i) {
+    long double r = 0;
+    for (int j = 0; j < s; ++j) r += t.A(i, j) * t.c[j];
+    return r;
+  };
+  auto Ac2 = [&](int i) {
+    long double r = 0;
+    for (int j = 0; j < s; ++j) r += t.A(i, j) * t.c[j] * t.c[j];
+    return r;
+  };
+  auto AAc = [&](int i) {
+    long double r = 0;
+    for (int j = 0; j < s; ++j) r += t.A(i, j) * Ac(j);
+    return r;
+  };
   const auto tol = boost::test_tools::tolerance(1e-15);
   // Order 3 for b.
   BOOST_TEST(dot(t.b, [](int) { return 1.0L; }) == 1.0, tol);
@@ -79,7 +94,9 @@ BOOST_AUTO_TEST_CASE(order_conditions) {
   BOOST_TEST(dot(t.b, [&](int i) { return (long double)t.c[i] * t.c[i]; }) == 1.0 / 3.0, tol);
   BOOST_TEST(dot(t.b, Ac) == 1.0 / 6.0, tol);
   // Stage order 2: A c = c^2 / 2 on every row.
-  for (int i = 0; i < s; ++i) BOOST_TEST(static_cast<double>(Ac(i)) == t.c[i] * t.c[i] / 2.0, boost::test_tools::tolerance(1e-15));
+  for (int i = 0; i < s; ++i)
+    BOOST_TEST(static_cast<double>(Ac(i)) == t.c[i] * t.c[i] / 2.0,
+               boost::test_tools::tolerance(1e-15));
   // Order 4 for b_hat (all eight conditions).
   const auto& bh = t.b_hat;
   BOOST_TEST(dot(bh, [](int) { return 1.0L; }) == 1.0, tol);
@@ -91,7 +108,9 @@ BOOST_AUTO_TEST_CASE(order_conditions) {
   BOOST_TEST(dot(bh, Ac2) == 1.0 / 12.0, tol);
   BOOST_TEST(dot(bh, AAc) == 1.0 / 24.0, tol);
   // The order-4 defects of (A, b) quoted by the reference.
-  BOOST_TEST(dot(t.b, [&](int i) { return (long double)t.c[i] * t.c[i] * t.c[i]; }) - 0.25 == 0.0222969909934, boost::test_tools::tolerance(1e-10));
+  BOOST_TEST(dot(t.b, [&](int i) { return (long double)t.c[i] * t.c[i] * t.c[i]; }) - 0.25 ==
+                 0.0222969909934,
+             boost::test_tools::tolerance(1e-10));
   BOOST_TEST(dot(t.b, AAc) - 1.0 / 24.0 == -0.0258970846506, boost::test_tools::tolerance(1e-10));
   // The error weights d = b - b_hat of the reference.
   const double d_ref[] = {-0.05462549724041393941850916, -0.4942088936259949547855155,
@@ -156,7 +175,10 @@ BOOST_AUTO_TEST_CASE(one_step_of_a_rotation_returns_R_of_i) {
   esdirk::Options options;
   options.newton_tolerance = 1e-6;
   problem.set_jacobian([](double, auto, auto, auto, esdirk::MatrixRef J) {
-    J(0, 0) = 0; J(0, 1) = -1; J(1, 0) = 1; J(1, 1) = 0;
+    J(0, 0) = 0;
+    J(0, 1) = -1;
+    J(1, 0) = 1;
+    J(1, 1) = 0;
     return 0;
   });
   esdirk::Integrator solver(problem, options);

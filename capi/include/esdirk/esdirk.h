@@ -66,10 +66,9 @@ typedef int (*esdirk_jacobian_fn)(esdirk_int nx, esdirk_int nz, esdirk_int np, d
                                   const double* x, const double* z, const double* p, double* J,
                                   esdirk_int ldj, void* user_data);
 /** Jp = [f_p; g_p], (nx+nz) x np, column-major with leading dimension ldjp. */
-typedef int (*esdirk_parameter_jacobian_fn)(esdirk_int nx, esdirk_int nz, esdirk_int np,
-                                            double t, const double* x, const double* z,
-                                            const double* p, double* Jp, esdirk_int ldjp,
-                                            void* user_data);
+typedef int (*esdirk_parameter_jacobian_fn)(esdirk_int nx, esdirk_int nz, esdirk_int np, double t,
+                                            const double* x, const double* z, const double* p,
+                                            double* Jp, esdirk_int ldjp, void* user_data);
 
 /** Creates a problem with nx >= 1 differential and nz >= 0 algebraic states and np >= 0
  *  parameters. `residual` is required; `user_data` is passed to every callback. */
@@ -93,8 +92,8 @@ const char* esdirk_solver_last_error(const esdirk_solver* solver);
 /* Options (defaults as in doc/integrator-guide.md); validated at the next initialize. */
 int esdirk_solver_set_tolerances(esdirk_solver* solver, double rtol, double atol);
 /** Per-component tolerances of the nx differential states. */
-int esdirk_solver_set_tolerance_vectors(esdirk_solver* solver, const double* rtol, const double* atol,
-                                        esdirk_int nx);
+int esdirk_solver_set_tolerance_vectors(esdirk_solver* solver, const double* rtol,
+                                        const double* atol, esdirk_int nx);
 /** Absolute tolerances of the nz algebraic states. */
 int esdirk_solver_set_algebraic_atol(esdirk_solver* solver, const double* atol, esdirk_int nz);
 int esdirk_solver_set_step_limits(esdirk_solver* solver, double initial_step, double min_step,
@@ -124,8 +123,8 @@ int esdirk_solver_set_stop_time(esdirk_solver* solver, double tstop);
 int esdirk_solver_clear_stop_time(esdirk_solver* solver);
 /** Dense output over the last accepted step (z is corrected onto g = 0, which evaluates the
  *  model up to twice). */
-int esdirk_solver_dense_output(esdirk_solver* solver, double t, double* x, esdirk_int nx,
-                               double* z, esdirk_int nz);
+int esdirk_solver_dense_output(esdirk_solver* solver, double t, double* x, esdirk_int nx, double* z,
+                               esdirk_int nz);
 /** The current time and state. */
 int esdirk_solver_get_state(const esdirk_solver* solver, double* t, double* x, esdirk_int nx,
                             double* z, esdirk_int nz);
@@ -168,17 +167,19 @@ int esdirk_solver_start_sensitivities(esdirk_solver* solver, const double* seed,
                                       esdirk_int ns, esdirk_int ld);
 /** Integrates states and sensitivities to tout: x, z as esdirk_solver_integrate_to, Sx
  *  (nx x ns, leading dimension ldsx) and Sz (nz x ns, ldsz; may be NULL). */
-int esdirk_solver_integrate_sensitivities_to(esdirk_solver* solver, double tout, double* x, esdirk_int nx,
-                                             double* z, esdirk_int nz, double* Sx, esdirk_int ldsx,
-                                             double* Sz, esdirk_int ldsz, esdirk_int ns);
+int esdirk_solver_integrate_sensitivities_to(esdirk_solver* solver, double tout, double* x,
+                                             esdirk_int nx, double* z, esdirk_int nz, double* Sx,
+                                             esdirk_int ldsx, double* Sz, esdirk_int ldsz,
+                                             esdirk_int ns);
 
 /* ---- The shooting interval (seed 002 section 2) ------------------------------------------- */
 typedef struct esdirk_shooting esdirk_shooting;
 
 /** The running cost h(t, x, z, u) and its gradients dh/dx (nx), dh/dz (nz), dh/du (nu). */
 typedef int (*esdirk_running_cost_fn)(esdirk_int nx, esdirk_int nz, esdirk_int nu, double t,
-                                      const double* x, const double* z, const double* u, double* value,
-                                      double* dh_dx, double* dh_dz, double* dh_du, void* user_data);
+                                      const double* x, const double* z, const double* u,
+                                      double* value, double* dh_dx, double* dh_dz, double* dh_du,
+                                      void* user_data);
 
 /** An interval integrator for `problem`, whose parameters are the controls u (nu = np). */
 int esdirk_shooting_create(esdirk_problem* problem, esdirk_shooting** shooting);
@@ -186,24 +187,28 @@ void esdirk_shooting_free(esdirk_shooting** shooting);
 const char* esdirk_shooting_last_error(const esdirk_shooting* shooting);
 /** Options, taking effect at the next esdirk_shooting_integrate. */
 int esdirk_shooting_set_tolerances(esdirk_shooting* shooting, double rtol, double atol);
-int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol, esdirk_int nz);
+int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol,
+                                       esdirk_int nz);
 int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
 /** The running cost (NULL: none, H = q = r = 0). */
-int esdirk_shooting_set_running_cost(esdirk_shooting* shooting, esdirk_running_cost_fn cost, void* user_data);
+int esdirk_shooting_set_running_cost(esdirk_shooting* shooting, esdirk_running_cost_fn cost,
+                                     void* user_data);
 /** Integrates [t_k, t_end] from x_k with u_k held constant and writes x_{k+1} (required),
  *  z_{k+1} (nz), A = dx_{k+1}/dx_k (nx x nx, lda), B = dx_{k+1}/du_k (nx x nu, ldb),
  *  H = int h dt, q = dH/dx_k (nx), r = dH/du_k (nu); every output but x_next may be NULL.
  *  z_guess (nz, may be NULL: the previous interval's z) starts the consistent initialization.
  *  Repeated calls reuse all storage and warm-start the step size. */
-int esdirk_shooting_integrate(esdirk_shooting* shooting, double t_k, double t_end, const double* x_k,
-                              esdirk_int nx, const double* u_k, esdirk_int nu, const double* z_guess,
-                              esdirk_int nz, double* x_next, double* z_next, double* A, esdirk_int lda,
-                              double* B, esdirk_int ldb, double* H, double* q, double* r);
+int esdirk_shooting_integrate(esdirk_shooting* shooting, double t_k, double t_end,
+                              const double* x_k, esdirk_int nx, const double* u_k, esdirk_int nu,
+                              const double* z_guess, esdirk_int nz, double* x_next, double* z_next,
+                              double* A, esdirk_int lda, double* B, esdirk_int ldb, double* H,
+                              double* q, double* r);
 /** dz_{k+1}/dx_k (nz x nx) and dz_{k+1}/du_k (nz x nu) of the last successful interval. */
-int esdirk_shooting_get_algebraic_sensitivities(const esdirk_shooting* shooting, double* Az, esdirk_int ldaz,
-                                                double* Bz, esdirk_int ldbz);
+int esdirk_shooting_get_algebraic_sensitivities(const esdirk_shooting* shooting, double* Az,
+                                                esdirk_int ldaz, double* Bz, esdirk_int ldbz);
 /** Counters of the last interval (total = 0) or summed over all intervals (total = 1). */
-int esdirk_shooting_get_statistics(const esdirk_shooting* shooting, int total, esdirk_statistics* statistics);
+int esdirk_shooting_get_statistics(const esdirk_shooting* shooting, int total,
+                                   esdirk_statistics* statistics);
 
 /* ---- Structural analysis (Pryce's Sigma-method, seed 004) --------------------------------- */
 /** Analyses a model given in the text format of doc/structural-guide.md and writes the full
@@ -212,8 +217,8 @@ int esdirk_shooting_get_statistics(const esdirk_shooting* shooting, int total, e
  *  Returns ESDIRK_BUFFER_TOO_SMALL (with *length set) if it does not fit, and
  *  ESDIRK_INVALID_ARGUMENT with the "line:column: error: ..." message in buffer for a
  *  malformed model. */
-int esdirk_structural_report(const char* model_text, int json, char* buffer, size_t capacity, size_t* length,
-                             int* well_posed);
+int esdirk_structural_report(const char* model_text, int json, char* buffer, size_t capacity,
+                             size_t* length, int* well_posed);
 /** The Sigma-method on a signature matrix given as arrays of (equation, variable, order)
  *  entries with 0-based indices. Writes the canonical offsets (n_equations and n_variables
  *  entries), the seed's index (max c), Pryce's structural index and the degrees of freedom.

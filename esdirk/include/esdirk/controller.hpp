@@ -36,7 +36,7 @@ class StepController {
   double h_previous_ = 0.0;
   double r_previous_ = 0.0;
   int consecutive_rejections_ = 0;
-  double h_rejected_ = 0.0;    // the last rejected (h, r), for the observed-order estimate
+  double h_rejected_ = 0.0;  // the last rejected (h, r), for the observed-order estimate
   double r_rejected_ = 0.0;
   bool last_was_rejection_ = false;
   bool convergence_limited_ = false;

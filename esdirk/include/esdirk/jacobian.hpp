@@ -38,11 +38,11 @@ class JacobianEvaluator {
 struct JacobianMismatch {
   int row = 0;
   int col = 0;
-  std::string equation;   ///< the row's name
-  std::string variable;   ///< the column's name
+  std::string equation;  ///< the row's name
+  std::string variable;  ///< the column's name
   double supplied = 0.0;
   double finite_difference = 0.0;
-  double error = 0.0;     ///< |supplied - fd| / (abs_tol + rel_tol-scale), see check_jacobian
+  double error = 0.0;  ///< |supplied - fd| / (abs_tol + rel_tol-scale), see check_jacobian
 };
 
 struct JacobianCheckOptions {
@@ -53,9 +53,9 @@ struct JacobianCheckOptions {
 
 struct JacobianCheck {
   bool ok = true;
-  double worst_error = 0.0;                 ///< the largest error / allowed ratio
-  std::vector<JacobianMismatch> worst;      ///< the worst entries, worst first (ratio > 1 only)
-  std::string summary() const;              ///< a readable report naming the worst entries
+  double worst_error = 0.0;             ///< the largest error / allowed ratio
+  std::vector<JacobianMismatch> worst;  ///< the worst entries, worst first (ratio > 1 only)
+  std::string summary() const;          ///< a readable report naming the worst entries
 };
 
 /// Compares the problem's jacobian() (and parameter_jacobian(), if supplied) with central

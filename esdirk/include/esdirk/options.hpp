@@ -38,29 +38,30 @@ struct Options {
   // --- Step sizes -------------------------------------------------------------------------
   double initial_step = 0.0;  ///< |h0|; 0 chooses it from f(t0) (Hairer-Wanner heuristic)
   double max_step = std::numeric_limits<double>::infinity();  ///< bound on |h|
-  double min_step = 0.0;  ///< |h| below max(min_step, 16 ulp(t)) ends with step_size_too_small
+  double min_step = 0.0;    ///< |h| below max(min_step, 16 ulp(t)) ends with step_size_too_small
   long max_steps = 500000;  ///< attempted steps per call of integrate_to() / step()
 
   // --- Step-size controller (seed 002 eq. 29 with the safeguards of mature codes) ---------
-  bool predictive_controller = true;  ///< Gustafsson's law (29); false: asymptotic law (27)
-  double controller_k1 = 1.0;         ///< observer gain k1 of (29)
-  double controller_k2 = 1.0;         ///< observer gain k2 of (29)
-  double safety = 0.9;                ///< safety factor: the target error is safety^q times tol
-  double min_step_ratio = 0.2;        ///< smallest h_new/h after an accepted step or rejection
-  double max_step_ratio = 5.0;        ///< largest h_new/h
-  double previous_error_floor = 1e-2; ///< floor on the stored r_{n-1} (as RADAU5)
-  int max_error_test_failures = 12;   ///< consecutive error-test rejections before giving up
+  bool predictive_controller = true;   ///< Gustafsson's law (29); false: asymptotic law (27)
+  double controller_k1 = 1.0;          ///< observer gain k1 of (29)
+  double controller_k2 = 1.0;          ///< observer gain k2 of (29)
+  double safety = 0.9;                 ///< safety factor: the target error is safety^q times tol
+  double min_step_ratio = 0.2;         ///< smallest h_new/h after an accepted step or rejection
+  double max_step_ratio = 5.0;         ///< largest h_new/h
+  double previous_error_floor = 1e-2;  ///< floor on the stored r_{n-1} (as RADAU5)
+  int max_error_test_failures = 12;    ///< consecutive error-test rejections before giving up
 
   // --- Newton iteration -------------------------------------------------------------------
   NewtonTest newton_test = NewtonTest::preconditioned_residual;
-  int max_newton_iterations = 8;      ///< per stage
-  double newton_tolerance = 0.1;      ///< converged when the weighted residual measure <= this
-  double reference_contraction = 0.3; ///< alpha_ref: above it the next step ratio is alpha_ref/alpha
-  double newton_failure_factor = 0.25;   ///< h reduction after a failure with unknown rate
+  int max_newton_iterations = 8;  ///< per stage
+  double newton_tolerance = 0.1;  ///< converged when the weighted residual measure <= this
+  double reference_contraction =
+      0.3;  ///< alpha_ref: above it the next step ratio is alpha_ref/alpha
+  double newton_failure_factor = 0.25;     ///< h reduction after a failure with unknown rate
   double newton_failure_min_factor = 0.1;  ///< the smallest reduction factor after a failure
-  double newton_limit_growth = 1.5;  ///< growth per step of the cap set by a Newton failure
-  int max_newton_failures = 12;       ///< consecutive convergence failures before giving up
-  int max_callback_failures = 12;     ///< consecutive recoverable callback failures / NaNs
+  double newton_limit_growth = 1.5;        ///< growth per step of the cap set by a Newton failure
+  int max_newton_failures = 12;            ///< consecutive convergence failures before giving up
+  int max_callback_failures = 12;          ///< consecutive recoverable callback failures / NaNs
 
   // --- Consistent initialization of z -----------------------------------------------------
   int max_initialization_iterations = 30;

@@ -78,8 +78,7 @@ class FunctionProblem : public Problem {
   FunctionProblem& set_jacobian(JacobianFn jacobian);
   FunctionProblem& set_parameter_jacobian(JacobianFn parameter_jacobian);
 
-  int evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f,
-               Vector g) override;
+  int evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f, Vector g) override;
   bool has_jacobian() const override { return static_cast<bool>(jacobian_); }
   int jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J) override;
   bool has_parameter_jacobian() const override { return static_cast<bool>(parameter_jacobian_); }

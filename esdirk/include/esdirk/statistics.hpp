@@ -6,22 +6,22 @@
 namespace esdirk {
 
 struct Statistics {
-  long steps = 0;             ///< NSTEP: attempted steps (accepted + every kind of rejection)
-  long accepted_steps = 0;    ///< steps that passed the error test
-  long rejected_steps = 0;    ///< steps rejected by the error test
+  long steps = 0;                 ///< NSTEP: attempted steps (accepted + every kind of rejection)
+  long accepted_steps = 0;        ///< steps that passed the error test
+  long rejected_steps = 0;        ///< steps rejected by the error test
   long function_evaluations = 0;  ///< NFUN: calls of Problem::evaluate by the method itself
   long fd_function_evaluations = 0;  ///< calls of Problem::evaluate to form finite differences
-  long jacobian_evaluations = 0;  ///< NJAC: Jacobians formed (analytic or by differences)
-  long lu_factorizations = 0;     ///< NLU: LU factorizations (iteration matrix, dg/dz at init)
-  long back_substitutions = 0;    ///< NBACK: right-hand sides solved with an LU
-  long newton_iterations = 0;     ///< Newton iterations (residual evaluations) of stage solves
-  long newton_failures = 0;       ///< stage solves that diverged or hit the iteration limit
-  long callback_failures = 0;     ///< recoverable callback failures and non-finite values
+  long jacobian_evaluations = 0;     ///< NJAC: Jacobians formed (analytic or by differences)
+  long lu_factorizations = 0;        ///< NLU: LU factorizations (iteration matrix, dg/dz at init)
+  long back_substitutions = 0;       ///< NBACK: right-hand sides solved with an LU
+  long newton_iterations = 0;        ///< Newton iterations (residual evaluations) of stage solves
+  long newton_failures = 0;          ///< stage solves that diverged or hit the iteration limit
+  long callback_failures = 0;        ///< recoverable callback failures and non-finite values
   long parameter_jacobian_evaluations = 0;  ///< NJACP: [f_p; g_p] formed (sensitivities)
-  long sensitivity_solves = 0;    ///< NSENS: accepted steps whose sensitivities were solved
-  long events = 0;                ///< events located (event module)
-  long adjoint_steps = 0;         ///< backward steps of an adjoint sweep
-  long checkpoints = 0;           ///< checkpoints stored by an adjoint sweep
+  long sensitivity_solves = 0;  ///< NSENS: accepted steps whose sensitivities were solved
+  long events = 0;              ///< events located (event module)
+  long adjoint_steps = 0;       ///< backward steps of an adjoint sweep
+  long checkpoints = 0;         ///< checkpoints stored by an adjoint sweep
 
   /// Adds every counter of `other` (for accumulating over shooting intervals).
   Statistics& operator+=(const Statistics& other);

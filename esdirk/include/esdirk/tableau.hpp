@@ -11,10 +11,10 @@ namespace esdirk {
 struct Tableau {
   std::string name;
   int stages = 0;
-  int order = 0;            ///< order of the propagated solution (b)
-  int embedded_order = 0;   ///< order of the embedded solution (b-hat)
-  double gamma = 0.0;       ///< the diagonal a_ii, i >= 2
-  std::vector<double> a;    ///< row-major stages x stages, a[i*stages + j]
+  int order = 0;           ///< order of the propagated solution (b)
+  int embedded_order = 0;  ///< order of the embedded solution (b-hat)
+  double gamma = 0.0;      ///< the diagonal a_ii, i >= 2
+  std::vector<double> a;   ///< row-major stages x stages, a[i*stages + j]
   std::vector<double> b;
   std::vector<double> b_hat;
   std::vector<double> c;

@@ -12,7 +12,8 @@ int main() {
   options.rtol = options.atol = 1e-10;
   esdirk::Integrator solver(problem, options);
   std::vector<double> x{1.0};
-  if (!esdirk::ok(solver.initialize(0.0, x, {}, {})) || !esdirk::ok(solver.integrate_to(1.0, x))) return 1;
+  if (!esdirk::ok(solver.initialize(0.0, x, {}, {})) || !esdirk::ok(solver.integrate_to(1.0, x)))
+    return 1;
   std::printf("consumer: x(1) = %.10f\n", x[0]);
   return 0;
 }

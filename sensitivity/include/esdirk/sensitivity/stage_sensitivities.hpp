@@ -49,7 +49,8 @@ class StageSensitivities {
   /// Error estimate of the sensitivities, e_S = h sum_i d_i SF_i (nx x ns), of the last solve.
   ConstMatrixRef error_estimate() const { return error_.cref(); }
 
-  /// Exact mode: the largest number of refinement sweeps a stage needed in the last solve,
+  /// Exact mode: the largest number of refinement sweeps a stage needed in the last solve
+  /// (with the doubling, the sweeps its partial sum stands for: 2^k - 1 after k doublings),
   /// and how many stages ever needed the fallback factorization.
   int last_max_corrections() const { return last_max_corrections_; }
   long fallback_factorizations() const { return fallbacks_; }
@@ -63,6 +64,10 @@ class StageSensitivities {
   int parameter_jacobian_at(const StepRecord& step, int stage, ConstMatrixRef P);
   int stage_jacobian_at(const StepRecord& step, int stage);
   int refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma);
+  int refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRef Jn, MatrixRef S, double h_gamma);
+  int fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma);
+  bool doubling_pays() const;
+  double weighted_matrix_norm(ConstMatrixRef A) const;
   void weights_for(const StepRecord& step);
   double weighted_column_max(const double* column) const;
   bool cache_matches(const StepRecord& step, int stage) const;
@@ -80,8 +85,10 @@ class StageSensitivities {
   DenseMatrix jpP_;              // [f_p; g_p] P (n x ns)
   DenseMatrix SX_, SZ_, SF_;     // stage i occupies columns [i*ns, (i+1)*ns)
   DenseMatrix rhs_, S_, correction_, JS_;  // n x ns
+  DenseMatrix power_, power_next_;         // n x n: E^(2^k), E = I - M^{-1} M_i (doubling)
   DenseMatrix error_;            // nx x ns
   std::vector<double> weights_;  // 1/(atol + rtol |.|) of (x_n, z_n): refinement test
+  std::vector<double> stage_scale_;  // h a_ij or h d_i of one row of the tableau
   std::vector<double> f_base_, g_base_;  // f, g at a stage: the base of forward differences
   int base_stage_ = -1;                  // the stage f_base_, g_base_ belong to (this solve)
   DenseLuSolver fallback_;       // exact mode when refinement does not converge
