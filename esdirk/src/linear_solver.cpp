@@ -52,39 +52,101 @@ int small_lu_factor(MatrixRef A, int* pivots) {
   return info;
 }
 
-void small_lu_solve(ConstMatrixRef LU, const int* pivots, MatrixRef B, bool transpose) {
+// One right-hand side, column-oriented (the order of operations of LAPACK's dgetrs).
+// `b` never aliases the factors; saying so spares the compiler a run-time overlap test in
+// every inner loop (which costs more than the loop itself at n ~ 10).
+void small_lu_solve_column(ConstMatrixRef LU, const int* pivots, double* __restrict b, bool transpose) {
   const int n = LU.rows;
-  for (int c = 0; c < B.cols; ++c) {
-    double* b = B.column(c);
-    if (!transpose) {
-      for (int k = 0; k < n; ++k) std::swap(b[k], b[pivots[k] - 1]);
-      for (int j = 0; j < n; ++j) {  // L y = P b (unit lower), column-oriented
-        const double bj = b[j];
-        const double* l = LU.column(j);
-        for (int i = j + 1; i < n; ++i) b[i] -= l[i] * bj;
-      }
-      for (int j = n - 1; j >= 0; --j) {  // U x = y
-        const double* u = LU.column(j);
-        b[j] /= u[j];
-        const double bj = b[j];
-        for (int i = 0; i < j; ++i) b[i] -= u[i] * bj;
-      }
-    } else {
-      for (int j = 0; j < n; ++j) {  // U^T y = b
-        const double* u = LU.column(j);
-        double sum = b[j];
-        for (int i = 0; i < j; ++i) sum -= u[i] * b[i];
-        b[j] = sum / u[j];
-      }
-      for (int j = n - 1; j >= 0; --j) {  // L^T x = y
-        const double* l = LU.column(j);
-        double sum = b[j];
-        for (int i = j + 1; i < n; ++i) sum -= l[i] * b[i];
-        b[j] = sum;
-      }
-      for (int k = n - 1; k >= 0; --k) std::swap(b[k], b[pivots[k] - 1]);
+  if (!transpose) {
+    for (int k = 0; k < n; ++k) std::swap(b[k], b[pivots[k] - 1]);
+    for (int j = 0; j < n; ++j) {  // L y = P b (unit lower), column-oriented
+      const double bj = b[j];
+      const double* __restrict l = LU.column(j);
+      for (int i = j + 1; i < n; ++i) b[i] -= l[i] * bj;
+    }
+    for (int j = n - 1; j >= 0; --j) {  // U x = y
+      const double* __restrict u = LU.column(j);
+      b[j] /= u[j];
+      const double bj = b[j];
+      for (int i = 0; i < j; ++i) b[i] -= u[i] * bj;
+    }
+  } else {
+    for (int j = 0; j < n; ++j) {  // U^T y = b
+      const double* u = LU.column(j);
+      double sum = b[j];
+      for (int i = 0; i < j; ++i) sum -= u[i] * b[i];
+      b[j] = sum / u[j];
+    }
+    for (int j = n - 1; j >= 0; --j) {  // L^T x = y
+      const double* l = LU.column(j);
+      double sum = b[j];
+      for (int i = j + 1; i < n; ++i) sum -= l[i] * b[i];
+      b[j] = sum;
+    }
+    for (int k = n - 1; k >= 0; --k) std::swap(b[k], b[pivots[k] - 1]);
+  }
+}
+
+// Several right-hand sides at once, W columns per block: the block is copied (permuted) into
+// a row-major buffer, so that every update of the triangular solves is a contiguous row
+// operation over the W columns, which the compiler vectorizes; one pass over L and U serves
+// all of them. Each entry sees the same operations in the same order as in
+// small_lu_solve_column, so the results are identical to solving column by column.
+template <int W>
+void small_lu_solve_block(ConstMatrixRef LU, const int* row_of, MatrixRef B, int first, int width) {
+  const int n = LU.rows;
+  alignas(64) double t[small_order * W];
+  for (int i = 0; i < n; ++i) {
+    double* ti = t + i * W;
+    const double* source = B.data + row_of[i];
+    int c = 0;
+    for (; c < width; ++c) ti[c] = source[static_cast<std::size_t>(first + c) * B.ld];
+    for (; c < W; ++c) ti[c] = 0.0;  // padding lanes: computed, never stored
+  }
+  for (int j = 0; j < n; ++j) {  // L y = P b
+    const double* tj = t + j * W;
+    const double* l = LU.column(j);
+    for (int i = j + 1; i < n; ++i) {
+      const double lij = l[i];
+      if (lij == 0.0) continue;
+      double* ti = t + i * W;
+      for (int c = 0; c < W; ++c) ti[c] -= lij * tj[c];
     }
   }
+  for (int j = n - 1; j >= 0; --j) {  // U x = y
+    const double* u = LU.column(j);
+    double* tj = t + j * W;
+    const double ujj = u[j];
+    for (int c = 0; c < W; ++c) tj[c] /= ujj;
+    for (int i = 0; i < j; ++i) {
+      const double uij = u[i];
+      if (uij == 0.0) continue;
+      double* ti = t + i * W;
+      for (int c = 0; c < W; ++c) ti[c] -= uij * tj[c];
+    }
+  }
+  for (int c = 0; c < width; ++c) {
+    double* b = B.column(first + c);
+    for (int i = 0; i < n; ++i) b[i] = t[i * W + c];
+  }
+}
+
+void small_lu_solve(ConstMatrixRef LU, const int* pivots, MatrixRef B, bool transpose) {
+  const int n = LU.rows;
+  if (transpose || B.cols < 2) {
+    for (int c = 0; c < B.cols; ++c) small_lu_solve_column(LU, pivots, B.column(c), transpose);
+    return;
+  }
+  // row_of[i]: the row of B that the sequence of pivot interchanges brings to row i.
+  int row_of[small_order];
+  for (int i = 0; i < n; ++i) row_of[i] = i;
+  for (int k = 0; k < n; ++k) std::swap(row_of[k], row_of[pivots[k] - 1]);
+  int c = 0;
+  for (; B.cols - c >= 8; c += 8) small_lu_solve_block<8>(LU, row_of, B, c, 8);
+  const int rest = B.cols - c;
+  if (rest > 4) small_lu_solve_block<8>(LU, row_of, B, c, rest);
+  else if (rest > 1) small_lu_solve_block<4>(LU, row_of, B, c, rest);
+  else if (rest == 1) small_lu_solve_column(LU, pivots, B.column(c), false);
 }
 
 }  // namespace
