@@ -6,14 +6,18 @@
 //  2. shooting: time per interval for N = 50 intervals of 0.2 h (x_k chained, u = p).
 //
 //     bench_sensitivity [--repeats 20]
+//     bench_sensitivity --run none|paper|exact|shoot-paper|shoot-exact   (one run, for a profiler)
 //
-// Times are the best of the repeats (the machine's noise only adds).
+// Times are the best of the repeats (the machine's noise only adds). `--run` does one run of
+// one configuration and prints its counters, so that an instruction-counting profiler sees
+// that configuration alone.
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "dow/dow_model.hpp"
@@ -100,15 +104,34 @@ Timing time_shooting(esdirk::SensitivityMode mode, int intervals, double dt, int
 
 int main(int argc, char** argv) {
   int repeats = 20;
+  const char* run = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--run") && i + 1 < argc) run = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--repeats N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--repeats N] [--run none|paper|exact|shoot-paper|shoot-exact]\n", argv[0]);
       return 2;
     }
   }
   const esdirk::SensitivityMode paper = esdirk::SensitivityMode::paper;
   const esdirk::SensitivityMode exact = esdirk::SensitivityMode::exact;
+  if (run) {
+    const std::string which = run;
+    Timing t;
+    if (which == "none") t = time_dow(1e-6, nullptr, 1);
+    else if (which == "paper") t = time_dow(1e-6, &paper, 1);
+    else if (which == "exact") t = time_dow(1e-6, &exact, 1);
+    else if (which == "shoot-paper") t = time_shooting(paper, 50, 0.2, 1);
+    else if (which == "shoot-exact") t = time_shooting(exact, 50, 0.2, 1);
+    else {
+      std::fprintf(stderr, "unknown run '%s'\n", run);
+      return 2;
+    }
+    std::printf("%s: %.3f ms, steps %ld, NBACK %ld, NLU %ld, NJAC %ld\n", run, t.seconds * 1e3,
+                t.stats.accepted_steps, t.stats.back_substitutions, t.stats.lu_factorizations,
+                t.stats.jacobian_evaluations);
+    return 0;
+  }
   std::printf("Dow, rtol 1e-6, 0..10 h, 15 directions (6 initial states, 9 scaled parameters), best of %d\n\n", repeats);
   const Timing plain = time_dow(1e-6, nullptr, repeats);
   std::printf("%-16s %10s %8s %8s %10s %8s\n", "run", "time [ms]", "ratio", "steps", "NBACK", "NLU");
