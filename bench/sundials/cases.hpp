@@ -87,7 +87,9 @@ inline std::vector<Case> all_cases() {
   {
     Case c = from("dow_shooting", "Dow batch reactor", sens_solvers);
     c.title = "Dow multiple shooting, 50 intervals of 0.2 h, 6 + 9 sensitivities";
-    c.solvers.erase(c.solvers.begin() + 1);  // no sensitivity error control in this comparison
+    // No sensitivity error control switch in this comparison; IDAS staggered needs 1e5 .. 3e6
+    // steps here (1 .. 200 s per run, measured), so the full run leaves it out.
+    c.solvers = {"esdirk", "IDAS", "IDAS DQ", "IDAS DQ staggered"};
     for (int i = 0; i < 6; ++i) c.directions.push_back({false, i});
     for (int k = 0; k < 9; ++k) c.directions.push_back({true, k});
     c.intervals = 50;
