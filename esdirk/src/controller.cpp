@@ -10,6 +10,7 @@ StepController::StepController(const Options& options, int q) : options_(options
 void StepController::reset() {
   have_history_ = false;
   newton_limit_ = 0.0;
+  consecutive_newton_failures_ = 0;
   consecutive_rejections_ = 0;
   last_was_rejection_ = false;
   convergence_limited_ = false;
@@ -58,6 +59,7 @@ double StepController::after_accept(double h, double r, double alpha) {
   // After a convergence-limited step the error history says nothing about the next step.
   have_history_ = !convergence_limited_;
   consecutive_rejections_ = 0;
+  consecutive_newton_failures_ = 0;
   last_was_rejection_ = false;
   return h * ratio;
 }
@@ -86,6 +88,11 @@ double StepController::after_newton_failure(double h, double alpha) {
   if (alpha > 0.0 && std::isfinite(alpha))
     factor =
         std::clamp(options_.reference_contraction / alpha, options_.newton_failure_min_factor, 0.5);
+  // Repeated failures at one point mean the step is far too large (a restart into a fast
+  // transient with a warm-started h): cut harder each time, so that the failure limit spans
+  // many orders of magnitude of h rather than a few halvings.
+  if (++consecutive_newton_failures_ >= 2) factor = std::min(factor, options_.newton_failure_factor);
+  if (consecutive_newton_failures_ >= 4) factor = std::min(factor, options_.newton_failure_min_factor);
   have_history_ = false;
   last_was_rejection_ = true;
   return h * factor;

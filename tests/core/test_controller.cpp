@@ -57,12 +57,25 @@ BOOST_AUTO_TEST_CASE(newton_failure_shrinks_by_the_rate_and_caps_later_growth) {
   esdirk::Options o;
   esdirk::StepController c(o, 4);
   BOOST_TEST(c.after_newton_failure(1.0, 0.0) == o.newton_failure_factor);  // unknown rate
+  c.after_accept(1.0, 0.5, 0.0);  // an accepted step ends the run of failures
   BOOST_TEST(c.after_newton_failure(1.0, 0.9) == o.reference_contraction / 0.9,
              boost::test_tools::tolerance(1e-14));
+  c.after_accept(1.0, 0.5, 0.0);
   BOOST_TEST(c.after_newton_failure(1.0, 100.0) == o.newton_failure_min_factor);
   // The failed size was 1.0: a comfortable step of 0.1 may grow to at most 1.5 x 1.0.
   const double next = c.after_accept(0.1, 1e-12, 0.01);
   BOOST_TEST(next <= 1.0 * o.newton_limit_growth);
+}
+
+// A restart into a fast transient: each further failure in a row cuts harder.
+BOOST_AUTO_TEST_CASE(repeated_newton_failures_cut_harder) {
+  esdirk::Options o;
+  esdirk::StepController c(o, 4);
+  const double alpha = 0.6;  // alone, this rate would halve h every time
+  BOOST_TEST(c.after_newton_failure(1.0, alpha) == 0.5);
+  BOOST_TEST(c.after_newton_failure(1.0, alpha) == o.newton_failure_factor);
+  BOOST_TEST(c.after_newton_failure(1.0, alpha) == o.newton_failure_factor);
+  BOOST_TEST(c.after_newton_failure(1.0, alpha) == o.newton_failure_min_factor);
 }
 
 BOOST_AUTO_TEST_CASE(observed_order_after_two_rejections) {

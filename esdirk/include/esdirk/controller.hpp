@@ -43,6 +43,7 @@ class StepController {
   // The step at which Newton last failed: later steps may exceed it only gradually, or the
   // controller cycles between growing into the failure and shrinking out of it.
   double newton_limit_ = 0.0;
+  int consecutive_newton_failures_ = 0;  // since the last accepted step
 };
 
 }  // namespace esdirk
