@@ -13,6 +13,18 @@ void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, 
 namespace esdirk {
 namespace {
 
+// The hot small kernels are compiled twice on x86-64 ELF targets, for AVX2 and for the
+// baseline, and the loader picks one per machine (GCC/Clang function multiversioning). The
+// vector lanes are independent and no FMA is enabled, so both give the same bits.
+#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define ESDIRK_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef ESDIRK_VECTOR_CLONES
+#define ESDIRK_VECTOR_CLONES
+#endif
+
 // Below this order, LU and triangular solves run in plain loops: OpenBLAS's dgetrf/dgetrs
 // spend more instructions on dispatch than on arithmetic for small matrices (measured with
 // callgrind on the Dow problem, n = 10: about 24,000 instructions per dgetrs call against
@@ -55,7 +67,8 @@ int small_lu_factor(MatrixRef A, int* pivots) {
 // One right-hand side, column-oriented (the order of operations of LAPACK's dgetrs).
 // `b` never aliases the factors; saying so spares the compiler a run-time overlap test in
 // every inner loop (which costs more than the loop itself at n ~ 10).
-void small_lu_solve_column(ConstMatrixRef LU, const int* pivots, double* __restrict b, bool transpose) {
+void small_lu_solve_column(ConstMatrixRef LU, const int* pivots, double* __restrict b,
+                           bool transpose) {
   const int n = LU.rows;
   if (!transpose) {
     for (int k = 0; k < n; ++k) std::swap(b[k], b[pivots[k] - 1]);
@@ -93,7 +106,8 @@ void small_lu_solve_column(ConstMatrixRef LU, const int* pivots, double* __restr
 // all of them. Each entry sees the same operations in the same order as in
 // small_lu_solve_column, so the results are identical to solving column by column.
 template <int W>
-void small_lu_solve_block(ConstMatrixRef LU, const int* row_of, MatrixRef B, int first, int width) {
+ESDIRK_VECTOR_CLONES void small_lu_solve_block(ConstMatrixRef LU, const int* row_of, MatrixRef B,
+                                               int first, int width) {
   const int n = LU.rows;
   alignas(64) double t[small_order * W];
   for (int i = 0; i < n; ++i) {
@@ -144,9 +158,12 @@ void small_lu_solve(ConstMatrixRef LU, const int* pivots, MatrixRef B, bool tran
   int c = 0;
   for (; B.cols - c >= 8; c += 8) small_lu_solve_block<8>(LU, row_of, B, c, 8);
   const int rest = B.cols - c;
-  if (rest > 4) small_lu_solve_block<8>(LU, row_of, B, c, rest);
-  else if (rest > 1) small_lu_solve_block<4>(LU, row_of, B, c, rest);
-  else if (rest == 1) small_lu_solve_column(LU, pivots, B.column(c), false);
+  if (rest > 4)
+    small_lu_solve_block<8>(LU, row_of, B, c, rest);
+  else if (rest > 1)
+    small_lu_solve_block<4>(LU, row_of, B, c, rest);
+  else if (rest == 1)
+    small_lu_solve_column(LU, pivots, B.column(c), false);
 }
 
 }  // namespace
