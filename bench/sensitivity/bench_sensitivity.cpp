@@ -69,7 +69,8 @@ Timing time_dow(double rtol, const esdirk::SensitivityMode* mode, int repeats) {
     } else if (!esdirk::ok(solver.integrate_to(10.0, x, z))) {
       std::abort();
     }
-    timing.seconds = std::min(timing.seconds, std::chrono::duration<double>(Clock::now() - start).count());
+    timing.seconds =
+        std::min(timing.seconds, std::chrono::duration<double>(Clock::now() - start).count());
     timing.stats = solver.statistics();
   }
   return timing;
@@ -90,11 +91,13 @@ Timing time_shooting(esdirk::SensitivityMode mode, int intervals, double dt, int
     std::vector<double> x = x0;
     const auto start = Clock::now();
     for (int k = 0; k < intervals; ++k) {
-      const auto& result = interval.integrate(k * dt, (k + 1) * dt, x, u, k == 0 ? esdirk::ConstVector(z0) : esdirk::ConstVector());
+      const auto& result = interval.integrate(
+          k * dt, (k + 1) * dt, x, u, k == 0 ? esdirk::ConstVector(z0) : esdirk::ConstVector());
       if (!esdirk::ok(result.status)) std::abort();
       x = result.x;
     }
-    timing.seconds = std::min(timing.seconds, std::chrono::duration<double>(Clock::now() - start).count() / intervals);
+    timing.seconds = std::min(
+        timing.seconds, std::chrono::duration<double>(Clock::now() - start).count() / intervals);
     timing.stats = interval.total_statistics();
   }
   return timing;
@@ -106,10 +109,14 @@ int main(int argc, char** argv) {
   int repeats = 20;
   const char* run = nullptr;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--run") && i + 1 < argc) run = argv[++i];
+    if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
+      repeats = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--run") && i + 1 < argc)
+      run = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--repeats N] [--run none|paper|exact|shoot-paper|shoot-exact]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--repeats N] [--run none|paper|exact|shoot-paper|shoot-exact]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -118,11 +125,16 @@ int main(int argc, char** argv) {
   if (run) {
     const std::string which = run;
     Timing t;
-    if (which == "none") t = time_dow(1e-6, nullptr, 1);
-    else if (which == "paper") t = time_dow(1e-6, &paper, 1);
-    else if (which == "exact") t = time_dow(1e-6, &exact, 1);
-    else if (which == "shoot-paper") t = time_shooting(paper, 50, 0.2, 1);
-    else if (which == "shoot-exact") t = time_shooting(exact, 50, 0.2, 1);
+    if (which == "none")
+      t = time_dow(1e-6, nullptr, 1);
+    else if (which == "paper")
+      t = time_dow(1e-6, &paper, 1);
+    else if (which == "exact")
+      t = time_dow(1e-6, &exact, 1);
+    else if (which == "shoot-paper")
+      t = time_shooting(paper, 50, 0.2, 1);
+    else if (which == "shoot-exact")
+      t = time_shooting(exact, 50, 0.2, 1);
     else {
       std::fprintf(stderr, "unknown run '%s'\n", run);
       return 2;
@@ -132,18 +144,25 @@ int main(int argc, char** argv) {
                 t.stats.jacobian_evaluations);
     return 0;
   }
-  std::printf("Dow, rtol 1e-6, 0..10 h, 15 directions (6 initial states, 9 scaled parameters), best of %d\n\n", repeats);
+  std::printf(
+      "Dow, rtol 1e-6, 0..10 h, 15 directions (6 initial states, 9 scaled parameters), best of "
+      "%d\n\n",
+      repeats);
   const Timing plain = time_dow(1e-6, nullptr, repeats);
-  std::printf("%-16s %10s %8s %8s %10s %8s\n", "run", "time [ms]", "ratio", "steps", "NBACK", "NLU");
+  std::printf("%-16s %10s %8s %8s %10s %8s\n", "run", "time [ms]", "ratio", "steps", "NBACK",
+              "NLU");
   std::printf("%-16s %10.3f %8.2f %8ld %10ld %8ld\n", "states only", plain.seconds * 1e3, 1.0,
-              plain.stats.accepted_steps, plain.stats.back_substitutions, plain.stats.lu_factorizations);
+              plain.stats.accepted_steps, plain.stats.back_substitutions,
+              plain.stats.lu_factorizations);
   for (const auto* mode : {&paper, &exact}) {
     const Timing t = time_dow(1e-6, mode, repeats);
-    std::printf("%-16s %10.3f %8.2f %8ld %10ld %8ld\n", mode == &paper ? "paper mode" : "exact mode",
-                t.seconds * 1e3, t.seconds / plain.seconds, t.stats.accepted_steps,
-                t.stats.back_substitutions, t.stats.lu_factorizations);
+    std::printf("%-16s %10.3f %8.2f %8ld %10ld %8ld\n",
+                mode == &paper ? "paper mode" : "exact mode", t.seconds * 1e3,
+                t.seconds / plain.seconds, t.stats.accepted_steps, t.stats.back_substitutions,
+                t.stats.lu_factorizations);
   }
-  std::printf("\nshooting: 50 intervals of 0.2 h, rtol 1e-6, A (6x6), B (6x9), Az, Bz per interval\n");
+  std::printf(
+      "\nshooting: 50 intervals of 0.2 h, rtol 1e-6, A (6x6), B (6x9), Az, Bz per interval\n");
   for (const auto* mode : {&paper, &exact}) {
     const Timing t = time_shooting(*mode, 50, 0.2, std::max(1, repeats / 4));
     std::printf("%-16s %10.3f ms per interval, %.1f steps per interval\n",

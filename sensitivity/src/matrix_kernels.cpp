@@ -7,37 +7,54 @@ namespace esdirk::detail {
 
 namespace {
 
+// The hot small kernels are compiled twice on x86-64 ELF targets, for AVX2 and for the
+// baseline, and the loader picks one per machine (GCC/Clang function multiversioning). The
+// vector lanes are independent and no FMA is enabled, so both give the same bits.
+#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define ESDIRK_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef ESDIRK_VECTOR_CLONES
+#define ESDIRK_VECTOR_CLONES
+#endif
+
 // Products up to this many rows and inner dimension go through the blocked kernel below.
 constexpr int blocked_limit = 64;
-constexpr int block_width = 8;
 
-// C(:, first:first+width) (op)= alpha A B(:, first:first+width) for width <= block_width: B's
-// columns are copied into a row-major buffer, so that every row of C is accumulated in
-// block_width registers over the whole inner dimension, one scalar of A times one contiguous
-// row of the buffer at a time (vectorized, no loads or stores of C inside the loop).
-void multiply_block(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, double alpha,
-                    bool accumulate, int first, int width) {
+// C(r0 : r0 + rows, :) (op)= alpha A(row_begin + r0 : ..., :) B for rows <= MP (a multiple of
+// 4). The rows of A are copied once into a zero-padded buffer of MP rows per column, so that
+// each column of C is accumulated in MP registers over the whole inner dimension with
+// fixed-length (vectorized, unrolled) updates and no loads or stores of C inside the loop.
+// Zero entries of B are skipped (seed directions are sparse). The sum over k runs in the same
+// order as the column-by-column loop.
+template <int MP>
+ESDIRK_VECTOR_CLONES void multiply_rows(ConstMatrixRef A, int row_begin, int r0, int rows,
+                                        ConstMatrixRef B, MatrixRef C, double alpha,
+                                        bool accumulate) {
   const int inner = A.cols;
-  alignas(64) double bt[blocked_limit * block_width];
+  alignas(64) double ap[blocked_limit * MP];
   for (int k = 0; k < inner; ++k) {
-    double* row = bt + k * block_width;
-    int c = 0;
-    for (; c < width; ++c) row[c] = B(k, first + c);
-    for (; c < block_width; ++c) row[c] = 0.0;
+    const double* a = A.column(k) + row_begin + r0;
+    double* p = ap + k * MP;
+    int i = 0;
+    for (; i < rows; ++i) p[i] = a[i];
+    for (; i < MP; ++i) p[i] = 0.0;
   }
-  for (int i = 0; i < C.rows; ++i) {
-    double acc[block_width] = {};
-    const double* a = A.data + row_begin + i;
+  for (int j = 0; j < C.cols; ++j) {
+    double acc[MP] = {};
+    const double* b = B.column(j);
     for (int k = 0; k < inner; ++k) {
-      const double aik = a[static_cast<std::size_t>(k) * A.ld];
-      if (aik == 0.0) continue;  // model Jacobians are sparse
-      const double* row = bt + k * block_width;
-      for (int c = 0; c < block_width; ++c) acc[c] += aik * row[c];
+      const double bk = b[k];
+      if (bk == 0.0) continue;
+      const double* p = ap + k * MP;
+      for (int i = 0; i < MP; ++i) acc[i] += p[i] * bk;
     }
-    for (int c = 0; c < width; ++c) {
-      double& cij = C(i, first + c);
-      cij = accumulate ? cij + alpha * acc[c] : alpha * acc[c];
-    }
+    double* c = C.column(j) + r0;
+    if (accumulate)
+      for (int i = 0; i < rows; ++i) c[i] += alpha * acc[i];
+    else
+      for (int i = 0; i < rows; ++i) c[i] = alpha * acc[i];
   }
 }
 
@@ -45,9 +62,18 @@ void multiply_block(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef
 
 void multiply(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, double alpha,
               bool accumulate) {
-  if (C.rows <= blocked_limit && A.cols <= blocked_limit) {
-    for (int first = 0; first < C.cols; first += block_width)
-      multiply_block(A, row_begin, B, C, alpha, accumulate, first, std::min(block_width, C.cols - first));
+  if (A.cols <= blocked_limit) {
+    for (int r0 = 0; r0 < C.rows; r0 += 16) {
+      const int rows = std::min(16, C.rows - r0);
+      if (rows > 12)
+        multiply_rows<16>(A, row_begin, r0, rows, B, C, alpha, accumulate);
+      else if (rows > 8)
+        multiply_rows<12>(A, row_begin, r0, rows, B, C, alpha, accumulate);
+      else if (rows > 4)
+        multiply_rows<8>(A, row_begin, r0, rows, B, C, alpha, accumulate);
+      else
+        multiply_rows<4>(A, row_begin, r0, rows, B, C, alpha, accumulate);
+    }
     return;
   }
   for (int j = 0; j < C.cols; ++j) {

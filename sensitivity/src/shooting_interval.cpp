@@ -18,15 +18,18 @@ std::string number(double v) {
 void check_vector(ConstVector v, int n, const char* what) {
   if (static_cast<int>(v.size()) != n)
     throw std::invalid_argument(std::string("ShootingInterval::integrate: ") + what + " has size " +
-                                std::to_string(v.size()) + ", the problem needs " + std::to_string(n));
+                                std::to_string(v.size()) + ", the problem needs " +
+                                std::to_string(n));
   for (double value : v)
     if (!std::isfinite(value))
-      throw std::invalid_argument(std::string("ShootingInterval::integrate: ") + what + " has non-finite entries");
+      throw std::invalid_argument(std::string("ShootingInterval::integrate: ") + what +
+                                  " has non-finite entries");
 }
 
 }  // namespace
 
-ShootingInterval::ShootingInterval(Problem& problem, Options options, SensitivityOptions sensitivity)
+ShootingInterval::ShootingInterval(Problem& problem, Options options,
+                                   SensitivityOptions sensitivity)
     : problem_(problem),
       nx_(problem.nx()),
       nz_(problem.nz()),
@@ -43,6 +46,8 @@ ShootingInterval::ShootingInterval(Problem& problem, Options options, Sensitivit
   result_.r.assign(static_cast<std::size_t>(nu_), 0.0);
   z_guess_.assign(static_cast<std::size_t>(nz_), 0.0);
   hx_.assign(static_cast<std::size_t>(nx_), 0.0);
+  identity_.resize(nx_ + nu_, nx_ + nu_);
+  for (int k = 0; k < nx_ + nu_; ++k) identity_(k, k) = 1.0;
   hz_.assign(static_cast<std::size_t>(nz_), 0.0);
   hu_.assign(static_cast<std::size_t>(nu_), 0.0);
 }
@@ -53,7 +58,8 @@ const ShootingResult& ShootingInterval::result() const {
   if (!valid_)
     throw std::logic_error(result_.message.empty()
                                ? "ShootingInterval::result: no interval has been integrated yet"
-                               : "ShootingInterval::result: the last interval failed (" + result_.message + ")");
+                               : "ShootingInterval::result: the last interval failed (" +
+                                     result_.message + ")");
   return result_;
 }
 
@@ -95,8 +101,10 @@ Status ShootingInterval::accumulate_cost(const StepRecord& step) {
       for (int k = 0; k < nx_; ++k) d += hx_[static_cast<std::size_t>(k)] * SX(k, j);
       for (int k = 0; k < nz_; ++k) d += hz_[static_cast<std::size_t>(k)] * SZ(k, j);
       for (int k = 0; k < nu_; ++k) d += hu_[static_cast<std::size_t>(k)] * P(k, j);
-      if (j < nx_) result_.q[static_cast<std::size_t>(j)] += w * d;
-      else result_.r[static_cast<std::size_t>(j - nx_)] += w * d;
+      if (j < nx_)
+        result_.q[static_cast<std::size_t>(j)] += w * d;
+      else
+        result_.r[static_cast<std::size_t>(j - nx_)] += w * d;
     }
   }
   return Status::success;
@@ -126,11 +134,14 @@ const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, Cons
   Integrator& solver = *integrator_;
   // First call: a full initialization; later calls a restart, which keeps the step-size guess.
   solver.statistics() = Statistics{};
-  Status status = started_ ? solver.restart(t_k, x_k, z_guess_, u_k) : solver.initialize(t_k, x_k, z_guess_, u_k);
-  if (!ok(status)) return fail(status, "consistent initialization at t_k = " + number(t_k) + ": " + solver.message());
+  Status status = started_ ? solver.restart(t_k, x_k, z_guess_, u_k)
+                           : solver.initialize(t_k, x_k, z_guess_, u_k);
+  if (!ok(status))
+    return fail(status,
+                "consistent initialization at t_k = " + number(t_k) + ": " + solver.message());
   started_ = true;
   solver.set_stop_time(t_end);
-  status = sensitivity_->initialize_all();
+  status = sensitivity_->initialize(identity_.cref());  // built once: no allocation per call
   if (!ok(status)) return fail(status, sensitivity_->message());
 
   while (solver.t() != t_end) {

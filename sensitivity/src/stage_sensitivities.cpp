@@ -32,6 +32,7 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
   jp_cache_.resize(n_, np_);
   cache_point_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
   weights_.assign(static_cast<std::size_t>(n_), 1.0);
+  inverse_weights_.assign(static_cast<std::size_t>(n_), 1.0);
   f_base_.assign(static_cast<std::size_t>(nx_), 0.0);
   g_base_.assign(static_cast<std::size_t>(nz_), 0.0);
   fallback_.resize(nx_, nz_);
@@ -41,7 +42,8 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
 }
 
 void StageSensitivities::resize(int directions) {
-  if (directions < 1) throw std::invalid_argument("StageSensitivities: at least one direction is needed");
+  if (directions < 1)
+    throw std::invalid_argument("StageSensitivities: at least one direction is needed");
   if (!options_.error_atol.empty() && static_cast<int>(options_.error_atol.size()) != directions)
     options_.validate(directions);  // throws with the explanation
   if (directions == directions_) return;
@@ -100,9 +102,10 @@ int StageSensitivities::parameter_jacobian_at(const StepRecord& step, int stage,
     const int code = integrator_.jacobians().parameter_jacobian(t, x, z, integrator_.parameters(),
                                                                 f_base_, g_base_, jp_.ref());
     if (code != 0) {
-      message_ = std::string(code < 0 ? "the parameter Jacobian [f_p; g_p] returned a fatal code"
-                                      : "the parameter Jacobian [f_p; g_p] failed or was not finite") +
-                 " at t = " + number(t);
+      message_ =
+          std::string(code < 0 ? "the parameter Jacobian [f_p; g_p] returned a fatal code"
+                               : "the parameter Jacobian [f_p; g_p] failed or was not finite") +
+          " at t = " + number(t);
       return code;
     }
     if (stage == s_ - 1 && options_.mode == SensitivityMode::exact) store_cache(step, stage);
@@ -156,14 +159,18 @@ void StageSensitivities::weights_for(const StepRecord& step) {
   integrator_.error_weights(xn, Vector(weights_.data(), static_cast<std::size_t>(nx_)));
   const Options& o = integrator_.options();
   for (int k = 0; k < nz_; ++k) {
-    const double atol = o.algebraic_atol.empty() ? o.atol : o.algebraic_atol[static_cast<std::size_t>(k)];
+    const double atol =
+        o.algebraic_atol.empty() ? o.atol : o.algebraic_atol[static_cast<std::size_t>(k)];
     weights_[static_cast<std::size_t>(nx_ + k)] = 1.0 / (atol + o.rtol * std::abs(step.Z(k, 0)));
   }
+  for (int k = 0; k < n_; ++k)
+    inverse_weights_[static_cast<std::size_t>(k)] = 1.0 / weights_[static_cast<std::size_t>(k)];
 }
 
 double StageSensitivities::weighted_column_max(const double* column) const {
   double m = 0.0;
-  for (int k = 0; k < n_; ++k) m = std::max(m, std::abs(column[k]) * weights_[static_cast<std::size_t>(k)]);
+  for (int k = 0; k < n_; ++k)
+    m = std::max(m, std::abs(column[k]) * weights_[static_cast<std::size_t>(k)]);
   return m;
 }
 
@@ -173,7 +180,8 @@ double StageSensitivities::weighted_matrix_norm(ConstMatrixRef A) const {
   double norm = 0.0;
   for (int i = 0; i < n_; ++i) {
     double row = 0.0;
-    for (int j = 0; j < n_; ++j) row += std::abs(A(i, j)) / weights_[static_cast<std::size_t>(j)];
+    for (int j = 0; j < n_; ++j)
+      row += std::abs(A(i, j)) * inverse_weights_[static_cast<std::size_t>(j)];
     norm = std::max(norm, row * weights_[static_cast<std::size_t>(i)]);
   }
   return norm;
@@ -237,14 +245,21 @@ int StageSensitivities::refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRe
   int sweeps = 0;
   for (;;) {
     detail::multiply(power_.cref(), 0, S, correction_.ref(), 1.0, false);
-    detail::add_scaled(correction_.cref(), S, 1.0);
     sweeps = 2 * sweeps + 1;
     const double p = weighted_matrix_norm(power_.cref());
     bool converged = p < 1.0;
-    for (int j = 0; j < ns && converged; ++j) {
-      const double size = weighted_column_max(S.column(j));
-      const double change = weighted_column_max(correction_.column(j));
-      converged = change == 0.0 || p * change <= (1.0 - p) * options_.correction_tolerance * size;
+    for (int j = 0; j < ns; ++j) {  // S += c, and the test, in one pass
+      double* s = S.column(j);
+      const double* c = correction_.column(j);
+      double size = 0.0, change = 0.0;
+      for (int k = 0; k < n_; ++k) {
+        s[k] += c[k];
+        const double w = weights_[static_cast<std::size_t>(k)];
+        size = std::max(size, std::abs(s[k]) * w);
+        change = std::max(change, std::abs(c[k]) * w);
+      }
+      converged = converged &&
+                  (change == 0.0 || p * change <= (1.0 - p) * options_.correction_tolerance * size);
     }
     if (converged) return sweeps;
     if (sweeps >= options_.max_corrections || !std::isfinite(p)) break;
@@ -366,7 +381,8 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
                    " (exact sensitivities)";
         return 1;
       }
-      last_max_corrections_ = std::max(last_max_corrections_, sweeps < 0 ? options_.max_corrections + 1 : sweeps);
+      last_max_corrections_ =
+          std::max(last_max_corrections_, sweeps < 0 ? options_.max_corrections + 1 : sweeps);
     }
     // The stage values, and SF_i from the differentiated stage equation,
     // SF_i = (SX_i - Sx_n - h sum_{j<i} a_ij SF_j)/(h*gamma) = (SX_i - r_x)/(h*gamma) + (f_p P)_x,

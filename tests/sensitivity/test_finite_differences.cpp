@@ -38,10 +38,12 @@ BOOST_AUTO_TEST_CASE(dow_exact_mode_equals_finite_differences) {
   const DenseMatrix seed = dow_fd_seed();
   const DenseMatrix S = replay_sensitivities(model, replay_opts, {}, s, steps, seed.cref());
   BOOST_REQUIRE_EQUAL(S.rows(), 10);
-  const DenseMatrix fd = frozen_finite_differences(model, replay_opts, s, steps, seed.cref(), fd_delta);
+  const DenseMatrix fd =
+      frozen_finite_differences(model, replay_opts, s, steps, seed.cref(), fd_delta);
   const double x_error = row_scaled_error(S.cref(), fd.cref(), 0, 6);
   const double z_error = row_scaled_error(S.cref(), fd.cref(), 6, 10);
-  BOOST_TEST_MESSAGE("Dow, exact vs frozen FD (scaled, per row max): x " << x_error << ", z " << z_error);
+  BOOST_TEST_MESSAGE("Dow, exact vs frozen FD (scaled, per row max): x " << x_error << ", z "
+                                                                         << z_error);
   BOOST_TEST(x_error <= 1e-7);
   BOOST_TEST(z_error <= 1e-7);
 }
@@ -59,7 +61,8 @@ BOOST_AUTO_TEST_CASE(oscillator_exact_mode_equals_finite_differences) {
     const DenseMatrix seed = oscillator_seed();
     const DenseMatrix S = replay_sensitivities(model, replay_opts, {}, s, steps, seed.cref());
     BOOST_REQUIRE_EQUAL(S.rows(), 2);
-    const DenseMatrix fd = frozen_finite_differences(model, replay_opts, s, steps, seed.cref(), fd_delta);
+    const DenseMatrix fd =
+        frozen_finite_differences(model, replay_opts, s, steps, seed.cref(), fd_delta);
     const double error = row_scaled_error(S.cref(), fd.cref(), 0, 2);
     BOOST_TEST_MESSAGE(method.name << " oscillator, exact vs frozen FD: " << error);
     BOOST_TEST(error <= 1e-7);
@@ -77,9 +80,11 @@ BOOST_AUTO_TEST_CASE(finite_difference_jacobians_are_exact_to_their_accuracy) {
   const auto steps = record_steps(model, options, s);
   const auto replay_opts = replay_options(options);
   const DenseMatrix seed = oscillator_seed();
-  const DenseMatrix S = replay_sensitivities(model, replay_opts, {}, s, steps, seed.cref(), {1.0, 1.0});
+  const DenseMatrix S =
+      replay_sensitivities(model, replay_opts, {}, s, steps, seed.cref(), {1.0, 1.0});
   BOOST_REQUIRE_EQUAL(S.rows(), 2);
-  const DenseMatrix fd = frozen_finite_differences(model, replay_opts, s, steps, seed.cref(), fd_delta);
+  const DenseMatrix fd =
+      frozen_finite_differences(model, replay_opts, s, steps, seed.cref(), fd_delta);
   const double error = row_scaled_error(S.cref(), fd.cref(), 0, 2);
   BOOST_TEST_MESSAGE("oscillator with FD Jacobians, exact vs frozen FD: " << error);
   BOOST_TEST(error <= 1e-5);
@@ -134,8 +139,13 @@ BOOST_AUTO_TEST_CASE(dense_output_is_the_derivative_of_the_dense_output) {
   DenseMatrix fd(2, 4);
   for (int j = 0; j < 4; ++j) {
     auto xp = s.x0, xm = s.x0, pp = s.p, pm = s.p;
-    if (j < 2) { xp[j] += fd_delta; xm[j] -= fd_delta; }
-    else { pp[j - 2] += fd_delta; pm[j - 2] -= fd_delta; }
+    if (j < 2) {
+      xp[j] += fd_delta;
+      xm[j] -= fd_delta;
+    } else {
+      pp[j - 2] += fd_delta;
+      pm[j - 2] -= fd_delta;
+    }
     const auto plus = dense_at(xp, pp), minus = dense_at(xm, pm);
     for (int i = 0; i < 2; ++i) fd(i, j) = (plus[i] - minus[i]) / (2.0 * fd_delta);
   }
@@ -151,14 +161,45 @@ BOOST_AUTO_TEST_CASE(a_few_directions_equal_the_columns_of_all_directions) {
   few(6 + 2, 0) = dow::nominal_parameters[2];
   few(0, 1) = 1.0;
   few(1, 1) = 1.0;
-  const DenseMatrix all = replay_sensitivities(model, dow_options(1e-6), {}, s, steps, all_seed.cref());
+  const DenseMatrix all =
+      replay_sensitivities(model, dow_options(1e-6), {}, s, steps, all_seed.cref());
   const DenseMatrix part = replay_sensitivities(model, dow_options(1e-6), {}, s, steps, few.cref());
   BOOST_REQUIRE_EQUAL(part.cols(), 2);
   for (int i = 0; i < 10; ++i) {
-    const double scale0 = std::abs(all(i, 8)) + 1e-300, scale1 = std::abs(all(i, 0) + all(i, 1)) + 1e-300;
+    const double scale0 = std::abs(all(i, 8)) + 1e-300,
+                 scale1 = std::abs(all(i, 0) + all(i, 1)) + 1e-300;
     BOOST_TEST(std::abs(part(i, 0) - all(i, 8)) / scale0 <= 1e-9);
     BOOST_TEST(std::abs(part(i, 1) - (all(i, 0) + all(i, 1))) / scale1 <= 1e-8);
   }
+}
+
+BOOST_AUTO_TEST_CASE(fallback_factorization_gives_the_same_sensitivities) {
+  // max_corrections = 1 cannot converge, so every stage falls back to an LU of its own matrix
+  // M_i: the same derivative, reached directly. Both refinement paths are exercised: doubling
+  // (15 directions, n = 10) and plain sweeps (one direction).
+  dow::Model model;
+  const Setup s = dow_setup(1.0);
+  const auto steps = record_steps(model, dow_options(1e-6), s);
+  esdirk::SensitivityOptions forced;
+  forced.max_corrections = 1;
+  DenseMatrix one(15, 1);
+  one(6 + 2, 0) = dow::nominal_parameters[2];
+  for (const DenseMatrix& seed : {dow_scaled_seed(), one}) {
+    BOOST_TEST_INFO(seed.cols() << " directions");
+    const DenseMatrix refined =
+        replay_sensitivities(model, dow_options(1e-6), {}, s, steps, seed.cref());
+    const DenseMatrix factored =
+        replay_sensitivities(model, dow_options(1e-6), forced, s, steps, seed.cref());
+    BOOST_REQUIRE_EQUAL(factored.cols(), seed.cols());
+    BOOST_TEST(row_scaled_error(refined.cref(), factored.cref(), 0, 10) <= 1e-9);
+  }
+  esdirk::Integrator solver(model, dow_options(1e-6));
+  esdirk::ForwardSensitivity sens(solver, forced);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, s.z0, s.p)));
+  BOOST_REQUIRE(esdirk::ok(sens.initialize(dow_scaled_seed().cref())));
+  BOOST_REQUIRE(esdirk::ok(solver.step_exactly(steps[0])));
+  BOOST_TEST(sens.last_stages().fallback_factorizations() == 3);  // stages 2..4
+  BOOST_TEST(sens.last_stages().last_max_corrections() == 2);     // reported as max + 1
 }
 
 BOOST_AUTO_TEST_SUITE_END()

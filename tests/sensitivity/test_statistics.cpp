@@ -70,17 +70,20 @@ BOOST_AUTO_TEST_CASE(single_lu_per_step_and_counters) {
   }
   BOOST_TEST(plain.stats.sensitivity_solves == 0);
   // paper: one back-substitution per column and stage 2..s, the frozen J, one [f_p; g_p] per step.
-  BOOST_TEST(p.stats.back_substitutions == plain.stats.back_substitutions + (s - 1) * ns * steps + ns);
+  BOOST_TEST(p.stats.back_substitutions ==
+             plain.stats.back_substitutions + (s - 1) * ns * steps + ns);
   BOOST_TEST(p.stats.jacobian_evaluations == plain.stats.jacobian_evaluations + n_init);
   BOOST_TEST(p.stats.parameter_jacobian_evaluations == steps + n_init);
   // exact: stage Jacobians at stages 2..s; [f_p; g_p] at stages 2..s, stage 1 reusing the last
   // stage of the previous step (all four on the first step). With 15 directions and n = 10 the
   // refinement is summed by doubling: per stage, ns columns of the first solve and n columns of
   // E = -M^{-1}(M_i - M); the sweeps themselves are products with powers of E.
-  BOOST_TEST(e.stats.jacobian_evaluations == plain.stats.jacobian_evaluations + (s - 1) * steps + n_init);
+  BOOST_TEST(e.stats.jacobian_evaluations ==
+             plain.stats.jacobian_evaluations + (s - 1) * steps + n_init);
   BOOST_TEST(e.stats.parameter_jacobian_evaluations == (s - 1) * steps + 1 + n_init);
   const long n = 10;
-  BOOST_TEST(e.stats.back_substitutions == plain.stats.back_substitutions + (s - 1) * (ns + n) * steps + ns);
+  BOOST_TEST(e.stats.back_substitutions ==
+             plain.stats.back_substitutions + (s - 1) * (ns + n) * steps + ns);
 }
 
 BOOST_AUTO_TEST_CASE(dow_invariant_sensitivities_sum_to_zero) {

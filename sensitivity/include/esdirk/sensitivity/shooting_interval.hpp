@@ -34,18 +34,18 @@ using RunningCost = std::function<int(double t, ConstVector x, ConstVector z, Co
 /// The outcome of one interval. Matrices are column-major.
 struct ShootingResult {
   Status status = Status::success;
-  std::string message;        ///< why the interval failed (empty on success)
-  double t_end = 0.0;         ///< t_{k+1}
-  std::vector<double> x;      ///< x_{k+1}
-  std::vector<double> z;      ///< z_{k+1}, consistent: g(t_{k+1}, x_{k+1}, z_{k+1}) = 0
-  DenseMatrix A;              ///< nx x nx: dx_{k+1}/dx_k (z_k consistent with x_k)
-  DenseMatrix B;              ///< nx x nu: dx_{k+1}/du_k
-  DenseMatrix Az;             ///< nz x nx: dz_{k+1}/dx_k
-  DenseMatrix Bz;             ///< nz x nu: dz_{k+1}/du_k
-  double H = 0.0;             ///< running cost over the interval (0 without a cost)
-  std::vector<double> q;      ///< nx: dH/dx_k
-  std::vector<double> r;      ///< nu: dH/du_k
-  Statistics statistics;      ///< counters of this interval alone
+  std::string message;    ///< why the interval failed (empty on success)
+  double t_end = 0.0;     ///< t_{k+1}
+  std::vector<double> x;  ///< x_{k+1}
+  std::vector<double> z;  ///< z_{k+1}, consistent: g(t_{k+1}, x_{k+1}, z_{k+1}) = 0
+  DenseMatrix A;          ///< nx x nx: dx_{k+1}/dx_k (z_k consistent with x_k)
+  DenseMatrix B;          ///< nx x nu: dx_{k+1}/du_k
+  DenseMatrix Az;         ///< nz x nx: dz_{k+1}/dx_k
+  DenseMatrix Bz;         ///< nz x nu: dz_{k+1}/du_k
+  double H = 0.0;         ///< running cost over the interval (0 without a cost)
+  std::vector<double> q;  ///< nx: dH/dx_k
+  std::vector<double> r;  ///< nu: dH/du_k
+  Statistics statistics;  ///< counters of this interval alone
 };
 
 class ShootingInterval {
@@ -82,10 +82,11 @@ class ShootingInterval {
   RunningCost cost_;
   ShootingResult result_;
   Statistics total_;
-  bool started_ = false;   // the integrator has been initialized once (warm start after)
+  bool started_ = false;  // the integrator has been initialized once (warm start after)
   bool valid_ = false;
   std::vector<double> z_guess_;
   std::vector<double> hx_, hz_, hu_;  // cost gradients at a stage
+  DenseMatrix identity_;              // the seed over (x_k, u_k)
 };
 
 }  // namespace esdirk

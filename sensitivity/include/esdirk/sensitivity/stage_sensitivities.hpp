@@ -3,8 +3,8 @@
 // Algorithm 2): given the sensitivities S_n = d(x_n, z_n)/d(theta) at the start of the step and
 // the parameter directions P = dp/d(theta), solve the linear stage equations
 //
-//     [ I - h*gamma*f_x,i   -h*gamma*f_z,i ] [SX_i]   [ Sx_n + h sum_{j<i} a_ij SF_j + h*gamma f_p,i P ]
-//     [       g_x,i              g_z,i     ] [SZ_i] = [               -g_p,i P                      ]
+//     [ I - h*gamma*f_x,i   -h*gamma*f_z,i ] [SX_i]   [ Sx_n + h sum_{j<i} a_ij SF_j + h*gamma
+//     f_p,i P ] [       g_x,i              g_z,i     ] [SZ_i] = [               -g_p,i P ]
 //
 //     SF_i = f_x,i SX_i + f_z,i SZ_i + f_p,i P
 //
@@ -77,21 +77,22 @@ class StageSensitivities {
   SensitivityOptions options_;
   int nx_, nz_, n_, np_, s_;
   int directions_ = 0;
-  DenseMatrix stage_jacobian_;   // J at the current stage (exact mode)
-  DenseMatrix jp_;               // [f_p; g_p] at the current stage (or t_n in paper mode)
-  DenseMatrix jp_cache_;         // [f_p; g_p] at the last stage of the previous solve
+  DenseMatrix stage_jacobian_;       // J at the current stage (exact mode)
+  DenseMatrix jp_;                   // [f_p; g_p] at the current stage (or t_n in paper mode)
+  DenseMatrix jp_cache_;             // [f_p; g_p] at the last stage of the previous solve
   std::vector<double> cache_point_;  // (t, x, z) of jp_cache_
   bool cache_valid_ = false;
-  DenseMatrix jpP_;              // [f_p; g_p] P (n x ns)
-  DenseMatrix SX_, SZ_, SF_;     // stage i occupies columns [i*ns, (i+1)*ns)
+  DenseMatrix jpP_;                        // [f_p; g_p] P (n x ns)
+  DenseMatrix SX_, SZ_, SF_;               // stage i occupies columns [i*ns, (i+1)*ns)
   DenseMatrix rhs_, S_, correction_, JS_;  // n x ns
   DenseMatrix power_, power_next_;         // n x n: E^(2^k), E = I - M^{-1} M_i (doubling)
-  DenseMatrix error_;            // nx x ns
-  std::vector<double> weights_;  // 1/(atol + rtol |.|) of (x_n, z_n): refinement test
-  std::vector<double> stage_scale_;  // h a_ij or h d_i of one row of the tableau
-  std::vector<double> f_base_, g_base_;  // f, g at a stage: the base of forward differences
-  int base_stage_ = -1;                  // the stage f_base_, g_base_ belong to (this solve)
-  DenseLuSolver fallback_;       // exact mode when refinement does not converge
+  DenseMatrix error_;                      // nx x ns
+  std::vector<double> weights_;            // 1/(atol + rtol |.|) of (x_n, z_n): refinement test
+  std::vector<double> inverse_weights_;    // atol + rtol |.|
+  std::vector<double> stage_scale_;        // h a_ij or h d_i of one row of the tableau
+  std::vector<double> f_base_, g_base_;    // f, g at a stage: the base of forward differences
+  int base_stage_ = -1;                    // the stage f_base_, g_base_ belong to (this solve)
+  DenseLuSolver fallback_;                 // exact mode when refinement does not converge
   int last_max_corrections_ = 0;
   long fallbacks_ = 0;
   std::string message_;

@@ -1,0 +1,112 @@
+// No allocation in the step loop of the sensitivities either: a global operator new that
+// counts, around integrate_to() of ForwardSensitivity (both modes, analytic and difference
+// Jacobians, few and many directions: plain sweeps and doubling) and around repeated
+// shooting intervals after the first.
+
+#define BOOST_TEST_MODULE esdirk sensitivity allocation
+#include <boost/test/unit_test.hpp>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "dow/dow_model.hpp"
+#include "esdirk/integrator.hpp"
+#include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "esdirk/sensitivity/shooting_interval.hpp"
+
+namespace {
+long allocations = 0;
+bool counting = false;
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (counting) ++allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+class DowWithoutJacobians : public dow::Model {
+ public:
+  bool has_jacobian() const override { return false; }
+  bool has_parameter_jacobian() const override { return false; }
+};
+
+esdirk::Options dow_options() {
+  esdirk::Options options;
+  options.rtol = 1e-6;
+  options.atol = 1e-12;
+  options.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
+  return options;
+}
+
+// Allocations while integrating Dow to 2 h in 20 output times with `directions` seed columns
+// (the first `directions` of: 6 initial states, 9 scaled parameters).
+long allocations_while_integrating(esdirk::Problem& model, esdirk::SensitivityMode mode,
+                                   int directions) {
+  esdirk::Integrator solver(model, dow_options());
+  const auto zs = dow::consistent_algebraic_start();
+  const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
+  const std::vector<double> z0(zs.begin(), zs.end());
+  const std::vector<double> p(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, x0, z0, p)));
+  esdirk::SensitivityOptions so;
+  so.mode = mode;
+  esdirk::ForwardSensitivity sens(solver, so);
+  esdirk::DenseMatrix seed(15, directions);
+  for (int k = 0; k < directions; ++k)
+    seed(k, k) = k < 6 ? 1.0 : p[static_cast<std::size_t>(k - 6)];
+  BOOST_REQUIRE(esdirk::ok(sens.initialize(seed.cref())));
+  std::vector<double> x(6), z(4);
+  esdirk::DenseMatrix Sx(6, directions), Sz(4, directions);
+  allocations = 0;
+  counting = true;
+  bool all_ok = true;
+  for (int k = 1; k <= 20; ++k)
+    all_ok = all_ok && esdirk::ok(sens.integrate_to(0.1 * k, x, z, Sx.ref(), Sz.ref()));
+  counting = false;
+  BOOST_REQUIRE(all_ok);
+  BOOST_REQUIRE(solver.statistics().sensitivity_solves > 20);
+  return allocations;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(forward_sensitivities_allocate_nothing_in_the_step_loop) {
+  dow::Model analytic;
+  DowWithoutJacobians differences;
+  for (esdirk::Problem* model :
+       {static_cast<esdirk::Problem*>(&analytic), static_cast<esdirk::Problem*>(&differences)})
+    for (auto mode : {esdirk::SensitivityMode::paper, esdirk::SensitivityMode::exact})
+      for (int directions : {1, 15}) {
+        BOOST_TEST_INFO((model == &analytic ? "analytic" : "differences")
+                        << ", " << (mode == esdirk::SensitivityMode::exact ? "exact" : "paper")
+                        << ", " << directions << " directions");
+        BOOST_TEST(allocations_while_integrating(*model, mode, directions) == 0);
+      }
+}
+
+BOOST_AUTO_TEST_CASE(repeated_shooting_intervals_allocate_nothing) {
+  dow::Model model;
+  const auto zs = dow::consistent_algebraic_start();
+  const std::vector<double> z0(zs.begin(), zs.end());
+  const std::vector<double> u(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
+  std::vector<double> x(dow::initial_states.begin(), dow::initial_states.end());
+  esdirk::ShootingInterval interval(model, dow_options());
+  BOOST_REQUIRE(esdirk::ok(interval.integrate(0.0, 0.2, x, u, z0).status));
+  x = interval.result().x;
+  allocations = 0;
+  counting = true;
+  bool all_ok = true;
+  for (int k = 1; k < 10; ++k) {
+    const auto& r = interval.integrate(0.2 * k, 0.2 * (k + 1), x, u);
+    all_ok = all_ok && esdirk::ok(r.status);
+    std::copy(r.x.begin(), r.x.end(), x.begin());
+  }
+  counting = false;
+  BOOST_REQUIRE(all_ok);
+  BOOST_TEST(allocations == 0);
+}
