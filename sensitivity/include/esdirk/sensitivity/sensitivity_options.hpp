@@ -30,12 +30,13 @@ struct SensitivityOptions {
   /// integrator's absolute tolerance of each state.
   std::vector<double> error_atol;
 
-  /// Exact mode: the refinement stops when the weighted max-norm of the last correction is
-  /// below this fraction of that of the stage sensitivity (per direction).
+  /// Exact mode: the refinement stops when a bound on its remaining error is below this
+  /// fraction of the stage sensitivity (weighted max-norm of the error test, per direction).
   double correction_tolerance = 1e-10;
   /// Exact mode: refinement sweeps per stage before the stage matrix is factored on its own
   /// (a fallback counted in the LU statistics). The sweep contracts like the stage's simplified
-  /// Newton iteration (rate ~0.1-0.2 on Dow, so ~12 sweeps reach 1e-10).
+  /// Newton iteration (rate ~0.1-0.2 on Dow); summed by doubling (ns >= n/4), k doublings
+  /// count as the 2^k - 1 sweeps they stand for (3-4 doublings on Dow).
   int max_corrections = 30;
 
   /// Throws std::invalid_argument naming the first invalid option. `directions` is the number
