@@ -3,25 +3,14 @@
 
 #define BOOST_TEST_MODULE esdirk core allocation
 #include <boost/test/unit_test.hpp>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "dow/dow_model.hpp"
 #include "esdirk/integrator.hpp"
 
-namespace {
-long allocations = 0;
-bool counting = false;
-}  // namespace
+#include "counting_new.hpp"
 
-void* operator new(std::size_t size) {
-  if (counting) ++allocations;
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+using counting_new::allocations;
 
 namespace {
 
@@ -44,10 +33,10 @@ long allocations_while_integrating(esdirk::Problem& model) {
   BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, x0, z0, p)));
   std::vector<double> x(6), z(4);
   allocations = 0;
-  counting = true;
+  counting_new::enabled = true;
   bool all_ok = true;
   for (int k = 1; k <= 100; ++k) all_ok = all_ok && esdirk::ok(solver.integrate_to(0.1 * k, x, z));
-  counting = false;
+  counting_new::enabled = false;
   BOOST_REQUIRE(all_ok);
   BOOST_REQUIRE(observed > 100);
   return allocations;
@@ -66,10 +55,10 @@ BOOST_AUTO_TEST_CASE(dow_with_difference_jacobian_allocates_nothing_in_the_step_
 }
 
 BOOST_AUTO_TEST_CASE(the_counter_counts) {
-  counting = true;
+  counting_new::enabled = true;
   allocations = 0;
   auto* v = new std::vector<double>(10);
-  counting = false;
+  counting_new::enabled = false;
   delete v;
   BOOST_TEST(allocations >= 1);
 }

@@ -5,8 +5,6 @@
 
 #define BOOST_TEST_MODULE esdirk sensitivity allocation
 #include <boost/test/unit_test.hpp>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "dow/dow_model.hpp"
@@ -14,18 +12,9 @@
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
 
-namespace {
-long allocations = 0;
-bool counting = false;
-}  // namespace
+#include "counting_new.hpp"
 
-void* operator new(std::size_t size) {
-  if (counting) ++allocations;
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+using counting_new::allocations;
 
 namespace {
 
@@ -63,11 +52,11 @@ long allocations_while_integrating(esdirk::Problem& model, esdirk::SensitivityMo
   std::vector<double> x(6), z(4);
   esdirk::DenseMatrix Sx(6, directions), Sz(4, directions);
   allocations = 0;
-  counting = true;
+  counting_new::enabled = true;
   bool all_ok = true;
   for (int k = 1; k <= 20; ++k)
     all_ok = all_ok && esdirk::ok(sens.integrate_to(0.1 * k, x, z, Sx.ref(), Sz.ref()));
-  counting = false;
+  counting_new::enabled = false;
   BOOST_REQUIRE(all_ok);
   BOOST_REQUIRE(solver.statistics().sensitivity_solves > 20);
   return allocations;
@@ -99,14 +88,14 @@ BOOST_AUTO_TEST_CASE(repeated_shooting_intervals_allocate_nothing) {
   BOOST_REQUIRE(esdirk::ok(interval.integrate(0.0, 0.2, x, u, z0).status));
   x = interval.result().x;
   allocations = 0;
-  counting = true;
+  counting_new::enabled = true;
   bool all_ok = true;
   for (int k = 1; k < 10; ++k) {
     const auto& r = interval.integrate(0.2 * k, 0.2 * (k + 1), x, u);
     all_ok = all_ok && esdirk::ok(r.status);
     std::copy(r.x.begin(), r.x.end(), x.begin());
   }
-  counting = false;
+  counting_new::enabled = false;
   BOOST_REQUIRE(all_ok);
   BOOST_TEST(allocations == 0);
 }

@@ -1,0 +1,20 @@
+#pragma once
+// A global operator new that counts while `counting_new::enabled` is set, for the tests that
+// prove a loop allocates nothing. Include it in exactly one source file of a test program
+// (it replaces the program's operator new and delete).
+
+#include <cstdlib>
+#include <new>
+
+namespace counting_new {
+inline long allocations = 0;
+inline bool enabled = false;
+}  // namespace counting_new
+
+void* operator new(std::size_t size) {
+  if (counting_new::enabled) ++counting_new::allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
