@@ -21,6 +21,8 @@ function(esdirk_build_libraries)
   add_library(esdirk_objects OBJECT ${sources})
   set_target_properties(esdirk_objects PROPERTIES POSITION_INDEPENDENT_CODE ON)
   target_include_directories(esdirk_objects PUBLIC ${includes})
+  # Internal headers of the core (not installed), shared by the modules built into the library.
+  target_include_directories(esdirk_objects PRIVATE ${PROJECT_SOURCE_DIR}/esdirk/src)
   foreach(kind shared static)
     string(TOUPPER ${kind} KIND)
     add_library(esdirk_${kind} ${KIND} $<TARGET_OBJECTS:esdirk_objects>)

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "internal/format_number.hpp"
+
 namespace esdirk {
 namespace {
 
@@ -33,11 +35,7 @@ Options validated(Options options, const Problem& problem) {
   return options;
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
+using internal::format_number;
 
 }  // namespace
 
@@ -155,17 +153,17 @@ void Integrator::error_weights(ConstVector x, Vector w) const {
 // monotonicity test of Deuflhard on the step length.
 Status Integrator::solve_consistent_z(double t, ConstVector x, Vector z) {
   int code = evaluate(t, x, z, f_, g_);
-  if (code < 0) return fail(Status::callback_fatal, "f/g returned a fatal code at the initial point t = " + number(t));
+  if (code < 0) return fail(Status::callback_fatal, "f/g returned a fatal code at the initial point t = " + format_number(t));
   if (code > 0) {
     ++stats_.callback_failures;
-    return fail(Status::callback_failures, "f/g failed or returned a non-finite value at the initial point t = " + number(t));
+    return fail(Status::callback_failures, "f/g failed or returned a non-finite value at the initial point t = " + format_number(t));
   }
   if (nz_ == 0) return Status::success;
   const ConstVector xc(x);
   const MatrixRef dz{residual_.data() + nx_, nz_, 1, nz_};
   for (int iteration = 0; iteration < options_.max_initialization_iterations; ++iteration) {
     code = jacobians_.state_jacobian(t, xc, z, p_, f_, g_, jacobian_.ref());
-    if (code < 0) return fail(Status::callback_fatal, "the Jacobian callback returned a fatal code at t = " + number(t));
+    if (code < 0) return fail(Status::callback_fatal, "the Jacobian callback returned a fatal code at t = " + format_number(t));
     if (code > 0) return fail(Status::callback_failures, "the Jacobian failed or was not finite at the initial point");
     for (int j = 0; j < nz_; ++j)
       for (int i = 0; i < nz_; ++i) dgdz_(i, j) = jacobian_(nx_ + i, nx_ + j);
@@ -173,7 +171,7 @@ Status Integrator::solve_consistent_z(double t, ConstVector x, Vector z) {
     const int pivot = lu_factor(dgdz_.ref(), dgdz_pivots_.data());
     if (pivot > 0)
       return fail(Status::singular_algebraic_jacobian,
-                  "dg/dz is singular at t = " + number(t) + " (zero pivot in column " +
+                  "dg/dz is singular at t = " + format_number(t) + " (zero pivot in column " +
                       std::to_string(pivot) + ", state " + problem_.state_name(nx_ + pivot - 1) +
                       "): the DAE is not of index 1 there, or the equations g do not determine z");
     for (int i = 0; i < nz_; ++i) {
@@ -225,7 +223,7 @@ Status Integrator::solve_consistent_z(double t, ConstVector x, Vector z) {
 void Integrator::set_stop_time(double tstop) {
   if (!std::isfinite(tstop)) throw std::invalid_argument("set_stop_time: tstop is not finite");
   if (initialized_ && direction_ != 0.0 && (tstop - t_) * direction_ < 0.0)
-    throw std::invalid_argument("set_stop_time: tstop = " + number(tstop) + " is behind t = " + number(t_));
+    throw std::invalid_argument("set_stop_time: tstop = " + format_number(tstop) + " is behind t = " + format_number(t_));
   have_stop_ = true;
   t_stop_ = tstop;
 }
@@ -240,7 +238,7 @@ Status Integrator::set_direction(double tout) {
   if (!std::isfinite(tout)) throw std::invalid_argument("output time is not finite");
   if (direction_ == 0.0) {
     if (tout == t_)
-      throw std::invalid_argument("output time " + number(tout) + " equals the initial time: nothing to integrate");
+      throw std::invalid_argument("output time " + format_number(tout) + " equals the initial time: nothing to integrate");
     direction_ = tout > t_ ? 1.0 : -1.0;
     if (have_stop_ && (t_stop_ - t_) * direction_ < 0.0)
       throw std::invalid_argument("the stop time is on the other side of t0 than the output time");
@@ -248,8 +246,8 @@ Status Integrator::set_direction(double tout) {
   if ((tout - t_) * direction_ < 0.0) {
     const bool inside_last_step = has_step_ && (tout - ta_) * direction_ >= 0.0;
     if (!inside_last_step)
-      throw std::invalid_argument("output time " + number(tout) + " is behind the current time " +
-                                  number(t_) + " in the direction of integration");
+      throw std::invalid_argument("output time " + format_number(tout) + " is behind the current time " +
+                                  format_number(t_) + " in the direction of integration");
   }
   if (h_ == 0.0) h_ = direction_ * initial_step_size(tout);
   return Status::success;
@@ -315,9 +313,9 @@ Status Integrator::step(double tout) {
   require_initialized("step");
   set_direction(tout);
   if ((tout - t_) * direction_ <= 0.0)
-    throw std::invalid_argument("step: t = " + number(t_) + " has already reached tout = " + number(tout));
+    throw std::invalid_argument("step: t = " + format_number(t_) + " has already reached tout = " + format_number(tout));
   if (have_stop_ && t_ == t_stop_)
-    throw std::invalid_argument("step: the integration is at the stop time " + number(t_stop_));
+    throw std::invalid_argument("step: the integration is at the stop time " + format_number(t_stop_));
   message_.clear();
   steps_in_call_ = 0;
   return take_step();
@@ -329,7 +327,7 @@ Status Integrator::take_step() {
   for (;;) {
     if (steps_in_call_ >= options_.max_steps)
       return fail(Status::too_many_steps, std::to_string(options_.max_steps) +
-                                              " steps taken in this call without reaching the output time (t = " + number(t_) + ")");
+                                              " steps taken in this call without reaching the output time (t = " + format_number(t_) + ")");
     double h = direction_ * std::min(std::abs(h_), options_.max_step);
     bool hits_stop = false;
     if (have_stop_) {
@@ -343,8 +341,8 @@ Status Integrator::take_step() {
     if (std::abs(h) < h_min && !hits_stop) {
       // Name the cause: a step that keeps failing for the same reason all the way down to
       // h_min is that failure, not a step-size problem.
-      const std::string where = " while reducing the step to " + number(std::abs(h)) + " (< " +
-                                number(h_min) + ") at t = " + number(t_);
+      const std::string where = " while reducing the step to " + format_number(std::abs(h)) + " (< " +
+                                format_number(h_min) + ") at t = " + format_number(t_);
       if (callback_failures > 0 && callback_failures >= error_failures + newton_failures)
         return fail(Status::callback_failures, "f/g kept failing or returning non-finite values" + where);
       if (newton_failures > 0 && newton_failures >= error_failures)
@@ -360,25 +358,25 @@ Status Integrator::take_step() {
       case Attempt::error_rejected:
         h_ = direction_ * controller_.after_error_rejection(magnitude, last_error_);
         if (++error_failures >= options_.max_error_test_failures)
-          return fail(Status::error_test_failures, std::to_string(error_failures) + " error-test failures in a row at t = " + number(t_) + " (last error norm " + number(last_error_) + ")");
+          return fail(Status::error_test_failures, std::to_string(error_failures) + " error-test failures in a row at t = " + format_number(t_) + " (last error norm " + format_number(last_error_) + ")");
         break;
       case Attempt::newton_failed:
         h_ = direction_ * controller_.after_newton_failure(magnitude, last_contraction_);
         if (++newton_failures >= options_.max_newton_failures)
-          return fail(Status::newton_failures, std::to_string(newton_failures) + " Newton convergence failures in a row at t = " + number(t_) + " (step " + number(magnitude) + ")");
+          return fail(Status::newton_failures, std::to_string(newton_failures) + " Newton convergence failures in a row at t = " + format_number(t_) + " (step " + format_number(magnitude) + ")");
         break;
       case Attempt::callback_failed:
         h_ = direction_ * controller_.after_failure(magnitude);
         if (++callback_failures >= options_.max_callback_failures)
-          return fail(Status::callback_failures, std::to_string(callback_failures) + " recoverable callback failures (or non-finite values) in a row at t = " + number(t_));
+          return fail(Status::callback_failures, std::to_string(callback_failures) + " recoverable callback failures (or non-finite values) in a row at t = " + format_number(t_));
         break;
       case Attempt::singular:
         h_ = direction_ * controller_.after_failure(magnitude);
         if (++singular >= options_.max_newton_failures)
-          return fail(Status::singular_iteration_matrix, "the iteration matrix stayed singular after " + std::to_string(singular) + " step reductions at t = " + number(t_));
+          return fail(Status::singular_iteration_matrix, "the iteration matrix stayed singular after " + std::to_string(singular) + " step reductions at t = " + format_number(t_));
         break;
       case Attempt::fatal:
-        return fail(Status::callback_fatal, "a callback returned a fatal code near t = " + number(t_));
+        return fail(Status::callback_fatal, "a callback returned a fatal code near t = " + format_number(t_));
     }
   }
 }
@@ -606,13 +604,13 @@ Status Integrator::step_exactly(double h) {
   message_.clear();
   switch (attempt_step(h, false, true)) {
     case Attempt::accepted: return Status::success;
-    case Attempt::newton_failed: return fail(Status::newton_failures, "Newton did not converge in the fixed step at t = " + number(t_));
-    case Attempt::singular: return fail(Status::singular_iteration_matrix, "singular iteration matrix in the fixed step at t = " + number(t_));
-    case Attempt::fatal: return fail(Status::callback_fatal, "a callback returned a fatal code in the fixed step at t = " + number(t_));
+    case Attempt::newton_failed: return fail(Status::newton_failures, "Newton did not converge in the fixed step at t = " + format_number(t_));
+    case Attempt::singular: return fail(Status::singular_iteration_matrix, "singular iteration matrix in the fixed step at t = " + format_number(t_));
+    case Attempt::fatal: return fail(Status::callback_fatal, "a callback returned a fatal code in the fixed step at t = " + format_number(t_));
     case Attempt::callback_failed:
     case Attempt::error_rejected: break;
   }
-  return fail(Status::callback_failures, "a callback failed or returned non-finite values in the fixed step at t = " + number(t_));
+  return fail(Status::callback_failures, "a callback failed or returned non-finite values in the fixed step at t = " + format_number(t_));
 }
 
 // Continuous extension of order 3: the cubic Hermite interpolant of (x_n, F_1) and
@@ -632,8 +630,8 @@ void Integrator::dense_output(double t, Vector x_out, Vector z_out) {
   }
   const double theta = (t - ta_) / ha_;
   if (!(theta >= -1e-12 && theta <= 1.0 + 1e-12))
-    throw std::domain_error("dense_output: t = " + number(t) + " is outside the last step [" +
-                            number(ta_) + ", " + number(ta_ + ha_) + "]");
+    throw std::domain_error("dense_output: t = " + format_number(t) + " is outside the last step [" +
+                            format_number(ta_) + ", " + format_number(ta_ + ha_) + "]");
   const double h01 = theta * theta * (3.0 - 2.0 * theta);
   const double h10 = theta * (1.0 - theta) * (1.0 - theta);
   const double h11 = theta * theta * (theta - 1.0);

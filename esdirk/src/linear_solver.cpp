@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "internal/vector_clones.hpp"
+
 extern "C" {
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
 void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
@@ -12,18 +14,6 @@ void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, 
 
 namespace esdirk {
 namespace {
-
-// The hot small kernels are compiled twice on x86-64 ELF targets, for AVX2 and for the
-// baseline, and the loader picks one per machine (GCC/Clang function multiversioning). The
-// vector lanes are independent and no FMA is enabled, so both give the same bits.
-#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define ESDIRK_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef ESDIRK_VECTOR_CLONES
-#define ESDIRK_VECTOR_CLONES
-#endif
 
 // Below this order, LU and triangular solves run in plain loops: OpenBLAS's dgetrf/dgetrs
 // spend more instructions on dispatch than on arithmetic for small matrices (measured with

@@ -7,14 +7,12 @@
 
 #include "matrix_kernels.hpp"
 
+#include "internal/format_number.hpp"
+
 namespace esdirk {
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
+using internal::format_number;
 
 }  // namespace
 
@@ -101,7 +99,7 @@ Status ForwardSensitivity::initialize(ConstMatrixRef seed) {
         integrator_.current_derivative(), integrator_.current_algebraic_residual(), jacobian_.ref());
     if (code != 0)
       return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
-                  "the Jacobian failed at the initial point t = " + number(t));
+                  "the Jacobian failed at the initial point t = " + format_number(t));
     detail::multiply(detail::cols_of(jacobian_.cref(), 0, nx_), nx_, Sx_.cref(), rhs_.ref(), -1.0, false);
     if (uses_parameters_) {
       code = integrator_.jacobians().parameter_jacobian(
@@ -111,7 +109,7 @@ Status ForwardSensitivity::initialize(ConstMatrixRef seed) {
         return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
                     std::string(code < 0 ? "the parameter Jacobian [f_p; g_p] returned a fatal code"
                                          : "the parameter Jacobian [f_p; g_p] failed or was not finite") +
-                        " at the initial point t = " + number(t));
+                        " at the initial point t = " + format_number(t));
       detail::multiply(jp_.cref(), nx_, P_.cref(), rhs_.ref(), -1.0, true);
     }
     for (int j = 0; j < nz_; ++j)
@@ -119,7 +117,7 @@ Status ForwardSensitivity::initialize(ConstMatrixRef seed) {
     ++stats.lu_factorizations;
     if (lu_factor(dgdz_.ref(), pivots_.data()) != 0)
       return fail(Status::singular_algebraic_jacobian,
-                  "dg/dz is singular at t = " + number(t) + ": the algebraic sensitivities are not determined");
+                  "dg/dz is singular at t = " + format_number(t) + ": the algebraic sensitivities are not determined");
     lu_solve(dgdz_.cref(), pivots_.data(), rhs_.ref());
     stats.back_substitutions += ns;
     detail::copy(rhs_.cref(), Sz_.ref());
@@ -139,8 +137,8 @@ void ForwardSensitivity::require_usable(const char* who) const {
     throw std::logic_error(std::string(who) + ": the last integration failed (" +
                            integrator_.message() + "); initialize the integrator and the sensitivities again");
   if (integrator_.t() != t_)
-    throw std::logic_error(std::string(who) + ": the integrator is at t = " + number(integrator_.t()) +
-                           " but the sensitivities at t = " + number(t_) +
+    throw std::logic_error(std::string(who) + ": the integrator is at t = " + format_number(integrator_.t()) +
+                           " but the sensitivities at t = " + format_number(t_) +
                            " (restarted without ForwardSensitivity::initialize()?)");
 }
 
@@ -177,8 +175,8 @@ void ForwardSensitivity::on_accepted_step(const StepRecord& step) {
   if (!initialized_ || !ok(status_)) return;
   if (step.t != t_) {
     fail(Status::initialization_failed,
-         "the integrator stepped from t = " + number(step.t) + " but the sensitivities are at t = " +
-             number(t_) + " (restarted without ForwardSensitivity::initialize()?)");
+         "the integrator stepped from t = " + format_number(step.t) + " but the sensitivities are at t = " +
+             format_number(t_) + " (restarted without ForwardSensitivity::initialize()?)");
     return;
   }
   if (!trial_solved_) {
@@ -225,7 +223,7 @@ Status ForwardSensitivity::integrate_to(double tout, Vector x, Vector z, MatrixR
       initialized_ = false;
       return fail(Status::too_many_steps, std::to_string(integrator_.options().max_steps) +
                                               " steps taken in this call without reaching the output time (t = " +
-                                              number(integrator_.t()) + ")");
+                                              format_number(integrator_.t()) + ")");
     }
     if (has_step_ && (tout - step_t_) * step_h_ >= 0.0 && (tout - integrator_.t()) * step_h_ <= 0.0)
       break;  // tout lies inside the last step: dense output
@@ -276,8 +274,8 @@ void ForwardSensitivity::dense_output(double t, MatrixRef Sx, MatrixRef Sz) cons
   }
   const double theta = (t - step_t_) / step_h_;
   if (!(theta >= -1e-12 && theta <= 1.0 + 1e-12))
-    throw std::domain_error("ForwardSensitivity::dense_output: t = " + number(t) +
-                            " is outside the last step [" + number(step_t_) + ", " + number(t_) + "]");
+    throw std::domain_error("ForwardSensitivity::dense_output: t = " + format_number(t) +
+                            " is outside the last step [" + format_number(step_t_) + ", " + format_number(t_) + "]");
   const Tableau& tab = integrator_.options().method;
   const int s = tab.stages;
   const double h01 = theta * theta * (3.0 - 2.0 * theta);

@@ -3,21 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "internal/vector_clones.hpp"
+
 namespace esdirk::detail {
 
 namespace {
-
-// The hot small kernels are compiled twice on x86-64 ELF targets, for AVX2 and for the
-// baseline, and the loader picks one per machine (GCC/Clang function multiversioning). The
-// vector lanes are independent and no FMA is enabled, so both give the same bits.
-#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define ESDIRK_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef ESDIRK_VECTOR_CLONES
-#define ESDIRK_VECTOR_CLONES
-#endif
 
 // Products up to this many rows and inner dimension go through the blocked kernel below.
 constexpr int blocked_limit = 64;

@@ -6,14 +6,12 @@
 
 #include "matrix_kernels.hpp"
 
+#include "internal/format_number.hpp"
+
 namespace esdirk {
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
+using internal::format_number;
 
 void check_vector(ConstVector v, int n, const char* what) {
   if (static_cast<int>(v.size()) != n)
@@ -115,8 +113,8 @@ const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, Cons
   if (!std::isfinite(t_k) || !std::isfinite(t_end))
     throw std::invalid_argument("ShootingInterval::integrate: the interval ends must be finite");
   if (!(t_end > t_k))
-    throw std::invalid_argument("ShootingInterval::integrate: the interval [" + number(t_k) + ", " +
-                                number(t_end) + "] has zero or negative length");
+    throw std::invalid_argument("ShootingInterval::integrate: the interval [" + format_number(t_k) + ", " +
+                                format_number(t_end) + "] has zero or negative length");
   check_vector(x_k, nx_, "x_k");
   check_vector(u_k, nu_, "the control vector u_k");
   if (!z_guess.empty()) {
@@ -138,7 +136,7 @@ const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, Cons
                            : solver.initialize(t_k, x_k, z_guess_, u_k);
   if (!ok(status))
     return fail(status,
-                "consistent initialization at t_k = " + number(t_k) + ": " + solver.message());
+                "consistent initialization at t_k = " + format_number(t_k) + ": " + solver.message());
   started_ = true;
   solver.set_stop_time(t_end);
   status = sensitivity_->initialize(identity_.cref());  // built once: no allocation per call
@@ -152,7 +150,7 @@ const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, Cons
       status = accumulate_cost(solver.last_step());
       if (!ok(status))
         return fail(status, "the running cost failed or was not finite in the step from t = " +
-                                number(solver.last_step().t));
+                                format_number(solver.last_step().t));
     }
   }
 

@@ -7,14 +7,12 @@
 
 #include "matrix_kernels.hpp"
 
+#include "internal/format_number.hpp"
+
 namespace esdirk {
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
+using internal::format_number;
 
 }  // namespace
 
@@ -105,7 +103,7 @@ int StageSensitivities::parameter_jacobian_at(const StepRecord& step, int stage,
       message_ =
           std::string(code < 0 ? "the parameter Jacobian [f_p; g_p] returned a fatal code"
                                : "the parameter Jacobian [f_p; g_p] failed or was not finite") +
-          " at t = " + number(t);
+          " at t = " + format_number(t);
       return code;
     }
     if (stage == s_ - 1 && options_.mode == SensitivityMode::exact) store_cache(step, stage);
@@ -129,7 +127,7 @@ int StageSensitivities::difference_base(const StepRecord& step, int stage) {
     for (double v : g_base_) code = std::isfinite(v) ? code : 1;
   }
   if (code != 0) {
-    message_ = "f/g failed at the stage t = " + number(t) + " (base of the difference Jacobians)";
+    message_ = "f/g failed at the stage t = " + format_number(t) + " (base of the difference Jacobians)";
     return code;
   }
   base_stage_ = stage;
@@ -149,7 +147,7 @@ int StageSensitivities::stage_jacobian_at(const StepRecord& step, int stage) {
   if (code != 0)
     message_ = std::string(code < 0 ? "the Jacobian returned a fatal code"
                                     : "the Jacobian failed or was not finite") +
-               " at the stage t = " + number(t) + " (exact sensitivities)";
+               " at the stage t = " + format_number(t) + " (exact sensitivities)";
   return code;
 }
 
@@ -377,7 +375,7 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
       const int sweeps = doubling_pays() ? refine_stage_by_doubling(J, Jn, S_.ref(), hg)
                                          : refine_stage(J, S_.ref(), hg);
       if (sweeps == -2) {
-        message_ = "the stage iteration matrix is singular at t = " + number(step.stage_times[i]) +
+        message_ = "the stage iteration matrix is singular at t = " + format_number(step.stage_times[i]) +
                    " (exact sensitivities)";
         return 1;
       }
@@ -407,7 +405,7 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
     }
   }
   if (!std::isfinite(finite_check)) {
-    message_ = "the stage sensitivities are not finite in the step from t = " + number(step.t);
+    message_ = "the stage sensitivities are not finite in the step from t = " + format_number(step.t);
     return 1;
   }
 
