@@ -19,7 +19,6 @@
 namespace {
 
 constexpr int nx = 6, nz = 4, nu = 9, intervals = 50;
-const double algebraic_atol[nz] = {1e-14, 1e-14, 1e-16, 1e-16};
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -60,11 +59,7 @@ double sweep_c(esdirk_shooting* sh) {
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 30;
   dow::Model model;
-  esdirk::Options options;
-  options.rtol = 1e-6;
-  options.atol = 1e-12;
-  options.algebraic_atol.assign(algebraic_atol, algebraic_atol + nz);
-  esdirk::ShootingInterval interval(model, options);
+  esdirk::ShootingInterval interval(model, dow::benchmark_options(1e-6));
 
   esdirk_problem* problem = nullptr;
   esdirk_shooting* sh = nullptr;
@@ -73,7 +68,7 @@ int main(int argc, char** argv) {
   esdirk_problem_set_parameter_jacobian(problem, dow_parameter_jacobian);
   esdirk_shooting_create(problem, &sh);
   esdirk_shooting_set_tolerances(sh, 1e-6, 1e-12);
-  esdirk_shooting_set_algebraic_atol(sh, algebraic_atol, nz);
+  esdirk_shooting_set_algebraic_atol(sh, dow_algebraic_atol, nz);
 
   std::vector<double> cpp, c;
   sweep_cpp(interval);  // warm up both

@@ -15,11 +15,7 @@ int main(int argc, char** argv) {
   const double rtol = argc > 1 ? std::atof(argv[1]) : 1e-6;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 200;
   dow::Model model;
-  esdirk::Options options;
-  options.rtol = rtol;
-  options.atol = 1e-6 * rtol;
-  options.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
-  esdirk::Integrator solver(model, options);
+  esdirk::Integrator solver(model, dow::benchmark_options(rtol));
   const auto zs = dow::consistent_algebraic_start();
   const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
   const std::vector<double> z0(zs.begin(), zs.end());

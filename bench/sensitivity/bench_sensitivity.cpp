@@ -29,13 +29,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-esdirk::Options dow_options(double rtol) {
-  esdirk::Options options;
-  options.rtol = rtol;
-  options.atol = 1e-6 * rtol;
-  options.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
-  return options;
-}
+esdirk::Options dow_options(double rtol) { return dow::benchmark_options(rtol); }
 
 struct Timing {
   double seconds = 1e300;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "esdirk/options.hpp"
 #include "esdirk/problem.hpp"
 
 namespace dow {
@@ -35,6 +36,20 @@ inline constexpr std::array<double, 10> reference_at_10h = {
     3.2064722102918803e-04, 5.7069094224017460,     5.4146936066416729e-01, 1.0358099921148016,
     1.0358112248192761,     1.3098767295526429e-02, 1.0363738546285758e-08, 1.2420256758938535e-06,
     2.7795153113806088e-10, 7.6458469389487263e-10};
+
+/// Absolute tolerances of the algebraic states: [H+] ~ 1e-8 and u9, u10 ~ 1e-10, so these set
+/// the accuracy of the Newton iteration on z.
+inline constexpr std::array<double, 4> algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
+
+/// The benchmark's options: atol = 1e-6 rtol for the O(1) concentrations (u3..u5 start at
+/// zero), algebraic_atol for z.
+inline esdirk::Options benchmark_options(double rtol) {
+  esdirk::Options options;
+  options.rtol = rtol;
+  options.atol = 1e-6 * rtol;
+  options.algebraic_atol.assign(algebraic_atol.begin(), algebraic_atol.end());
+  return options;
+}
 
 class Model : public esdirk::Problem {
  public:

@@ -40,13 +40,7 @@ struct Settings {
 // The options of the benchmark: the concentrations are O(1) and u3..u5 start at zero; the
 // algebraic states are tiny ([H+] ~ 1e-8, u9, u10 ~ 1e-10), so their absolute tolerances set
 // the accuracy of the Newton iteration on z.
-esdirk::Options dow_options(double rtol) {
-  esdirk::Options options;
-  options.rtol = rtol;
-  options.atol = 1e-6 * rtol;
-  options.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
-  return options;
-}
+esdirk::Options dow_options(double rtol) { return dow::benchmark_options(rtol); }
 
 // Seed columns p_j e_j: the sensitivities come out scaled, p_j du/dp_j (the K's are ~1e-17, so
 // unscaled sensitivities to them are ~1e16).

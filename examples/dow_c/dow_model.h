@@ -12,6 +12,8 @@
 static const double dow_parameters[9] = {21.893,   2.14e9,   32.318,   21.893, 1.07e9,
                                          7.65e-18, 4.03e-11, 5.32e-18, 0.0131};
 static const double dow_x0[6] = {1.5776, 8.32, 0.0, 0.0, 0.0, 0.0131};
+/* Absolute tolerances of the tiny algebraic states ([H+] ~ 1e-8, u9, u10 ~ 1e-10). */
+static const double dow_algebraic_atol[4] = {1e-14, 1e-14, 1e-16, 1e-16};
 
 /* u9 = u10 = 0, u7 = u8 = 2 K2 u1 / (K2 + sqrt(K2^2 + 4 K2 u1)). */
 static void dow_algebraic_start(double z0[4]) {

@@ -49,9 +49,8 @@ int main(int argc, char** argv) {
   if (esdirk_solver_create(problem, &solver) != ESDIRK_SUCCESS) return 1;
 
   /* The options of the C++ example: the concentrations are O(1), the algebraic states tiny. */
-  const double algebraic_atol[NZ] = {1e-14, 1e-14, 1e-16, 1e-16};
   TRY(esdirk_solver_set_tolerances(solver, rtol, 1e-6 * rtol));
-  TRY(esdirk_solver_set_algebraic_atol(solver, algebraic_atol, NZ));
+  TRY(esdirk_solver_set_algebraic_atol(solver, dow_algebraic_atol, NZ));
   TRY(esdirk_solver_set_sensitivity_options(solver, mode, 0));
   double z0[NZ];
   dow_algebraic_start(z0);

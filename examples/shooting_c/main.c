@@ -80,9 +80,8 @@ int main(int argc, char** argv) {
   esdirk_problem_set_jacobian(problem, dow_jacobian);
   esdirk_problem_set_parameter_jacobian(problem, dow_parameter_jacobian);
   esdirk_shooting_create(problem, &sh);
-  const double algebraic_atol[NZ] = {1e-14, 1e-14, 1e-16, 1e-16};
   esdirk_shooting_set_tolerances(sh, 1e-8, 1e-14);
-  esdirk_shooting_set_algebraic_atol(sh, algebraic_atol, NZ);
+  esdirk_shooting_set_algebraic_atol(sh, dow_algebraic_atol, NZ);
   esdirk_shooting_set_running_cost(sh, cost, NULL);
 
   double x_end[NX], A_total[NX * NX], total_cost;
@@ -101,7 +100,7 @@ int main(int argc, char** argv) {
   esdirk_solver* solver = NULL;
   esdirk_solver_create(problem, &solver);
   esdirk_solver_set_tolerances(solver, 1e-8, 1e-14);
-  esdirk_solver_set_algebraic_atol(solver, algebraic_atol, NZ);
+  esdirk_solver_set_algebraic_atol(solver, dow_algebraic_atol, NZ);
   double z0[NZ], x_long[NX], z_long[NZ];
   dow_algebraic_start(z0);
   int status = esdirk_solver_initialize(solver, 0.0, dow_x0, NX, z0, NZ, dow_parameters, NU);

@@ -32,11 +32,7 @@ struct Result {
 
 Result run_cpp(esdirk::SensitivityMode mode) {
   dow::Model model;
-  esdirk::Options options;
-  options.rtol = 1e-6;
-  options.atol = 1e-12;
-  options.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
-  esdirk::Integrator solver(model, options);
+  esdirk::Integrator solver(model, dow::benchmark_options(1e-6));
   const auto zs = dow::consistent_algebraic_start();
   CHECK(esdirk::ok(solver.initialize(
       0.0, {dow::initial_states.begin(), dow::initial_states.end()}, {zs.begin(), zs.end()},
@@ -81,9 +77,8 @@ Result run_c(int mode) {
   esdirk_problem_set_jacobian(problem, dow_jacobian);
   esdirk_problem_set_parameter_jacobian(problem, dow_parameter_jacobian);
   CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
-  const double algebraic_atol[nz] = {1e-14, 1e-14, 1e-16, 1e-16};
   esdirk_solver_set_tolerances(solver, 1e-6, 1e-12);
-  esdirk_solver_set_algebraic_atol(solver, algebraic_atol, nz);
+  esdirk_solver_set_algebraic_atol(solver, dow::algebraic_atol.data(), nz);
   esdirk_solver_set_sensitivity_options(solver, mode, 0);
   double z0[nz];
   dow_algebraic_start(z0);

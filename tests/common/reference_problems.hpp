@@ -105,16 +105,9 @@ inline std::vector<Case> all() {
                      {dow::nominal_parameters.begin(), dow::nominal_parameters.end()},
                      10.0,
                      {dow::reference_at_10h.begin(), dow::reference_at_10h.end()},
-                     [](double rtol) {
-                       esdirk::Options o;
-                       o.rtol = rtol;
-                       o.atol = 1e-6 * rtol;
-                       o.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
-                       return o;
-                     },
+                     [](double rtol) { return dow::benchmark_options(rtol); },
                      [](double rtol, int i) {
-                       const double algebraic[] = {1e-14, 1e-14, 1e-16, 1e-16};
-                       return i < 6 ? 1e-6 * rtol : algebraic[i - 6];
+                       return i < 6 ? 1e-6 * rtol : dow::algebraic_atol[static_cast<std::size_t>(i - 6)];
                      }});
   }
   return cases;

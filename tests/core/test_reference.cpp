@@ -31,11 +31,7 @@ BOOST_AUTO_TEST_CASE(every_problem_within_1e_6_at_rtol_1e_9_and_error_falls_with
 BOOST_AUTO_TEST_CASE(dow_invariants_and_physical_branch_at_every_tolerance) {
   for (double rtol : tolerances) {
     dow::Model model;
-    esdirk::Options options;
-    options.rtol = rtol;
-    options.atol = 1e-6 * rtol;
-    options.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
-    esdirk::Integrator solver(model, options);
+    esdirk::Integrator solver(model, dow::benchmark_options(rtol));
     const auto zs = dow::consistent_algebraic_start();
     BOOST_REQUIRE(esdirk::ok(solver.initialize(
         0.0, {dow::initial_states.begin(), dow::initial_states.end()}, {zs.begin(), zs.end()},

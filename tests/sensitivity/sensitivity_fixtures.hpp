@@ -78,13 +78,7 @@ inline Setup dow_setup(double t_end = 10.0) {
 }
 
 /// The Dow options of the example: rtol as given, atol = 1e-6 rtol, tiny algebraic atol.
-inline esdirk::Options dow_options(double rtol) {
-  esdirk::Options o;
-  o.rtol = rtol;
-  o.atol = 1e-6 * rtol;
-  o.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
-  return o;
-}
+inline esdirk::Options dow_options(double rtol) { return dow::benchmark_options(rtol); }
 
 inline Setup oscillator_setup() {
   Setup s;

@@ -24,13 +24,7 @@ class DowWithoutJacobians : public dow::Model {
   bool has_parameter_jacobian() const override { return false; }
 };
 
-esdirk::Options dow_options() {
-  esdirk::Options options;
-  options.rtol = 1e-6;
-  options.atol = 1e-12;
-  options.algebraic_atol = {1e-14, 1e-14, 1e-16, 1e-16};
-  return options;
-}
+esdirk::Options dow_options() { return dow::benchmark_options(1e-6); }
 
 // Allocations while integrating Dow to 2 h in 20 output times with `directions` seed columns
 // (the first `directions` of: 6 initial states, 9 scaled parameters).
