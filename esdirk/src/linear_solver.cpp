@@ -156,7 +156,67 @@ void small_lu_solve(ConstMatrixRef LU, const int* pivots, MatrixRef B, bool tran
     small_lu_solve_column(LU, pivots, B.column(c), false);
 }
 
+// A^{-1} from the factors for n <= MP: each column solves P L U w = e_c, column-oriented like
+// small_lu_solve_column, with every update running over the full height MP of zero-padded
+// copies of L and U: fixed-length vector operations instead of triangles of shrinking loops.
+// The leading zeros of L^{-1} P e_c are skipped.
+template <int MP>
+ESDIRK_VECTOR_CLONES void small_lu_inverse(ConstMatrixRef LU, const int* pivots, MatrixRef W) {
+  const int n = LU.rows;
+  constexpr int mp = MP;
+  alignas(64) double lower[MP * MP];
+  alignas(64) double upper[MP * MP];
+  alignas(64) double x[MP];
+  for (int j = 0; j < n; ++j) {
+    const double* a = LU.column(j);
+    double* l = lower + j * mp;
+    double* u = upper + j * mp;
+    for (int i = 0; i < mp; ++i) {
+      l[i] = i > j && i < n ? a[i] : 0.0;
+      u[i] = i < j ? a[i] : 0.0;
+    }
+  }
+  int row_of[MP];  // the row of the right-hand side that the interchanges bring to i
+  for (int i = 0; i < n; ++i) row_of[i] = i;
+  for (int k = 0; k < n; ++k) std::swap(row_of[k], row_of[pivots[k] - 1]);
+  for (int c = 0; c < n; ++c) {
+    int first = n;
+    for (int i = 0; i < mp; ++i) x[i] = 0.0;
+    for (int i = 0; i < n; ++i)
+      if (row_of[i] == c) {
+        x[i] = 1.0;
+        first = i;
+      }
+    for (int j = first; j < n; ++j) {  // L y = P e_c
+      const double xj = x[j];
+      const double* __restrict l = lower + j * mp;
+      for (int i = 0; i < mp; ++i) x[i] -= l[i] * xj;
+    }
+    for (int j = n - 1; j >= 0; --j) {  // U w = y
+      x[j] /= LU(j, j);
+      const double xj = x[j];
+      const double* __restrict u = upper + j * mp;
+      for (int i = 0; i < mp; ++i) x[i] -= u[i] * xj;
+    }
+    double* w = W.column(c);
+    for (int i = 0; i < n; ++i) w[i] = x[i];
+  }
+}
+
 }  // namespace
+
+void LinearSolver::invert(MatrixRef W) const {
+  W.fill(0.0);
+  for (int k = 0; k < W.rows; ++k) W(k, k) = 1.0;
+  solve(W);
+}
+
+void DenseLuSolver::invert(MatrixRef W) const {
+  if (n_ <= 8) return small_lu_inverse<8>(lu_.cref(), pivots_.data(), W);
+  if (n_ <= 12) return small_lu_inverse<12>(lu_.cref(), pivots_.data(), W);
+  if (n_ <= 16) return small_lu_inverse<16>(lu_.cref(), pivots_.data(), W);
+  LinearSolver::invert(W);  // blocked back-substitutions are as fast from here on
+}
 
 int lu_factor(MatrixRef A, int* pivots) {
   if (A.rows == A.cols && A.rows <= small_order) return small_lu_factor(A, pivots);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "internal/vector_clones.hpp"
 
@@ -12,39 +14,74 @@ namespace {
 // Products up to this many rows and inner dimension go through the blocked kernel below.
 constexpr int blocked_limit = 64;
 
-// C(r0 : r0 + rows, :) (op)= alpha A(row_begin + r0 : ..., :) B for rows <= MP (a multiple of
-// 4). The rows of A are copied once into a zero-padded buffer of MP rows per column, so that
-// each column of C is accumulated in MP registers over the whole inner dimension with
-// fixed-length (vectorized, unrolled) updates and no loads or stores of C inside the loop.
-// Zero entries of B are skipped (seed directions are sparse). The sum over k runs in the same
-// order as the column-by-column loop.
-template <int MP>
+// Four doubles in one vector register (GCC/Clang vector extension; two SSE2 registers in the
+// baseline build). Vector arithmetic is lane by lane with the scalar rounding.
+using Lanes = double __attribute__((vector_size(32)));
+
+// c(0 : rows) = alpha * acc, or += if `accumulate`.
+template <int L>
+inline void store_column(const Lanes (&acc)[L], double* c, int rows, double alpha, bool accumulate) {
+  alignas(32) double out[4 * L];
+  for (int l = 0; l < L; ++l) __builtin_memcpy(out + 4 * l, &acc[l], sizeof(Lanes));
+  // rows > 4(L - 1): a fixed-length head (unrolled) and a short tail.
+  constexpr int head = 4 * (L - 1);
+  if (accumulate) {
+    for (int i = 0; i < head; ++i) c[i] += alpha * out[i];
+    for (int i = head; i < rows; ++i) c[i] += alpha * out[i];
+  } else {
+    for (int i = 0; i < head; ++i) c[i] = alpha * out[i];
+    for (int i = head; i < rows; ++i) c[i] = alpha * out[i];
+  }
+}
+
+// C(r0 : r0 + rows, :) (op)= alpha A(row_begin + r0 : ..., :) B for rows <= 4L. The rows of A
+// are copied once into a zero-padded buffer of 4L rows per column, so that each column of C is
+// accumulated in L vector registers over the whole inner dimension, with no loads or stores of
+// C inside the loop; two columns of C share each load of A. The sum over k runs in the same
+// order as the plain triple loop, with a separate multiply and add, so every entry has its
+// bits (no zero skipping: a test per entry costs more than the products at these sizes).
+template <int L>
 ESDIRK_VECTOR_CLONES void multiply_rows(ConstMatrixRef A, int row_begin, int r0, int rows,
                                         ConstMatrixRef B, MatrixRef C, double alpha,
                                         bool accumulate) {
+  constexpr int MP = 4 * L;
   const int inner = A.cols;
   alignas(64) double ap[blocked_limit * MP];
   for (int k = 0; k < inner; ++k) {
     const double* a = A.column(k) + row_begin + r0;
     double* p = ap + k * MP;
-    int i = 0;
-    for (; i < rows; ++i) p[i] = a[i];
-    for (; i < MP; ++i) p[i] = 0.0;
+    for (int i = 0; i < MP - 4; ++i) p[i] = a[i];  // rows > MP - 4 (see multiply())
+    for (int i = MP - 4; i < MP; ++i) p[i] = 0.0;
+    for (int i = MP - 4; i < rows; ++i) p[i] = a[i];
   }
-  for (int j = 0; j < C.cols; ++j) {
-    double acc[MP] = {};
+  const Lanes* packed = reinterpret_cast<const Lanes*>(ap);
+  int j = 0;
+  for (; j + 1 < C.cols; j += 2) {
+    Lanes acc0[L] = {}, acc1[L] = {};
+    const double* b0 = B.column(j);
+    const double* b1 = B.column(j + 1);
+    for (int k = 0; k < inner; ++k) {
+      const double x0 = b0[k], x1 = b1[k];
+      const Lanes* p = packed + k * L;
+      const Lanes v0 = {x0, x0, x0, x0}, v1 = {x1, x1, x1, x1};
+      for (int l = 0; l < L; ++l) {
+        acc0[l] += p[l] * v0;
+        acc1[l] += p[l] * v1;
+      }
+    }
+    store_column(acc0, C.column(j) + r0, rows, alpha, accumulate);
+    store_column(acc1, C.column(j + 1) + r0, rows, alpha, accumulate);
+  }
+  if (j < C.cols) {
+    Lanes acc[L] = {};
     const double* b = B.column(j);
     for (int k = 0; k < inner; ++k) {
-      const double bk = b[k];
-      if (bk == 0.0) continue;
-      const double* p = ap + k * MP;
-      for (int i = 0; i < MP; ++i) acc[i] += p[i] * bk;
+      const double x = b[k];
+      const Lanes* p = packed + k * L;
+      const Lanes v = {x, x, x, x};
+      for (int l = 0; l < L; ++l) acc[l] += p[l] * v;
     }
-    double* c = C.column(j) + r0;
-    if (accumulate)
-      for (int i = 0; i < rows; ++i) c[i] += alpha * acc[i];
-    else
-      for (int i = 0; i < rows; ++i) c[i] = alpha * acc[i];
+    store_column(acc, C.column(j) + r0, rows, alpha, accumulate);
   }
 }
 
@@ -56,13 +93,13 @@ void multiply(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, do
     for (int r0 = 0; r0 < C.rows; r0 += 16) {
       const int rows = std::min(16, C.rows - r0);
       if (rows > 12)
-        multiply_rows<16>(A, row_begin, r0, rows, B, C, alpha, accumulate);
-      else if (rows > 8)
-        multiply_rows<12>(A, row_begin, r0, rows, B, C, alpha, accumulate);
-      else if (rows > 4)
-        multiply_rows<8>(A, row_begin, r0, rows, B, C, alpha, accumulate);
-      else
         multiply_rows<4>(A, row_begin, r0, rows, B, C, alpha, accumulate);
+      else if (rows > 8)
+        multiply_rows<3>(A, row_begin, r0, rows, B, C, alpha, accumulate);
+      else if (rows > 4)
+        multiply_rows<2>(A, row_begin, r0, rows, B, C, alpha, accumulate);
+      else
+        multiply_rows<1>(A, row_begin, r0, rows, B, C, alpha, accumulate);
     }
     return;
   }
@@ -110,6 +147,29 @@ MatrixRef cols_of(MatrixRef M, int col_begin, int cols) {
 
 ConstMatrixRef cols_of(ConstMatrixRef M, int col_begin, int cols) {
   return {M.column(col_begin), M.rows, cols, M.ld};
+}
+
+ESDIRK_VECTOR_CLONES void flat_add_scaled(double alpha, const double* __restrict x,
+                                          double* __restrict y, std::size_t size) {
+  for (std::size_t q = 0; q < size; ++q) y[q] += alpha * x[q];
+}
+
+ESDIRK_VECTOR_CLONES void flat_difference_quotient(const double* __restrict s,
+                                                   const double* __restrict r, double scale,
+                                                   const double* __restrict f, double* __restrict d,
+                                                   std::size_t size) {
+  for (std::size_t q = 0; q < size; ++q) d[q] = (s[q] - r[q]) * scale + f[q];
+}
+
+ESDIRK_VECTOR_CLONES bool flat_all_finite(const double* v, std::size_t size) {
+  constexpr std::uint64_t exponent = 0x7ff0000000000000ULL;
+  std::uint64_t bad = 0;
+  for (std::size_t q = 0; q < size; ++q) {
+    std::uint64_t bits;
+    std::memcpy(&bits, v + q, sizeof bits);
+    bad |= static_cast<std::uint64_t>((bits & exponent) == exponent);
+  }
+  return bad == 0;
 }
 
 bool all_finite(ConstMatrixRef M) {

@@ -2,12 +2,14 @@
 // Small dense kernels of the sensitivity module (column-major, no allocation). The matrices
 // are small (n <= a few hundred, a few dozen columns), where plain loops beat a BLAS call.
 
+#include <cstddef>
+
 #include "esdirk/matrix.hpp"
 
 namespace esdirk::detail {
 
 /// C = alpha * A(row_begin : row_begin + C.rows, :) * B, or C += ... if `accumulate`.
-/// Zero entries of A are skipped (model Jacobians are sparse).
+/// Vectorized for A.cols <= 64 (any rows), plain loops above.
 void multiply(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, double alpha,
               bool accumulate);
 /// Y += alpha * X (same shape).
@@ -22,5 +24,14 @@ MatrixRef cols_of(MatrixRef M, int col_begin, int cols);
 ConstMatrixRef cols_of(ConstMatrixRef M, int col_begin, int cols);
 /// True if every entry is finite.
 bool all_finite(ConstMatrixRef M);
+
+// Kernels on contiguous arrays of `size` doubles (blocks with leading dimension = rows).
+/// y += alpha * x.
+void flat_add_scaled(double alpha, const double* x, double* y, std::size_t size);
+/// d = (s - r) * scale + f.
+void flat_difference_quotient(const double* s, const double* r, double scale, const double* f,
+                              double* d, std::size_t size);
+/// True if every entry is finite (exponent bits, so it vectorizes).
+bool flat_all_finite(const double* v, std::size_t size);
 
 }  // namespace esdirk::detail

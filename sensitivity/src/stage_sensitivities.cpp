@@ -47,24 +47,36 @@ void StageSensitivities::resize(int directions) {
   if (directions == directions_) return;
   directions_ = directions;
   jpP_.resize(n_, directions);
-  SX_.resize(nx_, directions * s_);
-  SZ_.resize(nz_, directions * s_);
-  SF_.resize(nx_, directions * s_);
+  values_.resize(n_, directions * s_);
+  derivatives_.resize(n_, directions * s_);
+  base_.resize(n_, directions);
   rhs_.resize(n_, directions);
-  S_.resize(n_, directions);
   correction_.resize(n_, directions);
   JS_.resize(n_, directions);
-  error_.resize(nx_, directions);
+  error_.resize(n_, directions);
+  // M^{-1} costs n back-substitutions and then makes every stage solve a product; worth it for
+  // small systems when the stages have at least n columns in all, and always in exact mode
+  // (whose refinement matrix E = -M^{-1}(M_i - M) needs n back-substitutions per stage).
+  use_inverse_ = n_ <= inverse_limit &&
+                 (options_.mode == SensitivityMode::exact || (s_ - 1) * directions >= n_);
+  inverse_.resize(use_inverse_ ? n_ : 0, use_inverse_ ? n_ : 0);
 }
 
 ConstMatrixRef StageSensitivities::stage_states(int i) const {
-  return detail::cols_of(SX_.cref(), i * directions_, directions_);
+  return detail::rows_of(detail::cols_of(values_.cref(), i * directions_, directions_), 0, nx_);
 }
 ConstMatrixRef StageSensitivities::stage_algebraic(int i) const {
-  return detail::cols_of(SZ_.cref(), i * directions_, directions_);
+  return detail::rows_of(detail::cols_of(values_.cref(), i * directions_, directions_), nx_, nz_);
 }
 ConstMatrixRef StageSensitivities::stage_derivatives(int i) const {
-  return detail::cols_of(SF_.cref(), i * directions_, directions_);
+  return detail::rows_of(detail::cols_of(derivatives_.cref(), i * directions_, directions_), 0, nx_);
+}
+ConstMatrixRef StageSensitivities::error_estimate() const {
+  return detail::rows_of(error_.cref(), 0, nx_);
+}
+
+MatrixRef StageSensitivities::stage_block(DenseMatrix& M, int i) {
+  return detail::cols_of(M.ref(), i * directions_, directions_);
 }
 
 bool StageSensitivities::cache_matches(const StepRecord& step, int stage) const {
@@ -190,8 +202,6 @@ double StageSensitivities::weighted_matrix_norm(ConstMatrixRef A) const {
 // like the simplified Newton iteration of the same stage did. Returns the sweeps used, or -1 if
 // it did not converge (S is then solved with a factorization of M_i), -2 if M_i is singular.
 int StageSensitivities::refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma) {
-  const LinearSolver& lu = integrator_.last_iteration_matrix();
-  Statistics& stats = integrator_.statistics();
   const int ns = directions_;
   for (int sweep = 1; sweep <= options_.max_corrections; ++sweep) {
     // correction = rhs - M_i S = rhs - [S_x - h*gamma (J S)_x ; (J S)_z]
@@ -204,8 +214,7 @@ int StageSensitivities::refine_stage(ConstMatrixRef J, MatrixRef S, double h_gam
       for (int k = 0; k < nx_; ++k) c[k] = r[k] - s[k] + h_gamma * js[k];
       for (int k = nx_; k < n_; ++k) c[k] = r[k] - js[k];
     }
-    lu.solve(correction_.ref());
-    stats.back_substitutions += ns;
+    apply_inverse(correction_.ref(), JS_.ref());
     detail::add_scaled(correction_.cref(), S, 1.0);
     bool converged = true;
     for (int j = 0; j < ns && converged; ++j) {
@@ -227,8 +236,6 @@ int StageSensitivities::refine_stage(ConstMatrixRef J, MatrixRef S, double h_gam
 // |P| |c| / (1 - |P|) in the weighted max-norm; stop when that is below the tolerance times S.
 int StageSensitivities::refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRef Jn, MatrixRef S,
                                                  double h_gamma) {
-  const LinearSolver& lu = integrator_.last_iteration_matrix();
-  Statistics& stats = integrator_.statistics();
   const int ns = directions_;
   // power_ = E = -M^{-1} (M_i - M), M_i - M = [-h*gamma (J_i - J_n)_x ; (J_i - J_n)_z].
   for (int j = 0; j < n_; ++j) {
@@ -238,8 +245,7 @@ int StageSensitivities::refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRe
     for (int k = 0; k < nx_; ++k) e[k] = h_gamma * (a[k] - b[k]);
     for (int k = nx_; k < n_; ++k) e[k] = b[k] - a[k];
   }
-  lu.solve(power_.ref());
-  stats.back_substitutions += n_;
+  apply_inverse(power_.ref(), power_next_.ref());
   int sweeps = 0;
   for (;;) {
     detail::multiply(power_.cref(), 0, S, correction_.ref(), 1.0, false);
@@ -286,44 +292,74 @@ int StageSensitivities::fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma)
 // directions of a large system.
 bool StageSensitivities::doubling_pays() const { return n_ <= 4 * directions_; }
 
+// B <- M^{-1} B with the step's LU: a product with M^{-1} when it is formed, back-substitutions
+// otherwise. `work` is scratch of B's shape.
+void StageSensitivities::apply_inverse(MatrixRef B, MatrixRef work) {
+  if (use_inverse_) {
+    detail::multiply(inverse_.cref(), 0, B, work, 1.0, false);
+    detail::copy(work, B);
+  } else {
+    integrator_.last_iteration_matrix().solve(B);
+    integrator_.statistics().back_substitutions += B.cols;
+  }
+}
+
+// M^{-1} from the step's LU (counted as the n back-substitutions it amounts to).
+void StageSensitivities::form_inverse() {
+  integrator_.last_iteration_matrix().invert(inverse_.ref());
+  integrator_.statistics().back_substitutions += n_;
+}
+
+// base_ = [Sx_n + h*gamma (f_p P)_x ; -(g_p P)_z]: the part of stage i's right-hand side that
+// does not depend on the earlier stages (jpP_ of the stage; fixed over the step in paper mode).
+void StageSensitivities::form_base(double h_gamma) {
+  const ConstMatrixRef S0 = stage_block(values_, 0);
+  for (int j = 0; j < directions_; ++j) {
+    const double* __restrict s = S0.column(j);
+    const double* __restrict fp = jpP_.column(j);
+    double* __restrict b = base_.column(j);
+    const int nx = nx_, n = n_;
+    for (int k = 0; k < nx; ++k) b[k] = s[k] + h_gamma * fp[k];
+    for (int k = nx; k < n; ++k) b[k] = -fp[k];
+  }
+}
+
 int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMatrixRef Sz,
                               ConstMatrixRef P, bool uses_parameters) {
   if (directions_ < 1) throw std::logic_error("StageSensitivities::solve: resize() was not called");
   const int ns = directions_;
+  const std::size_t block = static_cast<std::size_t>(n_) * static_cast<std::size_t>(ns);
   const bool exact = options_.mode == SensitivityMode::exact;
   const Tableau& tab = integrator_.options().method;
-  const LinearSolver& lu = integrator_.last_iteration_matrix();
-  Statistics& stats = integrator_.statistics();
   const double h = step.h;
-  const double hg = lu.h_gamma();
+  const double hg = integrator_.last_iteration_matrix().h_gamma();
   const ConstMatrixRef Jn = integrator_.last_jacobian();
   last_max_corrections_ = 0;
   base_stage_ = -1;
   message_.clear();
   if (exact) weights_for(step);
+  if (use_inverse_) form_inverse();
 
-  // Stage 1 (explicit): SX_1 = Sx_n, SZ_1 = Sz_n, SF_1 = f_x Sx_n + f_z Sz_n + f_p P at t_n.
+  // Stage 1 (explicit): [SX_1; SZ_1] = [Sx_n; Sz_n], SF_1 = f_x Sx_n + f_z Sz_n + f_p P at t_n.
   if (uses_parameters) {
     const int code = parameter_jacobian_at(step, 0, P);
     if (code != 0) return code;
   } else {
     jpP_.fill(0.0);
   }
-  // S_ = [Sx_n; Sz_n] (stage 1), SF_1 = fpP_x + J_1(0:nx, :) S_ in one product.
-  MatrixRef SF1 = detail::cols_of(SF_.ref(), 0, ns);
+  const MatrixRef S1 = stage_block(values_, 0), SF1 = stage_block(derivatives_, 0);
   for (int j = 0; j < ns; ++j) {
-    const double* sx = Sx.column(j);
-    const double* sz = Sz.column(j);
-    const double* fp = jpP_.column(j);
-    double* sX = SX_.column(j);
-    double* sZ = SZ_.column(j);
-    double* s1 = S_.column(j);
+    double* s1 = S1.column(j);
     double* f1 = SF1.column(j);
+    const double* fp = jpP_.column(j);
     for (int k = 0; k < nx_; ++k) {
-      sX[k] = s1[k] = sx[k];
+      s1[k] = Sx(k, j);
       f1[k] = fp[k];
     }
-    for (int k = 0; k < nz_; ++k) sZ[k] = s1[nx_ + k] = sz[k];
+    for (int k = 0; k < nz_; ++k) {
+      s1[nx_ + k] = Sz(k, j);
+      f1[nx_ + k] = 0.0;  // derivative blocks keep zero algebraic rows (see below)
+    }
   }
   // The step's J_n is exact at (t_n, x_n, z_n) when analytic; a difference Jacobian of the
   // integrator is based on the stage-equation derivative F_s, so exact mode forms its own.
@@ -333,13 +369,15 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
     if (code != 0) return code;
     J1 = stage_jacobian_.cref();
   }
-  detail::multiply(detail::rows_of(J1, 0, nx_), 0, S_.cref(), SF1, 1.0, true);
+  detail::multiply(detail::rows_of(J1, 0, nx_), 0, S1, detail::rows_of(SF1, 0, nx_), 1.0, true);
+  if (!exact) form_base(hg);
 
-  // The sum of every stage value is not finite iff some entry is not (one cheap pass).
-  double finite_check = 0.0;
-  for (int j = 0; j < ns; ++j)
-    for (int k = 0; k < nx_; ++k) finite_check += SF1(k, j);
-  for (int i = 1; i < s_; ++i) {
+  // Every n x ns block below is contiguous (leading dimension n), so the stage combinations
+  // run as flat loops over n*ns entries. The derivative blocks have zero algebraic rows, so
+  // adding them leaves the algebraic rows of base_ as they are.
+  bool finite = detail::flat_all_finite(SF1.data, block);
+  const double inverse_hg = 1.0 / hg;
+  for (int i = 1; i < s_ && finite; ++i) {
     // Stage i's derivatives: frozen at t_n (paper) or at the converged stage (exact).
     ConstMatrixRef J = Jn;
     if (exact) {
@@ -350,30 +388,24 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
         code = parameter_jacobian_at(step, i, P);
         if (code != 0) return code;
       }
+      form_base(hg);
     }
-    // Right-hand side [Sx_n + h sum_{j<i} a_ij SF_j + h*gamma (f_p P); -(g_p P)], also the
-    // start of the solve.
-    double* ha = stage_scale_.data();
-    for (int l = 0; l < i; ++l) ha[l] = h * tab.A(i, l);
-    for (int j = 0; j < ns; ++j) {
-      double* r = rhs_.column(j);
-      double* sj = S_.column(j);
-      const double* sx = Sx.column(j);
-      const double* fp = jpP_.column(j);
-      for (int k = 0; k < nx_; ++k) r[k] = sx[k] + hg * fp[k];
-      for (int l = 0; l < i; ++l) {
-        if (ha[l] == 0.0) continue;
-        const double* sf = SF_.column(l * ns + j);
-        for (int k = 0; k < nx_; ++k) r[k] += ha[l] * sf[k];
-      }
-      for (int k = nx_; k < n_; ++k) r[k] = -fp[k];
-      for (int k = 0; k < n_; ++k) sj[k] = r[k];
+    // rhs = [Sx_n + h sum_{j<i} a_ij SF_j + h*gamma (f_p P)_x ; -(g_p P)_z]   (seed eq. 17)
+    std::copy(base_.data(), base_.data() + block, rhs_.data());
+    for (int l = 0; l < i; ++l)
+      if (tab.A(i, l) != 0.0)
+        detail::flat_add_scaled(h * tab.A(i, l), stage_block(derivatives_, l).data, rhs_.data(), block);
+    const MatrixRef Si = stage_block(values_, i);
+    if (use_inverse_) {
+      detail::multiply(inverse_.cref(), 0, rhs_.cref(), Si, 1.0, false);
+    } else {
+      detail::copy(rhs_.cref(), Si);
+      integrator_.last_iteration_matrix().solve(Si);
+      integrator_.statistics().back_substitutions += ns;
     }
-    lu.solve(S_.ref());
-    stats.back_substitutions += ns;
     if (exact) {
-      const int sweeps = doubling_pays() ? refine_stage_by_doubling(J, Jn, S_.ref(), hg)
-                                         : refine_stage(J, S_.ref(), hg);
+      const int sweeps = doubling_pays() ? refine_stage_by_doubling(J, Jn, Si, hg)
+                                         : refine_stage(J, Si, hg);
       if (sweeps == -2) {
         message_ = "the stage iteration matrix is singular at t = " + format_number(step.stage_times[i]) +
                    " (exact sensitivities)";
@@ -382,53 +414,27 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
       last_max_corrections_ =
           std::max(last_max_corrections_, sweeps < 0 ? options_.max_corrections + 1 : sweeps);
     }
-    // The stage values, and SF_i from the differentiated stage equation,
-    // SF_i = (SX_i - Sx_n - h sum_{j<i} a_ij SF_j)/(h*gamma) = (SX_i - r_x)/(h*gamma) + (f_p P)_x,
+    // SF_i from the differentiated stage equation,
+    // SF_i = (SX_i - Sx_n - h sum_{j<i} a_ij SF_j)/(h*gamma) = (SX_i - rhs_x)/(h*gamma) + (f_p P)_x,
     // which is (J_i S_i)_x + (f_p P)_x without the product (as the integrator's F_i).
-    const double inverse_hg = 1.0 / hg;
-    for (int j = 0; j < ns; ++j) {
-      const double* sj = S_.column(j);
-      const double* r = rhs_.column(j);
-      const double* fp = jpP_.column(j);
-      double* sX = SX_.column(i * ns + j);
-      double* sZ = SZ_.column(i * ns + j);
-      double* sF = SF_.column(i * ns + j);
-      for (int k = 0; k < nx_; ++k) {
-        sX[k] = sj[k];
-        sF[k] = (sj[k] - r[k]) * inverse_hg + fp[k];
-        finite_check += sF[k];
-      }
-      for (int k = 0; k < nz_; ++k) {
-        sZ[k] = sj[nx_ + k];
-        finite_check += sZ[k];
-      }
-    }
+    double* sf = stage_block(derivatives_, i).data;
+    detail::flat_difference_quotient(Si.data, rhs_.data(), inverse_hg, jpP_.data(), sf, block);
+    for (int j = 0; j < ns; ++j)
+      std::fill(sf + static_cast<std::size_t>(j) * n_ + nx_, sf + static_cast<std::size_t>(j + 1) * n_, 0.0);
+    finite = detail::flat_all_finite(Si.data, block) && detail::flat_all_finite(sf, block);
   }
-  if (!std::isfinite(finite_check)) {
+  if (!finite) {
     message_ = "the stage sensitivities are not finite in the step from t = " + format_number(step.t);
     return 1;
   }
 
   // e_S = h sum_i d_i SF_i (seed eq. 20 applied to the sensitivities).
-  double* hd = stage_scale_.data();
-  for (int i = 0; i < s_; ++i) hd[i] = h * tab.d(i);
-  for (int j = 0; j < ns; ++j) {
-    double* e = error_.column(j);
-    for (int k = 0; k < nx_; ++k) e[k] = 0.0;
-    for (int i = 0; i < s_; ++i) {
-      if (hd[i] == 0.0) continue;
-      const double* sf = SF_.column(i * ns + j);
-      for (int k = 0; k < nx_; ++k) e[k] += hd[i] * sf[k];
-    }
-  }
-  if (integrator_.options().filter_error_estimate) {
-    // The integrator's filter, e_S <- M^{-1} [e_S; 0], damps stiff components as for x.
-    correction_.fill(0.0);
-    detail::copy(error_.cref(), detail::rows_of(correction_.ref(), 0, nx_));
-    lu.solve(correction_.ref());
-    stats.back_substitutions += ns;
-    detail::copy(detail::rows_of(correction_.cref(), 0, nx_), error_.ref());
-  }
+  error_.fill(0.0);
+  for (int i = 0; i < s_; ++i)
+    if (tab.d(i) != 0.0)
+      detail::flat_add_scaled(h * tab.d(i), stage_block(derivatives_, i).data, error_.data(), block);
+  if (integrator_.options().filter_error_estimate)
+    apply_inverse(error_.ref(), JS_.ref());  // e_S <- M^{-1} [e_S; 0], as the integrator does for x
   return 0;
 }
 

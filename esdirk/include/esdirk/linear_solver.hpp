@@ -27,6 +27,10 @@ class LinearSolver {
   virtual void solve(MatrixRef B) const = 0;
   /// Overwrites B with M^{-T} B (for adjoints).
   virtual void solve_transposed(MatrixRef B) const = 0;
+  /// W = M^{-1} (n x n) from the current factorization (no new factorization): for callers
+  /// that apply M^{-1} to many columns of a small system (the stage sensitivities). The
+  /// default solves the identity.
+  virtual void invert(MatrixRef W) const;
   /// h*gamma of the current factorization.
   virtual double h_gamma() const = 0;
 };
@@ -38,6 +42,7 @@ class DenseLuSolver final : public LinearSolver {
   int factor(ConstMatrixRef J, double h_gamma) override;
   void solve(MatrixRef B) const override;
   void solve_transposed(MatrixRef B) const override;
+  void invert(MatrixRef W) const override;
   double h_gamma() const override { return h_gamma_; }
 
  private:

@@ -47,7 +47,7 @@ class StageSensitivities {
   ConstMatrixRef stage_algebraic(int i) const;
   ConstMatrixRef stage_derivatives(int i) const;
   /// Error estimate of the sensitivities, e_S = h sum_i d_i SF_i (nx x ns), of the last solve.
-  ConstMatrixRef error_estimate() const { return error_.cref(); }
+  ConstMatrixRef error_estimate() const;
 
   /// Exact mode: the largest number of refinement sweeps a stage needed in the last solve
   /// (with the doubling, the sweeps its partial sum stands for: 2^k - 1 after k doublings),
@@ -63,6 +63,10 @@ class StageSensitivities {
   int difference_base(const StepRecord& step, int stage);
   int parameter_jacobian_at(const StepRecord& step, int stage, ConstMatrixRef P);
   int stage_jacobian_at(const StepRecord& step, int stage);
+  MatrixRef stage_block(DenseMatrix& M, int i);
+  void form_inverse();
+  void form_base(double h_gamma);
+  void apply_inverse(MatrixRef B, MatrixRef work);
   int refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma);
   int refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRef Jn, MatrixRef S, double h_gamma);
   int fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma);
@@ -82,11 +86,16 @@ class StageSensitivities {
   DenseMatrix jp_cache_;             // [f_p; g_p] at the last stage of the previous solve
   std::vector<double> cache_point_;  // (t, x, z) of jp_cache_
   bool cache_valid_ = false;
+  // Systems up to this order form M^{-1} once per step (see resize()).
+  static constexpr int inverse_limit = 48;
+  bool use_inverse_ = false;
+  DenseMatrix inverse_;                    // M^{-1} of the step (n x n), if use_inverse_
   DenseMatrix jpP_;                        // [f_p; g_p] P (n x ns)
-  DenseMatrix SX_, SZ_, SF_;               // stage i occupies columns [i*ns, (i+1)*ns)
-  DenseMatrix rhs_, S_, correction_, JS_;  // n x ns
+  // Stage i occupies columns [i*ns, (i+1)*ns): values [SX_i; SZ_i], derivatives [SF_i; 0].
+  DenseMatrix values_, derivatives_;
+  DenseMatrix base_, rhs_, correction_, JS_;  // n x ns
   DenseMatrix power_, power_next_;         // n x n: E^(2^k), E = I - M^{-1} M_i (doubling)
-  DenseMatrix error_;                      // nx x ns
+  DenseMatrix error_;                      // [e_S; 0], n x ns
   std::vector<double> weights_;            // 1/(atol + rtol |.|) of (x_n, z_n): refinement test
   std::vector<double> inverse_weights_;    // atol + rtol |.|
   std::vector<double> stage_scale_;        // h a_ij or h d_i of one row of the tableau
