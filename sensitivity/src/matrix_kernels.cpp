@@ -161,6 +161,25 @@ ESDIRK_VECTOR_CLONES void flat_difference_quotient(const double* __restrict s,
   for (std::size_t q = 0; q < size; ++q) d[q] = (s[q] - r[q]) * scale + f[q];
 }
 
+// Four rows at a time in vector lanes (the max of non-negative numbers is exact in any order).
+ESDIRK_VECTOR_CLONES void column_weighted_max(ConstMatrixRef M, const double* w, double* out) {
+  const int head = M.rows / 4 * 4;
+  for (int j = 0; j < M.cols; ++j) {
+    const double* v = M.column(j);
+    Lanes largest = {0.0, 0.0, 0.0, 0.0};
+    for (int i = 0; i < head; i += 4) {
+      Lanes a, weight;
+      __builtin_memcpy(&a, v + i, sizeof a);
+      __builtin_memcpy(&weight, w + i, sizeof weight);
+      a = (a < 0.0 ? -a : a) * weight;
+      largest = a > largest ? a : largest;
+    }
+    double m = std::max(std::max(largest[0], largest[1]), std::max(largest[2], largest[3]));
+    for (int i = head; i < M.rows; ++i) m = std::max(m, std::abs(v[i]) * w[i]);
+    out[j] = m;
+  }
+}
+
 ESDIRK_VECTOR_CLONES bool flat_all_finite(const double* v, std::size_t size) {
   constexpr std::uint64_t exponent = 0x7ff0000000000000ULL;
   std::uint64_t bad = 0;

@@ -31,6 +31,8 @@ void flat_add_scaled(double alpha, const double* x, double* y, std::size_t size)
 /// d = (s - r) * scale + f.
 void flat_difference_quotient(const double* s, const double* r, double scale, const double* f,
                               double* d, std::size_t size);
+/// out[j] = max_i |M(i, j)| w[i] for every column j (weighted max-norms of the columns).
+void column_weighted_max(ConstMatrixRef M, const double* w, double* out);
 /// True if every entry is finite (exponent bits, so it vectorizes).
 bool flat_all_finite(const double* v, std::size_t size);
 

@@ -36,7 +36,6 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
   fallback_.resize(nx_, nz_);
   power_.resize(n_, n_);
   power_next_.resize(n_, n_);
-  stage_scale_.assign(static_cast<std::size_t>(s_), 0.0);
 }
 
 void StageSensitivities::resize(int directions) {
@@ -54,6 +53,8 @@ void StageSensitivities::resize(int directions) {
   correction_.resize(n_, directions);
   JS_.resize(n_, directions);
   error_.resize(n_, directions);
+  column_size_.assign(static_cast<std::size_t>(std::max(n_, directions)), 0.0);
+  column_change_.assign(static_cast<std::size_t>(directions), 0.0);
   // M^{-1} costs n back-substitutions and then makes every stage solve a product; worth it for
   // small systems when the stages have at least n columns in all, and always in exact mode
   // (whose refinement matrix E = -M^{-1}(M_i - M) needs n back-substitutions per stage).
@@ -73,6 +74,10 @@ ConstMatrixRef StageSensitivities::stage_derivatives(int i) const {
 }
 ConstMatrixRef StageSensitivities::error_estimate() const {
   return detail::rows_of(error_.cref(), 0, nx_);
+}
+
+std::size_t StageSensitivities::block_size() const {
+  return static_cast<std::size_t>(n_) * static_cast<std::size_t>(directions_);
 }
 
 MatrixRef StageSensitivities::stage_block(DenseMatrix& M, int i) {
@@ -177,23 +182,18 @@ void StageSensitivities::weights_for(const StepRecord& step) {
     inverse_weights_[static_cast<std::size_t>(k)] = 1.0 / weights_[static_cast<std::size_t>(k)];
 }
 
-double StageSensitivities::weighted_column_max(const double* column) const {
-  double m = 0.0;
-  for (int k = 0; k < n_; ++k)
-    m = std::max(m, std::abs(column[k]) * weights_[static_cast<std::size_t>(k)]);
-  return m;
-}
-
 // Weighted max-norm of a matrix, max_i w_i sum_j |A_ij| / w_j: the operator norm that belongs
 // to the weighted max-norm of the refinement test.
-double StageSensitivities::weighted_matrix_norm(ConstMatrixRef A) const {
-  double norm = 0.0;
-  for (int i = 0; i < n_; ++i) {
-    double row = 0.0;
-    for (int j = 0; j < n_; ++j)
-      row += std::abs(A(i, j)) * inverse_weights_[static_cast<std::size_t>(j)];
-    norm = std::max(norm, row * weights_[static_cast<std::size_t>(i)]);
+double StageSensitivities::weighted_matrix_norm(ConstMatrixRef A) {
+  double* row = column_size_.data();  // scratch of n entries (resize() sizes it >= n)
+  for (int i = 0; i < n_; ++i) row[i] = 0.0;
+  for (int j = 0; j < n_; ++j) {
+    const double* __restrict a = A.column(j);
+    const double iw = inverse_weights_[static_cast<std::size_t>(j)];
+    for (int i = 0; i < n_; ++i) row[i] += std::abs(a[i]) * iw;
   }
+  double norm = 0.0;
+  for (int i = 0; i < n_; ++i) norm = std::max(norm, row[i] * weights_[static_cast<std::size_t>(i)]);
   return norm;
 }
 
@@ -215,12 +215,13 @@ int StageSensitivities::refine_stage(ConstMatrixRef J, MatrixRef S, double h_gam
       for (int k = nx_; k < n_; ++k) c[k] = r[k] - js[k];
     }
     apply_inverse(correction_.ref(), JS_.ref());
-    detail::add_scaled(correction_.cref(), S, 1.0);
+    detail::flat_add_scaled(1.0, correction_.data(), S.data, block_size());
+    detail::column_weighted_max(S, weights_.data(), column_size_.data());
+    detail::column_weighted_max(correction_.cref(), weights_.data(), column_change_.data());
     bool converged = true;
     for (int j = 0; j < ns && converged; ++j) {
-      const double size = weighted_column_max(S.column(j));
-      const double change = weighted_column_max(correction_.column(j));
-      converged = change <= options_.correction_tolerance * size || change == 0.0;
+      const double change = column_change_[static_cast<std::size_t>(j)];
+      converged = change == 0.0 || change <= options_.correction_tolerance * column_size_[static_cast<std::size_t>(j)];
     }
     if (converged) return sweep;
   }
@@ -251,19 +252,14 @@ int StageSensitivities::refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRe
     detail::multiply(power_.cref(), 0, S, correction_.ref(), 1.0, false);
     sweeps = 2 * sweeps + 1;
     const double p = weighted_matrix_norm(power_.cref());
+    detail::flat_add_scaled(1.0, correction_.data(), S.data, block_size());
+    detail::column_weighted_max(S, weights_.data(), column_size_.data());
+    detail::column_weighted_max(correction_.cref(), weights_.data(), column_change_.data());
     bool converged = p < 1.0;
-    for (int j = 0; j < ns; ++j) {  // S += c, and the test, in one pass
-      double* s = S.column(j);
-      const double* c = correction_.column(j);
-      double size = 0.0, change = 0.0;
-      for (int k = 0; k < n_; ++k) {
-        s[k] += c[k];
-        const double w = weights_[static_cast<std::size_t>(k)];
-        size = std::max(size, std::abs(s[k]) * w);
-        change = std::max(change, std::abs(c[k]) * w);
-      }
-      converged = converged &&
-                  (change == 0.0 || p * change <= (1.0 - p) * options_.correction_tolerance * size);
+    for (int j = 0; j < ns && converged; ++j) {
+      const double change = column_change_[static_cast<std::size_t>(j)];
+      converged = change == 0.0 || p * change <= (1.0 - p) * options_.correction_tolerance *
+                                                     column_size_[static_cast<std::size_t>(j)];
     }
     if (converged) return sweeps;
     if (sweeps >= options_.max_corrections || !std::isfinite(p)) break;
@@ -328,7 +324,7 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
                               ConstMatrixRef P, bool uses_parameters) {
   if (directions_ < 1) throw std::logic_error("StageSensitivities::solve: resize() was not called");
   const int ns = directions_;
-  const std::size_t block = static_cast<std::size_t>(n_) * static_cast<std::size_t>(ns);
+  const std::size_t block = block_size();
   const bool exact = options_.mode == SensitivityMode::exact;
   const Tableau& tab = integrator_.options().method;
   const double h = step.h;

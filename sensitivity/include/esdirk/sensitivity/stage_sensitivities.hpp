@@ -63,7 +63,9 @@ class StageSensitivities {
   int difference_base(const StepRecord& step, int stage);
   int parameter_jacobian_at(const StepRecord& step, int stage, ConstMatrixRef P);
   int stage_jacobian_at(const StepRecord& step, int stage);
+  // Stage i's columns of values_ or derivatives_: contiguous n x ns (block_size() entries).
   MatrixRef stage_block(DenseMatrix& M, int i);
+  std::size_t block_size() const;
   void form_inverse();
   void form_base(double h_gamma);
   void apply_inverse(MatrixRef B, MatrixRef work);
@@ -71,9 +73,8 @@ class StageSensitivities {
   int refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRef Jn, MatrixRef S, double h_gamma);
   int fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma);
   bool doubling_pays() const;
-  double weighted_matrix_norm(ConstMatrixRef A) const;
+  double weighted_matrix_norm(ConstMatrixRef A);
   void weights_for(const StepRecord& step);
-  double weighted_column_max(const double* column) const;
   bool cache_matches(const StepRecord& step, int stage) const;
   void store_cache(const StepRecord& step, int stage);
 
@@ -98,7 +99,7 @@ class StageSensitivities {
   DenseMatrix error_;                      // [e_S; 0], n x ns
   std::vector<double> weights_;            // 1/(atol + rtol |.|) of (x_n, z_n): refinement test
   std::vector<double> inverse_weights_;    // atol + rtol |.|
-  std::vector<double> stage_scale_;        // h a_ij or h d_i of one row of the tableau
+  std::vector<double> column_size_, column_change_;  // refinement test, per direction
   std::vector<double> f_base_, g_base_;    // f, g at a stage: the base of forward differences
   int base_stage_ = -1;                    // the stage f_base_, g_base_ belong to (this solve)
   DenseLuSolver fallback_;                 // exact mode when refinement does not converge
