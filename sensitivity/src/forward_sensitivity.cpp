@@ -1,5 +1,6 @@
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -79,6 +80,8 @@ Status ForwardSensitivity::initialize(ConstMatrixRef seed) {
   }
   detail::copy(detail::rows_of(seed, 0, nx_), Sx_.ref());
   detail::copy(detail::rows_of(seed, nx_, np_), P_.ref());
+  direction_scale_.resize(static_cast<std::size_t>(ns));
+  set_direction_scales(seed);
   uses_parameters_ = false;
   for (int j = 0; j < ns; ++j)
     for (int k = 0; k < np_; ++k) uses_parameters_ = uses_parameters_ || P_(k, j) != 0.0;
@@ -126,6 +129,32 @@ Status ForwardSensitivity::initialize(ConstMatrixRef seed) {
   return Status::success;
 }
 
+// The default absolute tolerance of direction j (error control without error_atol) is
+// atol_i / sigma_j, the convention of CVODES's pbar generalized to any seed: sigma_j is the size
+// of the seed column measured in units of the typical magnitudes of the variables it moves,
+// sigma_j = 1 / max_i |seed_ij| / typical_i, typical = max(|x_k(t0)|, atol_k / rtol_k) for a
+// state and |p_l| (1 if p_l = 0) for a parameter. A scaled parameter column p_l e_l has
+// sigma = 1 (its sensitivities have the units of x), a unit state column e_k has sigma = typical_k
+// (dx_i/dx_k(t0) ~ x_i / x_k). With the states' own atol an unscaled column is measured against
+// tolerances many orders too small for it, and the error test cannot be passed.
+void ForwardSensitivity::set_direction_scales(ConstMatrixRef seed) {
+  const ConstVector x = integrator_.x();
+  const ConstVector p = integrator_.parameters();
+  for (int j = 0; j < seed.cols; ++j) {
+    double largest = 0.0;
+    for (int k = 0; k < nx_; ++k) {
+      const std::size_t kk = static_cast<std::size_t>(k);
+      const double typical = std::max(std::abs(x[kk]), atol_[kk] / rtol_[kk]);
+      largest = std::max(largest, std::abs(seed(k, j)) / typical);
+    }
+    for (int l = 0; l < np_; ++l) {
+      const double pl = std::abs(p[static_cast<std::size_t>(l)]);
+      largest = std::max(largest, std::abs(seed(nx_ + l, j)) / (pl > 0.0 ? pl : 1.0));
+    }
+    direction_scale_[static_cast<std::size_t>(j)] = largest > 0.0 ? 1.0 / largest : 1.0;
+  }
+}
+
 void ForwardSensitivity::require_usable(const char* who) const {
   if (!initialized_)
     throw std::logic_error(std::string(who) + ": the sensitivities are not initialized (call "
@@ -163,7 +192,9 @@ double ForwardSensitivity::sensitivity_error_norm(const StepRecord&) const {
   double sum = 0.0;
   for (int j = 0; j < directions_; ++j)
     for (int k = 0; k < nx_; ++k) {
-      const double atol = atol_dir.empty() ? atol_[static_cast<std::size_t>(k)] : atol_dir[static_cast<std::size_t>(j)];
+      const double atol = atol_dir.empty()
+                              ? atol_[static_cast<std::size_t>(k)] / direction_scale_[static_cast<std::size_t>(j)]
+                              : atol_dir[static_cast<std::size_t>(j)];
       const double w = 1.0 / (atol + rtol_[static_cast<std::size_t>(k)] * std::abs(Sx_(k, j)));
       const double a = e(k, j) * w;
       sum += a * a;

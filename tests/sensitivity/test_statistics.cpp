@@ -141,4 +141,41 @@ BOOST_AUTO_TEST_CASE(error_control_includes_the_sensitivities) {
   BOOST_TEST(error_on < error_off);
 }
 
+BOOST_AUTO_TEST_CASE(default_direction_tolerances_follow_the_seed_scaling) {
+  // Without error_atol, direction j is tested against atol_i / sigma_j (the seed column in
+  // units of the typical magnitudes of its variables, as CVODES's pbar): seeding the parameters
+  // with unit columns e_l instead of p_l e_l scales S and its error estimate by 1/p_l and the
+  // tolerance with them, so the error test does not change: the same steps up to rounding
+  // (which can flip a borderline acceptance) and the same sensitivities to the tolerance.
+  // (With the states' tolerances for every column, the former default, the two runs are 17
+  // steps apart and their sensitivities differ by 2.8e-5: both checks below fail.)
+  dow::Model model;
+  const Setup s = dow_setup();
+  auto run = [&](bool scaled, long& steps) {
+    esdirk::Integrator solver(model, dow_options(1e-5));
+    BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, s.z0, s.p)));
+    solver.set_stop_time(10.0);
+    esdirk::SensitivityOptions so;
+    so.error_control = true;
+    esdirk::ForwardSensitivity sens(solver, so);
+    DenseMatrix seed(15, 9);
+    for (int l = 0; l < 9; ++l) seed(6 + l, l) = scaled ? s.p[static_cast<std::size_t>(l)] : 1.0;
+    BOOST_REQUIRE(esdirk::ok(sens.initialize(seed.cref())));
+    std::vector<double> x(6), z(4);
+    DenseMatrix Sx(6, 9), Sz(4, 9);
+    BOOST_REQUIRE(esdirk::ok(sens.integrate_to(10.0, x, z, Sx.ref(), Sz.ref())));
+    steps = solver.statistics().steps;
+    if (!scaled)
+      for (int l = 0; l < 9; ++l)
+        for (int i = 0; i < 6; ++i) Sx(i, l) *= s.p[static_cast<std::size_t>(l)];
+    return Sx;
+  };
+  long steps_scaled = 0, steps_unit = 0;
+  const DenseMatrix a = run(true, steps_scaled), b = run(false, steps_unit);
+  BOOST_TEST_MESSAGE("error control, scaled vs unit parameter seeds: " << steps_scaled << " / "
+                                                                      << steps_unit << " steps");
+  BOOST_TEST(std::abs(steps_unit - steps_scaled) <= steps_scaled / 50);
+  BOOST_TEST(row_scaled_error(b.cref(), a.cref(), 0, 6) <= 1e-5);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

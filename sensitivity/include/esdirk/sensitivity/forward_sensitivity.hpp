@@ -76,6 +76,7 @@ class ForwardSensitivity {
   Status fail(Status status, std::string message);
   void require_usable(const char* who) const;
   double sensitivity_error_norm(const StepRecord& step) const;
+  void set_direction_scales(ConstMatrixRef seed);
 
   Integrator& integrator_;
   StageSensitivities stages_;
@@ -96,6 +97,7 @@ class ForwardSensitivity {
   DenseMatrix jacobian_, jp_, dgdz_, rhs_;  // consistent initialization of Sz
   std::vector<int> pivots_;
   std::vector<double> rtol_, atol_;  // error control weights per state
+  std::vector<double> direction_scale_;  // sigma_j of the default error_atol (per direction)
 };
 
 }  // namespace esdirk

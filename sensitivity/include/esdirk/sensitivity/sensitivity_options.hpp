@@ -22,12 +22,15 @@ struct SensitivityOptions {
 
   /// Include the sensitivities in the error test (off, as in the seed). The error estimate
   /// e_S = h sum_i d_i SF_i of every trial step is measured with weights
-  /// 1/(atol_j + rtol_k |S_kj|) and the step is accepted only if both norms are <= 1. Seed the
-  /// directions with scaled parameters (column p_j e_j) so that one absolute tolerance fits
-  /// every column.
+  /// 1/(atol_kj + rtol_k |S_kj|) and the step is accepted only if both norms are <= 1. Needed
+  /// for accurate derivatives with respect to states whose perturbation starts a fast
+  /// transient (doc/sensitivity-guide.md, "Error control").
   bool error_control = false;
-  /// Absolute tolerance per direction (seed column) for the error control. Empty: the
-  /// integrator's absolute tolerance of each state.
+  /// Absolute tolerance per direction (seed column) for the error control. Empty: atol_k /
+  /// sigma_j with the states' atol_k and sigma_j the size of seed column j in units of the
+  /// typical magnitudes of its variables (max(|x_k(t0)|, atol_k/rtol_k) for a state, |p_l| for
+  /// a parameter), the pbar convention of CVODES: 1 for a scaled parameter column p_l e_l,
+  /// typical_k for a unit state column e_k.
   std::vector<double> error_atol;
 
   /// Exact mode: the refinement stops when a bound on its remaining error is below this
