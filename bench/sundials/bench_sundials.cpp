@@ -209,12 +209,31 @@ Run run_shooting(const Case& c, const std::string& solver, esdirk::Problem& prob
     }
     total.counters = bench::counters_of_statistics(interval.total_statistics());
   } else if (solver.rfind("IDAS", 0) == 0) {
-    bench::IdasSolver ida(problem, c.p, rtol, atol, c.directions, idas_settings(solver));
+    // The driver of a careful user: consistent z, y' and sensitivity initial values from its own
+    // damped Newton and the linearized constraints (IdasSolver), and an interval that IDAS cannot
+    // finish is retried once from its node with suppressAlg switched (z in the error test), by a
+    // second solver kept for that. Both attempts are counted, and timed by the caller. A bound of
+    // 50000 steps per interval keeps hopeless attempts short.
+    bench::IdasSettings settings = idas_settings(solver);
+    settings.max_steps = 50000;
+    bench::IdasSettings retry_settings = settings;
+    retry_settings.suppress_algebraic = !settings.suppress_algebraic;
+    bench::IdasSolver ida(problem, c.p, rtol, atol, c.directions, settings);
+    std::unique_ptr<bench::IdasSolver> retry;
+    int retried = 0;
     std::vector<double> z_guess = c.z0;
     for (int k = 0; k < c.intervals; ++k) {
       const double tk = k * c.interval_length;
       Outcome o = ida.integrate(tk, tk + c.interval_length, nodes[static_cast<std::size_t>(k)], z_guess);
       total.counters += o.counters;
+      if (!o.ok) {
+        if (!retry) retry = std::make_unique<bench::IdasSolver>(problem, c.p, rtol, atol, c.directions, retry_settings);
+        const std::string first = o.message;
+        o = retry->integrate(tk, tk + c.interval_length, nodes[static_cast<std::size_t>(k)], z_guess);
+        total.counters += o.counters;
+        ++retried;
+        if (!o.ok) o.message = first + " / retry: " + o.message;
+      }
       if (!o.ok) {
         total.ok = false;
         total.message = "interval " + std::to_string(k) + ": " + o.message;
@@ -224,6 +243,10 @@ Run run_shooting(const Case& c, const std::string& solver, esdirk::Problem& prob
       run.y.push_back(std::move(o.y));
       run.S.push_back(std::move(o.S));
     }
+    if (retried > 0)
+      total.message = std::to_string(retried) + " interval(s) retried with suppressAlg " +
+                      (retry_settings.suppress_algebraic ? "on" : "off") +
+                      (total.message.empty() ? "" : "; " + total.message);
   } else {
     throw std::invalid_argument("unknown solver " + solver + " for " + c.id);
   }
@@ -238,11 +261,15 @@ Run run_case(const Case& c, const std::string& solver, double rtol, const Refere
 
 struct Errors {
   double states = 0.0, sensitivities = 0.0;
-  double combined() const { return std::max(states, sensitivities); }
+  double floor = 0.0;  ///< the reference's sensitivity uncertainty (Case::sensitivity_floor)
+  /// The plotted error: the sensitivities count down to the floor only (an error below the
+  /// reference's uncertainty counts as the floor).
+  double combined() const { return std::max(states, std::max(sensitivities, floor)); }
 };
 
 Errors errors_of(const Case& c, const Run& run, const Reference& ref, double rtol) {
   Errors e;
+  e.floor = c.ns() > 0 ? c.sensitivity_floor : 0.0;
   const std::vector<double> atol = c.atol(rtol);
   for (std::size_t k = 0; k < ref.y.size() && k < run.y.size(); ++k) {
     e.states = std::max(e.states, state_error(run.y[k], ref.y[k], atol));
@@ -252,6 +279,149 @@ Errors errors_of(const Case& c, const Run& run, const Reference& ref, double rto
 }
 
 // --- references -----------------------------------------------------------------------------------
+
+namespace shooting {
+
+/// Per direction (column): the largest sensitivity error over the intervals, each entry relative
+/// to the largest reference entry of its row, as in sensitivity_error().
+std::vector<double> column_errors(const Case& c, const std::vector<std::vector<double>>& S,
+                                  const std::vector<std::vector<double>>& ref) {
+  const int n = c.n(), ns = c.ns();
+  std::vector<double> worst(static_cast<std::size_t>(ns), 0.0);
+  for (std::size_t k = 0; k < ref.size() && k < S.size(); ++k)
+    for (int i = 0; i < n; ++i) {
+      double scale = 0.0;
+      for (int j = 0; j < ns; ++j) scale = std::max(scale, std::abs(ref[k][static_cast<std::size_t>(i + j * n)]));
+      if (scale == 0.0) continue;
+      for (int j = 0; j < ns; ++j) {
+        const std::size_t at = static_cast<std::size_t>(i + j * n);
+        worst[static_cast<std::size_t>(j)] = std::max(worst[static_cast<std::size_t>(j)], std::abs(S[k][at] - ref[k][at]) / scale);
+      }
+    }
+  return worst;
+}
+
+struct Solution {
+  bool ok = false;
+  std::vector<std::vector<double>> y, S;  // per interval
+  std::string sensitivity_source;
+};
+
+// The states of every interval from its node with parameters p: IDAS without sensitivities at
+// rtol 1e-12 (z consistent by the user-side Newton of IdasSolver). z_start: guesses per interval.
+template <class AtolTight>
+bool states_only(const Case& c, esdirk::Problem& problem, const std::vector<std::vector<double>>& nodes,
+                 const std::vector<double>& p, const std::vector<std::vector<double>>& z_start,
+                 AtolTight atol_tight, std::vector<std::vector<double>>& y) {
+  bench::IdasSettings settings;
+  settings.max_steps = 200000;
+  bench::IdasSolver ida(problem, p, 1e-12, atol_tight(1e-12), {}, settings);
+  y.assign(nodes.size(), {});
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const double tk = static_cast<double>(k) * c.interval_length;
+    const Outcome o = ida.integrate(tk, tk + c.interval_length, nodes[k], z_start[k]);
+    if (!o.ok) {
+      std::fprintf(stderr, "%s: states-only IDAS, interval %zu failed: %s\n", c.id.c_str(), k, o.message.c_str());
+      return false;
+    }
+    y[k] = o.y;
+  }
+  return true;
+}
+
+// The reference of a shooting case. States: IDAS without sensitivities at rtol 1e-12.
+// Sensitivities: IDAS's own (simultaneous corrector, analytic resS, rtol 1e-11) when it finishes
+// every interval; otherwise central differences of the states-only IDAS runs, Richardson-
+// extrapolated from relative steps delta and 2 delta (delta = 3e-4; BENCH_FD_STEP overrides):
+// initial-state directions move x_i by delta max(|x_i|, 1e-2), parameter directions scale p_k by
+// 1 +- delta. Both sensitivity sets are compared when both exist.
+template <class AtolTight>
+Solution reference(const Case& c, esdirk::Problem& problem, const std::vector<std::vector<double>>& nodes,
+                   AtolTight atol_tight) {
+  Solution sol;
+  const int n = c.n(), nx = c.nx, ns = c.ns();
+  const std::size_t N = nodes.size();
+  // z guesses: c.z0, then the end of the previous interval of a first states-only pass.
+  std::vector<std::vector<double>> z_start(N, c.z0);
+  if (!states_only(c, problem, nodes, c.p, z_start, atol_tight, sol.y)) return sol;
+  for (std::size_t k = 1; k < N; ++k) z_start[k].assign(sol.y[k - 1].begin() + nx, sol.y[k - 1].end());
+  if (!states_only(c, problem, nodes, c.p, z_start, atol_tight, sol.y)) return sol;
+
+  // IDAS's own sensitivities at rtol 1e-11.
+  std::vector<std::vector<double>> idas_S;
+  {
+    bench::IdasSettings settings;
+    settings.max_steps = 200000;
+    bench::IdasSolver ida(problem, c.p, 1e-11, atol_tight(1e-11), c.directions, settings);
+    for (std::size_t k = 0; k < N; ++k) {
+      const double tk = static_cast<double>(k) * c.interval_length;
+      const Outcome o = ida.integrate(tk, tk + c.interval_length, nodes[k], z_start[k]);
+      if (!o.ok) {
+        std::printf("%-20s IDAS with sensitivities at rtol 1e-11 fails in interval %zu: %s\n", c.id.c_str(), k,
+                    o.message.c_str());
+        idas_S.clear();
+        break;
+      }
+      idas_S.push_back(o.S);
+    }
+  }
+
+  // Central differences of the states-only runs, Richardson-extrapolated.
+  const double delta = std::getenv("BENCH_FD_STEP") ? std::atof(std::getenv("BENCH_FD_STEP")) : 3e-4;
+  std::vector<std::vector<double>> fd(N, std::vector<double>(static_cast<std::size_t>(n * ns)));
+  for (int j = 0; j < ns; ++j) {
+    const auto& d = c.directions[static_cast<std::size_t>(j)];
+    std::vector<double> D[2];  // steps delta, 2 delta; per interval and row: D[s][k * n + i]
+    for (int s = 0; s < 2; ++s) {
+      const double rel = delta * (s == 0 ? 1.0 : 2.0);
+      std::vector<std::vector<double>> y_plus, y_minus;
+      for (int sign : {1, -1}) {
+        std::vector<std::vector<double>> moved = nodes;
+        std::vector<double> p = c.p;
+        if (d.parameter) {
+          p[static_cast<std::size_t>(d.index)] *= 1.0 + sign * rel;
+        } else {
+          for (auto& x : moved) {
+            const auto i = static_cast<std::size_t>(d.index);
+            x[i] += sign * rel * std::max(std::abs(x[i]), 1e-2);
+          }
+        }
+        if (!states_only(c, problem, moved, p, z_start, atol_tight, sign > 0 ? y_plus : y_minus)) return sol;
+      }
+      D[s].resize(N * static_cast<std::size_t>(n));
+      for (std::size_t k = 0; k < N; ++k) {
+        const double h = d.parameter ? rel : rel * std::max(std::abs(nodes[k][static_cast<std::size_t>(d.index)]), 1e-2);
+        for (int i = 0; i < n; ++i)
+          D[s][k * static_cast<std::size_t>(n) + static_cast<std::size_t>(i)] =
+              (y_plus[k][static_cast<std::size_t>(i)] - y_minus[k][static_cast<std::size_t>(i)]) / (2.0 * h);
+      }
+    }
+    for (std::size_t k = 0; k < N; ++k)
+      for (int i = 0; i < n; ++i) {
+        const std::size_t at = k * static_cast<std::size_t>(n) + static_cast<std::size_t>(i);
+        fd[k][static_cast<std::size_t>(i + j * n)] = (4.0 * D[0][at] - D[1][at]) / 3.0;
+      }
+  }
+  if (!idas_S.empty()) {
+    std::printf("%-20s central differences (delta %.0e) vs IDAS sensitivities, per column:", c.id.c_str(), delta);
+    for (double v : column_errors(c, fd, idas_S)) std::printf(" %.1e", v);
+    std::printf("\n");
+    sol.S = idas_S;
+    sol.sensitivity_source = "IDAS (simultaneous, analytic resS) at rtol 1e-11";
+  } else {
+    sol.S = fd;
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "central differences of those runs (relative steps %.0e and %.0e, Richardson-extrapolated)",
+                  delta, 2 * delta);
+    sol.sensitivity_source = text;
+  }
+  sol.ok = true;
+  return sol;
+}
+
+}  // namespace shooting
+
 
 // The stored references: IDAS (DAEs) or CVODES (ODEs) at rtol 1e-12 with absolute tolerances
 // 1e-6 below the benchmark convention (algebraic states: 1e-3 of theirs), cross-checked against
@@ -296,7 +466,7 @@ int make_references(const std::string& dir, const std::vector<Case>& cases) {
                 (c.ns() > 0 ? ", then S column by column (scaled directions p_k d/dp_k)" : "") + "\n";
     } else {
       // Shooting nodes: the nominal trajectory at t_k (tight IDAS runs from t = 0), perturbed.
-      bench::IdasSolver ida(*problem, c.p, rtol, atol_tight(rtol), c.directions, settings);
+      std::vector<std::vector<double>> nodes;
       for (int k = 0; k < c.intervals; ++k) {
         const double tk = k * c.interval_length;
         std::vector<double> node = c.x0;
@@ -313,59 +483,38 @@ int make_references(const std::string& dir, const std::vector<Case>& cases) {
           node.assign(o.y.begin(), o.y.begin() + c.nx);
         }
         bench::perturb_shooting_node(k, node, c.perturbation);
-        stored.insert(stored.end(), node.begin(), node.end());
+        nodes.push_back(node);
       }
-      Reference nodes_only;
-      for (int k = 0; k < c.intervals; ++k)
-        nodes_only.nodes.emplace_back(stored.begin() + k * c.nx, stored.begin() + (k + 1) * c.nx);
-      // Solve the intervals with IDAS (stored) and esdirk (cross-check) at the tight tolerance.
-      std::vector<double> z_guess = c.z0;
+      const shooting::Solution sol = shooting::reference(c, *problem, nodes, atol_tight);
+      if (!sol.ok) return 1;
       std::vector<double> layout;
       for (int k = 0; k < c.intervals; ++k) {
-        const double tk = k * c.interval_length;
-        const Outcome o = ida.integrate(tk, tk + c.interval_length, nodes_only.nodes[static_cast<std::size_t>(k)], z_guess);
-        if (!o.ok) {
-          std::fprintf(stderr, "%s: interval %d failed: %s\n", c.id.c_str(), k, o.message.c_str());
-          return 1;
-        }
-        z_guess.assign(o.y.begin() + c.nx, o.y.end());
-        layout.insert(layout.end(), nodes_only.nodes[static_cast<std::size_t>(k)].begin(),
-                      nodes_only.nodes[static_cast<std::size_t>(k)].end());
-        layout.insert(layout.end(), o.y.begin(), o.y.end());
-        layout.insert(layout.end(), o.S.begin(), o.S.end());
+        const auto K = static_cast<std::size_t>(k);
+        layout.insert(layout.end(), nodes[K].begin(), nodes[K].end());
+        layout.insert(layout.end(), sol.y[K].begin(), sol.y[K].end());
+        layout.insert(layout.end(), sol.S[K].begin(), sol.S[K].end());
       }
       stored = layout;
-      if (std::getenv("BENCH_DEBUG")) {
-        // Central differences of tight states-only IDAS runs over interval 1 (direction u6).
-        const int k = 1;
-        const double tk = k * c.interval_length;
-        for (int dir : {0, 5}) {
-          std::vector<double> yp_, ym_;
-          for (double sign : {1.0, -1.0}) {
-            std::vector<double> node = nodes_only.nodes[k];
-            const double h = 1e-6 * std::max(std::abs(node[static_cast<std::size_t>(dir)]), 1e-3);
-            node[static_cast<std::size_t>(dir)] += sign * h;
-            bench::IdasSolver states(*problem, c.p, rtol, atol_tight(rtol), {}, settings);
-            const Outcome o = states.integrate(tk, tk + c.interval_length, node, c.z0);
-            for (int i = 0; i < c.n(); ++i)
-              (sign > 0 ? yp_ : ym_).push_back(o.y[static_cast<std::size_t>(i)] / (2 * h));
-          }
-          for (int i = 0; i < c.n(); ++i)
-            std::fprintf(stderr, "FD d y%d / d x%d = %.6e, IDAS sens %.6e\n", i, dir, yp_[i] - ym_[i],
-                         stored[static_cast<std::size_t>(k * (c.nx + c.n() + c.n() * c.ns()) + c.nx + c.n() + dir * c.n() + i)]);
-        }
-      }
-      // esdirk's cross-check at rtol 1e-10 with the benchmark's tolerance convention (at the
-      // reference's own algebraic tolerances its Newton iteration stalls in interval 25).
+      // esdirk's exact sensitivities at tight tolerances (the benchmark's tolerance convention)
+      // against the stored reference: the two codes' agreement, per column.
       const Reference ref = parse_reference(c, stored);
-      const Run own = run_shooting(c, "esdirk", *problem, 1e-10, ref.nodes);
-      if (!own.outcome.ok)
-        std::fprintf(stderr, "warning: esdirk cross-check failed: %s\n", own.outcome.message.c_str());
-      const Errors e = errors_of(c, own, ref, 1e-10);
-      cross_state = e.states;
-      cross_sens = e.sensitivities;
-      header += "# IDAS rtol 1e-11, per interval k: x_k (perturbed node), x and z at t_k + 0.2, S column by column\n"
-                "# (directions: the six initial states, then the nine scaled parameters p_k d/dp_k)\n";
+      for (double r : {1e-10, 1e-11, 1e-12}) {
+        const Run own = run_shooting(c, "esdirk", *problem, r, ref.nodes);
+        if (!own.outcome.ok) {
+          std::fprintf(stderr, "warning: esdirk cross-check at rtol %g failed: %s\n", r, own.outcome.message.c_str());
+          continue;
+        }
+        const Errors e = errors_of(c, own, ref, 1e-10);
+        std::printf("%-20s esdirk rtol %.0e vs stored: states %.2e, sensitivities %.2e; per column:", c.id.c_str(), r,
+                    e.states, e.sensitivities);
+        for (double v : shooting::column_errors(c, own.S, ref.S)) std::printf(" %.1e", v);
+        std::printf("\n");
+        cross_state = e.states;
+        cross_sens = e.sensitivities;
+      }
+      header += "# per interval k: x_k (perturbed node), x and z at t_k + 0.2, S column by column (directions: the\n"
+                "# six initial states, then the nine scaled parameters p_k d/dp_k). States: IDAS without sensitivities\n"
+                "# at rtol 1e-12; sensitivities: " + sol.sensitivity_source + "\n";
     }
     write_numbers(dir + "/" + c.id + ".txt", header, stored);
     std::printf("%-20s esdirk at the same rtol vs stored: states %.2e, sensitivities %.2e; stored vs published: %.2e\n",
@@ -469,7 +618,7 @@ int main(int argc, char** argv) {
   }
   std::vector<Case> cases;
   for (const Case& c : bench::all_cases())
-    if ((problems.empty() && c.id != "dow_shooting") ||
+    if (problems.empty() ||
         std::find(problems.begin(), problems.end(), c.id) != problems.end())
       cases.push_back(c);
 
@@ -500,6 +649,8 @@ int main(int argc, char** argv) {
           continue;
         // ARKODE's DIRK tables need > 20000 steps on Robertson (see doc/benchmarks.md).
         if (quick && c.id == "robertson_ode" && solver.rfind("ARKODE", 0) == 0) continue;
+        // IDAS on the perturbed shooting nodes needs 1.3 s at rtol 1e-7 (0.3 s at 1e-4).
+        if (quick && c.id == "dow_shooting" && solver == "IDAS" && rtol < 1e-5) continue;
         auto start = std::chrono::steady_clock::now();
         const Run run = run_case(c, solver, rtol, ref);
         std::vector<double> times{seconds_since(start)};
@@ -519,9 +670,10 @@ int main(int argc, char** argv) {
         const auto& k = run.outcome.counters;
         // The quick mode's check: every solver succeeds and lands within 1000 rtol of the stored
         // reference (ESDIRK34's error is ~rtol^(3/4); the ten-digit reference is far tighter).
-        // The shooting case checks its states only: its sensitivity reference is uncertain at
-        // the 1e-2 level in the u6 direction (doc/benchmarks.md, open problems).
-        const double checked = c.intervals > 0 ? e.states : e.combined();
+        // The nominal shooting case checks its states only: esdirk's sensitivities (not in its
+        // error test) under-resolve the fast transient of the d/du6 direction there, 3.8e-3 at
+        // rtol 1e-10 against a reference confirmed by central differences (doc/benchmarks.md).
+        const double checked = c.id == "dow_shooting_nominal" ? e.states : e.combined();
         const bool bad = !run.outcome.ok || !(checked <= 1000.0 * rtol);
         if (quick && bad) ++failures;
         std::printf("%-18s %-26s %7.0e %10.2e %10.2e %10.2e %8ld %9ld %7ld %7ld %10.3f%s%s\n", c.id.c_str(),

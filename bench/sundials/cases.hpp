@@ -28,6 +28,9 @@ struct Case {
   int intervals = 0;                  ///< > 0: multiple shooting over this many intervals
   double interval_length = 0.0;
   double perturbation = 0.0;          ///< shooting: relative size of the node perturbations
+  /// The uncertainty of the reference's sensitivities: sensitivity errors count down to this
+  /// level only (a smaller one counts as this; see doc/benchmarks.md). 0: every error counts.
+  double sensitivity_floor = 0.0;
   std::vector<std::string> solvers;   ///< names, see solver_names()
   int nx = 0, nz = 0;
   int n() const { return nx + nz; }
@@ -86,20 +89,27 @@ inline std::vector<Case> all_cases() {
   }
   {
     Case c = from("dow_shooting", "Dow batch reactor", sens_solvers);
-    c.title = "Dow multiple shooting, 50 intervals of 0.2 h, 6 + 9 sensitivities";
+    c.title = "Dow multiple shooting, perturbed nodes, 50 intervals of 0.2 h, 6 + 9 sensitivities";
     // No sensitivity error control switch in this comparison; IDAS staggered needs 1e5 .. 3e6
-    // steps here (1 .. 200 s per run, measured), so the full run leaves it out.
-    c.solvers = {"esdirk", "IDAS", "IDAS DQ", "IDAS DQ staggered"};
+    // steps here (1 .. 200 s per run, measured), so the full run leaves it out. IDAS's
+    // difference-quotient variants fail in the first interval on the nominal nodes already.
+    c.solvers = {"esdirk", "IDAS"};
     for (int i = 0; i < 6; ++i) c.directions.push_back({false, i});
     for (int k = 0; k < 9; ++k) c.directions.push_back({true, k});
     c.intervals = 50;
     c.interval_length = 0.2;
     c.perturbation = 0.01;
     c.published.clear();
+    // The reference's sensitivities are central differences of tight IDAS runs; they and
+    // esdirk's exact sensitivities at rtol 1e-11 and 1e-12 differ by up to 1.7e-6 (the u6
+    // column; <= 3e-7 in the others), so sensitivity errors count down to 2e-6 only.
+    c.sensitivity_floor = 2e-6;
     cases.push_back(c);
     c.id = "dow_shooting_nominal";
     c.title = "Dow multiple shooting, nodes on the nominal trajectory";
+    c.solvers = {"esdirk", "IDAS", "IDAS DQ", "IDAS DQ staggered"};
     c.perturbation = 0.0;
+    c.sensitivity_floor = 0.0;
     cases.push_back(c);
   }
   cases.push_back(from("akzo_nobel", "Akzo Nobel DAE", {"esdirk", "IDAS"}));
