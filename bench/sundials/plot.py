@@ -58,6 +58,8 @@ def main():
                 t = float(r["seconds"])
                 ratio = f"{t / esdirk_time[r['rtol']]:.2f}" if ok and r["rtol"] in esdirk_time else ""
                 err = f"{float(r['error']):.2e}" if ok else "failed: " + r["message"][:90]
+                if ok and r["message"]:  # e.g. the shooting driver's retried intervals
+                    err += f" ({r['message'][:90]})"
                 md.append(f"| {s} | {r['rtol']} | {err} | {r['steps']} | {r['fevals']} | {r['jacobians']} | "
                           f"{r['lus']} | {1e3 * t:.3f} | {ratio} |")
         # Equal accuracy: each peer's time interpolated at esdirk's achieved errors.
