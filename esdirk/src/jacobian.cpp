@@ -40,6 +40,12 @@ void JacobianEvaluator::set_typical_values(std::vector<double> typical) {
   typical_ = std::move(typical);
 }
 
+void JacobianEvaluator::use_increments_of(const JacobianEvaluator& other) {
+  if (other.typical_.size() != typical_.size())
+    throw std::invalid_argument("use_increments_of: the evaluators belong to problems of different sizes");
+  std::copy(other.typical_.begin(), other.typical_.end(), typical_.begin());
+}
+
 int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
                                       ConstVector f0, ConstVector g0, MatrixRef J) {
   ++stats_.jacobian_evaluations;

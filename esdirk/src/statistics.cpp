@@ -6,11 +6,7 @@
 namespace esdirk {
 namespace {
 
-struct Row {
-  const char* name;
-  const char* seed_name;
-  long Statistics::*counter;
-};
+using Row = StatisticsCounter;
 
 constexpr Row rows[] = {
     {"steps", "NSTEP", &Statistics::steps},
@@ -21,6 +17,7 @@ constexpr Row rows[] = {
     {"jacobian_evaluations", "NJAC", &Statistics::jacobian_evaluations},
     {"lu_factorizations", "NLU", &Statistics::lu_factorizations},
     {"back_substitutions", "NBACK", &Statistics::back_substitutions},
+    {"dense_output_factorizations", "", &Statistics::dense_output_factorizations},
     {"newton_iterations", "", &Statistics::newton_iterations},
     {"newton_failures", "", &Statistics::newton_failures},
     {"callback_failures", "", &Statistics::callback_failures},
@@ -33,8 +30,15 @@ constexpr Row rows[] = {
 
 }  // namespace
 
+std::span<const StatisticsCounter> statistics_counters() { return rows; }
+
 Statistics& Statistics::operator+=(const Statistics& other) {
   for (const Row& row : rows) this->*row.counter += other.*row.counter;
+  return *this;
+}
+
+Statistics& Statistics::operator-=(const Statistics& other) {
+  for (const Row& row : rows) this->*row.counter -= other.*row.counter;
   return *this;
 }
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "esdirk/dense_basis.hpp"
 #include "matrix_kernels.hpp"
 
 #include "internal/format_number.hpp"
@@ -19,7 +20,8 @@ using internal::format_number;
 
 ForwardSensitivity::ForwardSensitivity(Integrator& integrator, SensitivityOptions options)
     : integrator_(integrator),
-      stages_(integrator, std::move(options)),
+      jacobians_(integrator.problem(), counters_),
+      stages_(integrator, std::move(options), jacobians_, counters_),
       nx_(integrator.problem().nx()),
       nz_(integrator.problem().nz()),
       np_(integrator.problem().np()) {
@@ -35,14 +37,22 @@ ForwardSensitivity::ForwardSensitivity(Integrator& integrator, SensitivityOption
     rtol_[k] = o.rtol_vector.empty() ? o.rtol : o.rtol_vector[k];
     atol_[k] = o.atol_vector.empty() ? o.atol : o.atol_vector[k];
   }
-  integrator_.set_step_observer([this](const StepRecord& step) { on_accepted_step(step); });
-  if (stages_.options().error_control)
-    integrator_.set_trial_step_hook([this](const StepRecord& step) { return on_trial_step(step); });
+  point_x_.assign(static_cast<std::size_t>(nx_), 0.0);
+  point_z_.assign(static_cast<std::size_t>(nz_), 0.0);
+  point_f_.assign(static_cast<std::size_t>(nx_), 0.0);
+  point_g_.assign(static_cast<std::size_t>(nz_), 0.0);
+  dense_b_.assign(static_cast<std::size_t>(integrator.options().method.stages), 0.0);
+  integrator_.add_listener(*this);
 }
 
-ForwardSensitivity::~ForwardSensitivity() {
-  integrator_.set_step_observer({});
-  integrator_.set_trial_step_hook({});
+ForwardSensitivity::~ForwardSensitivity() { integrator_.remove_listener(*this); }
+
+void ForwardSensitivity::on_restart(double, RestartKind kind) {
+  if (kind == RestartKind::initialize) counters_ = Statistics{};
+}
+
+std::string ForwardSensitivity::failure_message() const {
+  return !trial_message_.empty() ? "sensitivities: " + trial_message_ : message_;
 }
 
 Status ForwardSensitivity::fail(Status status, std::string message) {
@@ -93,39 +103,51 @@ Status ForwardSensitivity::initialize(ConstMatrixRef seed) {
   stages_.invalidate_cache();
   t_ = integrator_.t();
 
+  jacobians_.use_increments_of(integrator_.jacobians());
   if (nz_ > 0) {
-    // Consistent algebraic sensitivities: g_x Sx + g_z Sz + g_p P = 0 at the initial point.
-    Statistics& stats = integrator_.statistics();
-    const double t = integrator_.t();
-    int code = integrator_.jacobians().state_jacobian(
-        t, integrator_.x(), integrator_.z(), integrator_.parameters(),
-        integrator_.current_derivative(), integrator_.current_algebraic_residual(), jacobian_.ref());
-    if (code != 0)
-      return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
-                  "the Jacobian failed at the initial point t = " + format_number(t));
-    detail::multiply(detail::cols_of(jacobian_.cref(), 0, nx_), nx_, Sx_.cref(), rhs_.ref(), -1.0, false);
-    if (uses_parameters_) {
-      code = integrator_.jacobians().parameter_jacobian(
-          t, integrator_.x(), integrator_.z(), integrator_.parameters(),
-          integrator_.current_derivative(), integrator_.current_algebraic_residual(), jp_.ref());
-      if (code != 0)
-        return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
-                    std::string(code < 0 ? "the parameter Jacobian [f_p; g_p] returned a fatal code"
-                                         : "the parameter Jacobian [f_p; g_p] failed or was not finite") +
-                        " at the initial point t = " + format_number(t));
-      detail::multiply(jp_.cref(), nx_, P_.cref(), rhs_.ref(), -1.0, true);
-    }
-    for (int j = 0; j < nz_; ++j)
-      for (int i = 0; i < nz_; ++i) dgdz_(i, j) = jacobian_(nx_ + i, nx_ + j);
-    ++stats.lu_factorizations;
-    if (lu_factor(dgdz_.ref(), pivots_.data()) != 0)
-      return fail(Status::singular_algebraic_jacobian,
-                  "dg/dz is singular at t = " + format_number(t) + ": the algebraic sensitivities are not determined");
-    lu_solve(dgdz_.cref(), pivots_.data(), rhs_.ref());
-    stats.back_substitutions += ns;
-    detail::copy(rhs_.cref(), Sz_.ref());
+    const Status status = algebraic_from_states(
+        integrator_.t(), integrator_.x(), integrator_.z(), integrator_.current_derivative(),
+        integrator_.current_algebraic_residual(), Sx_.cref(), Sz_.ref());
+    if (!ok(status)) return fail(status, message_ + " (the initial point)");
   }
   initialized_ = true;
+  return Status::success;
+}
+
+// Consistent algebraic sensitivities at a point (t, x, z) with f, g there: g_x Sx + g_z Sz +
+// g_p P = 0, so Sz = -g_z^{-1}(g_x Sx + g_p P) (one Jacobian, one parameter Jacobian if the seed
+// has a parameter part, one LU of g_z). On failure returns the status with message_ naming the
+// cause (without the status name).
+Status ForwardSensitivity::algebraic_from_states(double t, ConstVector x, ConstVector z, ConstVector f,
+                                              ConstVector g, ConstMatrixRef Sx, MatrixRef Sz) {
+  const ConstVector p = integrator_.parameters();
+  int code = jacobians_.state_jacobian(t, x, z, p, f, g, jacobian_.ref());
+  if (code != 0) {
+    message_ = "the Jacobian failed at t = " + format_number(t);
+    return code < 0 ? Status::callback_fatal : Status::callback_failures;
+  }
+  detail::multiply(detail::cols_of(jacobian_.cref(), 0, nx_), nx_, Sx, rhs_.ref(), -1.0, false);
+  if (uses_parameters_) {
+    code = jacobians_.parameter_jacobian(t, x, z, p, f, g, jp_.ref());
+    if (code != 0) {
+      message_ = std::string(code < 0 ? "the parameter Jacobian [f_p; g_p] returned a fatal code"
+                                      : "the parameter Jacobian [f_p; g_p] failed or was not finite") +
+                 " at t = " + format_number(t);
+      return code < 0 ? Status::callback_fatal : Status::callback_failures;
+    }
+    detail::multiply(jp_.cref(), nx_, P_.cref(), rhs_.ref(), -1.0, true);
+  }
+  for (int j = 0; j < nz_; ++j)
+    for (int i = 0; i < nz_; ++i) dgdz_(i, j) = jacobian_(nx_ + i, nx_ + j);
+  ++counters_.lu_factorizations;
+  if (lu_factor(dgdz_.ref(), pivots_.data()) != 0) {
+    message_ = "dg/dz is singular at t = " + format_number(t) +
+               ": the algebraic sensitivities are not determined";
+    return Status::singular_algebraic_jacobian;
+  }
+  lu_solve(dgdz_.cref(), pivots_.data(), rhs_.ref());
+  counters_.back_substitutions += directions_;
+  detail::copy(rhs_.cref(), Sz);
   return Status::success;
 }
 
@@ -171,70 +193,72 @@ void ForwardSensitivity::require_usable(const char* who) const {
                            " (restarted without ForwardSensitivity::initialize()?)");
 }
 
-// Error control: solve the trial step's sensitivities and measure e_S = h sum d_i SF_i.
-double ForwardSensitivity::on_trial_step(const StepRecord& step) {
+// Error control: solve the trial step's sensitivities and measure e_S = h sum d_i SF_i. A
+// failure is reported as a failed trial (recoverable: the integrator retries with a smaller
+// step; fatal: the call ends).
+TrialVerdict ForwardSensitivity::on_trial(const StepView& step) {
   trial_solved_ = false;
-  if (!initialized_ || !ok(status_) || step.t != t_) return 0.0;
+  if (!stages_.options().error_control || !initialized_ || !ok(status_) || step.t != t_) return {};
   const int code = stages_.solve(step, Sx_.cref(), Sz_.cref(), P_.cref(), uses_parameters_);
   if (code != 0) {
-    // Reported to the integrator as a failed trial (it retries with a smaller step).
-    trial_code_ = code;
     trial_message_ = stages_.message();
-    return std::numeric_limits<double>::quiet_NaN();
+    return {0.0, code};
   }
+  trial_message_.clear();
   trial_solved_ = true;
-  return sensitivity_error_norm(step);
+  return {sensitivity_error_norm(), 0};
 }
 
-double ForwardSensitivity::sensitivity_error_norm(const StepRecord&) const {
+double ForwardSensitivity::sensitivity_error_norm() const {
   const ConstMatrixRef e = stages_.error_estimate();
   const auto& atol_dir = stages_.options().error_atol;
+  const ErrorWeights& weights = integrator_.error_weights();
   double sum = 0.0;
   for (int j = 0; j < directions_; ++j)
     for (int k = 0; k < nx_; ++k) {
       const double atol = atol_dir.empty()
-                              ? atol_[static_cast<std::size_t>(k)] / direction_scale_[static_cast<std::size_t>(j)]
+                              ? weights.atol(k) / direction_scale_[static_cast<std::size_t>(j)]
                               : atol_dir[static_cast<std::size_t>(j)];
-      const double w = 1.0 / (atol + rtol_[static_cast<std::size_t>(k)] * std::abs(Sx_(k, j)));
+      const double w = 1.0 / (atol + weights.rtol(k) * std::abs(Sx_(k, j)));
       const double a = e(k, j) * w;
       sum += a * a;
     }
   return std::sqrt(sum / (static_cast<double>(nx_) * directions_));
 }
 
-void ForwardSensitivity::on_accepted_step(const StepRecord& step) {
-  if (!initialized_ || !ok(status_)) return;
+AcceptVerdict ForwardSensitivity::on_accept(const StepView& step, DenseOutput&) {
+  if (!initialized_ || !ok(status_)) return AcceptVerdict::proceed();
   if (step.t != t_) {
     fail(Status::initialization_failed,
          "the integrator stepped from t = " + format_number(step.t) + " but the sensitivities are at t = " +
              format_number(t_) + " (restarted without ForwardSensitivity::initialize()?)");
-    return;
+    return AcceptVerdict::fail(status_);
   }
   if (!trial_solved_) {
     const int code = stages_.solve(step, Sx_.cref(), Sz_.cref(), P_.cref(), uses_parameters_);
     if (code != 0) {
       fail(code < 0 ? Status::callback_fatal : Status::callback_failures, stages_.message());
-      return;
+      return AcceptVerdict::fail(status_);
     }
   }
   commit(step);
+  return AcceptVerdict::proceed();
 }
 
-void ForwardSensitivity::commit(const StepRecord& step) {
+void ForwardSensitivity::commit(const StepView& step) {
   const int s = step.stages;
   detail::copy(stages_.stage_states(s - 1), Sx_.ref());
   if (nz_ > 0) detail::copy(stages_.stage_algebraic(s - 1), Sz_.ref());
   step_t_ = step.t;
   step_h_ = step.h;
-  t_ = integrator_.t();
+  t_ = step.t_end;
   has_step_ = true;
   trial_solved_ = false;
-  trial_code_ = 0;
   trial_message_.clear();
-  ++integrator_.statistics().sensitivity_solves;
+  ++counters_.sensitivity_solves;
 }
 
-Status ForwardSensitivity::integrate_to(double tout, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz) {
+Outcome ForwardSensitivity::integrate_to(double tout, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz) {
   require_usable("ForwardSensitivity::integrate_to");
   if (static_cast<int>(x.size()) != nx_ || (!z.empty() && static_cast<int>(z.size()) != nz_))
     throw std::invalid_argument("ForwardSensitivity::integrate_to: x must have size nx = " +
@@ -245,40 +269,18 @@ Status ForwardSensitivity::integrate_to(double tout, Vector x, Vector z, MatrixR
   if (Sz.data != nullptr && (Sz.rows != nz_ || Sz.cols != directions_ || Sz.ld < Sz.rows))
     throw std::invalid_argument("ForwardSensitivity::integrate_to: Sz must be nz x ns = " +
                                 std::to_string(nz_) + " x " + std::to_string(directions_) + " or empty");
-  // The integrator's max_steps bounds one call of step(); bound the whole call here, as
-  // Integrator::integrate_to does.
-  const long first_step = integrator_.statistics().steps;
-  for (;;) {
-    if (integrator_.t() == tout) break;
-    if (integrator_.statistics().steps - first_step >= integrator_.options().max_steps) {
-      initialized_ = false;
-      return fail(Status::too_many_steps, std::to_string(integrator_.options().max_steps) +
-                                              " steps taken in this call without reaching the output time (t = " +
-                                              format_number(integrator_.t()) + ")");
+  const Outcome outcome = integrator_.integrate_to(tout, x, z);
+  if (!ok(outcome)) {
+    initialized_ = false;
+    if (ok(status_)) {  // the integrator's own failure: its message names the cause
+      status_ = outcome.status;
+      message_ = integrator_.message();
     }
-    if (has_step_ && (tout - step_t_) * step_h_ >= 0.0 && (tout - integrator_.t()) * step_h_ <= 0.0)
-      break;  // tout lies inside the last step: dense output
-    const Status status = integrator_.step(tout);
-    if (!ok(status)) {
-      std::string why = integrator_.message();
-      if (!trial_message_.empty()) why += " (sensitivities: " + trial_message_ + ")";
-      const Status reported = trial_code_ < 0 ? Status::callback_fatal : status;
-      initialized_ = false;
-      return fail(reported, why);
-    }
-    if (!ok(status_)) {
-      initialized_ = false;
-      return status_;
-    }
+    return {status_, StopReason::none, outcome.t};
   }
-  if (integrator_.t() == tout) {
-    std::copy(integrator_.x().begin(), integrator_.x().end(), x.begin());
-    if (!z.empty()) std::copy(integrator_.z().begin(), integrator_.z().end(), z.begin());
-  } else {
-    integrator_.dense_output(tout, x, z);
-  }
-  dense_output(tout, Sx, Sz);
-  return Status::success;
+  const Status status = dense_output(outcome.t, Sx, Sz);
+  if (!ok(status)) return {status, StopReason::none, outcome.t};
+  return outcome;
 }
 
 ConstMatrixRef ForwardSensitivity::state_sensitivity() const {
@@ -291,9 +293,11 @@ ConstMatrixRef ForwardSensitivity::algebraic_sensitivity() const {
   return Sz_.cref();
 }
 
-// The derivative of the integrator's dense output (doc/integrator-*.md): x(t) = x_n +
-// h sum_i b_i(theta) F_i with the cubic Hermite weights, z(t) = the polynomial through the Z_i.
-void ForwardSensitivity::dense_output(double t, MatrixRef Sx, MatrixRef Sz) const {
+// Sx: the derivative of the integrator's dense output x(t) = x_n + h sum_i b_i(theta) F_i,
+// with the same weights (dense_weights). Sz: the derivative of the consistent z(t) at (t, x(t)).
+// At the ends of the step the integrator returns the stage values themselves, so Sz is the
+// stage sensitivity there.
+Status ForwardSensitivity::dense_output(double t, MatrixRef Sx, MatrixRef Sz) {
   require_usable("ForwardSensitivity::dense_output");
   if (Sx.rows != nx_ || Sx.cols != directions_ || (Sz.data && (Sz.rows != nz_ || Sz.cols != directions_)))
     throw std::invalid_argument("ForwardSensitivity::dense_output: Sx must be nx x ns, Sz nz x ns or empty");
@@ -301,7 +305,7 @@ void ForwardSensitivity::dense_output(double t, MatrixRef Sx, MatrixRef Sz) cons
     if (t != t_) throw std::domain_error("ForwardSensitivity::dense_output: no step has been taken yet");
     detail::copy(Sx_.cref(), Sx);
     if (Sz.data && nz_ > 0) detail::copy(Sz_.cref(), Sz);
-    return;
+    return Status::success;
   }
   const double theta = (t - step_t_) / step_h_;
   if (!(theta >= -1e-12 && theta <= 1.0 + 1e-12))
@@ -309,24 +313,31 @@ void ForwardSensitivity::dense_output(double t, MatrixRef Sx, MatrixRef Sz) cons
                             " is outside the last step [" + format_number(step_t_) + ", " + format_number(t_) + "]");
   const Tableau& tab = integrator_.options().method;
   const int s = tab.stages;
-  const double h01 = theta * theta * (3.0 - 2.0 * theta);
-  const double h10 = theta * (1.0 - theta) * (1.0 - theta);
-  const double h11 = theta * theta * (theta - 1.0);
+  dense_weights(tab, theta, dense_b_);
   detail::copy(stages_.stage_states(0), Sx);
-  for (int i = 0; i < s; ++i) {
-    double bi = h01 * tab.b[static_cast<std::size_t>(i)];
-    if (i == 0) bi += h10;
-    if (i == s - 1) bi += h11;
-    detail::add_scaled(stages_.stage_derivatives(i), Sx, step_h_ * bi);
+  for (int i = 0; i < s; ++i)
+    detail::add_scaled(stages_.stage_derivatives(i), Sx, step_h_ * dense_b_[static_cast<std::size_t>(i)]);
+  if (!Sz.data || nz_ == 0) return Status::success;
+  if (theta <= 1e-12) {
+    detail::copy(stages_.stage_algebraic(0), Sz);
+    return Status::success;
   }
-  if (!Sz.data || nz_ == 0) return;
-  Sz.fill(0.0);
-  for (int i = 0; i < s; ++i) {
-    double li = 1.0;
-    for (int j = 0; j < s; ++j)
-      if (j != i) li *= (theta - tab.c[static_cast<std::size_t>(j)]) / (tab.c[static_cast<std::size_t>(i)] - tab.c[static_cast<std::size_t>(j)]);
-    detail::add_scaled(stages_.stage_algebraic(i), Sz, li);
+  if (theta >= 1.0 - 1e-12) {
+    detail::copy(stages_.stage_algebraic(s - 1), Sz);
+    return Status::success;
   }
+  integrator_.dense_output(t, point_x_, point_z_);
+  ++counters_.function_evaluations;
+  const int code = integrator_.problem().evaluate(t, point_x_, point_z_, integrator_.parameters(),
+                                                  point_f_, point_g_);
+  if (code != 0) {
+    message_ = std::string(status_name(code < 0 ? Status::callback_fatal : Status::callback_failures)) +
+               ": f/g failed at the dense-output point t = " + format_number(t);
+    return code < 0 ? Status::callback_fatal : Status::callback_failures;
+  }
+  const Status status = algebraic_from_states(t, point_x_, point_z_, point_f_, point_g_, Sx, Sz);
+  if (!ok(status)) message_ = std::string(status_name(status)) + ": " + message_ + " (dense output)";
+  return status;
 }
 
 }  // namespace esdirk

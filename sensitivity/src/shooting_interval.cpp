@@ -26,6 +26,25 @@ void check_vector(ConstVector v, int n, const char* what) {
 
 }  // namespace
 
+// The running cost as a step listener after the sensitivities: every accepted step adds its
+// quadrature (and its derivatives, from that step's stage sensitivities) to the result.
+class ShootingInterval::CostQuadrature final : public StepListener {
+ public:
+  explicit CostQuadrature(ShootingInterval& interval) : interval_(interval) {}
+  AcceptVerdict on_accept(const StepView& step, DenseOutput&) override {
+    if (!interval_.cost_) return AcceptVerdict::proceed();
+    const Status status = interval_.accumulate_cost(step);
+    if (ok(status)) return AcceptVerdict::proceed();
+    message_ = "the running cost failed or was not finite in the step from t = " + format_number(step.t);
+    return AcceptVerdict::fail(status);
+  }
+  std::string failure_message() const override { return message_; }
+
+ private:
+  ShootingInterval& interval_;
+  std::string message_;
+};
+
 ShootingInterval::ShootingInterval(Problem& problem, Options options,
                                    SensitivityOptions sensitivity)
     : problem_(problem),
@@ -33,7 +52,9 @@ ShootingInterval::ShootingInterval(Problem& problem, Options options,
       nz_(problem.nz()),
       nu_(problem.np()),
       integrator_(std::make_unique<Integrator>(problem, std::move(options))),
-      sensitivity_(std::make_unique<ForwardSensitivity>(*integrator_, std::move(sensitivity))) {
+      sensitivity_(std::make_unique<ForwardSensitivity>(*integrator_, std::move(sensitivity))),
+      quadrature_(std::make_unique<CostQuadrature>(*this)) {
+  integrator_->add_listener(*quadrature_);
   result_.x.assign(static_cast<std::size_t>(nx_), 0.0);
   result_.z.assign(static_cast<std::size_t>(nz_), 0.0);
   result_.A.resize(nx_, nx_);
@@ -61,10 +82,13 @@ const ShootingResult& ShootingInterval::result() const {
   return result_;
 }
 
+ShootingInterval::~ShootingInterval() { integrator_->remove_listener(*quadrature_); }
+
 ShootingResult& ShootingInterval::fail(Status status, std::string message) {
   result_.status = status;
   result_.message = std::move(message);
   result_.statistics = integrator_->statistics();
+  result_.statistics -= before_;
   total_ += result_.statistics;
   valid_ = false;
   started_ = false;  // the next call initializes afresh
@@ -74,7 +98,7 @@ ShootingResult& ShootingInterval::fail(Status status, std::string message) {
 // H += h sum_i b_i h(T_i, X_i, Z_i, u), and along every seed direction its derivative with the
 // stage sensitivities: the quadrature that augmenting the DAE by y' = h gives for a stiffly
 // accurate Runge-Kutta method (seed 002 eq. 8), so q and r are derivatives of the discrete H.
-Status ShootingInterval::accumulate_cost(const StepRecord& step) {
+Status ShootingInterval::accumulate_cost(const StepView& step) {
   const Tableau& tab = integrator_->options().method;
   const StageSensitivities& stages = sensitivity_->last_stages();
   const ConstMatrixRef P = sensitivity_->parameter_directions();
@@ -130,8 +154,9 @@ const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, Cons
   valid_ = false;
 
   Integrator& solver = *integrator_;
-  // First call: a full initialization; later calls a restart, which keeps the step-size guess.
-  solver.statistics() = Statistics{};
+  // First call: a full initialization (which resets the counters); later calls a restart, which
+  // keeps the step-size guess. The interval's counters are the difference.
+  before_ = started_ ? solver.statistics() : Statistics{};
   Status status = started_ ? solver.restart(t_k, x_k, z_guess_, u_k)
                            : solver.initialize(t_k, x_k, z_guess_, u_k);
   if (!ok(status))
@@ -142,20 +167,9 @@ const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, Cons
   status = sensitivity_->initialize(identity_.cref());  // built once: no allocation per call
   if (!ok(status)) return fail(status, sensitivity_->message());
 
-  while (solver.t() != t_end) {
-    status = solver.step(t_end);
-    if (!ok(status)) return fail(status, solver.message());
-    if (!ok(sensitivity_->status())) return fail(sensitivity_->status(), sensitivity_->message());
-    if (cost_) {
-      status = accumulate_cost(solver.last_step());
-      if (!ok(status))
-        return fail(status, "the running cost failed or was not finite in the step from t = " +
-                                format_number(solver.last_step().t));
-    }
-  }
-
-  std::copy(solver.x().begin(), solver.x().end(), result_.x.begin());
-  std::copy(solver.z().begin(), solver.z().end(), result_.z.begin());
+  const Outcome outcome = solver.integrate_to(t_end, result_.x, result_.z);
+  if (!ok(sensitivity_->status())) return fail(sensitivity_->status(), sensitivity_->message());
+  if (!ok(outcome)) return fail(outcome.status, solver.message());
   std::copy(solver.z().begin(), solver.z().end(), z_guess_.begin());  // guess for the next call
   const ConstMatrixRef Sx = sensitivity_->state_sensitivity();
   const ConstMatrixRef Sz = sensitivity_->algebraic_sensitivity();
@@ -166,6 +180,7 @@ const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, Cons
     detail::copy(detail::cols_of(Sz, nx_, nu_), result_.Bz.ref());
   }
   result_.statistics = solver.statistics();
+  result_.statistics -= before_;
   total_ += result_.statistics;
   valid_ = true;
   return result_;

@@ -16,8 +16,11 @@ using internal::format_number;
 
 }  // namespace
 
-StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOptions options)
+StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOptions options,
+                                       JacobianEvaluator& jacobians, Statistics& counters)
     : integrator_(integrator),
+      jacobians_(jacobians),
+      stats_(counters),
       options_(std::move(options)),
       nx_(integrator.problem().nx()),
       nz_(integrator.problem().nz()),
@@ -84,7 +87,7 @@ MatrixRef StageSensitivities::stage_block(DenseMatrix& M, int i) {
   return detail::cols_of(M.ref(), i * directions_, directions_);
 }
 
-bool StageSensitivities::cache_matches(const StepRecord& step, int stage) const {
+bool StageSensitivities::cache_matches(const StepView& step, int stage) const {
   if (!cache_valid_ || cache_point_[0] != step.stage_times[stage]) return false;
   for (int k = 0; k < nx_; ++k)
     if (cache_point_[1 + k] != step.X(k, stage)) return false;
@@ -93,7 +96,7 @@ bool StageSensitivities::cache_matches(const StepRecord& step, int stage) const 
   return true;
 }
 
-void StageSensitivities::store_cache(const StepRecord& step, int stage) {
+void StageSensitivities::store_cache(const StepView& step, int stage) {
   cache_point_[0] = step.stage_times[stage];
   for (int k = 0; k < nx_; ++k) cache_point_[1 + k] = step.X(k, stage);
   for (int k = 0; k < nz_; ++k) cache_point_[1 + nx_ + k] = step.Z(k, stage);
@@ -103,7 +106,7 @@ void StageSensitivities::store_cache(const StepRecord& step, int stage) {
 
 // [f_p; g_p] at stage `stage` (0-based), then jpP_ = [f_p; g_p] P. In exact mode the last
 // stage of a step is the first of the next one, so it is kept and reused once.
-int StageSensitivities::parameter_jacobian_at(const StepRecord& step, int stage, ConstMatrixRef P) {
+int StageSensitivities::parameter_jacobian_at(const StepView& step, int stage, ConstMatrixRef P) {
   if (cache_matches(step, stage)) {
     detail::copy(jp_cache_.cref(), jp_.ref());
   } else {
@@ -114,7 +117,7 @@ int StageSensitivities::parameter_jacobian_at(const StepRecord& step, int stage,
       const int code = difference_base(step, stage);
       if (code != 0) return code;
     }
-    const int code = integrator_.jacobians().parameter_jacobian(t, x, z, integrator_.parameters(),
+    const int code = jacobians_.parameter_jacobian(t, x, z, integrator_.parameters(),
                                                                 f_base_, g_base_, jp_.ref());
     if (code != 0) {
       message_ =
@@ -132,12 +135,12 @@ int StageSensitivities::parameter_jacobian_at(const StepRecord& step, int stage,
 // f and g at a stage, the base of forward differences. The step record's F_i is the stage
 // derivative of the stage equation, (X_i - base)/(h gamma), which differs from f(T_i, X_i, Z_i)
 // by the Newton error: too much for a difference quotient. Counted as a difference evaluation.
-int StageSensitivities::difference_base(const StepRecord& step, int stage) {
+int StageSensitivities::difference_base(const StepView& step, int stage) {
   if (base_stage_ == stage) return 0;
   const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
   const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
   const double t = step.stage_times[stage];
-  ++integrator_.statistics().fd_function_evaluations;
+  ++stats_.fd_function_evaluations;
   int code = integrator_.problem().evaluate(t, x, z, integrator_.parameters(), f_base_, g_base_);
   if (code == 0) {
     for (double v : f_base_) code = std::isfinite(v) ? code : 1;
@@ -151,7 +154,7 @@ int StageSensitivities::difference_base(const StepRecord& step, int stage) {
   return 0;
 }
 
-int StageSensitivities::stage_jacobian_at(const StepRecord& step, int stage) {
+int StageSensitivities::stage_jacobian_at(const StepView& step, int stage) {
   const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
   const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
   const double t = step.stage_times[stage];
@@ -159,7 +162,7 @@ int StageSensitivities::stage_jacobian_at(const StepRecord& step, int stage) {
     const int code = difference_base(step, stage);
     if (code != 0) return code;
   }
-  const int code = integrator_.jacobians().state_jacobian(t, x, z, integrator_.parameters(),
+  const int code = jacobians_.state_jacobian(t, x, z, integrator_.parameters(),
                                                           f_base_, g_base_, stage_jacobian_.ref());
   if (code != 0)
     message_ = std::string(code < 0 ? "the Jacobian returned a fatal code"
@@ -169,15 +172,12 @@ int StageSensitivities::stage_jacobian_at(const StepRecord& step, int stage) {
 }
 
 // Weights of the refinement test: those of the error test at (x_n, z_n).
-void StageSensitivities::weights_for(const StepRecord& step) {
-  const ConstVector xn(step.X.column(0), static_cast<std::size_t>(nx_));
-  integrator_.error_weights(xn, Vector(weights_.data(), static_cast<std::size_t>(nx_)));
-  const Options& o = integrator_.options();
-  for (int k = 0; k < nz_; ++k) {
-    const double atol =
-        o.algebraic_atol.empty() ? o.atol : o.algebraic_atol[static_cast<std::size_t>(k)];
-    weights_[static_cast<std::size_t>(nx_ + k)] = 1.0 / (atol + o.rtol * std::abs(step.Z(k, 0)));
-  }
+void StageSensitivities::weights_for(const StepView& step) {
+  const ErrorWeights& w = integrator_.error_weights();
+  w.differential(ConstVector(step.X.column(0), static_cast<std::size_t>(nx_)),
+                 Vector(weights_.data(), static_cast<std::size_t>(nx_)));
+  w.algebraic(ConstVector(step.Z.column(0), static_cast<std::size_t>(nz_)),
+              Vector(weights_.data() + nx_, static_cast<std::size_t>(nz_)));
   for (int k = 0; k < n_; ++k)
     inverse_weights_[static_cast<std::size_t>(k)] = 1.0 / weights_[static_cast<std::size_t>(k)];
 }
@@ -272,13 +272,12 @@ int StageSensitivities::refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRe
 
 // Refinement did not converge: factor M_i itself (counted as an LU) and solve directly.
 int StageSensitivities::fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma) {
-  Statistics& stats = integrator_.statistics();
   ++fallbacks_;
-  ++stats.lu_factorizations;
+  ++stats_.lu_factorizations;
   if (fallback_.factor(J, h_gamma) != 0) return -2;
   detail::copy(rhs_.cref(), S);
   fallback_.solve(S);
-  stats.back_substitutions += directions_;
+  stats_.back_substitutions += directions_;
   return -1;
 }
 
@@ -295,15 +294,15 @@ void StageSensitivities::apply_inverse(MatrixRef B, MatrixRef work) {
     detail::multiply(inverse_.cref(), 0, B, work, 1.0, false);
     detail::copy(work, B);
   } else {
-    integrator_.last_iteration_matrix().solve(B);
-    integrator_.statistics().back_substitutions += B.cols;
+    matrix_->solve(B);
+    stats_.back_substitutions += B.cols;
   }
 }
 
 // M^{-1} from the step's LU (counted as the n back-substitutions it amounts to).
 void StageSensitivities::form_inverse() {
-  integrator_.last_iteration_matrix().invert(inverse_.ref());
-  integrator_.statistics().back_substitutions += n_;
+  matrix_->invert(inverse_.ref());
+  stats_.back_substitutions += n_;
 }
 
 // base_ = [Sx_n + h*gamma (f_p P)_x ; -(g_p P)_z]: the part of stage i's right-hand side that
@@ -320,7 +319,7 @@ void StageSensitivities::form_base(double h_gamma) {
   }
 }
 
-int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMatrixRef Sz,
+int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatrixRef Sz,
                               ConstMatrixRef P, bool uses_parameters) {
   if (directions_ < 1) throw std::logic_error("StageSensitivities::solve: resize() was not called");
   const int ns = directions_;
@@ -328,8 +327,13 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
   const bool exact = options_.mode == SensitivityMode::exact;
   const Tableau& tab = integrator_.options().method;
   const double h = step.h;
-  const double hg = integrator_.last_iteration_matrix().h_gamma();
-  const ConstMatrixRef Jn = integrator_.last_jacobian();
+  // The step's own factored iteration matrix and Jacobian J_n (trial or accepted step alike).
+  if (step.matrix == nullptr)
+    throw std::logic_error("StageSensitivities::solve: the step has no iteration matrix (a recorded "
+                           "step must be replayed through the integrator)");
+  matrix_ = step.matrix;
+  const double hg = matrix_->h_gamma();
+  const ConstMatrixRef Jn = step.jacobian;
   last_max_corrections_ = 0;
   base_stage_ = -1;
   message_.clear();
@@ -396,8 +400,8 @@ int StageSensitivities::solve(const StepRecord& step, ConstMatrixRef Sx, ConstMa
       detail::multiply(inverse_.cref(), 0, rhs_.cref(), Si, 1.0, false);
     } else {
       detail::copy(rhs_.cref(), Si);
-      integrator_.last_iteration_matrix().solve(Si);
-      integrator_.statistics().back_substitutions += ns;
+      matrix_->solve(Si);
+      stats_.back_substitutions += ns;
     }
     if (exact) {
       const int sweeps = doubling_pays() ? refine_stage_by_doubling(J, Jn, Si, hg)

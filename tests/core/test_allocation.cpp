@@ -25,7 +25,7 @@ long allocations_while_integrating(esdirk::Problem& model) {
   options.atol = 1e-12;
   esdirk::Integrator solver(model, options);
   long observed = 0;
-  solver.set_step_observer([&observed](const esdirk::StepRecord&) { ++observed; });
+  solver.set_step_observer([&observed](const esdirk::StepView&) { ++observed; });
   const auto zs = dow::consistent_algebraic_start();
   const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
   const std::vector<double> z0(zs.begin(), zs.end());

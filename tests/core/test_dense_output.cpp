@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(dense_output_is_continuous_and_keeps_linear_invariants) {
   std::vector<double> x(6), z(4);
   for (int k = 0; k < 50; ++k) {
     BOOST_REQUIRE(esdirk::ok(solver.step(10.0)));
-    const esdirk::StepRecord step = solver.last_step();
+    const esdirk::StepView step = solver.last_step();
     // The interpolant meets the step's end points.
     solver.dense_output(step.t + step.h, x, z);
     for (int i = 0; i < 6; ++i)
@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(stop_time_is_hit_exactly_and_never_passed) {
   BOOST_REQUIRE(
       esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
   double latest_stage = 0.0;
-  solver.set_step_observer([&](const esdirk::StepRecord& s) {
+  solver.set_step_observer([&](const esdirk::StepView& s) {
     for (int i = 0; i < s.stages; ++i) latest_stage = std::max(latest_stage, s.stage_times[i]);
   });
   solver.set_stop_time(0.7);
@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(one_step_mode_and_observer_agree) {
       esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
   int observed = 0;
   double last_end = 0.0;
-  solver.set_step_observer([&](const esdirk::StepRecord& s) {
+  solver.set_step_observer([&](const esdirk::StepView& s) {
     ++observed;
     BOOST_TEST(s.t == last_end);  // steps are contiguous
     last_end = s.t + s.h;
@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE(one_step_mode_and_observer_agree) {
     BOOST_REQUIRE(esdirk::ok(solver.step(1.0)));
     ++steps;
     BOOST_TEST(solver.t() > before);
-    const esdirk::StepRecord s = solver.last_step();
+    const esdirk::StepView s = solver.last_step();
     BOOST_TEST(s.X(0, s.stages - 1) == solver.x()[0]);
     BOOST_TEST(s.Z(0, s.stages - 1) == solver.z()[0]);
   }

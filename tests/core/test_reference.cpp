@@ -37,7 +37,7 @@ BOOST_AUTO_TEST_CASE(dow_invariants_and_physical_branch_at_every_tolerance) {
         0.0, {dow::initial_states.begin(), dow::initial_states.end()}, {zs.begin(), zs.end()},
         {dow::nominal_parameters.begin(), dow::nominal_parameters.end()})));
     double worst_invariant = 0.0, smallest_h_plus = INFINITY;
-    solver.set_step_observer([&](const esdirk::StepRecord& step) {
+    solver.set_step_observer([&](const esdirk::StepView& step) {
       const esdirk::ConstVector x(step.X.column(step.stages - 1), 6);
       const auto inv = dow::invariants(x);
       for (int k = 0; k < 3; ++k)

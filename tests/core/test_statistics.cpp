@@ -42,7 +42,7 @@ Counted run(bool analytic) {
   options.rtol = options.atol = 1e-6;
   esdirk::Integrator solver(problem, options);
   long observed = 0;
-  solver.set_step_observer([&observed](const esdirk::StepRecord&) { ++observed; });
+  solver.set_step_observer([&observed](const esdirk::StepView&) { ++observed; });
   BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{2.0, 0.0}, {}, {})));
   std::vector<double> x(2);
   BOOST_REQUIRE(esdirk::ok(solver.integrate_to(2.0, x)));

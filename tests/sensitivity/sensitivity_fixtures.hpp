@@ -104,7 +104,7 @@ inline std::vector<double> record_steps(esdirk::Problem& problem, const esdirk::
                                         const Setup& s) {
   esdirk::Integrator solver(problem, options);
   std::vector<double> steps;
-  solver.set_step_observer([&](const esdirk::StepRecord& r) { steps.push_back(r.h); });
+  solver.set_step_observer([&](const esdirk::StepView& r) { steps.push_back(r.h); });
   if (!esdirk::ok(solver.initialize(s.t0, s.x0, s.z0, s.p))) return {};
   std::vector<double> x(s.x0.size()), z(s.z0.size());
   solver.set_stop_time(s.t_end);

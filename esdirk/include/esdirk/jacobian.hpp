@@ -19,6 +19,10 @@ class JacobianEvaluator {
   /// Difference increments are delta_j = sqrt(eps) |v_j|, and sqrt(eps) typical_j for a state
   /// that is exactly zero (nx + nz values, each > 0; default 1).
   void set_typical_values(std::vector<double> typical);
+  const std::vector<double>& typical_values() const { return typical_; }
+  /// Takes the typical values of `other` (an evaluator of the same problem), so both form
+  /// the same difference Jacobians. Does not allocate.
+  void use_increments_of(const JacobianEvaluator& other);
 
   /// `f0`, `g0` must hold f and g at the point (the forward-difference base).
   /// Returns the callback's code (0 ok, > 0 recoverable, < 0 fatal); 1 if a value is not finite.

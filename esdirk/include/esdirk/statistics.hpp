@@ -1,11 +1,14 @@
 #pragma once
 // Counters of an integration. Each counter means exactly one thing (see doc/integrator-guide.md).
 
+#include <span>
 #include <string>
+
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-struct Statistics {
+struct ESDIRK_API Statistics {
   long steps = 0;                 ///< NSTEP: attempted steps (accepted + every kind of rejection)
   long accepted_steps = 0;        ///< steps that passed the error test
   long rejected_steps = 0;        ///< steps rejected by the error test
@@ -14,6 +17,7 @@ struct Statistics {
   long jacobian_evaluations = 0;     ///< NJAC: Jacobians formed (analytic or by differences)
   long lu_factorizations = 0;        ///< NLU: LU factorizations (iteration matrix, dg/dz at init)
   long back_substitutions = 0;       ///< NBACK: right-hand sides solved with an LU
+  long dense_output_factorizations = 0;  ///< LUs of dg/dz for the dense output (one per step at most)
   long newton_iterations = 0;        ///< Newton iterations (residual evaluations) of stage solves
   long newton_failures = 0;          ///< stage solves that diverged or hit the iteration limit
   long callback_failures = 0;        ///< recoverable callback failures and non-finite values
@@ -25,10 +29,24 @@ struct Statistics {
 
   /// Adds every counter of `other` (for accumulating over shooting intervals).
   Statistics& operator+=(const Statistics& other);
+  /// Subtracts every counter of `other` (the counters of a stretch of a run: after - before).
+  Statistics& operator-=(const Statistics& other);
   /// An aligned two-column table, one counter per line, seed names in brackets.
   std::string table() const;
   /// "name,value" lines with a header line.
   std::string csv() const;
 };
+
+/// One counter of Statistics: its stable name (as in table() and csv(), and as the C API's
+/// esdirk_solver_get_counter takes it), the seed's name ("NSTEP", or "") and the member.
+struct StatisticsCounter {
+  const char* name;
+  const char* seed_name;
+  long Statistics::*counter;
+};
+
+/// Every counter of Statistics, in the order of table() and csv(). Bindings walk this list,
+/// so a counter added here reaches C and Fortran without an edit there.
+ESDIRK_API std::span<const StatisticsCounter> statistics_counters();
 
 }  // namespace esdirk

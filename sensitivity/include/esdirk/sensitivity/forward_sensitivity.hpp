@@ -10,9 +10,11 @@
 // A seed column (dx0; dp) is a direction in the space of initial states and parameters; the
 // result column is d(x(t), z(t)) along it (the identity seed gives all nx + np of them). After
 // every accepted step the stage sensitivities are solved with the step's own LU; rejected steps
-// cost nothing (unless the sensitivities are under error control). The object attaches itself to
-// the integrator as its step observer (and trial-step hook for the error control), so it also
-// follows steps taken by Integrator::integrate_to / step / step_exactly directly.
+// cost nothing (unless the sensitivities are under error control). The object is a step
+// listener that adds itself to the integrator's list (and removes itself when destroyed), so it
+// follows every step the integrator takes (integrate_to / step / step_exactly / replay_step),
+// next to any other listener. Its counters (stage and parameter Jacobians, their
+// back-substitutions, NSENS) are its own and appear in Integrator::statistics().
 
 #include <string>
 #include <vector>
@@ -23,12 +25,13 @@
 
 namespace esdirk {
 
-class ForwardSensitivity {
+class ForwardSensitivity final : public StepListener {
  public:
-  /// Attaches to `integrator` (which must outlive this object; the destructor detaches).
+  /// Adds itself to `integrator`'s listeners (the integrator must outlive this object; the
+  /// destructor removes it).
   /// Throws std::invalid_argument for invalid options.
   explicit ForwardSensitivity(Integrator& integrator, SensitivityOptions options = {});
-  ~ForwardSensitivity();
+  ~ForwardSensitivity() override;
   ForwardSensitivity(const ForwardSensitivity&) = delete;
   ForwardSensitivity& operator=(const ForwardSensitivity&) = delete;
 
@@ -44,21 +47,28 @@ class ForwardSensitivity {
   /// initialize() with the identity seed: all nx initial states and np parameters.
   Status initialize_all();
 
-  /// Integrates states and sensitivities to `tout` (one-step mode of the integrator; dense
-  /// output at tout) and writes x, z (may be empty) and Sx (nx x ns), Sz (nz x ns, or an empty
-  /// MatrixRef). On failure returns the status (integrator's or the sensitivities' own, e.g. a
-  /// failing parameter Jacobian) with message(); the object must then be initialized again.
-  Status integrate_to(double tout, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz = {});
+  /// Integrates states and sensitivities towards `tout` with Integrator::integrate_to and
+  /// writes x, z (may be empty) and Sx (nx x ns), Sz (nz x ns, or an empty MatrixRef) where it
+  /// stopped (outcome.t: tout, a stop time before it, or a listener's stop). On failure returns
+  /// the status (the integrator's or the sensitivities' own, e.g. a failing parameter Jacobian)
+  /// with message(); the object must then be initialized again.
+  Outcome integrate_to(double tout, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz = {});
 
-  /// Sensitivities at t(), or interpolated inside the last accepted step (dense output that is
-  /// the exact derivative of the integrator's dense output). Throw std::logic_error after a
-  /// failed integration and std::domain_error outside the last step.
-  void dense_output(double t, MatrixRef Sx, MatrixRef Sz = {}) const;
+  /// Sensitivities at t(), or inside the last accepted step: Sx is the derivative of the
+  /// integrator's dense output x(t); Sz the derivative of the consistent z(t) at (t, x(t)),
+  /// -g_z^{-1}(g_x Sx + g_p P), which the integrator's corrected z(t) approximates to its
+  /// Newton residual (costs one model evaluation, one Jacobian, one parameter Jacobian if the
+  /// seed has a parameter part, one LU of g_z). Throws std::logic_error after a failed
+  /// integration and std::domain_error outside the last step; returns a failing callback's
+  /// status (with message()) and success otherwise.
+  Status dense_output(double t, MatrixRef Sx, MatrixRef Sz = {});
   ConstMatrixRef state_sensitivity() const;      ///< dx(t())/d(theta), nx x ns
   ConstMatrixRef algebraic_sensitivity() const;  ///< dz(t())/d(theta), nz x ns
 
   int directions() const { return directions_; }
   double t() const { return t_; }
+  /// This module's counters (also gathered into the integrator's statistics()).
+  const Statistics& counters() const { return counters_; }
   /// The seed's parameter part P (np x ns).
   ConstMatrixRef parameter_directions() const { return P_.cref(); }
   /// The stage sensitivities of the last accepted step (for quadratures such as running costs).
@@ -69,16 +79,25 @@ class ForwardSensitivity {
   const SensitivityOptions& options() const { return stages_.options(); }
   Integrator& integrator() const { return integrator_; }
 
+  // StepListener
+  TrialVerdict on_trial(const StepView& step) override;
+  AcceptVerdict on_accept(const StepView& step, DenseOutput& dense) override;
+  void on_restart(double t, RestartKind kind) override;
+  void add_statistics(Statistics& report) const override { report += counters_; }
+  std::string failure_message() const override;
+
  private:
-  void on_accepted_step(const StepRecord& step);
-  double on_trial_step(const StepRecord& step);
-  void commit(const StepRecord& step);
+  void commit(const StepView& step);
   Status fail(Status status, std::string message);
   void require_usable(const char* who) const;
-  double sensitivity_error_norm(const StepRecord& step) const;
+  double sensitivity_error_norm() const;
   void set_direction_scales(ConstMatrixRef seed);
+  Status algebraic_from_states(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g,
+                            ConstMatrixRef Sx, MatrixRef Sz);
 
   Integrator& integrator_;
+  Statistics counters_;
+  JacobianEvaluator jacobians_;  // counts into counters_, with the integrator's increments
   StageSensitivities stages_;
   int nx_, nz_, np_;
   int directions_ = 0;
@@ -94,8 +113,10 @@ class ForwardSensitivity {
   DenseMatrix Sx_, Sz_;        // at t_
   double step_t_ = 0.0, step_h_ = 0.0;
   bool has_step_ = false;
-  DenseMatrix jacobian_, jp_, dgdz_, rhs_;  // consistent initialization of Sz
+  DenseMatrix jacobian_, jp_, dgdz_, rhs_;  // consistent Sz (initialization, dense output)
   std::vector<int> pivots_;
+  std::vector<double> point_x_, point_z_, point_f_, point_g_;  // a dense-output point
+  std::vector<double> dense_b_;  // dense-output weights b_i(theta)
   std::vector<double> rtol_, atol_;  // error control weights per state
   std::vector<double> direction_scale_;  // sigma_j of the default error_atol (per direction)
 };

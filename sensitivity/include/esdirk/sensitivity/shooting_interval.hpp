@@ -12,7 +12,8 @@
 //     for (k...) { const auto& r = interval.integrate(t[k], t[k+1], x[k], u[k]); ... r.A ... }
 //
 // The step-by-step recursion A_k <- A_k A, B_k <- B_k A + B of eq. 15 is carried out by the
-// forward sensitivities seeded with the identity. Repeated calls reuse every workspace and start
+// forward sensitivities seeded with the identity, and the running cost by a quadrature; both
+// are step listeners of one Integrator::integrate_to call, bounded by Options::max_steps. Repeated calls reuse every workspace and start
 // from the last step size (warm start). Objects are independent: intervals may run in parallel,
 // one object per thread.
 
@@ -53,6 +54,9 @@ class ShootingInterval {
   /// Builds the integrator and the sensitivities for `problem` (np = nu controls), which must
   /// outlive this object. Throws std::invalid_argument for invalid options.
   ShootingInterval(Problem& problem, Options options = {}, SensitivityOptions sensitivity = {});
+  ~ShootingInterval();
+  ShootingInterval(const ShootingInterval&) = delete;
+  ShootingInterval& operator=(const ShootingInterval&) = delete;
 
   /// The running cost; an empty function means H = q = r = 0.
   void set_running_cost(RunningCost cost);
@@ -72,13 +76,17 @@ class ShootingInterval {
   Integrator& integrator() { return *integrator_; }
 
  private:
+  class CostQuadrature;
+
   ShootingResult& fail(Status status, std::string message);
-  Status accumulate_cost(const StepRecord& step);
+  Status accumulate_cost(const StepView& step);
 
   Problem& problem_;
   int nx_, nz_, nu_;
   std::unique_ptr<Integrator> integrator_;
   std::unique_ptr<ForwardSensitivity> sensitivity_;
+  std::unique_ptr<CostQuadrature> quadrature_;  // listener after the sensitivities
+  Statistics before_;  // the integrator's counters at the start of the current call
   RunningCost cost_;
   ShootingResult result_;
   Statistics total_;

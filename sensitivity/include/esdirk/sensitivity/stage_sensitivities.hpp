@@ -23,23 +23,26 @@ namespace esdirk {
 
 class StageSensitivities {
  public:
-  /// Sizes the Jacobian workspaces for the integrator's problem. The integrator must outlive
-  /// this object. Throws std::invalid_argument if the options are invalid.
-  StageSensitivities(Integrator& integrator, SensitivityOptions options);
+  /// Sizes the Jacobian workspaces for the integrator's problem. The integrator, `jacobians`
+  /// (the owner's evaluator, with the integrator's difference increments) and `counters` (the
+  /// owner's statistics, where Jacobians, back-substitutions and fallback LUs are counted) must
+  /// outlive this object. Throws std::invalid_argument if the options are invalid.
+  StageSensitivities(Integrator& integrator, SensitivityOptions options,
+                     JacobianEvaluator& jacobians, Statistics& counters);
 
   /// Sizes the stage workspaces for `directions` seed columns (allocates; call at setup).
   void resize(int directions);
   int directions() const { return directions_; }
   const SensitivityOptions& options() const { return options_; }
 
-  /// Solves the stage sensitivities of `step` (a trial or accepted step of the integrator whose
-  /// iteration matrix is the one currently factored). Sx (nx x ns), Sz (nz x ns): the
+  /// Solves the stage sensitivities of `step` (a trial or accepted step of the integrator, with
+  /// its own factored iteration matrix step.matrix and Jacobian step.jacobian). Sx (nx x ns), Sz (nz x ns): the
   /// sensitivities at the start of the step; P (np x ns): the parameter directions;
   /// `uses_parameters`: false when P = 0 (no [f_p; g_p] is evaluated then). Returns 0, or the
   /// code of a failing Jacobian callback (> 0 also for non-finite values, < 0 fatal) with
   /// message() telling which. Does not allocate. Counts back-substitutions (one per column),
-  /// stage Jacobians and parameter Jacobians in the integrator's statistics.
-  int solve(const StepRecord& step, ConstMatrixRef Sx, ConstMatrixRef Sz, ConstMatrixRef P,
+  /// stage Jacobians and parameter Jacobians in the owner's counters.
+  int solve(const StepView& step, ConstMatrixRef Sx, ConstMatrixRef Sz, ConstMatrixRef P,
             bool uses_parameters);
 
   /// Stage i (0-based) of the last solve: SX_i (nx x ns), SZ_i (nz x ns), SF_i (nx x ns).
@@ -60,9 +63,9 @@ class StageSensitivities {
   const std::string& message() const { return message_; }
 
  private:
-  int difference_base(const StepRecord& step, int stage);
-  int parameter_jacobian_at(const StepRecord& step, int stage, ConstMatrixRef P);
-  int stage_jacobian_at(const StepRecord& step, int stage);
+  int difference_base(const StepView& step, int stage);
+  int parameter_jacobian_at(const StepView& step, int stage, ConstMatrixRef P);
+  int stage_jacobian_at(const StepView& step, int stage);
   // Stage i's columns of values_ or derivatives_: contiguous n x ns (block_size() entries).
   MatrixRef stage_block(DenseMatrix& M, int i);
   std::size_t block_size() const;
@@ -74,11 +77,14 @@ class StageSensitivities {
   int fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma);
   bool doubling_pays() const;
   double weighted_matrix_norm(ConstMatrixRef A);
-  void weights_for(const StepRecord& step);
-  bool cache_matches(const StepRecord& step, int stage) const;
-  void store_cache(const StepRecord& step, int stage);
+  void weights_for(const StepView& step);
+  bool cache_matches(const StepView& step, int stage) const;
+  void store_cache(const StepView& step, int stage);
 
   Integrator& integrator_;
+  JacobianEvaluator& jacobians_;
+  Statistics& stats_;
+  const StageLinearSystem* matrix_ = nullptr;  // the LU of the step being solved
   SensitivityOptions options_;
   int nx_, nz_, n_, np_, s_;
   int directions_ = 0;

@@ -1,0 +1,22 @@
+#pragma once
+// The basis of the dense output over one step, shared by the states and their sensitivities
+// (the sensitivity dense output is the derivative of the state's, so both must use exactly
+// these weights).
+
+#include <span>
+
+#include "esdirk/tableau.hpp"
+
+namespace esdirk {
+
+/// b_i(theta), i = 1..s, of the continuous extension of order 3,
+/// x(t_n + theta h) = x_n + h sum_i b_i(theta) F_i: the cubic Hermite interpolant of (x_n, F_1)
+/// and (x_{n+1}, F_s) written with the method's weights, b_i(theta) = H01(theta) b_i plus
+/// H10(theta) for i = 1 and H11(theta) for i = s. It is a Runge-Kutta continuous extension, so
+/// it keeps every linear invariant of f.
+void dense_weights(const Tableau& tableau, double theta, std::span<double> b);
+
+/// l_i(theta): the Lagrange polynomials through the nodes c_i, for the algebraic stage values.
+void stage_interpolation_weights(const Tableau& tableau, double theta, std::span<double> l);
+
+}  // namespace esdirk

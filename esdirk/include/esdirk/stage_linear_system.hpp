@@ -1,0 +1,35 @@
+#pragma once
+// The stage linear system of one step: its iteration matrix M = E - h gamma J, factored once,
+// with solve and solve_transposed (one LU serves both). The Newton stage solves, the forward
+// sensitivities and the adjoint's transposed stage solves all use it.
+
+#include <memory>
+
+#include "esdirk/linear_solver.hpp"
+
+namespace esdirk {
+
+class StageLinearSystem {
+ public:
+  /// A dense LU back-end sized for (nx, nz).
+  StageLinearSystem(int nx, int nz);
+
+  /// Forms and factors M from J and h*gamma for the step with accepted-step index
+  /// `step_index`. Returns 0, or the 1-based index of a zero pivot (M singular).
+  int factor(ConstMatrixRef J, double h_gamma, long step_index);
+  /// B <- M^{-1} B.
+  void solve(MatrixRef B) const { solver_->solve(B); }
+  /// B <- M^{-T} B.
+  void solve_transposed(MatrixRef B) const { solver_->solve_transposed(B); }
+  /// W <- M^{-1} (no new factorization).
+  void invert(MatrixRef W) const { solver_->invert(W); }
+  double h_gamma() const { return solver_->h_gamma(); }
+  /// The accepted-step index of the step this factorization belongs to.
+  long step_index() const { return step_index_; }
+
+ private:
+  std::unique_ptr<LinearSolver> solver_;
+  long step_index_ = -1;
+};
+
+}  // namespace esdirk

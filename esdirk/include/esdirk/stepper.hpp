@@ -1,0 +1,124 @@
+#pragma once
+// One ESDIRK step and what belongs to it (seed 002, Algorithm 1 without the sensitivities):
+// the Jacobian at t_n, the factored iteration matrix, the Newton stage solves, the error
+// estimate (20)-(21), acceptance, and the dense output over the last accepted step. The driver
+// (Integrator) decides which steps to try, when to accept them and where to stop; the stepper
+// never chooses a step size and never loops over steps.
+//
+// Two sets of stage buffers and two stage linear systems are kept, trial and accepted, and
+// swapped at acceptance, so the last accepted step (its stages, Jacobian and LU) stays intact
+// while the next step is attempted. Every workspace is sized by the constructor.
+
+#include <string>
+#include <vector>
+
+#include "esdirk/dense_output.hpp"
+#include "esdirk/error_weights.hpp"
+#include "esdirk/jacobian.hpp"
+#include "esdirk/options.hpp"
+#include "esdirk/problem.hpp"
+#include "esdirk/stage_linear_system.hpp"
+#include "esdirk/statistics.hpp"
+#include "esdirk/status.hpp"
+#include "esdirk/step_record.hpp"
+
+namespace esdirk {
+
+class Stepper final : public DenseOutput {
+ public:
+  /// How one attempt ended.
+  enum class Attempt { converged, newton_failed, callback_failed, singular, fatal };
+
+  /// `options` must be validated and outlive the stepper; counters go to `stats`.
+  Stepper(Problem& problem, const Options& options, Statistics& stats);
+  Stepper(const Stepper&) = delete;
+  Stepper& operator=(const Stepper&) = delete;
+
+  /// Takes (t, x, p) and the guess z, solves g(t, x, z) = 0 for z (damped Newton), and forgets
+  /// the last step. Returns success or the failure with message().
+  Status start(double t, ConstVector x, ConstVector z_guess, ConstVector p);
+
+  /// Attempts one step of size h from the current state: the Jacobian at t_n (once per step,
+  /// reused by retries), the LU of M with h*gamma, the stages, the error estimate. On
+  /// `converged` the trial step is in trial() and its error norm in error_norm().
+  Attempt attempt(double h);
+  /// The error norm (21) of the last converged attempt.
+  double error_norm() const { return error_norm_; }
+  /// The trial step of the last converged attempt (its end time as t_n + h).
+  StepView trial() const;
+  /// Accepts the trial step, ending at `t_end` (t_n + h, or exactly the stop time it was cut
+  /// to): the trial buffers become the last step, the state moves to t_end.
+  void accept(double t_end);
+
+  /// Hairer & Wanner's starting step for integrating towards `direction` (+1/-1), at most
+  /// `bound`.
+  double initial_step_size(double direction, double bound);
+
+  // DenseOutput over the last accepted step.
+  void evaluate(double t, Vector x, Vector z = {}) override;
+  double t_begin() const override { return ta_; }
+  double t_end() const override { return t_; }
+
+  // --- State --------------------------------------------------------------------------------
+  double t() const { return t_; }
+  ConstVector x() const { return x_; }
+  ConstVector z() const { return z_; }
+  ConstVector f() const { return f_; }  ///< f at (t, x, z)
+  ConstVector g() const { return g_; }  ///< g at (t, x, z), zero up to the Newton tolerance
+  ConstVector parameters() const { return p_; }
+  bool has_step() const { return has_step_; }
+  /// The last accepted step; throws std::logic_error if there is none.
+  StepView last_step() const;
+  long accepted_count() const { return index_; }
+  const StageLinearSystem& accepted_matrix() const { return *accepted_matrix_; }
+  const ErrorWeights& weights() const { return weights_; }
+  JacobianEvaluator& jacobians() { return jacobians_; }
+  double last_contraction() const { return last_contraction_; }
+  double max_contraction() const { return max_contraction_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  Status fail(Status status, std::string message);
+  int evaluate_model(double t, ConstVector x, ConstVector z, Vector f, Vector g);
+  Status solve_consistent_z(double t, ConstVector x, Vector z);
+  Attempt solve_stage(int i, double h);
+  void factor_dense_correction();
+
+  Problem& problem_;
+  const Options& options_;
+  const Tableau& tab_;
+  Statistics& stats_;
+  int nx_, nz_, n_, s_;
+  JacobianEvaluator jacobians_;
+  ErrorWeights weights_;
+  std::unique_ptr<StageLinearSystem> trial_matrix_, accepted_matrix_;
+
+  bool has_step_ = false;
+  bool jacobian_current_ = false;  // jacobian_ belongs to (t_, x_, z_)
+  long index_ = 0;                 // accepted steps since start()
+  double t_ = 0.0;
+  double h_trial_ = 0.0;
+  double error_norm_ = 0.0;
+  double max_contraction_ = 0.0;   // largest Newton rate in the current attempt
+  double last_contraction_ = 0.0;
+  std::string message_;
+
+  std::vector<double> x_, z_, f_, g_, p_;  // accepted state, f and g at it, parameters
+  std::vector<double> wx_, wz_;            // error weights of x_n, z_n
+  DenseMatrix jacobian_, accepted_jacobian_;  // J at (t_, x_, z_); J of the last step
+  DenseMatrix X_, Z_, F_, G_;              // trial stages
+  DenseMatrix Xa_, Za_, Fa_, Ga_;          // the last accepted step's stages
+  std::vector<double> T_, Ta_;             // stage times (trial, accepted)
+  double ta_ = 0.0, ha_ = 0.0;             // the last step's t_n and h
+  std::vector<double> base_, residual_, error_;
+  DenseMatrix dgdz_;                       // dg/dz (consistent initialization)
+  std::vector<int> dgdz_pivots_;
+  DenseMatrix dense_dgdz_;                 // LU of the last step's dg/dz (dense output)
+  std::vector<int> dense_pivots_;
+  long dense_lu_index_ = -1;               // the step dense_dgdz_ belongs to (-1: none)
+  bool dense_lu_singular_ = false;
+  std::vector<double> weights_b_, weights_l_;  // dense-output basis at one theta
+  std::vector<double> z_trial_, z_correction_;
+};
+
+}  // namespace esdirk

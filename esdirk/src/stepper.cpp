@@ -1,0 +1,448 @@
+#include "esdirk/stepper.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "esdirk/dense_basis.hpp"
+#include "internal/format_number.hpp"
+
+namespace esdirk {
+namespace {
+
+using internal::format_number;
+
+// Root-mean-square of v_i * w_i.
+double weighted_rms(const double* v, const double* w, int n) {
+  if (n == 0) return 0.0;
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double a = v[i] * w[i];
+    sum += a * a;
+  }
+  return std::sqrt(sum / n);
+}
+
+bool all_finite(const double* v, int n) {
+  for (int i = 0; i < n; ++i)
+    if (!std::isfinite(v[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
+    : problem_(problem),
+      options_(options),
+      tab_(options.method),
+      stats_(stats),
+      nx_(problem.nx()),
+      nz_(problem.nz()),
+      n_(problem.size()),
+      s_(options.method.stages),
+      jacobians_(problem, stats),
+      weights_(options, problem.nx(), problem.nz()),
+      trial_matrix_(std::make_unique<StageLinearSystem>(problem.nx(), problem.nz())),
+      accepted_matrix_(std::make_unique<StageLinearSystem>(problem.nx(), problem.nz())) {
+  const auto ux = static_cast<std::size_t>(nx_), uz = static_cast<std::size_t>(nz_);
+  const auto us = static_cast<std::size_t>(s_);
+  x_.assign(ux, 0.0);
+  z_.assign(uz, 0.0);
+  f_.assign(ux, 0.0);
+  g_.assign(uz, 0.0);
+  p_.assign(static_cast<std::size_t>(problem.np()), 0.0);
+  wx_.assign(ux, 1.0);
+  wz_.assign(uz, 1.0);
+  jacobian_.resize(n_, n_);
+  accepted_jacobian_.resize(n_, n_);
+  for (DenseMatrix* m : {&X_, &Xa_, &F_, &Fa_}) m->resize(nx_, s_);
+  for (DenseMatrix* m : {&Z_, &Za_, &G_, &Ga_}) m->resize(nz_, s_);
+  T_.assign(us, 0.0);
+  Ta_.assign(us, 0.0);
+  base_.assign(ux, 0.0);
+  residual_.assign(static_cast<std::size_t>(n_), 0.0);
+  error_.assign(ux, 0.0);
+  dgdz_.resize(nz_, nz_);
+  dgdz_pivots_.assign(uz, 0);
+  dense_dgdz_.resize(nz_, nz_);
+  dense_pivots_.assign(uz, 0);
+  weights_b_.assign(us, 0.0);
+  weights_l_.assign(us, 0.0);
+  z_trial_.assign(uz, 0.0);
+  z_correction_.assign(uz, 0.0);
+}
+
+Status Stepper::fail(Status status, std::string message) {
+  message_ = std::string(status_name(status)) + ": " + std::move(message);
+  return status;
+}
+
+Status Stepper::start(double t, ConstVector x, ConstVector z_guess, ConstVector p) {
+  message_.clear();
+  t_ = t;
+  std::copy(x.begin(), x.end(), x_.begin());
+  std::copy(z_guess.begin(), z_guess.end(), z_.begin());
+  std::copy(p.begin(), p.end(), p_.begin());
+  has_step_ = false;
+  jacobian_current_ = false;
+  index_ = 0;
+  dense_lu_index_ = -1;
+  return solve_consistent_z(t_, x_, z_);
+}
+
+int Stepper::evaluate_model(double t, ConstVector x, ConstVector z, Vector f, Vector g) {
+  ++stats_.function_evaluations;
+  const int code = problem_.evaluate(t, x, z, p_, f, g);
+  if (code != 0) return code;
+  if (!all_finite(f.data(), nx_) || !all_finite(g.data(), nz_)) return 1;  // NaN/Inf: recoverable
+  return 0;
+}
+
+// Damped Newton on g(t, x, z) = 0 for z, with a fresh dg/dz at every iterate and the natural
+// monotonicity test of Deuflhard on the step length.
+Status Stepper::solve_consistent_z(double t, ConstVector x, Vector z) {
+  int code = evaluate_model(t, x, z, f_, g_);
+  if (code < 0) return fail(Status::callback_fatal, "f/g returned a fatal code at the initial point t = " + format_number(t));
+  if (code > 0) {
+    ++stats_.callback_failures;
+    return fail(Status::callback_failures, "f/g failed or returned a non-finite value at the initial point t = " + format_number(t));
+  }
+  if (nz_ == 0) return Status::success;
+  const ConstVector xc(x);
+  const MatrixRef dz{residual_.data() + nx_, nz_, 1, nz_};
+  for (int iteration = 0; iteration < options_.max_initialization_iterations; ++iteration) {
+    code = jacobians_.state_jacobian(t, xc, z, p_, f_, g_, jacobian_.ref());
+    if (code < 0) return fail(Status::callback_fatal, "the Jacobian callback returned a fatal code at t = " + format_number(t));
+    if (code > 0) return fail(Status::callback_failures, "the Jacobian failed or was not finite at the initial point");
+    for (int j = 0; j < nz_; ++j)
+      for (int i = 0; i < nz_; ++i) dgdz_(i, j) = jacobian_(nx_ + i, nx_ + j);
+    ++stats_.lu_factorizations;
+    const int pivot = lu_factor(dgdz_.ref(), dgdz_pivots_.data());
+    if (pivot > 0)
+      return fail(Status::singular_algebraic_jacobian,
+                  "dg/dz is singular at t = " + format_number(t) + " (zero pivot in column " +
+                      std::to_string(pivot) + ", state " + problem_.state_name(nx_ + pivot - 1) +
+                      "): the DAE is not of index 1 there, or the equations g do not determine z");
+    weights_.algebraic(z, wz_);
+    for (int i = 0; i < nz_; ++i) dz(i, 0) = g_[i];
+    ++stats_.back_substitutions;
+    lu_solve(dgdz_.cref(), dgdz_pivots_.data(), dz);  // dz = (dg/dz)^{-1} g; the step is -dz
+    const double step_norm = weighted_rms(dz.data, wz_.data(), nz_);
+    if (step_norm <= options_.initialization_tolerance) return Status::success;
+    double lambda = 1.0;
+    bool accepted = false;
+    for (int halving = 0; halving < 12 && !accepted; ++halving, lambda *= 0.5) {
+      for (int i = 0; i < nz_; ++i) z_trial_[i] = z[i] - lambda * dz(i, 0);
+      const Vector g_trial(G_.column(0), static_cast<std::size_t>(nz_));
+      code = evaluate_model(t, xc, z_trial_, base_, g_trial);
+      if (code < 0) return fail(Status::callback_fatal, "f/g returned a fatal code during the consistent initialization");
+      if (code > 0) continue;  // outside the model's domain: shorten the step
+      // Natural monotonicity: the simplified Newton correction at the trial point must be
+      // smaller than the current one.
+      std::copy(g_trial.begin(), g_trial.end(), z_correction_.begin());
+      const MatrixRef trial{z_correction_.data(), nz_, 1, nz_};
+      ++stats_.back_substitutions;
+      lu_solve(dgdz_.cref(), dgdz_pivots_.data(), trial);
+      const double trial_norm = weighted_rms(trial.data, wz_.data(), nz_);
+      if (trial_norm <= (1.0 - lambda / 4.0) * step_norm || trial_norm <= options_.initialization_tolerance)
+        accepted = true;
+      if (!accepted) continue;
+      std::copy(z_trial_.begin(), z_trial_.end(), z.begin());
+      std::copy(base_.begin(), base_.end(), f_.begin());
+      std::copy(g_trial.begin(), g_trial.end(), g_.begin());
+    }
+    // A Newton correction that no damping can reduce and that is already below the error
+    // tolerance is rounding noise: z is as consistent as the arithmetic allows.
+    if (!accepted && step_norm <= 1.0) return Status::success;
+    if (!accepted)
+      return fail(Status::initialization_failed,
+                  "no damped Newton step reduced the residual of g(t0, x0, z) = 0 at iteration " +
+                      std::to_string(iteration) + "; give a better initial guess for z");
+  }
+  return fail(Status::initialization_failed,
+              "Newton on g(t0, x0, z) = 0 did not converge in " +
+                  std::to_string(options_.max_initialization_iterations) + " iterations");
+}
+
+// Hairer & Wanner's starting-step heuristic (Solving ODEs I, II.4), with the error exponent of
+// the method and z held at z0 for the explicit Euler probe.
+double Stepper::initial_step_size(double direction, double bound) {
+  weights_.differential(x_, wx_);
+  const double d0 = weighted_rms(x_.data(), wx_.data(), nx_);
+  const double d1 = weighted_rms(f_.data(), wx_.data(), nx_);
+  double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+  h0 = std::min(h0, bound);
+  for (int i = 0; i < nx_; ++i) base_[i] = x_[i] + direction * h0 * f_[i];
+  double h1 = 0.0;
+  if (evaluate_model(t_ + direction * h0, base_, z_, error_, Vector(G_.column(0), static_cast<std::size_t>(nz_))) == 0) {
+    for (int i = 0; i < nx_; ++i) error_[i] -= f_[i];
+    const double d2 = weighted_rms(error_.data(), wx_.data(), nx_) / h0;
+    const double dmax = std::max(d1, d2);
+    h1 = dmax <= 1e-15 ? std::max(1e-6, h0 * 1e-3)
+                       : std::pow(0.01 / dmax, 1.0 / tab_.controller_order());
+  } else {
+    h1 = h0 * 1e-2;  // f failed at the probe: start cautiously
+  }
+  return std::min({100.0 * h0, h1, bound});
+}
+
+// ----------------------------------------------------------------------------------------------
+// One step (seed 002, Algorithm 1 without sensitivities)
+
+Stepper::Attempt Stepper::attempt(double h) {
+  ++stats_.steps;
+  h_trial_ = h;
+  if (!jacobian_current_) {
+    // One Jacobian per step, at (t_n, x_n, z_n); a retried step reuses it. Differences need
+    // f and g evaluated exactly at the point (F_s of the last step satisfies the stage
+    // equation, not f itself, to the Newton tolerance).
+    if (!problem_.has_jacobian()) {
+      --stats_.function_evaluations;  // counted as a difference evaluation below
+      ++stats_.fd_function_evaluations;
+      const int code = evaluate_model(t_, x_, z_, error_, Vector(G_.column(0), static_cast<std::size_t>(nz_)));
+      if (code < 0) return Attempt::fatal;
+      if (code > 0) {
+        ++stats_.callback_failures;
+        return Attempt::callback_failed;
+      }
+    }
+    const ConstVector f_base = problem_.has_jacobian() ? ConstVector(f_) : ConstVector(error_);
+    const ConstVector g_base = problem_.has_jacobian() ? ConstVector(g_) : ConstVector(G_.column(0), static_cast<std::size_t>(nz_));
+    const int code = jacobians_.state_jacobian(t_, x_, z_, p_, f_base, g_base, jacobian_.ref());
+    if (code < 0) return Attempt::fatal;
+    if (code > 0) {
+      ++stats_.callback_failures;
+      return Attempt::callback_failed;
+    }
+    jacobian_current_ = true;
+  }
+  ++stats_.lu_factorizations;
+  if (trial_matrix_->factor(jacobian_.cref(), h * tab_.gamma, index_) != 0) return Attempt::singular;
+
+  weights_.differential(x_, wx_);
+  weights_.algebraic(z_, wz_);
+  std::copy(x_.begin(), x_.end(), X_.column(0));
+  std::copy(z_.begin(), z_.end(), Z_.column(0));
+  std::copy(f_.begin(), f_.end(), F_.column(0));  // first stage explicit: F_1 = f(t_n, x_n, z_n)
+  std::copy(g_.begin(), g_.end(), G_.column(0));
+  T_[0] = t_;
+  max_contraction_ = 0.0;
+  last_contraction_ = 0.0;
+  for (int i = 1; i < s_; ++i) {
+    const Attempt stage = solve_stage(i, h);
+    if (stage != Attempt::converged) return stage;
+  }
+
+  // Error estimate e = h sum d_i F_i (20) and its norm (21) over the differential states.
+  for (int k = 0; k < nx_; ++k) error_[k] = 0.0;
+  for (int i = 0; i < s_; ++i) {
+    const double hd = h * tab_.d(i);
+    const double* Fi = F_.column(i);
+    for (int k = 0; k < nx_; ++k) error_[k] += hd * Fi[k];
+  }
+  if (options_.filter_error_estimate) {
+    // Shampine's filter (as RADAU5): M^{-1} [e; 0] damps the stiff components of e, which
+    // the raw estimate overstates when h is far beyond their time scale.
+    for (int k = 0; k < nx_; ++k) residual_[k] = error_[k];
+    for (int k = nx_; k < n_; ++k) residual_[k] = 0.0;
+    ++stats_.back_substitutions;
+    trial_matrix_->solve(MatrixRef{residual_.data(), n_, 1, n_});
+    for (int k = 0; k < nx_; ++k) error_[k] = residual_[k];
+  }
+  error_norm_ = weighted_rms(error_.data(), wx_.data(), nx_);
+  if (!std::isfinite(error_norm_)) {
+    ++stats_.callback_failures;
+    return Attempt::callback_failed;
+  }
+  return Attempt::converged;
+}
+
+// Newton iteration for stage i (0-based, i >= 1) with the LU of the step (seed 002 eqs. 17-19).
+// The residual R of the current iterate is measured either through the iteration matrix,
+// ||M^{-1} R|| in the weighted norm of each state (NewtonTest::preconditioned_residual: the
+// default), or raw on the differential rows as in the seed (NewtonTest::residual), with the
+// algebraic rows always through M^{-1} since g has no natural scale. See the theory note for
+// why the raw test fails at large stiff steps (rounding in h*f exceeds tight tolerances).
+Stepper::Attempt Stepper::solve_stage(int i, double h) {
+  const double T = t_ + tab_.c[i] * h;
+  const double hg = h * tab_.gamma;
+  double* X = X_.column(i);
+  double* Z = Z_.column(i);
+  double* F = F_.column(i);
+  double* G = G_.column(i);
+  T_[i] = T;
+  for (int k = 0; k < nx_; ++k) base_[k] = x_[k];
+  for (int j = 0; j < i; ++j) {
+    const double ha = h * tab_.A(i, j);
+    const double* Fj = F_.column(j);
+    for (int k = 0; k < nx_; ++k) base_[k] += ha * Fj[k];
+  }
+  // Predictors: X from the previous stage derivative; Z as in seed 002 section 3 (z_n for
+  // stage 2, then linear inter-/extrapolation through the two previous stages).
+  // (Tried: X_{i-1}, and the same inter-/extrapolation as for Z; both cost 10-50% more
+  // evaluations on the test problems.)
+  const double* Fprev = F_.column(i - 1);
+  for (int k = 0; k < nx_; ++k) X[k] = base_[k] + hg * Fprev[k];
+  if (i == 1) {
+    for (int k = 0; k < nz_; ++k) Z[k] = z_[k];
+  } else {
+    const double c1 = tab_.c[i - 2], c2 = tab_.c[i - 1];
+    const double w = (tab_.c[i] - c2) / (c2 - c1);
+    const double* Z1 = Z_.column(i - 2);
+    const double* Z2 = Z_.column(i - 1);
+    for (int k = 0; k < nz_; ++k) Z[k] = Z2[k] + w * (Z2[k] - Z1[k]);
+  }
+
+  const ConstVector Xv(X, static_cast<std::size_t>(nx_));
+  const ConstVector Zv(Z, static_cast<std::size_t>(nz_));
+  const MatrixRef correction{residual_.data(), n_, 1, n_};
+  double previous = 0.0;
+  for (int iteration = 0; iteration < options_.max_newton_iterations; ++iteration) {
+    const int code = evaluate_model(T, Xv, Zv, Vector(F, static_cast<std::size_t>(nx_)),
+                                    Vector(G, static_cast<std::size_t>(nz_)));
+    if (code < 0) return Attempt::fatal;
+    if (code > 0) {
+      ++stats_.callback_failures;
+      return Attempt::callback_failed;
+    }
+    ++stats_.newton_iterations;
+    for (int k = 0; k < nx_; ++k) residual_[k] = X[k] - base_[k] - hg * F[k];
+    for (int k = 0; k < nz_; ++k) residual_[nx_ + k] = G[k];
+    double measure = 0.0;
+    const bool raw = options_.newton_test == NewtonTest::residual;
+    if (raw) measure = weighted_rms(residual_.data(), wx_.data(), nx_);
+    const bool solve_now = !raw || nz_ > 0;
+    if (solve_now) {
+      ++stats_.back_substitutions;
+      trial_matrix_->solve(correction);
+      if (!raw) measure = weighted_rms(residual_.data(), wx_.data(), nx_);
+      measure = std::max(measure, weighted_rms(residual_.data() + nx_, wz_.data(), nz_));
+    }
+    if (!std::isfinite(measure)) break;
+    if (iteration > 0) {
+      last_contraction_ = measure / previous;
+      max_contraction_ = std::max(max_contraction_, last_contraction_);
+      if (last_contraction_ >= 1.0) break;  // diverging
+      // Give up early when even the observed rate cannot reach the tolerance within the
+      // remaining iterations (Hairer & Wanner, Solving ODEs II, IV.8).
+      const int remaining = options_.max_newton_iterations - 1 - iteration;
+      if (measure > options_.newton_tolerance &&
+          measure * std::pow(last_contraction_, remaining) > options_.newton_tolerance)
+        break;
+    }
+    if (measure <= options_.newton_tolerance) {
+      if (raw) return Attempt::converged;  // keep F_i = f(T_i, X_i, Z_i) at the tested point
+      // Apply the last correction and take the stage derivative from the stage equation,
+      // F_i = (X_i - base)/(h gamma): f(X_i) itself would carry the Newton error multiplied
+      // by the stiff part of the Jacobian into the error estimate h sum d_i F_i.
+      for (int k = 0; k < nx_; ++k) {
+        X[k] -= residual_[k];
+        F[k] = (X[k] - base_[k]) / hg;
+      }
+      for (int k = 0; k < nz_; ++k) Z[k] -= residual_[nx_ + k];
+      return Attempt::converged;
+    }
+    if (!solve_now) {
+      ++stats_.back_substitutions;
+      trial_matrix_->solve(correction);
+    }
+    for (int k = 0; k < nx_; ++k) X[k] -= residual_[k];
+    for (int k = 0; k < nz_; ++k) Z[k] -= residual_[nx_ + k];
+    previous = measure;
+  }
+  ++stats_.newton_failures;
+  return Attempt::newton_failed;
+}
+
+StepView Stepper::trial() const {
+  return {index_, t_, h_trial_, T_[s_ - 1], h_trial_ * tab_.gamma, s_, X_.cref(), Z_.cref(),
+          F_.cref(), G_.cref(), T_.data(), jacobian_.cref(), trial_matrix_.get()};
+}
+
+void Stepper::accept(double t_end) {
+  X_.swap(Xa_);
+  Z_.swap(Za_);
+  F_.swap(Fa_);
+  G_.swap(Ga_);
+  T_.swap(Ta_);
+  trial_matrix_.swap(accepted_matrix_);
+  jacobian_.swap(accepted_jacobian_);  // the next step forms its own J in the other buffer
+  ta_ = t_;
+  ha_ = h_trial_;
+  t_ = t_end;
+  Ta_[s_ - 1] = t_;
+  std::copy(Xa_.column(s_ - 1), Xa_.column(s_ - 1) + nx_, x_.begin());
+  std::copy(Za_.column(s_ - 1), Za_.column(s_ - 1) + nz_, z_.begin());
+  std::copy(Fa_.column(s_ - 1), Fa_.column(s_ - 1) + nx_, f_.begin());
+  std::copy(Ga_.column(s_ - 1), Ga_.column(s_ - 1) + nz_, g_.begin());
+  jacobian_current_ = false;
+  has_step_ = true;
+  ++index_;
+}
+
+StepView Stepper::last_step() const {
+  if (!has_step_) throw std::logic_error("last_step: no step has been accepted yet");
+  return {index_ - 1, ta_, ha_, t_, accepted_matrix_->h_gamma(), s_, Xa_.cref(), Za_.cref(),
+          Fa_.cref(), Ga_.cref(), Ta_.data(), accepted_jacobian_.cref(), accepted_matrix_.get()};
+}
+
+// ----------------------------------------------------------------------------------------------
+// Dense output (doc/integrator-theory.md, section 6)
+
+// dg/dz of the last step's Jacobian, factored at most once per accepted step.
+void Stepper::factor_dense_correction() {
+  if (dense_lu_index_ == index_) return;
+  for (int j = 0; j < nz_; ++j)
+    for (int i = 0; i < nz_; ++i) dense_dgdz_(i, j) = accepted_jacobian_(nx_ + i, nx_ + j);
+  ++stats_.dense_output_factorizations;
+  dense_lu_singular_ = lu_factor(dense_dgdz_.ref(), dense_pivots_.data()) != 0;
+  dense_lu_index_ = index_;
+}
+
+// x: the continuous extension of order 3 (dense_weights). z: the polynomial through the stage
+// values Z_i at the nodes c_i, then simplified Newton on g(t, x(t), z) = 0 with dg/dz of the
+// step's Jacobian: the stage values have stage order 2 only, and the correction makes z as
+// accurate as x(t).
+void Stepper::evaluate(double t, Vector x_out, Vector z_out) {
+  if (static_cast<int>(x_out.size()) != nx_ || (!z_out.empty() && static_cast<int>(z_out.size()) != nz_))
+    throw std::invalid_argument("dense_output: output vectors must have sizes nx and nz (or 0)");
+  if (!has_step_) {
+    if (t != t_) throw std::domain_error("dense_output: no step has been taken yet");
+    std::copy(x_.begin(), x_.end(), x_out.begin());
+    if (!z_out.empty()) std::copy(z_.begin(), z_.end(), z_out.begin());
+    return;
+  }
+  const double theta = (t - ta_) / ha_;
+  if (!(theta >= -1e-12 && theta <= 1.0 + 1e-12))
+    throw std::domain_error("dense_output: t = " + format_number(t) + " is outside the last step [" +
+                            format_number(ta_) + ", " + format_number(t_) + "]");
+  dense_weights(tab_, theta, weights_b_);
+  const double* xn = Xa_.column(0);
+  for (int k = 0; k < nx_; ++k) x_out[k] = xn[k];
+  for (int i = 0; i < s_; ++i) {
+    const double hb = ha_ * weights_b_[static_cast<std::size_t>(i)];
+    const double* Fi = Fa_.column(i);
+    for (int k = 0; k < nx_; ++k) x_out[k] += hb * Fi[k];
+  }
+  if (z_out.empty() || nz_ == 0) return;
+  stage_interpolation_weights(tab_, theta, weights_l_);
+  for (int k = 0; k < nz_; ++k) z_out[k] = 0.0;
+  for (int i = 0; i < s_; ++i) {
+    const double li = weights_l_[static_cast<std::size_t>(i)];
+    const double* Zi = Za_.column(i);
+    for (int k = 0; k < nz_; ++k) z_out[k] += li * Zi[k];
+  }
+  // At the ends the stage values themselves are consistent (and must stay continuous).
+  if (theta <= 1e-12 || theta >= 1.0 - 1e-12) return;
+  factor_dense_correction();
+  if (dense_lu_singular_) return;  // keep the interpolant
+  const MatrixRef correction{z_correction_.data(), nz_, 1, nz_};
+  for (int iteration = 0; iteration < 2; ++iteration) {
+    if (evaluate_model(t, x_out, z_out, base_, z_correction_) != 0) return;
+    lu_solve(dense_dgdz_.cref(), dense_pivots_.data(), correction);
+    for (int k = 0; k < nz_; ++k) z_out[k] -= z_correction_[k];
+  }
+}
+
+}  // namespace esdirk
