@@ -107,7 +107,7 @@ Status ForwardSensitivity::initialize(ConstMatrixRef seed) {
   if (nz_ > 0) {
     const Status status = algebraic_from_states(
         integrator_.t(), integrator_.x(), integrator_.z(), integrator_.current_derivative(),
-        integrator_.current_algebraic_residual(), Sx_.cref(), Sz_.ref());
+        integrator_.current_algebraic_residual(), Sx_.cref(), Sz_.ref(), counters_.lu_factorizations);
     if (!ok(status)) return fail(status, message_ + " (the initial point)");
   }
   initialized_ = true;
@@ -116,10 +116,11 @@ Status ForwardSensitivity::initialize(ConstMatrixRef seed) {
 
 // Consistent algebraic sensitivities at a point (t, x, z) with f, g there: g_x Sx + g_z Sz +
 // g_p P = 0, so Sz = -g_z^{-1}(g_x Sx + g_p P) (one Jacobian, one parameter Jacobian if the seed
-// has a parameter part, one LU of g_z). On failure returns the status with message_ naming the
+// has a parameter part, one LU of g_z, counted in `lu_counter`). On failure returns the status with message_ naming the
 // cause (without the status name).
 Status ForwardSensitivity::algebraic_from_states(double t, ConstVector x, ConstVector z, ConstVector f,
-                                              ConstVector g, ConstMatrixRef Sx, MatrixRef Sz) {
+                                                 ConstVector g, ConstMatrixRef Sx, MatrixRef Sz,
+                                                 long& lu_counter) {
   const ConstVector p = integrator_.parameters();
   int code = jacobians_.state_jacobian(t, x, z, p, f, g, jacobian_.ref());
   if (code != 0) {
@@ -139,7 +140,7 @@ Status ForwardSensitivity::algebraic_from_states(double t, ConstVector x, ConstV
   }
   for (int j = 0; j < nz_; ++j)
     for (int i = 0; i < nz_; ++i) dgdz_(i, j) = jacobian_(nx_ + i, nx_ + j);
-  ++counters_.lu_factorizations;
+  ++lu_counter;
   if (lu_factor(dgdz_.ref(), pivots_.data()) != 0) {
     message_ = "dg/dz is singular at t = " + format_number(t) +
                ": the algebraic sensitivities are not determined";
@@ -269,7 +270,10 @@ Outcome ForwardSensitivity::integrate_to(double tout, Vector x, Vector z, Matrix
   if (Sz.data != nullptr && (Sz.rows != nz_ || Sz.cols != directions_ || Sz.ld < Sz.rows))
     throw std::invalid_argument("ForwardSensitivity::integrate_to: Sz must be nz x ns = " +
                                 std::to_string(nz_) + " x " + std::to_string(directions_) + " or empty");
-  const Outcome outcome = integrator_.integrate_to(tout, x, z);
+  // The solution where the call stops is also the point of the algebraic dense sensitivities.
+  const Outcome outcome = integrator_.integrate_to(tout, point_x_, point_z_);
+  std::copy(point_x_.begin(), point_x_.end(), x.begin());
+  if (!z.empty()) std::copy(point_z_.begin(), point_z_.end(), z.begin());
   if (!ok(outcome)) {
     initialized_ = false;
     if (ok(status_)) {  // the integrator's own failure: its message names the cause
@@ -278,7 +282,7 @@ Outcome ForwardSensitivity::integrate_to(double tout, Vector x, Vector z, Matrix
     }
     return {status_, StopReason::none, outcome.t};
   }
-  const Status status = dense_output(outcome.t, Sx, Sz);
+  const Status status = dense_output_at(outcome.t, Sx, Sz);
   if (!ok(status)) return {status, StopReason::none, outcome.t};
   return outcome;
 }
@@ -299,6 +303,13 @@ ConstMatrixRef ForwardSensitivity::algebraic_sensitivity() const {
 // stage sensitivity there.
 Status ForwardSensitivity::dense_output(double t, MatrixRef Sx, MatrixRef Sz) {
   require_usable("ForwardSensitivity::dense_output");
+  if (has_step_ && t != t_ && Sz.data && nz_ > 0) integrator_.dense_output(t, point_x_, point_z_);
+  return dense_output_at(t, Sx, Sz);
+}
+
+// dense_output() with (x(t), z(t)) already in point_x_, point_z_ (when Sz is wanted inside the
+// step).
+Status ForwardSensitivity::dense_output_at(double t, MatrixRef Sx, MatrixRef Sz) {
   if (Sx.rows != nx_ || Sx.cols != directions_ || (Sz.data && (Sz.rows != nz_ || Sz.cols != directions_)))
     throw std::invalid_argument("ForwardSensitivity::dense_output: Sx must be nx x ns, Sz nz x ns or empty");
   if (t == t_ || !has_step_) {
@@ -326,16 +337,23 @@ Status ForwardSensitivity::dense_output(double t, MatrixRef Sx, MatrixRef Sz) {
     detail::copy(stages_.stage_algebraic(s - 1), Sz);
     return Status::success;
   }
-  integrator_.dense_output(t, point_x_, point_z_);
-  ++counters_.function_evaluations;
-  const int code = integrator_.problem().evaluate(t, point_x_, point_z_, integrator_.parameters(),
-                                                  point_f_, point_g_);
-  if (code != 0) {
-    message_ = std::string(status_name(code < 0 ? Status::callback_fatal : Status::callback_failures)) +
-               ": f/g failed at the dense-output point t = " + format_number(t);
-    return code < 0 ? Status::callback_fatal : Status::callback_failures;
+  // f and g at the point are needed only as the base of difference Jacobians.
+  const Problem& problem = integrator_.problem();
+  if (!problem.has_jacobian() || (uses_parameters_ && !problem.has_parameter_jacobian())) {
+    ++counters_.fd_function_evaluations;
+    int code = integrator_.problem().evaluate(t, point_x_, point_z_, integrator_.parameters(),
+                                              point_f_, point_g_);
+    for (double v : point_f_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
+    for (double v : point_g_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
+    if (code != 0) {
+      const Status status = code < 0 ? Status::callback_fatal : Status::callback_failures;
+      message_ = std::string(status_name(status)) + ": f/g failed at the dense-output point t = " +
+                 format_number(t);
+      return status;
+    }
   }
-  const Status status = algebraic_from_states(t, point_x_, point_z_, point_f_, point_g_, Sx, Sz);
+  const Status status = algebraic_from_states(t, point_x_, point_z_, point_f_, point_g_, Sx, Sz,
+                                              counters_.dense_output_factorizations);
   if (!ok(status)) message_ = std::string(status_name(status)) + ": " + message_ + " (dense output)";
   return status;
 }

@@ -7,6 +7,7 @@
 
 #include "dow/dow_model.hpp"
 #include "esdirk/integrator.hpp"
+#include "esdirk/trajectory.hpp"
 
 #include "counting_new.hpp"
 
@@ -26,6 +27,21 @@ long allocations_while_integrating(esdirk::Problem& model) {
   esdirk::Integrator solver(model, options);
   long observed = 0;
   solver.set_step_observer([&observed](const esdirk::StepView&) { ++observed; });
+  // Further listeners: a trajectory with reserved records and one that looks at the dense
+  // output inside every step (the dg/dz LU cache must not allocate either).
+  esdirk::Trajectory trajectory;
+  trajectory.reserve(5000, model.nx(), model.nz(), options.method.stages);
+  solver.add_listener(trajectory);
+  struct DenseProbe : esdirk::StepListener {
+    std::vector<double> x, z;
+    esdirk::AcceptVerdict on_accept(const esdirk::StepView& step, esdirk::DenseOutput& dense) override {
+      dense.evaluate(step.t + 0.5 * step.h, x, z);
+      return esdirk::AcceptVerdict::proceed();
+    }
+  } probe;
+  probe.x.resize(static_cast<std::size_t>(model.nx()));
+  probe.z.resize(static_cast<std::size_t>(model.nz()));
+  solver.add_listener(probe);
   const auto zs = dow::consistent_algebraic_start();
   const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
   const std::vector<double> z0(zs.begin(), zs.end());
@@ -39,6 +55,9 @@ long allocations_while_integrating(esdirk::Problem& model) {
   counting_new::enabled = false;
   BOOST_REQUIRE(all_ok);
   BOOST_REQUIRE(observed > 100);
+  BOOST_REQUIRE(trajectory.size() == observed);
+  solver.remove_listener(trajectory);
+  solver.remove_listener(probe);
   return allocations;
 }
 

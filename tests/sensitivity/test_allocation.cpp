@@ -1,16 +1,19 @@
 // No allocation in the step loop of the sensitivities either: a global operator new that
 // counts, around integrate_to() of ForwardSensitivity (both modes, analytic and difference
 // Jacobians, few and many directions: plain sweeps and doubling) and around repeated
-// shooting intervals after the first.
+// shooting intervals after the first, each with further listeners beside the sensitivities
+// (a user observer before them, a reserved trajectory after them, a running cost).
 
 #define BOOST_TEST_MODULE esdirk sensitivity allocation
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <vector>
 
 #include "dow/dow_model.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
+#include "esdirk/trajectory.hpp"
 
 #include "counting_new.hpp"
 
@@ -31,6 +34,8 @@ esdirk::Options dow_options() { return dow::benchmark_options(1e-6); }
 long allocations_while_integrating(esdirk::Problem& model, esdirk::SensitivityMode mode,
                                    int directions) {
   esdirk::Integrator solver(model, dow_options());
+  long observed = 0;
+  solver.set_step_observer([&observed](const esdirk::StepView&) { ++observed; });
   const auto zs = dow::consistent_algebraic_start();
   const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
   const std::vector<double> z0(zs.begin(), zs.end());
@@ -39,6 +44,9 @@ long allocations_while_integrating(esdirk::Problem& model, esdirk::SensitivityMo
   esdirk::SensitivityOptions so;
   so.mode = mode;
   esdirk::ForwardSensitivity sens(solver, so);
+  esdirk::Trajectory trajectory;
+  trajectory.reserve(2000, 6, 4, solver.options().method.stages);
+  solver.add_listener(trajectory);
   esdirk::DenseMatrix seed(15, directions);
   for (int k = 0; k < directions; ++k)
     seed(k, k) = k < 6 ? 1.0 : p[static_cast<std::size_t>(k - 6)];
@@ -53,6 +61,9 @@ long allocations_while_integrating(esdirk::Problem& model, esdirk::SensitivityMo
   counting_new::enabled = false;
   BOOST_REQUIRE(all_ok);
   BOOST_REQUIRE(solver.statistics().sensitivity_solves > 20);
+  BOOST_REQUIRE(observed == solver.statistics().accepted_steps);
+  BOOST_REQUIRE(trajectory.size() == observed);
+  solver.remove_listener(trajectory);
   return allocations;
 }
 
@@ -79,6 +90,17 @@ BOOST_AUTO_TEST_CASE(repeated_shooting_intervals_allocate_nothing) {
   const std::vector<double> u(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
   std::vector<double> x(dow::initial_states.begin(), dow::initial_states.end());
   esdirk::ShootingInterval interval(model, dow_options());
+  long observed = 0;
+  interval.integrator().set_step_observer([&observed](const esdirk::StepView&) { ++observed; });
+  interval.set_running_cost([](double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector,
+                               double& h, esdirk::Vector hx, esdirk::Vector hz, esdirk::Vector hu) {
+    h = x[0];
+    std::fill(hx.begin(), hx.end(), 0.0);
+    hx[0] = 1.0;
+    std::fill(hz.begin(), hz.end(), 0.0);
+    std::fill(hu.begin(), hu.end(), 0.0);
+    return 0;
+  });
   BOOST_REQUIRE(esdirk::ok(interval.integrate(0.0, 0.2, x, u, z0).status));
   x = interval.result().x;
   allocations = 0;
@@ -91,5 +113,6 @@ BOOST_AUTO_TEST_CASE(repeated_shooting_intervals_allocate_nothing) {
   }
   counting_new::enabled = false;
   BOOST_REQUIRE(all_ok);
+  BOOST_REQUIRE(observed == interval.total_statistics().accepted_steps);
   BOOST_TEST(allocations == 0);
 }

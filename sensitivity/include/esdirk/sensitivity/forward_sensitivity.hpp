@@ -57,8 +57,9 @@ class ForwardSensitivity final : public StepListener {
   /// Sensitivities at t(), or inside the last accepted step: Sx is the derivative of the
   /// integrator's dense output x(t); Sz the derivative of the consistent z(t) at (t, x(t)),
   /// -g_z^{-1}(g_x Sx + g_p P), which the integrator's corrected z(t) approximates to its
-  /// Newton residual (costs one model evaluation, one Jacobian, one parameter Jacobian if the
-  /// seed has a parameter part, one LU of g_z). Throws std::logic_error after a failed
+  /// Newton residual (costs one Jacobian, one parameter Jacobian if the seed has a parameter
+  /// part, one LU of g_z counted in dense_output_factorizations, and one model evaluation as
+  /// the base of difference Jacobians if they are used). Throws std::logic_error after a failed
   /// integration and std::domain_error outside the last step; returns a failing callback's
   /// status (with message()) and success otherwise.
   Status dense_output(double t, MatrixRef Sx, MatrixRef Sz = {});
@@ -88,12 +89,13 @@ class ForwardSensitivity final : public StepListener {
 
  private:
   void commit(const StepView& step);
+  Status dense_output_at(double t, MatrixRef Sx, MatrixRef Sz);
   Status fail(Status status, std::string message);
   void require_usable(const char* who) const;
   double sensitivity_error_norm() const;
   void set_direction_scales(ConstMatrixRef seed);
   Status algebraic_from_states(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g,
-                            ConstMatrixRef Sx, MatrixRef Sz);
+                               ConstMatrixRef Sx, MatrixRef Sz, long& lu_counter);
 
   Integrator& integrator_;
   Statistics counters_;

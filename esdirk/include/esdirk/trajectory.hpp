@@ -1,0 +1,51 @@
+#pragma once
+// A step listener that keeps an owned record of every accepted step, and replays a recorded
+// step sequence bit for bit: the base of finite differences on frozen steps and of the adjoint's
+// reverse sweep (which needs the stage values of every step, or checkpoints to recompute them).
+//
+//     esdirk::Trajectory trajectory;
+//     solver.add_listener(trajectory);
+//     solver.initialize(t0, x0, z0, p);
+//     solver.integrate_to(t1, x, z);                 // trajectory.steps() holds every step
+//     other.initialize(t0, x0, z0, p);               // same problem and options
+//     trajectory.replay(other);                      // the same steps, the same bits
+
+#include <vector>
+
+#include "esdirk/integrator.hpp"
+#include "esdirk/step_listener.hpp"
+#include "esdirk/step_record.hpp"
+
+namespace esdirk {
+
+class Trajectory final : public StepListener {
+ public:
+  /// Records are reused across runs: after clear() (or a new initialize()), steps are copied
+  /// into the records already allocated, so a run no longer than an earlier one (or than
+  /// reserve()) does not allocate.
+  void reserve(int steps, int nx, int nz, int stages);
+  void clear() { count_ = 0; }
+
+  /// The recorded steps, oldest first.
+  int size() const { return count_; }
+  const StepRecord& operator[](int k) const { return records_[static_cast<std::size_t>(k)]; }
+
+  /// Replays steps [first, first + count) (all by default) on `integrator`, which must stand at
+  /// the start of step `first` exactly as the recording run did (for step 0: initialized with
+  /// the same t0, x0, z guess, p, problem and options). Each step is taken with its recorded h
+  /// and end time (Integrator::replay_step), so states, stages and the listeners' results
+  /// (e.g. exact-mode sensitivities) come out bit for bit. Returns the first failure, with the
+  /// integrator's message. Throws std::invalid_argument for a range outside the record and
+  /// std::logic_error when the integrator is not at the start of step `first`.
+  Status replay(Integrator& integrator, int first = 0, int count = -1) const;
+
+  // StepListener
+  AcceptVerdict on_accept(const StepView& step, DenseOutput& dense) override;
+  void on_restart(double t, RestartKind kind) override;
+
+ private:
+  std::vector<StepRecord> records_;
+  int count_ = 0;
+};
+
+}  // namespace esdirk
