@@ -1,31 +1,91 @@
-# Modules (esdirk, sensitivity, events, structural, capi) call esdirk_add_module(); the top
-# level then builds libesdirk (shared) and libesdirk (static) from all registered sources.
+# One CMake target per module, linking only downward (doc/DESIGN: esdirk <- sensitivity <-
+# events; structural stands alone on esdirk's linear algebra; capi on top of all of them), and
+# one package: libesdirk (shared and static) is built from the objects of every module.
+#
+# A module folder's CMakeLists.txt calls esdirk_add_module(SOURCES ...). That makes the OBJECT
+# library esdirk_<module>_objects ("core" for the esdirk folder) whose include path is the
+# module's own include/ plus, through target_link_libraries, those of the modules below it
+# and nothing else: a module that includes a header of a module above or beside it does not
+# compile. tests/bindings checks that direction.
 
-set_property(GLOBAL PROPERTY ESDIRK_SOURCES "")
-set_property(GLOBAL PROPERTY ESDIRK_INCLUDE_DIRS "")
+# The modules each module may use (its include path); the folder name is the module name.
+set(ESDIRK_MODULE_USES_esdirk "")
+set(ESDIRK_MODULE_USES_sensitivity esdirk)
+set(ESDIRK_MODULE_USES_events sensitivity)
+set(ESDIRK_MODULE_USES_structural esdirk)
+set(ESDIRK_MODULE_USES_capi esdirk sensitivity events structural)
+# The modules that may include the core's internal headers (esdirk/src/internal), which are
+# not installed.
+set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk sensitivity events)
+
+# Symbol visibility. Modules whose public declarations all carry ESDIRK_API (C++) or
+# ESDIRK_C_API (C) are compiled with -fvisibility=hidden -fvisibility-inlines-hidden, so that
+# only the marked API leaves libesdirk.so. ESDIRK_HIDDEN_VISIBILITY=ON hides every module (for
+# when the core and sensitivity headers are annotated too).
+set(ESDIRK_MODULES_ANNOTATED structural capi)
+option(ESDIRK_HIDDEN_VISIBILITY "Compile every module with hidden symbol visibility" OFF)
+
+set_property(GLOBAL PROPERTY ESDIRK_MODULES "")
+
+# The internal headers of the core (esdirk/src/internal), for the modules listed above.
+add_library(esdirk_core_internals INTERFACE)
+target_include_directories(esdirk_core_internals INTERFACE ${PROJECT_SOURCE_DIR}/esdirk/src)
+
+# The object target of a module.
+function(esdirk_module_target module result)
+  if(module STREQUAL "esdirk")
+    set(${result} esdirk_core_objects PARENT_SCOPE)
+  else()
+    set(${result} esdirk_${module}_objects PARENT_SCOPE)
+  endif()
+endfunction()
 
 # esdirk_add_module(SOURCES a.cpp b.cpp)
-# The calling folder's include/ holds the public headers (include/esdirk/...).
+# The calling folder's include/ holds the module's public headers (include/esdirk/...).
 function(esdirk_add_module)
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
-  foreach(src ${ARG_SOURCES})
-    set_property(GLOBAL APPEND PROPERTY ESDIRK_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${src})
-  endforeach()
-  set_property(GLOBAL APPEND PROPERTY ESDIRK_INCLUDE_DIRS ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  get_filename_component(module ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  esdirk_module_target(${module} target)
+  add_library(${target} OBJECT ${ARG_SOURCES})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  target_compile_definitions(${target} PRIVATE ESDIRK_BUILDING_LIBRARY)
+  if(module IN_LIST ESDIRK_MODULES_USING_CORE_INTERNALS)
+    target_link_libraries(${target} PRIVATE esdirk_core_internals)
+  endif()
+  if(ESDIRK_HIDDEN_VISIBILITY OR module IN_LIST ESDIRK_MODULES_ANNOTATED)
+    set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden
+                                               VISIBILITY_INLINES_HIDDEN ON)
+  endif()
+  set_property(GLOBAL APPEND PROPERTY ESDIRK_MODULES ${module})
   install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endfunction()
 
+# Called once after every module folder: links each module to the modules it uses (known only
+# now that all exist), then builds libesdirk from all objects.
 function(esdirk_build_libraries)
-  get_property(sources GLOBAL PROPERTY ESDIRK_SOURCES)
-  get_property(includes GLOBAL PROPERTY ESDIRK_INCLUDE_DIRS)
-  add_library(esdirk_objects OBJECT ${sources})
-  set_target_properties(esdirk_objects PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  target_include_directories(esdirk_objects PUBLIC ${includes})
-  # Internal headers of the core (not installed), shared by the modules built into the library.
-  target_include_directories(esdirk_objects PRIVATE ${PROJECT_SOURCE_DIR}/esdirk/src)
+  get_property(modules GLOBAL PROPERTY ESDIRK_MODULES)
+  set(objects)
+  set(includes)
+  foreach(module ${modules})
+    esdirk_module_target(${module} target)
+    foreach(used ${ESDIRK_MODULE_USES_${module}})
+      if(used IN_LIST modules)
+        esdirk_module_target(${used} used_target)
+        target_link_libraries(${target} PUBLIC ${used_target})
+      endif()
+    endforeach()
+    list(APPEND objects $<TARGET_OBJECTS:${target}>)
+    get_target_property(dirs ${target} INCLUDE_DIRECTORIES)
+    list(APPEND includes ${dirs})
+  endforeach()
+
+  # Internal symbols never leave the shared library, whatever the compile-time visibility.
+  set(version_script ${PROJECT_SOURCE_DIR}/cmake/esdirk.map)
   foreach(kind shared static)
     string(TOUPPER ${kind} KIND)
-    add_library(esdirk_${kind} ${KIND} $<TARGET_OBJECTS:esdirk_objects>)
+    add_library(esdirk_${kind} ${KIND} ${objects})
     set_target_properties(esdirk_${kind} PROPERTIES OUTPUT_NAME esdirk EXPORT_NAME ${kind}
                           VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
     foreach(dir ${includes})
@@ -38,6 +98,13 @@ function(esdirk_build_libraries)
             LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
             ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   endforeach()
+  if(CMAKE_SYSTEM_NAME STREQUAL "Linux")  # GNU ld, gold and lld read version scripts
+    target_link_options(esdirk_shared PRIVATE -Wl,--version-script=${version_script})
+    set_property(TARGET esdirk_shared APPEND PROPERTY LINK_DEPENDS ${version_script})
+  endif()
+  # A program that links the static library exports nothing of esdirk's (export.hpp).
+  target_compile_definitions(esdirk_static INTERFACE ESDIRK_STATIC_DEFINE)
   # The name everything inside the project links against.
   add_library(esdirk::esdirk ALIAS esdirk_shared)
+  add_library(esdirk::static ALIAS esdirk_static)
 endfunction()

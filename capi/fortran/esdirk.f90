@@ -11,29 +11,18 @@ module esdirk
 
   integer, parameter, public :: esdirk_int = c_int32_t
 
-  ! Status codes (esdirk.h).
-  integer(c_int), parameter, public :: ESDIRK_SUCCESS = 0
-  integer(c_int), parameter, public :: ESDIRK_TOO_MANY_STEPS = -1
-  integer(c_int), parameter, public :: ESDIRK_STEP_SIZE_TOO_SMALL = -2
-  integer(c_int), parameter, public :: ESDIRK_ERROR_TEST_FAILURES = -3
-  integer(c_int), parameter, public :: ESDIRK_NEWTON_FAILURES = -4
-  integer(c_int), parameter, public :: ESDIRK_SINGULAR_ITERATION_MATRIX = -5
-  integer(c_int), parameter, public :: ESDIRK_CALLBACK_FAILURES = -6
-  integer(c_int), parameter, public :: ESDIRK_CALLBACK_FATAL = -7
-  integer(c_int), parameter, public :: ESDIRK_INITIALIZATION_FAILED = -8
-  integer(c_int), parameter, public :: ESDIRK_SINGULAR_ALGEBRAIC_JACOBIAN = -9
-  integer(c_int), parameter, public :: ESDIRK_STRUCTURALLY_SINGULAR = -10
-  integer(c_int), parameter, public :: ESDIRK_NULL_ARGUMENT = -101
-  integer(c_int), parameter, public :: ESDIRK_INVALID_ARGUMENT = -102
-  integer(c_int), parameter, public :: ESDIRK_WRONG_CALL_ORDER = -103
-  integer(c_int), parameter, public :: ESDIRK_OUT_OF_MEMORY = -104
-  integer(c_int), parameter, public :: ESDIRK_INTERNAL_ERROR = -105
-  integer(c_int), parameter, public :: ESDIRK_BUFFER_TOO_SMALL = -106
+  ! Status codes: ESDIRK_SUCCESS, ESDIRK_STOP_TIME_REACHED, ..., ESDIRK_BUFFER_TOO_SMALL, and
+  ! esdirk_status_count, esdirk_status_codes(:), esdirk_status_names(:), esdirk_status_messages(:).
+  ! The build writes this file from esdirk/status_codes.def, the table C and C++ read too.
+  include 'esdirk_status.inc'
+
   integer(c_int), parameter, public :: ESDIRK_SENSITIVITY_EXACT = 0
   integer(c_int), parameter, public :: ESDIRK_SENSITIVITY_PAPER = 1
 
-  ! The integrator's counters; mirrors struct esdirk_statistics.
+  ! The integrator's counters; mirrors struct esdirk_statistics. esdirk_solver_get_statistics
+  ! and esdirk_shooting_get_statistics set struct_size themselves.
   type, bind(C), public :: esdirk_statistics
+    integer(c_size_t) :: struct_size = 0
     integer(c_int64_t) :: steps = 0
     integer(c_int64_t) :: accepted_steps = 0
     integer(c_int64_t) :: rejected_steps = 0
@@ -80,14 +69,16 @@ module esdirk
   public :: esdirk_solver_set_filter_error_estimate, esdirk_solver_set_failure_limits
   public :: esdirk_solver_initialize, esdirk_solver_restart, esdirk_solver_integrate_to, esdirk_solver_step
   public :: esdirk_solver_set_stop_time, esdirk_solver_clear_stop_time, esdirk_solver_dense_output
-  public :: esdirk_solver_get_state, esdirk_solver_get_statistics
-  public :: esdirk_status_string, esdirk_last_error_string
+  public :: esdirk_solver_get_state, esdirk_solver_get_statistics, esdirk_solver_get_counter
+  public :: esdirk_counter_name_string
+  public :: esdirk_status_string, esdirk_status_message_string, esdirk_last_error_string
   public :: esdirk_solver_set_sensitivity_options, esdirk_solver_start_sensitivities
   public :: esdirk_solver_integrate_sensitivities_to
   public :: esdirk_shooting_create, esdirk_shooting_free, esdirk_shooting_set_tolerances
   public :: esdirk_shooting_set_algebraic_atol, esdirk_shooting_set_sensitivity_mode
   public :: esdirk_shooting_set_running_cost, esdirk_shooting_integrate
   public :: esdirk_shooting_get_algebraic_sensitivities, esdirk_shooting_get_statistics
+  public :: esdirk_shooting_get_counter
   public :: esdirk_shooting_last_error_string, esdirk_structural_sigma_1based
 
   interface
@@ -252,17 +243,35 @@ module esdirk
       integer(esdirk_int), value :: nx, nz
     end function esdirk_solver_get_state
 
-    integer(c_int) function esdirk_solver_get_statistics(solver, statistics) &
+    integer(c_int) function c_esdirk_solver_get_statistics(solver, statistics) &
         bind(C, name="esdirk_solver_get_statistics")
       import :: c_int, c_ptr, esdirk_statistics
       type(c_ptr), value :: solver
-      type(esdirk_statistics), intent(out) :: statistics
-    end function esdirk_solver_get_statistics
+      type(esdirk_statistics), intent(inout) :: statistics
+    end function c_esdirk_solver_get_statistics
+
+    integer(c_int) function c_esdirk_solver_get_counter(solver, name, value) &
+        bind(C, name="esdirk_solver_get_counter")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: solver
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int64_t), intent(out) :: value
+    end function c_esdirk_solver_get_counter
+
+    type(c_ptr) function c_esdirk_counter_name(index) bind(C, name="esdirk_counter_name")
+      import :: c_ptr, c_int
+      integer(c_int), value :: index
+    end function c_esdirk_counter_name
 
     type(c_ptr) function c_esdirk_status_name(status) bind(C, name="esdirk_status_name")
       import :: c_ptr, c_int
       integer(c_int), value :: status
     end function c_esdirk_status_name
+
+    type(c_ptr) function c_esdirk_status_message(status) bind(C, name="esdirk_status_message")
+      import :: c_ptr, c_int
+      integer(c_int), value :: status
+    end function c_esdirk_status_message
 
     type(c_ptr) function c_esdirk_solver_last_error(solver) bind(C, name="esdirk_solver_last_error")
       import :: c_ptr
@@ -354,13 +363,22 @@ module esdirk
       real(c_double), intent(out) :: Az(ldaz, *), Bz(ldbz, *)
     end function esdirk_shooting_get_algebraic_sensitivities
 
-    integer(c_int) function esdirk_shooting_get_statistics(shooting, total, statistics) &
+    integer(c_int) function c_esdirk_shooting_get_statistics(shooting, total, statistics) &
         bind(C, name="esdirk_shooting_get_statistics")
       import :: c_int, c_ptr, esdirk_statistics
       type(c_ptr), value :: shooting
       integer(c_int), value :: total
-      type(esdirk_statistics), intent(out) :: statistics
-    end function esdirk_shooting_get_statistics
+      type(esdirk_statistics), intent(inout) :: statistics
+    end function c_esdirk_shooting_get_statistics
+
+    integer(c_int) function c_esdirk_shooting_get_counter(shooting, total, name, value) &
+        bind(C, name="esdirk_shooting_get_counter")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: shooting
+      integer(c_int), value :: total
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int64_t), intent(out) :: value
+    end function c_esdirk_shooting_get_counter
 
     type(c_ptr) function c_esdirk_shooting_last_error(shooting) bind(C, name="esdirk_shooting_last_error")
       import :: c_ptr
@@ -406,6 +424,62 @@ contains
     character(len=:), allocatable :: name
     name = from_c_string(c_esdirk_status_name(status))
   end function esdirk_status_string
+
+  !> One line that says what a status means.
+  function esdirk_status_message_string(status) result(message)
+    integer(c_int), intent(in) :: status
+    character(len=:), allocatable :: message
+    message = from_c_string(c_esdirk_status_message(status))
+  end function esdirk_status_message_string
+
+  !> The integrator's counters. The struct size is set here, so a program compiled against
+  !> this module keeps working with a later library whose struct has grown.
+  integer(c_int) function esdirk_solver_get_statistics(solver, statistics) result(status)
+    type(c_ptr), intent(in) :: solver
+    type(esdirk_statistics), intent(out) :: statistics
+    statistics%struct_size = c_sizeof(statistics)
+    status = c_esdirk_solver_get_statistics(solver, statistics)
+  end function esdirk_solver_get_statistics
+
+  !> Counters of the last interval (total = 0) or of all intervals (total = 1).
+  integer(c_int) function esdirk_shooting_get_statistics(shooting, total, statistics) result(status)
+    type(c_ptr), intent(in) :: shooting
+    integer(c_int), intent(in) :: total
+    type(esdirk_statistics), intent(out) :: statistics
+    statistics%struct_size = c_sizeof(statistics)
+    status = c_esdirk_shooting_get_statistics(shooting, total, statistics)
+  end function esdirk_shooting_get_statistics
+
+  !> One counter by name ("steps", "lu_factorizations", ...), including counters that are
+  !> newer than the esdirk_statistics type.
+  integer(c_int) function esdirk_solver_get_counter(solver, name, value) result(status)
+    type(c_ptr), intent(in) :: solver
+    character(len=*), intent(in) :: name
+    integer(c_int64_t), intent(out) :: value
+    status = c_esdirk_solver_get_counter(solver, trim(name) // c_null_char, value)
+  end function esdirk_solver_get_counter
+
+  !> One counter of the last interval (total = 0) or of all intervals (total = 1) by name.
+  integer(c_int) function esdirk_shooting_get_counter(shooting, total, name, value) result(status)
+    type(c_ptr), intent(in) :: shooting
+    integer(c_int), intent(in) :: total
+    character(len=*), intent(in) :: name
+    integer(c_int64_t), intent(out) :: value
+    status = c_esdirk_shooting_get_counter(shooting, total, trim(name) // c_null_char, value)
+  end function esdirk_shooting_get_counter
+
+  !> The name of the index-th counter (1-based); "" past the last.
+  function esdirk_counter_name_string(index) result(name)
+    integer, intent(in) :: index
+    character(len=:), allocatable :: name
+    type(c_ptr) :: text
+    text = c_esdirk_counter_name(int(index - 1, c_int))
+    if (c_associated(text)) then
+      name = from_c_string(text)
+    else
+      name = ""
+    end if
+  end function esdirk_counter_name_string
 
   !> The message of the last failure on a solver handle.
   function esdirk_last_error_string(solver) result(message)

@@ -1,6 +1,9 @@
 // The C shim for the problem and the integrator: extern "C" definitions only (the shared
 // handle types and helpers are in shim.hpp).
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -13,49 +16,114 @@ using esdirk_capi::vector_ok;
 
 namespace esdirk_capi {
 
+// Both mappings are generated from esdirk/status_codes.def, so a row added there needs no
+// edit here.
 int to_c_status(esdirk::Status status) {
+#define ESDIRK_STATUS_CASE_success(name, c_name) \
+  case esdirk::Status::name:                     \
+    return ESDIRK_##c_name;
+#define ESDIRK_STATUS_CASE_failure(name, c_name) ESDIRK_STATUS_CASE_success(name, c_name)
+#define ESDIRK_STATUS_CASE_stop(name, c_name)
+#define ESDIRK_STATUS_CASE_analysis(name, c_name)
+#define ESDIRK_STATUS_CASE_misuse(name, c_name)
+#define ESDIRK_STATUS(kind, name, c_name, value, message) ESDIRK_STATUS_CASE_##kind(name, c_name)
   switch (status) {
-    case esdirk::Status::success:
-      return ESDIRK_SUCCESS;
-    case esdirk::Status::too_many_steps:
-      return ESDIRK_TOO_MANY_STEPS;
-    case esdirk::Status::step_size_too_small:
-      return ESDIRK_STEP_SIZE_TOO_SMALL;
-    case esdirk::Status::error_test_failures:
-      return ESDIRK_ERROR_TEST_FAILURES;
-    case esdirk::Status::newton_failures:
-      return ESDIRK_NEWTON_FAILURES;
-    case esdirk::Status::singular_iteration_matrix:
-      return ESDIRK_SINGULAR_ITERATION_MATRIX;
-    case esdirk::Status::callback_failures:
-      return ESDIRK_CALLBACK_FAILURES;
-    case esdirk::Status::callback_fatal:
-      return ESDIRK_CALLBACK_FATAL;
-    case esdirk::Status::initialization_failed:
-      return ESDIRK_INITIALIZATION_FAILED;
-    case esdirk::Status::singular_algebraic_jacobian:
-      return ESDIRK_SINGULAR_ALGEBRAIC_JACOBIAN;
+#include "esdirk/status_codes.def"
   }
-  return ESDIRK_INTERNAL_ERROR;
+#undef ESDIRK_STATUS
+#undef ESDIRK_STATUS_CASE_success
+#undef ESDIRK_STATUS_CASE_failure
+#undef ESDIRK_STATUS_CASE_stop
+#undef ESDIRK_STATUS_CASE_analysis
+#undef ESDIRK_STATUS_CASE_misuse
+  return ESDIRK_INTERNAL_ERROR;  // a value outside the enumeration
 }
 
-esdirk_statistics to_c_statistics(const esdirk::Statistics& st) {
-  return {st.steps,
-          st.accepted_steps,
-          st.rejected_steps,
-          st.function_evaluations,
-          st.fd_function_evaluations,
-          st.jacobian_evaluations,
-          st.lu_factorizations,
-          st.back_substitutions,
-          st.newton_iterations,
-          st.newton_failures,
-          st.callback_failures,
-          st.parameter_jacobian_evaluations,
-          st.sensitivity_solves,
-          st.events,
-          st.adjoint_steps,
-          st.checkpoints};
+int to_c_stop(esdirk::StopReason reason) {
+  switch (reason) {
+    case esdirk::StopReason::reached_stop_time:
+      return ESDIRK_STOP_TIME_REACHED;
+    case esdirk::StopReason::listener_stop:
+      return ESDIRK_LISTENER_STOP;
+    case esdirk::StopReason::none:
+    case esdirk::StopReason::reached_output_time:
+    case esdirk::StopReason::took_one_step:
+      break;
+  }
+  return ESDIRK_SUCCESS;
+}
+
+namespace {
+
+// The fields of the C struct by counter name. The struct is the C ABI and only grows at its
+// end; the names tie each field to its counter in the C++ table (statistics_counters()), so
+// the C++ Statistics may gain, reorder or insert counters freely.
+struct CField {
+  const char* name;
+  std::size_t offset;
+};
+constexpr CField c_fields[] = {
+    {"steps", offsetof(esdirk_statistics, steps)},
+    {"accepted_steps", offsetof(esdirk_statistics, accepted_steps)},
+    {"rejected_steps", offsetof(esdirk_statistics, rejected_steps)},
+    {"function_evaluations", offsetof(esdirk_statistics, function_evaluations)},
+    {"fd_function_evaluations", offsetof(esdirk_statistics, fd_function_evaluations)},
+    {"jacobian_evaluations", offsetof(esdirk_statistics, jacobian_evaluations)},
+    {"lu_factorizations", offsetof(esdirk_statistics, lu_factorizations)},
+    {"back_substitutions", offsetof(esdirk_statistics, back_substitutions)},
+    {"newton_iterations", offsetof(esdirk_statistics, newton_iterations)},
+    {"newton_failures", offsetof(esdirk_statistics, newton_failures)},
+    {"callback_failures", offsetof(esdirk_statistics, callback_failures)},
+    {"parameter_jacobian_evaluations", offsetof(esdirk_statistics, parameter_jacobian_evaluations)},
+    {"sensitivity_solves", offsetof(esdirk_statistics, sensitivity_solves)},
+    {"events", offsetof(esdirk_statistics, events)},
+    {"adjoint_steps", offsetof(esdirk_statistics, adjoint_steps)},
+    {"checkpoints", offsetof(esdirk_statistics, checkpoints)},
+};
+
+}  // namespace
+
+bool counter_value(const esdirk::Statistics& st, const char* name, std::int64_t& value) {
+  for (const esdirk::StatisticsCounter& counter : esdirk::statistics_counters()) {
+    if (std::strcmp(counter.name, name) == 0) {
+      value = st.*counter.counter;
+      return true;
+    }
+  }
+  return false;
+}
+
+int fill_statistics(const esdirk::Statistics& st, esdirk_statistics* out, Messages& messages) {
+  const std::size_t size = out->struct_size;
+  if (size < sizeof out->struct_size)
+    return messages.fail(ESDIRK_INVALID_ARGUMENT,
+                         "get_statistics: set statistics->struct_size to "
+                         "sizeof(esdirk_statistics) (or start from ESDIRK_STATISTICS_INIT)");
+  // Only whole counters inside the caller's struct are written; counters of a longer struct
+  // from a newer header that this library does not know become 0.
+  auto* bytes = reinterpret_cast<unsigned char*>(out);
+  const std::size_t known = std::min(size, sizeof(esdirk_statistics));
+  for (const CField& field : c_fields) {
+    if (field.offset + sizeof(std::int64_t) > known) continue;
+    std::int64_t value = 0;
+    if (!counter_value(st, field.name, value))
+      return messages.fail(ESDIRK_INTERNAL_ERROR,
+                           std::string("get_statistics: no counter named ") + field.name);
+    std::memcpy(bytes + field.offset, &value, sizeof value);
+  }
+  if (size > sizeof(esdirk_statistics))
+    std::memset(bytes + sizeof(esdirk_statistics), 0, size - sizeof(esdirk_statistics));
+  return ESDIRK_SUCCESS;
+}
+
+int get_counter(const esdirk::Statistics& st, const char* name, std::int64_t* value,
+                Messages& messages) {
+  if (!name || !value)
+    return messages.fail(ESDIRK_NULL_ARGUMENT, "get_counter: name or value is NULL");
+  if (!counter_value(st, name, *value))
+    return messages.fail(ESDIRK_INVALID_ARGUMENT, std::string("get_counter: no counter named \"") +
+                                                      name + "\" (esdirk_counter_name lists them)");
+  return ESDIRK_SUCCESS;
 }
 
 }  // namespace esdirk_capi
@@ -81,45 +149,33 @@ int esdirk_solver::require_initialized(const char* who) {
 
 extern "C" {
 
+// Every row of status_codes.def, whatever its kind.
 const char* esdirk_status_name(int status) {
+#define ESDIRK_STATUS(kind, name, c_name, value, message) \
+  case ESDIRK_##c_name:                                   \
+    return #name;
   switch (status) {
-    case ESDIRK_SUCCESS:
-      return "success";
-    case ESDIRK_TOO_MANY_STEPS:
-      return "too_many_steps";
-    case ESDIRK_STEP_SIZE_TOO_SMALL:
-      return "step_size_too_small";
-    case ESDIRK_ERROR_TEST_FAILURES:
-      return "error_test_failures";
-    case ESDIRK_NEWTON_FAILURES:
-      return "newton_failures";
-    case ESDIRK_SINGULAR_ITERATION_MATRIX:
-      return "singular_iteration_matrix";
-    case ESDIRK_CALLBACK_FAILURES:
-      return "callback_failures";
-    case ESDIRK_CALLBACK_FATAL:
-      return "callback_fatal";
-    case ESDIRK_INITIALIZATION_FAILED:
-      return "initialization_failed";
-    case ESDIRK_SINGULAR_ALGEBRAIC_JACOBIAN:
-      return "singular_algebraic_jacobian";
-    case ESDIRK_STRUCTURALLY_SINGULAR:
-      return "structurally_singular";
-    case ESDIRK_NULL_ARGUMENT:
-      return "null_argument";
-    case ESDIRK_INVALID_ARGUMENT:
-      return "invalid_argument";
-    case ESDIRK_WRONG_CALL_ORDER:
-      return "wrong_call_order";
-    case ESDIRK_OUT_OF_MEMORY:
-      return "out_of_memory";
-    case ESDIRK_INTERNAL_ERROR:
-      return "internal_error";
-    case ESDIRK_BUFFER_TOO_SMALL:
-      return "buffer_too_small";
-    default:
-      return "unknown";
+#include "esdirk/status_codes.def"
   }
+#undef ESDIRK_STATUS
+  return "unknown";
+}
+
+const char* esdirk_status_message(int status) {
+#define ESDIRK_STATUS(kind, name, c_name, value, message) \
+  case ESDIRK_##c_name:                                   \
+    return message;
+  switch (status) {
+#include "esdirk/status_codes.def"
+  }
+#undef ESDIRK_STATUS
+  return "unknown status";
+}
+
+const char* esdirk_counter_name(int index) {
+  const auto counters = esdirk::statistics_counters();
+  if (index < 0 || static_cast<std::size_t>(index) >= counters.size()) return nullptr;
+  return counters[static_cast<std::size_t>(index)].name;
 }
 
 int esdirk_problem_create(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_residual_fn residual,
@@ -310,8 +366,8 @@ int esdirk_solver_integrate_to(esdirk_solver* s, double tout, double* x, esdirk_
   if (const int st = s->check_sizes(nx, nz, -1, "integrate_to")) return st;
   if (const int st = s->require_initialized("integrate_to")) return st;
   return guarded(s, [&] {
-    const esdirk::Status status = s->integrator->integrate_to(tout, out(x, nx), out(z, nz));
-    return s->from(status, s->integrator->message());
+    const auto outcome = s->integrator->integrate_to(tout, out(x, nx), out(z, nz));
+    return s->from(outcome, s->integrator->message());
   });
 }
 
@@ -319,8 +375,8 @@ int esdirk_solver_step(esdirk_solver* s, double tout) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
   if (const int st = s->require_initialized("step")) return st;
   return guarded(s, [&] {
-    const esdirk::Status status = s->integrator->step(tout);
-    return s->from(status, s->integrator->message());
+    const auto outcome = s->integrator->step(tout);
+    return s->from(outcome, s->integrator->message());
   });
 }
 
@@ -370,9 +426,15 @@ int esdirk_solver_get_statistics(const esdirk_solver* cs, esdirk_statistics* out
   if (!cs) return ESDIRK_NULL_ARGUMENT;
   auto* s = const_cast<esdirk_solver*>(cs);
   if (!out_stats) return s->fail(ESDIRK_NULL_ARGUMENT, "get_statistics: statistics is NULL");
-  *out_stats = esdirk_capi::to_c_statistics(s->integrator ? s->integrator->statistics()
-                                                          : esdirk::Statistics{});
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::fill_statistics(
+      s->integrator ? s->integrator->statistics() : esdirk::Statistics{}, out_stats, *s);
+}
+
+int esdirk_solver_get_counter(const esdirk_solver* cs, const char* name, int64_t* value) {
+  if (!cs) return ESDIRK_NULL_ARGUMENT;
+  auto* s = const_cast<esdirk_solver*>(cs);  // only the message changes
+  return esdirk_capi::get_counter(
+      s->integrator ? s->integrator->statistics() : esdirk::Statistics{}, name, value, *s);
 }
 
 }  // extern "C"

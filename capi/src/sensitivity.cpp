@@ -95,9 +95,8 @@ int esdirk_solver_integrate_sensitivities_to(esdirk_solver* s, double tout, doub
   return guarded(s, [&] {
     const esdirk::MatrixRef sx{Sx, nx, ns, ldsx};
     const esdirk::MatrixRef sz = Sz ? esdirk::MatrixRef{Sz, nz, ns, ldsz} : esdirk::MatrixRef{};
-    const esdirk::Status status =
-        s->sensitivity->integrate_to(tout, out(x, nx), out(z, nz), sx, sz);
-    return s->from(status, s->sensitivity->message());
+    const auto outcome = s->sensitivity->integrate_to(tout, out(x, nx), out(z, nz), sx, sz);
+    return s->from(outcome, s->sensitivity->message());
   });
 }
 
@@ -241,8 +240,18 @@ int esdirk_shooting_get_statistics(const esdirk_shooting* csh, int total,
   if (sh->interval)
     st = total ? sh->interval->total_statistics()
                : (sh->has_result ? sh->interval->result().statistics : st);
-  *statistics = esdirk_capi::to_c_statistics(st);
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::fill_statistics(st, statistics, *sh);
+}
+
+int esdirk_shooting_get_counter(const esdirk_shooting* csh, int total, const char* name,
+                                int64_t* value) {
+  if (!csh) return ESDIRK_NULL_ARGUMENT;
+  auto* sh = const_cast<esdirk_shooting*>(csh);  // only the message changes
+  esdirk::Statistics st;
+  if (sh->interval)
+    st = total ? sh->interval->total_statistics()
+               : (sh->has_result ? sh->interval->result().statistics : st);
+  return esdirk_capi::get_counter(st, name, value, *sh);
 }
 
 }  // extern "C"

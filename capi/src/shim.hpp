@@ -3,6 +3,7 @@
 // installed). The handles are defined at global scope because esdirk.h declares them there.
 
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <span>
@@ -11,6 +12,7 @@
 
 #include "esdirk/esdirk.h"
 #include "esdirk/integrator.hpp"
+#include "esdirk/outcome.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
 
@@ -50,11 +52,24 @@ class CProblem final : public esdirk::Problem {
   void* user_data_;
 };
 
-/// The C status of a core status.
+/// The C status of a core status (the values are the same; the mapping is from the table).
 int to_c_status(esdirk::Status status);
 
-/// The C statistics struct of the core counters.
-esdirk_statistics to_c_statistics(const esdirk::Statistics& s);
+/// The C code of a normal stop: ESDIRK_STOP_TIME_REACHED, ESDIRK_LISTENER_STOP or
+/// ESDIRK_SUCCESS (reached tout, one step taken).
+int to_c_stop(esdirk::StopReason reason);
+
+struct Messages;
+
+/// The value of the counter called `name`; false if there is none.
+bool counter_value(const esdirk::Statistics& st, const char* name, std::int64_t& value);
+
+/// Fills the caller's statistics struct up to its struct_size (see esdirk.h).
+int fill_statistics(const esdirk::Statistics& st, esdirk_statistics* out, Messages& messages);
+
+/// esdirk_*_get_counter: one counter by name.
+int get_counter(const esdirk::Statistics& st, const char* name, std::int64_t* value,
+                Messages& messages);
 
 /// A vector argument: NULL is allowed only for length 0.
 inline bool vector_ok(const void* data, esdirk_int n) { return n == 0 || data != nullptr; }
@@ -119,6 +134,12 @@ struct esdirk_solver : esdirk_capi::Messages {
     }
     message = why;
     return esdirk_capi::to_c_status(status);
+  }
+  // Integration calls: a normal stop before tout is a positive code (CVODES style).
+  int from(const esdirk::Outcome& outcome, const std::string& why) {
+    if (!esdirk::ok(outcome.status)) return from(outcome.status, why);
+    message.clear();
+    return esdirk_capi::to_c_stop(outcome.reason);
   }
   int check_sizes(esdirk_int nx, esdirk_int nz, esdirk_int np, const char* who);
   int require_initialized(const char* who);

@@ -2,30 +2,32 @@
 
 namespace esdirk {
 
+// Both functions switch over the rows of status_codes.def that are enumerators of Status
+// (kinds success and failure), so a new row needs no edit here.
+#define ESDIRK_STATUS_CASE_success(name, text) \
+  case Status::name:                           \
+    return text;
+#define ESDIRK_STATUS_CASE_failure(name, text) ESDIRK_STATUS_CASE_success(name, text)
+#define ESDIRK_STATUS_CASE_stop(name, text)
+#define ESDIRK_STATUS_CASE_analysis(name, text)
+#define ESDIRK_STATUS_CASE_misuse(name, text)
+
 std::string_view status_name(Status status) {
+#define ESDIRK_STATUS(kind, name, c_name, value, message) ESDIRK_STATUS_CASE_##kind(name, #name)
   switch (status) {
-    case Status::success:
-      return "success";
-    case Status::too_many_steps:
-      return "too_many_steps";
-    case Status::step_size_too_small:
-      return "step_size_too_small";
-    case Status::error_test_failures:
-      return "error_test_failures";
-    case Status::newton_failures:
-      return "newton_failures";
-    case Status::singular_iteration_matrix:
-      return "singular_iteration_matrix";
-    case Status::callback_failures:
-      return "callback_failures";
-    case Status::callback_fatal:
-      return "callback_fatal";
-    case Status::initialization_failed:
-      return "initialization_failed";
-    case Status::singular_algebraic_jacobian:
-      return "singular_algebraic_jacobian";
+#include "esdirk/status_codes.def"
   }
+#undef ESDIRK_STATUS
   return "unknown";
+}
+
+std::string_view status_message(Status status) {
+#define ESDIRK_STATUS(kind, name, c_name, value, message) ESDIRK_STATUS_CASE_##kind(name, message)
+  switch (status) {
+#include "esdirk/status_codes.def"
+  }
+#undef ESDIRK_STATUS
+  return "unknown status";
 }
 
 }  // namespace esdirk

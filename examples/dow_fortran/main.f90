@@ -107,7 +107,8 @@ contains
   subroutine require(status, what)
     integer(c_int), intent(in) :: status
     character(len=*), intent(in) :: what
-    if (status /= ESDIRK_SUCCESS) then
+    ! A positive status is a normal stop (the last output time is the stop time), not a failure.
+    if (status < 0) then
       print '(a, a, a, a, a, a)', what, " failed: ", esdirk_status_string(status), ": ", &
           esdirk_last_error_string(solver)
       error stop 1

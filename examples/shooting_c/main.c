@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
 
   double x_end[NX], A_total[NX * NX], total_cost;
   if (chain(sh, n, dow_x0, x_end, A_total, &total_cost) != ESDIRK_SUCCESS) return 1;
-  esdirk_statistics s;
+  esdirk_statistics s = ESDIRK_STATISTICS_INIT;
   esdirk_shooting_get_statistics(sh, 1, &s);
   printf("Dow, %d shooting intervals of 0.2 h through the C API (rtol 1e-8)\n", n);
   printf("x(%g h) = [", 0.2 * n);

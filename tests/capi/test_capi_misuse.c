@@ -96,7 +96,7 @@ static void test_null_handles(void) {
 
 static void test_invalid_arguments_and_call_order(void) {
   double v = 1.0, t, x[2];
-  esdirk_statistics stats;
+  esdirk_statistics stats = ESDIRK_STATISTICS_INIT;
   esdirk_problem* problem = NULL;
   esdirk_solver* solver = NULL;
   CHECK_STATUS(esdirk_problem_create(0, 0, 0, decay, NULL, &problem), ESDIRK_INVALID_ARGUMENT);

@@ -64,7 +64,7 @@ static void test_sensitivities(int mode) {
     CHECK(fabs(Sz[0] - 2.0 * x * Sx[0]) < tol); /* z = x^2 */
     CHECK(fabs(Sz[1] - 2.0 * x * Sx[1]) < tol);
   }
-  esdirk_statistics stats;
+  esdirk_statistics stats = ESDIRK_STATISTICS_INIT;
   CHECK_STATUS(esdirk_solver_get_statistics(solver, &stats), ESDIRK_SUCCESS);
   CHECK(stats.sensitivity_solves == stats.accepted_steps);
   /* A single direction: d/dp only, restarted from t = 1. */
@@ -143,7 +143,7 @@ static void test_shooting(void) {
   CHECK(fabs(x2 - x1) < 1e-8);
   CHECK(fabs(A2 * A1 - A) < 1e-7);
   CHECK(fabs(A2 * B1 + B2 - B) < 1e-7);
-  esdirk_statistics last, total;
+  esdirk_statistics last = ESDIRK_STATISTICS_INIT, total = ESDIRK_STATISTICS_INIT;
   CHECK_STATUS(esdirk_shooting_get_statistics(shooting, 0, &last), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_shooting_get_statistics(shooting, 1, &total), ESDIRK_SUCCESS);
   CHECK(total.accepted_steps > last.accepted_steps && last.accepted_steps > 0);

@@ -7,8 +7,10 @@
  * Conventions (see doc/c-api-guide.md):
  *  - Opaque handles with *_create / *_free pairs. *_free takes the handle's address, frees
  *    it and sets it to NULL; freeing NULL (or a pointer to NULL) is a no-op.
- *  - Every function returns an int status: ESDIRK_SUCCESS (0) or a negative code. The
- *    handle keeps a readable message of the last failure (esdirk_solver_last_error).
+ *  - Every function returns an int status: ESDIRK_SUCCESS (0), a positive code for a normal
+ *    stop of an integration before tout (ESDIRK_STOP_TIME_REACHED), or a negative code for a
+ *    failure; test `status < 0`. The handle keeps a readable message of the last failure
+ *    (esdirk_solver_last_error).
  *  - Sizes are esdirk_int; vectors come with their length, matrices are column-major with an
  *    explicit leading dimension; all output buffers are owned by the caller.
  *  - Callbacks receive the sizes and the caller's user_data (which may be NULL) and return
@@ -23,6 +25,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ESDIRK_C_API marks the exported functions (the library hides everything else). A program
+ * that links the static library may define ESDIRK_STATIC_DEFINE (the esdirk::static target
+ * does) to drop the mark. */
+#ifndef ESDIRK_C_API
+#if defined(ESDIRK_STATIC_DEFINE)
+#define ESDIRK_C_API
+#elif defined(_WIN32)
+#if defined(ESDIRK_BUILDING_LIBRARY)
+#define ESDIRK_C_API __declspec(dllexport)
+#else
+#define ESDIRK_C_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define ESDIRK_C_API __attribute__((visibility("default")))
+#else
+#define ESDIRK_C_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,28 +52,24 @@ extern "C" {
 typedef int32_t esdirk_int;
 
 /* ---- Status codes ------------------------------------------------------------------------ */
-#define ESDIRK_SUCCESS 0
-/* Numerical failures; the solution at the last accepted time stays available. */
-#define ESDIRK_TOO_MANY_STEPS (-1)
-#define ESDIRK_STEP_SIZE_TOO_SMALL (-2)
-#define ESDIRK_ERROR_TEST_FAILURES (-3)
-#define ESDIRK_NEWTON_FAILURES (-4)
-#define ESDIRK_SINGULAR_ITERATION_MATRIX (-5)
-#define ESDIRK_CALLBACK_FAILURES (-6)
-#define ESDIRK_CALLBACK_FATAL (-7)
-#define ESDIRK_INITIALIZATION_FAILED (-8)
-#define ESDIRK_SINGULAR_ALGEBRAIC_JACOBIAN (-9)
-#define ESDIRK_STRUCTURALLY_SINGULAR (-10) /* structural analysis: no complete matching */
-/* Misuse. */
-#define ESDIRK_NULL_ARGUMENT (-101)    /* a required pointer (handle, vector, callback) is NULL */
-#define ESDIRK_INVALID_ARGUMENT (-102) /* a size, value or option is invalid */
-#define ESDIRK_WRONG_CALL_ORDER (-103) /* e.g. integrate before a successful initialize */
-#define ESDIRK_OUT_OF_MEMORY (-104)
-#define ESDIRK_INTERNAL_ERROR (-105)   /* an unexpected C++ exception (e.g. from a callback) */
-#define ESDIRK_BUFFER_TOO_SMALL (-106) /* a caller's text buffer cannot hold the result */
+/* The codes, their names and one-line messages are the rows of <esdirk/status_codes.def>, the
+ * one table shared with C++ (esdirk::Status) and Fortran (the esdirk module). The enumerators
+ * are ESDIRK_ followed by the table's C_NAME:
+ *    0  ESDIRK_SUCCESS: done (integrate_to reached tout; step took one step)
+ *  > 0  normal stops before tout: ESDIRK_STOP_TIME_REACHED (1), ESDIRK_LISTENER_STOP (2)
+ *  < 0  failures: numerical ones from -1 (ESDIRK_TOO_MANY_STEPS, ...), ESDIRK_STRUCTURALLY_
+ *       SINGULAR (-10), misuse from -101 (ESDIRK_NULL_ARGUMENT, ESDIRK_INVALID_ARGUMENT, ...)
+ * So `status < 0` tests for failure. The values never change between versions. */
+#define ESDIRK_STATUS(kind, name, C_NAME, value, message) ESDIRK_##C_NAME = value,
+enum esdirk_status_code {
+#include "esdirk/status_codes.def"
+};
+#undef ESDIRK_STATUS
 
 /** A stable lower-case name of a status ("success", "too_many_steps", ...; "unknown"). */
-const char* esdirk_status_name(int status);
+ESDIRK_C_API const char* esdirk_status_name(int status);
+/** One line that says what a status means ("unknown status" for a value not in the table). */
+ESDIRK_C_API const char* esdirk_status_message(int status);
 
 /* ---- The problem --------------------------------------------------------------------------- */
 typedef struct esdirk_problem esdirk_problem;
@@ -72,65 +89,87 @@ typedef int (*esdirk_parameter_jacobian_fn)(esdirk_int nx, esdirk_int nz, esdirk
 
 /** Creates a problem with nx >= 1 differential and nz >= 0 algebraic states and np >= 0
  *  parameters. `residual` is required; `user_data` is passed to every callback. */
-int esdirk_problem_create(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_residual_fn residual,
-                          void* user_data, esdirk_problem** problem);
+ESDIRK_C_API int esdirk_problem_create(esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                       esdirk_residual_fn residual, void* user_data,
+                                       esdirk_problem** problem);
 /** Optional analytic Jacobians (finite differences otherwise). NULL removes one. */
-int esdirk_problem_set_jacobian(esdirk_problem* problem, esdirk_jacobian_fn jacobian);
-int esdirk_problem_set_parameter_jacobian(esdirk_problem* problem,
-                                          esdirk_parameter_jacobian_fn parameter_jacobian);
+ESDIRK_C_API int esdirk_problem_set_jacobian(esdirk_problem* problem, esdirk_jacobian_fn jacobian);
+ESDIRK_C_API int esdirk_problem_set_parameter_jacobian(
+    esdirk_problem* problem, esdirk_parameter_jacobian_fn parameter_jacobian);
 /** Frees *problem (which must outlive the solvers that use it) and sets it to NULL. */
-void esdirk_problem_free(esdirk_problem** problem);
+ESDIRK_C_API void esdirk_problem_free(esdirk_problem** problem);
 
 /* ---- The solver ---------------------------------------------------------------------------- */
 typedef struct esdirk_solver esdirk_solver;
 
-int esdirk_solver_create(esdirk_problem* problem, esdirk_solver** solver);
-void esdirk_solver_free(esdirk_solver** solver);
+ESDIRK_C_API int esdirk_solver_create(esdirk_problem* problem, esdirk_solver** solver);
+ESDIRK_C_API void esdirk_solver_free(esdirk_solver** solver);
 /** The message of the last failure on this handle ("" if none). Valid until the next call. */
-const char* esdirk_solver_last_error(const esdirk_solver* solver);
+ESDIRK_C_API const char* esdirk_solver_last_error(const esdirk_solver* solver);
 
 /* Options (defaults as in doc/integrator-guide.md); validated at the next initialize. */
-int esdirk_solver_set_tolerances(esdirk_solver* solver, double rtol, double atol);
+ESDIRK_C_API int esdirk_solver_set_tolerances(esdirk_solver* solver, double rtol, double atol);
 /** Per-component tolerances of the nx differential states. */
-int esdirk_solver_set_tolerance_vectors(esdirk_solver* solver, const double* rtol,
-                                        const double* atol, esdirk_int nx);
+ESDIRK_C_API int esdirk_solver_set_tolerance_vectors(esdirk_solver* solver, const double* rtol,
+                                                     const double* atol, esdirk_int nx);
 /** Absolute tolerances of the nz algebraic states. */
-int esdirk_solver_set_algebraic_atol(esdirk_solver* solver, const double* atol, esdirk_int nz);
-int esdirk_solver_set_step_limits(esdirk_solver* solver, double initial_step, double min_step,
-                                  double max_step, long max_steps);
-int esdirk_solver_set_controller(esdirk_solver* solver, int predictive, double k1, double k2,
-                                 double safety, double min_step_ratio, double max_step_ratio);
-int esdirk_solver_set_newton(esdirk_solver* solver, int max_iterations, double tolerance,
-                             double reference_contraction);
-int esdirk_solver_set_filter_error_estimate(esdirk_solver* solver, int filter);
+ESDIRK_C_API int esdirk_solver_set_algebraic_atol(esdirk_solver* solver, const double* atol,
+                                                  esdirk_int nz);
+ESDIRK_C_API int esdirk_solver_set_step_limits(esdirk_solver* solver, double initial_step,
+                                               double min_step, double max_step, long max_steps);
+ESDIRK_C_API int esdirk_solver_set_controller(esdirk_solver* solver, int predictive, double k1,
+                                              double k2, double safety, double min_step_ratio,
+                                              double max_step_ratio);
+ESDIRK_C_API int esdirk_solver_set_newton(esdirk_solver* solver, int max_iterations,
+                                          double tolerance, double reference_contraction);
+ESDIRK_C_API int esdirk_solver_set_filter_error_estimate(esdirk_solver* solver, int filter);
 /** Consecutive failures of each kind before a step gives up (defaults 12, 12, 12). */
-int esdirk_solver_set_failure_limits(esdirk_solver* solver, int max_error_test_failures,
-                                     int max_newton_failures, int max_callback_failures);
+ESDIRK_C_API int esdirk_solver_set_failure_limits(esdirk_solver* solver,
+                                                  int max_error_test_failures,
+                                                  int max_newton_failures,
+                                                  int max_callback_failures);
 
 /** Sets t0, x0, p and makes z consistent (g(t0, x0, z0) = 0) by Newton from z0_guess. */
-int esdirk_solver_initialize(esdirk_solver* solver, double t0, const double* x0, esdirk_int nx,
-                             const double* z0_guess, esdirk_int nz, const double* p, esdirk_int np);
+ESDIRK_C_API int esdirk_solver_initialize(esdirk_solver* solver, double t0, const double* x0,
+                                          esdirk_int nx, const double* z0_guess, esdirk_int nz,
+                                          const double* p, esdirk_int np);
 /** Restart after a discontinuity: new t, x, p and consistent z; keeps the step-size guess. */
-int esdirk_solver_restart(esdirk_solver* solver, double t, const double* x, esdirk_int nx,
-                          const double* z_guess, esdirk_int nz, const double* p, esdirk_int np);
-/** Integrates to tout and writes x(tout), z(tout) (z may be NULL with nz = 0). On failure
- *  writes the solution at the last accepted time. */
-int esdirk_solver_integrate_to(esdirk_solver* solver, double tout, double* x, esdirk_int nx,
-                               double* z, esdirk_int nz);
-/** One accepted step towards tout (never past the stop time). */
-int esdirk_solver_step(esdirk_solver* solver, double tout);
-int esdirk_solver_set_stop_time(esdirk_solver* solver, double tstop);
-int esdirk_solver_clear_stop_time(esdirk_solver* solver);
+ESDIRK_C_API int esdirk_solver_restart(esdirk_solver* solver, double t, const double* x,
+                                       esdirk_int nx, const double* z_guess, esdirk_int nz,
+                                       const double* p, esdirk_int np);
+/** Integrates to tout and writes x(tout), z(tout) (z may be NULL with nz = 0). Returns
+ *  ESDIRK_SUCCESS when tout was reached, ESDIRK_STOP_TIME_REACHED (1) when a stop time set by
+ *  esdirk_solver_set_stop_time lies before tout and was reached exactly (x, z are then the
+ *  solution at the stop time: see esdirk_solver_get_state for t), ESDIRK_LISTENER_STOP (2)
+ *  when a step listener stopped the run, and a negative code on failure, when it writes the
+ *  solution at the last accepted time. */
+ESDIRK_C_API int esdirk_solver_integrate_to(esdirk_solver* solver, double tout, double* x,
+                                            esdirk_int nx, double* z, esdirk_int nz);
+/** One accepted step towards tout (never past the stop time). Returns ESDIRK_SUCCESS after
+ *  one step, ESDIRK_STOP_TIME_REACHED when that step ended exactly at the stop time. */
+ESDIRK_C_API int esdirk_solver_step(esdirk_solver* solver, double tout);
+ESDIRK_C_API int esdirk_solver_set_stop_time(esdirk_solver* solver, double tstop);
+ESDIRK_C_API int esdirk_solver_clear_stop_time(esdirk_solver* solver);
 /** Dense output over the last accepted step (z is corrected onto g = 0, which evaluates the
  *  model up to twice). */
-int esdirk_solver_dense_output(esdirk_solver* solver, double t, double* x, esdirk_int nx, double* z,
-                               esdirk_int nz);
+ESDIRK_C_API int esdirk_solver_dense_output(esdirk_solver* solver, double t, double* x,
+                                            esdirk_int nx, double* z, esdirk_int nz);
 /** The current time and state. */
-int esdirk_solver_get_state(const esdirk_solver* solver, double* t, double* x, esdirk_int nx,
-                            double* z, esdirk_int nz);
+ESDIRK_C_API int esdirk_solver_get_state(const esdirk_solver* solver, double* t, double* x,
+                                         esdirk_int nx, double* z, esdirk_int nz);
 
-/** The integrator's counters (see doc/integrator-guide.md, "Statistics"). */
+/** The integrator's counters (see doc/integrator-guide.md, "Statistics").
+ *
+ *  The struct only grows at its end, and the library fills only as much of it as the caller
+ *  says it has: set struct_size to sizeof(esdirk_statistics) (ESDIRK_STATISTICS_INIT does),
+ *  and a program compiled against an older, shorter struct keeps working with a newer
+ *  library (the counters it knows are filled, nothing past struct_size is written). A newer,
+ *  longer struct given to an older library gets its unknown counters set to 0. struct_size is
+ *  read, never written; 0 (a struct left zeroed) is ESDIRK_INVALID_ARGUMENT.
+ *  Every counter, including ones added after this struct was last extended, can also be read
+ *  by name with esdirk_solver_get_counter. */
 typedef struct esdirk_statistics {
+  size_t struct_size; /* set by the caller: sizeof(esdirk_statistics) */
   int64_t steps;
   int64_t accepted_steps;
   int64_t rejected_steps;
@@ -147,9 +186,23 @@ typedef struct esdirk_statistics {
   int64_t events;
   int64_t adjoint_steps;
   int64_t checkpoints;
+  /* New counters are appended here, never inserted above. */
 } esdirk_statistics;
 
-int esdirk_solver_get_statistics(const esdirk_solver* solver, esdirk_statistics* statistics);
+/** An esdirk_statistics with struct_size set and every counter 0:
+ *  `esdirk_statistics stats = ESDIRK_STATISTICS_INIT;` */
+#define ESDIRK_STATISTICS_INIT \
+  { sizeof(esdirk_statistics), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+
+ESDIRK_C_API int esdirk_solver_get_statistics(const esdirk_solver* solver,
+                                              esdirk_statistics* statistics);
+/** One counter by its name (as in doc/integrator-guide.md: "steps", "lu_factorizations",
+ *  ...); ESDIRK_INVALID_ARGUMENT for a name the library does not know. */
+ESDIRK_C_API int esdirk_solver_get_counter(const esdirk_solver* solver, const char* name,
+                                           int64_t* value);
+/** The name of the index-th counter (0-based) of the library's statistics, NULL past the
+ *  last: walk it to list every counter of this version of the library. */
+ESDIRK_C_API const char* esdirk_counter_name(int index);
 
 /* ---- Forward sensitivities (staggered direct, seed 002 Algorithms 1-2) -------------------- */
 #define ESDIRK_SENSITIVITY_EXACT 0 /* derivative of the discrete solution (default) */
@@ -157,20 +210,22 @@ int esdirk_solver_get_statistics(const esdirk_solver* solver, esdirk_statistics*
 
 /** The sensitivity mode and whether the sensitivities enter the error test (default: exact,
  *  off). Takes effect at the next esdirk_solver_start_sensitivities. */
-int esdirk_solver_set_sensitivity_options(esdirk_solver* solver, int mode, int error_control);
+ESDIRK_C_API int esdirk_solver_set_sensitivity_options(esdirk_solver* solver, int mode,
+                                                       int error_control);
 /** Starts the sensitivities at the solver's current point (after initialize or restart; after
  *  integrate_to that point is the last accepted time, which may lie beyond tout: set a stop
  *  time to start exactly at an output time).
  *  `seed` is (nx + np) x ns, column-major with leading dimension ld >= nx + np: each column a
  *  direction (dx0; dp). NULL seeds the identity (ns must then be nx + np). */
-int esdirk_solver_start_sensitivities(esdirk_solver* solver, const double* seed, esdirk_int rows,
-                                      esdirk_int ns, esdirk_int ld);
+ESDIRK_C_API int esdirk_solver_start_sensitivities(esdirk_solver* solver, const double* seed,
+                                                   esdirk_int rows, esdirk_int ns, esdirk_int ld);
 /** Integrates states and sensitivities to tout: x, z as esdirk_solver_integrate_to, Sx
  *  (nx x ns, leading dimension ldsx) and Sz (nz x ns, ldsz; may be NULL). */
-int esdirk_solver_integrate_sensitivities_to(esdirk_solver* solver, double tout, double* x,
-                                             esdirk_int nx, double* z, esdirk_int nz, double* Sx,
-                                             esdirk_int ldsx, double* Sz, esdirk_int ldsz,
-                                             esdirk_int ns);
+ESDIRK_C_API int esdirk_solver_integrate_sensitivities_to(esdirk_solver* solver, double tout,
+                                                          double* x, esdirk_int nx, double* z,
+                                                          esdirk_int nz, double* Sx,
+                                                          esdirk_int ldsx, double* Sz,
+                                                          esdirk_int ldsz, esdirk_int ns);
 
 /* ---- The shooting interval (seed 002 section 2) ------------------------------------------- */
 typedef struct esdirk_shooting esdirk_shooting;
@@ -182,33 +237,39 @@ typedef int (*esdirk_running_cost_fn)(esdirk_int nx, esdirk_int nz, esdirk_int n
                                       void* user_data);
 
 /** An interval integrator for `problem`, whose parameters are the controls u (nu = np). */
-int esdirk_shooting_create(esdirk_problem* problem, esdirk_shooting** shooting);
-void esdirk_shooting_free(esdirk_shooting** shooting);
-const char* esdirk_shooting_last_error(const esdirk_shooting* shooting);
+ESDIRK_C_API int esdirk_shooting_create(esdirk_problem* problem, esdirk_shooting** shooting);
+ESDIRK_C_API void esdirk_shooting_free(esdirk_shooting** shooting);
+ESDIRK_C_API const char* esdirk_shooting_last_error(const esdirk_shooting* shooting);
 /** Options, taking effect at the next esdirk_shooting_integrate. */
-int esdirk_shooting_set_tolerances(esdirk_shooting* shooting, double rtol, double atol);
-int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol,
-                                       esdirk_int nz);
-int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
+ESDIRK_C_API int esdirk_shooting_set_tolerances(esdirk_shooting* shooting, double rtol,
+                                                double atol);
+ESDIRK_C_API int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol,
+                                                    esdirk_int nz);
+ESDIRK_C_API int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
 /** The running cost (NULL: none, H = q = r = 0). */
-int esdirk_shooting_set_running_cost(esdirk_shooting* shooting, esdirk_running_cost_fn cost,
-                                     void* user_data);
+ESDIRK_C_API int esdirk_shooting_set_running_cost(esdirk_shooting* shooting,
+                                                  esdirk_running_cost_fn cost, void* user_data);
 /** Integrates [t_k, t_end] from x_k with u_k held constant and writes x_{k+1} (required),
  *  z_{k+1} (nz), A = dx_{k+1}/dx_k (nx x nx, lda), B = dx_{k+1}/du_k (nx x nu, ldb),
  *  H = int h dt, q = dH/dx_k (nx), r = dH/du_k (nu); every output but x_next may be NULL.
  *  z_guess (nz, may be NULL: the previous interval's z) starts the consistent initialization.
  *  Repeated calls reuse all storage and warm-start the step size. */
-int esdirk_shooting_integrate(esdirk_shooting* shooting, double t_k, double t_end,
-                              const double* x_k, esdirk_int nx, const double* u_k, esdirk_int nu,
-                              const double* z_guess, esdirk_int nz, double* x_next, double* z_next,
-                              double* A, esdirk_int lda, double* B, esdirk_int ldb, double* H,
-                              double* q, double* r);
+ESDIRK_C_API int esdirk_shooting_integrate(esdirk_shooting* shooting, double t_k, double t_end,
+                                           const double* x_k, esdirk_int nx, const double* u_k,
+                                           esdirk_int nu, const double* z_guess, esdirk_int nz,
+                                           double* x_next, double* z_next, double* A,
+                                           esdirk_int lda, double* B, esdirk_int ldb, double* H,
+                                           double* q, double* r);
 /** dz_{k+1}/dx_k (nz x nx) and dz_{k+1}/du_k (nz x nu) of the last successful interval. */
-int esdirk_shooting_get_algebraic_sensitivities(const esdirk_shooting* shooting, double* Az,
-                                                esdirk_int ldaz, double* Bz, esdirk_int ldbz);
+ESDIRK_C_API int esdirk_shooting_get_algebraic_sensitivities(const esdirk_shooting* shooting,
+                                                             double* Az, esdirk_int ldaz,
+                                                             double* Bz, esdirk_int ldbz);
 /** Counters of the last interval (total = 0) or summed over all intervals (total = 1). */
-int esdirk_shooting_get_statistics(const esdirk_shooting* shooting, int total,
-                                   esdirk_statistics* statistics);
+ESDIRK_C_API int esdirk_shooting_get_statistics(const esdirk_shooting* shooting, int total,
+                                                esdirk_statistics* statistics);
+/** One counter of the last interval (total = 0) or of all intervals (total = 1) by name. */
+ESDIRK_C_API int esdirk_shooting_get_counter(const esdirk_shooting* shooting, int total,
+                                             const char* name, int64_t* value);
 
 /* ---- Structural analysis (Pryce's Sigma-method, seed 004) --------------------------------- */
 /** Analyses a model given in the text format of doc/structural-guide.md and writes the full
@@ -217,18 +278,18 @@ int esdirk_shooting_get_statistics(const esdirk_shooting* shooting, int total,
  *  Returns ESDIRK_BUFFER_TOO_SMALL (with *length set) if it does not fit, and
  *  ESDIRK_INVALID_ARGUMENT with the "line:column: error: ..." message in buffer for a
  *  malformed model. */
-int esdirk_structural_report(const char* model_text, int json, char* buffer, size_t capacity,
-                             size_t* length, int* well_posed);
+ESDIRK_C_API int esdirk_structural_report(const char* model_text, int json, char* buffer,
+                                          size_t capacity, size_t* length, int* well_posed);
 /** The Sigma-method on a signature matrix given as arrays of (equation, variable, order)
  *  entries with 0-based indices. Writes the canonical offsets (n_equations and n_variables
  *  entries), the seed's index (max c), Pryce's structural index and the degrees of freedom.
  *  Returns ESDIRK_STRUCTURALLY_SINGULAR when no complete matching exists. Any output may be
  *  NULL. */
-int esdirk_structural_sigma(esdirk_int n_equations, esdirk_int n_variables, esdirk_int n_entries,
-                            const esdirk_int* entry_equation, const esdirk_int* entry_variable,
-                            const esdirk_int* entry_order, esdirk_int* equation_offsets,
-                            esdirk_int* variable_offsets, esdirk_int* max_offset_index,
-                            esdirk_int* pryce_structural_index, int64_t* degrees_of_freedom);
+ESDIRK_C_API int esdirk_structural_sigma(
+    esdirk_int n_equations, esdirk_int n_variables, esdirk_int n_entries,
+    const esdirk_int* entry_equation, const esdirk_int* entry_variable,
+    const esdirk_int* entry_order, esdirk_int* equation_offsets, esdirk_int* variable_offsets,
+    esdirk_int* max_offset_index, esdirk_int* pryce_structural_index, int64_t* degrees_of_freedom);
 
 #ifdef __cplusplus
 }

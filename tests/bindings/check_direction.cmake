@@ -1,0 +1,27 @@
+# cmake -P script: compiles `#include <HEADER>` with the include directories INCLUDES (a
+# module's include path) and checks the outcome: EXPECT=fail must fail because HEADER is not
+# found (not for any other reason), EXPECT=pass must compile.
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(source ${WORK_DIR}/include_one_header.cpp)
+file(WRITE ${source} "#include <${HEADER}>\nint main() { return 0; }\n")
+set(flags)
+foreach(dir ${INCLUDES})
+  list(APPEND flags -I${dir})
+endforeach()
+execute_process(COMMAND ${CXX} -std=c++20 -fsyntax-only ${flags} ${source}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(EXPECT STREQUAL "pass")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "expected ${HEADER} to compile with ${INCLUDES}:\n${err}")
+  endif()
+  message("${HEADER}: visible, as it should be")
+else()
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "${HEADER} compiled with ${INCLUDES}: the module sees a module above it")
+  endif()
+  string(FIND "${err}" "${HEADER}" at)
+  if(at EQUAL -1 OR NOT err MATCHES "No such file|not found|cannot open")
+    message(FATAL_ERROR "expected 'header not found' for ${HEADER}, got:\n${err}")
+  endif()
+  message("${HEADER}: not visible, as it should be")
+endif()
