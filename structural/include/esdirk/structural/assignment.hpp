@@ -8,12 +8,13 @@
 #include <cstdint>
 #include <span>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 #include "esdirk/structural/matching.hpp"
 
 namespace esdirk::structural {
 
-struct Assignment {
+struct ESDIRK_API Assignment {
   /// False when no matching covers every equation (the problem is infeasible).
   bool complete = false;
   /// The matching (covering every equation when `complete`).
@@ -27,7 +28,7 @@ struct Assignment {
 /// equations as variables for a complete answer; when the graph is square the result is a
 /// maximum-weight perfect matching. Deterministic. Throws std::invalid_argument when
 /// `weights.size()` differs from the edge count.
-Assignment maximum_weight_matching(const BipartiteGraph& graph,
+ESDIRK_API Assignment maximum_weight_matching(const BipartiteGraph& graph,
                                    std::span<const std::int64_t> weights);
 
 }  // namespace esdirk::structural

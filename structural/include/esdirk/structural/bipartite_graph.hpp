@@ -7,15 +7,17 @@
 #include <span>
 #include <vector>
 
+#include "esdirk/export.hpp"
+
 namespace esdirk::structural {
 
 /// One edge of the bipartite graph: `variable` occurs in `equation`.
-struct Edge {
+struct ESDIRK_API Edge {
   int equation = 0;
   int variable = 0;
 };
 
-class BipartiteGraph {
+class ESDIRK_API BipartiteGraph {
  public:
   BipartiteGraph() = default;
   /// Builds the graph from an edge list. Duplicate edges are merged.

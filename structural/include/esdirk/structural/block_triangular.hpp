@@ -7,18 +7,19 @@
 #include <utility>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 #include "esdirk/structural/matching.hpp"
 
 namespace esdirk::structural {
 
 /// One irreducible diagonal block: equations and the variables they compute (sorted).
-struct Block {
+struct ESDIRK_API Block {
   std::vector<int> equations;
   std::vector<int> variables;
 };
 
-struct BlockTriangularForm {
+struct ESDIRK_API BlockTriangularForm {
   /// Blocks in solving order: every block appears after all blocks it depends on. Among blocks
   /// whose dependencies are all solved, the one with the smallest equation index goes first.
   std::vector<Block> blocks;
@@ -32,10 +33,11 @@ struct BlockTriangularForm {
 /// BTF of a square graph with the perfect matching `matching` (Tarjan's SCC algorithm,
 /// iterative, linear time). Throws std::invalid_argument if the graph is not square or the
 /// matching is not perfect.
-BlockTriangularForm block_triangular_form(const BipartiteGraph& graph, const Matching& matching);
+ESDIRK_API BlockTriangularForm block_triangular_form(const BipartiteGraph& graph,
+                                                     const Matching& matching);
 
 /// BTF of a square structurally nonsingular graph, with a maximum matching computed internally.
 /// Throws std::invalid_argument if the graph is structurally singular.
-BlockTriangularForm block_triangular_form(const BipartiteGraph& graph);
+ESDIRK_API BlockTriangularForm block_triangular_form(const BipartiteGraph& graph);
 
 }  // namespace esdirk::structural

@@ -6,13 +6,14 @@
 
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 #include "esdirk/structural/matching.hpp"
 
 namespace esdirk::structural {
 
 /// The three parts, each as sorted index lists into the analysed graph.
-struct DmDecomposition {
+struct ESDIRK_API DmDecomposition {
   std::vector<int> under_equations;  ///< β_U equations
   std::vector<int> under_variables;  ///< β_U variables (always more than its equations)
   std::vector<int> well_equations;   ///< β_E equations (square, perfectly matchable)
@@ -27,10 +28,11 @@ struct DmDecomposition {
 };
 
 /// DM decomposition using a maximum matching computed internally.
-DmDecomposition dulmage_mendelsohn(const BipartiteGraph& graph);
+ESDIRK_API DmDecomposition dulmage_mendelsohn(const BipartiteGraph& graph);
 
 /// DM decomposition from a given matching. Throws std::invalid_argument if `matching` is not a
 /// maximum matching of `graph` (a non-maximum one would give wrong parts).
-DmDecomposition dulmage_mendelsohn(const BipartiteGraph& graph, const Matching& matching);
+ESDIRK_API DmDecomposition dulmage_mendelsohn(const BipartiteGraph& graph,
+                                              const Matching& matching);
 
 }  // namespace esdirk::structural

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 #include "esdirk/structural/dulmage_mendelsohn.hpp"
 #include "esdirk/structural/model.hpp"
@@ -30,14 +31,14 @@ enum class ExistentialSemantics {
 };
 
 /// An algebraic system: equations × variables with a role per variable.
-struct ExistentialSystem {
+struct ESDIRK_API ExistentialSystem {
   std::vector<std::string> equation_names;
   std::vector<std::string> variable_names;
   std::vector<VariableRole> roles;  ///< dependent = X, existential = W, free = Y
   BipartiteGraph graph;
 };
 
-struct ExistentialAnalysis {
+struct ESDIRK_API ExistentialAnalysis {
   bool not_over_determined = false;  ///< b_O
   bool determined = false;           ///< b_U
   /// F_Σ of Algorithm 1: equations of the blocks that determine X (sorted indices).
@@ -52,12 +53,12 @@ struct ExistentialAnalysis {
 
 /// Runs Algorithm 1 with the chosen semantics. Throws std::invalid_argument when the names
 /// or roles do not match the graph's sizes.
-ExistentialAnalysis analyse_existential(
+ESDIRK_API ExistentialAnalysis analyse_existential(
     const ExistentialSystem& system,
     ExistentialSemantics semantics = ExistentialSemantics::given_free_variables);
 
 /// The algebraic system of a model's equations active in `mode`: every distinct (variable,
 /// order) pair that occurs is one unknown named x, x', x'', ..., with the variable's role.
-ExistentialSystem existential_system(const Model& model, const Mode& mode);
+ESDIRK_API ExistentialSystem existential_system(const Model& model, const Mode& mode);
 
 }  // namespace esdirk::structural

@@ -10,11 +10,12 @@
 #include <string_view>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/parse_error.hpp"
 
 namespace esdirk::structural {
 
-class Guard {
+class ESDIRK_API Guard {
  public:
   /// The guard `true` (the equation is always active).
   Guard() = default;

@@ -4,12 +4,13 @@
 
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 
 namespace esdirk::structural {
 
 /// A matching: each equation is matched to at most one variable and vice versa.
-struct Matching {
+struct ESDIRK_API Matching {
   static constexpr int unmatched = -1;
   std::vector<int> variable_of_equation;  ///< per equation: its variable or `unmatched`
   std::vector<int> equation_of_variable;  ///< per variable: its equation or `unmatched`
@@ -21,18 +22,18 @@ struct Matching {
 
 /// A maximum-cardinality matching (Hopcroft–Karp, O(E sqrt(V))). Deterministic: the result
 /// depends only on the graph, never on addresses or hashing.
-Matching maximum_matching(const BipartiteGraph& graph);
+ESDIRK_API Matching maximum_matching(const BipartiteGraph& graph);
 
 /// Grows `start` (any valid matching of `graph`) into a maximum one. Used to test that results
 /// do not depend on the matching chosen. Throws std::invalid_argument if `start` is not a
 /// matching of `graph`.
-Matching maximum_matching(const BipartiteGraph& graph, Matching start);
+ESDIRK_API Matching maximum_matching(const BipartiteGraph& graph, Matching start);
 
 /// The size of a maximum matching: the structural rank of the Jacobian pattern.
-int structural_rank(const BipartiteGraph& graph);
+ESDIRK_API int structural_rank(const BipartiteGraph& graph);
 
 /// True if `matching` is a valid matching of `graph` (every pair is an edge, both index arrays
 /// agree).
-bool is_valid_matching(const BipartiteGraph& graph, const Matching& matching);
+ESDIRK_API bool is_valid_matching(const BipartiteGraph& graph, const Matching& matching);
 
 }  // namespace esdirk::structural

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/block_triangular.hpp"
 #include "esdirk/structural/dulmage_mendelsohn.hpp"
 #include "esdirk/structural/existential.hpp"
@@ -26,7 +27,7 @@
 namespace esdirk::structural {
 
 /// The Σ-method on the equations active in one mode, over all unknowns of the model.
-struct ModeAnalysis {
+struct ESDIRK_API ModeAnalysis {
   Mode mode;
   std::string name;
   std::vector<int> equations;  ///< model indices of the rows of `sigma`
@@ -44,22 +45,22 @@ struct ModeAnalysis {
 };
 
 /// Runs the Σ-method in `mode` (and Algorithm 1 when the model has existential variables).
-ModeAnalysis analyse_mode(const Model& model, const Mode& mode);
+ESDIRK_API ModeAnalysis analyse_mode(const Model& model, const Mode& mode);
 
 /// An equation of the unfolded system: model equation shifted to instant t + `time`.
-struct UnfoldedEquation {
+struct ESDIRK_API UnfoldedEquation {
   int equation = 0;
   int time = 0;           ///< the instant the shifted equation speaks about (t + time)
   bool previous = false;  ///< it belongs to the previous instant's (previous mode's) system
 };
 
 /// An unknown of the unfolded system: model variable at instant t + `time`.
-struct UnfoldedVariable {
+struct ESDIRK_API UnfoldedVariable {
   int variable = 0;
   int time = 0;
 };
 
-struct ModeChangeAnalysis {
+struct ESDIRK_API ModeChangeAnalysis {
   Mode previous;
   Mode current;
   std::string name;  ///< "previous -> current"
@@ -96,12 +97,12 @@ struct ModeChangeAnalysis {
 };
 
 /// Analyses the change previous -> current given both modes' analyses.
-ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& previous,
+ESDIRK_API ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& previous,
                                        const ModeAnalysis& current);
 
 /// The whole model: every mode, and every ordered pair of distinct modes (none for models with
 /// existential variables).
-struct ModelAnalysis {
+struct ESDIRK_API ModelAnalysis {
   std::vector<ModeAnalysis> modes;
   std::vector<ModeChangeAnalysis> mode_changes;
   std::vector<std::string> warnings;  ///< from model_warnings
@@ -111,10 +112,10 @@ struct ModelAnalysis {
   bool well_posed() const;
 };
 
-ModelAnalysis analyse_model(const Model& model);
+ESDIRK_API ModelAnalysis analyse_model(const Model& model);
 
 /// "e3[t+1]" / "omega1[t-1]" style names for unfolded equations and unknowns.
-std::string unfolded_name(const Model& model, const UnfoldedEquation& equation);
-std::string unfolded_name(const Model& model, const UnfoldedVariable& variable);
+ESDIRK_API std::string unfolded_name(const Model& model, const UnfoldedEquation& equation);
+ESDIRK_API std::string unfolded_name(const Model& model, const UnfoldedVariable& variable);
 
 }  // namespace esdirk::structural

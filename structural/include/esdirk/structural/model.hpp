@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/guard.hpp"
 #include "esdirk/structural/parse_error.hpp"
 
@@ -23,27 +24,27 @@ enum class VariableRole {
 /// structural analysis is the same; only the mode-change unfolding reads orders differently.
 enum class TimeDomain { continuous, discrete };
 
-struct Variable {
+struct ESDIRK_API Variable {
   std::string name;
   VariableRole role = VariableRole::dependent;
   SourceLocation declared_at;
 };
 
 /// `variable` occurs at each of `orders` (sorted, distinct, >= 0).
-struct Occurrence {
+struct ESDIRK_API Occurrence {
   int variable = 0;
   std::vector<int> orders;
   SourceLocation written_at;
 };
 
-struct Equation {
+struct ESDIRK_API Equation {
   std::string name;
   Guard guard;  ///< active when true; default: always
   std::vector<Occurrence> occurrences;
   SourceLocation defined_at;
 };
 
-struct Model {
+struct ESDIRK_API Model {
   std::string name = "model";
   TimeDomain time = TimeDomain::continuous;
   std::vector<std::string> mode_variables;
@@ -66,10 +67,10 @@ inline constexpr int max_mode_variables = 16;
 /// (equations sharing a name must have mutually exclusive guards, the way "if γ then a else
 /// b" is written); at most max_mode_variables mode variables. Throws ParseError (located when
 /// the model came from a file) or std::invalid_argument.
-void validate_model(const Model& model);
+ESDIRK_API void validate_model(const Model& model);
 
 /// Problems that do not stop the analysis, as "file:line:column: warning: ..." lines: a
 /// variable that occurs in no equation, an equation that is never active.
-std::vector<std::string> model_warnings(const Model& model);
+ESDIRK_API std::vector<std::string> model_warnings(const Model& model);
 
 }  // namespace esdirk::structural

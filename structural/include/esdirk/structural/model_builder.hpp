@@ -14,17 +14,18 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/model.hpp"
 
 namespace esdirk::structural {
 
 /// One occurrence in an equation: `variable` differentiated `order` times.
-struct Use {
+struct ESDIRK_API Use {
   std::string variable;
   int order = 0;
 };
 
-class ModelBuilder {
+class ESDIRK_API ModelBuilder {
  public:
   explicit ModelBuilder(std::string name = "model");
   /// Primes mean derivatives (default) or forward shifts.

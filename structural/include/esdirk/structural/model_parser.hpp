@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/model.hpp"
 
 namespace esdirk::structural {
@@ -21,9 +22,9 @@ namespace esdirk::structural {
 /// Parses model text. `source_name` is used in error locations. Throws ParseError
 /// ("source:line:column: error: ...") for malformed lines, unknown names, duplicate
 /// declarations or equations, and empty models.
-Model parse_model(std::string_view text, const std::string& source_name = "<model>");
+ESDIRK_API Model parse_model(std::string_view text, const std::string& source_name = "<model>");
 
 /// Reads and parses a model file. Throws ParseError (also when the file cannot be read).
-Model read_model_file(const std::string& path);
+ESDIRK_API Model read_model_file(const std::string& path);
 
 }  // namespace esdirk::structural

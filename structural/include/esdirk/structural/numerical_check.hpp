@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/matrix.hpp"
 #include "esdirk/structural/sigma_method.hpp"
 
@@ -18,7 +19,7 @@ namespace esdirk::structural {
 /// set to zero beforehand) with the System Jacobian at the point of interest.
 using SystemJacobianCallback = std::function<void(MatrixRef jacobian)>;
 
-struct JacobianCheck {
+struct ESDIRK_API JacobianCheck {
   /// True when every diagonal block of the block triangular form is numerically nonsingular.
   bool nonsingular = false;
   /// Indices (into SigmaResult::jacobian_blocks.blocks) of the blocks found singular.
@@ -35,7 +36,7 @@ struct JacobianCheck {
 /// pivoting). A block is singular when a pivot is zero or smaller than `relative_tolerance`
 /// times the block's largest entry. Throws std::invalid_argument when `result` is not a
 /// successful square analysis or `relative_tolerance` is not in [0, 1).
-JacobianCheck check_system_jacobian(const SigmaResult& result,
+ESDIRK_API JacobianCheck check_system_jacobian(const SigmaResult& result,
                                     const SystemJacobianCallback& jacobian,
                                     double relative_tolerance = 1e-12);
 

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/matching.hpp"
 #include "esdirk/structural/signature_matrix.hpp"
 
@@ -19,12 +20,12 @@ namespace esdirk::structural {
 
 /// Thrown when the offset iteration does not reach a fixed point: the matching (or H) given
 /// was not an optimal solution of the assignment problem.
-class OffsetIterationDiverged : public std::runtime_error {
+class ESDIRK_API OffsetIterationDiverged : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-struct Offsets {
+struct ESDIRK_API Offsets {
   std::vector<int> equation_offsets;  ///< c_f: how many times equation f is differentiated
   std::vector<int> variable_offsets;  ///< d_x: the order of x's leading derivative
   int rounds = 0;                     ///< iterations until the fixed point (for the benchmark)
@@ -34,10 +35,10 @@ struct Offsets {
 /// the variables x with (f, x) ∈ H (non-empty for every f; every pair must be an edge).
 /// Throws OffsetIterationDiverged after more than (equations + 1) changing rounds and
 /// std::invalid_argument for malformed H.
-Offsets canonical_offsets(const SignatureMatrix& sigma,
+ESDIRK_API Offsets canonical_offsets(const SignatureMatrix& sigma,
                           const std::vector<std::vector<int>>& h_variables_of_equation);
 
 /// Square case: H is a perfect matching (every equation matched).
-Offsets canonical_offsets(const SignatureMatrix& sigma, const Matching& matching);
+ESDIRK_API Offsets canonical_offsets(const SignatureMatrix& sigma, const Matching& matching);
 
 }  // namespace esdirk::structural

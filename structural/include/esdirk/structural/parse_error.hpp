@@ -5,10 +5,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "esdirk/export.hpp"
+
 namespace esdirk::structural {
 
 /// A place in a model text. `line == 0` means "not from a file" (e.g. built in C++).
-struct SourceLocation {
+struct ESDIRK_API SourceLocation {
   std::string file;
   int line = 0;
   int column = 0;
@@ -18,7 +20,7 @@ struct SourceLocation {
 
 /// Malformed or inconsistent model input. what() reads "file:line:column: error: message"
 /// (or just the message when the location is unknown).
-class ParseError : public std::invalid_argument {
+class ESDIRK_API ParseError : public std::invalid_argument {
  public:
   ParseError(SourceLocation location, const std::string& message);
   const SourceLocation& location() const { return location_; }

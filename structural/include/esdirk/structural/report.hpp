@@ -4,21 +4,22 @@
 
 #include <string>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/mode_analysis.hpp"
 #include "esdirk/structural/model.hpp"
 
 namespace esdirk::structural {
 
 /// "x", "x'", "x''", "x'''", then "x^(4)": the name of a derivative or shifted equation.
-std::string with_order(const std::string& name, int order);
+ESDIRK_API std::string with_order(const std::string& name, int order);
 
 /// The full text report: per mode the offsets, both indices, degrees of freedom, leading
 /// variables, latent equations, consistency constraints, System Jacobian pattern and blocks
 /// (or the over-/under-determined parts when the mode fails); per mode change the unfolded
 /// system, its DM decomposition, conflicts and restart system. Deterministic.
-std::string text_report(const Model& model, const ModelAnalysis& analysis);
+ESDIRK_API std::string text_report(const Model& model, const ModelAnalysis& analysis);
 
 /// The same content as one JSON object (names, not indices; see doc/structural-guide.md).
-std::string json_report(const Model& model, const ModelAnalysis& analysis);
+ESDIRK_API std::string json_report(const Model& model, const ModelAnalysis& analysis);
 
 }  // namespace esdirk::structural

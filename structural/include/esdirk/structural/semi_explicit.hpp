@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/sigma_method.hpp"
 
 namespace esdirk::structural {
@@ -18,19 +19,19 @@ namespace esdirk::structural {
 /// Sparsity of a semi-explicit DAE: `nonzero(row, column)` of the n x n matrix
 /// [f_x f_z; g_x g_z], n = nx + nz; rows 0..nx-1 are f, rows nx.. are g; columns 0..nx-1 are
 /// x, columns nx.. are z.
-struct SemiExplicitPattern {
+struct ESDIRK_API SemiExplicitPattern {
   int nx = 0;
   int nz = 0;
   std::vector<std::pair<int, int>> nonzeros;  ///< (row, column) pairs
 };
 
 /// One algebraic equation to differentiate: g_index (0-based, among the nz) and how often.
-struct RequiredDifferentiation {
+struct ESDIRK_API RequiredDifferentiation {
   int g_index = 0;
   int times = 0;
 };
 
-struct SemiExplicitCheck {
+struct ESDIRK_API SemiExplicitCheck {
   /// True when g_z is structurally nonsingular: index 1 (or an ODE), so ESDIRK34 applies.
   bool index1 = false;
   /// False when the DAE is structurally singular (no index reduction helps).
@@ -46,6 +47,6 @@ struct SemiExplicitCheck {
 };
 
 /// Throws std::invalid_argument for negative sizes or out-of-range pattern entries.
-SemiExplicitCheck check_semi_explicit_index1(const SemiExplicitPattern& pattern);
+ESDIRK_API SemiExplicitCheck check_semi_explicit_index1(const SemiExplicitPattern& pattern);
 
 }  // namespace esdirk::structural

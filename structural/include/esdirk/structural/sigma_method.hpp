@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/assignment.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 #include "esdirk/structural/block_triangular.hpp"
@@ -16,14 +17,14 @@
 namespace esdirk::structural {
 
 /// An equation differentiated (or shifted) `order` times: f^(order).
-struct DifferentiatedEquation {
+struct ESDIRK_API DifferentiatedEquation {
   int equation = 0;
   int order = 0;
   friend bool operator==(const DifferentiatedEquation&, const DifferentiatedEquation&) = default;
 };
 
 /// A variable's derivative of a given order: x^(order).
-struct DerivativeOfVariable {
+struct ESDIRK_API DerivativeOfVariable {
   int variable = 0;
   int order = 0;
   friend bool operator==(const DerivativeOfVariable&, const DerivativeOfVariable&) = default;
@@ -38,7 +39,7 @@ enum class SigmaStatus {
   variable_occurs_nowhere,
 };
 
-struct SigmaResult {
+struct ESDIRK_API SigmaResult {
   SigmaStatus status = SigmaStatus::structurally_singular;
   /// One sentence saying what failed (empty on success).
   std::string failure_reason;
@@ -89,12 +90,12 @@ struct SigmaResult {
 /// fewer equations than variables use the non-square extension (optimal H built from a
 /// maximum-weight equation-complete matching under weights σ_fx - d̂_x, every other variable
 /// attached to the first equation where it reaches d̂_x). Failures are returned, not thrown.
-SigmaResult sigma_method(const SignatureMatrix& sigma);
+ESDIRK_API SigmaResult sigma_method(const SignatureMatrix& sigma);
 
 /// The post-conditions of digest R9 (c >= 0; d_x - c_f >= σ_fx on every edge with equality on
 /// H; Σd - Σc = w(H) when square; the Jacobian pattern as defined). Returns a description of
 /// each violation, empty when all hold.
-std::vector<std::string> check_sigma_postconditions(const SignatureMatrix& sigma,
+ESDIRK_API std::vector<std::string> check_sigma_postconditions(const SignatureMatrix& sigma,
                                                     const SigmaResult& result);
 
 }  // namespace esdirk::structural

@@ -7,18 +7,19 @@
 #include <span>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 
 namespace esdirk::structural {
 
 /// One occurrence: `variable` appears in `equation` differentiated `order` times (order >= 0).
-struct SignatureEntry {
+struct ESDIRK_API SignatureEntry {
   int equation = 0;
   int variable = 0;
   int order = 0;
 };
 
-class SignatureMatrix {
+class ESDIRK_API SignatureMatrix {
  public:
   /// Marks a non-edge (σ = -∞).
   static constexpr int absent = std::numeric_limits<int>::min();
