@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "esdirk/structural/limits.hpp"
+
 namespace esdirk::structural {
 
 BipartiteGraph::BipartiteGraph(int equation_count, int variable_count, std::span<const Edge> edges)
@@ -11,6 +13,16 @@ BipartiteGraph::BipartiteGraph(int equation_count, int variable_count, std::span
   if (equation_count < 0 || variable_count < 0) {
     throw std::invalid_argument("BipartiteGraph: negative number of equations or variables");
   }
+  // Sizes + 1 and edge positions must fit an int.
+  auto check_size = [](const char* what, std::size_t n) {
+    if (n > static_cast<std::size_t>(max_graph_size)) {
+      throw std::length_error("BipartiteGraph: " + std::to_string(n) + " " + what +
+                              " exceed the limit " + std::to_string(max_graph_size));
+    }
+  };
+  check_size("equations", static_cast<std::size_t>(equation_count));
+  check_size("variables", static_cast<std::size_t>(variable_count));
+  check_size("edges", edges.size());
   for (const Edge& e : edges) {
     if (e.equation < 0 || e.equation >= equation_count || e.variable < 0 ||
         e.variable >= variable_count) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "esdirk/structural/block_triangular.hpp"
+#include "esdirk/structural/report.hpp"
 
 namespace esdirk::structural {
 
@@ -138,7 +139,8 @@ ExistentialSystem existential_system(const Model& model, const Mode& mode) {
   }
   for (auto& [key, index] : column) {
     index = static_cast<int>(sys.variable_names.size());
-    sys.variable_names.push_back(model.variables[key.first].name + std::string(key.second, '\''));
+    // x, x', x'', x''', x^(4): a name never grows with the order beyond a few digits.
+    sys.variable_names.push_back(with_order(model.variables[key.first].name, key.second));
     sys.roles.push_back(model.variables[key.first].role);
   }
   std::vector<Edge> edges;

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "esdirk/structural/limits.hpp"
+
 namespace esdirk::structural {
 
 namespace {
@@ -11,7 +13,8 @@ bool is_name_char(char c) {
 }
 }  // namespace
 
-// Recursive descent over the grammar in guard.hpp; builds nodes bottom-up.
+// Recursive descent over the grammar in guard.hpp; builds nodes bottom-up. Only '(' and '!'
+// recurse, and `depth_` bounds them, so the parser's stack use is bounded too.
 class GuardParser {
  public:
   GuardParser(std::string_view text, const std::function<int(std::string_view)>& index,
@@ -19,6 +22,10 @@ class GuardParser {
       : text_(text), index_(index), where_(where) {}
 
   Guard parse() {
+    if (text_.size() > static_cast<std::size_t>(max_guard_length)) {
+      fail_limit("the guard has " + std::to_string(text_.size()) + " bytes; the limit is " +
+                 std::to_string(max_guard_length));
+    }
     skip();
     if (pos_ == text_.size()) fail("empty guard after 'if'");
     int root = disjunction();
@@ -32,11 +39,23 @@ class GuardParser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& message) const {
+  SourceLocation here() const {
     SourceLocation at = where_;
     if (at.line > 0) at.column += static_cast<int>(pos_);
-    throw ParseError(at, message);
+    return at;
   }
+  [[noreturn]] void fail(const std::string& message) const { throw ParseError(here(), message); }
+  [[noreturn]] void fail_limit(const std::string& message) const {
+    throw LimitExceeded(here(), message);
+  }
+  // Entered for each '(' and '!'; the matching leave() follows the nested factor.
+  void enter() {
+    if (++depth_ > max_guard_depth) {
+      fail_limit("the guard nests '(' and '!' more than " + std::to_string(max_guard_depth) +
+                 " deep");
+    }
+  }
+  void leave() { --depth_; }
   void skip() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
@@ -67,16 +86,20 @@ class GuardParser {
     if (pos_ == text_.size()) fail("guard ends where a mode variable was expected");
     char c = text_[pos_];
     if (c == '!') {
+      enter();
       ++pos_;
       int inner = factor();
+      leave();
       return add({Guard::Kind::negation, true, -1, inner, -1});
     }
     if (c == '(') {
+      enter();
       ++pos_;
       int inner = disjunction();
       skip();
       if (pos_ == text_.size() || text_[pos_] != ')') fail("missing ')' in guard");
       ++pos_;
+      leave();
       return inner;
     }
     if (!is_name_char(c)) fail("unexpected '" + std::string(1, c) + "' in guard");
@@ -98,6 +121,7 @@ class GuardParser {
   const std::function<int(std::string_view)>& index_;
   SourceLocation where_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
   Guard guard_;
 };
 
@@ -107,54 +131,67 @@ Guard Guard::parse(std::string_view text, const std::function<int(std::string_vi
 }
 
 bool Guard::evaluate(const std::vector<bool>& mode) const {
-  return nodes_.empty() || evaluate(static_cast<int>(nodes_.size()) - 1, mode);
-}
-
-bool Guard::evaluate(int node, const std::vector<bool>& mode) const {
-  const Node& n = nodes_[node];
-  switch (n.kind) {
-    case Kind::constant:
-      return n.value;
-    case Kind::variable:
-      return mode.at(n.variable);
-    case Kind::negation:
-      return !evaluate(n.left, mode);
-    case Kind::conjunction:
-      return evaluate(n.left, mode) && evaluate(n.right, mode);
-    case Kind::disjunction:
-      return evaluate(n.left, mode) || evaluate(n.right, mode);
+  if (nodes_.empty()) return true;
+  // One forward pass: every child precedes its parent (see guard.hpp).
+  std::vector<char> value(nodes_.size());
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    switch (n.kind) {
+      case Kind::constant:
+        value[i] = n.value;
+        break;
+      case Kind::variable:
+        value[i] = mode.at(n.variable);
+        break;
+      case Kind::negation:
+        value[i] = !value[n.left];
+        break;
+      case Kind::conjunction:
+        value[i] = value[n.left] && value[n.right];
+        break;
+      case Kind::disjunction:
+        value[i] = value[n.left] || value[n.right];
+        break;
+    }
   }
-  return false;
+  return value.back();
 }
 
+// Precedence of a node's text: 1 for '|', 2 for '&', 3 for the rest; a child is parenthesized
+// when its precedence is below what its parent needs ('!' needs 3, '&' 2, '|' 1). Built in one
+// forward pass; a parent takes over its left child's text, so a long chain costs linear time.
 std::string Guard::to_string(const std::vector<std::string>& names) const {
   if (nodes_.empty()) return "true";
-  return to_string(static_cast<int>(nodes_.size()) - 1, names, 0);
-}
-
-// Precedence: 0 top, 1 inside '|', 2 inside '&'; parentheses only where needed.
-std::string Guard::to_string(int node, const std::vector<std::string>& names, int parent) const {
-  const Node& n = nodes_[node];
-  switch (n.kind) {
-    case Kind::constant:
-      return n.value ? "true" : "false";
-    case Kind::variable:
-      return names.at(n.variable);
-    case Kind::negation: {
-      std::string s = "!";
-      s.append(to_string(n.left, names, 3));
-      return s;
-    }
-    case Kind::conjunction: {
-      std::string s = to_string(n.left, names, 2) + " & " + to_string(n.right, names, 2);
-      return parent > 2 ? "(" + s + ")" : s;
-    }
-    case Kind::disjunction: {
-      std::string s = to_string(n.left, names, 1) + " | " + to_string(n.right, names, 1);
-      return parent > 1 ? "(" + s + ")" : s;
+  std::vector<std::string> text(nodes_.size());
+  std::vector<int> precedence(nodes_.size(), 3);
+  auto operand = [&](int child, int needed) {
+    std::string s = std::move(text[child]);
+    return precedence[child] < needed ? "(" + s + ")" : s;
+  };
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    switch (n.kind) {
+      case Kind::constant:
+        text[i] = n.value ? "true" : "false";
+        break;
+      case Kind::variable:
+        text[i] = names.at(n.variable);
+        break;
+      case Kind::negation:
+        text[i] = "!" + operand(n.left, 3);
+        break;
+      case Kind::conjunction:
+      case Kind::disjunction: {
+        const bool conjunction = n.kind == Kind::conjunction;
+        precedence[i] = conjunction ? 2 : 1;
+        text[i] = operand(n.left, precedence[i]);
+        text[i] += conjunction ? " & " : " | ";
+        text[i] += operand(n.right, precedence[i]);
+        break;
+      }
     }
   }
-  return "";
+  return std::move(text.back());
 }
 
 }  // namespace esdirk::structural

@@ -1,6 +1,8 @@
 #include "esdirk/structural/mode_analysis.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -104,22 +106,24 @@ ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& p
       }
     }
   }
+  // Each variable is an unknown at no more than two instants; an occurrence is tested against
+  // those, so its cost does not grow with its order.
+  std::vector<std::vector<std::pair<int, int>>> unknown_at(model.variables.size());
+  for (std::size_t j = 0; j < mc.unknowns.size(); ++j) {
+    unknown_at[mc.unknowns[j].variable].push_back({mc.unknowns[j].time, static_cast<int>(j)});
+  }
   std::vector<Edge> edges;
   for (const UnfoldedEquation& u : candidates) {
     std::vector<int> columns;
     for (const Occurrence& o : model.equations[u.equation].occurrences) {
-      if (model.variables[o.variable].role == VariableRole::free) continue;
-      // A derivative of order q becomes the forward difference over x[s..s+q]; a shift of
-      // order q is exactly x[s+q].
-      std::vector<int> times;
-      if (model.time == TimeDomain::continuous) {
-        for (int q = 0; q <= o.orders.back(); ++q) times.push_back(u.time + q);
-      } else {
-        for (int q : o.orders) times.push_back(u.time + q);
-      }
-      for (int t : times) {
-        auto it = column_of.find({o.variable, t});
-        if (it != column_of.end()) columns.push_back(it->second);
+      for (auto [time, column] : unknown_at[o.variable]) {
+        // A derivative of order q becomes the forward difference over x[s..s+q]; a shift of
+        // order q is exactly x[s+q].
+        const int q = time - u.time;
+        const bool occurs = model.time == TimeDomain::continuous
+                                ? q >= 0 && q <= o.orders.back()
+                                : std::binary_search(o.orders.begin(), o.orders.end(), q);
+        if (occurs) columns.push_back(column);
       }
     }
     if (columns.empty()) {
@@ -209,13 +213,117 @@ bool ModelAnalysis::well_posed() const {
   return true;
 }
 
-ModelAnalysis analyse_model(const Model& model) {
+namespace {
+
+// a * b for non-negative counts, saturated instead of overflowing.
+std::int64_t times(std::int64_t a, std::int64_t b) {
+  constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  return (b != 0 && a > most / b) ? most : a * b;
+}
+
+// The work accounting of analyse_model (see its comment in mode_analysis.hpp).
+class WorkBudget {
+ public:
+  WorkBudget(const Model& model, std::int64_t limit) : model_(model) {
+    for (int x : unknown_variables(model)) unknown_names_ += name_cost(model.variables[x].name);
+    // The model's own size: analysing a model of one mode is linear in it and always fits.
+    std::int64_t size = 0;
+    for (const Variable& v : model.variables) size += name_cost(v.name);
+    for (const Equation& e : model.equations) {
+      size += name_cost(e.name);
+      for (const Occurrence& o : e.occurrences) {
+        size += static_cast<std::int64_t>(o.orders.size()) * name_cost(model.variables[o.variable].name);
+      }
+    }
+    limit_ = limit + times(linear_allowance, size);
+  }
+
+  /// A lower bound of a mode's cost (and of half a mode change's), known before it is analysed.
+  std::int64_t least_mode_cost() const { return fixed_cost + unknown_names_; }
+
+  /// The cost of an analysed mode.
+  std::int64_t mode_cost(const ModeAnalysis& mode) const {
+    std::int64_t cost = least_mode_cost();
+    for (std::size_t i = 0; i < mode.equations.size(); ++i) {
+      const Equation& e = model_.equations[mode.equations[i]];
+      std::int64_t uses = 0;
+      for (const Occurrence& o : e.occurrences) {
+        const auto orders = static_cast<std::int64_t>(o.orders.size());
+        uses += orders;
+        cost += orders * name_cost(model_.variables[o.variable].name);
+      }
+      const std::int64_t shifts =
+          1 + (mode.result.succeeded() ? mode.result.equation_offsets()[i] : 0);
+      cost += shifts * (name_cost(e.name) + 2 * uses);
+    }
+    return cost;
+  }
+
+  /// Adds `cost`, or throws LimitExceeded describing `what` if the total would pass the limit.
+  void spend(std::int64_t cost, std::int64_t modes, std::int64_t mode_changes) {
+    if (cost <= limit_ - used_) {
+      used_ += cost;
+      return;
+    }
+    constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t total = cost > most - used_ ? most : used_ + cost;
+    throw LimitExceeded(model_.modes_declared_at,
+                        "the analysis of " + std::to_string(modes) + " modes and " +
+                            std::to_string(mode_changes) + " mode changes needs at least " +
+                            (total == most ? std::string("2^63") : std::to_string(total)) +
+                            " work units; the limit is " +
+                            std::to_string(limit_) + " (doc/structural-guide.md, Limits)");
+  }
+
+ private:
+  static std::int64_t name_cost(const std::string& name) {
+    return 8 + static_cast<std::int64_t>(name.size());
+  }
+  // Measured: a mode or a mode change of a tiny model takes ~3 KB and ~14 µs; the units are
+  // about one byte of report each. A model may use 16 times its own size on top of the limit.
+  static constexpr std::int64_t fixed_cost = 256;
+  static constexpr std::int64_t linear_allowance = 16;
+
+  const Model& model_;
+  std::int64_t limit_ = 0;
+  std::int64_t unknown_names_ = 0;
+  std::int64_t used_ = 0;
+};
+
+bool has_existential_variables(const Model& model) {
+  return std::any_of(model.variables.begin(), model.variables.end(),
+                     [](const Variable& v) { return v.role == VariableRole::existential; });
+}
+
+}  // namespace
+
+ModelAnalysis analyse_model(const Model& model, std::int64_t work_limit) {
   ModelAnalysis analysis;
   analysis.warnings = model_warnings(model);
-  for (const Mode& m : enumerate_modes(model)) analysis.modes.push_back(analyse_mode(model, m));
-  bool existential = !analysis.modes.empty() && analysis.modes.front().has_existential;
+  const std::vector<Mode> modes = enumerate_modes(model);
+  const auto mode_count = static_cast<std::int64_t>(modes.size());
+  // Mode changes need the Σ-method; they are not defined for systems with ∃.
+  const std::int64_t change_count =
+      has_existential_variables(model) ? 0 : mode_count * (mode_count - 1);
+  WorkBudget budget(model, work_limit);
+  // Fail before any work when even the cheapest modes and mode changes would not fit.
+  {
+    WorkBudget estimate = budget;
+    estimate.spend(times(mode_count + 2 * change_count, budget.least_mode_cost()), mode_count,
+                   change_count);
+  }
+  std::vector<std::int64_t> mode_costs;
+  for (const Mode& m : modes) {
+    analysis.modes.push_back(analyse_mode(model, m));
+    mode_costs.push_back(budget.mode_cost(analysis.modes.back()));
+    budget.spend(mode_costs.back(), mode_count, change_count);
+  }
+  if (change_count == 0) return analysis;
+  // Each mode takes part in (modes - 1) changes as the previous and as the current mode.
+  std::int64_t all_modes = 0;
+  for (std::int64_t c : mode_costs) all_modes += c;
+  budget.spend(times(2 * (mode_count - 1), all_modes), mode_count, change_count);
   for (const auto& previous : analysis.modes) {
-    if (existential) break;  // mode changes need the Σ-method; not defined for ∃-systems
     for (const auto& current : analysis.modes) {
       if (&previous == &current) continue;
       analysis.mode_changes.push_back(analyse_mode_change(model, previous, current));

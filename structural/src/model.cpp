@@ -50,10 +50,24 @@ void validate_model(const Model& model) {
     if (at.line > 0) at = {at.file, 1, 1};
     throw ParseError(at, "the model '" + model.name + "' has no equations");
   }
-  if (static_cast<int>(model.mode_variables.size()) > max_mode_variables) {
-    throw std::invalid_argument("too many mode variables (" +
-                                std::to_string(model.mode_variables.size()) + ", at most " +
-                                std::to_string(max_mode_variables) + " can be enumerated)");
+  if (model.mode_variables.size() > static_cast<std::size_t>(max_mode_variables)) {
+    throw LimitExceeded(model.modes_declared_at,
+                        "too many mode variables (" + std::to_string(model.mode_variables.size()) +
+                            ", at most " + std::to_string(max_mode_variables) +
+                            " can be enumerated)");
+  }
+  // Every guard is evaluated in every mode (here, in the warnings and in the analysis); a model
+  // of one mode is linear in its size anyway.
+  std::int64_t guard_nodes = 1;
+  for (const Equation& e : model.equations) {
+    guard_nodes += 1 + static_cast<std::int64_t>(e.guard.size());
+  }
+  const std::int64_t mode_count = std::int64_t{1} << model.mode_variables.size();
+  if (mode_count > 1 && mode_count * guard_nodes > max_analysis_work) {
+    throw LimitExceeded(model.modes_declared_at,
+                        std::to_string(mode_count) + " modes times " + std::to_string(guard_nodes) +
+                            " equations and guard nodes exceed the work limit " +
+                            std::to_string(max_analysis_work) + " (fewer mode variables needed)");
   }
   std::map<std::string, int> seen;
   for (std::size_t i = 0; i < model.variables.size(); ++i) {
@@ -74,6 +88,12 @@ void validate_model(const Model& model) {
     for (const Occurrence& o : e.occurrences) {
       if (o.variable < 0 || o.variable >= static_cast<int>(model.variables.size())) {
         throw ParseError(o.written_at, "equation '" + e.name + "' uses an unknown variable");
+      }
+      if (!o.orders.empty() && o.orders.back() > max_derivative_order) {
+        throw LimitExceeded(o.written_at, "equation '" + e.name + "': order " +
+                                              std::to_string(o.orders.back()) +
+                                              " exceeds the limit " +
+                                              std::to_string(max_derivative_order));
       }
       if (o.orders.empty() || o.orders.front() < 0 ||
           !std::is_sorted(o.orders.begin(), o.orders.end()) ||

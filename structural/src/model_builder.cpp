@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace esdirk::structural {
 
@@ -35,7 +36,19 @@ ModelBuilder& ModelBuilder::equation(const std::string& name, const std::vector<
 
 Model ModelBuilder::build() const {
   Model model = model_;
-  auto mode_index = [&model](std::string_view n) { return model.mode_variable_index(n); };
+  // Hashed lookups, so that building is linear in the number of names and uses.
+  std::unordered_map<std::string, int> variable_index, mode_variable_index;
+  for (std::size_t i = 0; i < model.variables.size(); ++i) {
+    variable_index.emplace(model.variables[i].name, static_cast<int>(i));
+  }
+  for (std::size_t i = 0; i < model.mode_variables.size(); ++i) {
+    mode_variable_index.emplace(model.mode_variables[i], static_cast<int>(i));
+  }
+  auto mode_index = [&](std::string_view n) {
+    auto it = mode_variable_index.find(std::string(n));
+    return it == mode_variable_index.end() ? -1 : it->second;
+  };
+  std::vector<int> slot(model.variables.size(), -1);  // see model_parser.cpp
   for (const PendingEquation& pending : equations_) {
     Equation e;
     e.name = pending.name;
@@ -45,7 +58,8 @@ Model ModelBuilder::build() const {
       throw std::invalid_argument("equation '" + pending.name + "': " + error.message());
     }
     for (const Use& use : pending.uses) {
-      int v = model.variable_index(use.variable);
+      auto found = variable_index.find(use.variable);
+      int v = found == variable_index.end() ? -1 : found->second;
       if (v < 0) {
         throw std::invalid_argument("equation '" + pending.name + "' uses unknown variable '" +
                                     use.variable + "'");
@@ -54,15 +68,17 @@ Model ModelBuilder::build() const {
         throw std::invalid_argument("equation '" + pending.name + "': negative order for '" +
                                     use.variable + "'");
       }
-      auto it = std::find_if(e.occurrences.begin(), e.occurrences.end(),
-                             [v](const Occurrence& o) { return o.variable == v; });
-      if (it == e.occurrences.end()) {
+      if (slot[v] < 0) {
+        slot[v] = static_cast<int>(e.occurrences.size());
         e.occurrences.push_back({v, {use.order}, {}});
       } else {
-        it->orders.push_back(use.order);
-        std::sort(it->orders.begin(), it->orders.end());
-        it->orders.erase(std::unique(it->orders.begin(), it->orders.end()), it->orders.end());
+        e.occurrences[slot[v]].orders.push_back(use.order);
       }
+    }
+    for (Occurrence& o : e.occurrences) {
+      slot[o.variable] = -1;
+      std::sort(o.orders.begin(), o.orders.end());
+      o.orders.erase(std::unique(o.orders.begin(), o.orders.end()), o.orders.end());
     }
     model.equations.push_back(std::move(e));
   }

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
+
+#include "utf8.hpp"
 
 namespace esdirk::structural {
 
@@ -52,6 +56,9 @@ class LineScanner {
   }
   SourceLocation here() const { return {file_, number_, static_cast<int>(pos_) + 1}; }
   [[noreturn]] void fail(const std::string& message) const { throw ParseError(here(), message); }
+  SourceLocation at(std::size_t position) const {
+    return {file_, number_, static_cast<int>(position) + 1};
+  }
   std::string name(const char* what) {
     skip_blanks();
     if (pos_ >= line_.size()) fail(std::string("expected ") + what + " at end of line");
@@ -60,6 +67,11 @@ class LineScanner {
     }
     std::size_t start = pos_;
     while (pos_ < line_.size() && is_name_char(line_[pos_])) ++pos_;
+    if (pos_ - start > static_cast<std::size_t>(max_name_length)) {
+      throw LimitExceeded(at(start), "a name of " + std::to_string(pos_ - start) +
+                                         " bytes; the limit is " +
+                                         std::to_string(max_name_length));
+    }
     return std::string(line_.substr(start, pos_ - start));
   }
   bool peek(char c) {
@@ -76,24 +88,34 @@ class LineScanner {
     RawOccurrence o;
     o.at = here();
     o.name = name("a variable");
+    std::size_t order_at = pos_;
     if (pos_ < line_.size() && line_[pos_] == '\'') {
-      while (pos_ < line_.size() && line_[pos_] == '\'') {
-        ++o.order;
-        ++pos_;
-      }
+      while (pos_ < line_.size() && line_[pos_] == '\'') ++pos_;
+      check_order(std::to_string(pos_ - order_at), pos_ - order_at, order_at);
+      o.order = static_cast<int>(pos_ - order_at);
     } else if (pos_ < line_.size() && line_[pos_] == '^') {
       ++pos_;
       std::size_t start = pos_;
       while (pos_ < line_.size() && std::isdigit(static_cast<unsigned char>(line_[pos_]))) ++pos_;
       if (start == pos_) fail("expected a derivative order (a non-negative integer) after '^'");
-      if (pos_ - start > 6) fail("derivative order too large");
-      o.order = std::stoi(std::string(line_.substr(start, pos_ - start)));
+      std::string digits(line_.substr(start, pos_ - start));
+      digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
+      // More digits than the limit has cannot be within it (and may not fit any integer).
+      std::size_t value = digits.size() > 9 ? std::string::npos : std::stoul(digits);
+      check_order(digits.size() > 40 ? digits.substr(0, 40) + "..." : digits, value, start);
+      o.order = static_cast<int>(value);
     }
     if (pos_ < line_.size() && !std::isspace(static_cast<unsigned char>(line_[pos_])) &&
         line_[pos_] != ',') {
       fail("unexpected '" + std::string(1, line_[pos_]) + "' after variable '" + o.name + "'");
     }
     return o;
+  }
+  void check_order(const std::string& shown, std::size_t order, std::size_t position) const {
+    if (order > static_cast<std::size_t>(max_derivative_order)) {
+      throw LimitExceeded(at(position), "derivative order " + shown + " exceeds the limit " +
+                                            std::to_string(max_derivative_order));
+    }
   }
   // The guard text runs from here to the ':' that ends the equation head.
   std::string until_colon(SourceLocation& at) {
@@ -118,6 +140,12 @@ class ModelParser {
   explicit ModelParser(const std::string& file) : file_(file) {}
 
   Model parse(std::string_view text) {
+    if (text.size() > max_model_text_size) {
+      throw LimitExceeded({file_, 1, 1}, "the model text has " + std::to_string(text.size()) +
+                                             " bytes; the limit is " +
+                                             std::to_string(max_model_text_size));
+    }
+    check_utf8(text);
     int number = 0;
     std::size_t start = 0;
     while (start <= text.size()) {
@@ -132,6 +160,20 @@ class ModelParser {
   }
 
  private:
+  // Names may hold any non-ASCII character, and reports (JSON above all) must stay UTF-8, so
+  // the whole text must be well-formed UTF-8; the first bad byte is reported.
+  void check_utf8(std::string_view text) const {
+    std::size_t bad = utf8::first_invalid(text);
+    if (bad == std::string_view::npos) return;
+    std::size_t line_start = text.rfind('\n', bad);
+    line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+    int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + line_start, '\n'));
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(text[bad]));
+    throw ParseError({file_, line, static_cast<int>(bad - line_start) + 1},
+                     std::string("the text is not valid UTF-8 (byte ") + hex + ")");
+  }
+
   void statement(LineScanner s) {
     if (s.at_end()) return;
     SourceLocation at = s.here();
@@ -150,12 +192,19 @@ class ModelParser {
         throw ParseError(at, "time must be 'continuous' or 'discrete', not '" + kind + "'");
       }
     } else if (keyword == "modes") {
+      if (model_.modes_declared_at.line == 0) model_.modes_declared_at = at;
       do {
         SourceLocation where = s.here();
         std::string n = s.name("a mode variable");
-        if (model_.mode_variable_index(n) >= 0) {
+        if (mode_index_.count(n)) {
           throw ParseError(where, "mode variable '" + n + "' is declared twice");
         }
+        if (model_.mode_variables.size() == static_cast<std::size_t>(max_mode_variables)) {
+          throw LimitExceeded(where, "too many mode variables (more than " +
+                                         std::to_string(max_mode_variables) +
+                                         " cannot be enumerated)");
+        }
+        mode_index_.emplace(n, static_cast<int>(model_.mode_variables.size()));
         model_.mode_variables.push_back(n);
       } while (!s.at_end());
       return;
@@ -168,10 +217,12 @@ class ModelParser {
         s.skip_blanks();
         SourceLocation where = s.here();
         std::string n = s.name("a variable name");
-        int previous = model_.variable_index(n);
-        if (previous >= 0) {
+        auto [previous, fresh] =
+            variable_index_.emplace(n, static_cast<int>(model_.variables.size()));
+        if (!fresh) {
           throw ParseError(where, "variable '" + n + "' is declared twice (first at " +
-                                      model_.variables[previous].declared_at.to_string() + ")");
+                                      model_.variables[previous->second].declared_at.to_string() +
+                                      ")");
         }
         model_.variables.push_back({n, role, where});
       } while (!s.at_end());
@@ -200,7 +251,13 @@ class ModelParser {
   }
 
   Model resolve() {
-    auto mode_index = [this](std::string_view n) { return model_.mode_variable_index(n); };
+    auto mode_index = [this](std::string_view n) {
+      auto it = mode_index_.find(std::string(n));
+      return it == mode_index_.end() ? -1 : it->second;
+    };
+    // Per variable, its occurrence in the equation being resolved (-1: none yet); reset after
+    // each equation only where it was set, so resolving is linear in the text.
+    std::vector<int> slot(model_.variables.size(), -1);
     for (const RawEquation& raw : raw_) {
       Equation e;
       e.name = raw.name;
@@ -209,20 +266,23 @@ class ModelParser {
         e.guard = Guard::parse(raw.guard, mode_index, raw.guard_at);
       }
       for (const RawOccurrence& o : raw.occurrences) {
-        int v = model_.variable_index(o.name);
-        if (v < 0) {
+        auto found = variable_index_.find(o.name);
+        if (found == variable_index_.end()) {
           throw ParseError(o.at, "unknown variable '" + o.name + "' in equation '" + raw.name +
                                      "' (declare it with 'variables', 'free' or 'existential')");
         }
-        auto it = std::find_if(e.occurrences.begin(), e.occurrences.end(),
-                               [v](const Occurrence& x) { return x.variable == v; });
-        if (it == e.occurrences.end()) {
+        int v = found->second;
+        if (slot[v] < 0) {
+          slot[v] = static_cast<int>(e.occurrences.size());
           e.occurrences.push_back({v, {o.order}, o.at});
         } else {
-          it->orders.push_back(o.order);
-          std::sort(it->orders.begin(), it->orders.end());
-          it->orders.erase(std::unique(it->orders.begin(), it->orders.end()), it->orders.end());
+          e.occurrences[slot[v]].orders.push_back(o.order);
         }
+      }
+      for (Occurrence& o : e.occurrences) {
+        slot[o.variable] = -1;
+        std::sort(o.orders.begin(), o.orders.end());
+        o.orders.erase(std::unique(o.orders.begin(), o.orders.end()), o.orders.end());
       }
       model_.equations.push_back(std::move(e));
     }
@@ -239,6 +299,9 @@ class ModelParser {
   Model model_;
   bool named_ = false;
   std::vector<RawEquation> raw_;
+  // Name lookups in constant time: declaring n names must not cost n^2.
+  std::unordered_map<std::string, int> variable_index_;
+  std::unordered_map<std::string, int> mode_index_;
 };
 
 }  // namespace

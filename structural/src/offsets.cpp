@@ -1,9 +1,12 @@
 #include "esdirk/structural/offsets.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "esdirk/structural/limits.hpp"
 
 namespace esdirk::structural {
 
@@ -38,8 +41,19 @@ Offsets canonical_offsets(const SignatureMatrix& sigma,
   // Bellman–Ford argument: with an optimal H there is no positive cycle, so at most `ne`
   // rounds change anything; one more changing round proves divergence.
   const int max_changing_rounds = ne + 1;
+  // Starting from c = 0 every round can only raise c (c_f >= 0 and H's edges give
+  // d_x - σ_fx >= c_f), so Σc and the rounds are checked against their limits as they grow;
+  // with Σc bounded, d <= max σ + Σc keeps every offset far inside an int.
+  const std::int64_t round_work = std::int64_t{ne} + nv + g.edge_count();
   for (int changing = 0;; ++changing) {
     ++out.rounds;
+    if (out.rounds * round_work > max_offset_iteration_work) {
+      throw OffsetLimitExceeded("the offset iteration needs more than " +
+                                std::to_string(out.rounds - 1) + " rounds over " +
+                                std::to_string(round_work) +
+                                " equations, variables and edges (work limit " +
+                                std::to_string(max_offset_iteration_work) + ")");
+    }
     // (a) Variable offsets. A variable that occurs nowhere keeps d = 0 (such systems are
     // rejected before the iteration is reached).
     std::fill(out.variable_offsets.begin(), out.variable_offsets.end(), 0);
@@ -68,6 +82,14 @@ Offsets canonical_offsets(const SignatureMatrix& sigma,
       throw OffsetIterationDiverged(
           "the offset iteration did not converge after " + std::to_string(changing + 1) +
           " changing rounds: the matching is not an optimal solution of the assignment problem");
+    }
+    std::int64_t latent = 0;
+    for (int c : out.equation_offsets) latent += c;
+    if (latent > max_latent_equations) {
+      throw OffsetLimitExceeded("the equation offsets sum to more than " +
+                                std::to_string(max_latent_equations) +
+                                " latent equations (" + std::to_string(latent) +
+                                " after round " + std::to_string(out.rounds) + ")");
     }
   }
 }

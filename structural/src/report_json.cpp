@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "esdirk/structural/report.hpp"
+#include "utf8.hpp"
 
 namespace esdirk::structural {
 
@@ -58,9 +59,19 @@ class Json {
       first_.back() = false;
     }
   }
+  // JSON text must be UTF-8 (RFC 8259). Parsed models are (the parser checks), but a model
+  // built in C++ may hold any bytes: each byte that does not start a well-formed sequence is
+  // written as the escape of U+FFFD, the replacement character.
   void string_literal(const std::string& s) {
     out_ << '"';
-    for (char c : s) {
+    for (std::size_t i = 0; i < s.size();) {
+      const std::size_t n = utf8::sequence_length(s, i);
+      if (n != 1) {
+        out_ << (n == 0 ? std::string_view("\\ufffd") : std::string_view(s).substr(i, n));
+        i += n == 0 ? 1 : n;
+        continue;
+      }
+      const char c = s[i++];
       switch (c) {
         case '"':
           out_ << "\\\"";

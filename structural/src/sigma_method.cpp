@@ -115,7 +115,15 @@ SigmaResult sigma_method(const SignatureMatrix& sigma) {
       out.optimal_solution[f].push_back(a.matching.variable_of_equation[f]);
     }
   }
-  out.offsets = canonical_offsets(sigma, out.optimal_solution);
+  try {
+    out.offsets = canonical_offsets(sigma, out.optimal_solution);
+  } catch (const OffsetLimitExceeded& e) {
+    out.status = SigmaStatus::too_large;
+    out.failure_reason = e.what();
+    out.matching = {};
+    out.optimal_solution.clear();
+    return out;
+  }
   out.status = SigmaStatus::success;
   derive_outputs(sigma, out);
 #ifndef NDEBUG

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+
+#include "esdirk/structural/limits.hpp"
 
 namespace esdirk::structural {
 
@@ -11,6 +14,10 @@ SignatureMatrix::SignatureMatrix(int equation_count, int variable_count,
   edges.reserve(entries.size());
   for (const SignatureEntry& e : entries) {
     if (e.order < 0) throw std::invalid_argument("SignatureMatrix: negative derivative order");
+    if (e.order > max_derivative_order) {
+      throw std::invalid_argument("SignatureMatrix: derivative order " + std::to_string(e.order) +
+                                  " exceeds the limit " + std::to_string(max_derivative_order));
+    }
     edges.push_back({e.equation, e.variable});
   }
   graph_ = BipartiteGraph(equation_count, variable_count, edges);
@@ -36,7 +43,15 @@ SignatureMatrix SignatureMatrix::scaled(int factor) const {
   std::vector<SignatureEntry> entries;
   for (int f = 0; f < equation_count(); ++f) {
     int k = graph_.first_edge_of(f);
-    for (int x : graph_.variables_of(f)) entries.push_back({f, x, orders_[k++] * factor});
+    for (int x : graph_.variables_of(f)) {
+      // Checked in 64 bits: the product may not fit an int (the constructor rejects it then).
+      std::int64_t order = std::int64_t{orders_[k++]} * factor;
+      if (order > max_derivative_order) {
+        throw std::invalid_argument("SignatureMatrix::scaled: order " + std::to_string(order) +
+                                    " exceeds the limit " + std::to_string(max_derivative_order));
+      }
+      entries.push_back({f, x, static_cast<int>(order)});
+    }
   }
   return SignatureMatrix(equation_count(), variable_count(), entries);
 }

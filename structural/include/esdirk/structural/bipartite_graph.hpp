@@ -21,7 +21,8 @@ class ESDIRK_API BipartiteGraph {
  public:
   BipartiteGraph() = default;
   /// Builds the graph from an edge list. Duplicate edges are merged.
-  /// Throws std::invalid_argument for negative sizes or out-of-range indices.
+  /// Throws std::invalid_argument for negative sizes or out-of-range indices, std::length_error
+  /// for more than max_graph_size (limits.hpp) equations, variables or edges.
   BipartiteGraph(int equation_count, int variable_count, std::span<const Edge> edges);
 
   int equation_count() const { return equation_count_; }

@@ -58,7 +58,8 @@ ESDIRK_API ExistentialAnalysis analyse_existential(
     ExistentialSemantics semantics = ExistentialSemantics::given_free_variables);
 
 /// The algebraic system of a model's equations active in `mode`: every distinct (variable,
-/// order) pair that occurs is one unknown named x, x', x'', ..., with the variable's role.
+/// order) pair that occurs is one unknown named x, x', x'', x''', x^(4), ..., with the
+/// variable's role.
 ESDIRK_API ExistentialSystem existential_system(const Model& model, const Mode& mode);
 
 }  // namespace esdirk::structural

@@ -4,6 +4,9 @@
 //
 // Grammar:  guard := term ('|' term)* ;  term := factor ('&' factor)* ;
 //           factor := '!' factor | '(' guard ')' | 'true' | 'false' | NAME
+// A guard is at most max_guard_length bytes and nests '(' and '!' at most max_guard_depth
+// deep (limits.hpp); evaluation and printing use no recursion, so a long flat guard such as
+// `a & a & ... & a` needs no stack either.
 
 #include <functional>
 #include <string>
@@ -20,7 +23,8 @@ class ESDIRK_API Guard {
   /// The guard `true` (the equation is always active).
   Guard() = default;
   /// Parses `text`. `mode_index` maps a mode-variable name to its index or -1 if unknown.
-  /// Errors throw ParseError located at `where` advanced by the offending column.
+  /// Errors throw ParseError located at `where` advanced by the offending column (LimitExceeded
+  /// for a guard that is too long or nested too deeply).
   static Guard parse(std::string_view text, const std::function<int(std::string_view)>& mode_index,
                      const SourceLocation& where = {});
   /// Value of the guard for the mode `mode` (one Boolean per mode variable).
@@ -29,6 +33,8 @@ class ESDIRK_API Guard {
   bool always() const { return nodes_.empty(); }
   /// The guard as text, with the given names for the mode variables.
   std::string to_string(const std::vector<std::string>& mode_names) const;
+  /// Number of nodes (the cost of one evaluation).
+  std::size_t size() const { return nodes_.size(); }
 
  private:
   enum class Kind { constant, variable, negation, conjunction, disjunction };
@@ -39,9 +45,8 @@ class ESDIRK_API Guard {
     int left = -1;      // negation, conjunction, disjunction
     int right = -1;     // conjunction, disjunction
   };
-  bool evaluate(int node, const std::vector<bool>& mode) const;
-  std::string to_string(int node, const std::vector<std::string>& names, int parent) const;
-
+  // Children are always stored before their parent (the parser builds bottom-up), so one
+  // forward pass over nodes_ evaluates or prints the whole tree without recursion.
   std::vector<Node> nodes_;  // root is the last node
   friend class GuardParser;
 };

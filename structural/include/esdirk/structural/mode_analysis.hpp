@@ -112,7 +112,15 @@ struct ESDIRK_API ModelAnalysis {
   bool well_posed() const;
 };
 
-ESDIRK_API ModelAnalysis analyse_model(const Model& model);
+/// Analyses every mode and every mode change within `work_limit` units (limits.hpp,
+/// max_analysis_work): a mode costs about the size of its part of the report (names of its
+/// unknowns, its active equations times 1 + c_f, its occurrences), a mode change the cost of
+/// its two modes. The count is checked before any work that it would exceed (the mode changes
+/// all at once, once the modes are known), so a model that asks for too much fails fast with
+/// LimitExceeded (located at the `modes` statement when there is one), naming the work
+/// needed, the number of modes and mode changes and the limit.
+ESDIRK_API ModelAnalysis analyse_model(const Model& model,
+                                       std::int64_t work_limit = max_analysis_work);
 
 /// "e3[t+1]" / "omega1[t-1]" style names for unfolded equations and unknowns.
 ESDIRK_API std::string unfolded_name(const Model& model, const UnfoldedEquation& equation);

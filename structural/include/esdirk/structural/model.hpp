@@ -9,6 +9,7 @@
 
 #include "esdirk/export.hpp"
 #include "esdirk/structural/guard.hpp"
+#include "esdirk/structural/limits.hpp"
 #include "esdirk/structural/parse_error.hpp"
 
 namespace esdirk::structural {
@@ -48,6 +49,9 @@ struct ESDIRK_API Model {
   std::string name = "model";
   TimeDomain time = TimeDomain::continuous;
   std::vector<std::string> mode_variables;
+  /// Where the first `modes` statement is (line 0 when the model was not read from text);
+  /// errors about the number of modes point there.
+  SourceLocation modes_declared_at;
   std::vector<Variable> variables;
   std::vector<Equation> equations;
 
@@ -59,14 +63,13 @@ struct ESDIRK_API Model {
   int highest_order(int equation, int variable) const;
 };
 
-/// Largest number of mode variables accepted (modes are enumerated: 2^k of them).
-inline constexpr int max_mode_variables = 16;
-
 /// Checks a model: at least one equation; distinct names for variables and mode variables;
 /// valid indices and orders; no two equations with the same name active in the same mode
 /// (equations sharing a name must have mutually exclusive guards, the way "if γ then a else
-/// b" is written); at most max_mode_variables mode variables. Throws ParseError (located when
-/// the model came from a file) or std::invalid_argument.
+/// b" is written); at most max_mode_variables mode variables, derivative orders at most
+/// max_derivative_order, and 2^k × (equations + guard nodes) within max_analysis_work (each
+/// guard is evaluated in every mode). Throws ParseError (located when the model came from a
+/// file; LimitExceeded for a limit of limits.hpp) or std::invalid_argument.
 ESDIRK_API void validate_model(const Model& model);
 
 /// Problems that do not stop the analysis, as "file:line:column: warning: ..." lines: a

@@ -25,6 +25,14 @@ class ESDIRK_API OffsetIterationDiverged : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Thrown when the offsets would exceed the limits of limits.hpp: more than
+/// max_latent_equations in Σ c_f, or more than max_offset_iteration_work. The offsets only
+/// grow during the iteration, so the first round past the limit proves it.
+class ESDIRK_API OffsetLimitExceeded : public std::length_error {
+ public:
+  using std::length_error::length_error;
+};
+
 struct ESDIRK_API Offsets {
   std::vector<int> equation_offsets;  ///< c_f: how many times equation f is differentiated
   std::vector<int> variable_offsets;  ///< d_x: the order of x's leading derivative
@@ -33,8 +41,8 @@ struct ESDIRK_API Offsets {
 
 /// Offsets from an optimal solution H of the assignment LP: `h_variables_of_equation[f]` lists
 /// the variables x with (f, x) ∈ H (non-empty for every f; every pair must be an edge).
-/// Throws OffsetIterationDiverged after more than (equations + 1) changing rounds and
-/// std::invalid_argument for malformed H.
+/// Throws OffsetIterationDiverged after more than (equations + 1) changing rounds,
+/// OffsetLimitExceeded past a limit, and std::invalid_argument for malformed H.
 ESDIRK_API Offsets canonical_offsets(const SignatureMatrix& sigma,
                           const std::vector<std::vector<int>>& h_variables_of_equation);
 

@@ -32,4 +32,11 @@ class ESDIRK_API ParseError : public std::invalid_argument {
   std::string message_;
 };
 
+/// Input that exceeds one of the limits of limits.hpp. The message names the size found and
+/// the limit; the location is that of the offending text when there is one.
+class ESDIRK_API LimitExceeded : public ParseError {
+ public:
+  using ParseError::ParseError;
+};
+
 }  // namespace esdirk::structural

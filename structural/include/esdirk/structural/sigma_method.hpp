@@ -37,6 +37,10 @@ enum class SigmaStatus {
   structurally_singular,
   /// Non-square with a variable that occurs in no equation (the LP is infeasible).
   variable_occurs_nowhere,
+  /// The offsets exceed a limit of limits.hpp (more than max_latent_equations latent
+  /// equations, or an offset iteration beyond max_offset_iteration_work); `failure_reason`
+  /// names the size.
+  too_large,
 };
 
 struct ESDIRK_API SigmaResult {

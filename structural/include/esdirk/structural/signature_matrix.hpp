@@ -26,7 +26,8 @@ class ESDIRK_API SignatureMatrix {
 
   SignatureMatrix() = default;
   /// Builds Σ from occurrences; several occurrences of one pair keep the highest order.
-  /// Throws std::invalid_argument for a negative order or an out-of-range index.
+  /// Throws std::invalid_argument for a negative order, an order above max_derivative_order
+  /// (limits.hpp) or an out-of-range index; std::length_error for sizes above max_graph_size.
   SignatureMatrix(int equation_count, int variable_count, std::span<const SignatureEntry> entries);
 
   const BipartiteGraph& graph() const { return graph_; }
@@ -38,7 +39,8 @@ class ESDIRK_API SignatureMatrix {
   std::span<const int> orders() const { return orders_; }
   /// d̂_x = max_f σ_fx, the highest order of x anywhere (seed (64)); `absent` if x occurs nowhere.
   int highest_order(int variable) const { return highest_[variable]; }
-  /// The same matrix with every order multiplied by `factor` > 0 (seed Lemma 16).
+  /// The same matrix with every order multiplied by `factor` > 0 (seed Lemma 16). Throws
+  /// std::invalid_argument when a product exceeds max_derivative_order.
   SignatureMatrix scaled(int factor) const;
 
  private:

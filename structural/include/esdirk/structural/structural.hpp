@@ -7,6 +7,7 @@
 #include "esdirk/structural/dulmage_mendelsohn.hpp"
 #include "esdirk/structural/existential.hpp"
 #include "esdirk/structural/guard.hpp"
+#include "esdirk/structural/limits.hpp"
 #include "esdirk/structural/matching.hpp"
 #include "esdirk/structural/mode_analysis.hpp"
 #include "esdirk/structural/model.hpp"
