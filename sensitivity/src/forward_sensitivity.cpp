@@ -30,13 +30,6 @@ ForwardSensitivity::ForwardSensitivity(Integrator& integrator, SensitivityOption
   jp_.resize(n, np_);
   dgdz_.resize(nz_, nz_);
   pivots_.assign(static_cast<std::size_t>(nz_), 0);
-  const Options& o = integrator.options();
-  rtol_.resize(static_cast<std::size_t>(nx_));
-  atol_.resize(static_cast<std::size_t>(nx_));
-  for (std::size_t k = 0; k < rtol_.size(); ++k) {
-    rtol_[k] = o.rtol_vector.empty() ? o.rtol : o.rtol_vector[k];
-    atol_[k] = o.atol_vector.empty() ? o.atol : o.atol_vector[k];
-  }
   point_x_.assign(static_cast<std::size_t>(nx_), 0.0);
   point_z_.assign(static_cast<std::size_t>(nz_), 0.0);
   point_f_.assign(static_cast<std::size_t>(nx_), 0.0);
@@ -163,11 +156,12 @@ Status ForwardSensitivity::algebraic_from_states(double t, ConstVector x, ConstV
 void ForwardSensitivity::set_direction_scales(ConstMatrixRef seed) {
   const ConstVector x = integrator_.x();
   const ConstVector p = integrator_.parameters();
+  const ErrorWeights& weights = integrator_.error_weights();
   for (int j = 0; j < seed.cols; ++j) {
     double largest = 0.0;
     for (int k = 0; k < nx_; ++k) {
       const std::size_t kk = static_cast<std::size_t>(k);
-      const double typical = std::max(std::abs(x[kk]), atol_[kk] / rtol_[kk]);
+      const double typical = std::max(std::abs(x[kk]), weights.atol(k) / weights.rtol(k));
       largest = std::max(largest, std::abs(seed(k, j)) / typical);
     }
     for (int l = 0; l < np_; ++l) {

@@ -119,7 +119,6 @@ class ForwardSensitivity final : public StepListener {
   std::vector<int> pivots_;
   std::vector<double> point_x_, point_z_, point_f_, point_g_;  // a dense-output point
   std::vector<double> dense_b_;  // dense-output weights b_i(theta)
-  std::vector<double> rtol_, atol_;  // error control weights per state
   std::vector<double> direction_scale_;  // sigma_j of the default error_atol (per direction)
 };
 
