@@ -22,7 +22,7 @@ set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk sensitivity events)
 # ESDIRK_C_API (C) are compiled with -fvisibility=hidden -fvisibility-inlines-hidden, so that
 # only the marked API leaves libesdirk.so. ESDIRK_HIDDEN_VISIBILITY=ON hides every module (for
 # when the core and sensitivity headers are annotated too).
-set(ESDIRK_MODULES_ANNOTATED structural capi)
+set(ESDIRK_MODULES_ANNOTATED esdirk sensitivity structural capi)
 option(ESDIRK_HIDDEN_VISIBILITY "Compile every module with hidden symbol visibility" OFF)
 
 set_property(GLOBAL PROPERTY ESDIRK_MODULES "")

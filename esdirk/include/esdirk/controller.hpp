@@ -3,10 +3,11 @@
 // of mature codes. Works on |h|; the integrator applies the direction.
 
 #include "esdirk/options.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class StepController {
+class ESDIRK_API StepController {
  public:
   /// `q` is the exponent denominator (controller_order() of the tableau: 4 for ESDIRK34).
   StepController(const Options& options, int q);

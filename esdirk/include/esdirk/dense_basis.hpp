@@ -6,6 +6,7 @@
 #include <span>
 
 #include "esdirk/tableau.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
@@ -14,9 +15,9 @@ namespace esdirk {
 /// and (x_{n+1}, F_s) written with the method's weights, b_i(theta) = H01(theta) b_i plus
 /// H10(theta) for i = 1 and H11(theta) for i = s. It is a Runge-Kutta continuous extension, so
 /// it keeps every linear invariant of f.
-void dense_weights(const Tableau& tableau, double theta, std::span<double> b);
+ESDIRK_API void dense_weights(const Tableau& tableau, double theta, std::span<double> b);
 
 /// l_i(theta): the Lagrange polynomials through the nodes c_i, for the algebraic stage values.
-void stage_interpolation_weights(const Tableau& tableau, double theta, std::span<double> l);
+ESDIRK_API void stage_interpolation_weights(const Tableau& tableau, double theta, std::span<double> l);
 
 }  // namespace esdirk

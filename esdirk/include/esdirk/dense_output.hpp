@@ -4,10 +4,11 @@
 // and corrected onto g(t, x(t), z) = 0 (doc/integrator-theory.md, section 6).
 
 #include "esdirk/matrix.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class DenseOutput {
+class ESDIRK_API DenseOutput {
  public:
   /// x(t) and, if z is not empty, z(t) for t in the step [t_begin, t_end]. Throws
   /// std::domain_error outside it. The z correction evaluates the model (up to twice, counted

@@ -8,10 +8,11 @@
 
 #include "esdirk/matrix.hpp"
 #include "esdirk/options.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class ErrorWeights {
+class ESDIRK_API ErrorWeights {
  public:
   ErrorWeights() = default;
   /// Expands the scalar or per-state tolerances of `options` for nx differential and nz

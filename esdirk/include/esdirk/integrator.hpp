@@ -27,10 +27,11 @@
 #include "esdirk/step_listener.hpp"
 #include "esdirk/step_record.hpp"
 #include "esdirk/stepper.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class Integrator {
+class ESDIRK_API Integrator {
  public:
   /// Validates the options (std::invalid_argument) and sizes every workspace. The problem
   /// must outlive the integrator.

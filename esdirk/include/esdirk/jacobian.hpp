@@ -7,12 +7,13 @@
 
 #include "esdirk/problem.hpp"
 #include "esdirk/statistics.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
 /// Forms J = [f_x f_z; g_x g_z] and [f_p; g_p] at a point, analytically when the problem has
 /// them and by forward differences otherwise. Owns its workspace (sized once).
-class JacobianEvaluator {
+class ESDIRK_API JacobianEvaluator {
  public:
   JacobianEvaluator(Problem& problem, Statistics& stats);
 
@@ -55,7 +56,7 @@ struct JacobianCheckOptions {
   int max_reported = 10;
 };
 
-struct JacobianCheck {
+struct ESDIRK_API JacobianCheck {
   bool ok = true;
   double worst_error = 0.0;             ///< the largest error / allowed ratio
   std::vector<JacobianMismatch> worst;  ///< the worst entries, worst first (ratio > 1 only)
@@ -64,7 +65,7 @@ struct JacobianCheck {
 
 /// Compares the problem's jacobian() (and parameter_jacobian(), if supplied) with central
 /// differences at (t, x, z, p). Throws std::invalid_argument if the problem supplies neither.
-JacobianCheck check_jacobian(Problem& problem, double t, ConstVector x, ConstVector z,
+ESDIRK_API JacobianCheck check_jacobian(Problem& problem, double t, ConstVector x, ConstVector z,
                              ConstVector p, const JacobianCheckOptions& options = {});
 
 }  // namespace esdirk

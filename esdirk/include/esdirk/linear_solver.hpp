@@ -12,10 +12,11 @@
 #include <memory>
 
 #include "esdirk/matrix.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class LinearSolver {
+class ESDIRK_API LinearSolver {
  public:
   virtual ~LinearSolver() = default;
   /// Sizes the workspace. Called once at setup, never in the step loop.
@@ -36,7 +37,7 @@ class LinearSolver {
 };
 
 /// Dense LU by LAPACK dgetrf/dgetrs.
-class DenseLuSolver final : public LinearSolver {
+class ESDIRK_API DenseLuSolver final : public LinearSolver {
  public:
   void resize(int nx, int nz) override;
   int factor(ConstMatrixRef J, double h_gamma) override;
@@ -55,8 +56,8 @@ class DenseLuSolver final : public LinearSolver {
 
 /// LU of a general square matrix (used for dg/dz in the consistent initialization).
 /// Returns 0 or the 1-based index of the first zero pivot.
-int lu_factor(MatrixRef A, int* pivots);
+ESDIRK_API int lu_factor(MatrixRef A, int* pivots);
 /// Solves A X = B with the factors of lu_factor; transposed if `transpose`.
-void lu_solve(ConstMatrixRef LU, const int* pivots, MatrixRef B, bool transpose = false);
+ESDIRK_API void lu_solve(ConstMatrixRef LU, const int* pivots, MatrixRef B, bool transpose = false);
 
 }  // namespace esdirk

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <span>
 #include <vector>
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
@@ -11,7 +12,7 @@ using ConstVector = std::span<const double>;
 using Vector = std::span<double>;
 
 /// A non-owning view of a column-major matrix with leading dimension `ld` (ld >= rows).
-struct MatrixRef {
+struct ESDIRK_API MatrixRef {
   double* data = nullptr;
   int rows = 0;
   int cols = 0;

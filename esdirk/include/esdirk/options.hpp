@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "esdirk/tableau.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
@@ -14,7 +15,7 @@ enum class NewtonTest {
   residual,                 ///< seed 002: ||R|| on the differential rows, M^{-1} R on the algebraic
 };
 
-struct Options {
+struct ESDIRK_API Options {
   // --- Tolerances -------------------------------------------------------------------------
   /// Scalar relative and absolute tolerances of the error test (seed 002 eq. 21), used for
   /// every component unless the per-component vectors below are set.

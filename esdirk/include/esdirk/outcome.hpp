@@ -4,6 +4,7 @@
 // for every stop reason, so `if (!ok(solver.integrate_to(...)))` catches failures only.
 
 #include "esdirk/status.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
@@ -17,7 +18,7 @@ enum class StopReason {
 };
 
 /// A stable, lower-case identifier of a stop reason ("reached_output_time", ...).
-std::string_view stop_reason_name(StopReason reason);
+ESDIRK_API std::string_view stop_reason_name(StopReason reason);
 
 struct Outcome {
   Status status = Status::success;

@@ -17,10 +17,11 @@
 #include <string>
 
 #include "esdirk/matrix.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class Problem {
+class ESDIRK_API Problem {
  public:
   /// Throws std::invalid_argument unless nx >= 1, nz >= 0, np >= 0.
   Problem(int nx, int nz, int np);
@@ -64,7 +65,7 @@ class Problem {
 ///     esdirk::FunctionProblem problem(2, 0, 1,
 ///         [](double t, auto x, auto z, auto p, auto f) { f[0] = x[1]; ...; return 0; });
 ///     problem.set_jacobian([](double t, auto x, auto z, auto p, esdirk::MatrixRef J) {...});
-class FunctionProblem : public Problem {
+class ESDIRK_API FunctionProblem : public Problem {
  public:
   using Rhs = std::function<int(double t, ConstVector x, ConstVector z, ConstVector p, Vector f)>;
   using Constraints =

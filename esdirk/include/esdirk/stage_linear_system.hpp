@@ -6,10 +6,11 @@
 #include <memory>
 
 #include "esdirk/linear_solver.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class StageLinearSystem {
+class ESDIRK_API StageLinearSystem {
  public:
   /// A dense LU back-end sized for (nx, nz).
   StageLinearSystem(int nx, int nz);

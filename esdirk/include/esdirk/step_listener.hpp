@@ -11,6 +11,7 @@
 #include "esdirk/statistics.hpp"
 #include "esdirk/status.hpp"
 #include "esdirk/step_record.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
@@ -37,7 +38,7 @@ struct AcceptVerdict {
 /// Why the integration (re)starts: initialize() resets every counter; restart() keeps them.
 enum class RestartKind { initialize, restart };
 
-class StepListener {
+class ESDIRK_API StepListener {
  public:
   virtual ~StepListener() = default;
 

@@ -21,10 +21,11 @@
 #include "esdirk/statistics.hpp"
 #include "esdirk/status.hpp"
 #include "esdirk/step_record.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class Stepper final : public DenseOutput {
+class ESDIRK_API Stepper final : public DenseOutput {
  public:
   /// How one attempt ended.
   enum class Attempt { converged, newton_failed, callback_failed, singular, fatal };

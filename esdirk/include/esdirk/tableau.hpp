@@ -5,10 +5,11 @@
 
 #include <string>
 #include <vector>
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-struct Tableau {
+struct ESDIRK_API Tableau {
   std::string name;
   int stages = 0;
   int order = 0;           ///< order of the propagated solution (b)

@@ -15,10 +15,11 @@
 #include "esdirk/integrator.hpp"
 #include "esdirk/step_listener.hpp"
 #include "esdirk/step_record.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class Trajectory final : public StepListener {
+class ESDIRK_API Trajectory final : public StepListener {
  public:
   /// Records are reused across runs: after clear() (or a new initialize()), steps are copied
   /// into the records already allocated, so a run no longer than an earlier one (or than

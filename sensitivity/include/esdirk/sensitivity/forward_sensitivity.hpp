@@ -22,10 +22,11 @@
 #include "esdirk/integrator.hpp"
 #include "esdirk/sensitivity/sensitivity_options.hpp"
 #include "esdirk/sensitivity/stage_sensitivities.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class ForwardSensitivity final : public StepListener {
+class ESDIRK_API ForwardSensitivity final : public StepListener {
  public:
   /// Adds itself to `integrator`'s listeners (the integrator must outlive this object; the
   /// destructor removes it).

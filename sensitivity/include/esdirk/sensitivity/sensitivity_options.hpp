@@ -2,6 +2,7 @@
 // Options of the forward sensitivities: a plain struct with defaults and validate().
 
 #include <vector>
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
@@ -17,7 +18,7 @@ enum class SensitivityMode {
   exact,
 };
 
-struct SensitivityOptions {
+struct ESDIRK_API SensitivityOptions {
   SensitivityMode mode = SensitivityMode::exact;
 
   /// Include the sensitivities in the error test (off, as in the seed). The error estimate

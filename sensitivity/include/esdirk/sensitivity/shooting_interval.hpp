@@ -24,6 +24,7 @@
 
 #include "esdirk/integrator.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
@@ -49,7 +50,7 @@ struct ShootingResult {
   Statistics statistics;  ///< counters of this interval alone
 };
 
-class ShootingInterval {
+class ESDIRK_API ShootingInterval {
  public:
   /// Builds the integrator and the sensitivities for `problem` (np = nu controls), which must
   /// outlive this object. Throws std::invalid_argument for invalid options.

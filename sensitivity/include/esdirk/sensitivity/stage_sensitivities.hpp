@@ -18,10 +18,11 @@
 
 #include "esdirk/integrator.hpp"
 #include "esdirk/sensitivity/sensitivity_options.hpp"
+#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class StageSensitivities {
+class ESDIRK_API StageSensitivities {
  public:
   /// Sizes the Jacobian workspaces for the integrator's problem. The integrator, `jacobians`
   /// (the owner's evaluator, with the integrator's difference increments) and `counters` (the
