@@ -20,8 +20,9 @@ set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk sensitivity events)
 
 # Symbol visibility. Modules whose public declarations all carry ESDIRK_API (C++) or
 # ESDIRK_C_API (C) are compiled with -fvisibility=hidden -fvisibility-inlines-hidden, so that
-# only the marked API leaves libesdirk.so. ESDIRK_HIDDEN_VISIBILITY=ON hides every module (for
-# when the core and sensitivity headers are annotated too).
+# only the marked API leaves libesdirk.so. A new module joins the list once its headers are
+# annotated; ESDIRK_HIDDEN_VISIBILITY=ON hides every module regardless (to find what a new
+# module still needs to mark: its users then fail to link).
 set(ESDIRK_MODULES_ANNOTATED esdirk sensitivity structural capi)
 option(ESDIRK_HIDDEN_VISIBILITY "Compile every module with hidden symbol visibility" OFF)
 

@@ -22,7 +22,8 @@ endif()
 # The test would pass on an empty or unreadable list; make sure the public API is there.
 foreach(expected " esdirk_solver_integrate_to$" " esdirk_status_message$"
                  " esdirk_structural_sigma$" "esdirk::status_name\\(esdirk::Status\\)"
-                 "esdirk::structural::sigma_method\\(")
+                 "esdirk::structural::sigma_method\\(" "esdirk::Integrator::integrate_to\\("
+                 "esdirk::ForwardSensitivity::integrate_to\\(")
   set(found FALSE)
   foreach(line IN LISTS lines)
     if(line MATCHES "${expected}")
