@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages esdirk needs to build, test and plot, if they are missing.
 # Needs root (or sudo) only when something is missing.
+#   ESDIRK_WITH_SUNDIALS=1  also SUNDIALS (the benchmark's peer comparisons)
+#   ESDIRK_WITH_CLANG=1     also clang with its sanitizer and libFuzzer runtimes (CI stages)
 set -euo pipefail
 
 packages=(cmake make g++ gfortran pkg-config libopenblas-dev libboost-test-dev
           python3 python3-matplotlib valgrind)
 if [[ "${ESDIRK_WITH_SUNDIALS:-0}" == 1 ]]; then
   packages+=(libsundials-dev)
+fi
+if [[ "${ESDIRK_WITH_CLANG:-0}" == 1 ]]; then
+  packages+=(clang libclang-rt-14-dev)
 fi
 
 missing=()
