@@ -18,6 +18,9 @@ module esdirk
 
   integer(c_int), parameter, public :: ESDIRK_SENSITIVITY_EXACT = 0
   integer(c_int), parameter, public :: ESDIRK_SENSITIVITY_PAPER = 1
+  integer(c_int), parameter, public :: ESDIRK_ERROR_CONTROL_DEFAULT = -1
+  integer(c_int), parameter, public :: ESDIRK_ERROR_CONTROL_OFF = 0
+  integer(c_int), parameter, public :: ESDIRK_ERROR_CONTROL_ON = 1
 
   ! The integrator's counters; mirrors struct esdirk_statistics. esdirk_solver_get_statistics
   ! and esdirk_shooting_get_statistics set struct_size themselves.
@@ -76,6 +79,7 @@ module esdirk
   public :: esdirk_solver_integrate_sensitivities_to
   public :: esdirk_shooting_create, esdirk_shooting_free, esdirk_shooting_set_tolerances
   public :: esdirk_shooting_set_algebraic_atol, esdirk_shooting_set_sensitivity_mode
+  public :: esdirk_shooting_set_sensitivity_error_control
   public :: esdirk_shooting_set_running_cost, esdirk_shooting_integrate
   public :: esdirk_shooting_get_algebraic_sensitivities, esdirk_shooting_get_statistics
   public :: esdirk_shooting_get_counter
@@ -336,6 +340,13 @@ module esdirk
       type(c_ptr), value :: shooting
       integer(c_int), value :: mode
     end function esdirk_shooting_set_sensitivity_mode
+
+    integer(c_int) function esdirk_shooting_set_sensitivity_error_control(shooting, error_control) &
+        bind(C, name="esdirk_shooting_set_sensitivity_error_control")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: shooting
+      integer(c_int), value :: error_control
+    end function esdirk_shooting_set_sensitivity_error_control
 
     integer(c_int) function esdirk_shooting_set_running_cost(shooting, cost, user_data) &
         bind(C, name="esdirk_shooting_set_running_cost")

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include <optional>
+
 #include "shim.hpp"
 
 using esdirk_capi::guarded;
@@ -40,6 +42,12 @@ esdirk::RunningCost c_running_cost(esdirk_running_cost_fn cost, void* user_data,
   };
 }
 
+// ESDIRK_ERROR_CONTROL_DEFAULT (< 0): the library's choice for the mode; 0 off; > 0 on.
+std::optional<bool> error_control_choice(int error_control) {
+  if (error_control < 0) return std::nullopt;
+  return error_control != 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -49,7 +57,7 @@ int esdirk_solver_set_sensitivity_options(esdirk_solver* s, int mode, int error_
   if (sensitivity_mode(mode, s->sensitivity_options.mode) != ESDIRK_SUCCESS)
     return s->fail(ESDIRK_INVALID_ARGUMENT,
                    "set_sensitivity_options: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER");
-  s->sensitivity_options.error_control = error_control != 0;
+  s->sensitivity_options.error_control = error_control_choice(error_control);
   return ESDIRK_SUCCESS;
 }
 
@@ -154,6 +162,13 @@ int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* sh, int mode) {
   if (sensitivity_mode(mode, sh->sensitivity_options.mode) != ESDIRK_SUCCESS)
     return sh->fail(ESDIRK_INVALID_ARGUMENT,
                     "set_sensitivity_mode: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER");
+  sh->options_changed = true;
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_shooting_set_sensitivity_error_control(esdirk_shooting* sh, int error_control) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  sh->sensitivity_options.error_control = error_control_choice(error_control);
   sh->options_changed = true;
   return ESDIRK_SUCCESS;
 }

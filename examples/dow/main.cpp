@@ -4,7 +4,13 @@
 // and of their sensitivities), print the statistics in the form of the seed's Table 1 and the
 // scaled sensitivities p_j du_i/dp_j at 10 h, and write CSV files (plotted by plot.py).
 //
-//     dow [--rtol 1e-6] [--mode exact|paper] [--error-control] [--output DIR]
+//     dow [--rtol 1e-6] [--mode exact|paper] [--error-control | --no-error-control] [--seed]
+//         [--output DIR]
+//
+// The sensitivity options are the library's defaults (exact mode, under error control) unless
+// changed; --seed runs the configuration of seed 002 (SensitivityOptions::seed002(): paper mode,
+// sensitivities left out of the error test), which is what a reproduction of the seed's Table 1
+// uses.
 //
 // Exit status 0 when the run succeeded, stayed on the physical branch ([H+] > 0), kept the
 // invariants of the states to 1e-12 and of the sensitivities to 1e-10, and (for rtol <= 1e-6)
@@ -32,8 +38,8 @@ constexpr double t_end = 10.0;
 
 struct Settings {
   double rtol = 1e-6;
-  esdirk::SensitivityMode mode = esdirk::SensitivityMode::exact;
-  bool error_control = false;
+  esdirk::SensitivityOptions sensitivity;  // the library's defaults
+  bool seed = false;                       // seed002() was asked for
   std::string output_dir;
 };
 
@@ -71,15 +77,12 @@ struct Run {
 
 // One run over [0, 10 h] with the stop time at 10 h (the values there are not interpolated).
 // `with_sensitivities` false: the states alone (for the overhead figure).
-Run run(double rtol, esdirk::SensitivityMode mode, bool error_control, bool with_sensitivities,
+Run run(double rtol, const esdirk::SensitivityOptions& sens_options, bool with_sensitivities,
         const std::vector<double>& times, bool keep_rows) {
   Run result;
   const auto start = std::chrono::steady_clock::now();
   dow::Model model;
   esdirk::Integrator solver(model, dow_options(rtol));
-  esdirk::SensitivityOptions sens_options;
-  sens_options.mode = mode;
-  sens_options.error_control = error_control;
   std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
   const auto z_start = dow::consistent_algebraic_start();
   std::vector<double> z0(z_start.begin(), z_start.end());
@@ -127,11 +130,11 @@ Run run(double rtol, esdirk::SensitivityMode mode, bool error_control, bool with
   return result;
 }
 
-double best_time(double rtol, esdirk::SensitivityMode mode, bool error_control, bool with_sens,
+double best_time(double rtol, const esdirk::SensitivityOptions& so, bool with_sens,
                  const std::vector<double>& times) {
   double best = 1e300;
   for (int repeat = 0; repeat < 3; ++repeat)
-    best = std::min(best, run(rtol, mode, error_control, with_sens, times, false).seconds);
+    best = std::min(best, run(rtol, so, with_sens, times, false).seconds);
   return best;
 }
 
@@ -201,16 +204,19 @@ bool parse(int argc, char** argv, Settings& s) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rtol") && i + 1 < argc) s.rtol = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--output") && i + 1 < argc) s.output_dir = argv[++i];
-    else if (!std::strcmp(argv[i], "--error-control")) s.error_control = true;
+    else if (!std::strcmp(argv[i], "--error-control")) s.sensitivity.error_control = true;
+    else if (!std::strcmp(argv[i], "--no-error-control")) s.sensitivity.error_control = false;
+    else if (!std::strcmp(argv[i], "--seed")) s.seed = true;
     else if (!std::strcmp(argv[i], "--mode") && i + 1 < argc) {
       const std::string mode = argv[++i];
-      if (mode == "paper") s.mode = esdirk::SensitivityMode::paper;
-      else if (mode == "exact") s.mode = esdirk::SensitivityMode::exact;
+      if (mode == "paper") s.sensitivity.mode = esdirk::SensitivityMode::paper;
+      else if (mode == "exact") s.sensitivity.mode = esdirk::SensitivityMode::exact;
       else return false;
     } else {
       return false;
     }
   }
+  if (s.seed) s.sensitivity = esdirk::SensitivityOptions::seed002();
   return s.rtol > 0.0 && s.rtol < 1.0;
 }
 
@@ -219,19 +225,22 @@ bool parse(int argc, char** argv, Settings& s) {
 int main(int argc, char** argv) {
   Settings settings;
   if (!parse(argc, argv, settings)) {
-    std::fprintf(stderr, "usage: %s [--rtol R] [--mode exact|paper] [--error-control] [--output DIR]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--rtol R] [--mode exact|paper] [--error-control | --no-error-control] [--seed] [--output DIR]\n", argv[0]);
     return 2;
   }
-  const bool exact = settings.mode == esdirk::SensitivityMode::exact;
+  const esdirk::SensitivityOptions& so = settings.sensitivity;
+  const bool exact = so.mode == esdirk::SensitivityMode::exact;
   const auto times = output_times();
-  const Run r = run(settings.rtol, settings.mode, settings.error_control, true, times, true);
+  const Run r = run(settings.rtol, so, true, times, true);
   if (!r.ok) {
     std::fprintf(stderr, "integration failed: %s\n", r.message.c_str());
     return 1;
   }
 
-  std::printf("Dow Chemical batch reactor, ESDIRK34, rtol = %.1e, t = 0 .. 10 h, sensitivities: %s mode%s\n\n",
-              settings.rtol, exact ? "exact" : "paper", settings.error_control ? ", under error control" : "");
+  std::printf("Dow Chemical batch reactor, ESDIRK34, rtol = %.1e, t = 0 .. 10 h, sensitivities: %s mode, %s%s\n\n",
+              settings.rtol, exact ? "exact" : "paper",
+              so.error_controlled() ? "under error control" : "not in the error test",
+              settings.seed ? " (the configuration of seed 002)" : !so.error_control ? " (library default)" : "");
   std::printf("%-12s %24s %24s %10s\n", "state", "esdirk", "reference", "rel. err");
   double worst_error = 0.0;
   for (int i = 0; i < nx + nz; ++i) {
@@ -269,13 +278,14 @@ int main(int argc, char** argv) {
 
   // A tight-tolerance run (exact mode) as the sensitivity reference.
   const std::vector<double> end_only{t_end};
-  const Run tight = run(1e-10, esdirk::SensitivityMode::exact, false, true, end_only, false);
+  const Run tight = run(1e-10, esdirk::SensitivityOptions{}, true, end_only, false);
   const double sens_difference = tight.ok ? row_scaled_difference(r.S, tight.S) : 1e300;
-  std::printf("difference from a tight run (rtol 1e-10, exact), relative to each row's max: %.2e\n\n", sens_difference);
+  std::printf("difference from a tight run (rtol 1e-10, defaults), relative to each row's max: %.2e\n\n", sens_difference);
 
-  const double cpu = best_time(settings.rtol, settings.mode, settings.error_control, true, end_only);
-  const double cpu_states = best_time(settings.rtol, settings.mode, false, false, end_only);
-  std::printf("statistics in the form of seed 002, Table 1 (9 parameter sensitivities):\n");
+  const double cpu = best_time(settings.rtol, so, true, end_only);
+  const double cpu_states = best_time(settings.rtol, so, false, end_only);
+  std::printf("statistics in the form of seed 002, Table 1 (9 parameter sensitivities, %s):\n",
+              settings.seed ? "the seed's configuration" : "the options above; --seed for the seed's");
   print_table1(r, cpu);
   std::printf("\nCPU without sensitivities: %.4f s (overhead ratio %.2f)\n", cpu_states, cpu / cpu_states);
 

@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   /* The options of the C++ example: the concentrations are O(1), the algebraic states tiny. */
   TRY(esdirk_solver_set_tolerances(solver, rtol, 1e-6 * rtol));
   TRY(esdirk_solver_set_algebraic_atol(solver, dow_algebraic_atol, NZ));
-  TRY(esdirk_solver_set_sensitivity_options(solver, mode, 0));
+  TRY(esdirk_solver_set_sensitivity_options(solver, mode, ESDIRK_ERROR_CONTROL_DEFAULT));
   double z0[NZ];
   dow_algebraic_start(z0);
   TRY(esdirk_solver_initialize(solver, 0.0, dow_x0, NX, z0, NZ, dow_parameters, NP));

@@ -30,7 +30,8 @@ program dow_fortran
   call require(esdirk_solver_create(problem, solver), "solver_create")
   call require(esdirk_solver_set_tolerances(solver, rtol, 1d-6 * rtol), "set_tolerances")
   call require(esdirk_solver_set_algebraic_atol(solver, algebraic_atol, nz), "set_algebraic_atol")
-  call require(esdirk_solver_set_sensitivity_options(solver, mode, 0), "set_sensitivity_options")
+  call require(esdirk_solver_set_sensitivity_options(solver, mode, ESDIRK_ERROR_CONTROL_DEFAULT), &
+               "set_sensitivity_options")
   call dow_algebraic_start(z0)
   call require(esdirk_solver_initialize(solver, 0d0, dow_x0, nx, z0, nz, dow_parameters, np), "initialize")
   call require(esdirk_solver_set_stop_time(solver, 10d0), "set_stop_time")

@@ -193,7 +193,7 @@ void ForwardSensitivity::require_usable(const char* who) const {
 // step; fatal: the call ends).
 TrialVerdict ForwardSensitivity::on_trial(const StepView& step) {
   trial_solved_ = false;
-  if (!stages_.options().error_control || !initialized_ || !ok(status_) || step.t != t_) return {};
+  if (!stages_.options().error_controlled() || !initialized_ || !ok(status_) || step.t != t_) return {};
   const int code = stages_.solve(step, Sx_.cref(), Sz_.cref(), P_.cref(), uses_parameters_);
   if (code != 0) {
     trial_message_ = stages_.message();

@@ -6,6 +6,13 @@
 
 namespace esdirk {
 
+SensitivityOptions SensitivityOptions::seed002() {
+  SensitivityOptions options;
+  options.mode = SensitivityMode::paper;
+  options.error_control = false;
+  return options;
+}
+
 void SensitivityOptions::validate(int directions) const {
   if (mode != SensitivityMode::paper && mode != SensitivityMode::exact)
     throw std::invalid_argument("SensitivityOptions::mode is neither paper nor exact");

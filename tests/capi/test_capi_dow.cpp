@@ -75,7 +75,7 @@ Result run_c(int mode) {
   CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
   esdirk_solver_set_tolerances(solver, 1e-6, 1e-12);
   esdirk_solver_set_algebraic_atol(solver, dow::algebraic_atol.data(), nz);
-  esdirk_solver_set_sensitivity_options(solver, mode, 0);
+  esdirk_solver_set_sensitivity_options(solver, mode, ESDIRK_ERROR_CONTROL_DEFAULT);
   double z0[nz];
   dow_algebraic_start(z0);
   CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, dow_x0, nx, z0, nz, dow_parameters, np),

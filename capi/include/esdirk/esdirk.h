@@ -208,8 +208,15 @@ ESDIRK_C_API const char* esdirk_counter_name(int index);
 #define ESDIRK_SENSITIVITY_EXACT 0 /* derivative of the discrete solution (default) */
 #define ESDIRK_SENSITIVITY_PAPER 1 /* seed 002 Algorithm 2: Jacobians frozen at t_n */
 
-/** The sensitivity mode and whether the sensitivities enter the error test (default: exact,
- *  off). Takes effect at the next esdirk_solver_start_sensitivities. */
+/* Whether the sensitivities enter the error test: the library's choice for the mode (on in
+ * exact mode, off in paper mode), off (the configuration of seed 002), or on. */
+#define ESDIRK_ERROR_CONTROL_DEFAULT (-1)
+#define ESDIRK_ERROR_CONTROL_OFF 0
+#define ESDIRK_ERROR_CONTROL_ON 1
+
+/** The sensitivity mode (default: exact) and whether the sensitivities enter the error test
+ *  (ESDIRK_ERROR_CONTROL_DEFAULT: on in exact mode, off in paper mode; _OFF; _ON). Takes
+ *  effect at the next esdirk_solver_start_sensitivities. */
 ESDIRK_C_API int esdirk_solver_set_sensitivity_options(esdirk_solver* solver, int mode,
                                                        int error_control);
 /** Starts the sensitivities at the solver's current point (after initialize or restart; after
@@ -246,6 +253,9 @@ ESDIRK_C_API int esdirk_shooting_set_tolerances(esdirk_shooting* shooting, doubl
 ESDIRK_C_API int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol,
                                                     esdirk_int nz);
 ESDIRK_C_API int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
+/** ESDIRK_ERROR_CONTROL_DEFAULT (the default: on in exact mode), _OFF (seed 002) or _ON. */
+ESDIRK_C_API int esdirk_shooting_set_sensitivity_error_control(esdirk_shooting* shooting,
+                                                               int error_control);
 /** The running cost (NULL: none, H = q = r = 0). */
 ESDIRK_C_API int esdirk_shooting_set_running_cost(esdirk_shooting* shooting,
                                                   esdirk_running_cost_fn cost, void* user_data);
