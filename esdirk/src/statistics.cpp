@@ -27,6 +27,13 @@ constexpr Row rows[] = {
     {"adjoint_steps", "", &Statistics::adjoint_steps},
     {"checkpoints", "", &Statistics::checkpoints},
 };
+    {"event_function_evaluations", "", &Statistics::event_function_evaluations},
+    {"event_fd_evaluations", "", &Statistics::event_fd_evaluations},
+    {"event_root_iterations", "", &Statistics::event_root_iterations},
+    {"event_dense_evaluations", "", &Statistics::event_dense_evaluations},
+    {"event_transitions", "", &Statistics::event_transitions},
+    {"event_reinitializations", "", &Statistics::event_reinitializations},
+    {"event_grazing_warnings", "", &Statistics::event_grazing_warnings},
 
 }  // namespace
 

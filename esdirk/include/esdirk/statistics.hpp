@@ -27,6 +27,14 @@ struct ESDIRK_API Statistics {
   long adjoint_steps = 0;       ///< backward steps of an adjoint sweep
   long checkpoints = 0;         ///< checkpoints stored by an adjoint sweep
 
+  // The event module (events/, doc/events-guide.md):
+  long event_function_evaluations = 0;  ///< calls of the event functions h (detection, location)
+  long event_fd_evaluations = 0;  ///< calls of h or of the reset to form difference Jacobians
+  long event_root_iterations = 0;    ///< iterations of the event root finder
+  long event_dense_evaluations = 0;  ///< dense-output evaluations for event detection and location
+  long event_transitions = 0;        ///< transitions applied (state and time events)
+  long event_reinitializations = 0;  ///< restarts of the integrator after a transition
+  long event_grazing_warnings = 0;   ///< events with |dh/dt| below the grazing tolerance
   /// Adds every counter of `other` (for accumulating over shooting intervals).
   Statistics& operator+=(const Statistics& other);
   /// Subtracts every counter of `other` (the counters of a stretch of a run: after - before).

@@ -1,0 +1,67 @@
+#pragma once
+// Options of the hybrid solver: a plain struct with defaults and validate().
+
+#include <vector>
+
+#include "esdirk/events/hybrid_problem.hpp"
+#include "esdirk/options.hpp"
+#include "esdirk/export.hpp"
+
+namespace esdirk {
+
+struct ESDIRK_API HybridOptions {
+  /// The integrator's options (tolerances, step sizes), used in every mode.
+  Options integrator;
+
+  // --- Event functions ----------------------------------------------------------------------
+  /// One direction filter per event component (size event_count()); empty: all `both`.
+  std::vector<EventDirection> directions;
+  /// Terminal components (size event_count()); empty: none. At a terminal event integrate_to
+  /// returns the left limit at t* (StopReason::listener_stop); the transition is applied when
+  /// the integration continues.
+  std::vector<bool> terminal;
+
+  // --- Location -----------------------------------------------------------------------------
+  /// Width of the final bracket around t* (absolute, in t). 0: 4 ulp of max(|t*|, |h|).
+  double location_tolerance = 0.0;
+  /// Root-finder iterations per event before giving up with callback_failures.
+  int max_location_iterations = 200;
+  /// Interior points of each accepted step where h is sampled (on the dense x, z interpolated
+  /// linearly) to catch two crossings inside one step (doc/events-guide.md).
+  int detection_samples = 3;
+
+  // --- Known event times --------------------------------------------------------------------
+  /// Times of time events (increasing): the integration stops exactly there and applies the
+  /// transition with TransitionCause::time_event = index; the event time does not depend on
+  /// the parameters (no event-time sensitivity).
+  std::vector<double> time_events;
+
+  // --- Protection ---------------------------------------------------------------------------
+  /// Transitions in a row each located within the first step after the previous one (modes
+  /// that last one step or less: chattering, Zeno) before too_many_events.
+  int max_events_per_step = 100;
+  /// Largest mean event rate over the last `event_window` events before too_many_events.
+  double max_events_per_unit_time = 1e6;
+  int event_window = 16;
+  /// Transversality: |D_h| <= grazing_tolerance * scale (D_h = dh/dt along the solution,
+  /// scale = the same sum in absolute values with the step's mean rates) is grazing. With
+  /// sensitivities it ends the call with event_grazing (tau is not defined there); without
+  /// it is counted in grazing_warnings.
+  double grazing_tolerance = 1e-8;
+
+  /// Events kept in the solver's log (sized at setup; later events are counted, not kept).
+  int event_log_capacity = 256;
+
+  // --- Sensitivities ------------------------------------------------------------------------
+  /// Apply the sensitivity jumps at events (false only to show what ignoring them gives).
+  bool sensitivity_jumps = true;
+  /// Include the event-time sensitivity tau = dt*/dtheta in the jumps (false: every event is
+  /// treated as if its time were fixed, the "explicit event" of seed 001).
+  bool event_time_sensitivity = true;
+
+  /// Throws std::invalid_argument naming the first invalid option. `events` is the problem's
+  /// event_count(), nx and nz its sizes (for the integrator's options).
+  void validate(int events, int nx, int nz) const;
+};
+
+}  // namespace esdirk

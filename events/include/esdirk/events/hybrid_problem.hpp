@@ -1,0 +1,100 @@
+#pragma once
+// A hybrid problem: a semi-explicit index-1 DAE per mode, event functions that end a mode,
+// and transitions (successor mode and an explicit reset of x) applied at the events.
+//
+//     mode m:   x' = f_m(t, x, z, p, mem)      0 = g_m(t, x, z, p, mem)
+//     events:   h_m(t, x, z, p, mem) in R^ne   a zero crossing of component k ends the mode
+//     reset:    x+ = phi(t, x-, z-, p, mem)    next mode from the same callback
+//     memory:   mem = (x*, z*) latched at each transition (optional)
+//
+// Modes are integers the problem knows (has_mode). Every callback returns 0 on success, > 0
+// for a recoverable failure and < 0 for a fatal one, like Problem. What is not supplied
+// (Jacobians of f, g, h, phi) is formed by finite differences, counted apart
+// (doc/events-guide.md). Matrices are column-major.
+
+#include <span>
+
+#include "esdirk/matrix.hpp"
+#include "esdirk/export.hpp"
+
+namespace esdirk {
+
+/// Which zero crossings of an event component count: from - to + (rising), from + to -
+/// (falling) or both.
+enum class EventDirection { rising, falling, both };
+
+/// What caused a transition: the state-event components that fired (+1 rising, -1 falling,
+/// 0 not fired; size event_count(), all 0 for a time event) or the index of the time event
+/// (HybridOptions::time_events), -1 for a state event.
+struct TransitionCause {
+  std::span<const int> fired;
+  int time_event = -1;
+
+  bool fired_component(int k) const { return fired[static_cast<std::size_t>(k)] != 0; }
+};
+
+class ESDIRK_API HybridProblem {
+ public:
+  /// nx >= 1 differential and nz >= 0 algebraic states, np >= 0 parameters, ne >= 0 event
+  /// functions (the same number in every mode). With `memory`, f, g, h and phi also read the
+  /// latched values mem = (x*, z*) of size nx + nz. Throws std::invalid_argument otherwise.
+  HybridProblem(int nx, int nz, int np, int n_events, bool memory = false);
+  virtual ~HybridProblem() = default;
+
+  int nx() const { return nx_; }
+  int nz() const { return nz_; }
+  int np() const { return np_; }
+  int event_count() const { return ne_; }
+  bool has_memory() const { return memory_; }
+  /// nx + nz with memory, 0 without.
+  int memory_size() const { return memory_ ? nx_ + nz_ : 0; }
+
+  /// False for a mode the model does not know (checked at initialize and at every transition).
+  virtual bool has_mode(int mode) const {
+    (void)mode;
+    return true;
+  }
+
+  // --- Dynamics of a mode -------------------------------------------------------------------
+  /// f (size nx) and g (size nz) of `mode`; `memory` is empty without memory.
+  virtual int evaluate(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                       ConstVector memory, Vector f, Vector g) = 0;
+  virtual bool has_jacobian() const { return false; }
+  /// J = [f_x f_z; g_x g_z], (nx+nz) x (nx+nz). Only called when has_jacobian().
+  virtual int jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                       ConstVector memory, MatrixRef J);
+  virtual bool has_parameter_jacobian() const { return false; }
+  /// [f_p f_mem; g_p g_mem], (nx+nz) x (np + memory_size()): the parameters, then the memory
+  /// (x*, then z*). Only called when has_parameter_jacobian().
+  virtual int parameter_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                                 ConstVector memory, MatrixRef Jp);
+
+  // --- Events -------------------------------------------------------------------------------
+  /// The ne event functions of `mode` at one point.
+  virtual int events(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                     ConstVector memory, Vector h);
+  virtual bool has_event_jacobian() const { return false; }
+  /// The gradient of component k as one row [h_t, h_x (nx), h_z (nz), h_p (np), h_mem]
+  /// (size 1 + nx + nz + np + memory_size()). Only called when has_event_jacobian().
+  virtual int event_jacobian(int mode, int k, double t, ConstVector x, ConstVector z,
+                             ConstVector p, ConstVector memory, Vector row);
+
+  // --- Transitions --------------------------------------------------------------------------
+  /// At an event: the successor mode (`next_mode` holds the current one on entry) and the reset
+  /// x+ = phi(t, x-, z-, p, mem) (`x_plus` holds x- on entry: the identity by default). Must be
+  /// a function of its arguments (it is also differentiated by differences).
+  virtual int transition(int mode, const TransitionCause& cause, double t, ConstVector x,
+                         ConstVector z, ConstVector p, ConstVector memory, int& next_mode,
+                         Vector x_plus);
+  virtual bool has_reset_jacobian() const { return false; }
+  /// D = [phi_t | phi_x | phi_z | phi_p | phi_mem], nx x (1 + nx + nz + np + memory_size()).
+  /// Only called when has_reset_jacobian().
+  virtual int reset_jacobian(int mode, const TransitionCause& cause, double t, ConstVector x,
+                             ConstVector z, ConstVector p, ConstVector memory, MatrixRef D);
+
+ private:
+  int nx_, nz_, np_, ne_;
+  bool memory_;
+};
+
+}  // namespace esdirk

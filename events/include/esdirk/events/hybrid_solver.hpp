@@ -1,0 +1,138 @@
+#pragma once
+// The hybrid driver: integrates a HybridProblem mode by mode with one Integrator, locates the
+// events on the dense output of every accepted step, applies the transitions (new mode,
+// reset, memory, consistent z) and, with sensitivities, their jumps (doc/events-theory.md).
+//
+//     esdirk::HybridSolver solver(problem, options);
+//     solver.initialize(t0, mode0, x0, z0_guess, p);          // memory0 if the problem has one
+//     solver.initialize_sensitivities(seed);                   // optional: (nx + np) x ns
+//     solver.integrate_to(t1, x, z, Sx, Sz);                   // across any number of events
+//
+// Transitions are restarts of the integrator (controller history forgotten, step-size guess
+// kept); the memory values and their sensitivities travel as extra parameters of the mode
+// (doc/events-guide.md, "Memory"). Setup allocates; integrate_to does not.
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "esdirk/events/event_record.hpp"
+#include "esdirk/events/hybrid_options.hpp"
+#include "esdirk/events/hybrid_problem.hpp"
+#include "esdirk/integrator.hpp"
+#include "esdirk/outcome.hpp"
+#include "esdirk/sensitivity/sensitivity_options.hpp"
+#include "esdirk/statistics.hpp"
+#include "esdirk/export.hpp"
+
+namespace esdirk {
+
+class ForwardSensitivity;
+
+namespace internal {
+class ModeProblem;
+class EventDetector;
+class EventJumps;
+}  // namespace internal
+
+class ESDIRK_API HybridSolver {
+ public:
+  /// Validates the options against the problem (std::invalid_argument) and sizes every
+  /// workspace. The problem must outlive the solver.
+  HybridSolver(HybridProblem& problem, HybridOptions options = {});
+  ~HybridSolver();
+  HybridSolver(const HybridSolver&) = delete;
+  HybridSolver& operator=(const HybridSolver&) = delete;
+
+  /// Starts in `mode` at t0: z made consistent from `z_guess`, the memory set to `memory0`
+  /// (size memory_size(); required with memory, must be empty without). An event whose
+  /// function is zero at t0 does not fire there. Throws std::invalid_argument for wrong sizes,
+  /// non-finite input or a mode the problem does not know; returns the integrator's status if
+  /// z cannot be made consistent. Clears any sensitivities (initialize_sensitivities again).
+  Status initialize(double t0, int mode, ConstVector x0, ConstVector z_guess, ConstVector p,
+                    ConstVector memory0 = {});
+
+  /// Forward sensitivities from here on: `seed` is (nx + np) x ns (rows: initial states, then
+  /// parameter directions), as ForwardSensitivity::initialize. The initial memory's
+  /// sensitivity is zero. Allocates (call at setup).
+  Status initialize_sensitivities(ConstMatrixRef seed, SensitivityOptions options = {});
+
+  /// Integrates to `tout` across events. Returns reached_output_time (x, z at tout; if tout is
+  /// an event time: the left limit, the transition is already applied and x(), z() hold the
+  /// right limit) or listener_stop at a terminal event (left limit at outcome.t; the transition
+  /// is applied by the next call), or a failure with x, z the last good state (t(), mode()).
+  /// Sx (nx x ns) and Sz (nz x ns) may be empty; they need initialize_sensitivities().
+  Outcome integrate_to(double tout, Vector x, Vector z = {}, MatrixRef Sx = {}, MatrixRef Sz = {});
+
+  // --- State (after integrate_to: where the solver stands) --------------------------------
+  double t() const { return t_; }
+  int mode() const { return mode_; }
+  ConstVector x() const { return x_; }
+  ConstVector z() const { return z_; }
+  ConstVector memory() const { return memory_; }
+  /// The state sensitivities at t() (nx x ns) and the memory's ((nx + nz) x ns).
+  ConstMatrixRef state_sensitivity() const { return sx_.cref(); }
+  ConstMatrixRef memory_sensitivity() const { return smem_.cref(); }
+  int directions() const { return directions_; }
+
+  /// The events so far (the first event_log_capacity of them), and how many there were.
+  const EventRecord& event(int i) const { return log_[static_cast<std::size_t>(i)]; }
+  int logged_events() const { return logged_; }
+  long event_count() const { return events_; }
+
+  /// The counters of the integration, the sensitivities and the event module together.
+  const Statistics& statistics() const;
+  const std::string& message() const { return message_; }
+  const HybridOptions& options() const { return options_; }
+  Integrator& integrator() { return *integrator_; }
+
+ private:
+  Outcome finish(StopReason reason, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz);
+  Outcome failed(Status status, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz);
+  Status apply_transition(bool time_event);
+  Status refine_event();
+  Status arm_detector(std::span<const int> fired);
+  Status transition_failure(Status status, std::string message);
+  Status check_event_rate(double t, bool first_step);
+  void write_output(Vector x, Vector z, MatrixRef Sx, MatrixRef Sz) const;
+  bool set_stop_time_for(double tout);
+  EventRecord& next_record();
+
+  HybridProblem& problem_;
+  HybridOptions options_;
+  int nx_, nz_, np_, ne_, nm_;
+  std::unique_ptr<internal::ModeProblem> mode_problem_;
+  std::unique_ptr<Integrator> integrator_;
+  std::unique_ptr<internal::EventDetector> detector_;
+  std::unique_ptr<internal::EventJumps> jumps_;
+  std::unique_ptr<ForwardSensitivity> sensitivity_;
+  Statistics counters_;  // this module's own
+  mutable Statistics report_;
+
+  bool initialized_ = false;
+  bool failed_ = false;
+  int directions_ = 0;
+  double t_ = 0.0;
+  int mode_ = 0;
+  std::vector<double> x_, z_, memory_, p_ext_;
+  DenseMatrix sx_, sz_, smem_, seed_;
+  bool pending_ = false;  // a located event (terminal, or at tout) whose transition is due
+  bool pending_time_event_ = false;  // the pending transition is a time event
+  std::size_t next_time_event_ = 0;
+  std::vector<EventRecord> log_;
+  int logged_ = 0;
+  long events_ = 0;
+  int events_in_a_row_ = 0;        // transitions each found in the first step after the last
+  std::vector<double> recent_;     // ring of the last event_window event times
+  int recent_count_ = 0;
+  EventRecord scratch_;            // the record of an event beyond the log's capacity
+  std::string message_;
+  // Transition workspace (sized at setup).
+  std::vector<double> f_minus_, zdot_minus_, f_plus_, zdot_plus_, row_, x_plus_, h_;
+  std::vector<double> saved_memory_, saved_p_ext_, tau_;
+  std::vector<int> hints_, no_fired_;
+  DenseMatrix reset_jacobian_, dx_total_, wstar_, pe_dirs_;
+};
+
+}  // namespace esdirk

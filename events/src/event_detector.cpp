@@ -1,0 +1,351 @@
+#include "event_detector.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "internal/format_number.hpp"
+
+namespace esdirk::internal {
+namespace {
+
+int sign_of(double v) { return v > 0.0 ? 1 : (v < 0.0 ? -1 : 0); }
+
+// A few ulps of the times involved: the default width of the final bracket.
+double default_tolerance(double a, double b) {
+  const double m = std::max(std::abs(a), std::abs(b));
+  const double ulp = std::nextafter(m, std::numeric_limits<double>::infinity()) - m;
+  return 4.0 * std::max(ulp, std::numeric_limits<double>::denorm_min());
+}
+
+}  // namespace
+
+EventDetector::EventDetector(Integrator& integrator, ModeProblem& problem,
+                             const HybridOptions& options, Statistics& counters)
+    : integrator_(integrator),
+      problem_(problem),
+      options_(options),
+      counters_(counters),
+      nx_(problem.nx()),
+      nz_(problem.nz()),
+      ne_(problem.hybrid().event_count()) {
+  const auto ne = static_cast<std::size_t>(ne_), nx = static_cast<std::size_t>(nx_),
+             nz = static_cast<std::size_t>(nz_);
+  reference_.assign(ne, 0);
+  candidate_.assign(ne, 0);
+  fired_.assign(ne, 0);
+  for (auto* v : {&h_start_, &h_prev_, &h_next_, &h_a_, &h_b_, &h_t_}) v->assign(ne, 0.0);
+  x_s_.assign(nx, 0.0);
+  x_good_.assign(nx, 0.0);
+  rate_x_.assign(nx, 0.0);
+  for (auto* v : {&x0_, &f0_, &x1_, &f1_}) v->assign(nx, 0.0);
+  z_s_.assign(nz, 0.0);
+  z_good_.assign(nz, 0.0);
+  rate_z_.assign(nz, 0.0);
+}
+
+void EventDetector::on_restart(double, RestartKind kind) {
+  if (kind == RestartKind::initialize) counters_ = Statistics{};
+}
+
+void EventDetector::add_statistics(Statistics& report) const { report += counters_; }
+
+bool EventDetector::allowed(int k, int from, int to) const {
+  if (from == 0 || to == 0 || from == to) return false;
+  if (options_.directions.empty()) return true;
+  switch (options_.directions[static_cast<std::size_t>(k)]) {
+    case EventDirection::rising: return to > 0;
+    case EventDirection::falling: return to < 0;
+    case EventDirection::both: return true;
+  }
+  return true;
+}
+
+int EventDetector::evaluate(double t, ConstVector x, ConstVector z, Vector h) {
+  const ConstVector p = integrator_.parameters();
+  ++counters_.event_function_evaluations;
+  int code = problem_.hybrid().events(problem_.mode, t, x, z, problem_.parameters_of(p),
+                                      problem_.memory_of(p), h);
+  for (double v : h) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
+  return code;
+}
+
+Status EventDetector::arm(std::span<const int> hints) {
+  failed_ = false;
+  message_.clear();
+  steps_since_arm_ = 0;
+  t_good_ = integrator_.t();
+  std::copy(integrator_.x().begin(), integrator_.x().end(), x_good_.begin());
+  std::copy(integrator_.z().begin(), integrator_.z().end(), z_good_.begin());
+  if (ne_ == 0) return Status::success;
+  const int code = evaluate(t_good_, x_good_, z_good_, h_start_);
+  if (code != 0) {
+    failed_ = true;
+    message_ = "the event functions failed or were not finite at t = " + format_number(t_good_);
+    return code < 0 ? Status::callback_fatal : Status::callback_failures;
+  }
+  for (int k = 0; k < ne_; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    reference_[kk] = hints[kk] != 0 ? hints[kk] : sign_of(h_start_[kk]);
+  }
+  return Status::success;
+}
+
+AcceptVerdict EventDetector::fail(int code, const std::string& what, double t) {
+  failed_ = true;
+  const Status status = code < 0 ? Status::callback_fatal : Status::callback_failures;
+  message_ = std::string(status_name(status)) + ": " + what + " at t = " + format_number(t);
+  return AcceptVerdict::fail(status);
+}
+
+// h on the full dense output (x, and z corrected onto g = 0) at t.
+int EventDetector::evaluate_full(DenseOutput& dense, double t, Vector h) {
+  dense.evaluate(t, x_s_, z_s_);
+  ++counters_.event_dense_evaluations;
+  return evaluate(t, x_s_, z_s_, h);
+}
+
+AcceptVerdict EventDetector::on_accept(const StepView& step, DenseOutput& dense) {
+  if (ne_ == 0 || failed_) return AcceptVerdict::proceed();
+  ++steps_since_arm_;
+  const int s = step.stages;
+  const int samples = options_.detection_samples;
+  std::copy(h_start_.begin(), h_start_.end(), h_prev_.begin());
+  double t_prev = step.t;
+  for (int j = 1; j <= samples + 1; ++j) {
+    const bool end = j == samples + 1;
+    const double theta = static_cast<double>(j) / (samples + 1);
+    const double tj = end ? step.t_end : step.t + theta * step.h;
+    if (end) {
+      for (int i = 0; i < nx_; ++i) x_s_[static_cast<std::size_t>(i)] = step.X(i, s - 1);
+      for (int i = 0; i < nz_; ++i) z_s_[static_cast<std::size_t>(i)] = step.Z(i, s - 1);
+    } else {
+      // Detection only: x from the dense output (no model calls), z interpolated linearly.
+      dense.evaluate(tj, x_s_);
+      ++counters_.event_dense_evaluations;
+      for (int i = 0; i < nz_; ++i)
+        z_s_[static_cast<std::size_t>(i)] = (1.0 - theta) * step.Z(i, 0) + theta * step.Z(i, s - 1);
+    }
+    const int code = evaluate(tj, x_s_, z_s_, h_next_);
+    if (code != 0) return fail(code, "the event functions failed or were not finite", tj);
+    bool any = false;
+    for (int k = 0; k < ne_; ++k) {
+      const auto kk = static_cast<std::size_t>(k);
+      const int to = sign_of(h_next_[kk]);
+      candidate_[kk] = 0;
+      if (to == 0) continue;
+      if (reference_[kk] == 0) {
+        reference_[kk] = to;  // first nonzero value after a zero start: no event
+      } else if (to != reference_[kk]) {
+        if (allowed(k, reference_[kk], to)) {
+          candidate_[kk] = to;
+          any = true;
+        } else {
+          reference_[kk] = to;  // a crossing the filter ignores
+        }
+      }
+    }
+    if (any) {
+      const int result = locate(dense, t_prev, tj);
+      if (result == 0) {
+        first_step_event_ = steps_since_arm_ == 1;
+        const double dt = step.t_end - step.t;
+        for (int i = 0; i < nx_; ++i)
+          rate_x_[static_cast<std::size_t>(i)] = (step.X(i, s - 1) - step.X(i, 0)) / dt;
+        for (int i = 0; i < nz_; ++i)
+          rate_z_[static_cast<std::size_t>(i)] = (step.Z(i, s - 1) - step.Z(i, 0)) / dt;
+        step_t_ = step.t;
+        step_h_ = step.t_end - step.t;
+        for (int i = 0; i < nx_; ++i) {
+          const auto ii = static_cast<std::size_t>(i);
+          x0_[ii] = step.X(i, 0);
+          f0_[ii] = step.F(i, 0);
+          x1_[ii] = step.X(i, s - 1);
+          f1_[ii] = step.F(i, s - 1);
+        }
+        ++counters_.events;
+        return AcceptVerdict::stop_at(t_star_);
+      }
+      if (result != -2) return fail(result, "the event functions failed or were not finite while locating an event", tj);
+      // Not confirmed on the corrected dense output: take the new signs and go on.
+      for (int k = 0; k < ne_; ++k)
+        if (candidate_[static_cast<std::size_t>(k)] != 0)
+          reference_[static_cast<std::size_t>(k)] = candidate_[static_cast<std::size_t>(k)];
+    }
+    std::swap(h_prev_, h_next_);
+    t_prev = tj;
+  }
+  // No event in this step: its end is the new start, and the last good point.
+  std::copy(h_prev_.begin(), h_prev_.end(), h_start_.begin());
+  t_good_ = step.t_end;
+  for (int i = 0; i < nx_; ++i) x_good_[static_cast<std::size_t>(i)] = step.X(i, s - 1);
+  for (int i = 0; i < nz_; ++i) z_good_[static_cast<std::size_t>(i)] = step.Z(i, s - 1);
+  return AcceptVerdict::proceed();
+}
+
+void EventDetector::hermite_weights(double t, double w[4]) const {
+  const double th = (t - step_t_) / step_h_, th2 = th * th, th3 = th2 * th;
+  w[0] = 2.0 * th3 - 3.0 * th2 + 1.0;
+  w[1] = th3 - 2.0 * th2 + th;
+  w[2] = -2.0 * th3 + 3.0 * th2;
+  w[3] = th3 - th2;
+}
+
+void EventDetector::hermite(double t, Vector x) const {
+  double w[4];
+  hermite_weights(t, w);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = w[0] * x0_[i] + w[1] * step_h_ * f0_[i] + w[2] * x1_[i] + w[3] * step_h_ * f1_[i];
+}
+
+// The earliest allowed crossing in [a, b]: locate the root of the first candidate, then, if
+// another candidate has already crossed at the bracket's near end, that one crossed earlier:
+// locate it on [a, near end] instead. The event's components are those whose sign at t* differs
+// from their reference sign (simultaneous events fire together).
+int EventDetector::locate(DenseOutput& dense, double a, double b) {
+  // The ends on the corrected dense output (interior samples used interpolated z).
+  const bool corrected_ends = nz_ > 0;
+  if (corrected_ends) {
+    if (a != dense.t_begin()) {
+      const int code = evaluate_full(dense, a, h_a_);
+      if (code != 0) return code;
+    } else {
+      std::copy(h_start_.begin(), h_start_.end(), h_a_.begin());
+    }
+    const int code = evaluate_full(dense, b, h_b_);
+    if (code != 0) return code;
+  } else {
+    std::copy(h_prev_.begin(), h_prev_.end(), h_a_.begin());
+    std::copy(h_next_.begin(), h_next_.end(), h_b_.begin());
+  }
+  int k = -1;
+  for (int c = 0; c < ne_; ++c) {
+    const auto cc = static_cast<std::size_t>(c);
+    if (candidate_[cc] != 0 && sign_of(h_b_[cc]) == candidate_[cc]) {
+      k = c;
+      break;
+    }
+  }
+  if (k < 0) return -2;
+  // The near end must be on the side the component had before. After a restart at h ~ 0 it
+  // can sit on the wrong side of zero by rounding while the component leaves zero towards its
+  // reference side (dh/dt has that sign) and comes back within the segment (a whole arc of the
+  // bouncing ball inside one long step): look for that side at a + (b - a) 2^-m, m = 1, 2, ...,
+  // and bracket between the first such point and the one before it.
+  const auto kk = static_cast<std::size_t>(k);
+  if (sign_of(h_a_[kk]) != reference_[kk]) {
+    bool found = false;
+    double outer = b;
+    for (int m = 1; m <= 60 && !found; ++m) {
+      const double t = a + std::ldexp(b - a, -m);
+      if (t == a) break;
+      const int code = evaluate_full(dense, t, h_t_);
+      if (code != 0) return code;
+      if (sign_of(h_t_[kk]) == reference_[kk]) {
+        found = true;
+        if (outer != b) {
+          const int code_b = evaluate_full(dense, outer, h_b_);
+          if (code_b != 0) return code_b;
+          b = outer;
+        }
+        a = t;
+        std::copy(h_t_.begin(), h_t_.end(), h_a_.begin());
+      } else {
+        outer = t;
+      }
+    }
+    if (!found) return -2;
+  }
+  iterations_ = 0;
+  const double segment_start = a;
+  for (int round = 0; round <= ne_; ++round) {
+    const int code = illinois(dense, k, a, b);
+    if (code != 0) return code;
+    // Has another candidate crossed already at the near end a?
+    int earlier = -1;
+    for (int c = 0; c < ne_ && a != segment_start; ++c) {
+      const auto cc = static_cast<std::size_t>(c);
+      if (c != k && allowed(c, reference_[cc], sign_of(h_a_[cc]))) {
+        earlier = c;
+        break;
+      }
+    }
+    if (earlier < 0) break;
+    // Relocate on [segment_start, a] for that component.
+    k = earlier;
+    b = a;
+    std::copy(h_a_.begin(), h_a_.end(), h_b_.begin());
+    a = segment_start;
+    const int code2 = a == dense.t_begin() ? 0 : evaluate_full(dense, a, h_a_);
+    if (a == dense.t_begin()) std::copy(h_start_.begin(), h_start_.end(), h_a_.begin());
+    if (code2 != 0) return code2;
+  }
+  t_star_ = b;
+  bracket_ = std::abs(b - a);
+  primary_ = k;
+  for (int c = 0; c < ne_; ++c) {
+    const auto cc = static_cast<std::size_t>(c);
+    const int ref = reference_[cc];
+    const int to = sign_of(h_b_[cc]) != 0 ? sign_of(h_b_[cc]) : -ref;  // exactly zero: reached
+    fired_[cc] = (c == k || allowed(c, ref, to)) ? to : 0;
+  }
+  return 0;
+}
+
+// Illinois (modified regula falsi) on component k of h along the dense output, from the
+// bracket [a, b] (h_a_, h_b_ hold every component at the ends; b is on the crossed side).
+// Trial points stay at least half the tolerance inside the bracket, so the bracket shrinks by
+// that much at least and the far side is approached too; a bisection follows when three
+// iterations did not halve the bracket.
+int EventDetector::illinois(DenseOutput& dense, int k, double& a, double& b) {
+  const auto kk = static_cast<std::size_t>(k);
+  double fa = h_a_[kk], fb = h_b_[kk];
+  const double tol = std::max(options_.location_tolerance, default_tolerance(a, b));
+  int side = 0;
+  double width_before = std::abs(b - a);
+  int since_check = 0;
+  while (std::abs(b - a) > tol) {
+    if (iterations_ >= options_.max_location_iterations) return 1;
+    ++iterations_;
+    ++counters_.event_root_iterations;
+    const double lo = std::min(a, b), hi = std::max(a, b), margin = 0.5 * tol;
+    double t;
+    if (++since_check == 4) {
+      since_check = 0;
+      const double width = hi - lo;
+      if (width > 0.5 * width_before) t = 0.5 * (lo + hi);
+      else t = b - fb * (b - a) / (fb - fa);
+      width_before = width;
+    } else {
+      t = fa == fb ? 0.5 * (lo + hi) : b - fb * (b - a) / (fb - fa);
+    }
+    if (!(t > lo + margin)) t = lo + margin;
+    if (!(t < hi - margin)) t = hi - margin;
+    if (!(t > lo && t < hi)) t = 0.5 * (lo + hi);
+    const int code = evaluate_full(dense, t, h_t_);
+    if (code != 0) return code;
+    const double ft = h_t_[kk];
+    if (ft == 0.0) {  // an exact root: a zero-width bracket on the crossed side
+      a = b = t;
+      std::copy(h_t_.begin(), h_t_.end(), h_a_.begin());
+      std::copy(h_t_.begin(), h_t_.end(), h_b_.begin());
+      return 0;
+    }
+    if (sign_of(ft) == sign_of(fb)) {
+      b = t;
+      fb = ft;
+      std::copy(h_t_.begin(), h_t_.end(), h_b_.begin());
+      if (side == 1) fa *= 0.5;
+      side = 1;
+    } else {
+      a = t;
+      fa = ft;
+      std::copy(h_t_.begin(), h_t_.end(), h_a_.begin());
+      if (side == -1) fb *= 0.5;
+      side = -1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace esdirk::internal

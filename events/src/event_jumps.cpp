@@ -1,0 +1,212 @@
+#include "event_jumps.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "esdirk/linear_solver.hpp"
+
+namespace esdirk::internal {
+namespace {
+
+int finite_or(int code, ConstVector v) {
+  for (double x : v) code = (code == 0 && !std::isfinite(x)) ? 1 : code;
+  return code;
+}
+
+}  // namespace
+
+EventJumps::EventJumps(ModeProblem& problem, Statistics& counters)
+    : problem_(problem),
+      counters_(counters),
+      jacobians_(problem, counters),
+      nx_(problem.nx()),
+      nz_(problem.nz()),
+      npe_(problem.np()),
+      ne_(problem.hybrid().event_count()) {
+  const auto nx = static_cast<std::size_t>(nx_), nz = static_cast<std::size_t>(nz_);
+  f0_.assign(nx, 0.0);
+  f1_.assign(nx, 0.0);
+  x1_.assign(nx, 0.0);
+  x2_.assign(nx, 0.0);
+  g0_.assign(nz, 0.0);
+  g1_.assign(nz, 0.0);
+  g2_.assign(nz, 0.0);
+  point_.assign(static_cast<std::size_t>(columns()), 0.0);
+  h1_.assign(static_cast<std::size_t>(ne_), 0.0);
+  h2_.assign(static_cast<std::size_t>(ne_), 0.0);
+  J_.resize(nx_ + nz_, nx_ + nz_);
+  Jp_.resize(nx_ + nz_, npe_);
+  gz_.resize(nz_, nz_);
+  rhs_.resize(nz_, 1);
+  pivots_.assign(nz, 0);
+}
+
+// Central differences: the increment balances truncation (h^2) and rounding (eps/h).
+double EventJumps::step_for(double v) const {
+  return std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(std::abs(v), 1.0);
+}
+
+void EventJumps::pack(double t, ConstVector x, ConstVector z, ConstVector pe) {
+  point_[0] = t;
+  std::copy(x.begin(), x.end(), point_.begin() + 1);
+  std::copy(z.begin(), z.end(), point_.begin() + 1 + nx_);
+  std::copy(pe.begin(), pe.end(), point_.begin() + 1 + nx_ + nz_);
+}
+
+int EventJumps::rates(double t, ConstVector x, ConstVector z, ConstVector pe, Vector f, Vector zdot) {
+  ++counters_.function_evaluations;
+  int code = finite_or(problem_.evaluate(t, x, z, pe, f, g0_), f);
+  if (code != 0 || nz_ == 0) return code;
+  std::copy(f.begin(), f.end(), f0_.begin());
+  code = jacobians_.state_jacobian(t, x, z, pe, f0_, g0_, J_.ref());
+  if (code != 0) return code;
+  // g_t by a central difference in t.
+  const double dt = step_for(t);
+  counters_.fd_function_evaluations += 2;
+  code = problem_.evaluate(t + dt, x, z, pe, f1_, g1_);
+  if (code == 0) code = problem_.evaluate(t - dt, x, z, pe, f1_, g2_);
+  code = finite_or(finite_or(code, g1_), g2_);
+  if (code != 0) return code;
+  // g_z z' = -(g_x f + g_t)
+  for (int i = 0; i < nz_; ++i) {
+    double v = (g1_[static_cast<std::size_t>(i)] - g2_[static_cast<std::size_t>(i)]) / (2.0 * dt);
+    for (int j = 0; j < nx_; ++j) v += J_(nx_ + i, j) * f0_[static_cast<std::size_t>(j)];
+    rhs_(i, 0) = -v;
+    for (int j = 0; j < nz_; ++j) gz_(i, j) = J_(nx_ + i, nx_ + j);
+  }
+  ++counters_.lu_factorizations;
+  if (lu_factor(gz_.ref(), pivots_.data()) != 0) return 2;
+  lu_solve(gz_.cref(), pivots_.data(), rhs_.ref());
+  ++counters_.back_substitutions;
+  for (int i = 0; i < nz_; ++i) zdot[static_cast<std::size_t>(i)] = rhs_(i, 0);
+  return 0;
+}
+
+int EventJumps::correct_algebraic(double t, ConstVector x, Vector z, ConstVector pe) {
+  if (nz_ == 0) return 0;
+  ++counters_.function_evaluations;
+  int code = finite_or(finite_or(problem_.evaluate(t, x, z, pe, f0_, g0_), f0_), g0_);
+  if (code == 0) code = jacobians_.state_jacobian(t, x, z, pe, f0_, g0_, J_.ref());
+  if (code != 0) return code;
+  for (int i = 0; i < nz_; ++i)
+    for (int j = 0; j < nz_; ++j) gz_(i, j) = J_(nx_ + i, nx_ + j);
+  ++counters_.lu_factorizations;
+  if (lu_factor(gz_.ref(), pivots_.data()) != 0) return 2;
+  for (int iteration = 0; iteration < 8; ++iteration) {
+    for (int i = 0; i < nz_; ++i) rhs_(i, 0) = -g0_[static_cast<std::size_t>(i)];
+    lu_solve(gz_.cref(), pivots_.data(), rhs_.ref());
+    ++counters_.back_substitutions;
+    double change = 0.0, size = 0.0;
+    for (int i = 0; i < nz_; ++i) {
+      z[static_cast<std::size_t>(i)] += rhs_(i, 0);
+      change = std::max(change, std::abs(rhs_(i, 0)));
+      size = std::max(size, std::abs(z[static_cast<std::size_t>(i)]));
+    }
+    ++counters_.function_evaluations;
+    code = finite_or(finite_or(problem_.evaluate(t, x, z, pe, f0_, g0_), f0_), g0_);
+    if (code != 0) return code;
+    if (change <= 4.0 * std::numeric_limits<double>::epsilon() * (1.0 + size)) return 0;
+  }
+  return 3;
+}
+
+int EventJumps::algebraic_sensitivity(double t, ConstVector x, ConstVector z, ConstVector pe,
+                                      ConstMatrixRef Sx, ConstMatrixRef Pe, MatrixRef Sz) {
+  if (nz_ == 0) return 0;
+  if (npe_ > 0) {
+    const int code = jacobians_.parameter_jacobian(t, x, z, pe, f0_, g0_, Jp_.ref());
+    if (code != 0) return code;
+  }
+  for (int j = 0; j < Sx.cols; ++j) {
+    for (int i = 0; i < nz_; ++i) {
+      double v = 0.0;
+      for (int k = 0; k < nx_; ++k) v += J_(nx_ + i, k) * Sx(k, j);
+      for (int k = 0; k < npe_; ++k) v += Jp_(nx_ + i, k) * Pe(k, j);
+      rhs_(i, 0) = -v;
+    }
+    lu_solve(gz_.cref(), pivots_.data(), rhs_.ref());
+    ++counters_.back_substitutions;
+    for (int i = 0; i < nz_; ++i) Sz(i, j) = rhs_(i, 0);
+  }
+  return 0;
+}
+
+int EventJumps::event_gradient(int k, double t, ConstVector x, ConstVector z, ConstVector pe,
+                               Vector row) {
+  HybridProblem& hybrid = problem_.hybrid();
+  const int mode = problem_.mode;
+  if (hybrid.has_event_jacobian())
+    return finite_or(hybrid.event_jacobian(mode, k, t, x, z, problem_.parameters_of(pe),
+                                           problem_.memory_of(pe), row),
+                     row);
+  pack(t, x, z, pe);
+  const auto kk = static_cast<std::size_t>(k);
+  for (int c = 0; c < columns(); ++c) {
+    const auto cc = static_cast<std::size_t>(c);
+    const double v = point_[cc], d = step_for(v);
+    point_[cc] = v + d;
+    counters_.event_fd_evaluations += 2;
+    int code = hybrid.events(mode, point_[0], part_x(), part_z(),
+                             problem_.parameters_of(part_pe()), problem_.memory_of(part_pe()), h1_);
+    point_[cc] = v - d;
+    if (code == 0)
+      code = hybrid.events(mode, point_[0], part_x(), part_z(), problem_.parameters_of(part_pe()),
+                           problem_.memory_of(part_pe()), h2_);
+    point_[cc] = v;
+    code = finite_or(finite_or(code, h1_), h2_);
+    if (code != 0) return code;
+    row[cc] = (h1_[kk] - h2_[kk]) / (2.0 * d);
+  }
+  return 0;
+}
+
+int EventJumps::reset(const TransitionCause& cause, double t, ConstVector x, ConstVector z,
+                      ConstVector pe, int& next_mode, Vector x_plus) {
+  next_mode = problem_.mode;
+  const int code = problem_.hybrid().transition(problem_.mode, cause, t, x, z,
+                                                problem_.parameters_of(pe), problem_.memory_of(pe),
+                                                next_mode, x_plus);
+  return finite_or(code, x_plus);
+}
+
+int EventJumps::reset_jacobian(const TransitionCause& cause, double t, ConstVector x, ConstVector z,
+                               ConstVector pe, MatrixRef D) {
+  HybridProblem& hybrid = problem_.hybrid();
+  const int mode = problem_.mode;
+  if (hybrid.has_reset_jacobian()) {
+    const int code = hybrid.reset_jacobian(mode, cause, t, x, z, problem_.parameters_of(pe),
+                                           problem_.memory_of(pe), D);
+    if (code != 0) return code;
+    for (int j = 0; j < D.cols; ++j)
+      for (int i = 0; i < D.rows; ++i)
+        if (!std::isfinite(D(i, j))) return 1;
+    return 0;
+  }
+  pack(t, x, z, pe);
+  for (int c = 0; c < columns(); ++c) {
+    const auto cc = static_cast<std::size_t>(c);
+    const double v = point_[cc], d = step_for(v);
+    int next = mode;
+    point_[cc] = v + d;
+    std::copy(part_x().begin(), part_x().end(), x1_.begin());
+    counters_.event_fd_evaluations += 2;
+    int code = hybrid.transition(mode, cause, point_[0], part_x(), part_z(),
+                                 problem_.parameters_of(part_pe()), problem_.memory_of(part_pe()),
+                                 next, x1_);
+    point_[cc] = v - d;
+    std::copy(part_x().begin(), part_x().end(), x2_.begin());
+    if (code == 0)
+      code = hybrid.transition(mode, cause, point_[0], part_x(), part_z(),
+                               problem_.parameters_of(part_pe()), problem_.memory_of(part_pe()),
+                               next, x2_);
+    point_[cc] = v;
+    code = finite_or(finite_or(code, x1_), x2_);
+    if (code != 0) return code;
+    for (int i = 0; i < nx_; ++i)
+      D(i, c) = (x1_[static_cast<std::size_t>(i)] - x2_[static_cast<std::size_t>(i)]) / (2.0 * d);
+  }
+  return 0;
+}
+
+}  // namespace esdirk::internal

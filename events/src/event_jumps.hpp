@@ -1,0 +1,66 @@
+#pragma once
+// Internal: the local quantities of a transition (doc/events-theory.md): the time derivatives
+// x' = f and z' = -g_z^{-1}(g_x f + g_t) along a mode, the gradient of an event component and
+// D_h = dh/dt along the solution, the reset x+ = phi and its Jacobian. What the problem does not
+// supply is formed by central differences (counted in event_fd_evaluations).
+
+#include <vector>
+
+#include "esdirk/events/hybrid_problem.hpp"
+#include "esdirk/jacobian.hpp"
+#include "mode_problem.hpp"
+
+namespace esdirk::internal {
+
+class EventJumps {
+ public:
+  EventJumps(ModeProblem& problem, Statistics& counters);
+
+  /// f and z' at (t, x, z) in the current mode, with parameters pe = [p; mem]. Returns 0, the
+  /// callback's code, 1 for non-finite values or 2 if g_z is singular.
+  int rates(double t, ConstVector x, ConstVector z, ConstVector pe, Vector f, Vector zdot);
+
+  /// Makes z consistent with x at t (simplified Newton on g = 0 from the given z; one
+  /// Jacobian and one LU of g_z). Returns 0, a callback code, 1 (not finite), 2 (singular g_z)
+  /// or 3 (no convergence).
+  int correct_algebraic(double t, ConstVector x, Vector z, ConstVector pe);
+  /// The consistent algebraic sensitivities Sz = -g_z^{-1}(g_x Sx + g_pe Pe) at the point of
+  /// the last rates() call (its Jacobian and LU of g_z).
+  int algebraic_sensitivity(double t, ConstVector x, ConstVector z, ConstVector pe,
+                            ConstMatrixRef Sx, ConstMatrixRef Pe, MatrixRef Sz);
+
+  /// Row k of [h_t, h_x, h_z, h_pe] of the current mode (size columns()).
+  int event_gradient(int k, double t, ConstVector x, ConstVector z, ConstVector pe, Vector row);
+
+  /// The reset of the current mode: next mode and x+ (x_plus must hold x on entry).
+  int reset(const TransitionCause& cause, double t, ConstVector x, ConstVector z, ConstVector pe,
+            int& next_mode, Vector x_plus);
+  /// D = [phi_t | phi_x | phi_z | phi_pe], nx x columns().
+  int reset_jacobian(const TransitionCause& cause, double t, ConstVector x, ConstVector z,
+                     ConstVector pe, MatrixRef D);
+
+  /// 1 + nx + nz + np + nm: the columns of a gradient [t, x, z, p, mem].
+  int columns() const { return 1 + nx_ + nz_ + npe_; }
+
+ private:
+  // Writes the point (t, x, z, pe) into the flat vector point_ = [t, x, z, pe].
+  void pack(double t, ConstVector x, ConstVector z, ConstVector pe);
+  ConstVector part_x() const { return ConstVector(point_).subspan(1, static_cast<std::size_t>(nx_)); }
+  ConstVector part_z() const {
+    return ConstVector(point_).subspan(1 + static_cast<std::size_t>(nx_), static_cast<std::size_t>(nz_));
+  }
+  ConstVector part_pe() const {
+    return ConstVector(point_).subspan(1 + static_cast<std::size_t>(nx_ + nz_), static_cast<std::size_t>(npe_));
+  }
+  double step_for(double v) const;
+
+  ModeProblem& problem_;
+  Statistics& counters_;
+  JacobianEvaluator jacobians_;
+  int nx_, nz_, npe_, ne_;
+  std::vector<double> f0_, g0_, g1_, g2_, f1_, point_, h1_, h2_, x1_, x2_;
+  DenseMatrix J_, Jp_, gz_, rhs_;
+  std::vector<int> pivots_;
+};
+
+}  // namespace esdirk::internal

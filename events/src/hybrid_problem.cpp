@@ -1,0 +1,54 @@
+#include "esdirk/events/hybrid_problem.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace esdirk {
+
+HybridProblem::HybridProblem(int nx, int nz, int np, int n_events, bool memory)
+    : nx_(nx), nz_(nz), np_(np), ne_(n_events), memory_(memory) {
+  if (nx < 1 || nz < 0 || np < 0)
+    throw std::invalid_argument("HybridProblem: need nx >= 1, nz >= 0, np >= 0 (got nx = " +
+                                std::to_string(nx) + ", nz = " + std::to_string(nz) +
+                                ", np = " + std::to_string(np) + ")");
+  if (n_events < 0)
+    throw std::invalid_argument("HybridProblem: the number of event functions is " +
+                                std::to_string(n_events) + "; it must be >= 0");
+}
+
+int HybridProblem::jacobian(int, double, ConstVector, ConstVector, ConstVector, ConstVector,
+                            MatrixRef) {
+  throw std::logic_error("HybridProblem::jacobian called but has_jacobian() is false");
+}
+
+int HybridProblem::parameter_jacobian(int, double, ConstVector, ConstVector, ConstVector,
+                                      ConstVector, MatrixRef) {
+  throw std::logic_error(
+      "HybridProblem::parameter_jacobian called but has_parameter_jacobian() is false");
+}
+
+int HybridProblem::events(int, double, ConstVector, ConstVector, ConstVector, ConstVector,
+                          Vector h) {
+  if (!h.empty())
+    throw std::logic_error("HybridProblem::events is not implemented but the problem declares " +
+                           std::to_string(h.size()) + " event functions");
+  return 0;
+}
+
+int HybridProblem::event_jacobian(int, int, double, ConstVector, ConstVector, ConstVector,
+                                  ConstVector, Vector) {
+  throw std::logic_error("HybridProblem::event_jacobian called but has_event_jacobian() is false");
+}
+
+// The identity reset in the same mode: next_mode and x_plus already hold the current values.
+int HybridProblem::transition(int, const TransitionCause&, double, ConstVector, ConstVector,
+                              ConstVector, ConstVector, int&, Vector) {
+  return 0;
+}
+
+int HybridProblem::reset_jacobian(int, const TransitionCause&, double, ConstVector, ConstVector,
+                                  ConstVector, ConstVector, MatrixRef) {
+  throw std::logic_error("HybridProblem::reset_jacobian called but has_reset_jacobian() is false");
+}
+
+}  // namespace esdirk

@@ -1,0 +1,579 @@
+#include "esdirk/events/hybrid_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "esdirk/sensitivity/stage_sensitivities.hpp"
+#include "event_detector.hpp"
+#include "event_jumps.hpp"
+#include "internal/format_number.hpp"
+#include "mode_problem.hpp"
+
+namespace esdirk {
+namespace {
+
+using internal::format_number;
+
+std::size_t size(int n) { return static_cast<std::size_t>(n); }
+
+Status callback_status(int code) {
+  if (code == 2) return Status::singular_algebraic_jacobian;
+  return code < 0 ? Status::callback_fatal : Status::callback_failures;
+}
+
+void check_size(ConstVector v, int n, const char* what) {
+  if (static_cast<int>(v.size()) != n)
+    throw std::invalid_argument(std::string("HybridSolver: ") + what + " has size " +
+                                std::to_string(v.size()) + ", expected " + std::to_string(n));
+}
+
+}  // namespace
+
+HybridSolver::HybridSolver(HybridProblem& problem, HybridOptions options)
+    : problem_(problem),
+      options_(std::move(options)),
+      nx_(problem.nx()),
+      nz_(problem.nz()),
+      np_(problem.np()),
+      ne_(problem.event_count()),
+      nm_(problem.memory_size()) {
+  options_.validate(ne_, nx_, nz_);
+  mode_problem_ = std::make_unique<internal::ModeProblem>(problem_);
+  integrator_ = std::make_unique<Integrator>(*mode_problem_, options_.integrator);
+  detector_ = std::make_unique<internal::EventDetector>(*integrator_, *mode_problem_, options_, counters_);
+  integrator_->add_listener(*detector_);
+  jumps_ = std::make_unique<internal::EventJumps>(*mode_problem_, counters_);
+  const int npe = np_ + nm_;
+  x_.assign(size(nx_), 0.0);
+  z_.assign(size(nz_), 0.0);
+  memory_.assign(size(nm_), 0.0);
+  saved_memory_.assign(size(nm_), 0.0);
+  p_ext_.assign(size(npe), 0.0);
+  saved_p_ext_.assign(size(npe), 0.0);
+  f_minus_.assign(size(nx_), 0.0);
+  f_plus_.assign(size(nx_), 0.0);
+  x_plus_.assign(size(nx_), 0.0);
+  zdot_minus_.assign(size(nz_), 0.0);
+  zdot_plus_.assign(size(nz_), 0.0);
+  row_.assign(size(jumps_->columns()), 0.0);
+  h_.assign(size(ne_), 0.0);
+  hints_.assign(size(ne_), 0);
+  no_fired_.assign(size(ne_), 0);
+  reset_jacobian_.resize(nx_, jumps_->columns());
+  recent_.assign(size(options_.event_window), 0.0);
+  auto size_record = [&](EventRecord& r) {
+    r.fired.assign(size(ne_), 0);
+    r.x_minus.assign(size(nx_), 0.0);
+    r.x_plus.assign(size(nx_), 0.0);
+    r.z_minus.assign(size(nz_), 0.0);
+    r.z_plus.assign(size(nz_), 0.0);
+  };
+  log_.resize(size(options_.event_log_capacity));
+  for (EventRecord& r : log_) size_record(r);
+  size_record(scratch_);
+}
+
+HybridSolver::~HybridSolver() {
+  sensitivity_.reset();  // removes itself from the integrator's listeners
+  if (integrator_ && detector_) integrator_->remove_listener(*detector_);
+}
+
+const Statistics& HybridSolver::statistics() const {
+  report_ = integrator_->statistics();  // the detector adds this module's counters
+  return report_;
+}
+
+Status HybridSolver::initialize(double t0, int mode, ConstVector x0, ConstVector z_guess,
+                                ConstVector p, ConstVector memory0) {
+  check_size(x0, nx_, "x0");
+  if (!(z_guess.empty() && nz_ == 0)) check_size(z_guess, nz_, "z0");
+  check_size(p, np_, "p");
+  if (static_cast<int>(memory0.size()) != nm_)
+    throw std::invalid_argument(
+        "HybridSolver::initialize: the initial memory has size " + std::to_string(memory0.size()) +
+        " but the problem's memory has size " + std::to_string(nm_) +
+        (nm_ == 0 ? " (the problem has no memory)" : " (nx + nz: x* then z*)"));
+  for (double v : memory0)
+    if (!std::isfinite(v)) throw std::invalid_argument("HybridSolver::initialize: the initial memory is not finite");
+  if (!problem_.has_mode(mode))
+    throw std::invalid_argument("HybridSolver::initialize: the problem does not know mode " + std::to_string(mode));
+  sensitivity_.reset();
+  directions_ = 0;
+  initialized_ = false;
+  failed_ = false;
+  pending_ = false;
+  message_.clear();
+  mode_ = mode;
+  mode_problem_->mode = mode;
+  std::copy(p.begin(), p.end(), p_ext_.begin());
+  std::copy(memory0.begin(), memory0.end(), memory_.begin());
+  std::copy(memory0.begin(), memory0.end(), p_ext_.begin() + np_);
+  const Status status = integrator_->initialize(t0, x0, z_guess, p_ext_);
+  if (!ok(status)) {
+    message_ = integrator_->message();
+    return status;
+  }
+  t_ = t0;
+  std::copy(integrator_->x().begin(), integrator_->x().end(), x_.begin());
+  std::copy(integrator_->z().begin(), integrator_->z().end(), z_.begin());
+  logged_ = 0;
+  events_ = 0;
+  events_in_a_row_ = 0;
+  recent_count_ = 0;
+  next_time_event_ = 0;
+  while (next_time_event_ < options_.time_events.size() && options_.time_events[next_time_event_] <= t0)
+    ++next_time_event_;  // a time event at t0 is suppressed, as a state event there
+  const Status armed = arm_detector(no_fired_);
+  if (!ok(armed)) return armed;
+  initialized_ = true;
+  return Status::success;
+}
+
+Status HybridSolver::initialize_sensitivities(ConstMatrixRef seed, SensitivityOptions options) {
+  if (!initialized_ || failed_ || pending_)
+    throw std::logic_error("HybridSolver::initialize_sensitivities: call initialize() first (and not "
+                           "after a failure or with a transition pending)");
+  if (seed.data == nullptr || seed.rows != nx_ + np_ || seed.cols < 1 || seed.ld < seed.rows)
+    throw std::invalid_argument("HybridSolver::initialize_sensitivities: the seed must be (nx + np) x ns = " +
+                                std::to_string(nx_ + np_) + " x ns");
+  const int ns = seed.cols, npe = np_ + nm_;
+  if (!sensitivity_) sensitivity_ = std::make_unique<ForwardSensitivity>(*integrator_, std::move(options));
+  directions_ = ns;
+  seed_.resize(nx_ + npe, ns);
+  for (int j = 0; j < ns; ++j)
+    for (int i = 0; i < nx_ + np_; ++i) seed_(i, j) = seed(i, j);  // memory rows stay 0
+  sx_.resize(nx_, ns);
+  sz_.resize(nz_, ns);
+  smem_.resize(nm_, ns);
+  dx_total_.resize(nx_, ns);
+  wstar_.resize(nz_, ns);
+  pe_dirs_.resize(npe, ns);
+  tau_.assign(size(ns), 0.0);
+  for (EventRecord* r = log_.data(); r != log_.data() + log_.size(); ++r) {
+    r->tau.assign(size(ns), 0.0);
+    r->sx_minus.resize(nx_, ns);
+    r->sx_plus.resize(nx_, ns);
+  }
+  scratch_.tau.assign(size(ns), 0.0);
+  scratch_.sx_minus.resize(nx_, ns);
+  scratch_.sx_plus.resize(nx_, ns);
+  const Status status = sensitivity_->initialize(seed_.cref());
+  if (!ok(status)) {
+    message_ = sensitivity_->message();
+    return status;
+  }
+  for (int j = 0; j < ns; ++j) {
+    for (int i = 0; i < nx_; ++i) sx_(i, j) = seed(i, j);
+    for (int i = 0; i < nz_; ++i) sz_(i, j) = sensitivity_->algebraic_sensitivity()(i, j);
+  }
+  return Status::success;
+}
+
+// --- Output and failures --------------------------------------------------------------------
+
+void HybridSolver::write_output(Vector x, Vector z, MatrixRef Sx, MatrixRef Sz) const {
+  std::copy(x_.begin(), x_.end(), x.begin());
+  if (!z.empty()) std::copy(z_.begin(), z_.end(), z.begin());
+  if (Sx.data)
+    for (int j = 0; j < directions_; ++j)
+      for (int i = 0; i < nx_; ++i) Sx(i, j) = sx_(i, j);
+  if (Sz.data)
+    for (int j = 0; j < directions_; ++j)
+      for (int i = 0; i < nz_; ++i) Sz(i, j) = sz_(i, j);
+}
+
+Outcome HybridSolver::finish(StopReason reason, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz) {
+  write_output(x, z, Sx, Sz);
+  return {Status::success, reason, t_};
+}
+
+Outcome HybridSolver::failed(Status status, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz) {
+  failed_ = true;
+  write_output(x, z, Sx, Sz);
+  return {status, StopReason::none, t_};
+}
+
+// A transition that cannot be applied: the solver keeps the left limit at t* in the old mode.
+Status HybridSolver::transition_failure(Status status, std::string message) {
+  message_ = std::string(status_name(status)) + ": " + std::move(message);
+  return status;
+}
+
+// --- The driver loop -------------------------------------------------------------------------
+
+bool HybridSolver::set_stop_time_for(double tout) {
+  if (next_time_event_ < options_.time_events.size() && options_.time_events[next_time_event_] <= tout) {
+    integrator_->set_stop_time(options_.time_events[next_time_event_]);
+    return true;
+  }
+  integrator_->clear_stop_time();
+  return false;
+}
+
+Outcome HybridSolver::integrate_to(double tout, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz) {
+  if (!initialized_) throw std::logic_error("HybridSolver::integrate_to: call initialize() first");
+  if (failed_)
+    throw std::logic_error("HybridSolver::integrate_to: the last call failed (" + message_ +
+                           "); initialize the solver again");
+  check_size(x, nx_, "x");
+  if (!z.empty()) check_size(z, nz_, "z");
+  if ((Sx.data || Sz.data) && !sensitivity_)
+    throw std::invalid_argument("HybridSolver::integrate_to: sensitivities requested without initialize_sensitivities()");
+  if ((Sx.data && (Sx.rows != nx_ || Sx.cols != directions_)) ||
+      (Sz.data && (Sz.rows != nz_ || Sz.cols != directions_)))
+    throw std::invalid_argument("HybridSolver::integrate_to: Sx must be nx x ns and Sz nz x ns");
+  if (!std::isfinite(tout) || tout < t_)
+    throw std::invalid_argument("HybridSolver::integrate_to: tout = " + format_number(tout) +
+                                " is before t = " + format_number(t_) + " (hybrid runs go forward)");
+  message_.clear();
+  if (pending_) {
+    pending_ = false;
+    const Status status = apply_transition(pending_time_event_);
+    if (!ok(status)) return failed(status, x, z, Sx, Sz);
+  }
+  for (;;) {
+    if (tout == t_) return finish(StopReason::reached_output_time, x, z, Sx, Sz);
+    const bool time_event_ahead = set_stop_time_for(tout);
+    const Outcome o = sensitivity_ ? sensitivity_->integrate_to(tout, x_, z_, sx_.ref(), sz_.ref())
+                                   : integrator_->integrate_to(tout, x_, z_);
+    if (!ok(o)) {
+      if (detector_->failed()) {  // the event functions failed: back to where they were good
+        t_ = detector_->good_time();
+        std::copy(detector_->good_x().begin(), detector_->good_x().end(), x_.begin());
+        std::copy(detector_->good_z().begin(), detector_->good_z().end(), z_.begin());
+      } else {
+        t_ = o.t;
+      }
+      message_ = sensitivity_ && !sensitivity_->message().empty() ? sensitivity_->message()
+                                                                   : integrator_->message();
+      return failed(o.status, x, z, Sx, Sz);
+    }
+    t_ = o.t;
+    bool time_event = false;
+    if (o.reason == StopReason::listener_stop) {
+      const Status refined = refine_event();
+      if (!ok(refined)) return failed(refined, x, z, Sx, Sz);
+      const Status rate = check_event_rate(t_, detector_->in_first_step());
+      if (!ok(rate)) return failed(rate, x, z, Sx, Sz);
+      bool terminal = false;
+      for (int k = 0; k < ne_ && !options_.terminal.empty(); ++k)
+        terminal = terminal || (detector_->fired()[size(k)] != 0 && options_.terminal[size(k)]);
+      if (terminal) {
+        pending_ = true;
+        pending_time_event_ = false;
+        return finish(StopReason::listener_stop, x, z, Sx, Sz);
+      }
+    } else if (time_event_ahead && t_ == options_.time_events[next_time_event_]) {
+      time_event = true;
+    } else {
+      return finish(StopReason::reached_output_time, x, z, Sx, Sz);
+    }
+    // A state or time event before (or at) tout: at tout the caller gets the left limit.
+    if (t_ == tout) write_output(x, z, Sx, Sz);
+    const Status status = apply_transition(time_event);
+    if (!ok(status)) return failed(status, x, z, Sx, Sz);
+    if (t_ == tout) return {Status::success, StopReason::reached_output_time, t_};
+  }
+}
+
+// The located t* and the left limit there, refined on the step's cubic Hermite interpolant
+// (O(h^4), as accurate as the step; the method's dense output, on which the event was found,
+// is O(h^3)): Newton on h_k(t) = 0 with dh/dt = D_h, x(t) from the interpolant, z made
+// consistent with it, then the sensitivities at t* interpolated the same way (Sx) and made
+// consistent (Sz). Without a transversal crossing (D_h ~ 0) the located t* is kept.
+Status HybridSolver::refine_event() {
+  const int k = detector_->primary();
+  const double lo = std::min(detector_->step_begin(), detector_->step_end());
+  const double hi = std::max(detector_->step_begin(), detector_->step_end());
+  const double tol = std::max(options_.location_tolerance,
+                              4.0 * (std::nextafter(std::abs(t_), 1e300) - std::abs(t_)));
+  double t = t_;
+  int code = 0;
+  for (int iteration = 0; iteration < 4; ++iteration) {
+    detector_->hermite(t, x_);
+    if (nz_ > 0) code = jumps_->correct_algebraic(t, x_, z_, p_ext_);
+    if (code == 0) code = detector_->evaluate(t, x_, z_, h_);
+    if (code == 0) code = jumps_->rates(t, x_, z_, p_ext_, f_minus_, zdot_minus_);
+    if (code == 0) code = jumps_->event_gradient(k, t, x_, z_, p_ext_, row_);
+    if (code != 0) break;
+    double dh = row_[0], scale = std::abs(row_[0]);
+    for (int i = 0; i < nx_; ++i) {
+      dh += row_[size(1 + i)] * f_minus_[size(i)];
+      scale += std::abs(row_[size(1 + i)] * f_minus_[size(i)]);
+    }
+    for (int i = 0; i < nz_; ++i) {
+      dh += row_[size(1 + nx_ + i)] * zdot_minus_[size(i)];
+      scale += std::abs(row_[size(1 + nx_ + i)] * zdot_minus_[size(i)]);
+    }
+    if (!(std::abs(dh) > options_.grazing_tolerance * scale)) break;  // not transversal
+    const double correction = -h_[size(k)] / dh;
+    if (!(std::abs(correction) > tol)) break;
+    const double next = std::clamp(t + correction, lo, hi);
+    if (next == t) break;
+    t = next;
+  }
+  if (code != 0)
+    return transition_failure(callback_status(code), "the model or the event functions failed while "
+                              "refining the event near t = " + format_number(t));
+  t_ = t;
+  if (!sensitivity_) return Status::success;
+  double w[4];
+  detector_->hermite_weights(t, w);
+  const double h = detector_->step_size();
+  const StageSensitivities& stages = sensitivity_->last_stages();
+  const int s = integrator_->options().method.stages;
+  const ConstMatrixRef S0 = stages.stage_states(0), F0 = stages.stage_derivatives(0);
+  const ConstMatrixRef S1 = stages.stage_states(s - 1), F1 = stages.stage_derivatives(s - 1);
+  for (int j = 0; j < directions_; ++j)
+    for (int i = 0; i < nx_; ++i)
+      sx_(i, j) = w[0] * S0(i, j) + w[1] * h * F0(i, j) + w[2] * S1(i, j) + w[3] * h * F1(i, j);
+  if (nz_ > 0) {
+    code = jumps_->rates(t, x_, z_, p_ext_, f_minus_, zdot_minus_);
+    if (code == 0)
+      code = jumps_->algebraic_sensitivity(t, x_, z_, p_ext_, sx_.cref(), sensitivity_->parameter_directions(), sz_.ref());
+    if (code != 0)
+      return transition_failure(callback_status(code), "the algebraic sensitivities failed at the event t = " +
+                                                           format_number(t));
+  }
+  return Status::success;
+}
+
+// Chattering and Zeno behaviour: too many events in a row that each came in the first step
+// after the previous one, or a mean rate over the last event_window events above the limit.
+Status HybridSolver::check_event_rate(double t, bool first_step) {
+  events_in_a_row_ = first_step ? events_in_a_row_ + 1 : 1;
+  if (events_in_a_row_ > options_.max_events_per_step)
+    return transition_failure(Status::too_many_events,
+                              std::to_string(events_in_a_row_) + " events in a row, each inside the first step "
+                              "after the previous one (max_events_per_step = " +
+                              std::to_string(options_.max_events_per_step) + "), last at t = " + format_number(t));
+  const int window = options_.event_window;
+  recent_[size(recent_count_ % window)] = t;
+  ++recent_count_;
+  if (recent_count_ >= window) {
+    const double oldest = recent_[size(recent_count_ % window)];
+    const double span = t - oldest;
+    if (!(span > 0.0) || (window - 1) / span > options_.max_events_per_unit_time)
+      return transition_failure(Status::too_many_events,
+                                std::to_string(window) + " events within " + format_number(span) +
+                                " time units (max_events_per_unit_time = " +
+                                format_number(options_.max_events_per_unit_time) + "), last at t = " +
+                                format_number(t));
+  }
+  return Status::success;
+}
+
+// Sets the detector's reference signs at the integrator's current point. Components that just
+// fired, or are exactly zero here, take the sign of dh/dt in the current mode (the side they
+// leave zero to), so that a restart at h ~ 0 does not fire again; 0 if that rate vanishes too
+// (the sign is then taken from the first nonzero value, without an event).
+Status HybridSolver::arm_detector(std::span<const int> fired) {
+  if (ne_ == 0) return detector_->arm(hints_);
+  const double t = integrator_->t();
+  int code = detector_->evaluate(t, integrator_->x(), integrator_->z(), h_);
+  bool rates_known = false;
+  for (int k = 0; k < ne_ && code == 0; ++k) {
+    hints_[size(k)] = 0;
+    if (fired[size(k)] == 0 && h_[size(k)] != 0.0) continue;
+    if (!rates_known) {
+      code = jumps_->rates(t, integrator_->x(), integrator_->z(), p_ext_, f_plus_, zdot_plus_);
+      rates_known = true;
+      if (code != 0) break;
+    }
+    code = jumps_->event_gradient(k, t, integrator_->x(), integrator_->z(), p_ext_, row_);
+    if (code != 0) break;
+    double rate = row_[0], scale = std::abs(row_[0]);
+    for (int i = 0; i < nx_; ++i) {
+      rate += row_[size(1 + i)] * f_plus_[size(i)];
+      scale += std::abs(row_[size(1 + i)] * f_plus_[size(i)]);
+    }
+    for (int i = 0; i < nz_; ++i) {
+      rate += row_[size(1 + nx_ + i)] * zdot_plus_[size(i)];
+      scale += std::abs(row_[size(1 + nx_ + i)] * zdot_plus_[size(i)]);
+    }
+    if (std::abs(rate) > options_.grazing_tolerance * scale) hints_[size(k)] = rate > 0.0 ? 1 : -1;
+  }
+  if (code != 0)
+    return transition_failure(callback_status(code), "the event functions, their gradient or the model "
+                              "failed at the restart t = " + format_number(t));
+  const Status status = detector_->arm(hints_);
+  if (!ok(status)) message_ = detector_->message();
+  return status;
+}
+
+EventRecord& HybridSolver::next_record() {
+  if (logged_ < static_cast<int>(log_.size())) return log_[size(logged_++)];
+  return scratch_;
+}
+
+// The transition at t_ (x_, z_ hold the left limit; sx_, sz_ its sensitivities): gradient and
+// D_h of the event, reset, new mode and memory, restart of the integrator (z+ consistent),
+// sensitivity jumps, and the detector armed again. On failure nothing changes.
+Status HybridSolver::apply_transition(bool time_event) {
+  const double t = t_;
+  const int time_index = time_event ? static_cast<int>(next_time_event_) : -1;
+  const std::span<const int> fired = time_event ? std::span<const int>(no_fired_) : detector_->fired();
+  const TransitionCause cause{fired, time_index};
+  const bool with_sensitivities = sensitivity_ != nullptr;
+  const bool jumps = with_sensitivities && options_.sensitivity_jumps;
+  const bool moving = !time_event && options_.event_time_sensitivity;
+  const int ns = directions_, npe = np_ + nm_;
+
+  EventRecord& record = next_record();
+  record.t = t;
+  record.mode_before = mode_;
+  record.time_event = time_index;
+  record.bracket = time_event ? 0.0 : detector_->bracket();
+  record.iterations = time_event ? 0 : detector_->iterations();
+  record.primary = time_event ? -1 : detector_->primary();
+  std::copy(fired.begin(), fired.end(), record.fired.begin());
+  std::copy(x_.begin(), x_.end(), record.x_minus.begin());
+  std::copy(z_.begin(), z_.end(), record.z_minus.begin());
+  ++events_;
+
+  // dh/dt along the solution at t*- (transversality), and the rates the jumps need.
+  double dh_dt = 0.0;
+  if (!time_event) {
+    int code = jumps_->rates(t, x_, z_, p_ext_, f_minus_, zdot_minus_);
+    if (code == 0) code = jumps_->event_gradient(record.primary, t, x_, z_, p_ext_, row_);
+    if (code != 0)
+      return transition_failure(callback_status(code), "the model or the event gradient failed at the event t = " +
+                                                           format_number(t));
+    double local = std::abs(row_[0]), mean = std::abs(row_[0]);
+    dh_dt = row_[0];
+    for (int i = 0; i < nx_; ++i) {
+      dh_dt += row_[size(1 + i)] * f_minus_[size(i)];
+      local += std::abs(row_[size(1 + i)] * f_minus_[size(i)]);
+      mean += std::abs(row_[size(1 + i)] * detector_->mean_rate_x()[size(i)]);
+    }
+    for (int i = 0; i < nz_; ++i) {
+      dh_dt += row_[size(1 + nx_ + i)] * zdot_minus_[size(i)];
+      local += std::abs(row_[size(1 + nx_ + i)] * zdot_minus_[size(i)]);
+      mean += std::abs(row_[size(1 + nx_ + i)] * detector_->mean_rate_z()[size(i)]);
+    }
+    record.dh_dt = dh_dt;
+    if (std::abs(dh_dt) <= options_.grazing_tolerance * std::max(local, mean)) {
+      ++counters_.event_grazing_warnings;
+      if (jumps && moving)
+        return transition_failure(Status::event_grazing,
+                                  "event function " + std::to_string(record.primary) + " has dh/dt = " +
+                                      format_number(dh_dt) + " at t = " + format_number(t) +
+                                      " (grazing): the event-time sensitivity is not defined");
+    }
+  }
+
+  // The reset and the successor mode.
+  int next = mode_;
+  std::copy(x_.begin(), x_.end(), x_plus_.begin());
+  int code = jumps_->reset(cause, t, x_, z_, p_ext_, next, x_plus_);
+  if (code != 0)
+    return transition_failure(callback_status(code), "the transition (reset) failed or returned non-finite "
+                              "values at t = " + format_number(t));
+  if (!problem_.has_mode(next))
+    return transition_failure(Status::unknown_mode, "the transition at t = " + format_number(t) + " from mode " +
+                                                        std::to_string(mode_) + " returned mode " +
+                                                        std::to_string(next) + ", which the problem does not know");
+
+  // Total derivative of x+ along the moving event (doc/events-theory.md, eq. J3):
+  // dX = phi_x (Sx + f- tau) + phi_z (Sz + z'- tau) + phi_t tau + phi_pe Pe.
+  if (jumps) {
+    const ConstMatrixRef Pe = sensitivity_->parameter_directions();
+    for (int j = 0; j < ns; ++j)
+      for (int i = 0; i < npe; ++i) pe_dirs_(i, j) = Pe(i, j);
+    for (int j = 0; j < ns; ++j) {
+      double v = 0.0;
+      if (moving) {
+        for (int i = 0; i < nx_; ++i) v += row_[size(1 + i)] * sx_(i, j);
+        for (int i = 0; i < nz_; ++i) v += row_[size(1 + nx_ + i)] * sz_(i, j);
+        for (int i = 0; i < npe; ++i) v += row_[size(1 + nx_ + nz_ + i)] * pe_dirs_(i, j);
+        tau_[size(j)] = -v / dh_dt;
+      } else {
+        tau_[size(j)] = 0.0;
+      }
+    }
+    code = jumps_->reset_jacobian(cause, t, x_, z_, p_ext_, reset_jacobian_.ref());
+    if (code != 0)
+      return transition_failure(callback_status(code), "the reset Jacobian failed at t = " + format_number(t));
+    const DenseMatrix& D = reset_jacobian_;
+    for (int j = 0; j < ns; ++j) {
+      const double tau = tau_[size(j)];
+      for (int r = 0; r < nx_; ++r) {
+        double v = D(r, 0) * tau;
+        for (int i = 0; i < nx_; ++i) v += D(r, 1 + i) * (sx_(i, j) + (moving ? f_minus_[size(i)] * tau : 0.0));
+        for (int i = 0; i < nz_; ++i)
+          v += D(r, 1 + nx_ + i) * (sz_(i, j) + (moving ? zdot_minus_[size(i)] * tau : 0.0));
+        for (int i = 0; i < npe; ++i) v += D(r, 1 + nx_ + nz_ + i) * pe_dirs_(i, j);
+        dx_total_(r, j) = v;
+      }
+      for (int i = 0; i < nz_; ++i) wstar_(i, j) = sz_(i, j) + (moving ? zdot_minus_[size(i)] * tau : 0.0);
+    }
+  }
+
+  // The new mode and memory (x*, z*) = (x+, z-), then a restart: z+ from g of the new mode.
+  const int old_mode = mode_;
+  std::copy(memory_.begin(), memory_.end(), saved_memory_.begin());
+  std::copy(p_ext_.begin(), p_ext_.end(), saved_p_ext_.begin());
+  mode_problem_->mode = next;
+  if (nm_ > 0) {
+    std::copy(x_plus_.begin(), x_plus_.end(), memory_.begin());
+    std::copy(z_.begin(), z_.end(), memory_.begin() + nx_);
+    std::copy(memory_.begin(), memory_.end(), p_ext_.begin() + np_);
+  }
+  ++counters_.event_transitions;
+  ++counters_.event_reinitializations;
+  const Status restarted = integrator_->restart(t, x_plus_, z_, p_ext_);
+  if (!ok(restarted)) {
+    mode_problem_->mode = old_mode;
+    std::copy(saved_memory_.begin(), saved_memory_.end(), memory_.begin());
+    std::copy(saved_p_ext_.begin(), saved_p_ext_.end(), p_ext_.begin());
+    return transition_failure(restarted, "the consistent re-initialization in mode " + std::to_string(next) +
+                                             " after the event at t = " + format_number(t) + " failed (" +
+                                             integrator_->message() + ")");
+  }
+  mode_ = next;
+
+  if (with_sensitivities) {
+    const ConstVector f_plus = integrator_->current_derivative();
+    if (jumps) {
+      for (int j = 0; j < ns; ++j) {
+        for (int i = 0; i < nx_; ++i) seed_(i, j) = dx_total_(i, j) - f_plus[size(i)] * tau_[size(j)];
+        for (int i = 0; i < np_; ++i) seed_(nx_ + i, j) = pe_dirs_(i, j);
+        // The memory's sensitivity is the total derivative of the latched values (erratum E7).
+        for (int i = 0; i < nm_; ++i)
+          seed_(nx_ + np_ + i, j) = i < nx_ ? dx_total_(i, j) : wstar_(i - nx_, j);
+      }
+    } else {
+      const ConstMatrixRef Pe = sensitivity_->parameter_directions();
+      for (int j = 0; j < ns; ++j) {
+        for (int i = 0; i < nx_; ++i) seed_(i, j) = sx_(i, j);
+        for (int i = 0; i < npe; ++i) seed_(nx_ + i, j) = Pe(i, j);
+      }
+    }
+    for (int j = 0; j < ns; ++j) {
+      record.tau[size(j)] = jumps ? tau_[size(j)] : 0.0;
+      for (int i = 0; i < nx_; ++i) {
+        record.sx_minus(i, j) = sx_(i, j);
+        record.sx_plus(i, j) = seed_(i, j);
+      }
+    }
+    const Status status = sensitivity_->initialize(seed_.cref());
+    if (!ok(status)) return transition_failure(status, sensitivity_->message());
+    const ConstMatrixRef Sz = sensitivity_->algebraic_sensitivity();
+    for (int j = 0; j < ns; ++j) {
+      for (int i = 0; i < nx_; ++i) sx_(i, j) = seed_(i, j);
+      for (int i = 0; i < nz_; ++i) sz_(i, j) = Sz(i, j);
+      for (int i = 0; i < nm_; ++i) smem_(i, j) = seed_(nx_ + np_ + i, j);
+    }
+  }
+  std::copy(x_plus_.begin(), x_plus_.end(), x_.begin());
+  std::copy(integrator_->z().begin(), integrator_->z().end(), z_.begin());
+  record.mode_after = mode_;
+  std::copy(x_.begin(), x_.end(), record.x_plus.begin());
+  std::copy(z_.begin(), z_.end(), record.z_plus.begin());
+  if (time_event) ++next_time_event_;
+  return arm_detector(fired);
+}
+
+}  // namespace esdirk
