@@ -338,7 +338,10 @@ Status Integrator::notify_accept() {
     const AcceptVerdict verdict = listener->on_accept(step, stepper_);
     if (verdict.action == AcceptVerdict::Action::fail) {
       failed_listener_ = listener;
-      return failed(verdict.failure, listener_note());
+      const std::string why = listener->failure_message();
+      return failed(verdict.failure, "a step listener failed after the step from t = " + format_number(step.t) +
+                                         " to " + format_number(step.t_end) + " was accepted: " +
+                                         (why.empty() ? std::string("(no message)") : why));
     }
     if (verdict.action != AcceptVerdict::Action::stop) continue;
     const double ts = verdict.t_stop;

@@ -17,6 +17,7 @@ constexpr Row rows[] = {
     {"jacobian_evaluations", "NJAC", &Statistics::jacobian_evaluations},
     {"lu_factorizations", "NLU", &Statistics::lu_factorizations},
     {"back_substitutions", "NBACK", &Statistics::back_substitutions},
+    {"stage_factorizations", "", &Statistics::stage_factorizations},
     {"dense_output_factorizations", "", &Statistics::dense_output_factorizations},
     {"newton_iterations", "", &Statistics::newton_iterations},
     {"newton_failures", "", &Statistics::newton_failures},
@@ -26,7 +27,6 @@ constexpr Row rows[] = {
     {"events", "", &Statistics::events},
     {"adjoint_steps", "", &Statistics::adjoint_steps},
     {"checkpoints", "", &Statistics::checkpoints},
-};
     {"event_function_evaluations", "", &Statistics::event_function_evaluations},
     {"event_fd_evaluations", "", &Statistics::event_fd_evaluations},
     {"event_root_iterations", "", &Statistics::event_root_iterations},
@@ -34,6 +34,7 @@ constexpr Row rows[] = {
     {"event_transitions", "", &Statistics::event_transitions},
     {"event_reinitializations", "", &Statistics::event_reinitializations},
     {"event_grazing_warnings", "", &Statistics::event_grazing_warnings},
+};
 
 }  // namespace
 

@@ -36,7 +36,7 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
   inverse_weights_.assign(static_cast<std::size_t>(n_), 1.0);
   f_base_.assign(static_cast<std::size_t>(nx_), 0.0);
   g_base_.assign(static_cast<std::size_t>(nz_), 0.0);
-  fallback_.resize(nx_, nz_);
+  stage_lu_.resize(nx_, nz_);
   power_.resize(n_, n_);
   power_next_.resize(n_, n_);
 }
@@ -64,6 +64,9 @@ void StageSensitivities::resize(int directions) {
   use_inverse_ = n_ <= inverse_limit &&
                  (options_.mode == SensitivityMode::exact || (s_ - 1) * directions >= n_);
   inverse_.resize(use_inverse_ ? n_ : 0, use_inverse_ ? n_ : 0);
+  factor_stages_ = options_.mode == SensitivityMode::exact &&
+                   (options_.stage_solve == StageSolve::factorization ||
+                    (options_.stage_solve == StageSolve::automatic && factorization_pays()));
 }
 
 ConstMatrixRef StageSensitivities::stage_states(int i) const {
@@ -270,16 +273,31 @@ int StageSensitivities::refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRe
   return fall_back(J, S, h_gamma);
 }
 
-// Refinement did not converge: factor M_i itself (counted as an LU) and solve directly.
+// M_i S = rhs with an LU of the stage matrix M_i itself (counted in stage_factorizations, not
+// in NLU). False, with S untouched, if M_i is singular.
+bool StageSensitivities::solve_with_stage_matrix(ConstMatrixRef J, MatrixRef S, double h_gamma) {
+  ++stats_.stage_factorizations;
+  if (stage_lu_.factor(J, h_gamma) != 0) return false;
+  detail::copy(rhs_.cref(), S);
+  stage_lu_.solve(S);
+  stats_.back_substitutions += directions_;
+  return true;
+}
+
+// Refinement did not converge: solve with an LU of M_i itself. -1, or -2 if M_i is singular.
 int StageSensitivities::fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma) {
   ++fallbacks_;
-  ++stats_.lu_factorizations;
-  if (fallback_.factor(J, h_gamma) != 0) return -2;
-  detail::copy(rhs_.cref(), S);
-  fallback_.solve(S);
-  stats_.back_substitutions += directions_;
-  return -1;
+  return solve_with_stage_matrix(J, S, h_gamma) ? -1 : -2;
 }
+
+// Flops per stage (n states, ns directions): an LU of M_i and its solves, 2/3 n^3 + 2 n^2 ns;
+// refinement by doubling, E = -M^{-1}(M_i - M) (2 n^3), two to three squarings (2 n^3 each) and
+// three to four products with S (2 n^2 ns each), about 8 n^3 + 8 n^2 ns; plain sweeps (when
+// doubling does not pay, n > 4 ns), about ten of 4 n^2 ns. So the stage LU is cheaper than
+// doubling always and than plain sweeps unless n > 50 ns or so (a large system with one or two
+// directions), where refinement with the step's single LU stays. Measured in
+// bench/sensitivity (doc/sensitivity-guide.md, "Cost").
+bool StageSensitivities::factorization_pays() const { return n_ <= 50 * directions_; }
 
 // Doubling costs about 4 n^3 + 5 n^2 ns flops per stage (E, three squarings, four products
 // with S), plain sweeps about 3 n^2 ns each (J S, solve) and ~10 of them on a stiff problem:
@@ -291,6 +309,7 @@ bool StageSensitivities::doubling_pays() const { return n_ <= 4 * directions_; }
 // otherwise. `work` is scratch of B's shape.
 void StageSensitivities::apply_inverse(MatrixRef B, MatrixRef work) {
   if (use_inverse_) {
+    if (!inverse_ready_) form_inverse();
     detail::multiply(inverse_.cref(), 0, B, work, 1.0, false);
     detail::copy(work, B);
   } else {
@@ -303,6 +322,7 @@ void StageSensitivities::apply_inverse(MatrixRef B, MatrixRef work) {
 void StageSensitivities::form_inverse() {
   matrix_->invert(inverse_.ref());
   stats_.back_substitutions += n_;
+  inverse_ready_ = true;
 }
 
 // base_ = [Sx_n + h*gamma (f_p P)_x ; -(g_p P)_z]: the part of stage i's right-hand side that
@@ -338,7 +358,7 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   base_stage_ = -1;
   message_.clear();
   if (exact) weights_for(step);
-  if (use_inverse_) form_inverse();
+  inverse_ready_ = false;  // M^{-1} of this step is formed when first needed
 
   // Stage 1 (explicit): [SX_1; SZ_1] = [Sx_n; Sz_n], SF_1 = f_x Sx_n + f_z Sz_n + f_p P at t_n.
   if (uses_parameters) {
@@ -396,14 +416,15 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
       if (tab.A(i, l) != 0.0)
         detail::flat_add_scaled(h * tab.A(i, l), stage_block(derivatives_, l).data, rhs_.data(), block);
     const MatrixRef Si = stage_block(values_, i);
-    if (use_inverse_) {
-      detail::multiply(inverse_.cref(), 0, rhs_.cref(), Si, 1.0, false);
-    } else {
+    // Exact mode solves M_i S_i = rhs with an LU of the stage matrix M_i when that is cheaper
+    // (factor_stages_), or refines M^{-1} rhs with the step's LU; a singular M_i falls back to
+    // the refinement.
+    const bool factored = exact && factor_stages_ && solve_with_stage_matrix(J, Si, hg);
+    if (!factored) {
       detail::copy(rhs_.cref(), Si);
-      matrix_->solve(Si);
-      stats_.back_substitutions += ns;
+      apply_inverse(Si, JS_.ref());
     }
-    if (exact) {
+    if (exact && !factored) {
       const int sweeps = doubling_pays() ? refine_stage_by_doubling(J, Jn, Si, hg)
                                          : refine_stage(J, Si, hg);
       if (sweeps == -2) {

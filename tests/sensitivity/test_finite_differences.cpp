@@ -180,14 +180,16 @@ BOOST_AUTO_TEST_CASE(fallback_factorization_gives_the_same_sensitivities) {
   dow::Model model;
   const Setup s = dow_setup(1.0);
   const auto steps = record_steps(model, dow_options(1e-6), s);
-  esdirk::SensitivityOptions forced;
+  esdirk::SensitivityOptions refined_options, forced;
+  refined_options.stage_solve = esdirk::StageSolve::refinement;
+  forced.stage_solve = esdirk::StageSolve::refinement;
   forced.max_corrections = 1;
   DenseMatrix one(15, 1);
   one(6 + 2, 0) = dow::nominal_parameters[2];
   for (const DenseMatrix& seed : {dow_scaled_seed(), one}) {
     BOOST_TEST_INFO(seed.cols() << " directions");
     const DenseMatrix refined =
-        replay_sensitivities(model, dow_options(1e-6), {}, s, steps, seed.cref());
+        replay_sensitivities(model, dow_options(1e-6), refined_options, s, steps, seed.cref());
     const DenseMatrix factored =
         replay_sensitivities(model, dow_options(1e-6), forced, s, steps, seed.cref());
     BOOST_REQUIRE_EQUAL(factored.cols(), seed.cols());
@@ -200,6 +202,60 @@ BOOST_AUTO_TEST_CASE(fallback_factorization_gives_the_same_sensitivities) {
   BOOST_REQUIRE(esdirk::ok(solver.step_exactly(steps[0])));
   BOOST_TEST(sens.last_stages().fallback_factorizations() == 3);  // stages 2..4
   BOOST_TEST(sens.last_stages().last_max_corrections() == 2);     // reported as max + 1
+  BOOST_TEST(solver.statistics().stage_factorizations == 3);  // not in NLU
+}
+
+BOOST_AUTO_TEST_CASE(stage_factorization_and_refinement_give_the_same_sensitivities) {
+  // The two ways of exact mode solve the same stage equations: the stage LU directly, the
+  // refinement to its tolerance (1e-10 of S). Both against differences of the same scheme.
+  dow::Model model;
+  const Setup s = dow_setup(1.0);
+  const auto steps = record_steps(model, dow_options(1e-6), s);
+  for (const esdirk::StageSolve way : {esdirk::StageSolve::factorization, esdirk::StageSolve::refinement}) {
+    esdirk::SensitivityOptions so;
+    so.stage_solve = way;
+    const DenseMatrix S = replay_sensitivities(model, dow_options(1e-6), so, s, steps, dow_scaled_seed().cref());
+    esdirk::SensitivityOptions other = so;
+    other.stage_solve = way == esdirk::StageSolve::factorization ? esdirk::StageSolve::refinement
+                                                                   : esdirk::StageSolve::factorization;
+    const DenseMatrix T = replay_sensitivities(model, dow_options(1e-6), other, s, steps, dow_scaled_seed().cref());
+    BOOST_TEST(row_scaled_error(S.cref(), T.cref(), 0, 10) <= 1e-9);
+  }
+}
+
+// A stage matrix that is singular does not end the integration: the stage is solved by
+// refinement with the step's LU instead (here M_i is made singular on purpose by a model whose
+// Jacobian at the stages, but not at t_n, has a zero algebraic block).
+BOOST_AUTO_TEST_CASE(a_singular_stage_matrix_falls_back_to_refinement) {
+  class SingularAtStages : public dow::Model {
+   public:
+    int jacobian(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p, esdirk::MatrixRef J) override {
+      const int code = dow::Model::jacobian(t, x, z, p, J);
+      if (t > t_n)  // only at the stages of the step from t_n
+        for (int j = 0; j < 10; ++j)
+          for (int i = 6; i < 10; ++i) J(i, j) = 0.0;
+      return code;
+    }
+    double t_n = 1e300;
+  } model;
+  const Setup s = dow_setup(1.0);
+  dow::Model plain;
+  const auto steps = record_steps(plain, dow_options(1e-6), s);
+  esdirk::Integrator solver(model, dow_options(1e-6));
+  esdirk::SensitivityOptions so;
+  so.stage_solve = esdirk::StageSolve::factorization;
+  so.error_control = false;
+  esdirk::ForwardSensitivity sens(solver, so);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, s.z0, s.p)));
+  BOOST_REQUIRE(esdirk::ok(sens.initialize(dow_scaled_seed().cref())));
+  model.t_n = s.t0;
+  const esdirk::Status status = solver.step_exactly(steps[0]);
+  BOOST_TEST_MESSAGE("status " << esdirk::status_name(status) << ": " << solver.message());
+  // The refinement with the step's LU cannot converge to a solution of the singular stage
+  // system either (its rows are zero), so the result is a clear status naming the cause.
+  BOOST_TEST(solver.statistics().stage_factorizations >= 2);  // the stage LU, then the fallback's
+  BOOST_TEST(status == esdirk::Status::callback_failures);
+  BOOST_TEST(solver.message().find("stage iteration matrix is singular") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

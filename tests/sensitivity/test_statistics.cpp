@@ -16,7 +16,8 @@ struct Run {
 
 // Dow over [0, t_end] with the stop time at t_end; `mode` empty: no sensitivities.
 Run dow_run(double rtol, const esdirk::SensitivityMode* mode, bool error_control = false,
-            double t_end = 10.0, int first_column = 0, int columns = 15) {
+            double t_end = 10.0, int first_column = 0, int columns = 15,
+            esdirk::StageSolve stage_solve = esdirk::StageSolve::automatic) {
   dow::Model model;
   const Setup s = dow_setup(t_end);
   esdirk::Integrator solver(model, dow_options(rtol));
@@ -32,6 +33,7 @@ Run dow_run(double rtol, const esdirk::SensitivityMode* mode, bool error_control
   esdirk::SensitivityOptions so;
   so.mode = *mode;
   so.error_control = error_control;
+  so.stage_solve = stage_solve;
   esdirk::ForwardSensitivity sens(solver, so);
   const DenseMatrix full_seed = dow_scaled_seed();
   DenseMatrix seed(15, columns);
@@ -72,12 +74,23 @@ BOOST_AUTO_TEST_CASE(single_lu_per_step_and_counters) {
     BOOST_TEST(run->stats.lu_factorizations == plain.stats.lu_factorizations + n_init);
   }
   BOOST_TEST(plain.stats.sensitivity_solves == 0);
-  // With 15 directions and n = 10 both modes form M^{-1} once per step from the step's LU
-  // (counted as n back-substitutions) and apply it as a product; the initialization solves
-  // with g_z once per direction.
   const long n = 10;
-  for (const Run* run : {&p, &e})
-    BOOST_TEST(run->stats.back_substitutions == plain.stats.back_substitutions + n * steps + ns);
+  // paper: with 15 directions and n = 10, M^{-1} is formed once per step from the step's LU
+  // (counted as n back-substitutions) and applied as a product; the initialization solves with
+  // g_z once per direction.
+  BOOST_TEST(p.stats.back_substitutions == plain.stats.back_substitutions + n * steps + ns);
+  BOOST_TEST(p.stats.stage_factorizations == 0);
+  // exact (the cost model picks the stage LUs at n = 10, 15 directions): stages 2..s each factor
+  // their own matrix M_i (not counted in NLU) and solve the ns columns with it.
+  BOOST_TEST(e.stats.stage_factorizations == (s - 1) * steps);
+  BOOST_TEST(e.stats.back_substitutions == plain.stats.back_substitutions + (s - 1) * ns * steps + ns);
+  // exact with refinement by the step's LU (the one-LU rule for the sensitivities too): M^{-1}
+  // as in paper mode, no stage LU.
+  const Run r = dow_run(1e-6, &exact, false, 10.0, 0, 15, esdirk::StageSolve::refinement);
+  BOOST_TEST(r.stats.stage_factorizations == 0);
+  BOOST_TEST(r.stats.lu_factorizations == plain.stats.lu_factorizations + n_init);
+  BOOST_TEST(r.stats.back_substitutions == plain.stats.back_substitutions + n * steps + ns);
+  BOOST_TEST(row_scaled_error(r.S.cref(), e.S.cref(), 0, 10) <= 1e-9);
   // paper: the frozen J, one [f_p; g_p] per step.
   BOOST_TEST(p.stats.jacobian_evaluations == plain.stats.jacobian_evaluations + n_init);
   BOOST_TEST(p.stats.parameter_jacobian_evaluations == steps + n_init);

@@ -17,6 +17,7 @@ struct ESDIRK_API Statistics {
   long jacobian_evaluations = 0;     ///< NJAC: Jacobians formed (analytic or by differences)
   long lu_factorizations = 0;        ///< NLU: LU factorizations (iteration matrix, dg/dz at init)
   long back_substitutions = 0;       ///< NBACK: right-hand sides solved with an LU
+  long stage_factorizations = 0;  ///< LUs of stage matrices M_i (exact sensitivities), not in NLU
   long dense_output_factorizations = 0;  ///< LUs of dg/dz for the dense output (one per step at most)
   long newton_iterations = 0;        ///< Newton iterations (residual evaluations) of stage solves
   long newton_failures = 0;          ///< stage solves that diverged or hit the iteration limit
@@ -26,7 +27,6 @@ struct ESDIRK_API Statistics {
   long events = 0;              ///< events located (event module)
   long adjoint_steps = 0;       ///< backward steps of an adjoint sweep
   long checkpoints = 0;         ///< checkpoints stored by an adjoint sweep
-
   // The event module (events/, doc/events-guide.md):
   long event_function_evaluations = 0;  ///< calls of the event functions h (detection, location)
   long event_fd_evaluations = 0;  ///< calls of h or of the reset to form difference Jacobians
@@ -35,6 +35,7 @@ struct ESDIRK_API Statistics {
   long event_transitions = 0;        ///< transitions applied (state and time events)
   long event_reinitializations = 0;  ///< restarts of the integrator after a transition
   long event_grazing_warnings = 0;   ///< events with |dh/dt| below the grazing tolerance
+
   /// Adds every counter of `other` (for accumulating over shooting intervals).
   Statistics& operator+=(const Statistics& other);
   /// Subtracts every counter of `other` (the counters of a stretch of a run: after - before).

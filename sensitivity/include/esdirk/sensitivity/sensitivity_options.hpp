@@ -19,6 +19,18 @@ enum class SensitivityMode {
   exact,
 };
 
+/// How exact mode solves the stage equations M_i S_i = rhs, M_i = E - h gamma J(stage i).
+enum class StageSolve {
+  /// A cost model: an LU of M_i per stage when it is cheaper than refinement, which is always
+  /// except for large systems with few directions (n > 50 ns).
+  automatic,
+  /// Iterative refinement with the step's single LU of M (the seed's one-LU-per-step rule for
+  /// the sensitivities too); an LU of M_i only if the refinement does not converge.
+  refinement,
+  /// An LU of each stage matrix M_i (counted in stage_factorizations, not in NLU).
+  factorization,
+};
+
 struct ESDIRK_API SensitivityOptions {
   SensitivityMode mode = SensitivityMode::exact;
 
@@ -43,6 +55,8 @@ struct ESDIRK_API SensitivityOptions {
   /// typical_k for a unit state column e_k.
   std::vector<double> error_atol;
 
+  /// Exact mode: how the stage equations are solved.
+  StageSolve stage_solve = StageSolve::automatic;
   /// Exact mode: the refinement stops when a bound on its remaining error is below this
   /// fraction of the stage sensitivity (weighted max-norm of the error test, per direction).
   double correction_tolerance = 1e-10;

@@ -53,9 +53,13 @@ class ESDIRK_API StageSensitivities {
   /// Error estimate of the sensitivities, e_S = h sum_i d_i SF_i (nx x ns), of the last solve.
   ConstMatrixRef error_estimate() const;
 
+  /// True when exact mode solves each stage with an LU of its own matrix M_i (counted in
+  /// stage_factorizations), false when it refines with the step's LU.
+  bool factors_stages() const { return factor_stages_; }
   /// Exact mode: the largest number of refinement sweeps a stage needed in the last solve
-  /// (with the doubling, the sweeps its partial sum stands for: 2^k - 1 after k doublings),
-  /// and how many stages ever needed the fallback factorization.
+  /// (with the doubling, the sweeps its partial sum stands for: 2^k - 1 after k doublings; 0
+  /// when the stages are solved with their own LU), and how many stages ever needed the
+  /// fallback factorization after a refinement that did not converge.
   int last_max_corrections() const { return last_max_corrections_; }
   long fallback_factorizations() const { return fallbacks_; }
 
@@ -76,7 +80,9 @@ class ESDIRK_API StageSensitivities {
   int refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma);
   int refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRef Jn, MatrixRef S, double h_gamma);
   int fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma);
+  bool solve_with_stage_matrix(ConstMatrixRef J, MatrixRef S, double h_gamma);
   bool doubling_pays() const;
+  bool factorization_pays() const;
   double weighted_matrix_norm(ConstMatrixRef A);
   void weights_for(const StepView& step);
   bool cache_matches(const StepView& step, int stage) const;
@@ -109,7 +115,9 @@ class ESDIRK_API StageSensitivities {
   std::vector<double> column_size_, column_change_;  // refinement test, per direction
   std::vector<double> f_base_, g_base_;    // f, g at a stage: the base of forward differences
   int base_stage_ = -1;                    // the stage f_base_, g_base_ belong to (this solve)
-  DenseLuSolver fallback_;                 // exact mode when refinement does not converge
+  DenseLuSolver stage_lu_;                 // LU of a stage matrix M_i (exact mode)
+  bool factor_stages_ = false;             // exact mode solves with stage_lu_ (resize())
+  bool inverse_ready_ = false;             // inverse_ belongs to the step being solved
   int last_max_corrections_ = 0;
   long fallbacks_ = 0;
   std::string message_;
