@@ -1,0 +1,147 @@
+// The bouncing ball of seed 001 with event sensitivities. Checks, against the closed form:
+// the impact time tau (printed 0.99005), dz(t_end)/dz0 with the implicit event (printed 0.84)
+// and with the explicit (fixed-time) event (printed 1), the blog's mislabelled derivative
+// (-0.99995 is dv(tau-)/dz0, not dv(tau-)/dg), and all sensitivities after several bounces.
+//
+//     bouncing_ball [--rtol 1e-10] [--plot DIR]
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bouncing_ball/bouncing_ball_closed_form.hpp"
+#include "bouncing_ball/bouncing_ball_model.hpp"
+#include "bouncing_ball/plot_support.hpp"
+#include "esdirk/events/hybrid_solver.hpp"
+
+namespace {
+
+using D4 = dual::Dual<4>;
+bool all_ok = true;
+
+void check(bool ok, const char* what, double value, double reference) {
+  std::printf("  %-52s %16.10g  reference %16.10g  %s\n", what, value, reference, ok ? "ok" : "WRONG");
+  all_ok = all_ok && ok;
+}
+
+double rel(double a, double b) { return std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-3}); }
+
+struct Result {
+  std::vector<double> x;
+  esdirk::DenseMatrix S;
+  std::vector<esdirk::EventRecord> events;
+  std::vector<std::vector<double>> samples;  // t, z, v, dz/dz0, dz/dg, dz/dgamma
+  bool ok = true;
+};
+
+Result solve(double rtol, double t_end, bool implicit_event) {
+  bouncing_ball::Model model;
+  esdirk::HybridOptions o;
+  o.integrator.rtol = rtol;
+  o.integrator.atol = 1e-2 * rtol;
+  o.event_time_sensitivity = implicit_event;
+  esdirk::HybridSolver solver(model, o);
+  Result r;
+  r.x.assign(2, 0.0);
+  r.S.resize(2, 4);
+  const std::vector<double> x0{bouncing_ball::z0, bouncing_ball::v0};
+  const std::vector<double> p{bouncing_ball::gravity, bouncing_ball::restitution};
+  esdirk::DenseMatrix seed(4, 4);
+  for (int i = 0; i < 4; ++i) seed(i, i) = 1.0;
+  r.ok = esdirk::ok(solver.initialize(0.0, 0, x0, {}, p)) && esdirk::ok(solver.initialize_sensitivities(seed.cref()));
+  for (int k = 1; r.ok && k <= 400; ++k) {
+    const double t = t_end * k / 400.0;
+    r.ok = esdirk::ok(solver.integrate_to(t, r.x, {}, r.S.ref()));
+    r.samples.push_back({t, r.x[0], r.x[1], r.S(0, 0), r.S(0, 2), r.S(0, 3)});
+  }
+  if (!r.ok) std::printf("failed: %s\n", solver.message().c_str());
+  for (int i = 0; i < solver.logged_events(); ++i) r.events.push_back(solver.event(i));
+  return r;
+}
+
+const char* plot_script = R"PY(import csv
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+rows = list(csv.DictReader(open("bouncing_ball.csv")))
+t = [float(r["t"]) for r in rows]
+fig, ax = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+ax[0].plot(t, [float(r["z"]) for r in rows], label="height z")
+ax[0].plot(t, [float(r["v"]) for r in rows], label="velocity v")
+ax[0].axhline(0, color="gray", lw=0.5)
+ax[0].legend(); ax[0].set_title("Bouncing ball (seed 001): g = 10, gamma = 0.8")
+for key, lab in [("dz_dz0", "dz/dz0"), ("dz_dg", "dz/dg"), ("dz_dgamma", "dz/dgamma")]:
+    ax[1].plot(t, [float(r[key]) for r in rows], label=lab)
+ax[1].set_xlabel("t"); ax[1].legend(); ax[1].set_title("sensitivities with jumps at the impacts")
+fig.tight_layout(); fig.savefig("bouncing_ball.png", dpi=110)
+)PY";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double rtol = 1e-10;
+  std::string plot_dir;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--rtol") && i + 1 < argc) rtol = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--plot") && i + 1 < argc) plot_dir = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: %s [--rtol R] [--plot DIR]\n", argv[0]);
+      return 2;
+    }
+  }
+  const double z0 = bouncing_ball::z0, v0 = bouncing_ball::v0, g = bouncing_ball::gravity;
+  const double S = std::sqrt(v0 * v0 + 2 * g * z0);
+  std::printf("Bouncing ball, ESDIRK34, rtol = %.1e\n\n", rtol);
+
+  std::printf("t_end = %.2f (one impact):\n", bouncing_ball::t_end);
+  const Result imp = solve(rtol, bouncing_ball::t_end, true);
+  const Result exp = solve(rtol, bouncing_ball::t_end, false);
+  all_ok = all_ok && imp.ok && exp.ok && imp.events.size() == 1 && exp.events.size() == 1;
+  if (!all_ok) {
+    std::printf("CHECK FAILED\n");
+    return 1;
+  }
+  const esdirk::EventRecord& e = imp.events[0];
+  check(std::round(e.t * 1e5) / 1e5 == 0.99005, "impact time tau (blog: 0.99005)", e.t, (v0 + S) / g);
+  const double implicit_dz0 = -bouncing_ball::restitution + (1 + bouncing_ball::restitution) * g * (bouncing_ball::t_end - e.t) / S;
+  check(rel(imp.S(0, 0), implicit_dz0) < 1e-8 && std::round(imp.S(0, 0) * 100) / 100 == 0.84,
+        "dz(t_end)/dz0, implicit event (blog: 0.84)", imp.S(0, 0), implicit_dz0);
+  check(std::abs(exp.S(0, 0) - 1.0) < 1e-8, "dz(t_end)/dz0, explicit event (blog: 1)", exp.S(0, 0), 1.0);
+  // v(tau-) as a function of the inputs: its total derivative s_v(tau-) + v'(tau-) tau_j.
+  const double dv_dz0 = e.sx_minus(1, 0) - g * e.tau[0];
+  const double dv_dg = e.sx_minus(1, 2) - g * e.tau[2];
+  check(rel(dv_dz0, -g / S) < 1e-8 && std::round(dv_dz0 * 1e5) / 1e5 == -0.99995,
+        "dv(tau-)/dz0 = -g/S (the blog's '-0.99995 = dL/dg')", dv_dz0, -g / S);
+  check(rel(dv_dg, -z0 / S) < 1e-8, "dv(tau-)/dg = -z0/S (the true implicit d/dg)", dv_dg, -z0 / S);
+  check(std::abs(exp.events[0].sx_minus(1, 2) + e.t) < 1e-8, "dv(tau-)/dg at the fixed time (blog: -0.99005)",
+        exp.events[0].sx_minus(1, 2), -e.t);
+
+  const double t_long = 6.0;
+  std::printf("\nt_end = %.1f (several impacts):\n", t_long);
+  const Result many = solve(rtol, t_long, true);
+  const auto ex = bouncing_ball::exact(D4::variable(z0, 0), D4::variable(v0, 1), D4::variable(g, 2),
+                                       D4::variable(bouncing_ball::restitution, 3), t_long);
+  all_ok = all_ok && many.ok && many.events.size() == ex.impacts.size();
+  for (std::size_t k = 0; k < std::min(many.events.size(), ex.impacts.size()); ++k) {
+    char what[64];
+    std::snprintf(what, sizeof what, "impact %zu time", k + 1);
+    check(rel(many.events[k].t, ex.impacts[k].v) < 1e-10, what, many.events[k].t, ex.impacts[k].v);
+  }
+  const char* names[4] = {"z0", "v0", "g", "gamma"};
+  for (int j = 0; j < 4; ++j) {
+    char what[64];
+    std::snprintf(what, sizeof what, "dz(6)/d%s", names[j]);
+    check(rel(many.S(0, j), ex.z.d[static_cast<std::size_t>(j)]) < 1e-8, what, many.S(0, j), ex.z.d[static_cast<std::size_t>(j)]);
+    std::snprintf(what, sizeof what, "dv(6)/d%s", names[j]);
+    check(rel(many.S(1, j), ex.v.d[static_cast<std::size_t>(j)]) < 1e-8, what, many.S(1, j), ex.v.d[static_cast<std::size_t>(j)]);
+  }
+  if (!plot_dir.empty()) {
+    plot_support::write_csv(plot_dir + "/bouncing_ball.csv", {"t", "z", "v", "dz_dz0", "dz_dg", "dz_dgamma"}, many.samples);
+    if (plot_support::run_python(plot_dir, "plot_bouncing_ball.py", plot_script) != 0) std::printf("(plotting failed)\n");
+    else std::printf("\nwrote %s/bouncing_ball.png\n", plot_dir.c_str());
+  }
+  std::printf("\n%s\n", all_ok ? "CHECK PASSED" : "CHECK FAILED");
+  return all_ok ? 0 : 1;
+}
