@@ -157,6 +157,7 @@ void ForwardSensitivity::set_direction_scales(ConstMatrixRef seed) {
   const ConstVector x = integrator_.x();
   const ConstVector p = integrator_.parameters();
   const ErrorWeights& weights = integrator_.error_weights();
+  active_directions_ = 0;
   for (int j = 0; j < seed.cols; ++j) {
     double largest = 0.0;
     for (int k = 0; k < nx_; ++k) {
@@ -169,6 +170,7 @@ void ForwardSensitivity::set_direction_scales(ConstMatrixRef seed) {
       largest = std::max(largest, std::abs(seed(nx_ + l, j)) / (pl > 0.0 ? pl : 1.0));
     }
     direction_scale_[static_cast<std::size_t>(j)] = largest > 0.0 ? 1.0 / largest : 1.0;
+    if (largest > 0.0) ++active_directions_;
   }
 }
 
@@ -218,7 +220,10 @@ double ForwardSensitivity::sensitivity_error_norm() const {
       const double a = e(k, j) * w;
       sum += a * a;
     }
-  return std::sqrt(sum / (static_cast<double>(nx_) * directions_));
+  // RMS over the directions that move anything: a zero seed column has zero sensitivities and
+  // zero error, and counting it would dilute the norm (and change the steps).
+  if (active_directions_ == 0) return 0.0;
+  return std::sqrt(sum / (static_cast<double>(nx_) * active_directions_));
 }
 
 AcceptVerdict ForwardSensitivity::on_accept(const StepView& step, DenseOutput&) {

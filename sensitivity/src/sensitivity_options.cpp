@@ -26,6 +26,9 @@ void SensitivityOptions::validate(int directions) const {
       if (!(a > 0.0) || !std::isfinite(a))
         throw std::invalid_argument("SensitivityOptions::error_atol entries must be finite and > 0");
   }
+  if (stage_solve != StageSolve::automatic && stage_solve != StageSolve::refinement &&
+      stage_solve != StageSolve::factorization)
+    throw std::invalid_argument("SensitivityOptions::stage_solve is not one of automatic, refinement, factorization");
   if (!(correction_tolerance > 0.0 && correction_tolerance < 1.0))
     throw std::invalid_argument("SensitivityOptions::correction_tolerance must be in (0, 1)");
   if (max_corrections < 1)

@@ -150,4 +150,46 @@ BOOST_AUTO_TEST_CASE(invalid_sensitivity_options) {
   BOOST_CHECK_THROW(sens.initialize_all(), std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(non_positive_or_non_finite_direction_tolerances_are_rejected) {
+  Oscillator model;
+  esdirk::Integrator solver(model);
+  for (const double bad : {0.0, -1e-6, std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity()}) {
+    esdirk::SensitivityOptions so;
+    so.error_atol = {1e-6, bad};
+    BOOST_CHECK_THROW(esdirk::ForwardSensitivity(solver, so), std::invalid_argument);
+  }
+  esdirk::SensitivityOptions so;
+  so.stage_solve = static_cast<esdirk::StageSolve>(7);
+  BOOST_CHECK_THROW(esdirk::ForwardSensitivity(solver, so), std::invalid_argument);
+}
+
+// Error control with a seed that has a zero column: that direction's sensitivities stay zero,
+// its error is zero (its default tolerance scale is 1, nothing divides by the zero column), and
+// the other directions come out as without it.
+BOOST_AUTO_TEST_CASE(error_control_with_a_zero_seed_column) {
+  Oscillator model;
+  esdirk::Options options;
+  options.rtol = options.atol = 1e-8;
+  DenseMatrix with_zero(4, 3), without(4, 2);
+  with_zero(0, 0) = without(0, 0) = 1.0;
+  with_zero(3, 2) = without(3, 1) = 1.0;  // column 1 of with_zero stays zero
+  DenseMatrix S3(2, 3), S2(2, 2);
+  std::vector<double> x(2);
+  for (auto* c : {&with_zero, &without}) {
+    esdirk::Integrator solver(model, options);
+    esdirk::ForwardSensitivity sens(solver);  // error control on (the default)
+    BOOST_REQUIRE(sens.options().error_controlled());
+    BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{2.0, 0.0}, {}, std::vector<double>{5.0, 1.0})));
+    BOOST_REQUIRE(esdirk::ok(sens.initialize(c->cref())));
+    DenseMatrix& S = c == &with_zero ? S3 : S2;
+    BOOST_REQUIRE(esdirk::ok(sens.integrate_to(3.0, x, {}, S.ref())));
+  }
+  for (int i = 0; i < 2; ++i) {
+    BOOST_TEST(S3(i, 1) == 0.0);
+    BOOST_TEST(S3(i, 0) == S2(i, 0));  // the zero column does not change the steps
+    BOOST_TEST(S3(i, 2) == S2(i, 1));
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

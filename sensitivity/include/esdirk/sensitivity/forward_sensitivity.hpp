@@ -121,6 +121,7 @@ class ESDIRK_API ForwardSensitivity final : public StepListener {
   std::vector<double> point_x_, point_z_, point_f_, point_g_;  // a dense-output point
   std::vector<double> dense_b_;  // dense-output weights b_i(theta)
   std::vector<double> direction_scale_;  // sigma_j of the default error_atol (per direction)
+  int active_directions_ = 0;  // seed columns that are not zero (the error norm's RMS count)
 };
 
 }  // namespace esdirk
