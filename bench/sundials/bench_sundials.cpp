@@ -147,12 +147,18 @@ Task make_task(const Case& c, esdirk::Problem& problem, double rtol) {
   return t;
 }
 
+// "esdirk": the library's defaults (exact sensitivities under error control); "esdirk (seed
+// 002)": the seed's configuration (paper mode, sensitivities out of the error test).
+esdirk::SensitivityOptions esdirk_sensitivity_options(const std::string& solver) {
+  if (solver == "esdirk") return {};
+  if (solver == "esdirk (seed 002)") return esdirk::SensitivityOptions::seed002();
+  throw std::invalid_argument("unknown esdirk configuration " + solver);
+}
+
 Run run_single(const Case& c, const std::string& solver, const Task& task) {
   Run r;
-  if (solver == "esdirk" || solver == "esdirk (sens. err. ctl.)") {
-    esdirk::SensitivityOptions so;
-    so.error_control = solver != "esdirk";
-    r.outcome = bench::run_esdirk(task, bench::esdirk_options(task), so);
+  if (solver.rfind("esdirk", 0) == 0) {
+    r.outcome = bench::run_esdirk(task, bench::esdirk_options(task), esdirk_sensitivity_options(solver));
   } else if (solver.rfind("IDAS", 0) == 0) {
     r.outcome = bench::run_idas(task, idas_settings(solver));
   } else if (solver == "CVODES") {
@@ -178,12 +184,12 @@ Run run_shooting(const Case& c, const std::string& solver, esdirk::Problem& prob
   Outcome& total = run.outcome;
   total.ok = true;
   const std::vector<double> atol = c.atol(rtol);
-  if (solver == "esdirk") {
+  if (solver.rfind("esdirk", 0) == 0) {
     Task task;
     task.problem = &problem;
     task.rtol = rtol;
     task.atol = atol;
-    esdirk::ShootingInterval interval(problem, bench::esdirk_options(task));
+    esdirk::ShootingInterval interval(problem, bench::esdirk_options(task), esdirk_sensitivity_options(solver));
     for (int k = 0; k < c.intervals; ++k) {
       const double tk = k * c.interval_length;
       const auto& r = interval.integrate(tk, tk + c.interval_length, nodes[static_cast<std::size_t>(k)], c.p,
@@ -633,7 +639,7 @@ int main(int argc, char** argv) {
     csv = std::fopen(csv_path.c_str(), "w");
     if (!csv) { std::fprintf(stderr, "cannot write %s\n", csv_path.c_str()); return 2; }
     std::fprintf(csv, "problem,title,solver,rtol,ok,error,state_error,sensitivity_error,steps,fevals,jacobians,lus,"
-                      "sens_evals,seconds,repeats,message\n");
+                      "sens_evals,seconds,repeats,column_errors,message\n");
   }
   int failures = 0;
   std::printf("%-18s %-26s %7s %10s %10s %10s %8s %9s %7s %7s %10s\n", "problem", "solver", "rtol", "error",
@@ -670,23 +676,36 @@ int main(int argc, char** argv) {
         const auto& k = run.outcome.counters;
         // The quick mode's check: every solver succeeds and lands within 1000 rtol of the stored
         // reference (ESDIRK34's error is ~rtol^(3/4); the ten-digit reference is far tighter).
-        // The nominal shooting case checks its states only: esdirk's sensitivities (not in its
-        // error test) under-resolve the fast transient of the d/du6 direction there, 3.8e-3 at
-        // rtol 1e-10 against a reference confirmed by central differences (doc/benchmarks.md).
-        const double checked = c.id == "dow_shooting_nominal" ? e.states : e.combined();
+        // The seed's configuration is checked on its states only: its sensitivities (paper mode,
+        // not in the error test) are first order in h and miss the fast transient of the d/du6
+        // direction of the shooting cases (doc/benchmarks.md). So is IDAS on the nominal shooting
+        // nodes, whose sensitivities are 2e-4 off at rtol 1e-7 (2000 rtol; measured).
+        const bool states_only = solver == "esdirk (seed 002)" ||
+                                 (c.id == "dow_shooting_nominal" && solver.rfind("IDAS", 0) == 0);
+        const double checked = states_only ? e.states : e.combined();
         const bool bad = !run.outcome.ok || !(checked <= 1000.0 * rtol);
         if (quick && bad) ++failures;
         std::printf("%-18s %-26s %7.0e %10.2e %10.2e %10.2e %8ld %9ld %7ld %7ld %10.3f%s%s\n", c.id.c_str(),
                     solver.c_str(), rtol, e.combined(), e.states, e.sensitivities, k.steps, k.fevals, k.jacobians,
                     k.lus, 1e3 * median, run.outcome.ok ? "" : "  FAILED: ", run.outcome.ok ? "" : run.outcome.message.c_str());
+        // Every sensitivity column apart, so that no column hides behind another.
+        std::string columns;
+        if (c.ns() > 0 && run.outcome.ok) {
+          for (double v : shooting::column_errors(c, run.S, ref.S)) {
+            char text[16];
+            std::snprintf(text, sizeof text, "%s%.1e", columns.empty() ? "" : ";", v);
+            columns += text;
+          }
+          std::printf("%-18s   per sensitivity column: %s\n", "", columns.c_str());
+        }
         if (csv) {
           std::string message = run.outcome.message;
           std::replace(message.begin(), message.end(), ',', ';');
           std::replace(message.begin(), message.end(), '\n', ' ');
-          std::fprintf(csv, "%s,\"%s\",%s,%.0e,%d,%.6e,%.6e,%.6e,%ld,%ld,%ld,%ld,%ld,%.6e,%zu,%s\n", c.id.c_str(),
+          std::fprintf(csv, "%s,\"%s\",%s,%.0e,%d,%.6e,%.6e,%.6e,%ld,%ld,%ld,%ld,%ld,%.6e,%zu,%s,%s\n", c.id.c_str(),
                        c.title.c_str(), solver.c_str(), rtol, run.outcome.ok ? 1 : 0, e.combined(), e.states,
                        e.sensitivities, k.steps, k.fevals, k.jacobians, k.lus, k.sens_evals, median, times.size(),
-                       message.c_str());
+                       columns.c_str(), message.c_str());
           std::fflush(csv);
         }
       }
