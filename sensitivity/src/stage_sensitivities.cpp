@@ -420,9 +420,13 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     // (factor_stages_), or refines M^{-1} rhs with the step's LU; a singular M_i falls back to
     // the refinement.
     const bool factored = exact && factor_stages_ && solve_with_stage_matrix(J, Si, hg);
-    if (!factored) {
+    if (!factored && use_inverse_) {
+      if (!inverse_ready_) form_inverse();
+      detail::multiply(inverse_.cref(), 0, rhs_.cref(), Si, 1.0, false);  // Si = M^{-1} rhs
+    } else if (!factored) {
       detail::copy(rhs_.cref(), Si);
-      apply_inverse(Si, JS_.ref());
+      matrix_->solve(Si);
+      stats_.back_substitutions += ns;
     }
     if (exact && !factored) {
       const int sweeps = doubling_pays() ? refine_stage_by_doubling(J, Jn, Si, hg)
