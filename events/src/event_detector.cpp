@@ -100,7 +100,7 @@ AcceptVerdict EventDetector::fail(int code, const std::string& what, double t) {
 
 // h on the full dense output (x, and z corrected onto g = 0) at t.
 int EventDetector::evaluate_full(DenseOutput& dense, double t, Vector h) {
-  dense.evaluate(t, x_s_, z_s_);
+  dense.evaluate(std::min(t, dense_end_), x_s_, z_s_);
   ++counters_.event_dense_evaluations;
   return evaluate(t, x_s_, z_s_, h);
 }
@@ -112,6 +112,11 @@ AcceptVerdict EventDetector::on_accept(const StepView& step, DenseOutput& dense)
   const int samples = options_.detection_samples;
   std::copy(h_start_.begin(), h_start_.end(), h_prev_.begin());
   double t_prev = step.t;
+  // The dense output takes theta = (t - step.t) / step.h within 1e-12 of [0, 1]; far from t = 0
+  // a short step's end time can lie an ulp beyond that (t_end is not step.t + step.h exactly),
+  // so evaluations there use the last time it accepts, at most a few ulp earlier.
+  dense_end_ = step.t + step.h;
+  while ((dense_end_ - step.t) / step.h > 1.0) dense_end_ = std::nextafter(dense_end_, step.t);
   for (int j = 1; j <= samples + 1; ++j) {
     const bool end = j == samples + 1;
     const double theta = static_cast<double>(j) / (samples + 1);
@@ -121,7 +126,7 @@ AcceptVerdict EventDetector::on_accept(const StepView& step, DenseOutput& dense)
       for (int i = 0; i < nz_; ++i) z_s_[static_cast<std::size_t>(i)] = step.Z(i, s - 1);
     } else {
       // Detection only: x from the dense output (no model calls), z interpolated linearly.
-      dense.evaluate(tj, x_s_);
+      dense.evaluate(std::min(tj, dense_end_), x_s_);
       ++counters_.event_dense_evaluations;
       for (int i = 0; i < nz_; ++i)
         z_s_[static_cast<std::size_t>(i)] = (1.0 - theta) * step.Z(i, 0) + theta * step.Z(i, s - 1);

@@ -91,6 +91,7 @@ class EventDetector final : public StepListener {
   std::vector<double> x_good_, z_good_, rate_x_, rate_z_;
   std::vector<double> x0_, f0_, x1_, f1_;  // the event's step: ends and their derivatives
   double step_t_ = 0.0, step_h_ = 0.0;
+  double dense_end_ = 0.0;  // the last time the dense output of the current step accepts
   double t_good_ = 0.0;
   double t_star_ = 0.0, bracket_ = 0.0;
   int iterations_ = 0, primary_ = -1;

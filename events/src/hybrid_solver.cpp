@@ -155,10 +155,14 @@ Status HybridSolver::initialize_sensitivities(ConstMatrixRef seed, SensitivityOp
     r->tau.assign(size(ns), 0.0);
     r->sx_minus.resize(nx_, ns);
     r->sx_plus.resize(nx_, ns);
+    r->sz_minus.resize(nz_, ns);
+    r->sz_plus.resize(nz_, ns);
   }
   scratch_.tau.assign(size(ns), 0.0);
   scratch_.sx_minus.resize(nx_, ns);
   scratch_.sx_plus.resize(nx_, ns);
+  scratch_.sz_minus.resize(nz_, ns);
+  scratch_.sz_plus.resize(nz_, ns);
   const Status status = sensitivity_->initialize(seed_.cref());
   if (!ok(status)) {
     message_ = sensitivity_->message();
@@ -557,13 +561,14 @@ Status HybridSolver::apply_transition(bool time_event) {
         record.sx_minus(i, j) = sx_(i, j);
         record.sx_plus(i, j) = seed_(i, j);
       }
+      for (int i = 0; i < nz_; ++i) record.sz_minus(i, j) = sz_(i, j);
     }
     const Status status = sensitivity_->initialize(seed_.cref());
     if (!ok(status)) return transition_failure(status, sensitivity_->message());
     const ConstMatrixRef Sz = sensitivity_->algebraic_sensitivity();
     for (int j = 0; j < ns; ++j) {
       for (int i = 0; i < nx_; ++i) sx_(i, j) = seed_(i, j);
-      for (int i = 0; i < nz_; ++i) sz_(i, j) = Sz(i, j);
+      for (int i = 0; i < nz_; ++i) sz_(i, j) = record.sz_plus(i, j) = Sz(i, j);
       for (int i = 0; i < nm_; ++i) smem_(i, j) = seed_(nx_ + np_ + i, j);
     }
   }

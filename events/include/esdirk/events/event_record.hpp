@@ -22,6 +22,7 @@ struct ESDIRK_API EventRecord {
   /// With sensitivities: tau = dt*/dtheta (1 x ns), and the state sensitivities either side.
   std::vector<double> tau;
   DenseMatrix sx_minus, sx_plus;
+  DenseMatrix sz_minus, sz_plus;  ///< the algebraic sensitivities either side (nz x ns)
 };
 
 }  // namespace esdirk
