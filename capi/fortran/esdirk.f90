@@ -79,7 +79,7 @@ module esdirk
   public :: esdirk_solver_integrate_sensitivities_to
   public :: esdirk_shooting_create, esdirk_shooting_free, esdirk_shooting_set_tolerances
   public :: esdirk_shooting_set_algebraic_atol, esdirk_shooting_set_sensitivity_mode
-  public :: esdirk_shooting_set_sensitivity_error_control
+  public :: esdirk_shooting_set_sensitivity_error_control, esdirk_shooting_set_max_steps
   public :: esdirk_shooting_set_running_cost, esdirk_shooting_integrate
   public :: esdirk_shooting_get_algebraic_sensitivities, esdirk_shooting_get_statistics
   public :: esdirk_shooting_get_counter
@@ -340,6 +340,13 @@ module esdirk
       type(c_ptr), value :: shooting
       integer(c_int), value :: mode
     end function esdirk_shooting_set_sensitivity_mode
+
+    integer(c_int) function esdirk_shooting_set_max_steps(shooting, max_steps) &
+        bind(C, name="esdirk_shooting_set_max_steps")
+      import :: c_int, c_ptr, c_long
+      type(c_ptr), value :: shooting
+      integer(c_long), value :: max_steps
+    end function esdirk_shooting_set_max_steps
 
     integer(c_int) function esdirk_shooting_set_sensitivity_error_control(shooting, error_control) &
         bind(C, name="esdirk_shooting_set_sensitivity_error_control")

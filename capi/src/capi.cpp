@@ -189,6 +189,8 @@ int esdirk_problem_create(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_re
     handle->problem = std::make_unique<esdirk_capi::CProblem>(nx, nz, np, residual, user_data);
     *problem = handle.release();
     return ESDIRK_SUCCESS;
+  } catch (const std::invalid_argument&) {
+    return ESDIRK_INVALID_ARGUMENT;  // sizes beyond Problem::max_size
   } catch (const std::bad_alloc&) {
     return ESDIRK_OUT_OF_MEMORY;
   } catch (...) {
@@ -233,6 +235,7 @@ int esdirk_solver_create(esdirk_problem* problem, esdirk_solver** solver) {
 
 void esdirk_solver_free(esdirk_solver** solver) {
   if (!solver) return;
+  if (*solver && (*solver)->busy) return;  // from inside its own callback: the call is running
   delete *solver;
   *solver = nullptr;
 }
@@ -334,13 +337,15 @@ int esdirk_solver_initialize(esdirk_solver* s, double t0, const double* x0, esdi
     return s->fail(ESDIRK_NULL_ARGUMENT, "initialize: x0, z0 or p is NULL");
   if (const int st = s->check_sizes(nx, nz, np, "initialize")) return st;
   return guarded(s, [&] {
-    s->initialized = false;
+    // A new integrator with the options of this moment (invalid ones throw
+    // std::invalid_argument); it replaces the old one only if the initialization succeeds, so a
+    // rejected call (bad input, no consistent z) loses nothing.
+    auto fresh = std::make_unique<esdirk::Integrator>(*s->problem->problem, s->options);
+    const esdirk::Status status = fresh->initialize(t0, in(x0, nx), in(z0_guess, nz), in(p, np));
+    if (!esdirk::ok(status)) return s->from(status, fresh->message());
     s->sensitivity.reset();  // detaches from the old integrator before it goes
-    // Options are validated here (invalid ones throw std::invalid_argument).
-    s->integrator = std::make_unique<esdirk::Integrator>(*s->problem->problem, s->options);
-    const esdirk::Status status =
-        s->integrator->initialize(t0, in(x0, nx), in(z0_guess, nz), in(p, np));
-    s->initialized = esdirk::ok(status);
+    s->integrator = std::move(fresh);
+    s->initialized = true;
     return s->from(status, s->integrator->message());
   });
 }

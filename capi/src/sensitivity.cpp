@@ -124,6 +124,7 @@ int esdirk_shooting_create(esdirk_problem* problem, esdirk_shooting** shooting) 
 
 void esdirk_shooting_free(esdirk_shooting** shooting) {
   if (!shooting) return;
+  if (*shooting && (*shooting)->busy) return;  // from inside its own callback
   delete *shooting;
   *shooting = nullptr;
 }
@@ -162,6 +163,16 @@ int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* sh, int mode) {
   if (sensitivity_mode(mode, sh->sensitivity_options.mode) != ESDIRK_SUCCESS)
     return sh->fail(ESDIRK_INVALID_ARGUMENT,
                     "set_sensitivity_mode: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER");
+  sh->options_changed = true;
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_shooting_set_max_steps(esdirk_shooting* sh, long max_steps) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  if (max_steps < 1)
+    return sh->fail(ESDIRK_INVALID_ARGUMENT, "set_max_steps: max_steps must be >= 1 (got " +
+                                                 std::to_string(max_steps) + ")");
+  sh->options.max_steps = max_steps;
   sh->options_changed = true;
   return ESDIRK_SUCCESS;
 }

@@ -81,12 +81,36 @@ inline std::span<double> out(double* data, esdirk_int n) {
   return {data, static_cast<std::size_t>(n)};
 }
 
-/// Something with a `fail(status, message)` member: runs `body`, mapping exceptions to
-/// statuses and messages, so that no exception crosses the C boundary.
+/// Marks a handle busy while one of its entry points runs (see guarded()).
+class BusyScope {
+ public:
+  explicit BusyScope(bool& busy) : busy_(busy) { busy_ = true; }
+  ~BusyScope() { busy_ = false; }
+  BusyScope(const BusyScope&) = delete;
+  BusyScope& operator=(const BusyScope&) = delete;
+
+ private:
+  bool& busy_;
+};
+
+/// Something with a `fail(status, message)` member and a `busy` flag: runs `body`, mapping
+/// exceptions to statuses and messages, so that no exception crosses the C boundary. A call
+/// made from inside one of the same handle's callbacks (the handle is busy) is refused: it
+/// would replace or free what the running call is using.
 template <class Handle, class Body>
 int guarded(Handle* handle, Body&& body) noexcept {
+  if (handle->busy)
+    return handle->fail(ESDIRK_WRONG_CALL_ORDER,
+                        "this handle is in use: its functions may not be called from inside its "
+                        "own callbacks");
+  BusyScope scope(handle->busy);
   try {
     return body();
+  } catch (const std::length_error& e) {
+    // A size whose workspace cannot even be described (it overflows the size types).
+    return handle->fail(ESDIRK_OUT_OF_MEMORY, std::string("out of memory: a size is too large (") + e.what() + ")");
+  } catch (const std::out_of_range& e) {
+    return handle->fail(ESDIRK_INVALID_ARGUMENT, e.what());
   } catch (const std::invalid_argument& e) {
     return handle->fail(ESDIRK_INVALID_ARGUMENT, e.what());
   } catch (const std::domain_error& e) {
@@ -105,8 +129,10 @@ int guarded(Handle* handle, Body&& body) noexcept {
 /// A handle's message store and failure helper.
 struct Messages {
   std::string message;
-  int fail(int status, std::string why) {
-    message = std::move(why);
+  bool busy = false;  // one of the handle's entry points is running (see guarded())
+  /// Never throws: if the message cannot be stored, the status still is returned.
+  int fail(int status, std::string why) noexcept {
+    message.swap(why);
     return status;
   }
 };

@@ -235,6 +235,9 @@ Status Integrator::take_step() {
       return failed(Status::too_many_steps, std::to_string(options_.max_steps) +
                                                 " steps taken in this call without reaching the output time (t = " + format_number(t_now) + ")");
     double h = direction_ * std::min(std::abs(h_), options_.max_step);
+    // Near the end of the floating-point range (tout = DBL_MAX) t + h would overflow: the step
+    // then ends at the largest finite time instead.
+    if (!std::isfinite(t_now + h)) h = direction_ * std::numeric_limits<double>::max() - t_now;
     bool hits_stop = false;
     if (have_stop_) {
       const double remaining = t_stop_ - t_now;
@@ -247,6 +250,11 @@ Status Integrator::take_step() {
     if (std::abs(h) < h_min && !hits_stop) {
       // Name the cause: a step that keeps failing for the same reason all the way down to
       // h_min is that failure, not a step-size problem.
+      if (error_failures + newton_failures + callback_failures + singular == 0)
+        return failed(Status::step_size_too_small,
+                      "no step can be taken at t = " + format_number(t_now) + ": the step " +
+                          format_number(std::abs(h)) + " is below the smallest step resolved there, " +
+                          format_number(h_min) + " (max(min_step, 16 ulp(t))); no step was attempted");
       const std::string where = " while reducing the step to " + format_number(std::abs(h)) + " (< " +
                                 format_number(h_min) + ") at t = " + format_number(t_now);
       if (callback_failures > 0 && callback_failures >= error_failures + newton_failures)

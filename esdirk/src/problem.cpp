@@ -12,6 +12,13 @@ Problem::Problem(int nx, int nz, int np) : nx_(nx), nz_(nz), np_(np) {
     throw std::invalid_argument("Problem: nz must be >= 0 (got " + std::to_string(nz) + ")");
   if (np < 0)
     throw std::invalid_argument("Problem: np must be >= 0 (got " + std::to_string(np) + ")");
+  // Sizes are ints, and n = nx + nz, nx + np (seed rows) and their products with the number of
+  // stages or directions must not overflow anywhere: cap each sum well below INT_MAX.
+  const long long n = static_cast<long long>(nx) + nz, rows = static_cast<long long>(nx) + np;
+  if (n > max_size || rows > max_size)
+    throw std::invalid_argument("Problem: nx + nz = " + std::to_string(n) + " and nx + np = " +
+                                std::to_string(rows) + " must not exceed " +
+                                std::to_string(max_size));
 }
 
 int Problem::jacobian(double, ConstVector, ConstVector, ConstVector, MatrixRef) {

@@ -47,6 +47,13 @@ void StageSensitivities::resize(int directions) {
   if (!options_.error_atol.empty() && static_cast<int>(options_.error_atol.size()) != directions)
     options_.validate(directions);  // throws with the explanation
   if (directions == directions_) return;
+  // The stage blocks hold n x (directions * stages) values.
+  if (static_cast<long long>(directions) * s_ > Problem::max_size ||
+      static_cast<unsigned long long>(directions) * static_cast<unsigned long long>(s_) *
+              static_cast<unsigned long long>(n_) > (1ull << 40))
+    throw std::length_error("StageSensitivities: " + std::to_string(directions) + " directions x " +
+                            std::to_string(s_) + " stages x " + std::to_string(n_) +
+                            " states of stage sensitivities");
   directions_ = directions;
   jpP_.resize(n_, directions);
   values_.resize(n_, directions * s_);

@@ -306,4 +306,38 @@ BOOST_AUTO_TEST_CASE(step_size_underflow_at_a_blow_up) {
   BOOST_TEST(std::isfinite(x[0]));
 }
 
+// Regression: at t0 = 1e308 the step to tout = nextafter(t0) is below 16 ulp(t0); the failure
+// said "the error test kept failing" although no step was ever attempted.
+BOOST_AUTO_TEST_CASE(no_step_possible_at_a_huge_time_says_no_step_was_attempted) {
+  esdirk::FunctionProblem problem(1, 0, 0, [](double, auto x, auto, auto, auto f) {
+    f[0] = -x[0];
+    return 0;
+  });
+  esdirk::Integrator solver(problem);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(1e308, std::vector<double>{1.0}, {}, {})));
+  std::vector<double> x(1);
+  const Status status = solver.integrate_to(std::nextafter(1e308, std::numeric_limits<double>::infinity()), x);
+  BOOST_TEST(esdirk::status_name(status) == "step_size_too_small");
+  BOOST_TEST(solver.message().find("no step was attempted") != std::string::npos);
+  BOOST_TEST(solver.statistics().steps == 0);
+  BOOST_TEST(solver.statistics().callback_failures == 0);
+}
+
+// Regression: integrate_to(DBL_MAX) let t + h overflow to infinity near the end of the range and
+// ended in callback_failures, blaming a callback that never failed.
+BOOST_AUTO_TEST_CASE(integrating_to_dbl_max_does_not_blame_a_callback) {
+  esdirk::FunctionProblem problem(1, 0, 0, [](double, auto x, auto, auto, auto f) {
+    f[0] = -x[0];
+    return 0;
+  });
+  esdirk::Integrator solver(problem);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, {}, {})));
+  std::vector<double> x(1);
+  const esdirk::Outcome outcome = solver.integrate_to(std::numeric_limits<double>::max(), x);
+  BOOST_TEST(esdirk::ok(outcome), solver.message());
+  BOOST_TEST(solver.t() == std::numeric_limits<double>::max());
+  BOOST_TEST(solver.statistics().callback_failures == 0);
+  BOOST_TEST(std::abs(x[0]) < 1e-6);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

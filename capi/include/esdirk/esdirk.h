@@ -253,6 +253,8 @@ ESDIRK_C_API int esdirk_shooting_set_tolerances(esdirk_shooting* shooting, doubl
 ESDIRK_C_API int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol,
                                                     esdirk_int nz);
 ESDIRK_C_API int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
+/** Attempted steps per interval before it fails with ESDIRK_TOO_MANY_STEPS (default 500000). */
+ESDIRK_C_API int esdirk_shooting_set_max_steps(esdirk_shooting* shooting, long max_steps);
 /** ESDIRK_ERROR_CONTROL_DEFAULT (the default: on in exact mode), _OFF (seed 002) or _ON. */
 ESDIRK_C_API int esdirk_shooting_set_sensitivity_error_control(esdirk_shooting* shooting,
                                                                int error_control);
@@ -300,6 +302,208 @@ ESDIRK_C_API int esdirk_structural_sigma(
     const esdirk_int* entry_equation, const esdirk_int* entry_variable,
     const esdirk_int* entry_order, esdirk_int* equation_offsets, esdirk_int* variable_offsets,
     esdirk_int* max_offset_index, esdirk_int* pryce_structural_index, int64_t* degrees_of_freedom);
+
+/* ---- Hybrid systems: modes, events, transitions, memory (doc/events-guide.md) ------------- */
+/* Per mode an index-1 DAE x' = f_m(t, x, z, p, mem), 0 = g_m(...); ne event functions h_m whose
+ * zero crossings end a mode; at an event a transition gives the next mode and x+ = phi(t, x-,
+ * z-, p, mem); optional memory mem = (x*, z*) (nm = nx + nz values) latched at every transition
+ * as (x+, z-). Modes are integers the model chooses. In every callback `mode` is the current
+ * mode, the sizes come by value, `mem` is NULL when nm = 0 (z when nz = 0, p when np = 0), and
+ * the return value is 0, > 0 (recoverable) or < 0 (fatal), as for esdirk_residual_fn. */
+typedef struct esdirk_hybrid_problem esdirk_hybrid_problem;
+typedef struct esdirk_hybrid_solver esdirk_hybrid_solver;
+
+/* Direction filters of event components (esdirk_hybrid_solver_set_event_directions). */
+#define ESDIRK_EVENT_BOTH 0
+#define ESDIRK_EVENT_RISING 1     /* from h < 0 to h > 0 */
+#define ESDIRK_EVENT_FALLING (-1) /* from h > 0 to h < 0 */
+
+/** f (nx) and g (nz) of `mode`. */
+typedef int (*esdirk_hybrid_residual_fn)(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                         esdirk_int nm, double t, const double* x, const double* z,
+                                         const double* p, const double* mem, double* f, double* g,
+                                         void* user_data);
+/** A Jacobian of `mode`, column-major with leading dimension ld: J = [f_x f_z; g_x g_z]
+ *  ((nx+nz) x (nx+nz)) or, as parameter Jacobian, [f_p f_mem; g_p g_mem] ((nx+nz) x (np+nm)). */
+typedef int (*esdirk_hybrid_jacobian_fn)(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                         esdirk_int nm, double t, const double* x, const double* z,
+                                         const double* p, const double* mem, double* J,
+                                         esdirk_int ld, void* user_data);
+/** The ne event functions of `mode`: h (ne). */
+typedef int (*esdirk_event_fn)(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np,
+                               esdirk_int nm, esdirk_int ne, double t, const double* x,
+                               const double* z, const double* p, const double* mem, double* h,
+                               void* user_data);
+/** The gradient of event component k (0-based) as one row [h_t, h_x, h_z, h_p, h_mem]
+ *  (1 + nx + nz + np + nm values). */
+typedef int (*esdirk_event_jacobian_fn)(int mode, esdirk_int k, esdirk_int nx, esdirk_int nz,
+                                        esdirk_int np, esdirk_int nm, double t, const double* x,
+                                        const double* z, const double* p, const double* mem,
+                                        double* row, void* user_data);
+/** The transition at an event: fired[k] (ne) is +1 (rising), -1 (falling) or 0; time_event is
+ *  the index of a time event, -1 for a state event. On entry *next_mode holds `mode` and x_plus
+ *  (nx) holds x-: leave both for the identity in the same mode. Must be a function of its
+ *  arguments (it is differenced when no reset Jacobian is given). */
+typedef int (*esdirk_transition_fn)(int mode, esdirk_int ne, const int* fired, int time_event,
+                                    esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm,
+                                    double t, const double* x, const double* z, const double* p,
+                                    const double* mem, int* next_mode, double* x_plus,
+                                    void* user_data);
+/** D = [phi_t phi_x phi_z phi_p phi_mem], nx x (1 + nx + nz + np + nm), leading dimension ldd. */
+typedef int (*esdirk_reset_jacobian_fn)(int mode, esdirk_int ne, const int* fired, int time_event,
+                                        esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                        esdirk_int nm, double t, const double* x, const double* z,
+                                        const double* p, const double* mem, double* D,
+                                        esdirk_int ldd, void* user_data);
+/** Nonzero if the model knows `mode` (checked at initialize and at every transition). */
+typedef int (*esdirk_has_mode_fn)(int mode, void* user_data);
+
+/** A hybrid problem with nx >= 1, nz >= 0, np >= 0, ne >= 0 event functions and memory (0 or
+ *  1: then nm = nx + nz). `residual` is required; with ne > 0 so is the event function
+ *  (esdirk_hybrid_problem_set_events) before a solver is initialized. */
+ESDIRK_C_API int esdirk_hybrid_problem_create(esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                              esdirk_int ne, int memory,
+                                              esdirk_hybrid_residual_fn residual, void* user_data,
+                                              esdirk_hybrid_problem** problem);
+/** The event functions and, optionally (NULL: central differences), their gradients. */
+ESDIRK_C_API int esdirk_hybrid_problem_set_events(esdirk_hybrid_problem* problem,
+                                                  esdirk_event_fn events,
+                                                  esdirk_event_jacobian_fn event_jacobian);
+/** The transition (NULL: identity in the same mode) and optionally its Jacobian. */
+ESDIRK_C_API int esdirk_hybrid_problem_set_transition(esdirk_hybrid_problem* problem,
+                                                      esdirk_transition_fn transition,
+                                                      esdirk_reset_jacobian_fn reset_jacobian);
+/** Optional analytic Jacobians of f and g (NULL: the integrator's differences). */
+ESDIRK_C_API int esdirk_hybrid_problem_set_jacobians(esdirk_hybrid_problem* problem,
+                                                     esdirk_hybrid_jacobian_fn jacobian,
+                                                     esdirk_hybrid_jacobian_fn parameter_jacobian);
+/** Which modes exist (NULL: every integer). */
+ESDIRK_C_API int esdirk_hybrid_problem_set_has_mode(esdirk_hybrid_problem* problem,
+                                                    esdirk_has_mode_fn has_mode);
+/** Frees *problem (which must outlive its solvers) and sets it to NULL. */
+ESDIRK_C_API void esdirk_hybrid_problem_free(esdirk_hybrid_problem** problem);
+
+ESDIRK_C_API int esdirk_hybrid_solver_create(esdirk_hybrid_problem* problem,
+                                             esdirk_hybrid_solver** solver);
+ESDIRK_C_API void esdirk_hybrid_solver_free(esdirk_hybrid_solver** solver);
+/** The message of the last failure on this handle ("" if none). Valid until the next call. */
+ESDIRK_C_API const char* esdirk_hybrid_solver_last_error(const esdirk_hybrid_solver* solver);
+
+/* Options (defaults and meaning in doc/events-guide.md, "HybridOptions"); checked and taken
+ * at the next esdirk_hybrid_solver_initialize. */
+ESDIRK_C_API int esdirk_hybrid_solver_set_tolerances(esdirk_hybrid_solver* solver, double rtol,
+                                                     double atol);
+ESDIRK_C_API int esdirk_hybrid_solver_set_step_limits(esdirk_hybrid_solver* solver,
+                                                      double initial_step, double min_step,
+                                                      double max_step, long max_steps);
+/** One filter per event component (ESDIRK_EVENT_BOTH / _RISING / _FALLING); n = ne. */
+ESDIRK_C_API int esdirk_hybrid_solver_set_event_directions(esdirk_hybrid_solver* solver,
+                                                           const int* directions, esdirk_int n);
+/** Terminal flags (nonzero: integrate_to returns at that event); n = ne. */
+ESDIRK_C_API int esdirk_hybrid_solver_set_terminal(esdirk_hybrid_solver* solver,
+                                                   const int* terminal, esdirk_int n);
+/** Known event times (increasing; n may be 0 to clear them). */
+ESDIRK_C_API int esdirk_hybrid_solver_set_time_events(esdirk_hybrid_solver* solver,
+                                                      const double* times, esdirk_int n);
+/** Location: final bracket width (0: 4 ulp of t*), root-finder iterations, samples per step. */
+ESDIRK_C_API int esdirk_hybrid_solver_set_event_location(esdirk_hybrid_solver* solver,
+                                                         double location_tolerance,
+                                                         int max_location_iterations,
+                                                         int detection_samples);
+/** Protection against chattering, Zeno behaviour and grazing, and the size of the event log. */
+ESDIRK_C_API int esdirk_hybrid_solver_set_event_limits(esdirk_hybrid_solver* solver,
+                                                       int max_events_per_step,
+                                                       double max_events_per_unit_time,
+                                                       int event_window, double grazing_tolerance,
+                                                       int event_log_capacity);
+/** Sensitivity jumps at events (default 1) and the event-time sensitivity in them (default 1;
+ *  0 treats every event as if its time were fixed). */
+ESDIRK_C_API int esdirk_hybrid_solver_set_sensitivity_jumps(esdirk_hybrid_solver* solver,
+                                                            int jumps, int event_time_sensitivity);
+
+/** Starts in `mode` at t0: z made consistent from z0_guess (nz; may be NULL with nz = 0), the
+ *  memory set to mem0 (nm values; NULL with nm = 0). Builds the solver with the options set so
+ *  far; clears sensitivities and the event log. */
+ESDIRK_C_API int esdirk_hybrid_solver_initialize(esdirk_hybrid_solver* solver, double t0, int mode,
+                                                 const double* x0, esdirk_int nx,
+                                                 const double* z0_guess, esdirk_int nz,
+                                                 const double* p, esdirk_int np, const double* mem0,
+                                                 esdirk_int nm);
+/** Forward sensitivities with jumps from here on: `seed` is (nx + np) x ns, column-major with
+ *  leading dimension ld >= nx + np, each column a direction (dx0; dp); NULL: the identity (ns
+ *  must be nx + np). The initial memory's sensitivity is zero. After initialize only. */
+ESDIRK_C_API int esdirk_hybrid_solver_start_sensitivities(esdirk_hybrid_solver* solver,
+                                                          const double* seed, esdirk_int rows,
+                                                          esdirk_int ns, esdirk_int ld);
+/** Integrates to tout across any number of events and writes x, z (z may be NULL with nz = 0)
+ *  and *t_reached (may be NULL). Returns ESDIRK_SUCCESS at tout (if tout is an event time:
+ *  the left limit; the transition is applied), ESDIRK_LISTENER_STOP at a terminal event (the
+ *  left limit at *t_reached; the next call applies the transition), or a negative status with
+ *  the last good state (ESDIRK_EVENT_GRAZING, ESDIRK_TOO_MANY_EVENTS, ESDIRK_UNKNOWN_MODE,
+ *  the integrator's failures); after a failure call initialize again. Never returns
+ *  ESDIRK_STOP_TIME_REACHED: time events are applied, not returned. */
+ESDIRK_C_API int esdirk_hybrid_solver_integrate_to(esdirk_hybrid_solver* solver, double tout,
+                                                   double* x, esdirk_int nx, double* z,
+                                                   esdirk_int nz, double* t_reached);
+/** As esdirk_hybrid_solver_integrate_to, also writing Sx (nx x ns, ldsx) and Sz (nz x ns,
+ *  ldsz; may be NULL) with their jumps. */
+ESDIRK_C_API int esdirk_hybrid_solver_integrate_sensitivities_to(
+    esdirk_hybrid_solver* solver, double tout, double* x, esdirk_int nx, double* z, esdirk_int nz,
+    double* Sx, esdirk_int ldsx, double* Sz, esdirk_int ldsz, esdirk_int ns, double* t_reached);
+/** Where the solver stands: t, mode, x (nx), z (nz); any output may be NULL. After an event at
+ *  tout these are the right limits. */
+ESDIRK_C_API int esdirk_hybrid_solver_get_state(const esdirk_hybrid_solver* solver, double* t,
+                                                int* mode, double* x, esdirk_int nx, double* z,
+                                                esdirk_int nz);
+/** The memory (nm values) and, with sensitivities, its sensitivity (nm x ns, ld; may be NULL). */
+ESDIRK_C_API int esdirk_hybrid_solver_get_memory(const esdirk_hybrid_solver* solver, double* mem,
+                                                 esdirk_int nm, double* Smem, esdirk_int ld,
+                                                 esdirk_int ns);
+
+/** One entry of the event log (the first event_log_capacity events are kept). Versioned as
+ *  esdirk_statistics: set struct_size (ESDIRK_EVENT_INIT); the struct only grows at its end. */
+typedef struct esdirk_event {
+  size_t struct_size; /* set by the caller: sizeof(esdirk_event) */
+  double t;           /* the event time t* */
+  double bracket;     /* final bracket width of the root finder (0 for a time event) */
+  double dh_dt;       /* dh/dt along the solution at t*- (transversality) */
+  int mode_before;
+  int mode_after;
+  int time_event;     /* index of the time event, -1 for a state event */
+  int primary;        /* the component whose root defines t* (0-based), -1 for a time event */
+  int iterations;     /* root-finder iterations */
+} esdirk_event;
+
+#define ESDIRK_EVENT_INIT \
+  { sizeof(esdirk_event), 0.0, 0.0, 0.0, 0, 0, 0, 0, 0 }
+
+/** The number of events located so far (*located, all of them) and kept in the log (*logged);
+ *  either may be NULL. */
+ESDIRK_C_API int esdirk_hybrid_solver_get_event_count(const esdirk_hybrid_solver* solver,
+                                                      int64_t* located, esdirk_int* logged);
+/** Event `index` (0-based, < logged). */
+ESDIRK_C_API int esdirk_hybrid_solver_get_event(const esdirk_hybrid_solver* solver,
+                                                esdirk_int index, esdirk_event* event);
+/** The vectors of event `index`; every output may be NULL: fired (ne), tau = d(t*)/d(theta) (ns;
+ *  with sensitivities), the left and right limits x_minus, x_plus (nx), z_minus, z_plus (nz). */
+ESDIRK_C_API int esdirk_hybrid_solver_get_event_vectors(const esdirk_hybrid_solver* solver,
+                                                        esdirk_int index, int* fired, esdirk_int ne,
+                                                        double* tau, esdirk_int ns,
+                                                        double* x_minus, double* x_plus,
+                                                        esdirk_int nx, double* z_minus,
+                                                        double* z_plus, esdirk_int nz);
+/** The state sensitivities either side of event `index`: Sx- and Sx+ (nx x ns, ld). */
+ESDIRK_C_API int esdirk_hybrid_solver_get_event_sensitivities(const esdirk_hybrid_solver* solver,
+                                                              esdirk_int index, double* sx_minus,
+                                                              double* sx_plus, esdirk_int ld,
+                                                              esdirk_int ns);
+
+/** The counters of integration, sensitivities and events (esdirk_statistics: its fields; by
+ *  name: every counter, including "event_root_iterations", "event_transitions", ...). */
+ESDIRK_C_API int esdirk_hybrid_solver_get_statistics(const esdirk_hybrid_solver* solver,
+                                                     esdirk_statistics* statistics);
+ESDIRK_C_API int esdirk_hybrid_solver_get_counter(const esdirk_hybrid_solver* solver,
+                                                  const char* name, int64_t* value);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,10 @@ namespace esdirk {
 
 class ESDIRK_API Problem {
  public:
+  /// The largest nx + nz and nx + np supported (2^26): every size and product of sizes the
+  /// library forms stays inside its integer types.
+  static constexpr int max_size = 1 << 26;
+
   /// Throws std::invalid_argument unless nx >= 1, nz >= 0, np >= 0.
   Problem(int nx, int nz, int np);
   virtual ~Problem() = default;
