@@ -2,10 +2,11 @@
 # Builds esdirk from scratch and runs the whole test suite (unit tests, examples, install
 # test) through CTest, then the hardening stages of doc/hardening.md:
 #   release  GCC Release: every test, example and the benchmark's quick mode
-#   asan     GCC with AddressSanitizer + UndefinedBehaviorSanitizer: unit, C and Fortran tests
-#   tsan     GCC with ThreadSanitizer: integrators in several threads (tests/threads)
-#   clang    clang Release: the library and its tests
-#   fuzz     clang + libFuzzer: a short run of each fuzz target (scripts/fuzz.sh)
+#   asan     GCC -O1 with AddressSanitizer + UndefinedBehaviorSanitizer and assertions: the
+#            unit, C, Fortran and binding tests
+#   tsan     GCC -O1 with ThreadSanitizer: integrators in several threads (tests/threads)
+#   clang    clang -O2 with ASan + UBSan + libFuzzer coverage (scripts/fuzz.sh's build): a 10 s
+#            run of each fuzz target, then the library's tests in the same build
 # Usage: ./scripts/test.sh [extra CMake arguments for the release stage]
 #        ESDIRK_CI_STAGES="release asan" ./scripts/test.sh    (a subset; default: all)
 # Every stage runs even when an earlier one failed; the wall time and result of each is
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 # comparison never rots; the library itself never links it. clang for its own stages.
 ESDIRK_WITH_SUNDIALS=1 ESDIRK_WITH_CLANG=1 ./scripts/install-deps.sh
 jobs=$(nproc)
-stages=${ESDIRK_CI_STAGES:-release asan tsan clang fuzz}
+stages=${ESDIRK_CI_STAGES:-release asan tsan clang}
 extra_release_args=("$@")
 
 # configure BUILD_DIR CMAKE_ARGS...: a fresh build folder.
@@ -35,38 +36,39 @@ release() {
   (cd build/test && ctest --output-on-failure -j "$jobs")
 }
 
-# The test programs, not the examples or the install test: those run in the release stage,
-# and an instrumented library cannot be linked by the install test's plain consumer.
-sanitized_tests() {
-  local build=$1
-  shift
-  configure "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESDIRK_BUILD_TESTS=ON \
-    -DESDIRK_BUILD_EXAMPLES=OFF -DESDIRK_BUILD_BENCH=OFF "$@"
-  cmake --build "$build" -j "$jobs"
-  (cd "$build" && ctest --output-on-failure -j "$jobs" -E '^install')
-}
+# The tests only run in the sanitizer builds: the examples and the benchmark run in the
+# release stage, and the install test's plain consumer cannot link an instrumented library.
+run_tests() { (cd "$1" && ctest --output-on-failure -j "$jobs" -E '^install'); }
+
+# Sanitizer builds at -O1 with assertions: half the compile time of -O2, and the tests are
+# short either way.
+debug_o1=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-O1 -g" "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g"
+          "-DCMAKE_Fortran_FLAGS_DEBUG=-O1 -g")
 
 asan() {
-  # Leaks are errors too.
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-    sanitized_tests build/asan -DESDIRK_SANITIZE=ON -DESDIRK_BUILD_FORTRAN=ON
+  configure build/asan "${debug_o1[@]}" -DESDIRK_SANITIZE=ON -DESDIRK_BUILD_TESTS=ON \
+    -DESDIRK_BUILD_EXAMPLES=OFF -DESDIRK_BUILD_BENCH=OFF -DESDIRK_BUILD_FORTRAN=ON
+  cmake --build build/asan -j "$jobs"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_tests build/asan
 }
 
 tsan() {
-  configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESDIRK_SANITIZE=thread \
-    -DESDIRK_BUILD_TESTS=ON -DESDIRK_BUILD_EXAMPLES=OFF -DESDIRK_BUILD_BENCH=OFF
+  configure build/tsan "${debug_o1[@]}" -DESDIRK_SANITIZE=thread -DESDIRK_BUILD_TESTS=ON \
+    -DESDIRK_BUILD_EXAMPLES=OFF -DESDIRK_BUILD_BENCH=OFF
   cmake --build build/tsan -j "$jobs" --target test_threads
   TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/threads/test_threads
 }
 
-clang_build() {
-  CC=clang CXX=clang++ sanitized_tests build/clang -DCMAKE_BUILD_TYPE=Release \
-    -DESDIRK_BUILD_FORTRAN=OFF
+# One clang build serves the fuzz targets and the tests (built after the fuzz run, in the same
+# folder and configuration), so the library is compiled by clang once.
+clang_stage() {
+  rm -rf build/fuzz
+  ./scripts/fuzz.sh 10
+  cmake --build build/fuzz -j "$jobs"
+  UBSAN_OPTIONS=print_stacktrace=1 run_tests build/fuzz
 }
 
-fuzz() { ./scripts/fuzz.sh 10; }
-
-declare -A run=([release]=release [asan]=asan [tsan]=tsan [clang]=clang_build [fuzz]=fuzz)
+declare -A run=([release]=release [asan]=asan [tsan]=tsan [clang]=clang_stage)
 times=()
 failed=0
 all_start=$(date +%s)

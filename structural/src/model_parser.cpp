@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include "utf8.hpp"
@@ -141,9 +140,8 @@ class ModelParser {
 
   Model parse(std::string_view text) {
     if (text.size() > max_model_text_size) {
-      throw LimitExceeded({file_, 1, 1}, "the model text has " + std::to_string(text.size()) +
-                                             " bytes; the limit is " +
-                                             std::to_string(max_model_text_size));
+      throw LimitExceeded({file_, 1, 1}, "the model text is longer than the limit of " +
+                                             std::to_string(max_model_text_size) + " bytes");
     }
     check_utf8(text);
     int number = 0;
@@ -313,10 +311,15 @@ Model parse_model(std::string_view text, const std::string& source_name) {
 Model read_model_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError({path, 1, 1}, "cannot open the model file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Read at most one byte more than the limit, so that an endless or huge file (a device, a
+  // pipe) is refused by parse_model instead of filling the memory.
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= max_model_text_size && in.read(chunk, sizeof chunk).gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   // Report the file name as given, so messages stay free of machine-specific prefixes.
-  return parse_model(buffer.str(), path);
+  return parse_model(text, path);
 }
 
 }  // namespace esdirk::structural

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../fuzz/fuzz_support.hpp"  // is_utf8: a reference independent of the module's check
 #include "esdirk/esdirk.h"
 #include "structural_test_support.hpp"
 
@@ -61,27 +62,6 @@ std::string high_index_chain(int n, const std::string& order = "'") {
             std::to_string(i + 1) + "\n";
   }
   return text + "equation e" + std::to_string(n - 1) + ": x0\n";
-}
-
-// True when `s` is well-formed UTF-8 (a reference independent of the module's own check).
-bool is_utf8(const std::string& s) {
-  for (std::size_t i = 0; i < s.size();) {
-    auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    std::size_t n = b(0) < 0x80 ? 1 : b(0) >= 0xc2 && b(0) <= 0xdf ? 2
-                                  : b(0) >= 0xe0 && b(0) <= 0xef   ? 3
-                                  : b(0) >= 0xf0 && b(0) <= 0xf4   ? 4
-                                                                   : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (std::size_t k = 1; k < n; ++k) {
-      if ((b(k) & 0xc0) != 0x80) return false;
-    }
-    if ((b(0) == 0xe0 && b(1) < 0xa0) || (b(0) == 0xed && b(1) > 0x9f) ||
-        (b(0) == 0xf0 && b(1) < 0x90) || (b(0) == 0xf4 && b(1) > 0x8f)) {
-      return false;
-    }
-    i += n;
-  }
-  return true;
 }
 
 }  // namespace
@@ -233,6 +213,17 @@ BOOST_AUTO_TEST_CASE(high_index_chain_latent_equations_are_capped) {
                       "status: FAILED: the equation offsets sum to more than 1048576"));
 }
 
+BOOST_AUTO_TEST_CASE(endless_model_file_filled_the_memory) {
+  // read_model_file read the whole file before any check; an endless one never ended.
+  try {
+    read_model_file("/dev/zero");
+    BOOST_FAIL("no LimitExceeded");
+  } catch (const LimitExceeded& e) {
+    BOOST_TEST(std::string(e.what()) ==
+               "/dev/zero:1:1: error: the model text is longer than the limit of 268435456 bytes");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(declaring_100000_variables_was_quadratic) {
   // Hashed lookups: declaring and using n names is linear (the old linear search took 14 s).
   std::string text = "variables";
@@ -335,10 +326,10 @@ BOOST_AUTO_TEST_CASE(json_report_was_not_utf8) {
   Model greek = parse_model("variables \xcf\x89\nequation e: \xcf\x89'\n");
   std::string json = json_report(greek, analyse_model(greek));
   BOOST_TEST(contains(json, "\"\xcf\x89\""));
-  BOOST_TEST(is_utf8(json));
+  BOOST_TEST(fuzz_support::is_utf8(json));
   Model raw = ModelBuilder("m\xff").variable("x\xe9").equation("e\x80", {{"x\xe9"}}).build();
   json = json_report(raw, analyse_model(raw));
-  BOOST_TEST(is_utf8(json));
+  BOOST_TEST(fuzz_support::is_utf8(json));
   BOOST_TEST(contains(json, "\"model\":\"m\\ufffd\""), json);
   BOOST_TEST(contains(json, "\"x\\ufffd\""));
 }
