@@ -533,3 +533,414 @@ contains
   end function esdirk_structural_sigma_1based
 
 end module esdirk
+
+! esdirk_events: the hybrid-system (events) part of the C API for Fortran, a module of its own
+! beside esdirk (use both). The same conventions: handles are type(c_ptr), callbacks bind(C)
+! procedures passed with c_funloc, sizes by value, matrices with explicit leading dimensions.
+! The mode is an integer(c_int) by value; fired(ne) is +1, -1 or 0 per component. Indices in
+! the C structs stay 0-based (esdirk_event%primary, the component k of the event Jacobian
+! callback); the log is read with 1-based event indices. See doc/fortran-guide.md.
+module esdirk_events
+  use, intrinsic :: iso_c_binding
+  use esdirk, only: esdirk_int, esdirk_statistics
+  implicit none
+  private
+
+  integer(c_int), parameter, public :: ESDIRK_EVENT_BOTH = 0
+  integer(c_int), parameter, public :: ESDIRK_EVENT_RISING = 1
+  integer(c_int), parameter, public :: ESDIRK_EVENT_FALLING = -1
+
+  ! Mirrors struct esdirk_event; the getter sets struct_size.
+  type, bind(C), public :: esdirk_event
+    integer(c_size_t) :: struct_size = 0
+    real(c_double) :: t = 0, bracket = 0, dh_dt = 0
+    integer(c_int) :: mode_before = 0, mode_after = 0, time_event = 0, primary = 0, iterations = 0
+  end type esdirk_event
+
+  ! The shapes of the callbacks.
+  abstract interface
+    integer(c_int) function esdirk_hybrid_residual_fn(mode, nx, nz, np, nm, t, x, z, p, mem, f, g, &
+        user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode
+      integer(esdirk_int), value :: nx, nz, np, nm
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+      real(c_double), intent(out) :: f(nx), g(*)
+      type(c_ptr), value :: user_data
+    end function esdirk_hybrid_residual_fn
+    integer(c_int) function esdirk_hybrid_jacobian_fn(mode, nx, nz, np, nm, t, x, z, p, mem, J, ld, &
+        user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode
+      integer(esdirk_int), value :: nx, nz, np, nm, ld
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+      real(c_double), intent(inout) :: J(ld, *)
+      type(c_ptr), value :: user_data
+    end function esdirk_hybrid_jacobian_fn
+    integer(c_int) function esdirk_event_fn(mode, nx, nz, np, nm, ne, t, x, z, p, mem, h, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode
+      integer(esdirk_int), value :: nx, nz, np, nm, ne
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+      real(c_double), intent(out) :: h(ne)
+      type(c_ptr), value :: user_data
+    end function esdirk_event_fn
+    integer(c_int) function esdirk_event_jacobian_fn(mode, k, nx, nz, np, nm, t, x, z, p, mem, row, &
+        user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode
+      integer(esdirk_int), value :: k, nx, nz, np, nm
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+      real(c_double), intent(out) :: row(*)
+      type(c_ptr), value :: user_data
+    end function esdirk_event_jacobian_fn
+    integer(c_int) function esdirk_transition_fn(mode, ne, fired, time_event, nx, nz, np, nm, t, x, z, &
+        p, mem, next_mode, x_plus, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode, time_event
+      integer(esdirk_int), value :: ne, nx, nz, np, nm
+      integer(c_int), intent(in) :: fired(*)
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+      integer(c_int), intent(inout) :: next_mode
+      real(c_double), intent(inout) :: x_plus(nx)
+      type(c_ptr), value :: user_data
+    end function esdirk_transition_fn
+    integer(c_int) function esdirk_reset_jacobian_fn(mode, ne, fired, time_event, nx, nz, np, nm, t, x, &
+        z, p, mem, D, ldd, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode, time_event
+      integer(esdirk_int), value :: ne, nx, nz, np, nm, ldd
+      integer(c_int), intent(in) :: fired(*)
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+      real(c_double), intent(inout) :: D(ldd, *)
+      type(c_ptr), value :: user_data
+    end function esdirk_reset_jacobian_fn
+    integer(c_int) function esdirk_has_mode_fn(mode, user_data) bind(C)
+      import :: c_int, c_ptr
+      integer(c_int), value :: mode
+      type(c_ptr), value :: user_data
+    end function esdirk_has_mode_fn
+  end interface
+  public :: esdirk_hybrid_residual_fn, esdirk_hybrid_jacobian_fn, esdirk_event_fn
+  public :: esdirk_event_jacobian_fn, esdirk_transition_fn, esdirk_reset_jacobian_fn, esdirk_has_mode_fn
+
+  public :: esdirk_hybrid_problem_create, esdirk_hybrid_problem_set_events
+  public :: esdirk_hybrid_problem_set_transition, esdirk_hybrid_problem_set_jacobians
+  public :: esdirk_hybrid_problem_set_has_mode, esdirk_hybrid_problem_free
+  public :: esdirk_hybrid_solver_create, esdirk_hybrid_solver_free, esdirk_hybrid_last_error_string
+  public :: esdirk_hybrid_solver_set_tolerances, esdirk_hybrid_solver_set_step_limits
+  public :: esdirk_hybrid_solver_set_event_directions, esdirk_hybrid_solver_set_terminal
+  public :: esdirk_hybrid_solver_set_time_events, esdirk_hybrid_solver_set_event_location
+  public :: esdirk_hybrid_solver_set_event_limits, esdirk_hybrid_solver_set_sensitivity_jumps
+  public :: esdirk_hybrid_solver_initialize, esdirk_hybrid_solver_start_sensitivities
+  public :: esdirk_hybrid_solver_integrate_to, esdirk_hybrid_solver_integrate_sensitivities_to
+  public :: esdirk_hybrid_solver_get_state, esdirk_hybrid_solver_get_memory
+  public :: esdirk_hybrid_solver_get_event_count, esdirk_hybrid_solver_get_event
+  public :: esdirk_hybrid_solver_get_event_vectors, esdirk_hybrid_solver_get_event_sensitivities
+  public :: esdirk_hybrid_solver_get_statistics, esdirk_hybrid_solver_get_counter
+
+  interface
+    integer(c_int) function esdirk_hybrid_problem_create(nx, nz, np, ne, memory, residual, user_data, &
+        problem) bind(C, name="esdirk_hybrid_problem_create")
+      import :: c_int, c_funptr, c_ptr, esdirk_int
+      integer(esdirk_int), value :: nx, nz, np, ne
+      integer(c_int), value :: memory
+      type(c_funptr), value :: residual
+      type(c_ptr), value :: user_data
+      type(c_ptr), intent(out) :: problem
+    end function esdirk_hybrid_problem_create
+
+    integer(c_int) function esdirk_hybrid_problem_set_events(problem, events, event_jacobian) &
+        bind(C, name="esdirk_hybrid_problem_set_events")
+      import :: c_int, c_funptr, c_ptr
+      type(c_ptr), value :: problem
+      type(c_funptr), value :: events, event_jacobian
+    end function esdirk_hybrid_problem_set_events
+
+    integer(c_int) function esdirk_hybrid_problem_set_transition(problem, transition, reset_jacobian) &
+        bind(C, name="esdirk_hybrid_problem_set_transition")
+      import :: c_int, c_funptr, c_ptr
+      type(c_ptr), value :: problem
+      type(c_funptr), value :: transition, reset_jacobian
+    end function esdirk_hybrid_problem_set_transition
+
+    integer(c_int) function esdirk_hybrid_problem_set_jacobians(problem, jacobian, parameter_jacobian) &
+        bind(C, name="esdirk_hybrid_problem_set_jacobians")
+      import :: c_int, c_funptr, c_ptr
+      type(c_ptr), value :: problem
+      type(c_funptr), value :: jacobian, parameter_jacobian
+    end function esdirk_hybrid_problem_set_jacobians
+
+    integer(c_int) function esdirk_hybrid_problem_set_has_mode(problem, has_mode) &
+        bind(C, name="esdirk_hybrid_problem_set_has_mode")
+      import :: c_int, c_funptr, c_ptr
+      type(c_ptr), value :: problem
+      type(c_funptr), value :: has_mode
+    end function esdirk_hybrid_problem_set_has_mode
+
+    subroutine esdirk_hybrid_problem_free(problem) bind(C, name="esdirk_hybrid_problem_free")
+      import :: c_ptr
+      type(c_ptr), intent(inout) :: problem
+    end subroutine esdirk_hybrid_problem_free
+
+    integer(c_int) function esdirk_hybrid_solver_create(problem, solver) bind(C, name="esdirk_hybrid_solver_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: problem
+      type(c_ptr), intent(out) :: solver
+    end function esdirk_hybrid_solver_create
+
+    subroutine esdirk_hybrid_solver_free(solver) bind(C, name="esdirk_hybrid_solver_free")
+      import :: c_ptr
+      type(c_ptr), intent(inout) :: solver
+    end subroutine esdirk_hybrid_solver_free
+
+    type(c_ptr) function c_esdirk_hybrid_solver_last_error(solver) bind(C, name="esdirk_hybrid_solver_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: solver
+    end function c_esdirk_hybrid_solver_last_error
+
+    integer(c_int) function esdirk_hybrid_solver_set_tolerances(solver, rtol, atol) &
+        bind(C, name="esdirk_hybrid_solver_set_tolerances")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: solver
+      real(c_double), value :: rtol, atol
+    end function esdirk_hybrid_solver_set_tolerances
+
+    integer(c_int) function esdirk_hybrid_solver_set_step_limits(solver, initial_step, min_step, max_step, &
+        max_steps) bind(C, name="esdirk_hybrid_solver_set_step_limits")
+      import :: c_int, c_ptr, c_double, c_long
+      type(c_ptr), value :: solver
+      real(c_double), value :: initial_step, min_step, max_step
+      integer(c_long), value :: max_steps
+    end function esdirk_hybrid_solver_set_step_limits
+
+    integer(c_int) function esdirk_hybrid_solver_set_event_directions(solver, directions, n) &
+        bind(C, name="esdirk_hybrid_solver_set_event_directions")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: solver
+      integer(c_int), intent(in) :: directions(*)
+      integer(esdirk_int), value :: n
+    end function esdirk_hybrid_solver_set_event_directions
+
+    integer(c_int) function esdirk_hybrid_solver_set_terminal(solver, terminal, n) &
+        bind(C, name="esdirk_hybrid_solver_set_terminal")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: solver
+      integer(c_int), intent(in) :: terminal(*)
+      integer(esdirk_int), value :: n
+    end function esdirk_hybrid_solver_set_terminal
+
+    integer(c_int) function esdirk_hybrid_solver_set_time_events(solver, times, n) &
+        bind(C, name="esdirk_hybrid_solver_set_time_events")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      real(c_double), intent(in) :: times(*)
+      integer(esdirk_int), value :: n
+    end function esdirk_hybrid_solver_set_time_events
+
+    integer(c_int) function esdirk_hybrid_solver_set_event_location(solver, location_tolerance, &
+        max_location_iterations, detection_samples) bind(C, name="esdirk_hybrid_solver_set_event_location")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: solver
+      real(c_double), value :: location_tolerance
+      integer(c_int), value :: max_location_iterations, detection_samples
+    end function esdirk_hybrid_solver_set_event_location
+
+    integer(c_int) function esdirk_hybrid_solver_set_event_limits(solver, max_events_per_step, &
+        max_events_per_unit_time, event_window, grazing_tolerance, event_log_capacity) &
+        bind(C, name="esdirk_hybrid_solver_set_event_limits")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: solver
+      integer(c_int), value :: max_events_per_step, event_window, event_log_capacity
+      real(c_double), value :: max_events_per_unit_time, grazing_tolerance
+    end function esdirk_hybrid_solver_set_event_limits
+
+    integer(c_int) function esdirk_hybrid_solver_set_sensitivity_jumps(solver, jumps, event_time_sensitivity) &
+        bind(C, name="esdirk_hybrid_solver_set_sensitivity_jumps")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: solver
+      integer(c_int), value :: jumps, event_time_sensitivity
+    end function esdirk_hybrid_solver_set_sensitivity_jumps
+
+    integer(c_int) function esdirk_hybrid_solver_initialize(solver, t0, mode, x0, nx, z0_guess, nz, p, np, &
+        mem0, nm) bind(C, name="esdirk_hybrid_solver_initialize")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      real(c_double), value :: t0
+      integer(c_int), value :: mode
+      real(c_double), intent(in) :: x0(*), z0_guess(*), p(*), mem0(*)
+      integer(esdirk_int), value :: nx, nz, np, nm
+    end function esdirk_hybrid_solver_initialize
+
+    integer(c_int) function esdirk_hybrid_solver_start_sensitivities(solver, seed, rows, ns, ld) &
+        bind(C, name="esdirk_hybrid_solver_start_sensitivities")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      real(c_double), intent(in) :: seed(ld, *)
+      integer(esdirk_int), value :: rows, ns, ld
+    end function esdirk_hybrid_solver_start_sensitivities
+
+    integer(c_int) function esdirk_hybrid_solver_integrate_to(solver, tout, x, nx, z, nz, t_reached) &
+        bind(C, name="esdirk_hybrid_solver_integrate_to")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      real(c_double), value :: tout
+      real(c_double), intent(out) :: x(*), z(*)
+      integer(esdirk_int), value :: nx, nz
+      real(c_double), intent(out) :: t_reached
+    end function esdirk_hybrid_solver_integrate_to
+
+    integer(c_int) function esdirk_hybrid_solver_integrate_sensitivities_to(solver, tout, x, nx, z, nz, Sx, &
+        ldsx, Sz, ldsz, ns, t_reached) bind(C, name="esdirk_hybrid_solver_integrate_sensitivities_to")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      real(c_double), value :: tout
+      real(c_double), intent(out) :: x(*), z(*), Sx(ldsx, *), Sz(*)
+      integer(esdirk_int), value :: nx, nz, ldsx, ldsz, ns
+      real(c_double), intent(out) :: t_reached
+    end function esdirk_hybrid_solver_integrate_sensitivities_to
+
+    integer(c_int) function esdirk_hybrid_solver_get_state(solver, t, mode, x, nx, z, nz) &
+        bind(C, name="esdirk_hybrid_solver_get_state")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      real(c_double), intent(out) :: t, x(*), z(*)
+      integer(c_int), intent(out) :: mode
+      integer(esdirk_int), value :: nx, nz
+    end function esdirk_hybrid_solver_get_state
+
+    integer(c_int) function esdirk_hybrid_solver_get_memory(solver, mem, nm, Smem, ld, ns) &
+        bind(C, name="esdirk_hybrid_solver_get_memory")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      real(c_double), intent(out) :: mem(*), Smem(ld, *)
+      integer(esdirk_int), value :: nm, ld, ns
+    end function esdirk_hybrid_solver_get_memory
+
+    integer(c_int) function esdirk_hybrid_solver_get_event_count(solver, located, logged) &
+        bind(C, name="esdirk_hybrid_solver_get_event_count")
+      import :: c_int, c_ptr, c_int64_t, esdirk_int
+      type(c_ptr), value :: solver
+      integer(c_int64_t), intent(out) :: located
+      integer(esdirk_int), intent(out) :: logged
+    end function esdirk_hybrid_solver_get_event_count
+
+    integer(c_int) function c_esdirk_hybrid_solver_get_event(solver, index, event) &
+        bind(C, name="esdirk_hybrid_solver_get_event")
+      import :: c_int, c_ptr, esdirk_int, esdirk_event
+      type(c_ptr), value :: solver
+      integer(esdirk_int), value :: index
+      type(esdirk_event), intent(inout) :: event
+    end function c_esdirk_hybrid_solver_get_event
+
+    integer(c_int) function c_esdirk_hybrid_solver_get_event_vectors(solver, index, fired, ne, tau, ns, &
+        x_minus, x_plus, nx, z_minus, z_plus, nz) bind(C, name="esdirk_hybrid_solver_get_event_vectors")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      integer(esdirk_int), value :: index, ne, ns, nx, nz
+      integer(c_int), intent(out) :: fired(*)
+      real(c_double), intent(out) :: tau(*), x_minus(*), x_plus(*), z_minus(*), z_plus(*)
+    end function c_esdirk_hybrid_solver_get_event_vectors
+
+    integer(c_int) function c_esdirk_hybrid_solver_get_event_sensitivities(solver, index, sx_minus, sx_plus, &
+        ld, ns) bind(C, name="esdirk_hybrid_solver_get_event_sensitivities")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      integer(esdirk_int), value :: index, ld, ns
+      real(c_double), intent(out) :: sx_minus(ld, *), sx_plus(ld, *)
+    end function c_esdirk_hybrid_solver_get_event_sensitivities
+
+    integer(c_int) function c_esdirk_hybrid_solver_get_statistics(solver, statistics) &
+        bind(C, name="esdirk_hybrid_solver_get_statistics")
+      import :: c_int, c_ptr, esdirk_statistics
+      type(c_ptr), value :: solver
+      type(esdirk_statistics), intent(inout) :: statistics
+    end function c_esdirk_hybrid_solver_get_statistics
+
+    integer(c_int) function c_esdirk_hybrid_solver_get_counter(solver, name, value) &
+        bind(C, name="esdirk_hybrid_solver_get_counter")
+      import :: c_int, c_ptr, c_char, c_int64_t
+      type(c_ptr), value :: solver
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int64_t), intent(out) :: value
+    end function c_esdirk_hybrid_solver_get_counter
+
+    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+    end function c_strlen
+  end interface
+
+contains
+
+  !> The message of the last failure on a hybrid solver handle.
+  function esdirk_hybrid_last_error_string(solver) result(message)
+    type(c_ptr), intent(in) :: solver
+    character(len=:), allocatable :: message
+    character(kind=c_char), pointer :: chars(:)
+    type(c_ptr) :: text
+    integer :: i, n
+    text = c_esdirk_hybrid_solver_last_error(solver)
+    n = int(c_strlen(text))
+    call c_f_pointer(text, chars, [n])
+    allocate(character(len=n) :: message)
+    do i = 1, n
+      message(i:i) = chars(i)
+    end do
+  end function esdirk_hybrid_last_error_string
+
+  !> Event `index` of the log, 1-based (struct_size is set here).
+  integer(c_int) function esdirk_hybrid_solver_get_event(solver, index, event) result(status)
+    type(c_ptr), intent(in) :: solver
+    integer, intent(in) :: index
+    type(esdirk_event), intent(out) :: event
+    event%struct_size = c_sizeof(event)
+    status = c_esdirk_hybrid_solver_get_event(solver, int(index - 1, esdirk_int), event)
+  end function esdirk_hybrid_solver_get_event
+
+  !> The vectors of event `index` (1-based): fired(ne), tau(ns) (ns = 0 without sensitivities),
+  !> the left and right limits of x (nx) and z (nz).
+  integer(c_int) function esdirk_hybrid_solver_get_event_vectors(solver, index, fired, tau, x_minus, &
+      x_plus, z_minus, z_plus) result(status)
+    type(c_ptr), intent(in) :: solver
+    integer, intent(in) :: index
+    integer(c_int), intent(out) :: fired(:)
+    real(c_double), intent(out) :: tau(:), x_minus(:), x_plus(:), z_minus(:), z_plus(:)
+    status = c_esdirk_hybrid_solver_get_event_vectors(solver, int(index - 1, esdirk_int), fired, &
+        int(size(fired), esdirk_int), tau, int(size(tau), esdirk_int), x_minus, x_plus, &
+        int(size(x_minus), esdirk_int), z_minus, z_plus, int(size(z_minus), esdirk_int))
+  end function esdirk_hybrid_solver_get_event_vectors
+
+  !> The state sensitivities either side of event `index` (1-based): Sx-, Sx+ (nx x ns).
+  integer(c_int) function esdirk_hybrid_solver_get_event_sensitivities(solver, index, sx_minus, sx_plus) &
+      result(status)
+    type(c_ptr), intent(in) :: solver
+    integer, intent(in) :: index
+    real(c_double), intent(out) :: sx_minus(:, :), sx_plus(:, :)
+    status = c_esdirk_hybrid_solver_get_event_sensitivities(solver, int(index - 1, esdirk_int), sx_minus, &
+        sx_plus, int(size(sx_minus, 1), esdirk_int), int(size(sx_minus, 2), esdirk_int))
+  end function esdirk_hybrid_solver_get_event_sensitivities
+
+  !> The counters (struct_size is set here).
+  integer(c_int) function esdirk_hybrid_solver_get_statistics(solver, statistics) result(status)
+    type(c_ptr), intent(in) :: solver
+    type(esdirk_statistics), intent(out) :: statistics
+    statistics%struct_size = c_sizeof(statistics)
+    status = c_esdirk_hybrid_solver_get_statistics(solver, statistics)
+  end function esdirk_hybrid_solver_get_statistics
+
+  !> One counter by name ("events", "event_root_iterations", ...).
+  integer(c_int) function esdirk_hybrid_solver_get_counter(solver, name, value) result(status)
+    type(c_ptr), intent(in) :: solver
+    character(len=*), intent(in) :: name
+    integer(c_int64_t), intent(out) :: value
+    status = c_esdirk_hybrid_solver_get_counter(solver, trim(name) // c_null_char, value)
+  end function esdirk_hybrid_solver_get_counter
+
+end module esdirk_events

@@ -25,7 +25,9 @@ class CHybridProblem final : public esdirk::HybridProblem {
                  esdirk_hybrid_residual_fn residual, void* user_data)
       : HybridProblem(nx, nz, np, ne, memory), residual_(residual), user_data_(user_data) {}
 
-  bool has_mode(int mode) const override { return !has_mode_fn || has_mode_fn(mode, user_data_) != 0; }
+  bool has_mode(int mode) const override {
+    return !has_mode_fn || has_mode_fn(mode, user_data_) != 0;
+  }
 
   int evaluate(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z,
                esdirk::ConstVector p, esdirk::ConstVector mem, esdirk::Vector f,
@@ -61,7 +63,8 @@ class CHybridProblem final : public esdirk::HybridProblem {
   int transition(int mode, const esdirk::TransitionCause& cause, double t, esdirk::ConstVector x,
                  esdirk::ConstVector z, esdirk::ConstVector p, esdirk::ConstVector mem,
                  int& next_mode, esdirk::Vector x_plus) override {
-    if (!transition_fn) return HybridProblem::transition(mode, cause, t, x, z, p, mem, next_mode, x_plus);
+    if (!transition_fn)
+      return HybridProblem::transition(mode, cause, t, x, z, p, mem, next_mode, x_plus);
     return transition_fn(mode, event_count(), event_count() ? cause.fired.data() : nullptr,
                          cause.time_event, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p),
                          ptr(mem), &next_mode, x_plus.data(), user_data_);
@@ -115,20 +118,22 @@ struct esdirk_hybrid_solver : esdirk_capi::Messages {
   }
   int require_initialized(const char* who) {
     if (initialized) return ESDIRK_SUCCESS;
-    return fail(ESDIRK_WRONG_CALL_ORDER,
-                std::string(who) + ": call esdirk_hybrid_solver_initialize first (and check its status)");
+    return fail(
+        ESDIRK_WRONG_CALL_ORDER,
+        std::string(who) + ": call esdirk_hybrid_solver_initialize first (and check its status)");
   }
   int require_event(esdirk_int index, const char* who) {
     if (const int st = require_initialized(who)) return st;
     if (index < 0 || index >= solver->logged_events())
-      return fail(ESDIRK_INVALID_ARGUMENT, std::string(who) + ": event index " + std::to_string(index) +
-                                               " is outside the log (0.." +
+      return fail(ESDIRK_INVALID_ARGUMENT, std::string(who) + ": event index " +
+                                               std::to_string(index) + " is outside the log (0.." +
                                                std::to_string(solver->logged_events()) + ")");
     return ESDIRK_SUCCESS;
   }
   int size_error(const char* who, const char* what, esdirk_int given, int expected) {
-    return fail(ESDIRK_INVALID_ARGUMENT, std::string(who) + ": " + what + " is " + std::to_string(given) +
-                                             ", the problem's is " + std::to_string(expected));
+    return fail(ESDIRK_INVALID_ARGUMENT, std::string(who) + ": " + what + " is " +
+                                             std::to_string(given) + ", the problem's is " +
+                                             std::to_string(expected));
   }
 };
 
@@ -137,7 +142,8 @@ namespace {
 // The integrate calls: x and z sizes, then the run; the hybrid solver's stops map to
 // ESDIRK_SUCCESS (tout) and ESDIRK_LISTENER_STOP (a terminal event).
 int integrate(esdirk_hybrid_solver* s, const char* who, double tout, double* x, esdirk_int nx,
-              double* z, esdirk_int nz, esdirk::MatrixRef Sx, esdirk::MatrixRef Sz, double* t_reached) {
+              double* z, esdirk_int nz, esdirk::MatrixRef Sx, esdirk::MatrixRef Sz,
+              double* t_reached) {
   return guarded(s, [&] {
     const esdirk::Outcome o = s->solver->integrate_to(tout, out(x, nx), out(z, nz), Sx, Sz);
     if (t_reached) *t_reached = s->solver->t();
@@ -160,7 +166,8 @@ int esdirk_hybrid_problem_create(esdirk_int nx, esdirk_int nz, esdirk_int np, es
   if (!problem) return ESDIRK_NULL_ARGUMENT;
   *problem = nullptr;
   if (!residual) return ESDIRK_NULL_ARGUMENT;
-  if (nx < 1 || nz < 0 || np < 0 || ne < 0 || (memory != 0 && memory != 1)) return ESDIRK_INVALID_ARGUMENT;
+  if (nx < 1 || nz < 0 || np < 0 || ne < 0 || (memory != 0 && memory != 1))
+    return ESDIRK_INVALID_ARGUMENT;
   try {
     auto handle = std::make_unique<esdirk_hybrid_problem>();
     handle->problem = std::make_unique<esdirk_capi::CHybridProblem>(nx, nz, np, ne, memory == 1,
@@ -202,7 +209,8 @@ int esdirk_hybrid_problem_set_jacobians(esdirk_hybrid_problem* problem,
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_hybrid_problem_set_has_mode(esdirk_hybrid_problem* problem, esdirk_has_mode_fn has_mode) {
+int esdirk_hybrid_problem_set_has_mode(esdirk_hybrid_problem* problem,
+                                       esdirk_has_mode_fn has_mode) {
   if (!problem) return ESDIRK_NULL_ARGUMENT;
   problem->problem->has_mode_fn = has_mode;
   return ESDIRK_SUCCESS;
@@ -247,7 +255,8 @@ const char* esdirk_hybrid_solver_last_error(const esdirk_hybrid_solver* solver) 
 int esdirk_hybrid_solver_set_tolerances(esdirk_hybrid_solver* s, double rtol, double atol) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
   if (!(rtol >= 0.0) || !(atol >= 0.0) || !std::isfinite(rtol) || !std::isfinite(atol))
-    return s->fail(ESDIRK_INVALID_ARGUMENT, "set_tolerances: rtol and atol must be finite and >= 0");
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   "set_tolerances: rtol and atol must be finite and >= 0");
   s->options.integrator.rtol = rtol;
   s->options.integrator.atol = atol;
   return ESDIRK_SUCCESS;
@@ -266,17 +275,26 @@ int esdirk_hybrid_solver_set_step_limits(esdirk_hybrid_solver* s, double initial
 int esdirk_hybrid_solver_set_event_directions(esdirk_hybrid_solver* s, const int* directions,
                                               esdirk_int n) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!vector_ok(directions, n)) return s->fail(ESDIRK_NULL_ARGUMENT, "set_event_directions: directions is NULL");
-  if (n != s->model().event_count()) return s->size_error("set_event_directions", "n", n, s->model().event_count());
+  if (!vector_ok(directions, n))
+    return s->fail(ESDIRK_NULL_ARGUMENT, "set_event_directions: directions is NULL");
+  if (n != s->model().event_count())
+    return s->size_error("set_event_directions", "n", n, s->model().event_count());
   std::vector<esdirk::EventDirection> filters;
   for (esdirk_int k = 0; k < n; ++k) {
     switch (directions[k]) {
-      case ESDIRK_EVENT_BOTH: filters.push_back(esdirk::EventDirection::both); break;
-      case ESDIRK_EVENT_RISING: filters.push_back(esdirk::EventDirection::rising); break;
-      case ESDIRK_EVENT_FALLING: filters.push_back(esdirk::EventDirection::falling); break;
+      case ESDIRK_EVENT_BOTH:
+        filters.push_back(esdirk::EventDirection::both);
+        break;
+      case ESDIRK_EVENT_RISING:
+        filters.push_back(esdirk::EventDirection::rising);
+        break;
+      case ESDIRK_EVENT_FALLING:
+        filters.push_back(esdirk::EventDirection::falling);
+        break;
       default:
-        return s->fail(ESDIRK_INVALID_ARGUMENT, "set_event_directions: direction " + std::to_string(k) +
-                                                    " is " + std::to_string(directions[k]) +
+        return s->fail(ESDIRK_INVALID_ARGUMENT, "set_event_directions: direction " +
+                                                    std::to_string(k) + " is " +
+                                                    std::to_string(directions[k]) +
                                                     " (ESDIRK_EVENT_BOTH, _RISING or _FALLING)");
     }
   }
@@ -288,16 +306,20 @@ int esdirk_hybrid_solver_set_event_directions(esdirk_hybrid_solver* s, const int
 
 int esdirk_hybrid_solver_set_terminal(esdirk_hybrid_solver* s, const int* terminal, esdirk_int n) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!vector_ok(terminal, n)) return s->fail(ESDIRK_NULL_ARGUMENT, "set_terminal: terminal is NULL");
-  if (n != s->model().event_count()) return s->size_error("set_terminal", "n", n, s->model().event_count());
+  if (!vector_ok(terminal, n))
+    return s->fail(ESDIRK_NULL_ARGUMENT, "set_terminal: terminal is NULL");
+  if (n != s->model().event_count())
+    return s->size_error("set_terminal", "n", n, s->model().event_count());
   return guarded(s, [&] {
     s->options.terminal.assign(static_cast<std::size_t>(n), false);
-    for (esdirk_int k = 0; k < n; ++k) s->options.terminal[static_cast<std::size_t>(k)] = terminal[k] != 0;
+    for (esdirk_int k = 0; k < n; ++k)
+      s->options.terminal[static_cast<std::size_t>(k)] = terminal[k] != 0;
     return ESDIRK_SUCCESS;
   });
 }
 
-int esdirk_hybrid_solver_set_time_events(esdirk_hybrid_solver* s, const double* times, esdirk_int n) {
+int esdirk_hybrid_solver_set_time_events(esdirk_hybrid_solver* s, const double* times,
+                                         esdirk_int n) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
   if (!vector_ok(times, n)) return s->fail(ESDIRK_NULL_ARGUMENT, "set_time_events: times is NULL");
   if (n < 0) return s->fail(ESDIRK_INVALID_ARGUMENT, "set_time_events: n is negative");
@@ -348,18 +370,21 @@ int esdirk_hybrid_solver_initialize(esdirk_hybrid_solver* s, double t0, int mode
   const esdirk_capi::CHybridProblem& m = s->model();
   if (nx != m.nx() || nz != m.nz() || np != m.np() || nm != m.memory_size())
     return s->fail(ESDIRK_INVALID_ARGUMENT,
-                   "hybrid initialize: sizes (" + std::to_string(nx) + ", " + std::to_string(nz) + ", " +
-                       std::to_string(np) + ", " + std::to_string(nm) + ") do not match the problem's (nx, nz, np, nm) = (" +
-                       std::to_string(m.nx()) + ", " + std::to_string(m.nz()) + ", " + std::to_string(m.np()) +
-                       ", " + std::to_string(m.memory_size()) + ")");
+                   "hybrid initialize: sizes (" + std::to_string(nx) + ", " + std::to_string(nz) +
+                       ", " + std::to_string(np) + ", " + std::to_string(nm) +
+                       ") do not match the problem's (nx, nz, np, nm) = (" +
+                       std::to_string(m.nx()) + ", " + std::to_string(m.nz()) + ", " +
+                       std::to_string(m.np()) + ", " + std::to_string(m.memory_size()) + ")");
   if (m.event_count() > 0 && !m.events_fn)
-    return s->fail(ESDIRK_WRONG_CALL_ORDER, "hybrid initialize: the problem has " + std::to_string(m.event_count()) +
-                                                " event functions: set them first (esdirk_hybrid_problem_set_events)");
+    return s->fail(ESDIRK_WRONG_CALL_ORDER,
+                   "hybrid initialize: the problem has " + std::to_string(m.event_count()) +
+                       " event functions: set them first (esdirk_hybrid_problem_set_events)");
   return guarded(s, [&] {
     // A new solver with the options of this moment (invalid ones throw std::invalid_argument);
     // it replaces the old one only if it starts, so a rejected call loses nothing.
     auto fresh = std::make_unique<esdirk::HybridSolver>(*s->problem->problem, s->options);
-    const esdirk::Status status = fresh->initialize(t0, mode, in(x0, nx), in(z0_guess, nz), in(p, np), in(mem0, nm));
+    const esdirk::Status status =
+        fresh->initialize(t0, mode, in(x0, nx), in(z0_guess, nz), in(p, np), in(mem0, nm));
     if (!esdirk::ok(status)) return s->from(status, "hybrid initialize: " + fresh->message());
     s->solver = std::move(fresh);
     s->initialized = true;
@@ -374,28 +399,33 @@ int esdirk_hybrid_solver_start_sensitivities(esdirk_hybrid_solver* s, const doub
   if (const int st = s->require_initialized("hybrid start_sensitivities")) return st;
   const int expected = s->model().nx() + s->model().np();
   if (rows != expected || ns < 1 || (seed && ld < rows) || (!seed && ns != expected))
-    return s->fail(ESDIRK_INVALID_ARGUMENT,
-                   "hybrid start_sensitivities: the seed must be (nx + np) x ns = " + std::to_string(expected) +
-                       " x ns with ns >= 1 and ld >= nx + np (ns = nx + np for the identity seed); got " +
-                       std::to_string(rows) + " x " + std::to_string(ns) + ", ld " + std::to_string(ld));
+    return s->fail(
+        ESDIRK_INVALID_ARGUMENT,
+        "hybrid start_sensitivities: the seed must be (nx + np) x ns = " +
+            std::to_string(expected) +
+            " x ns with ns >= 1 and ld >= nx + np (ns = nx + np for the identity seed); got " +
+            std::to_string(rows) + " x " + std::to_string(ns) + ", ld " + std::to_string(ld));
   return guarded(s, [&] {
     std::vector<double> identity;
     if (!seed) {
       identity.assign(static_cast<std::size_t>(expected) * static_cast<std::size_t>(expected), 0.0);
-      for (int i = 0; i < expected; ++i) identity[static_cast<std::size_t>(i) * (static_cast<std::size_t>(expected) + 1)] = 1.0;
+      for (int i = 0; i < expected; ++i)
+        identity[static_cast<std::size_t>(i) * (static_cast<std::size_t>(expected) + 1)] = 1.0;
     }
-    const esdirk::ConstMatrixRef S = seed ? esdirk::ConstMatrixRef(seed, rows, ns, ld)
-                                          : esdirk::ConstMatrixRef(identity.data(), expected, expected, expected);
+    const esdirk::ConstMatrixRef S =
+        seed ? esdirk::ConstMatrixRef(seed, rows, ns, ld)
+             : esdirk::ConstMatrixRef(identity.data(), expected, expected, expected);
     const esdirk::Status status = s->solver->initialize_sensitivities(S);
     s->sensitivities = esdirk::ok(status);
     return s->from(status, "hybrid start_sensitivities: " + s->solver->message());
   });
 }
 
-int esdirk_hybrid_solver_integrate_to(esdirk_hybrid_solver* s, double tout, double* x, esdirk_int nx,
-                                      double* z, esdirk_int nz, double* t_reached) {
+int esdirk_hybrid_solver_integrate_to(esdirk_hybrid_solver* s, double tout, double* x,
+                                      esdirk_int nx, double* z, esdirk_int nz, double* t_reached) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!x || !vector_ok(z, nz)) return s->fail(ESDIRK_NULL_ARGUMENT, "hybrid integrate_to: x or z is NULL");
+  if (!x || !vector_ok(z, nz))
+    return s->fail(ESDIRK_NULL_ARGUMENT, "hybrid integrate_to: x or z is NULL");
   if (nx != s->model().nx()) return s->size_error("hybrid integrate_to", "nx", nx, s->model().nx());
   if (nz != s->model().nz()) return s->size_error("hybrid integrate_to", "nz", nz, s->model().nz());
   if (const int st = s->require_initialized("hybrid integrate_to")) return st;
@@ -405,22 +435,28 @@ int esdirk_hybrid_solver_integrate_to(esdirk_hybrid_solver* s, double tout, doub
 int esdirk_hybrid_solver_integrate_sensitivities_to(esdirk_hybrid_solver* s, double tout, double* x,
                                                     esdirk_int nx, double* z, esdirk_int nz,
                                                     double* Sx, esdirk_int ldsx, double* Sz,
-                                                    esdirk_int ldsz, esdirk_int ns, double* t_reached) {
+                                                    esdirk_int ldsz, esdirk_int ns,
+                                                    double* t_reached) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
   if (!x || !vector_ok(z, nz) || !Sx)
     return s->fail(ESDIRK_NULL_ARGUMENT, "hybrid integrate_sensitivities_to: x, z or Sx is NULL");
-  if (nx != s->model().nx()) return s->size_error("hybrid integrate_sensitivities_to", "nx", nx, s->model().nx());
-  if (nz != s->model().nz()) return s->size_error("hybrid integrate_sensitivities_to", "nz", nz, s->model().nz());
+  if (nx != s->model().nx())
+    return s->size_error("hybrid integrate_sensitivities_to", "nx", nx, s->model().nx());
+  if (nz != s->model().nz())
+    return s->size_error("hybrid integrate_sensitivities_to", "nz", nz, s->model().nz());
   if (const int st = s->require_initialized("hybrid integrate_sensitivities_to")) return st;
   if (!s->sensitivities)
-    return s->fail(ESDIRK_WRONG_CALL_ORDER,
-                   "hybrid integrate_sensitivities_to: call esdirk_hybrid_solver_start_sensitivities first");
+    return s->fail(
+        ESDIRK_WRONG_CALL_ORDER,
+        "hybrid integrate_sensitivities_to: call esdirk_hybrid_solver_start_sensitivities first");
   if (ns != s->solver->directions() || ldsx < std::max(nx, 1) || (Sz && nz > 0 && ldsz < nz))
-    return s->fail(ESDIRK_INVALID_ARGUMENT, "hybrid integrate_sensitivities_to: ns must be the seed's " +
-                                                std::to_string(s->solver->directions()) +
-                                                " columns and the leading dimensions >= nx, nz");
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   "hybrid integrate_sensitivities_to: ns must be the seed's " +
+                       std::to_string(s->solver->directions()) +
+                       " columns and the leading dimensions >= nx, nz");
   const esdirk::MatrixRef sx{Sx, nx, ns, ldsx};
-  const esdirk::MatrixRef sz = Sz && nz > 0 ? esdirk::MatrixRef{Sz, nz, ns, ldsz} : esdirk::MatrixRef{};
+  const esdirk::MatrixRef sz =
+      Sz && nz > 0 ? esdirk::MatrixRef{Sz, nz, ns, ldsz} : esdirk::MatrixRef{};
   return integrate(s, "hybrid integrate_sensitivities_to", tout, x, nx, z, nz, sx, sz, t_reached);
 }
 
@@ -431,8 +467,10 @@ int esdirk_hybrid_solver_get_state(const esdirk_hybrid_solver* cs, double* t, in
   auto* s = const_cast<esdirk_hybrid_solver*>(cs);  // only the message changes
   if (!s) return ESDIRK_NULL_ARGUMENT;
   if (!s->solver) return s->require_initialized("hybrid get_state");
-  if (x && nx != s->model().nx()) return s->size_error("hybrid get_state", "nx", nx, s->model().nx());
-  if (z && nz != s->model().nz()) return s->size_error("hybrid get_state", "nz", nz, s->model().nz());
+  if (x && nx != s->model().nx())
+    return s->size_error("hybrid get_state", "nx", nx, s->model().nx());
+  if (z && nz != s->model().nz())
+    return s->size_error("hybrid get_state", "nz", nz, s->model().nz());
   if (t) *t = s->solver->t();
   if (mode) *mode = s->solver->mode();
   if (x) std::copy(s->solver->x().begin(), s->solver->x().end(), x);
@@ -453,10 +491,13 @@ int esdirk_hybrid_solver_get_memory(const esdirk_hybrid_solver* cs, double* mem,
       return s->fail(ESDIRK_WRONG_CALL_ORDER, "hybrid get_memory: no sensitivities were started");
     if (ns != s->solver->directions() || ld < std::max(m, 1))
       return s->fail(ESDIRK_INVALID_ARGUMENT, "hybrid get_memory: ns must be " +
-                                                  std::to_string(s->solver->directions()) + " and ld >= nm");
+                                                  std::to_string(s->solver->directions()) +
+                                                  " and ld >= nm");
     const esdirk::ConstMatrixRef S = s->solver->memory_sensitivity();
     for (int j = 0; j < ns; ++j)
-      for (int i = 0; i < m; ++i) Smem[static_cast<std::size_t>(j) * static_cast<std::size_t>(ld) + static_cast<std::size_t>(i)] = S(i, j);
+      for (int i = 0; i < m; ++i)
+        Smem[static_cast<std::size_t>(j) * static_cast<std::size_t>(ld) +
+             static_cast<std::size_t>(i)] = S(i, j);
   }
   return ESDIRK_SUCCESS;
 }
@@ -471,7 +512,8 @@ int esdirk_hybrid_solver_get_event_count(const esdirk_hybrid_solver* cs, int64_t
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_hybrid_solver_get_event(const esdirk_hybrid_solver* cs, esdirk_int index, esdirk_event* event) {
+int esdirk_hybrid_solver_get_event(const esdirk_hybrid_solver* cs, esdirk_int index,
+                                   esdirk_event* event) {
   auto* s = const_cast<esdirk_hybrid_solver*>(cs);
   if (!s) return ESDIRK_NULL_ARGUMENT;
   if (!event) return s->fail(ESDIRK_NULL_ARGUMENT, "hybrid get_event: event is NULL");
@@ -479,8 +521,9 @@ int esdirk_hybrid_solver_get_event(const esdirk_hybrid_solver* cs, esdirk_int in
   if (const int st = s->require_event(index, "hybrid get_event")) return st;
   if (event->struct_size < sizeof(esdirk_event))
     // Every field so far was in the first version; a shorter struct is not one of ours.
-    return s->fail(ESDIRK_INVALID_ARGUMENT, "hybrid get_event: set event->struct_size to sizeof(esdirk_event) "
-                                            "(or start from ESDIRK_EVENT_INIT)");
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   "hybrid get_event: set event->struct_size to sizeof(esdirk_event) "
+                   "(or start from ESDIRK_EVENT_INIT)");
   const esdirk::EventRecord& r = s->solver->event(index);
   event->t = r.t;
   event->bracket = r.bracket;
@@ -493,18 +536,22 @@ int esdirk_hybrid_solver_get_event(const esdirk_hybrid_solver* cs, esdirk_int in
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_hybrid_solver_get_event_vectors(const esdirk_hybrid_solver* cs, esdirk_int index, int* fired,
-                                           esdirk_int ne, double* tau, esdirk_int ns, double* x_minus,
-                                           double* x_plus, esdirk_int nx, double* z_minus,
-                                           double* z_plus, esdirk_int nz) {
+int esdirk_hybrid_solver_get_event_vectors(const esdirk_hybrid_solver* cs, esdirk_int index,
+                                           int* fired, esdirk_int ne, double* tau, esdirk_int ns,
+                                           double* x_minus, double* x_plus, esdirk_int nx,
+                                           double* z_minus, double* z_plus, esdirk_int nz) {
   auto* s = const_cast<esdirk_hybrid_solver*>(cs);
   if (!s) return ESDIRK_NULL_ARGUMENT;
   if (!s->solver) return s->require_initialized("hybrid get_event_vectors");
   if (const int st = s->require_event(index, "hybrid get_event_vectors")) return st;
   const char* who = "hybrid get_event_vectors";
-  if (fired && ne != s->model().event_count()) return s->size_error(who, "ne", ne, s->model().event_count());
-  if ((x_minus || x_plus) && nx != s->model().nx()) return s->size_error(who, "nx", nx, s->model().nx());
-  if ((z_minus || z_plus) && nz != s->model().nz()) return s->size_error(who, "nz", nz, s->model().nz());
+  if (fired && ne != s->model().event_count())
+    return s->size_error(who, "ne", ne, s->model().event_count());
+  if ((x_minus || x_plus) && nx != s->model().nx())
+    return s->size_error(who, "nx", nx, s->model().nx());
+  if ((z_minus || z_plus) && nz != s->model().nz())
+    return s->size_error(who, "nz", nz, s->model().nz());
+  if (tau && ns == 0) tau = nullptr;  // not asked for (a Fortran caller cannot pass NULL)
   if (tau && (!s->sensitivities || ns != s->solver->directions()))
     return s->fail(s->sensitivities ? ESDIRK_INVALID_ARGUMENT : ESDIRK_WRONG_CALL_ORDER,
                    std::string(who) + ": tau needs sensitivities and ns = their directions");
@@ -526,30 +573,36 @@ int esdirk_hybrid_solver_get_event_sensitivities(const esdirk_hybrid_solver* cs,
   if (!s->solver) return s->require_initialized("hybrid get_event_sensitivities");
   if (const int st = s->require_event(index, "hybrid get_event_sensitivities")) return st;
   if (!s->sensitivities)
-    return s->fail(ESDIRK_WRONG_CALL_ORDER, "hybrid get_event_sensitivities: no sensitivities were started");
+    return s->fail(ESDIRK_WRONG_CALL_ORDER,
+                   "hybrid get_event_sensitivities: no sensitivities were started");
   const int nx = s->model().nx();
   if (ns != s->solver->directions() || ld < nx)
     return s->fail(ESDIRK_INVALID_ARGUMENT, "hybrid get_event_sensitivities: ns must be " +
-                                                std::to_string(s->solver->directions()) + " and ld >= nx");
+                                                std::to_string(s->solver->directions()) +
+                                                " and ld >= nx");
   const esdirk::EventRecord& r = s->solver->event(index);
   for (int j = 0; j < ns; ++j)
     for (int i = 0; i < nx; ++i) {
-      const std::size_t at = static_cast<std::size_t>(j) * static_cast<std::size_t>(ld) + static_cast<std::size_t>(i);
+      const std::size_t at =
+          static_cast<std::size_t>(j) * static_cast<std::size_t>(ld) + static_cast<std::size_t>(i);
       if (sx_minus) sx_minus[at] = r.sx_minus(i, j);
       if (sx_plus) sx_plus[at] = r.sx_plus(i, j);
     }
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_hybrid_solver_get_statistics(const esdirk_hybrid_solver* cs, esdirk_statistics* statistics) {
+int esdirk_hybrid_solver_get_statistics(const esdirk_hybrid_solver* cs,
+                                        esdirk_statistics* statistics) {
   auto* s = const_cast<esdirk_hybrid_solver*>(cs);
   if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!statistics) return s->fail(ESDIRK_NULL_ARGUMENT, "hybrid get_statistics: statistics is NULL");
+  if (!statistics)
+    return s->fail(ESDIRK_NULL_ARGUMENT, "hybrid get_statistics: statistics is NULL");
   if (!s->solver) return s->require_initialized("hybrid get_statistics");
   return esdirk_capi::fill_statistics(s->solver->statistics(), statistics, *s);
 }
 
-int esdirk_hybrid_solver_get_counter(const esdirk_hybrid_solver* cs, const char* name, int64_t* value) {
+int esdirk_hybrid_solver_get_counter(const esdirk_hybrid_solver* cs, const char* name,
+                                     int64_t* value) {
   auto* s = const_cast<esdirk_hybrid_solver*>(cs);
   if (!s) return ESDIRK_NULL_ARGUMENT;
   if (!s->solver) return s->require_initialized("hybrid get_counter");

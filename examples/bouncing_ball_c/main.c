@@ -42,10 +42,10 @@ static int impact(int mode, esdirk_int ne, const int* fired, int time_event, esd
 }
 
 /* D = [phi_t phi_z phi_v phi_g phi_gamma] (2 x 5). */
-static int impact_jacobian(int mode, esdirk_int ne, const int* fired, int time_event,
-                           esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, double t,
-                           const double* x, const double* z, const double* p, const double* mem,
-                           double* D, esdirk_int ldd, void* user_data) {
+static int impact_jacobian(int mode, esdirk_int ne, const int* fired, int time_event, esdirk_int nx,
+                           esdirk_int nz, esdirk_int np, esdirk_int nm, double t, const double* x,
+                           const double* z, const double* p, const double* mem, double* D,
+                           esdirk_int ldd, void* user_data) {
   int j;
   (void)mode, (void)ne, (void)fired, (void)time_event, (void)nx, (void)nz, (void)np, (void)nm,
       (void)t, (void)z, (void)mem, (void)user_data;
@@ -83,7 +83,8 @@ static double exact_z(const double q[4], double t) {
 int main(void) {
   esdirk_hybrid_problem* problem = NULL;
   esdirk_hybrid_solver* solver = NULL;
-  const double x0[2] = {z0, v0}, p[2] = {gravity, restitution}, q[4] = {z0, v0, gravity, restitution};
+  const double x0[2] = {z0, v0}, p[2] = {gravity, restitution},
+               q[4] = {z0, v0, gravity, restitution};
   const int terminal[1] = {1}, not_terminal[1] = {0}, falling[1] = {ESDIRK_EVENT_FALLING};
   double x[2], Sx[2 * 4], sx_minus[2 * 4], tau_dtheta[4], t = 0.0, dz_fixed[2 * 4];
   esdirk_event event = ESDIRK_EVENT_INIT;
@@ -103,18 +104,23 @@ int main(void) {
   esdirk_hybrid_solver_set_event_directions(solver, falling, 1);
   esdirk_hybrid_solver_set_terminal(solver, terminal, 1);
   printf("Bouncing ball through the C API, ESDIRK34, rtol = 1e-10\n\n");
-  if (require(esdirk_hybrid_solver_initialize(solver, 0.0, 0, x0, 2, NULL, 0, p, 2, NULL, 0), "initialize", solver) < 0 ||
-      require(esdirk_hybrid_solver_start_sensitivities(solver, NULL, 4, 4, 4), "sensitivities", solver) < 0)
+  if (require(esdirk_hybrid_solver_initialize(solver, 0.0, 0, x0, 2, NULL, 0, p, 2, NULL, 0),
+              "initialize", solver) < 0 ||
+      require(esdirk_hybrid_solver_start_sensitivities(solver, NULL, 4, 4, 4), "sensitivities",
+              solver) < 0)
     return 1;
   /* The terminal impact stops the run at tau (left limit); the next call applies the reset. */
-  status = require(esdirk_hybrid_solver_integrate_sensitivities_to(solver, t_end, x, 2, NULL, 0, Sx, 2, NULL, 0, 4, &t),
+  status = require(esdirk_hybrid_solver_integrate_sensitivities_to(solver, t_end, x, 2, NULL, 0, Sx,
+                                                                   2, NULL, 0, 4, &t),
                    "integrate to the impact", solver);
   if (status < 0) return 1;
-  check(status == ESDIRK_LISTENER_STOP, "stopped at the terminal impact (status 2)", status, ESDIRK_LISTENER_STOP);
+  check(status == ESDIRK_LISTENER_STOP, "stopped at the terminal impact (status 2)", status,
+        ESDIRK_LISTENER_STOP);
   check(fabs(t - tau_exact) < 1e-12, "impact time tau (blog: 0.99005)", t, tau_exact);
   check(fabs(x[1] - (v0 - gravity * tau_exact)) < 1e-10, "v(tau-)", x[1], v0 - gravity * tau_exact);
   check(fabs(Sx[1]) < 1e-12, "dv/dz0 at t = tau-, fixed t", Sx[1], 0.0);
-  status = require(esdirk_hybrid_solver_integrate_sensitivities_to(solver, t_end, x, 2, NULL, 0, Sx, 2, NULL, 0, 4, &t),
+  status = require(esdirk_hybrid_solver_integrate_sensitivities_to(solver, t_end, x, 2, NULL, 0, Sx,
+                                                                   2, NULL, 0, 4, &t),
                    "integrate to t_end", solver);
   if (status < 0) return 1;
   check(status == ESDIRK_SUCCESS && t == t_end, "reached t_end = 1.9 (status 0)", t, t_end);
@@ -131,9 +137,13 @@ int main(void) {
     reference = (exact_z(qp, t_end) - exact_z(qm, t_end)) / (2.0 * h); /* of the exact function */
     check(fabs(Sx[2 * k] - reference) < 1e-7 * fabs(reference), names[k], Sx[2 * k], reference);
   }
-  check(fabs(Sx[0] - (restitution * gravity * (t_end - tau_exact) - restitution * S + gravity * (t_end - tau_exact)) / S) < 1e-9,
+  check(fabs(Sx[0] - (restitution * gravity * (t_end - tau_exact) - restitution * S +
+                      gravity * (t_end - tau_exact)) /
+                         S) < 1e-9,
         "dz/dz0 = (gamma g s - gamma S + g s)/S", Sx[0],
-        (restitution * gravity * (t_end - tau_exact) - restitution * S + gravity * (t_end - tau_exact)) / S);
+        (restitution * gravity * (t_end - tau_exact) - restitution * S +
+         gravity * (t_end - tau_exact)) /
+            S);
   printf("  dz(t_end)/dz0 rounded to 2 digits: %.2f (blog: 0.84)\n", Sx[0]);
   all_ok = all_ok && floor(Sx[0] * 100.0 + 0.5) == 84.0;
 
@@ -141,31 +151,40 @@ int main(void) {
   esdirk_hybrid_solver_get_event_count(solver, &located, &logged);
   check(located == 1 && logged == 1, "events located", (double)located, 1.0);
   if (require(esdirk_hybrid_solver_get_event(solver, 0, &event), "get_event", solver) < 0 ||
-      require(esdirk_hybrid_solver_get_event_vectors(solver, 0, NULL, 1, tau_dtheta, 4, NULL, NULL, 2, NULL, NULL, 0),
+      require(esdirk_hybrid_solver_get_event_vectors(solver, 0, NULL, 1, tau_dtheta, 4, NULL, NULL,
+                                                     2, NULL, NULL, 0),
               "get_event_vectors", solver) < 0 ||
-      require(esdirk_hybrid_solver_get_counter(solver, "event_root_iterations", &iterations), "get_counter", solver) < 0)
+      require(esdirk_hybrid_solver_get_counter(solver, "event_root_iterations", &iterations),
+              "get_counter", solver) < 0)
     return 1;
-  check(fabs(event.t - tau_exact) < 1e-12 && event.mode_before == 0 && event.mode_after == 0 && event.primary == 0, "logged event time", event.t, tau_exact);
+  check(fabs(event.t - tau_exact) < 1e-12 && event.mode_before == 0 && event.mode_after == 0 &&
+            event.primary == 0,
+        "logged event time", event.t, tau_exact);
   check(fabs(tau_dtheta[0] - 1.0 / S) < 1e-10, "d tau/dz0 = 1/S", tau_dtheta[0], 1.0 / S);
-  check(fabs(tau_dtheta[2] - (z0 / S - tau_exact) / gravity) < 1e-10,
-        "d tau/dg = (z0/S - tau)/g", tau_dtheta[2], (z0 / S - tau_exact) / gravity);
+  check(fabs(tau_dtheta[2] - (z0 / S - tau_exact) / gravity) < 1e-10, "d tau/dg = (z0/S - tau)/g",
+        tau_dtheta[2], (z0 / S - tau_exact) / gravity);
   /* The blog's -0.99995 is the total derivative along the moving event, s + f tau. */
-  if (require(esdirk_hybrid_solver_get_event_sensitivities(solver, 0, sx_minus, NULL, 2, 4), "get_event_sensitivities",
-              solver) < 0)
+  if (require(esdirk_hybrid_solver_get_event_sensitivities(solver, 0, sx_minus, NULL, 2, 4),
+              "get_event_sensitivities", solver) < 0)
     return 1;
-  check(fabs(sx_minus[1] - gravity * tau_dtheta[0] + gravity / S) < 1e-10, "d v(tau-)/dz0 = s + f tau (blog: -0.99995)",
-        sx_minus[1] - gravity * tau_dtheta[0], -gravity / S);
+  check(fabs(sx_minus[1] - gravity * tau_dtheta[0] + gravity / S) < 1e-10,
+        "d v(tau-)/dz0 = s + f tau (blog: -0.99995)", sx_minus[1] - gravity * tau_dtheta[0],
+        -gravity / S);
   printf("  root-finder iterations (counter by name): %lld\n", (long long)iterations);
 
   /* The explicit (fixed-time) event of the blog: no event-time sensitivity, dz/dz0 = 1. */
   esdirk_hybrid_solver_set_sensitivity_jumps(solver, 1, 0);
   esdirk_hybrid_solver_set_terminal(solver, not_terminal, 1);
-  if (require(esdirk_hybrid_solver_initialize(solver, 0.0, 0, x0, 2, NULL, 0, p, 2, NULL, 0), "initialize", solver) < 0 ||
-      require(esdirk_hybrid_solver_start_sensitivities(solver, NULL, 4, 4, 4), "sensitivities", solver) < 0 ||
-      require(esdirk_hybrid_solver_integrate_sensitivities_to(solver, t_end, x, 2, NULL, 0, dz_fixed, 2, NULL, 0, 4, &t),
+  if (require(esdirk_hybrid_solver_initialize(solver, 0.0, 0, x0, 2, NULL, 0, p, 2, NULL, 0),
+              "initialize", solver) < 0 ||
+      require(esdirk_hybrid_solver_start_sensitivities(solver, NULL, 4, 4, 4), "sensitivities",
+              solver) < 0 ||
+      require(esdirk_hybrid_solver_integrate_sensitivities_to(solver, t_end, x, 2, NULL, 0,
+                                                              dz_fixed, 2, NULL, 0, 4, &t),
               "explicit event run", solver) < 0)
     return 1;
-  check(fabs(dz_fixed[0] - 1.0) < 1e-9, "dz(t_end)/dz0, explicit event (blog: 1)", dz_fixed[0], 1.0);
+  check(fabs(dz_fixed[0] - 1.0) < 1e-9, "dz(t_end)/dz0, explicit event (blog: 1)", dz_fixed[0],
+        1.0);
 
   esdirk_hybrid_solver_free(&solver);
   esdirk_hybrid_problem_free(&problem);

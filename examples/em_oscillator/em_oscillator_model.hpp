@@ -9,8 +9,8 @@
 // crossing of h = v, where xi flips and the memory (u*, v*, q*, z*) is latched (x+, z-). The
 // constitutive law (seed eq. 46) with the derived memory variable u_i* substituted in closed form:
 //
-//     sigma = phi(u) - Q exp(-alpha xi (u - u*)) + xi c,       phi(u) = -2 beta u + 2 sinh(beta u) + k_b u
-//     Q = phi(u*) + xi c - z*,   c = delta/alpha + fbar = (k_a - k_b + delta) / (2 alpha)
+//     sigma = phi(u) - Q exp(-alpha xi (u - u*)) + xi c,       phi(u) = -2 beta u + 2 sinh(beta u)
+//     + k_b u Q = phi(u*) + xi c - z*,   c = delta/alpha + fbar = (k_a - k_b + delta) / (2 alpha)
 //
 // This is the seed's formula exactly (exp(-alpha(xi(u - u_i*) + 2 u0)) = xi alpha Q exp(-alpha xi
 // (u - u*)) / (k_a - k_b) by the definition of u_i*), with the 2 sinh of erratum E10, the internal
@@ -52,9 +52,10 @@ inline Law law(int xi, double u, double ustar, double zstar, const double* p) {
   r.sigma_u = phi_u(u) + al * xi * Q * e;
   r.sigma_ustar = -e * (phi_u(ustar) + al * xi * Q);
   r.sigma_zstar = e;
-  r.sigma_p[0] = xi * (1.0 - e) / (2.0 * al);                          // c_ka = 1/(2 alpha)
-  r.sigma_p[1] = u - (ustar - xi / (2.0 * al)) * e - xi / (2.0 * al);  // phi_kb = u, c_kb = -1/(2 alpha)
-  r.sigma_p[2] = xi * c / al * (e - 1.0) + Q * xi * (u - ustar) * e;   // c_alpha = -c/alpha
+  r.sigma_p[0] = xi * (1.0 - e) / (2.0 * al);  // c_ka = 1/(2 alpha)
+  r.sigma_p[1] =
+      u - (ustar - xi / (2.0 * al)) * e - xi / (2.0 * al);  // phi_kb = u, c_kb = -1/(2 alpha)
+  r.sigma_p[2] = xi * c / al * (e - 1.0) + Q * xi * (u - ustar) * e;  // c_alpha = -c/alpha
   r.sigma_p[3] = phi_beta(u) - phi_beta(ustar) * e;
   return r;
 }
@@ -65,8 +66,9 @@ class Model : public esdirk::HybridProblem {
 
   bool has_mode(int mode) const override { return mode == loading || mode == unloading; }
 
-  int evaluate(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
-               esdirk::ConstVector mem, esdirk::Vector f, esdirk::Vector g) override {
+  int evaluate(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z,
+               esdirk::ConstVector p, esdirk::ConstVector mem, esdirk::Vector f,
+               esdirk::Vector g) override {
     f[0] = x[1];
     f[1] = (-area * z[0] + load(t)) / mass;
     f[2] = x[0] * x[0];
@@ -86,7 +88,8 @@ class Model : public esdirk::HybridProblem {
   }
   bool has_parameter_jacobian() const override { return true; }
   int parameter_jacobian(int mode, double, esdirk::ConstVector x, esdirk::ConstVector,
-                         esdirk::ConstVector p, esdirk::ConstVector mem, esdirk::MatrixRef Jp) override {
+                         esdirk::ConstVector p, esdirk::ConstVector mem,
+                         esdirk::MatrixRef Jp) override {
     Jp.fill(0.0);  // columns (k_a, k_b, alpha, beta, u*, v*, q*, z*); f reads neither
     const Law s = law(mode, x[0], mem[0], mem[3], p.data());
     for (int k = 0; k < 4; ++k) Jp(3, k) = -s.sigma_p[k];
@@ -102,8 +105,8 @@ class Model : public esdirk::HybridProblem {
     return 0;
   }
   bool has_event_jacobian() const override { return true; }
-  int event_jacobian(int, int, double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
-                     esdirk::ConstVector, esdirk::Vector row) override {
+  int event_jacobian(int, int, double, esdirk::ConstVector, esdirk::ConstVector,
+                     esdirk::ConstVector, esdirk::ConstVector, esdirk::Vector row) override {
     for (double& r : row) r = 0.0;
     row[2] = 1.0;  // [h_t, h_u, h_v, h_q, h_z, h_p (4), h_mem (4)]
     return 0;

@@ -23,7 +23,8 @@ namespace {
 bool all_ok = true;
 
 void check(bool ok, const char* what, double value, double reference, const char* against) {
-  std::printf("  %-26s %16.9e  %-18s %16.9e  %s\n", what, value, against, reference, ok ? "ok" : "WRONG");
+  std::printf("  %-26s %16.9e  %-18s %16.9e  %s\n", what, value, against, reference,
+              ok ? "ok" : "WRONG");
   all_ok = all_ok && ok;
 }
 
@@ -45,7 +46,7 @@ Result solve(double rtol, const std::vector<double>& p, bool sensitivities, int 
   Result r;
   std::vector<double> x(3), z(1);
   esdirk::DenseMatrix seed(7, 4), Sx(3, 4), Sz(1, 4);
-  for (int k = 0; k < 4; ++k) seed(3 + k, k) = 1.0;  // the parameter directions
+  for (int k = 0; k < 4; ++k) seed(3 + k, k) = 1.0;                   // the parameter directions
   const std::vector<double> x0(3, 0.0), z0(1, 0.0), memory0(4, 0.0);  // at rest, zero memory
   r.ok = esdirk::ok(solver.initialize(0.0, em_oscillator::loading, x0, z0, p, memory0));
   if (r.ok && sensitivities) r.ok = esdirk::ok(solver.initialize_sensitivities(seed.cref()));
@@ -53,7 +54,8 @@ Result solve(double rtol, const std::vector<double>& p, bool sensitivities, int 
     const double t = em_oscillator::t_end * k / outputs;
     r.ok = sensitivities ? esdirk::ok(solver.integrate_to(t, x, z, Sx.ref(), Sz.ref()))
                          : esdirk::ok(solver.integrate_to(t, x, z));
-    if (outputs > 1) r.samples.push_back({t, x[0], x[1], z[0], Sx(0, 0), Sx(0, 1), Sx(0, 2), Sz(0, 1)});
+    if (outputs > 1)
+      r.samples.push_back({t, x[0], x[1], z[0], Sx(0, 0), Sx(0, 1), Sx(0, 2), Sz(0, 1)});
   }
   if (!r.ok) std::printf("failed: %s\n", solver.message().c_str());
   r.G = x[2];
@@ -92,8 +94,10 @@ int main(int argc, char** argv) {
   double rtol = 1e-10;
   std::string plot_dir;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--rtol") && i + 1 < argc) rtol = std::atof(argv[++i]);
-    else if (!std::strcmp(argv[i], "--plot") && i + 1 < argc) plot_dir = argv[++i];
+    if (!std::strcmp(argv[i], "--rtol") && i + 1 < argc)
+      rtol = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--plot") && i + 1 < argc)
+      plot_dir = argv[++i];
     else {
       std::fprintf(stderr, "usage: %s [--rtol R] [--plot DIR]\n", argv[0]);
       return 2;
@@ -105,8 +109,9 @@ int main(int argc, char** argv) {
     std::printf("CHECK FAILED\n");
     return 1;
   }
-  std::printf("Seed 000 section 5.2, EM oscillator, ESDIRK34, rtol = %.1e: %zu reversals, %ld steps\n\n",
-              rtol, r.events.size(), r.steps);
+  std::printf(
+      "Seed 000 section 5.2, EM oscillator, ESDIRK34, rtol = %.1e: %zu reversals, %ld steps\n\n",
+      rtol, r.events.size(), r.steps);
   std::printf("  G = int_0^10 u^2 dt = %.10f (seed: 0.04994)\n", r.G);
   std::printf("  dG/dp (FSA) = [%.6e, %.6e, %.6e, %.6e]\n", r.dG[0], r.dG[1], r.dG[2], r.dG[3]);
   std::printf("  seed, FSA row = [-1.337e-05, 3.266e-03, -1.518e-06, 0]\n\n");
@@ -114,7 +119,8 @@ int main(int argc, char** argv) {
   const bool printed = std::round(r.G * 1e5) / 1e5 == 0.04994;
   check(printed, "G (4 digits)", r.G, 0.04994, "seed");
   const Result finer = solve(rtol * 1e-2, p, false);
-  check(finer.ok && std::abs(r.G - finer.G) < 1e-6 * finer.G, "G, rtol / 100", r.G, finer.G, "rtol / 100");
+  check(finer.ok && std::abs(r.G - finer.G) < 1e-6 * finer.G, "G, rtol / 100", r.G, finer.G,
+        "rtol / 100");
   check(finer.events.size() == r.events.size(), "reversals, rtol / 100", double(r.events.size()),
         double(finer.events.size()), "rtol / 100");
 
@@ -126,28 +132,35 @@ int main(int argc, char** argv) {
     std::vector<double> plus = p, minus = p;
     plus[static_cast<std::size_t>(k)] += step;
     minus[static_cast<std::size_t>(k)] -= step;
-    const double fd = (solve(rtol * 1e-2, plus, false).G - solve(rtol * 1e-2, minus, false).G) / (2.0 * step);
+    const double fd =
+        (solve(rtol * 1e-2, plus, false).G - solve(rtol * 1e-2, minus, false).G) / (2.0 * step);
     check(std::abs(r.dG[k] - fd) < 1e-5 * std::abs(fd), names[k], r.dG[k], fd, "central diff.");
-    check(std::abs(r.dG[k] - seed_row[k]) < 0.02 * std::abs(seed_row[k]), names[k], r.dG[k], seed_row[k], "seed FSA (2 %)");
+    check(std::abs(r.dG[k] - seed_row[k]) < 0.02 * std::abs(seed_row[k]), names[k], r.dG[k],
+          seed_row[k], "seed FSA (2 %)");
   }
   check(std::abs(r.dG[3]) < 1e-10, names[3], r.dG[3], 0.0, "exact");
 
   double jump_z = 0.0, jump_w = 0.0;
   for (const esdirk::EventRecord& e : r.events) {
     jump_z = std::max(jump_z, std::abs(e.z_plus[0] - e.z_minus[0]));
-    for (int k = 0; k < 4; ++k) jump_w = std::max(jump_w, std::abs(e.sz_plus(0, k) - e.sz_minus(0, k)));
+    for (int k = 0; k < 4; ++k)
+      jump_w = std::max(jump_w, std::abs(e.sz_plus(0, k) - e.sz_minus(0, k)));
   }
   check(jump_z < 1e-10, "max |z+ - z-| at reversals", jump_z, 1e-10, "bound");
   check(jump_w < 1e-10, "max |w+ - w-| at reversals", jump_w, 1e-10, "bound");
 
   if (!plot_dir.empty()) {
     std::vector<std::vector<double>> reversals;
-    for (const esdirk::EventRecord& e : r.events) reversals.push_back({e.t, e.x_minus[0], e.z_minus[0]});
+    for (const esdirk::EventRecord& e : r.events)
+      reversals.push_back({e.t, e.x_minus[0], e.z_minus[0]});
     plot_support::write_csv(plot_dir + "/em_oscillator.csv",
-                            {"t", "u", "v", "z", "du_dka", "du_dkb", "du_dalpha", "w_dkb"}, r.samples);
+                            {"t", "u", "v", "z", "du_dka", "du_dkb", "du_dalpha", "w_dkb"},
+                            r.samples);
     plot_support::write_csv(plot_dir + "/em_oscillator_reversals.csv", {"t", "u", "z"}, reversals);
-    if (plot_support::run_python(plot_dir, "plot_em_oscillator.py", plot_script) != 0) std::printf("(plotting failed)\n");
-    else std::printf("\nwrote %s/em_oscillator.png\n", plot_dir.c_str());
+    if (plot_support::run_python(plot_dir, "plot_em_oscillator.py", plot_script) != 0)
+      std::printf("(plotting failed)\n");
+    else
+      std::printf("\nwrote %s/em_oscillator.png\n", plot_dir.c_str());
   }
   std::printf("\n%s\n", all_ok ? "CHECK PASSED" : "CHECK FAILED");
   return all_ok ? 0 : 1;

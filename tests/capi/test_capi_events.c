@@ -9,17 +9,19 @@
 #include "check.h"
 #include "esdirk/esdirk.h"
 
-/* Mode 0: y' = 1, an event at y = p (t1 = p); mode 1: y' = y* (the memory). dy/dp(p + 1) = 2 - p. */
+/* Mode 0: y' = 1, an event at y = p (t1 = p); mode 1: y' = y* (the memory). dy/dp(p + 1) = 2 - p.
+ */
 static int latched(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, double t,
                    const double* x, const double* z, const double* p, const double* mem, double* f,
                    double* g, void* user_data) {
-  (void)nx, (void)nz, (void)np, (void)nm, (void)t, (void)x, (void)z, (void)p, (void)g, (void)user_data;
+  (void)nx, (void)nz, (void)np, (void)nm, (void)t, (void)x, (void)z, (void)p, (void)g,
+      (void)user_data;
   f[0] = mode == 0 ? 1.0 : mem[0];
   return 0;
 }
-static int level(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, esdirk_int ne,
-                 double t, const double* x, const double* z, const double* p, const double* mem,
-                 double* h, void* user_data) {
+static int level(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm,
+                 esdirk_int ne, double t, const double* x, const double* z, const double* p,
+                 const double* mem, double* h, void* user_data) {
   (void)nx, (void)nz, (void)np, (void)nm, (void)ne, (void)t, (void)z, (void)mem, (void)user_data;
   h[0] = mode == 0 ? x[0] - p[0] : 1.0;
   return 0;
@@ -49,12 +51,17 @@ static void test_null_handles(void) {
   esdirk_statistics stats = ESDIRK_STATISTICS_INIT;
   esdirk_hybrid_problem* problem = NULL;
   esdirk_hybrid_solver* solver = NULL;
-  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 1, latched, NULL, NULL), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 1, NULL, NULL, &problem), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 1, latched, NULL, NULL),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 1, NULL, NULL, &problem),
+               ESDIRK_NULL_ARGUMENT);
   CHECK(problem == NULL);
-  CHECK_STATUS(esdirk_hybrid_problem_create(0, 0, 1, 1, 1, latched, NULL, &problem), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, -1, 1, latched, NULL, &problem), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 2, latched, NULL, &problem), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_create(0, 0, 1, 1, 1, latched, NULL, &problem),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, -1, 1, latched, NULL, &problem),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 2, latched, NULL, &problem),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK(problem == NULL);
   CHECK_STATUS(esdirk_hybrid_problem_set_events(NULL, level, NULL), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_problem_set_transition(NULL, NULL, NULL), ESDIRK_NULL_ARGUMENT);
@@ -69,20 +76,26 @@ static void test_null_handles(void) {
   CHECK_STATUS(esdirk_hybrid_solver_set_terminal(NULL, &m, 1), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_time_events(NULL, &v, 1), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_event_location(NULL, 0, 200, 3), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_set_event_limits(NULL, 100, 1e6, 16, 1e-8, 256), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_set_event_limits(NULL, 100, 1e6, 16, 1e-8, 256),
+               ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_sensitivity_jumps(NULL, 1, 1), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(NULL, 0, 0, &v, 1, NULL, 0, &v, 1, &v, 1), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(NULL, 0, 0, &v, 1, NULL, 0, &v, 1, &v, 1),
+               ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(NULL, NULL, 2, 2, 2), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(NULL, 1, &v, 1, NULL, 0, &t), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(NULL, 1, &v, 1, NULL, 0, &v, 1, NULL, 0, 1, &t),
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(NULL, 1, &v, 1, NULL, 0, &t),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(NULL, 1, &v, 1, NULL, 0, &v, 1, NULL,
+                                                               0, 1, &t),
                ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_get_state(NULL, &t, &m, &v, 1, NULL, 0), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_get_memory(NULL, &v, 1, NULL, 1, 1), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_get_event_count(NULL, &n64, &n), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_get_event(NULL, 0, &event), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_get_event_vectors(NULL, 0, &m, 1, NULL, 0, NULL, NULL, 1, NULL, NULL, 0),
+  CHECK_STATUS(
+      esdirk_hybrid_solver_get_event_vectors(NULL, 0, &m, 1, NULL, 0, NULL, NULL, 1, NULL, NULL, 0),
+      ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_get_event_sensitivities(NULL, 0, &v, NULL, 1, 1),
                ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_get_event_sensitivities(NULL, 0, &v, NULL, 1, 1), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_get_statistics(NULL, &stats), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_get_counter(NULL, "events", &n64), ESDIRK_NULL_ARGUMENT);
   CHECK(strlen(esdirk_hybrid_solver_last_error(NULL)) > 0);
@@ -100,63 +113,86 @@ static void test_wrong_sizes_and_order(void) {
   int dirs[2] = {ESDIRK_EVENT_BOTH, ESDIRK_EVENT_BOTH}, bad_dir = 5, mode;
   int64_t value;
   esdirk_event event = ESDIRK_EVENT_INIT, unsized;
-  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 1, latched, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 1, latched, NULL, &problem),
+               ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_create(problem, &solver), ESDIRK_SUCCESS);
   /* Before initialize. */
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 1, x, 1, NULL, 0, &t), ESDIRK_WRONG_CALL_ORDER);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 1, x, 1, NULL, 0, &t),
+               ESDIRK_WRONG_CALL_ORDER);
   CHECK(strlen(esdirk_hybrid_solver_last_error(solver)) > 0);
-  CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, seed, 2, 1, 2), ESDIRK_WRONG_CALL_ORDER);
-  CHECK_STATUS(esdirk_hybrid_solver_get_state(solver, &t, &mode, x, 1, NULL, 0), ESDIRK_WRONG_CALL_ORDER);
+  CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, seed, 2, 1, 2),
+               ESDIRK_WRONG_CALL_ORDER);
+  CHECK_STATUS(esdirk_hybrid_solver_get_state(solver, &t, &mode, x, 1, NULL, 0),
+               ESDIRK_WRONG_CALL_ORDER);
   CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 0, &event), ESDIRK_WRONG_CALL_ORDER);
   CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, "events", &value), ESDIRK_WRONG_CALL_ORDER);
   /* The event functions are required with ne > 0. */
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, m0, 1), ESDIRK_WRONG_CALL_ORDER);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, m0, 1),
+               ESDIRK_WRONG_CALL_ORDER);
   CHECK_STATUS(esdirk_hybrid_problem_set_events(problem, level, NULL), ESDIRK_SUCCESS);
   /* Option sizes and values. */
   CHECK_STATUS(esdirk_hybrid_solver_set_event_directions(solver, dirs, 2), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_set_event_directions(solver, &bad_dir, 1), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_set_event_directions(solver, &bad_dir, 1),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_event_directions(solver, NULL, 1), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_terminal(solver, dirs, 2), ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_time_events(solver, NULL, 1), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_tolerances(solver, -1, 1e-6), ESDIRK_INVALID_ARGUMENT);
   /* Invalid options are reported at initialize. */
   CHECK_STATUS(esdirk_hybrid_solver_set_event_location(solver, 0, 0, 3), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, m0, 1), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, m0, 1),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_event_location(solver, 0, 200, 3), ESDIRK_SUCCESS);
   /* Sizes at initialize: memory of the wrong size, an unknown mode. */
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, NULL, 0), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 2, NULL, 0, p, 1, m0, 1), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, NULL, 1, NULL, 0, p, 1, m0, 1), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, NULL, 0),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 2, NULL, 0, p, 1, m0, 1),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, NULL, 1, NULL, 0, p, 1, m0, 1),
+               ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_problem_set_has_mode(problem, two_modes), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 5, x0, 1, NULL, 0, p, 1, m0, 1), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, m0, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 5, x0, 1, NULL, 0, p, 1, m0, 1),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, m0, 1),
+               ESDIRK_SUCCESS);
   /* Sensitivities: wrong seed shape, then integrate_sensitivities_to before they start. */
-  CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, seed, 3, 1, 3), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, NULL, 2, 1, 2), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(solver, 1, x, 1, NULL, 0, S, 1, NULL, 0, 1, &t),
+  CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, seed, 3, 1, 3),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, NULL, 2, 1, 2),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(solver, 1, x, 1, NULL, 0, S, 1, NULL,
+                                                               0, 1, &t),
                ESDIRK_WRONG_CALL_ORDER);
   CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, seed, 2, 1, 2), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(solver, 1, x, 1, NULL, 0, S, 1, NULL, 0, 2, &t),
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(solver, 1, x, 1, NULL, 0, S, 1, NULL,
+                                                               0, 2, &t),
                ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 1, x, 2, NULL, 0, &t), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 1, x, 2, NULL, 0, &t),
+               ESDIRK_INVALID_ARGUMENT);
   /* Backwards in time is misuse (hybrid runs go forward). */
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, -1, x, 1, NULL, 0, &t), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, -1, x, 1, NULL, 0, &t),
+               ESDIRK_INVALID_ARGUMENT);
   /* The log: an index outside it, an unsized struct, wrong vector sizes. */
   CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 0, &event), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(solver, 1.8, x, 1, NULL, 0, S, 1, NULL, 0, 1, &t),
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(solver, 1.8, x, 1, NULL, 0, S, 1,
+                                                               NULL, 0, 1, &t),
                ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 1, &event), ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, -1, &event), ESDIRK_INVALID_ARGUMENT);
   memset(&unsized, 0, sizeof unsized);
   CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 0, &unsized), ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 0, NULL), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_get_event_vectors(solver, 0, &mode, 2, NULL, 0, NULL, NULL, 1, NULL, NULL, 0),
+  CHECK_STATUS(esdirk_hybrid_solver_get_event_vectors(solver, 0, &mode, 2, NULL, 0, NULL, NULL, 1,
+                                                      NULL, NULL, 0),
                ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_get_event_vectors(solver, 0, NULL, 1, S, 3, NULL, NULL, 1, NULL, NULL, 0),
+  CHECK_STATUS(esdirk_hybrid_solver_get_event_vectors(solver, 0, NULL, 1, S, 3, NULL, NULL, 1, NULL,
+                                                      NULL, 0),
                ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_get_event_sensitivities(solver, 0, S, NULL, 0, 1), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_get_event_sensitivities(solver, 0, S, NULL, 0, 1),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_get_memory(solver, x, 2, NULL, 1, 1), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, "no_such_counter", &value), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, "no_such_counter", &value),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, NULL, &value), ESDIRK_NULL_ARGUMENT);
   esdirk_hybrid_solver_free(&solver);
   esdirk_hybrid_problem_free(&problem);
@@ -174,16 +210,21 @@ static void test_memory_and_modes(void) {
   int64_t transitions = 0, located = 0;
   esdirk_int logged = 0;
   esdirk_statistics stats = ESDIRK_STATISTICS_INIT;
-  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 1, latched, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 1, latched, NULL, &problem),
+               ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_events(problem, level, NULL), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_transition(problem, switch_mode, NULL), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_has_mode(problem, two_modes), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_create(problem, &solver), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_set_tolerances(solver, 1e-10, 1e-12), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_set_event_directions(solver, rising, 1), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, m0, 1), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, (const double[]){0.0, 1.0}, 2, 1, 2), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(solver, p[0] + 1.0, x, 1, NULL, 0, S, 1, NULL, 0, 1, &t),
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, m0, 1),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_hybrid_solver_start_sensitivities(solver, (const double[]){0.0, 1.0}, 2, 1, 2),
+      ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(solver, p[0] + 1.0, x, 1, NULL, 0, S,
+                                                               1, NULL, 0, 1, &t),
                ESDIRK_SUCCESS);
   CHECK(t == p[0] + 1.0);
   CHECK(fabs(x[0] - 2.0 * p[0]) < 1e-9);
@@ -195,12 +236,15 @@ static void test_memory_and_modes(void) {
   CHECK_STATUS(esdirk_hybrid_solver_get_event_count(solver, &located, &logged), ESDIRK_SUCCESS);
   CHECK(located == 1 && logged == 1);
   CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 0, &event), ESDIRK_SUCCESS);
-  CHECK(fabs(event.t - p[0]) < 1e-9 && event.mode_before == 0 && event.mode_after == 1 && event.time_event == -1 &&
-        event.primary == 0 && event.iterations > 0 && fabs(event.dh_dt - 1.0) < 1e-9);
-  CHECK_STATUS(esdirk_hybrid_solver_get_event_vectors(solver, 0, fired, 1, tau, 1, xm, xp, 1, NULL, NULL, 0),
-               ESDIRK_SUCCESS);
+  CHECK(fabs(event.t - p[0]) < 1e-9 && event.mode_before == 0 && event.mode_after == 1 &&
+        event.time_event == -1 && event.primary == 0 && event.iterations > 0 &&
+        fabs(event.dh_dt - 1.0) < 1e-9);
+  CHECK_STATUS(
+      esdirk_hybrid_solver_get_event_vectors(solver, 0, fired, 1, tau, 1, xm, xp, 1, NULL, NULL, 0),
+      ESDIRK_SUCCESS);
   CHECK(fired[0] == 1 && fabs(tau[0] - 1.0) < 1e-9 && fabs(xm[0] - p[0]) < 1e-9 && xp[0] == xm[0]);
-  CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, "event_transitions", &transitions), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, "event_transitions", &transitions),
+               ESDIRK_SUCCESS);
   CHECK(transitions == 1);
   CHECK_STATUS(esdirk_hybrid_solver_get_statistics(solver, &stats), ESDIRK_SUCCESS);
   CHECK(stats.events == 1 && stats.accepted_steps > 0);
@@ -209,16 +253,20 @@ static void test_memory_and_modes(void) {
    * the solver then wants initialize again. */
   esdirk_hybrid_solver_free(&solver);
   esdirk_hybrid_problem_free(&problem);
-  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 1, latched, &unknown, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 1, latched, &unknown, &problem),
+               ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_events(problem, level, NULL), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_transition(problem, switch_mode, NULL), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_has_mode(problem, two_modes), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_create(problem, &solver), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, m0, 1), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 2.0, x, 1, NULL, 0, &t), ESDIRK_UNKNOWN_MODE);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, m0, 1),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 2.0, x, 1, NULL, 0, &t),
+               ESDIRK_UNKNOWN_MODE);
   CHECK(fabs(t - p[0]) < 1e-6 && fabs(x[0] - p[0]) < 1e-6);
   CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "mode 7") != NULL);
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 2.0, x, 1, NULL, 0, &t), ESDIRK_WRONG_CALL_ORDER);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 2.0, x, 1, NULL, 0, &t),
+               ESDIRK_WRONG_CALL_ORDER);
   esdirk_hybrid_solver_free(&solver);
   esdirk_hybrid_problem_free(&problem);
 }

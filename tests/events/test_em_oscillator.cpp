@@ -44,9 +44,18 @@ BOOST_AUTO_TEST_CASE(law_is_continuous_at_the_memory_point_and_its_derivatives_a
         const double h = 1e-6 * std::max(std::abs(v), 1e-3);
         return (f(v + h) - f(v - h)) / (2.0 * h);
       };
-      BOOST_TEST(relative_error(s.sigma_u, fd([&](double v) { return em_oscillator::law(xi, v, us, zs, p.data()).sigma; }, u)) < 1e-7);
-      BOOST_TEST(relative_error(s.sigma_ustar, fd([&](double v) { return em_oscillator::law(xi, u, v, zs, p.data()).sigma; }, us)) < 1e-7);
-      BOOST_TEST(relative_error(s.sigma_zstar, fd([&](double v) { return em_oscillator::law(xi, u, us, v, p.data()).sigma; }, zs)) < 1e-7);
+      BOOST_TEST(relative_error(
+                     s.sigma_u,
+                     fd([&](double v) { return em_oscillator::law(xi, v, us, zs, p.data()).sigma; },
+                        u)) < 1e-7);
+      BOOST_TEST(relative_error(
+                     s.sigma_ustar,
+                     fd([&](double v) { return em_oscillator::law(xi, u, v, zs, p.data()).sigma; },
+                        us)) < 1e-7);
+      BOOST_TEST(relative_error(
+                     s.sigma_zstar,
+                     fd([&](double v) { return em_oscillator::law(xi, u, us, v, p.data()).sigma; },
+                        zs)) < 1e-7);
       for (int k = 0; k < 4; ++k) {
         auto sk = [&](double v) {
           std::vector<double> q = p;
@@ -54,7 +63,8 @@ BOOST_AUTO_TEST_CASE(law_is_continuous_at_the_memory_point_and_its_derivatives_a
           return em_oscillator::law(xi, u, us, zs, q.data()).sigma;
         };
         const double ref = fd(sk, p[static_cast<std::size_t>(k)]);
-        BOOST_TEST(std::abs(s.sigma_p[k] - ref) < 1e-7 * std::max(std::abs(ref), 1e-3), "k = " << k);
+        BOOST_TEST(std::abs(s.sigma_p[k] - ref) < 1e-7 * std::max(std::abs(ref), 1e-3),
+                   "k = " << k);
       }
     }
   }
@@ -68,7 +78,8 @@ BOOST_AUTO_TEST_CASE(g_rounds_to_the_seed_and_is_stable_under_refinement) {
   BOOST_REQUIRE(esdirk::ok(fine.status));
   BOOST_TEST(relative_error(r.x[2], fine.x[2]) < 1e-7);
   BOOST_REQUIRE_EQUAL(r.events.size(), fine.events.size());
-  for (std::size_t i = 0; i < r.events.size(); ++i) BOOST_TEST(std::abs(r.events[i].t - fine.events[i].t) < 1e-7);
+  for (std::size_t i = 0; i < r.events.size(); ++i)
+    BOOST_TEST(std::abs(r.events[i].t - fine.events[i].t) < 1e-7);
 }
 
 BOOST_AUTO_TEST_CASE(gradient_agrees_with_central_differences_of_whole_runs) {
@@ -85,7 +96,8 @@ BOOST_AUTO_TEST_CASE(gradient_agrees_with_central_differences_of_whole_runs) {
     BOOST_REQUIRE(esdirk::ok(rp.status) && esdirk::ok(rm.status));
     BOOST_REQUIRE_EQUAL(rp.events.size(), r.events.size());  // the same reversals, moved
     const double fd = (rp.x[2] - rm.x[2]) / (2.0 * step);
-    BOOST_TEST(relative_error(r.Sx(2, k), fd) < 1e-6, "k = " << k << ": FSA " << r.Sx(2, k) << ", FD " << fd);
+    BOOST_TEST(relative_error(r.Sx(2, k), fd) < 1e-6,
+               "k = " << k << ": FSA " << r.Sx(2, k) << ", FD " << fd);
   }
   // beta = 0: sigma_beta vanishes identically, and so does the whole gradient component.
   BOOST_TEST(std::abs(r.Sx(2, 3)) < 1e-10);
@@ -100,7 +112,8 @@ BOOST_AUTO_TEST_CASE(z_and_its_sensitivity_are_continuous_at_every_reversal) {
     BOOST_TEST(std::abs(e.x_minus[1]) < 1e-12);  // v = 0 at a reversal
     BOOST_TEST(std::abs(e.z_plus[0] - e.z_minus[0]) < 1e-10, "t = " << e.t);
     for (int k = 0; k < 4; ++k) {
-      BOOST_TEST(std::abs(e.sz_plus(0, k) - e.sz_minus(0, k)) < 1e-10, "t = " << e.t << ", k = " << k);
+      BOOST_TEST(std::abs(e.sz_plus(0, k) - e.sz_minus(0, k)) < 1e-10,
+                 "t = " << e.t << ", k = " << k);
       for (int i = 0; i < 3; ++i) BOOST_TEST(std::abs(e.sx_plus(i, k) - e.sx_minus(i, k)) < 1e-10);
     }
   }

@@ -484,8 +484,9 @@ ESDIRK_C_API int esdirk_hybrid_solver_get_event_count(const esdirk_hybrid_solver
 /** Event `index` (0-based, < logged). */
 ESDIRK_C_API int esdirk_hybrid_solver_get_event(const esdirk_hybrid_solver* solver,
                                                 esdirk_int index, esdirk_event* event);
-/** The vectors of event `index`; every output may be NULL: fired (ne), tau = d(t*)/d(theta) (ns;
- *  with sensitivities), the left and right limits x_minus, x_plus (nx), z_minus, z_plus (nz). */
+/** The vectors of event `index`; every output may be NULL: fired (ne), tau = d(t*)/d(theta)
+ *  (ns; with sensitivities; not written when ns = 0), the left and right limits x_minus,
+ *  x_plus (nx) and z_minus, z_plus (nz). */
 ESDIRK_C_API int esdirk_hybrid_solver_get_event_vectors(const esdirk_hybrid_solver* solver,
                                                         esdirk_int index, int* fired, esdirk_int ne,
                                                         double* tau, esdirk_int ns,
