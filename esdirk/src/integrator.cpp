@@ -97,6 +97,32 @@ Status Integrator::restart(double t, ConstVector x, ConstVector z_guess, ConstVe
   return status;
 }
 
+void Integrator::resume(const StepRecord& step, ConstVector p) {
+  const auto column = [](const DenseMatrix& m) {
+    return ConstVector(m.column(0), static_cast<std::size_t>(m.rows()));
+  };
+  resume(step.t, column(step.X), column(step.Z), column(step.F), column(step.G), p, step.index,
+         step.h >= 0.0 ? 1.0 : -1.0);
+}
+
+void Integrator::resume(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g,
+                        ConstVector p, long index, double direction) {
+  if (!std::isfinite(t)) throw std::invalid_argument("resume: t is not finite");
+  check_size(x, problem_.nx(), "resume: x");
+  check_size(z, problem_.nz(), "resume: z");
+  check_size(f, problem_.nx(), "resume: f");
+  check_size(g, problem_.nz(), "resume: g");
+  check_size(p, problem_.np(), "resume: p");
+  if (index < 0) throw std::invalid_argument("resume: the step index must be >= 0");
+  message_.clear();
+  have_listener_stop_ = false;
+  controller_.reset();
+  direction_ = direction >= 0.0 ? 1.0 : -1.0;
+  stepper_.resume(t, x, z, f, g, p, index);
+  initialized_ = true;
+  for (StepListener* listener : listeners_) listener->on_restart(t, RestartKind::restart);
+}
+
 void Integrator::add_listener(StepListener& listener) {
   if (std::find(listeners_.begin(), listeners_.end(), &listener) != listeners_.end())
     throw std::invalid_argument("add_listener: the listener is already in the list");

@@ -91,6 +91,21 @@ Status Stepper::start(double t, ConstVector x, ConstVector z_guess, ConstVector 
   return solve_consistent_z(t_, x_, z_);
 }
 
+void Stepper::resume(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g,
+                     ConstVector p, long index) {
+  message_.clear();
+  t_ = t;
+  std::copy(x.begin(), x.end(), x_.begin());
+  std::copy(z.begin(), z.end(), z_.begin());
+  std::copy(f.begin(), f.end(), f_.begin());
+  std::copy(g.begin(), g.end(), g_.begin());
+  std::copy(p.begin(), p.end(), p_.begin());
+  has_step_ = false;
+  jacobian_current_ = false;
+  index_ = index;
+  dense_lu_index_ = -1;
+}
+
 int Stepper::evaluate_model(double t, ConstVector x, ConstVector z, Vector f, Vector g) {
   ++stats_.function_evaluations;
   const int code = problem_.evaluate(t, x, z, p_, f, g);

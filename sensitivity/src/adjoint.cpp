@@ -370,8 +370,10 @@ class Adjoint::Sweep {
 };
 
 // ----------------------------------------------------------------------------------------------
-// Recomputing records that were not kept: replay the run from t0 on a second integrator (the
-// only bit-exact way, see doc/adjoint-guide.md), recording steps [first, last) into the ring.
+// Recomputing records that were not kept: resume a second integrator at the checkpoint of the
+// segment (the state, f and g at its first step's start, exactly as the recording run had them:
+// Integrator::resume) and replay the segment, recording steps [first, last) into the ring. The
+// cost is linear: every step is recomputed once.
 
 class Adjoint::Replayer final : public StepListener {
  public:
@@ -382,12 +384,19 @@ class Adjoint::Replayer final : public StepListener {
   }
   ~Replayer() override { integrator_.remove_listener(*this); }
 
-  // Replays steps 0 .. last-1, copying steps >= first into ring[n % ring.size()].
+  // Replays steps first .. last-1 from the checkpoint at `first` (a segment start), copying
+  // them into ring[n % ring.size()].
   Status run(int first, int last, std::vector<StepRecord>& ring, long& recomputed) {
     ring_ = &ring;
     first_ = first;
-    Status status = integrator_.initialize(owner_.t0_, owner_.x0_, owner_.z0_, owner_.p0_);
-    for (int n = 0; n < last && ok(status); ++n) {
+    const int nx = owner_.integrator_.problem().nx(), nz = owner_.integrator_.problem().nz();
+    const double* c = owner_.checkpoint_states_.data() +
+                      static_cast<std::size_t>(first / owner_.capacity_) * static_cast<std::size_t>(2 * (nx + nz));
+    const auto part = [](const double* at, int n) { return ConstVector(at, static_cast<std::size_t>(n)); };
+    integrator_.resume(owner_.step_start(first), part(c, nx), part(c + nx, nz), part(c + nx + nz, nx),
+                       part(c + 2 * nx + nz, nz), owner_.p0_, first, owner_.step_size(first) >= 0.0 ? 1.0 : -1.0);
+    Status status = Status::success;
+    for (int n = first; n < last && ok(status); ++n) {
       status = integrator_.replay_step(owner_.step_size(n), owner_.step_end(n));
       ++recomputed;
     }
@@ -462,9 +471,11 @@ AcceptVerdict Adjoint::on_accept(const StepView& step, DenseOutput&) {
     ring_[static_cast<std::size_t>(steps_)].assign(step);
   } else {
     ring_[static_cast<std::size_t>(steps_ % capacity_)].assign(step);
-    if (steps_ % capacity_ == 0) {  // a segment starts: keep its state to check the replay
+    if (steps_ % capacity_ == 0) {  // a segment starts: its checkpoint (x, z, f, g there)
       for (int i = 0; i < step.X.rows; ++i) checkpoint_states_.push_back(step.X(i, 0));
       for (int i = 0; i < step.Z.rows; ++i) checkpoint_states_.push_back(step.Z(i, 0));
+      for (int i = 0; i < step.F.rows; ++i) checkpoint_states_.push_back(step.F(i, 0));
+      for (int i = 0; i < step.G.rows; ++i) checkpoint_states_.push_back(step.G(i, 0));
     }
   }
   ++steps_;
@@ -480,7 +491,7 @@ void Adjoint::add_statistics(Statistics& report) const {
 // is a defect of the replay (not a numerical failure), so it throws.
 void Adjoint::check_replay(int first, const StepRecord& r) const {
   const int n = integrator_.problem().size(), nx = integrator_.problem().nx();
-  const std::size_t at = static_cast<std::size_t>(first / capacity_) * static_cast<std::size_t>(n);
+  const std::size_t at = static_cast<std::size_t>(first / capacity_) * static_cast<std::size_t>(2 * n);
   bool same = r.index == first;
   for (int i = 0; i < nx && same; ++i) same = r.X(i, 0) == checkpoint_states_[at + static_cast<std::size_t>(i)];
   for (int i = 0; i < n - nx && same; ++i)

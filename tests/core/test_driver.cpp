@@ -179,6 +179,36 @@ BOOST_AUTO_TEST_CASE(replay_of_a_trajectory_reproduces_the_states_bit_for_bit) {
   BOOST_CHECK_THROW(trajectory.replay(again.solver, 0, 5), std::invalid_argument);
 }
 
+// A checkpoint: resume() at a recorded step start and replay the rest reproduces the original
+// steps bit for bit; restart() at the same state does not (it evaluates f(t, x, z) where the
+// recording run carried the previous step's stage derivative F_s).
+BOOST_AUTO_TEST_CASE(resume_at_a_recorded_step_start_replays_the_rest_bit_for_bit) {
+  DowRun run;
+  esdirk::Trajectory trajectory;
+  run.solver.add_listener(trajectory);
+  run.initialize();
+  run.solver.set_stop_time(2.0);
+  BOOST_REQUIRE(esdirk::ok(run.solver.integrate_to(2.0, run.x, run.z)));
+  const int first = trajectory.size() / 2;
+  DowRun again;
+  again.solver.resume(trajectory[first], again.p);
+  BOOST_REQUIRE(esdirk::ok(trajectory.replay(again.solver, first)));
+  BOOST_TEST(again.solver.t() == 2.0);
+  BOOST_TEST(std::vector<double>(again.solver.x().begin(), again.solver.x().end()) == run.x);
+  BOOST_TEST(std::vector<double>(again.solver.z().begin(), again.solver.z().end()) == run.z);
+  BOOST_TEST(again.solver.last_step().index == trajectory[trajectory.size() - 1].index);
+
+  DowRun restarted;
+  restarted.initialize();
+  const esdirk::StepRecord& r = trajectory[first];
+  const std::vector<double> x(r.X.column(0), r.X.column(0) + 6), z(r.Z.column(0), r.Z.column(0) + 4);
+  BOOST_REQUIRE(esdirk::ok(restarted.solver.restart(r.t, x, z, restarted.p)));
+  for (int k = first; k < trajectory.size(); ++k)
+    BOOST_REQUIRE(esdirk::ok(restarted.solver.replay_step(trajectory[k].h, trajectory[k].t_end)));
+  BOOST_TEST(std::vector<double>(restarted.solver.x().begin(), restarted.solver.x().end()) != run.x);
+  BOOST_CHECK_THROW(again.solver.resume(trajectory[first], std::vector<double>(3)), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(last_iteration_matrix_is_the_accepted_steps_lu_after_a_failed_attempt) {
   // Regression: the LU was refactored at every attempt, so after a call that ended in failed
   // attempts last_iteration_matrix() no longer belonged to the last accepted step.

@@ -52,6 +52,17 @@ class ESDIRK_API Integrator {
   /// guess, the stop time and the statistics. Listeners are told (on_restart).
   Status restart(double t, ConstVector x, ConstVector z_guess, ConstVector p);
 
+  /// Puts the integrator at the start of recorded step `step` exactly as the recording run
+  /// stood there (t, x, z, and f, g from the record's first stage; no consistent
+  /// initialization, no new evaluation), with parameters p: replay_step then continues the
+  /// recorded sequence bit for bit from a checkpoint instead of from t0 (restart() is not
+  /// bit-exact there: it evaluates f(t, x, z), while the recording run carried the previous
+  /// step's stage derivative F_s). The direction is that of the step. Listeners hear of it as a
+  /// restart. Throws std::invalid_argument on wrong sizes or non-finite values.
+  void resume(const StepRecord& step, ConstVector p);
+  void resume(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g, ConstVector p,
+              long index, double direction);
+
   /// Integrates towards `tout` and writes the solution where it stopped into x_out, z_out
   /// (z_out may be empty). Returns why it stopped: reached_output_time (solution at tout, by
   /// dense output), reached_stop_time (a stop time before tout), listener_stop (a listener

@@ -38,6 +38,12 @@ class ESDIRK_API Stepper final : public DenseOutput {
   /// Takes (t, x, p) and the guess z, solves g(t, x, z) = 0 for z (damped Newton), and forgets
   /// the last step. Returns success or the failure with message().
   Status start(double t, ConstVector x, ConstVector z_guess, ConstVector p);
+  /// Takes the state at the start of a recorded step as it was: t, x, z and f, g there (the
+  /// step's first stage), p, and the step's index. No consistent initialization and no new
+  /// evaluation: the run that recorded the step carried f = F_s of the step before, which
+  /// f(t, x, z) is not to the last bit.
+  void resume(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g, ConstVector p,
+              long index);
 
   /// Attempts one step of size h from the current state: the Jacobian at t_n (once per step,
   /// reused by retries), the LU of M with h*gamma, the stages, the error estimate. On

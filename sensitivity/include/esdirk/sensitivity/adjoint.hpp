@@ -14,8 +14,8 @@
 // The steps are frozen: the gradient is that of the discrete solution on the recorded step
 // sequence (the step-size controller is not differentiated). z0 is the consistent algebraic
 // state, so the gradient with respect to x0 includes dz0/dx0. With a memory budget only the
-// last steps' records are kept and earlier ones are recomputed by replaying the run from t0
-// bit for bit (doc/adjoint-guide.md, "Checkpointing").
+// last steps' records are kept and earlier ones are recomputed bit for bit from checkpoints at
+// segment starts (Integrator::resume; doc/adjoint-guide.md, "Checkpointing").
 
 #include <functional>
 #include <memory>
@@ -64,7 +64,7 @@ struct ESDIRK_API AdjointObjective {
 struct ESDIRK_API AdjointOptions {
   /// Doubles the step records may occupy (0: keep every step). With a budget, the records of
   /// the last k steps are kept (k = budget / doubles per record, at least 1) and every earlier
-  /// segment of k steps is recomputed by replaying the run from t0. Throws in the Adjoint's
+  /// segment of k steps is recomputed once, from its checkpoint. Throws in the Adjoint's
   /// constructor if the budget cannot hold one record.
   long memory_budget = 0;
   /// Called at every step start t_n of the sweep, last first, with the adjoint of the state
@@ -120,6 +120,7 @@ class ESDIRK_API Adjoint final : public StepListener {
   const std::vector<double>& initial_state() const { return x0_; }
   const std::vector<double>& initial_algebraic() const { return z0_; }
   /// The recorded steps' sizes and end times (what a replay needs).
+  double step_start(int n) const { return schedule_[3 * static_cast<std::size_t>(n)]; }
   double step_size(int n) const { return schedule_[3 * static_cast<std::size_t>(n) + 1]; }
   double step_end(int n) const { return schedule_[3 * static_cast<std::size_t>(n) + 2]; }
   const AdjointReport& report() const { return report_; }
@@ -145,7 +146,7 @@ class ESDIRK_API Adjoint final : public StepListener {
   std::unique_ptr<Sweep> sweep_;
   std::vector<StepRecord> ring_;   // the last `capacity_` records (all of them without a budget)
   std::vector<double> schedule_;   // (t, h, t_end) of every step
-  std::vector<double> checkpoint_states_;  // [x; z] at the start of each segment
+  std::vector<double> checkpoint_states_;  // [x; z; f; g] at the start of each segment
   long capacity_ = 0;              // records kept; 0 = unbounded
   int steps_ = 0;
   bool recording_ = false;         // initialize() seen, no restart since
