@@ -9,8 +9,10 @@
 #            run of each fuzz target, then the library's tests in the same build
 # Usage: ./scripts/test.sh [extra CMake arguments for the release stage]
 #        ESDIRK_CI_STAGES="release asan" ./scripts/test.sh    (a subset; default: all)
-# Every stage runs even when an earlier one failed; the wall time and result of each is
-# printed at the end (also in build/ci-times.txt) and the exit status is 1 if any failed.
+# Every stage runs even when an earlier one failed; the wall time, the CPU time (user + system
+# of everything the stage ran: a measure that does not depend on other load of the machine)
+# and the result of each are printed at the end (also in build/ci-times.txt); the exit status
+# is 1 if any stage failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # SUNDIALS is needed only by the benchmark's quick mode, which the suite runs so the
@@ -76,16 +78,21 @@ for stage in $stages; do
   [[ -n "${run[$stage]:-}" ]] || { echo "unknown stage $stage" >&2; exit 2; }
   echo "==== stage $stage"
   start=$(date +%s)
-  # A subshell of its own, so that 'set -e' stops the stage at its first failing command.
+  # A subshell of its own, so that 'set -e' stops the stage at its first failing command;
+  # 'times' reports the CPU time of its children when it ends.
+  cpu_file=$(mktemp)
   set +e
-  (set -e; "${run[$stage]}")
+  (trap 'times > "$cpu_file"' EXIT; set -e; "${run[$stage]}")
   status=$?
   set -e
+  cpu=$(tail -1 "$cpu_file" | tr 'ms' '  ' | awk '{printf "%d", 60 * $1 + $2 + 60 * $3 + $4}')
+  rm -f "$cpu_file"
   result=passed
   ((status == 0)) || { result=FAILED; failed=1; }
-  times+=("$(printf '%-8s %4d s  %s' "$stage" $(($(date +%s) - start)) "$result")")
+  times+=("$(printf '%-8s %5d s wall %6d s CPU  %s' "$stage" $(($(date +%s) - start)) "$cpu" \
+    "$result")")
 done
-times+=("$(printf '%-8s %4d s' total $(($(date +%s) - all_start)))")
+times+=("$(printf '%-8s %5d s wall' total $(($(date +%s) - all_start)))")
 mkdir -p build
 printf '%s\n' "CI wall time per stage:" "${times[@]}" | tee build/ci-times.txt
 exit "$failed"
