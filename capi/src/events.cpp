@@ -1,6 +1,6 @@
 // The C shim for the events module: hybrid problems (modes, event functions, transitions,
 // memory) and the hybrid solver with sensitivity jumps and its event log. extern "C"
-// definitions and the adapter class only; the shared helpers are in shim.hpp.
+// definitions and the adapter class only; the pieces shared with the other shim files are in shim.hpp.
 
 #include <algorithm>
 #include <cstdint>
