@@ -264,7 +264,7 @@ int run(Call& call, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_residual
 
 extern "C" {
 
-int esdirk_classic(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_residual_fn residual,
+int esdirk_classic_integrate(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_residual_fn residual,
                    esdirk_jacobian_fn jacobian, void* user_data, double* t, double* y,
                    const double* p, double tend, double* h, const double* rtol,
                    const double* atol, int itol, esdirk_int* iwork, esdirk_int liwork,

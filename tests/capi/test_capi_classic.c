@@ -134,7 +134,7 @@ static void test_scalar_tolerances(void) {
   esdirk_int iwork[ESDIRK_CLASSIC_LIWORK] = {0};
   double rwork[ESDIRK_CLASSIC_LRWORK] = {0.0};
   int idid = 0;
-  const int ret = esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 2.0, &h, &rtol,
+  const int ret = esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 2.0, &h, &rtol,
                                  &atol, 0, iwork, ESDIRK_CLASSIC_LIWORK, rwork,
                                  ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(ret == ESDIRK_CLASSIC_TEND_REACHED && idid == ESDIRK_CLASSIC_TEND_REACHED);
@@ -155,7 +155,7 @@ static void test_scalar_tolerances(void) {
   /* A looser tolerance: a larger error and fewer steps. */
   double t2 = 0.0, y2[2] = {1.0, 0.3}, h2 = 0.0, rtol2 = 1e-4, atol2 = 1e-6;
   esdirk_int iwork2[ESDIRK_CLASSIC_LIWORK] = {0};
-  esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t2, y2, &P, 2.0, &h2, &rtol2, &atol2, 0,
+  esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t2, y2, &P, 2.0, &h2, &rtol2, &atol2, 0,
                  iwork2, ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(idid == ESDIRK_CLASSIC_TEND_REACHED);
   CHECK(iwork2[ESDIRK_IWORK_NACCEPT] < iwork[ESDIRK_IWORK_NACCEPT]);
@@ -171,7 +171,7 @@ static void test_vector_tolerances(void) {
   int idid = 0;
   double t = 0.0, y[2] = {1.0, 1.0}, h = 0.0;
   const double rtol[2] = {1e-7, 1e-5}, atol[2] = {1e-9, 1e-11};
-  esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 1.5, &h, rtol, atol, 1, iwork,
+  esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 1.5, &h, rtol, atol, 1, iwork,
                  ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(idid == ESDIRK_CLASSIC_TEND_REACHED && t == 1.5);
   const double y0[2] = {1.0, 1.0};
@@ -183,7 +183,7 @@ static void test_vector_tolerances(void) {
   double t3 = 0.0, y3[2] = {1.0, 1.0}, h3 = 0.0;
   const double rtol3[2] = {1e-9, 1e-5};
   esdirk_int iwork3[ESDIRK_CLASSIC_LIWORK] = {0};
-  esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t3, y3, &P, 1.5, &h3, rtol3, atol, 1,
+  esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t3, y3, &P, 1.5, &h3, rtol3, atol, 1,
                  iwork3, ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(idid == ESDIRK_CLASSIC_TEND_REACHED);
   CHECK(iwork3[ESDIRK_IWORK_NACCEPT] > iwork[ESDIRK_IWORK_NACCEPT]);
@@ -191,10 +191,10 @@ static void test_vector_tolerances(void) {
   double ts = 0.0, ys[2] = {1.0, 1.0}, hs = 0.0, tv = 0.0, yv[2] = {1.0, 1.0}, hv = 0.0;
   const double rs = 1e-6, as = 1e-8, rv[2] = {1e-6, 1e-6}, av[2] = {1e-8, 1e-8};
   esdirk_int iws[ESDIRK_CLASSIC_LIWORK] = {0}, iwv[ESDIRK_CLASSIC_LIWORK] = {0};
-  esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &ts, ys, &P, 1.5, &hs, &rs, &as, 0, iws,
+  esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &ts, ys, &P, 1.5, &hs, &rs, &as, 0, iws,
                  ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(idid == ESDIRK_CLASSIC_TEND_REACHED);
-  esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &tv, yv, &P, 1.5, &hv, rv, av, 1, iwv,
+  esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &tv, yv, &P, 1.5, &hv, rv, av, 1, iwv,
                  ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(idid == ESDIRK_CLASSIC_TEND_REACHED);
   CHECK(memcmp(ys, yv, sizeof ys) == 0 && hs == hv);
@@ -221,7 +221,7 @@ static void test_algebraic_rtol_must_agree(void) {
   int idid = 0;
   double t = 0.0, y[3] = {1.0, 0.0, 0.0}, h = 0.0;
   const double rtol[3] = {1e-6, 1e-6, 1e-5}, atol[3] = {1e-8, 1e-8, 1e-8};
-  CHECK_STATUS(esdirk_classic(1, 2, 0, two_algebraic, NULL, NULL, &t, y, NULL, 1.0, &h, rtol,
+  CHECK_STATUS(esdirk_classic_integrate(1, 2, 0, two_algebraic, NULL, NULL, &t, y, NULL, 1.0, &h, rtol,
                               atol, 1, iwork, ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK,
                               &idid),
                ESDIRK_INVALID_ARGUMENT);
@@ -229,7 +229,7 @@ static void test_algebraic_rtol_must_agree(void) {
   CHECK(strstr(esdirk_classic_last_error(), "rtol[nx..nx+nz-1] must be equal") != NULL);
   CHECK(t == 0.0 && y[0] == 1.0); /* untouched */
   const double rtol_ok[3] = {1e-6, 1e-5, 1e-5};
-  CHECK_STATUS(esdirk_classic(1, 2, 0, two_algebraic, NULL, NULL, &t, y, NULL, 1.0, &h, rtol_ok,
+  CHECK_STATUS(esdirk_classic_integrate(1, 2, 0, two_algebraic, NULL, NULL, &t, y, NULL, 1.0, &h, rtol_ok,
                               atol, 1, iwork, ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK,
                               &idid),
                ESDIRK_CLASSIC_TEND_REACHED);
@@ -243,13 +243,13 @@ static void test_short_work_arrays(void) {
   double rwork[ESDIRK_CLASSIC_LRWORK] = {0.0};
   int idid = 0;
   double t = 0.0, y[2] = {1.0, 1.0}, h = 0.0, rtol = 1e-6, atol = 1e-6;
-  CHECK_STATUS(esdirk_classic(1, 1, 1, model, NULL, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
+  CHECK_STATUS(esdirk_classic_integrate(1, 1, 1, model, NULL, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
                               iwork, ESDIRK_CLASSIC_LIWORK - 1, rwork, ESDIRK_CLASSIC_LRWORK, &idid),
                ESDIRK_BUFFER_TOO_SMALL);
   CHECK(idid == ESDIRK_BUFFER_TOO_SMALL);
   CHECK(strstr(esdirk_classic_last_error(), "liwork = 19") != NULL);
   CHECK(strstr(esdirk_classic_last_error(), "needs 20") != NULL);
-  CHECK_STATUS(esdirk_classic(1, 1, 1, model, NULL, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
+  CHECK_STATUS(esdirk_classic_integrate(1, 1, 1, model, NULL, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
                               iwork, ESDIRK_CLASSIC_LIWORK, rwork, 3, &idid),
                ESDIRK_BUFFER_TOO_SMALL);
   CHECK(strstr(esdirk_classic_last_error(), "lrwork = 3") != NULL);
@@ -258,7 +258,7 @@ static void test_short_work_arrays(void) {
   /* Longer arrays are fine. */
   esdirk_int iwork_long[30] = {0};
   double rwork_long[25] = {0.0};
-  CHECK_STATUS(esdirk_classic(1, 1, 1, model, NULL, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
+  CHECK_STATUS(esdirk_classic_integrate(1, 1, 1, model, NULL, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
                               iwork_long, 30, rwork_long, 25, &idid),
                ESDIRK_CLASSIC_TEND_REACHED);
   CHECK(iwork_long[20] == 0 && rwork_long[20] == 0.0); /* nothing past the layout is written */
@@ -272,7 +272,7 @@ static void test_invalid_arguments(void) {
   double t = 0.0, y[2] = {1.0, 1.0}, h = 0.0, rtol = 1e-6, atol = 1e-6, S[2] = {0.0, 0.0};
   const double sp = 1.0;
 #define CALL(res, tt, yy, pp, hh, rt, at, itol, iw, rw, id)                                    \
-  esdirk_classic(1, 1, 1, res, NULL, NULL, tt, yy, pp, 1.0, hh, rt, at, itol, iw,               \
+  esdirk_classic_integrate(1, 1, 1, res, NULL, NULL, tt, yy, pp, 1.0, hh, rt, at, itol, iw,               \
                  ESDIRK_CLASSIC_LIWORK, rw, ESDIRK_CLASSIC_LRWORK, id)
   CHECK_STATUS(CALL(NULL, &t, y, &P, &h, &rtol, &atol, 0, iwork, rwork, &idid), ESDIRK_NULL_ARGUMENT);
   CHECK(idid == ESDIRK_NULL_ARGUMENT);
@@ -290,7 +290,7 @@ static void test_invalid_arguments(void) {
   idid = 0;
   CHECK_STATUS(CALL(model, &t, y, &P, &h, &rtol, &atol, 2, iwork, rwork, &idid), ESDIRK_INVALID_ARGUMENT);
   CHECK(idid == ESDIRK_INVALID_ARGUMENT && strstr(esdirk_classic_last_error(), "itol") != NULL);
-  CHECK_STATUS(esdirk_classic(0, 1, 1, model, NULL, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
+  CHECK_STATUS(esdirk_classic_integrate(0, 1, 1, model, NULL, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
                               iwork, ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid),
                ESDIRK_INVALID_ARGUMENT);
   double bad_h = NAN;
@@ -339,7 +339,7 @@ static void test_invalid_arguments(void) {
                                             ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid),
                ESDIRK_NULL_ARGUMENT);
   /* After a success the message is empty again. */
-  CHECK_STATUS(esdirk_classic(1, 1, 1, model, NULL, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
+  CHECK_STATUS(esdirk_classic_integrate(1, 1, 1, model, NULL, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
                               iwork, ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid),
                ESDIRK_CLASSIC_TEND_REACHED);
   CHECK(strcmp(esdirk_classic_last_error(), "") == 0);
@@ -352,11 +352,11 @@ static void test_continuation(void) {
   double rwork[ESDIRK_CLASSIC_LRWORK] = {0.0};
   int idid = 0;
   double t = 0.0, y[2] = {1.0, 1.0}, h = 0.0, rtol = 1e-8, atol = 1e-10;
-  esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0, iwork,
+  esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0, iwork,
                  ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(idid == ESDIRK_CLASSIC_TEND_REACHED && t == 1.0 && h > 0.0);
   const double y1[2] = {y[0], y[1]}, h1 = h;
-  esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 3.0, &h, &rtol, &atol, 0, iwork,
+  esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 3.0, &h, &rtol, &atol, 0, iwork,
                  ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(idid == ESDIRK_CLASSIC_TEND_REACHED && t == 3.0);
   CHECK(fabs(y[0] - exact_x(1.0, P, 3.0)) < 1e-7);
@@ -366,7 +366,7 @@ static void test_continuation(void) {
   /* t = tend: IDID 2, only z made consistent, no step. */
   double y2[2] = {0.5, 0.0};
   double t2 = 3.0, h2 = 0.1;
-  CHECK_STATUS(esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t2, y2, &P, 3.0, &h2, &rtol,
+  CHECK_STATUS(esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t2, y2, &P, 3.0, &h2, &rtol,
                               &atol, 0, iwork, ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK,
                               &idid),
                ESDIRK_CLASSIC_INITIALIZED);
@@ -376,7 +376,7 @@ static void test_continuation(void) {
   /* Backwards: from 3 to 1 with the same call. */
   t = 3.0;
   h = 0.0;
-  esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0, iwork,
+  esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0, iwork,
                  ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(idid == ESDIRK_CLASSIC_TEND_REACHED && t == 1.0);
   CHECK(fabs(y[0] - exact_x(1.0, P, 1.0)) < 1e-5); /* backwards the solutions spread apart */
@@ -390,7 +390,7 @@ static void test_options_and_failures(void) {
   int idid = 0;
   double t = 0.0, y[2] = {1.0, 1.0}, h = 0.0, rtol = 1e-6, atol = 1e-8;
   rwork[ESDIRK_RWORK_MAX_STEP] = 0.05;
-  esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0, iwork,
+  esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 1.0, &h, &rtol, &atol, 0, iwork,
                  ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(idid == ESDIRK_CLASSIC_TEND_REACHED && h <= 0.05 && rwork[ESDIRK_RWORK_HLAST] <= 0.05);
   CHECK(iwork[ESDIRK_IWORK_NACCEPT] >= 20);
@@ -403,7 +403,7 @@ static void test_options_and_failures(void) {
   t = 0.0;
   y[0] = y[1] = 1.0;
   h = 0.0;
-  CHECK_STATUS(esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 10.0, &h, &rtol,
+  CHECK_STATUS(esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 10.0, &h, &rtol,
                               &atol, 0, iwork, ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK,
                               &idid),
                ESDIRK_TOO_MANY_STEPS);
@@ -412,7 +412,7 @@ static void test_options_and_failures(void) {
   CHECK(fabs(y[0] - exact_x(1.0, P, t)) < 1e-5);
   CHECK(strlen(esdirk_classic_last_error()) > 0);
   iwork[ESDIRK_IWORK_MAX_STEPS] = 0;
-  CHECK_STATUS(esdirk_classic(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 10.0, &h, &rtol,
+  CHECK_STATUS(esdirk_classic_integrate(1, 1, 1, model, model_jacobian, NULL, &t, y, &P, 10.0, &h, &rtol,
                               &atol, 0, iwork, ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK,
                               &idid),
                ESDIRK_CLASSIC_TEND_REACHED);
@@ -421,7 +421,7 @@ static void test_options_and_failures(void) {
   t = 0.0;
   y[0] = y[1] = 1.0;
   h = 0.0;
-  CHECK_STATUS(esdirk_classic(1, 1, 1, fatal_model, model_jacobian, NULL, &t, y, &P, 1.0, &h,
+  CHECK_STATUS(esdirk_classic_integrate(1, 1, 1, fatal_model, model_jacobian, NULL, &t, y, &P, 1.0, &h,
                               &rtol, &atol, 0, iwork, ESDIRK_CLASSIC_LIWORK, rwork,
                               ESDIRK_CLASSIC_LRWORK, &idid),
                ESDIRK_CALLBACK_FATAL);
@@ -431,7 +431,7 @@ static void test_options_and_failures(void) {
   t = 0.0;
   y[0] = y[1] = 1.0;
   h = 0.0;
-  esdirk_classic(1, 1, 1, model, model_jacobian, &calls, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
+  esdirk_classic_integrate(1, 1, 1, model, model_jacobian, &calls, &t, y, &P, 1.0, &h, &rtol, &atol, 0,
                  iwork, ESDIRK_CLASSIC_LIWORK, rwork, ESDIRK_CLASSIC_LRWORK, &idid);
   CHECK(idid == ESDIRK_CLASSIC_TEND_REACHED && calls >= iwork[ESDIRK_IWORK_NFUN] && calls > 0);
 }

@@ -95,14 +95,14 @@ extern "C" {
  *  return the step proposed for a continuation. rtol, atol: itol = 0: one value each, for every
  *  component; itol = 1: nx + nz values each (the algebraic states share one relative
  *  tolerance, so rtol[nx..nx+nz-1] must be equal). jacobian may be NULL (finite differences). */
-ESDIRK_C_API int esdirk_classic(esdirk_int nx, esdirk_int nz, esdirk_int np,
+ESDIRK_C_API int esdirk_classic_integrate(esdirk_int nx, esdirk_int nz, esdirk_int np,
                                 esdirk_residual_fn residual, esdirk_jacobian_fn jacobian,
                                 void* user_data, double* t, double* y, const double* p,
                                 double tend, double* h, const double* rtol, const double* atol,
                                 int itol, esdirk_int* iwork, esdirk_int liwork, double* rwork,
                                 esdirk_int lrwork, int* idid);
 
-/** esdirk_classic with ns forward sensitivities d(x, z)/d(theta).
+/** esdirk_classic_integrate with ns forward sensitivities d(x, z)/d(theta).
  *  S: (nx + nz) x ns, column-major, leading dimension lds >= nx + nz: on entry rows 0..nx-1
  *  hold dx(t)/d(theta) (e.g. the identity block for directions in x0, 0 for parameter
  *  directions), the algebraic rows are ignored; on return S(tend). sp: np x ns, leading
