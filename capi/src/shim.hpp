@@ -107,8 +107,9 @@ int guarded(Handle* handle, Body&& body) noexcept {
   try {
     return body();
   } catch (const std::length_error& e) {
-    // A size whose workspace cannot even be described (it overflows the size types).
-    return handle->fail(ESDIRK_OUT_OF_MEMORY, std::string("out of memory: a size is too large (") + e.what() + ")");
+    // A size beyond a documented limit, or one whose workspace overflows the size types: an
+    // invalid argument (as the structural functions answer it), not a failed allocation.
+    return handle->fail(ESDIRK_INVALID_ARGUMENT, std::string("a size is too large: ") + e.what());
   } catch (const std::out_of_range& e) {
     return handle->fail(ESDIRK_INVALID_ARGUMENT, e.what());
   } catch (const std::invalid_argument& e) {

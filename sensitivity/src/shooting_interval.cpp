@@ -47,8 +47,7 @@ class ShootingInterval::CostQuadrature final : public StepListener {
 
 ShootingInterval::ShootingInterval(Problem& problem, Options options,
                                    SensitivityOptions sensitivity)
-    : problem_(problem),
-      nx_(problem.nx()),
+    : nx_(problem.nx()),
       nz_(problem.nz()),
       nu_(problem.np()),
       integrator_(std::make_unique<Integrator>(problem, std::move(options))),

@@ -11,6 +11,12 @@ inline long allocations = 0;
 inline bool enabled = false;
 }  // namespace counting_new
 
+// This file replaces the global operator new and delete as a pair (malloc and free), which
+// GCC's -Wmismatched-new-delete cannot see when it inlines one side.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 void* operator new(std::size_t size) {
   if (counting_new::enabled) ++counting_new::allocations;
   if (void* p = std::malloc(size ? size : 1)) return p;

@@ -107,7 +107,6 @@ class ESDIRK_API ForwardSensitivity final : public StepListener {
   bool initialized_ = false;
   bool uses_parameters_ = false;
   bool trial_solved_ = false;  // the stages hold the trial step about to be accepted
-  int trial_code_ = 0;         // the last trial's failure code (error control), 0 if none
   std::string trial_message_;
   Status status_ = Status::success;
   std::string message_;

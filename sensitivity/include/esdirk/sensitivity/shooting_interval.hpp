@@ -82,7 +82,6 @@ class ESDIRK_API ShootingInterval {
   ShootingResult& fail(Status status, std::string message);
   Status accumulate_cost(const StepView& step);
 
-  Problem& problem_;
   int nx_, nz_, nu_;
   std::unique_ptr<Integrator> integrator_;
   std::unique_ptr<ForwardSensitivity> sensitivity_;
