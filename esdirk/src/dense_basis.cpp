@@ -1,5 +1,9 @@
 #include "esdirk/dense_basis.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 namespace esdirk {
 
 void dense_weights(const Tableau& tableau, double theta, std::span<double> b) {
@@ -13,6 +17,18 @@ void dense_weights(const Tableau& tableau, double theta, std::span<double> b) {
     if (i == s - 1) bi += h11;
     b[static_cast<std::size_t>(i)] = bi;
   }
+}
+
+double step_fraction(double t, double t_n, double h, double t_end) {
+  // The ends exactly: (t_end - t_n)/h is not 1 when t_end = t_n + h was rounded.
+  if (t == t_end) return 1.0;
+  if (t == t_n) return 0.0;
+  const double theta = (t - t_n) / h;
+  if (theta >= -1e-12 && theta <= 1.0 + 1e-12) return theta;
+  const double slack = 4.0 * std::numeric_limits<double>::epsilon() * std::max(std::abs(t_n), std::abs(t_end));
+  if (std::abs(t - t_n) <= slack) return 0.0;
+  if (std::abs(t - t_end) <= slack) return 1.0;
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 void stage_interpolation_weights(const Tableau& tableau, double theta, std::span<double> l) {

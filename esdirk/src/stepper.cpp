@@ -428,8 +428,8 @@ void Stepper::evaluate(double t, Vector x_out, Vector z_out) {
     if (!z_out.empty()) std::copy(z_.begin(), z_.end(), z_out.begin());
     return;
   }
-  const double theta = (t - ta_) / ha_;
-  if (!(theta >= -1e-12 && theta <= 1.0 + 1e-12))
+  const double theta = step_fraction(t, ta_, ha_, t_);
+  if (std::isnan(theta))
     throw std::domain_error("dense_output: t = " + format_number(t) + " is outside the last step [" +
                             format_number(ta_) + ", " + format_number(t_) + "]");
   dense_weights(tab_, theta, weights_b_);

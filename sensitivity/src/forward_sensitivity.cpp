@@ -317,8 +317,8 @@ Status ForwardSensitivity::dense_output_at(double t, MatrixRef Sx, MatrixRef Sz)
     if (Sz.data && nz_ > 0) detail::copy(Sz_.cref(), Sz);
     return Status::success;
   }
-  const double theta = (t - step_t_) / step_h_;
-  if (!(theta >= -1e-12 && theta <= 1.0 + 1e-12))
+  const double theta = step_fraction(t, step_t_, step_h_, t_);
+  if (std::isnan(theta))
     throw std::domain_error("ForwardSensitivity::dense_output: t = " + format_number(t) +
                             " is outside the last step [" + format_number(step_t_) + ", " + format_number(t_) + "]");
   const Tableau& tab = integrator_.options().method;

@@ -266,6 +266,34 @@ BOOST_AUTO_TEST_CASE(last_iteration_matrix_is_the_accepted_steps_lu_after_a_fail
   run.solver.remove_listener(rejector);
 }
 
+// Regression: far from t = 0 a short step's (t_end - t_n)/h misses 1 by up to ulp(t)/h; the
+// dense output then refused its own end time as "outside the last step" (theta > 1, found by
+// the event detector on the EM oscillator) or returned a value off the step's end value
+// (theta < 1: 3.6e-6 relative here).
+BOOST_AUTO_TEST_CASE(dense_output_accepts_the_end_of_a_short_step_far_from_zero) {
+  esdirk::FunctionProblem problem(1, 0, 0, [](double, auto x, auto, auto, auto f) {
+    f[0] = -1e10 * (x[0] - 1.0);  // a layer of width 1e-10 at t = 7.2
+    return 0;
+  });
+  esdirk::Options options;
+  options.rtol = options.atol = 1e-8;
+  esdirk::Integrator solver(problem, options);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(7.2, std::vector<double>{0.0}, {}, {})));
+  bool found = false;
+  std::vector<double> x(1);
+  for (int k = 0; k < 100 && !found; ++k) {
+    BOOST_REQUIRE(esdirk::ok(solver.step(8.0)));
+    const esdirk::StepView step = solver.last_step();
+    if (std::abs((step.t_end - step.t) / step.h - 1.0) <= 1e-12) continue;
+    found = true;  // the old window (|theta - 1| <= 1e-12) would have thrown here
+    BOOST_CHECK_NO_THROW(solver.dense_output(step.t_end, x));
+    BOOST_TEST(x[0] == solver.x()[0]);
+    BOOST_CHECK_NO_THROW(solver.dense_output(step.t, x));
+    BOOST_CHECK_THROW(solver.dense_output(step.t_end + 1e3 * step.h, x), std::domain_error);
+  }
+  BOOST_TEST(found);
+}
+
 BOOST_AUTO_TEST_CASE(dense_output_factors_dg_dz_once_per_step) {
   DowRun run;
   run.initialize();
