@@ -223,27 +223,10 @@ void esdirk_hybrid_problem_free(esdirk_hybrid_problem** problem) {
 }
 
 int esdirk_hybrid_solver_create(esdirk_hybrid_problem* problem, esdirk_hybrid_solver** solver) {
-  if (!solver) return ESDIRK_NULL_ARGUMENT;
-  *solver = nullptr;
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  try {
-    auto handle = std::make_unique<esdirk_hybrid_solver>();
-    handle->problem = problem;
-    *solver = handle.release();
-    return ESDIRK_SUCCESS;
-  } catch (const std::bad_alloc&) {
-    return ESDIRK_OUT_OF_MEMORY;
-  } catch (...) {
-    return ESDIRK_INTERNAL_ERROR;
-  }
+  return esdirk_capi::create_handle(problem, solver);
 }
 
-void esdirk_hybrid_solver_free(esdirk_hybrid_solver** solver) {
-  if (!solver) return;
-  if (*solver && (*solver)->busy) return;  // from inside its own callback: the call is running
-  delete *solver;
-  *solver = nullptr;
-}
+void esdirk_hybrid_solver_free(esdirk_hybrid_solver** solver) { esdirk_capi::free_handle(solver); }
 
 const char* esdirk_hybrid_solver_last_error(const esdirk_hybrid_solver* solver) {
   if (!solver) return "null hybrid solver handle";
@@ -254,9 +237,8 @@ const char* esdirk_hybrid_solver_last_error(const esdirk_hybrid_solver* solver) 
 
 int esdirk_hybrid_solver_set_tolerances(esdirk_hybrid_solver* s, double rtol, double atol) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!(rtol >= 0.0) || !(atol >= 0.0) || !std::isfinite(rtol) || !std::isfinite(atol))
-    return s->fail(ESDIRK_INVALID_ARGUMENT,
-                   "set_tolerances: rtol and atol must be finite and >= 0");
+  if (!esdirk_capi::tolerances_ok(rtol, atol))
+    return s->fail(ESDIRK_INVALID_ARGUMENT, esdirk_capi::tolerances_message);
   s->options.integrator.rtol = rtol;
   s->options.integrator.atol = atol;
   return ESDIRK_SUCCESS;

@@ -109,25 +109,10 @@ int esdirk_solver_integrate_sensitivities_to(esdirk_solver* s, double tout, doub
 }
 
 int esdirk_shooting_create(esdirk_problem* problem, esdirk_shooting** shooting) {
-  if (!shooting) return ESDIRK_NULL_ARGUMENT;
-  *shooting = nullptr;
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  try {
-    auto handle = std::make_unique<esdirk_shooting>();
-    handle->problem = problem;
-    *shooting = handle.release();
-    return ESDIRK_SUCCESS;
-  } catch (...) {
-    return ESDIRK_OUT_OF_MEMORY;
-  }
+  return esdirk_capi::create_handle(problem, shooting);
 }
 
-void esdirk_shooting_free(esdirk_shooting** shooting) {
-  if (!shooting) return;
-  if (*shooting && (*shooting)->busy) return;  // from inside its own callback
-  delete *shooting;
-  *shooting = nullptr;
-}
+void esdirk_shooting_free(esdirk_shooting** shooting) { esdirk_capi::free_handle(shooting); }
 
 const char* esdirk_shooting_last_error(const esdirk_shooting* shooting) {
   return shooting ? shooting->message.c_str() : "null shooting handle";
@@ -135,9 +120,8 @@ const char* esdirk_shooting_last_error(const esdirk_shooting* shooting) {
 
 int esdirk_shooting_set_tolerances(esdirk_shooting* sh, double rtol, double atol) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
-  if (!(rtol >= 0.0) || !(atol >= 0.0) || !std::isfinite(rtol) || !std::isfinite(atol))
-    return sh->fail(ESDIRK_INVALID_ARGUMENT,
-                    "set_tolerances: rtol and atol must be finite and >= 0");
+  if (!esdirk_capi::tolerances_ok(rtol, atol))
+    return sh->fail(ESDIRK_INVALID_ARGUMENT, esdirk_capi::tolerances_message);
   sh->options.rtol = rtol;
   sh->options.atol = atol;
   sh->options_changed = true;

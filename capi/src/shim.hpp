@@ -127,6 +127,39 @@ int guarded(Handle* handle, Body&& body) noexcept {
   }
 }
 
+/// *_create of a solver-type handle bound to `problem`: NULL checks, no exception out.
+template <class Handle, class Problem>
+int create_handle(Problem* problem, Handle** handle) noexcept {
+  if (!handle) return ESDIRK_NULL_ARGUMENT;
+  *handle = nullptr;
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  try {
+    auto made = std::make_unique<Handle>();
+    made->problem = problem;
+    *handle = made.release();
+    return ESDIRK_SUCCESS;
+  } catch (const std::bad_alloc&) {
+    return ESDIRK_OUT_OF_MEMORY;
+  } catch (...) {
+    return ESDIRK_INTERNAL_ERROR;
+  }
+}
+
+/// *_free: frees and nulls the handle; a no-op from inside the handle's own callback (the
+/// running call still uses it).
+template <class Handle>
+void free_handle(Handle** handle) noexcept {
+  if (!handle || (*handle && (*handle)->busy)) return;
+  delete *handle;
+  *handle = nullptr;
+}
+
+/// The scalar-tolerance check shared by the set_tolerances functions.
+inline bool tolerances_ok(double rtol, double atol) {
+  return rtol >= 0.0 && atol >= 0.0 && std::isfinite(rtol) && std::isfinite(atol);
+}
+inline constexpr const char* tolerances_message = "set_tolerances: rtol and atol must be finite and >= 0";
+
 /// A handle's message store and failure helper.
 struct Messages {
   std::string message;
