@@ -68,15 +68,11 @@ Status Integrator::initialize(double t0, ConstVector x0, ConstVector z_guess, Co
   check_size(x0, problem_.nx(), "x0");
   check_size(z_guess, problem_.nz(), "z0");
   check_size(p, problem_.np(), "p");
-  initialized_ = false;
   stats_ = Statistics{};
   direction_ = 0.0;
   h_ = 0.0;
   have_stop_ = false;
-  const Status status = restart(t0, x0, z_guess, p);
-  if (ok(status))
-    for (StepListener* listener : listeners_) listener->on_restart(t0, RestartKind::initialize);
-  return status;
+  return start(t0, x0, z_guess, p, RestartKind::initialize);
 }
 
 Status Integrator::restart(double t, ConstVector x, ConstVector z_guess, ConstVector p) {
@@ -84,16 +80,19 @@ Status Integrator::restart(double t, ConstVector x, ConstVector z_guess, ConstVe
   check_size(x, problem_.nx(), "x");
   check_size(z_guess, problem_.nz(), "z");
   check_size(p, problem_.np(), "p");
+  return start(t, x, z_guess, p, RestartKind::restart);
+}
+
+// What initialize() and restart() share: a consistent start at (t, x), then the listeners.
+Status Integrator::start(double t, ConstVector x, ConstVector z_guess, ConstVector p, RestartKind kind) {
   message_.clear();
   have_listener_stop_ = false;
   controller_.reset();
-  const bool first = !initialized_ && direction_ == 0.0 && h_ == 0.0;
   const Status status = stepper_.start(t, x, z_guess, p);
   if (!ok(status)) message_ = stepper_.message();
   initialized_ = ok(status);
-  // initialize() tells the listeners itself (RestartKind::initialize) after this returns.
-  if (initialized_ && !first)
-    for (StepListener* listener : listeners_) listener->on_restart(t, RestartKind::restart);
+  if (initialized_)
+    for (StepListener* listener : listeners_) listener->on_restart(t, kind);
   return status;
 }
 

@@ -152,6 +152,7 @@ class ESDIRK_API Integrator {
 
   void require_initialized(const char* who) const;
   void check_size(ConstVector v, int n, const char* what) const;
+  Status start(double t, ConstVector x, ConstVector z_guess, ConstVector p, RestartKind kind);
   void set_direction(double tout);
   Outcome stopped(StopReason reason, double t) const { return {Status::success, reason, t}; }
   Outcome failed(Status status, std::string message);
