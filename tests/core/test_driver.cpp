@@ -148,6 +148,34 @@ BOOST_AUTO_TEST_CASE(every_listener_sees_every_accepted_step_once_in_order) {
   BOOST_TEST(second.accepts == run.solver.statistics().accepted_steps);
 }
 
+// Regression: the trial view of a step carried h = (t_n + h) - t_n, the accepted one h, so
+// listeners under error control (the sensitivities) solved a step of a slightly different size
+// than the one accepted.
+BOOST_AUTO_TEST_CASE(trial_and_accepted_views_of_a_step_have_the_same_h) {
+  struct SameStep : esdirk::StepListener {
+    double trial_h = 0.0, trial_t_end = 0.0;
+    long mismatches = 0, accepts = 0, rounded = 0;
+    esdirk::TrialVerdict on_trial(const esdirk::StepView& step) override {
+      trial_h = step.h;
+      trial_t_end = step.t_end;
+      return {};
+    }
+    esdirk::AcceptVerdict on_accept(const esdirk::StepView& step, esdirk::DenseOutput&) override {
+      ++accepts;
+      if ((step.t + step.h) - step.t != step.h) ++rounded;  // where the old trial h differed
+      if (step.h != trial_h || step.h_gamma != trial_h * esdirk::Tableau::esdirk34().gamma) ++mismatches;
+      return esdirk::AcceptVerdict::proceed();
+    }
+  } listener;
+  DowRun run;
+  run.solver.add_listener(listener);
+  run.initialize();  // from t = 0 to 10 h, where t_n + h - t_n != h for many steps
+  BOOST_REQUIRE(esdirk::ok(run.solver.integrate_to(10.0, run.x, run.z)));
+  BOOST_TEST(listener.accepts > 100);
+  BOOST_TEST(listener.rounded > 0);  // the case that broke occurs on this run
+  BOOST_TEST(listener.mismatches == 0);
+}
+
 BOOST_AUTO_TEST_CASE(replay_of_a_trajectory_reproduces_the_states_bit_for_bit) {
   DowRun run;
   esdirk::Trajectory trajectory;
