@@ -34,6 +34,10 @@ constexpr Row rows[] = {
     {"event_transitions", "", &Statistics::event_transitions},
     {"event_reinitializations", "", &Statistics::event_reinitializations},
     {"event_grazing_warnings", "", &Statistics::event_grazing_warnings},
+    {"adjoint_transposed_solves", "", &Statistics::adjoint_transposed_solves},
+    {"adjoint_factorizations", "", &Statistics::adjoint_factorizations},
+    {"adjoint_jacobian_evaluations", "", &Statistics::adjoint_jacobian_evaluations},
+    {"adjoint_recomputed_steps", "", &Statistics::adjoint_recomputed_steps},
 };
 
 }  // namespace

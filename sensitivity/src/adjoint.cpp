@@ -485,6 +485,10 @@ AcceptVerdict Adjoint::on_accept(const StepView& step, DenseOutput&) {
 void Adjoint::add_statistics(Statistics& report) const {
   report.adjoint_steps += report_.adjoint_steps;
   report.checkpoints += report_.checkpoints;
+  report.adjoint_transposed_solves += report_.transposed_solves;
+  report.adjoint_factorizations += report_.stage_factorizations;
+  report.adjoint_jacobian_evaluations += report_.jacobian_evaluations;
+  report.adjoint_recomputed_steps += report_.recomputed_steps;
 }
 
 // A recomputed segment must start where the recording run's did, bit for bit; anything else

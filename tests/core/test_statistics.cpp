@@ -97,7 +97,8 @@ BOOST_AUTO_TEST_CASE(reports_name_every_counter) {
   for (const char* name :
        {"function_evaluations", "fd_function_evaluations", "jacobian_evaluations",
         "lu_factorizations", "newton_iterations", "newton_failures", "rejected_steps",
-        "sensitivity_solves", "events", "adjoint_steps", "checkpoints"})
+        "sensitivity_solves", "events", "adjoint_steps", "checkpoints", "adjoint_transposed_solves",
+        "adjoint_factorizations", "adjoint_jacobian_evaluations", "adjoint_recomputed_steps"})
     BOOST_TEST(csv.find(name) != std::string::npos);
   esdirk::Statistics sum;
   sum += s;

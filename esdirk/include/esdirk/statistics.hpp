@@ -35,6 +35,12 @@ struct ESDIRK_API Statistics {
   long event_transitions = 0;        ///< transitions applied (state and time events)
   long event_reinitializations = 0;  ///< restarts of the integrator after a transition
   long event_grazing_warnings = 0;   ///< events with |dh/dt| below the grazing tolerance
+  // The adjoint's reverse sweeps (sensitivity/, doc/adjoint-guide.md), beside adjoint_steps and
+  // checkpoints above:
+  long adjoint_transposed_solves = 0;  ///< right-hand sides solved with a transposed stage matrix
+  long adjoint_factorizations = 0;     ///< LUs of stage matrices formed by the sweep (extra LUs)
+  long adjoint_jacobian_evaluations = 0;  ///< stage Jacobians J_i formed by the sweep
+  long adjoint_recomputed_steps = 0;   ///< steps replayed from checkpoints (not in steps)
 
   /// Adds every counter of `other` (for accumulating over shooting intervals).
   Statistics& operator+=(const Statistics& other);
