@@ -323,10 +323,16 @@ int esdirk_solver_initialize(esdirk_solver* s, double t0, const double* x0, esdi
     // std::invalid_argument); it replaces the old one only if the initialization succeeds, so a
     // rejected call (bad input, no consistent z) loses nothing.
     auto fresh = std::make_unique<esdirk::Integrator>(*s->problem->problem, s->options);
+    // The adjoint listens from the initialization on (declared after `fresh`: goes first).
+    std::unique_ptr<esdirk::Adjoint> adjoint;
+    if (s->record_adjoint) adjoint = std::make_unique<esdirk::Adjoint>(*fresh, s->adjoint_options);
     const esdirk::Status status = fresh->initialize(t0, in(x0, nx), in(z0_guess, nz), in(p, np));
     if (!esdirk::ok(status)) return s->from(status, fresh->message());
-    s->sensitivity.reset();  // detaches from the old integrator before it goes
+    s->sensitivity.reset();  // detach from the old integrator before it goes
+    s->adjoint.reset();
     s->integrator = std::move(fresh);
+    s->adjoint = std::move(adjoint);
+    s->last_run_failed = false;
     s->initialized = true;
     return s->from(status, s->integrator->message());
   });

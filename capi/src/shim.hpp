@@ -13,6 +13,7 @@
 #include "esdirk/esdirk.h"
 #include "esdirk/integrator.hpp"
 #include "esdirk/outcome.hpp"
+#include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
 
@@ -185,6 +186,12 @@ struct esdirk_solver : esdirk_capi::Messages {
   // integrator) are destroyed first.
   std::unique_ptr<esdirk::Integrator> integrator;
   std::unique_ptr<esdirk::ForwardSensitivity> sensitivity;
+  // The adjoint (esdirk_adjoint.h, capi/src/adjoint.cpp): made with each new integrator, before
+  // its initialize, when record_adjoint is set, so that it records from t0.
+  bool record_adjoint = false;
+  esdirk::AdjointOptions adjoint_options;
+  std::unique_ptr<esdirk::Adjoint> adjoint;
+  bool last_run_failed = false;  // the last integration call failed (no gradient of it)
   bool initialized = false;
 
   int from(esdirk::Status status, const std::string& why) {
@@ -197,6 +204,7 @@ struct esdirk_solver : esdirk_capi::Messages {
   }
   // Integration calls: a normal stop before tout is a positive code (CVODES style).
   int from(const esdirk::Outcome& outcome, const std::string& why) {
+    last_run_failed = !esdirk::ok(outcome.status);
     if (!esdirk::ok(outcome.status)) return from(outcome.status, why);
     message.clear();
     return esdirk_capi::to_c_stop(outcome.reason);

@@ -1,0 +1,430 @@
+// The C shim for the discrete adjoint and the reverse-mode shooting interval (esdirk_adjoint.h):
+// extern "C" definitions, the objective and reverse-shooting handles.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "esdirk/esdirk_adjoint.h"
+#include "esdirk/sensitivity/reverse_shooting_interval.hpp"
+#include "shim.hpp"
+
+using esdirk_capi::guarded;
+using esdirk_capi::in;
+using esdirk_capi::out;
+using esdirk_capi::vector_ok;
+
+struct esdirk_objective : esdirk_capi::Messages {
+  esdirk_int rows = 1;
+  esdirk_objective_gradient_fn terminal = nullptr;
+  void* terminal_data = nullptr;
+  std::vector<double> terminal_weights;  // n x rows, contiguous (n = weights_rows)
+  esdirk_int weights_rows = 0;
+  esdirk_objective_gradient_fn running = nullptr;
+  void* running_data = nullptr;
+  std::vector<double> output_times;
+  esdirk_output_gradient_fn at_output = nullptr;
+  void* output_data = nullptr;
+};
+
+struct esdirk_reverse_shooting : esdirk_capi::Messages {
+  esdirk_problem* problem = nullptr;
+  esdirk::Options options;
+  bool options_changed = true;  // the interval object is rebuilt at the next integrate
+  std::unique_ptr<esdirk::ReverseShootingInterval> interval;
+  esdirk_running_cost_fn cost = nullptr;
+  void* cost_user_data = nullptr;
+  bool has_result = false;
+};
+
+namespace {
+
+const double* or_null(esdirk::ConstVector v) { return v.empty() ? nullptr : v.data(); }
+double* or_null(esdirk::MatrixRef m) { return m.rows > 0 ? m.data : nullptr; }
+
+// The C callback as an ObjectiveGradient (NULL pointers for empty blocks).
+esdirk::ObjectiveGradient c_gradient(esdirk_objective_gradient_fn fn, void* data) {
+  return [=](double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
+             esdirk::MatrixRef dx, esdirk::MatrixRef dz, esdirk::MatrixRef dp) {
+    return fn(static_cast<esdirk_int>(x.size()), static_cast<esdirk_int>(z.size()),
+              static_cast<esdirk_int>(p.size()), dx.cols, t, x.data(), or_null(z), or_null(p), dx.data,
+              dx.ld, or_null(dz), dz.ld, or_null(dp), dp.ld, data);
+  };
+}
+
+// The C++ objective of a C objective handle (its callbacks hold the handle's function pointers).
+esdirk::AdjointObjective make_objective(const esdirk_objective& o) {
+  esdirk::AdjointObjective objective;
+  objective.rows = o.rows;
+  if (o.terminal) {
+    objective.terminal = c_gradient(o.terminal, o.terminal_data);
+  } else if (!o.terminal_weights.empty()) {
+    objective.set_terminal_weights(
+        esdirk::ConstMatrixRef(o.terminal_weights.data(), o.weights_rows, o.rows, o.weights_rows));
+  }
+  if (o.running) objective.running = c_gradient(o.running, o.running_data);
+  if (!o.output_times.empty()) {
+    objective.output_times = o.output_times;
+    const esdirk_output_gradient_fn fn = o.at_output;
+    void* data = o.output_data;
+    objective.at_output = [=](int k, double t, esdirk::ConstVector x, esdirk::ConstVector z,
+                              esdirk::ConstVector p, esdirk::MatrixRef dx, esdirk::MatrixRef dz,
+                              esdirk::MatrixRef dp) {
+      return fn(k, static_cast<esdirk_int>(x.size()), static_cast<esdirk_int>(z.size()),
+                static_cast<esdirk_int>(p.size()), dx.cols, t, x.data(), or_null(z), or_null(p),
+                dx.data, dx.ld, or_null(dz), dz.ld, or_null(dp), dp.ld, data);
+    };
+  }
+  return objective;
+}
+
+esdirk::RunningCost c_running_cost(esdirk_running_cost_fn cost, void* user_data, int nx, int nz, int nu) {
+  return [=](double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector u,
+             double& value, esdirk::Vector dh_dx, esdirk::Vector dh_dz, esdirk::Vector dh_du) {
+    return cost(nx, nz, nu, t, x.data(), nz ? z.data() : nullptr, nu ? u.data() : nullptr, &value,
+                dh_dx.data(), nz ? dh_dz.data() : nullptr, nu ? dh_du.data() : nullptr, user_data);
+  };
+}
+
+bool all_finite(const double* data, esdirk_int rows, esdirk_int cols, esdirk_int ld) {
+  for (esdirk_int j = 0; j < cols; ++j)
+    for (esdirk_int i = 0; i < rows; ++i)
+      if (!std::isfinite(data[static_cast<std::size_t>(j) * ld + i])) return false;
+  return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- Objectives ------------------------------------------------------------------------------
+
+int esdirk_objective_create(esdirk_int rows, esdirk_objective** objective) {
+  if (!objective) return ESDIRK_NULL_ARGUMENT;
+  *objective = nullptr;
+  if (rows < 1) return ESDIRK_INVALID_ARGUMENT;
+  try {
+    auto made = std::make_unique<esdirk_objective>();
+    made->rows = rows;
+    *objective = made.release();
+    return ESDIRK_SUCCESS;
+  } catch (...) {
+    return ESDIRK_OUT_OF_MEMORY;
+  }
+}
+
+void esdirk_objective_free(esdirk_objective** objective) { esdirk_capi::free_handle(objective); }
+
+const char* esdirk_objective_last_error(const esdirk_objective* objective) {
+  return objective ? objective->message.c_str() : "null objective handle";
+}
+
+int esdirk_objective_set_terminal(esdirk_objective* o, esdirk_objective_gradient_fn gradient,
+                                  void* user_data) {
+  if (!o) return ESDIRK_NULL_ARGUMENT;
+  return guarded(o, [&] {
+    o->terminal = gradient;
+    o->terminal_data = user_data;
+    o->terminal_weights.clear();
+    o->weights_rows = 0;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_objective_set_terminal_weights(esdirk_objective* o, const double* W, esdirk_int n,
+                                          esdirk_int ldw) {
+  if (!o) return ESDIRK_NULL_ARGUMENT;
+  if (!W) return o->fail(ESDIRK_NULL_ARGUMENT, "set_terminal_weights: W is NULL");
+  if (n < 1 || ldw < n)
+    return o->fail(ESDIRK_INVALID_ARGUMENT,
+                   "set_terminal_weights: n = nx + nz must be >= 1 and ldw >= n (got n = " +
+                       std::to_string(n) + ", ldw = " + std::to_string(ldw) + ")");
+  if (!all_finite(W, n, o->rows, ldw))
+    return o->fail(ESDIRK_INVALID_ARGUMENT, "set_terminal_weights: W has non-finite entries");
+  return guarded(o, [&] {
+    std::vector<double> w(static_cast<std::size_t>(n) * o->rows);
+    for (esdirk_int j = 0; j < o->rows; ++j)
+      std::copy(W + static_cast<std::size_t>(j) * ldw, W + static_cast<std::size_t>(j) * ldw + n,
+                w.begin() + static_cast<std::ptrdiff_t>(j) * n);
+    o->terminal_weights.swap(w);
+    o->weights_rows = n;
+    o->terminal = nullptr;
+    o->terminal_data = nullptr;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_objective_set_running(esdirk_objective* o, esdirk_objective_gradient_fn gradient,
+                                 void* user_data) {
+  if (!o) return ESDIRK_NULL_ARGUMENT;
+  return guarded(o, [&] {
+    o->running = gradient;
+    o->running_data = user_data;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_objective_set_output_times(esdirk_objective* o, const double* times, esdirk_int count,
+                                      esdirk_output_gradient_fn gradient, void* user_data) {
+  if (!o) return ESDIRK_NULL_ARGUMENT;
+  if (count < 0) return o->fail(ESDIRK_INVALID_ARGUMENT, "set_output_times: count must be >= 0");
+  if (count > 0 && (!times || !gradient))
+    return o->fail(ESDIRK_NULL_ARGUMENT, "set_output_times: times or gradient is NULL");
+  for (esdirk_int k = 0; k < count; ++k)
+    if (!std::isfinite(times[k]))
+      return o->fail(ESDIRK_INVALID_ARGUMENT, "set_output_times: the times must be finite");
+  const bool increasing = std::is_sorted(times, times + count);
+  const bool decreasing = std::is_sorted(times, times + count, std::greater<double>());
+  if (count > 0 && !increasing && !decreasing)
+    return o->fail(ESDIRK_INVALID_ARGUMENT, "set_output_times: the times must be ordered in time");
+  return guarded(o, [&] {
+    o->output_times.assign(times, times + count);
+    o->at_output = count > 0 ? gradient : nullptr;
+    o->output_data = count > 0 ? user_data : nullptr;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+// ---- The adjoint of a solver ------------------------------------------------------------------
+
+int esdirk_solver_set_adjoint(esdirk_solver* s, int record, long memory_budget) {
+  if (!s) return ESDIRK_NULL_ARGUMENT;
+  if (memory_budget < 0)
+    return s->fail(ESDIRK_INVALID_ARGUMENT, "set_adjoint: memory_budget must be >= 0 (0 keeps every step)");
+  s->record_adjoint = record != 0;
+  s->adjoint_options.memory_budget = memory_budget;
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_solver_adjoint_gradient(esdirk_solver* s, const esdirk_objective* objective, double* dx0,
+                                   esdirk_int nx, esdirk_int lddx0, double* dp, esdirk_int np,
+                                   esdirk_int lddp) {
+  if (!s) return ESDIRK_NULL_ARGUMENT;
+  if (!objective || !dx0)
+    return s->fail(ESDIRK_NULL_ARGUMENT, "adjoint_gradient: objective or dx0 is NULL");
+  if (!s->adjoint)
+    return s->fail(ESDIRK_WRONG_CALL_ORDER,
+                   "adjoint_gradient: no adjoint recording (call esdirk_solver_set_adjoint before "
+                   "esdirk_solver_initialize, then integrate)");
+  if (s->last_run_failed)
+    return s->fail(ESDIRK_WRONG_CALL_ORDER,
+                   "adjoint_gradient: the last integration failed; its steps do not reach the "
+                   "terminal time (initialize and integrate again)");
+  const esdirk::Problem& p = *s->problem->problem;
+  const esdirk_int rows = objective->rows;
+  if (nx != p.nx() || lddx0 < nx || np != p.np() || (dp && lddp < np))
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   "adjoint_gradient: dx0 must be nx x rows = " + std::to_string(p.nx()) + " x " +
+                       std::to_string(rows) + " with lddx0 >= nx and dp np x rows = " +
+                       std::to_string(p.np()) + " x " + std::to_string(rows) +
+                       " with lddp >= np; got nx = " + std::to_string(nx) + ", np = " +
+                       std::to_string(np));
+  if (objective->weights_rows > 0 && objective->weights_rows != p.size())
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   "adjoint_gradient: the terminal weights have " +
+                       std::to_string(objective->weights_rows) + " rows, the state has nx + nz = " +
+                       std::to_string(p.size()));
+  if (!objective->terminal && objective->terminal_weights.empty() && !objective->running &&
+      objective->output_times.empty())
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   "adjoint_gradient: the objective has no term (terminal, running or output times)");
+  return guarded(s, [&]() -> int {
+    const esdirk::AdjointObjective cpp = make_objective(*objective);
+    // The sweep writes its own workspace; the caller's arrays only on success.
+    esdirk::DenseMatrix gx(p.nx(), rows), gp(std::max(p.np(), 1), rows);
+    const esdirk::MatrixRef gp_ref = p.np() > 0 ? gp.ref() : esdirk::MatrixRef{};
+    const esdirk::Status status = s->adjoint->gradient(cpp, gx.ref(), gp_ref);
+    if (!esdirk::ok(status)) return s->from(status, s->adjoint->message());
+    for (esdirk_int j = 0; j < rows; ++j) {
+      std::copy(gx.column(j), gx.column(j) + nx, dx0 + static_cast<std::size_t>(j) * lddx0);
+      if (dp && np > 0) std::copy(gp.column(j), gp.column(j) + np, dp + static_cast<std::size_t>(j) * lddp);
+    }
+    s->message.clear();
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_solver_get_adjoint_report(const esdirk_solver* cs, esdirk_adjoint_report* report) {
+  if (!cs) return ESDIRK_NULL_ARGUMENT;
+  auto* s = const_cast<esdirk_solver*>(cs);  // only the message changes
+  if (!report) return s->fail(ESDIRK_NULL_ARGUMENT, "get_adjoint_report: report is NULL");
+  if (report->struct_size < sizeof(size_t) + sizeof(int64_t))
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   "get_adjoint_report: set struct_size (ESDIRK_ADJOINT_REPORT_INIT)");
+  const esdirk::AdjointReport r = s->adjoint ? s->adjoint->report() : esdirk::AdjointReport{};
+  const long values[] = {r.adjoint_steps,          r.transposed_solves,
+                         r.stage_factorizations,   r.jacobian_evaluations,
+                         r.parameter_jacobian_evaluations, r.objective_evaluations,
+                         r.recomputed_steps,       r.checkpoints,
+                         r.peak_stored_doubles,    r.stored_records};
+  // Fill what the caller's struct has room for; zero what this library does not know.
+  const std::size_t known = sizeof(values) / sizeof(values[0]);
+  const std::size_t room = (report->struct_size - offsetof(esdirk_adjoint_report, adjoint_steps)) / sizeof(int64_t);
+  auto* fields = reinterpret_cast<unsigned char*>(report) + offsetof(esdirk_adjoint_report, adjoint_steps);
+  for (std::size_t k = 0; k < room; ++k) {
+    const int64_t v = k < known ? static_cast<int64_t>(values[k]) : 0;
+    std::memcpy(fields + k * sizeof(int64_t), &v, sizeof v);
+  }
+  return ESDIRK_SUCCESS;
+}
+
+// ---- The reverse-mode shooting interval ---------------------------------------------------------
+
+int esdirk_reverse_shooting_create(esdirk_problem* problem, esdirk_reverse_shooting** shooting) {
+  return esdirk_capi::create_handle(problem, shooting);
+}
+
+void esdirk_reverse_shooting_free(esdirk_reverse_shooting** shooting) {
+  esdirk_capi::free_handle(shooting);
+}
+
+const char* esdirk_reverse_shooting_last_error(const esdirk_reverse_shooting* shooting) {
+  return shooting ? shooting->message.c_str() : "null reverse shooting handle";
+}
+
+int esdirk_reverse_shooting_set_tolerances(esdirk_reverse_shooting* sh, double rtol, double atol) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  if (!esdirk_capi::tolerances_ok(rtol, atol))
+    return sh->fail(ESDIRK_INVALID_ARGUMENT, esdirk_capi::tolerances_message);
+  sh->options.rtol = rtol;
+  sh->options.atol = atol;
+  sh->options_changed = true;
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_reverse_shooting_set_algebraic_atol(esdirk_reverse_shooting* sh, const double* atol,
+                                               esdirk_int nz) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  if (!vector_ok(atol, nz)) return sh->fail(ESDIRK_NULL_ARGUMENT, "set_algebraic_atol: atol is NULL");
+  if (nz != sh->problem->problem->nz())
+    return sh->fail(ESDIRK_INVALID_ARGUMENT, "set_algebraic_atol: length must be nz = " +
+                                                 std::to_string(sh->problem->problem->nz()));
+  return guarded(sh, [&] {
+    sh->options.algebraic_atol.assign(atol, atol + nz);
+    sh->options_changed = true;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_reverse_shooting_set_max_steps(esdirk_reverse_shooting* sh, long max_steps) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  if (max_steps < 1)
+    return sh->fail(ESDIRK_INVALID_ARGUMENT, "set_max_steps: max_steps must be >= 1 (got " +
+                                                 std::to_string(max_steps) + ")");
+  sh->options.max_steps = max_steps;
+  sh->options_changed = true;
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_reverse_shooting_set_running_cost(esdirk_reverse_shooting* sh, esdirk_running_cost_fn cost,
+                                             void* user_data) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  return guarded(sh, [&] {
+    sh->cost = cost;
+    sh->cost_user_data = user_data;
+    if (sh->interval) {
+      const esdirk::Problem& p = *sh->problem->problem;
+      sh->interval->set_running_cost(cost ? c_running_cost(cost, user_data, p.nx(), p.nz(), p.np())
+                                          : esdirk::RunningCost{});
+    }
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_reverse_shooting_integrate(esdirk_reverse_shooting* sh, double t_k, double t_end,
+                                      const double* x_k, esdirk_int nx, const double* u_k,
+                                      esdirk_int nu, const double* z_guess, esdirk_int nz,
+                                      double* x_next, double* z_next, double* H) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  if (!x_k || !x_next || !vector_ok(u_k, nu))
+    return sh->fail(ESDIRK_NULL_ARGUMENT, "reverse_shooting_integrate: x_k, u_k or x_next is NULL");
+  const esdirk::Problem& p = *sh->problem->problem;
+  if (nx != p.nx() || nu != p.np() || nz != p.nz())
+    return sh->fail(ESDIRK_INVALID_ARGUMENT,
+                    "reverse_shooting_integrate: sizes (nx, nu, nz) = (" + std::to_string(nx) + ", " +
+                        std::to_string(nu) + ", " + std::to_string(nz) +
+                        ") do not match the problem (" + std::to_string(p.nx()) + ", " +
+                        std::to_string(p.np()) + ", " + std::to_string(p.nz()) + ")");
+  return guarded(sh, [&]() -> int {
+    if (!sh->interval || sh->options_changed) {
+      sh->interval = std::make_unique<esdirk::ReverseShootingInterval>(*sh->problem->problem, sh->options);
+      if (sh->cost) sh->interval->set_running_cost(c_running_cost(sh->cost, sh->cost_user_data, nx, nz, nu));
+      sh->options_changed = false;
+    }
+    sh->has_result = false;
+    const esdirk::ReverseShootingResult& res = sh->interval->integrate(
+        t_k, t_end, in(x_k, nx), in(u_k, nu), z_guess ? in(z_guess, nz) : esdirk::ConstVector{});
+    if (res.status != esdirk::Status::success)
+      return sh->fail(esdirk_capi::to_c_status(res.status), res.message);
+    std::copy(res.x.begin(), res.x.end(), x_next);
+    if (z_next) std::copy(res.z.begin(), res.z.end(), z_next);
+    if (H) *H = res.H;
+    sh->has_result = true;
+    sh->message.clear();
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_reverse_shooting_transpose_products(esdirk_reverse_shooting* sh, const double* lambda_x,
+                                               esdirk_int nx, esdirk_int ldlx, const double* lambda_z,
+                                               esdirk_int nz, esdirk_int ldlz, const double* w,
+                                               esdirk_int m, double* gx, esdirk_int ldgx, double* gu,
+                                               esdirk_int nu, esdirk_int ldgu) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  if (!lambda_x || !gx)
+    return sh->fail(ESDIRK_NULL_ARGUMENT, "transpose_products: lambda_x or gx is NULL");
+  if (!sh->has_result)
+    return sh->fail(ESDIRK_WRONG_CALL_ORDER,
+                    "transpose_products: no recorded interval (call esdirk_reverse_shooting_integrate "
+                    "and check its status first)");
+  const esdirk::Problem& p = *sh->problem->problem;
+  if (nx != p.nx() || nz != p.nz() || nu != p.np() || m < 1 || ldlx < nx || ldgx < nx ||
+      (lambda_z && ldlz < nz) || (gu && ldgu < nu))
+    return sh->fail(ESDIRK_INVALID_ARGUMENT,
+                    "transpose_products: sizes (nx, nz, nu) = (" + std::to_string(nx) + ", " +
+                        std::to_string(nz) + ", " + std::to_string(nu) + ") must be the problem's (" +
+                        std::to_string(p.nx()) + ", " + std::to_string(p.nz()) + ", " +
+                        std::to_string(p.np()) + "), m >= 1 and every leading dimension at least its rows");
+  return guarded(sh, [&]() -> int {
+    const esdirk::ConstMatrixRef lx(lambda_x, nx, m, ldlx);
+    const esdirk::ConstMatrixRef lz = lambda_z && nz > 0 ? esdirk::ConstMatrixRef(lambda_z, nz, m, ldlz)
+                                                         : esdirk::ConstMatrixRef{};
+    const esdirk::ConstVector weights = w ? in(w, m) : esdirk::ConstVector{};
+    // The sweep writes into workspaces; the caller's arrays only on success.
+    esdirk::DenseMatrix ox(nx, m), ou(std::max(nu, 1), m);
+    const esdirk::Status status = sh->interval->transpose_products(
+        lx, lz, weights, ox.ref(), nu > 0 ? ou.ref() : esdirk::MatrixRef{});
+    if (!esdirk::ok(status)) return sh->fail(esdirk_capi::to_c_status(status), sh->interval->message());
+    for (esdirk_int j = 0; j < m; ++j) {
+      std::copy(ox.column(j), ox.column(j) + nx, gx + static_cast<std::size_t>(j) * ldgx);
+      if (gu && nu > 0) std::copy(ou.column(j), ou.column(j) + nu, gu + static_cast<std::size_t>(j) * ldgu);
+    }
+    sh->message.clear();
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_reverse_shooting_get_statistics(const esdirk_reverse_shooting* csh, int total,
+                                           esdirk_statistics* statistics) {
+  if (!csh) return ESDIRK_NULL_ARGUMENT;
+  auto* sh = const_cast<esdirk_reverse_shooting*>(csh);  // only the message changes
+  if (!statistics) return sh->fail(ESDIRK_NULL_ARGUMENT, "get_statistics: statistics is NULL");
+  esdirk::Statistics st;
+  if (sh->interval)
+    st = total ? sh->interval->total_statistics() : (sh->has_result ? sh->interval->result().statistics : st);
+  return esdirk_capi::fill_statistics(st, statistics, *sh);
+}
+
+int esdirk_reverse_shooting_get_counter(const esdirk_reverse_shooting* csh, int total, const char* name,
+                                        int64_t* value) {
+  if (!csh) return ESDIRK_NULL_ARGUMENT;
+  auto* sh = const_cast<esdirk_reverse_shooting*>(csh);  // only the message changes
+  esdirk::Statistics st;
+  if (sh->interval)
+    st = total ? sh->interval->total_statistics() : (sh->has_result ? sh->interval->result().statistics : st);
+  return esdirk_capi::get_counter(st, name, value, *sh);
+}
+
+}  // extern "C"
