@@ -23,7 +23,9 @@ endif()
 foreach(expected " esdirk_solver_integrate_to$" " esdirk_status_message$"
                  " esdirk_structural_sigma$" "esdirk::status_name\\(esdirk::Status\\)"
                  "esdirk::structural::sigma_method\\(" "esdirk::Integrator::integrate_to\\("
-                 "esdirk::ForwardSensitivity::integrate_to\\(")
+                 "esdirk::ForwardSensitivity::integrate_to\\(" " esdirk_solver_adjoint_gradient$"
+                 " esdirk_reverse_shooting_transpose_products$"
+                 "esdirk::ReverseShootingInterval::transpose_products\\(")
   set(found FALSE)
   foreach(line IN LISTS lines)
     if(line MATCHES "${expected}")

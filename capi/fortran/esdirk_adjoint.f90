@@ -1,0 +1,292 @@
+! esdirk_adjoint: the Fortran 2003 interfaces of the adjoint C API
+! (capi/include/esdirk/esdirk_adjoint.h; doc/fortran-guide.md, "Adjoint").
+!
+! Handles are type(c_ptr); the solver and problem handles are the esdirk module's. Callbacks are
+! bind(C) procedures with the shapes of the abstract interfaces below, passed with c_funloc.
+! Matrices are column-major with explicit leading dimensions (dx(i, j): state i, objective row
+! j). Where C accepts NULL for "none" (lambda_z, the weights w, dp, gu), pass arrays here (of
+! zeros when there is nothing to pass: a zero weight does not call the running cost).
+module esdirk_adjoint
+  use, intrinsic :: iso_c_binding
+  use esdirk, only: esdirk_int, esdirk_statistics
+  implicit none
+  private
+
+  ! What the last sweep did; mirrors struct esdirk_adjoint_report (esdirk_solver_get_adjoint_report
+  ! sets struct_size itself).
+  type, bind(C), public :: esdirk_adjoint_report
+    integer(c_size_t) :: struct_size = 0
+    integer(c_int64_t) :: adjoint_steps = 0
+    integer(c_int64_t) :: transposed_solves = 0
+    integer(c_int64_t) :: stage_factorizations = 0
+    integer(c_int64_t) :: jacobian_evaluations = 0
+    integer(c_int64_t) :: parameter_jacobian_evaluations = 0
+    integer(c_int64_t) :: objective_evaluations = 0
+    integer(c_int64_t) :: recomputed_steps = 0
+    integer(c_int64_t) :: checkpoints = 0
+    integer(c_int64_t) :: peak_stored_doubles = 0
+    integer(c_int64_t) :: stored_records = 0
+  end type esdirk_adjoint_report
+
+  ! The shapes of the objective's callbacks (dx, dz, dp arrive filled with zeros; dz is not
+  ! associated when nz = 0, dp when np = 0: do not touch them then).
+  abstract interface
+    integer(c_int) function esdirk_objective_gradient_fn(nx, nz, np, rows, t, x, z, p, dx, lddx, &
+        dz, lddz, dp, lddp, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(esdirk_int), value :: nx, nz, np, rows, lddx, lddz, lddp
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*)
+      real(c_double), intent(inout) :: dx(lddx, *), dz(lddz, *), dp(lddp, *)
+      type(c_ptr), value :: user_data
+    end function esdirk_objective_gradient_fn
+    ! k is the 0-based index of the output time (k + 1 in Fortran arrays).
+    integer(c_int) function esdirk_output_gradient_fn(k, nx, nz, np, rows, t, x, z, p, dx, lddx, &
+        dz, lddz, dp, lddp, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(esdirk_int), value :: k, nx, nz, np, rows, lddx, lddz, lddp
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*)
+      real(c_double), intent(inout) :: dx(lddx, *), dz(lddz, *), dp(lddp, *)
+      type(c_ptr), value :: user_data
+    end function esdirk_output_gradient_fn
+  end interface
+  public :: esdirk_objective_gradient_fn, esdirk_output_gradient_fn
+
+  public :: esdirk_objective_create, esdirk_objective_free, esdirk_objective_set_terminal
+  public :: esdirk_objective_set_terminal_weights, esdirk_objective_set_running
+  public :: esdirk_objective_set_output_times, esdirk_objective_last_error_string
+  public :: esdirk_solver_set_adjoint, esdirk_solver_adjoint_gradient, esdirk_solver_get_adjoint_report
+  public :: esdirk_reverse_shooting_create, esdirk_reverse_shooting_free
+  public :: esdirk_reverse_shooting_set_tolerances, esdirk_reverse_shooting_set_algebraic_atol
+  public :: esdirk_reverse_shooting_set_max_steps, esdirk_reverse_shooting_set_running_cost
+  public :: esdirk_reverse_shooting_integrate, esdirk_reverse_shooting_transpose_products
+  public :: esdirk_reverse_shooting_get_statistics, esdirk_reverse_shooting_get_counter
+  public :: esdirk_reverse_shooting_last_error_string
+
+  interface
+    ! ---- Objectives
+    integer(c_int) function esdirk_objective_create(rows, objective) bind(C, name="esdirk_objective_create")
+      import :: c_int, c_ptr, esdirk_int
+      integer(esdirk_int), value :: rows
+      type(c_ptr), intent(out) :: objective
+    end function esdirk_objective_create
+
+    subroutine esdirk_objective_free(objective) bind(C, name="esdirk_objective_free")
+      import :: c_ptr
+      type(c_ptr), intent(inout) :: objective
+    end subroutine esdirk_objective_free
+
+    type(c_ptr) function c_esdirk_objective_last_error(objective) bind(C, name="esdirk_objective_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: objective
+    end function c_esdirk_objective_last_error
+
+    integer(c_int) function esdirk_objective_set_terminal(objective, gradient, user_data) &
+        bind(C, name="esdirk_objective_set_terminal")
+      import :: c_int, c_ptr, c_funptr
+      type(c_ptr), value :: objective
+      type(c_funptr), value :: gradient
+      type(c_ptr), value :: user_data
+    end function esdirk_objective_set_terminal
+
+    integer(c_int) function esdirk_objective_set_terminal_weights(objective, W, n, ldw) &
+        bind(C, name="esdirk_objective_set_terminal_weights")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: objective
+      integer(esdirk_int), value :: n, ldw
+      real(c_double), intent(in) :: W(ldw, *)
+    end function esdirk_objective_set_terminal_weights
+
+    integer(c_int) function esdirk_objective_set_running(objective, gradient, user_data) &
+        bind(C, name="esdirk_objective_set_running")
+      import :: c_int, c_ptr, c_funptr
+      type(c_ptr), value :: objective
+      type(c_funptr), value :: gradient
+      type(c_ptr), value :: user_data
+    end function esdirk_objective_set_running
+
+    integer(c_int) function esdirk_objective_set_output_times(objective, times, count, gradient, user_data) &
+        bind(C, name="esdirk_objective_set_output_times")
+      import :: c_int, c_ptr, c_funptr, c_double, esdirk_int
+      type(c_ptr), value :: objective
+      real(c_double), intent(in) :: times(*)
+      integer(esdirk_int), value :: count
+      type(c_funptr), value :: gradient
+      type(c_ptr), value :: user_data
+    end function esdirk_objective_set_output_times
+
+    ! ---- The adjoint of a solver
+    integer(c_int) function esdirk_solver_set_adjoint(solver, record, memory_budget) &
+        bind(C, name="esdirk_solver_set_adjoint")
+      import :: c_int, c_ptr, c_long
+      type(c_ptr), value :: solver
+      integer(c_int), value :: record
+      integer(c_long), value :: memory_budget
+    end function esdirk_solver_set_adjoint
+
+    integer(c_int) function esdirk_solver_adjoint_gradient(solver, objective, dx0, nx, lddx0, dp, np, lddp) &
+        bind(C, name="esdirk_solver_adjoint_gradient")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver, objective
+      integer(esdirk_int), value :: nx, lddx0, np, lddp
+      real(c_double), intent(inout) :: dx0(lddx0, *), dp(*)
+    end function esdirk_solver_adjoint_gradient
+
+    integer(c_int) function c_esdirk_solver_get_adjoint_report(solver, report) &
+        bind(C, name="esdirk_solver_get_adjoint_report")
+      import :: c_int, c_ptr, esdirk_adjoint_report
+      type(c_ptr), value :: solver
+      type(esdirk_adjoint_report), intent(inout) :: report
+    end function c_esdirk_solver_get_adjoint_report
+
+    ! ---- The shooting interval in reverse mode
+    integer(c_int) function esdirk_reverse_shooting_create(problem, shooting) &
+        bind(C, name="esdirk_reverse_shooting_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: problem
+      type(c_ptr), intent(out) :: shooting
+    end function esdirk_reverse_shooting_create
+
+    subroutine esdirk_reverse_shooting_free(shooting) bind(C, name="esdirk_reverse_shooting_free")
+      import :: c_ptr
+      type(c_ptr), intent(inout) :: shooting
+    end subroutine esdirk_reverse_shooting_free
+
+    type(c_ptr) function c_esdirk_reverse_shooting_last_error(shooting) &
+        bind(C, name="esdirk_reverse_shooting_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: shooting
+    end function c_esdirk_reverse_shooting_last_error
+
+    integer(c_int) function esdirk_reverse_shooting_set_tolerances(shooting, rtol, atol) &
+        bind(C, name="esdirk_reverse_shooting_set_tolerances")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: shooting
+      real(c_double), value :: rtol, atol
+    end function esdirk_reverse_shooting_set_tolerances
+
+    integer(c_int) function esdirk_reverse_shooting_set_algebraic_atol(shooting, atol, nz) &
+        bind(C, name="esdirk_reverse_shooting_set_algebraic_atol")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: shooting
+      real(c_double), intent(in) :: atol(*)
+      integer(esdirk_int), value :: nz
+    end function esdirk_reverse_shooting_set_algebraic_atol
+
+    integer(c_int) function esdirk_reverse_shooting_set_max_steps(shooting, max_steps) &
+        bind(C, name="esdirk_reverse_shooting_set_max_steps")
+      import :: c_int, c_ptr, c_long
+      type(c_ptr), value :: shooting
+      integer(c_long), value :: max_steps
+    end function esdirk_reverse_shooting_set_max_steps
+
+    ! cost: the esdirk module's esdirk_running_cost_fn shape.
+    integer(c_int) function esdirk_reverse_shooting_set_running_cost(shooting, cost, user_data) &
+        bind(C, name="esdirk_reverse_shooting_set_running_cost")
+      import :: c_int, c_ptr, c_funptr
+      type(c_ptr), value :: shooting
+      type(c_funptr), value :: cost
+      type(c_ptr), value :: user_data
+    end function esdirk_reverse_shooting_set_running_cost
+
+    integer(c_int) function esdirk_reverse_shooting_integrate(shooting, t_k, t_end, x_k, nx, u_k, nu, &
+        z_guess, nz, x_next, z_next, H) bind(C, name="esdirk_reverse_shooting_integrate")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: shooting
+      real(c_double), value :: t_k, t_end
+      real(c_double), intent(in) :: x_k(*), u_k(*), z_guess(*)
+      integer(esdirk_int), value :: nx, nu, nz
+      real(c_double), intent(out) :: x_next(*), z_next(*), H
+    end function esdirk_reverse_shooting_integrate
+
+    integer(c_int) function esdirk_reverse_shooting_transpose_products(shooting, lambda_x, nx, ldlx, &
+        lambda_z, nz, ldlz, w, m, gx, ldgx, gu, nu, ldgu) &
+        bind(C, name="esdirk_reverse_shooting_transpose_products")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: shooting
+      integer(esdirk_int), value :: nx, ldlx, nz, ldlz, m, ldgx, nu, ldgu
+      real(c_double), intent(in) :: lambda_x(ldlx, *), lambda_z(ldlz, *), w(*)
+      real(c_double), intent(inout) :: gx(ldgx, *), gu(ldgu, *)
+    end function esdirk_reverse_shooting_transpose_products
+
+    integer(c_int) function c_esdirk_reverse_shooting_get_statistics(shooting, total, statistics) &
+        bind(C, name="esdirk_reverse_shooting_get_statistics")
+      import :: c_int, c_ptr, esdirk_statistics
+      type(c_ptr), value :: shooting
+      integer(c_int), value :: total
+      type(esdirk_statistics), intent(inout) :: statistics
+    end function c_esdirk_reverse_shooting_get_statistics
+
+    integer(c_int) function c_esdirk_reverse_shooting_get_counter(shooting, total, name, value) &
+        bind(C, name="esdirk_reverse_shooting_get_counter")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: shooting
+      integer(c_int), value :: total
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int64_t), intent(out) :: value
+    end function c_esdirk_reverse_shooting_get_counter
+
+    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+    end function c_strlen
+  end interface
+
+contains
+
+  function from_c_string(s) result(text)
+    type(c_ptr), intent(in) :: s
+    character(len=:), allocatable :: text
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    n = int(c_strlen(s))
+    allocate(character(len=n) :: text)
+    if (n == 0) return
+    call c_f_pointer(s, chars, [n])
+    do i = 1, n
+      text(i:i) = chars(i)
+    end do
+  end function from_c_string
+
+  !> The message of the last failure on an objective handle.
+  function esdirk_objective_last_error_string(objective) result(message)
+    type(c_ptr), intent(in) :: objective
+    character(len=:), allocatable :: message
+    message = from_c_string(c_esdirk_objective_last_error(objective))
+  end function esdirk_objective_last_error_string
+
+  !> The message of the last failure on a reverse shooting handle.
+  function esdirk_reverse_shooting_last_error_string(shooting) result(message)
+    type(c_ptr), intent(in) :: shooting
+    character(len=:), allocatable :: message
+    message = from_c_string(c_esdirk_reverse_shooting_last_error(shooting))
+  end function esdirk_reverse_shooting_last_error_string
+
+  !> What the last sweep did (the struct size is set here).
+  integer(c_int) function esdirk_solver_get_adjoint_report(solver, report) result(status)
+    type(c_ptr), intent(in) :: solver
+    type(esdirk_adjoint_report), intent(out) :: report
+    report%struct_size = c_sizeof(report)
+    status = c_esdirk_solver_get_adjoint_report(solver, report)
+  end function esdirk_solver_get_adjoint_report
+
+  !> Counters of the last interval with its sweeps (total = 0) or of all (total = 1).
+  integer(c_int) function esdirk_reverse_shooting_get_statistics(shooting, total, statistics) result(status)
+    type(c_ptr), intent(in) :: shooting
+    integer(c_int), intent(in) :: total
+    type(esdirk_statistics), intent(out) :: statistics
+    statistics%struct_size = c_sizeof(statistics)
+    status = c_esdirk_reverse_shooting_get_statistics(shooting, total, statistics)
+  end function esdirk_reverse_shooting_get_statistics
+
+  !> One counter by name ("adjoint_steps", "adjoint_transposed_solves", ...).
+  integer(c_int) function esdirk_reverse_shooting_get_counter(shooting, total, name, value) result(status)
+    type(c_ptr), intent(in) :: shooting
+    integer(c_int), intent(in) :: total
+    character(len=*), intent(in) :: name
+    integer(c_int64_t), intent(out) :: value
+    status = c_esdirk_reverse_shooting_get_counter(shooting, total, trim(name) // c_null_char, value)
+  end function esdirk_reverse_shooting_get_counter
+
+end module esdirk_adjoint
