@@ -455,6 +455,7 @@ void Adjoint::on_restart(double t, RestartKind kind) {
   recording_ = true;
   restarted_ = false;
   steps_ = 0;
+  report_ = AdjointReport{};  // initialize() resets every counter, the listeners' too
   schedule_.clear();
   checkpoint_states_.clear();
   t0_ = t;

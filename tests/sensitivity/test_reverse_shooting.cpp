@@ -234,6 +234,33 @@ BOOST_AUTO_TEST_CASE(cost_gradients_alone_and_statistics) {
   BOOST_TEST(reverse.result().statistics.adjoint_transposed_solves == 9L * r.steps);
 }
 
+// Regression: Integrator::initialize resets every counter, but the adjoint's share of the
+// report (adjoint_steps, adjoint_transposed_solves, ...) kept the last sweep's values.
+BOOST_AUTO_TEST_CASE(initialize_left_the_last_sweeps_counters_in_the_statistics) {
+  Oscillator model;
+  esdirk::Integrator solver(model);
+  esdirk::Adjoint adjoint(solver);
+  const Setup s = oscillator_setup();
+  std::vector<double> x(2);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, {}, s.p)));
+  solver.set_stop_time(s.t_end);
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(s.t_end, x).status));
+  esdirk::AdjointObjective objective;
+  const DenseMatrix w(2, 1);
+  objective.set_terminal_weights(w.cref());
+  DenseMatrix dx0(2, 1), dp(2, 1);
+  BOOST_REQUIRE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref())));
+  BOOST_TEST(solver.statistics().adjoint_steps == adjoint.steps());
+  BOOST_TEST(solver.statistics().adjoint_transposed_solves == 3L * adjoint.steps());
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, {}, s.p)));
+  const esdirk::Statistics& st = solver.statistics();
+  BOOST_TEST(st.adjoint_steps == 0);
+  BOOST_TEST(st.adjoint_transposed_solves == 0);
+  BOOST_TEST(st.adjoint_factorizations == 0);
+  BOOST_TEST(st.adjoint_jacobian_evaluations == 0);
+  BOOST_TEST(adjoint.report().adjoint_steps == 0);
+}
+
 BOOST_AUTO_TEST_SUITE(bad_input)
 
 BOOST_AUTO_TEST_CASE(products_before_an_interval_or_after_a_failed_one) {
