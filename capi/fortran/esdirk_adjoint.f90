@@ -57,6 +57,7 @@ module esdirk_adjoint
   public :: esdirk_objective_set_terminal_weights, esdirk_objective_set_running
   public :: esdirk_objective_set_output_times, esdirk_objective_last_error_string
   public :: esdirk_solver_set_adjoint, esdirk_solver_adjoint_gradient, esdirk_solver_get_adjoint_report
+  public :: esdirk_solver_check_gradient
   public :: esdirk_reverse_shooting_create, esdirk_reverse_shooting_free
   public :: esdirk_reverse_shooting_set_tolerances, esdirk_reverse_shooting_set_algebraic_atol
   public :: esdirk_reverse_shooting_set_max_steps, esdirk_reverse_shooting_set_running_cost
@@ -132,6 +133,23 @@ module esdirk_adjoint
       integer(esdirk_int), value :: nx, lddx0, np, lddp
       real(c_double), intent(inout) :: dx0(lddx0, *), dp(*)
     end function esdirk_solver_adjoint_gradient
+
+    ! summary: a character(kind=c_char) buffer of `capacity` bytes (NUL-terminated), or c_null_ptr
+    ! through the module procedure esdirk_solver_check_gradient_string.
+    integer(c_int) function c_esdirk_solver_check_gradient(solver, objective, dx0, nx, lddx0, dp, np, lddp, &
+        tolerance, all_components, seed, worst_error, passed, summary, capacity) &
+        bind(C, name="esdirk_solver_check_gradient")
+      import :: c_int, c_ptr, c_double, c_size_t, c_char, esdirk_int
+      type(c_ptr), value :: solver, objective
+      integer(esdirk_int), value :: nx, lddx0, np, lddp
+      real(c_double), intent(in) :: dx0(lddx0, *), dp(*)
+      real(c_double), value :: tolerance
+      integer(c_int), value :: all_components, seed
+      real(c_double), intent(out) :: worst_error
+      integer(c_int), intent(out) :: passed
+      character(kind=c_char), intent(out) :: summary(*)
+      integer(c_size_t), value :: capacity
+    end function c_esdirk_solver_check_gradient
 
     integer(c_int) function c_esdirk_solver_get_adjoint_report(solver, report) &
         bind(C, name="esdirk_solver_get_adjoint_report")
@@ -262,6 +280,30 @@ contains
     character(len=:), allocatable :: message
     message = from_c_string(c_esdirk_reverse_shooting_last_error(shooting))
   end function esdirk_reverse_shooting_last_error_string
+
+  !> The run-time gradient check (esdirk_solver_check_gradient of the C API): worst_error, passed
+  !> (1 or 0) and a one-line summary naming the worst row and variable (cut to len(summary)).
+  integer(c_int) function esdirk_solver_check_gradient(solver, objective, dx0, nx, lddx0, dp, np, lddp, &
+      tolerance, all_components, seed, worst_error, passed, summary) result(status)
+    type(c_ptr), intent(in) :: solver, objective
+    integer(esdirk_int), intent(in) :: nx, lddx0, np, lddp
+    real(c_double), intent(in) :: dx0(lddx0, *), dp(*)
+    real(c_double), intent(in) :: tolerance
+    integer(c_int), intent(in) :: all_components, seed
+    real(c_double), intent(out) :: worst_error
+    integer(c_int), intent(out) :: passed
+    character(len=*), intent(out) :: summary
+    character(kind=c_char) :: buffer(len(summary) + 1)
+    integer :: i
+    status = c_esdirk_solver_check_gradient(solver, objective, dx0, nx, lddx0, dp, np, lddp, tolerance, &
+                                            all_components, seed, worst_error, passed, buffer, &
+                                            int(len(summary) + 1, c_size_t))
+    summary = ""
+    do i = 1, len(summary)
+      if (buffer(i) == c_null_char) exit
+      summary(i:i) = buffer(i)
+    end do
+  end function esdirk_solver_check_gradient
 
   !> What the last sweep did (the struct size is set here).
   integer(c_int) function esdirk_solver_get_adjoint_report(solver, report) result(status)

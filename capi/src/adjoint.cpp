@@ -95,6 +95,43 @@ bool all_finite(const double* data, esdirk_int rows, esdirk_int cols, esdirk_int
   return true;
 }
 
+// The checks shared by esdirk_solver_adjoint_gradient and esdirk_solver_check_gradient: a
+// recording of a run that succeeded, sizes, an objective with a term. 0 or the failure status.
+int check_gradient_call(esdirk_solver* s, const esdirk_objective* objective, const void* dx0, esdirk_int nx,
+                        esdirk_int lddx0, const void* dp, esdirk_int np, esdirk_int lddp, const char* who) {
+  const std::string name = who;
+  if (!objective || !dx0) return s->fail(ESDIRK_NULL_ARGUMENT, name + ": objective or dx0 is NULL");
+  if (!s->adjoint)
+    return s->fail(ESDIRK_WRONG_CALL_ORDER,
+                   name + ": no adjoint recording (call esdirk_solver_set_adjoint before "
+                          "esdirk_solver_initialize, then integrate)");
+  if (s->restarted)
+    return s->fail(ESDIRK_WRONG_CALL_ORDER,
+                   name + ": the run was restarted; the smooth adjoint needs one uninterrupted run "
+                          "(initialize and integrate again)");
+  if (s->last_run_failed)
+    return s->fail(ESDIRK_WRONG_CALL_ORDER,
+                   name + ": the last integration failed; its steps do not reach the "
+                          "terminal time (initialize and integrate again)");
+  const esdirk::Problem& p = *s->problem->problem;
+  const esdirk_int rows = objective->rows;
+  if (nx != p.nx() || lddx0 < nx || np != p.np() || (dp && lddp < np))
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   name + ": dx0 must be nx x rows = " + std::to_string(p.nx()) + " x " +
+                       std::to_string(rows) + " with lddx0 >= nx and dp np x rows = " +
+                       std::to_string(p.np()) + " x " + std::to_string(rows) +
+                       " with lddp >= np; got nx = " + std::to_string(nx) + ", np = " + std::to_string(np));
+  if (objective->weights_rows > 0 && objective->weights_rows != p.size())
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   name + ": the terminal weights have " + std::to_string(objective->weights_rows) +
+                       " rows, the state has nx + nz = " + std::to_string(p.size()));
+  if (!objective->terminal && objective->terminal_weights.empty() && !objective->running &&
+      objective->output_times.empty())
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   name + ": the objective has no term (terminal, running or output times)");
+  return ESDIRK_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -202,34 +239,9 @@ int esdirk_solver_adjoint_gradient(esdirk_solver* s, const esdirk_objective* obj
                                    esdirk_int nx, esdirk_int lddx0, double* dp, esdirk_int np,
                                    esdirk_int lddp) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!objective || !dx0)
-    return s->fail(ESDIRK_NULL_ARGUMENT, "adjoint_gradient: objective or dx0 is NULL");
-  if (!s->adjoint)
-    return s->fail(ESDIRK_WRONG_CALL_ORDER,
-                   "adjoint_gradient: no adjoint recording (call esdirk_solver_set_adjoint before "
-                   "esdirk_solver_initialize, then integrate)");
-  if (s->last_run_failed)
-    return s->fail(ESDIRK_WRONG_CALL_ORDER,
-                   "adjoint_gradient: the last integration failed; its steps do not reach the "
-                   "terminal time (initialize and integrate again)");
+  if (const int st = check_gradient_call(s, objective, dx0, nx, lddx0, dp, np, lddp, "adjoint_gradient")) return st;
   const esdirk::Problem& p = *s->problem->problem;
   const esdirk_int rows = objective->rows;
-  if (nx != p.nx() || lddx0 < nx || np != p.np() || (dp && lddp < np))
-    return s->fail(ESDIRK_INVALID_ARGUMENT,
-                   "adjoint_gradient: dx0 must be nx x rows = " + std::to_string(p.nx()) + " x " +
-                       std::to_string(rows) + " with lddx0 >= nx and dp np x rows = " +
-                       std::to_string(p.np()) + " x " + std::to_string(rows) +
-                       " with lddp >= np; got nx = " + std::to_string(nx) + ", np = " +
-                       std::to_string(np));
-  if (objective->weights_rows > 0 && objective->weights_rows != p.size())
-    return s->fail(ESDIRK_INVALID_ARGUMENT,
-                   "adjoint_gradient: the terminal weights have " +
-                       std::to_string(objective->weights_rows) + " rows, the state has nx + nz = " +
-                       std::to_string(p.size()));
-  if (!objective->terminal && objective->terminal_weights.empty() && !objective->running &&
-      objective->output_times.empty())
-    return s->fail(ESDIRK_INVALID_ARGUMENT,
-                   "adjoint_gradient: the objective has no term (terminal, running or output times)");
   return guarded(s, [&]() -> int {
     const esdirk::AdjointObjective cpp = make_objective(*objective);
     // The sweep writes its own workspace; the caller's arrays only on success.
@@ -242,6 +254,36 @@ int esdirk_solver_adjoint_gradient(esdirk_solver* s, const esdirk_objective* obj
       if (dp && np > 0) std::copy(gp.column(j), gp.column(j) + np, dp + static_cast<std::size_t>(j) * lddp);
     }
     s->message.clear();
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_solver_check_gradient(esdirk_solver* s, const esdirk_objective* objective, const double* dx0,
+                                 esdirk_int nx, esdirk_int lddx0, const double* dp, esdirk_int np,
+                                 esdirk_int lddp, double tolerance, int all_components, unsigned seed,
+                                 double* worst_error, int* passed, char* summary, size_t capacity) {
+  if (!s) return ESDIRK_NULL_ARGUMENT;
+  if (const int st = check_gradient_call(s, objective, dx0, nx, lddx0, dp, np, lddp, "check_gradient")) return st;
+  if (np > 0 && !dp) return s->fail(ESDIRK_NULL_ARGUMENT, "check_gradient: dp is NULL with np > 0");
+  if (!(tolerance >= 0.0)) return s->fail(ESDIRK_INVALID_ARGUMENT, "check_gradient: tolerance must be >= 0");
+  return guarded(s, [&]() -> int {
+    const esdirk::AdjointObjective cpp = make_objective(*objective);
+    const esdirk_int rows = objective->rows;
+    const esdirk::GradientCheck check = esdirk::check_gradient(
+        *s->adjoint, cpp, esdirk::ConstMatrixRef(dx0, nx, rows, lddx0),
+        np > 0 ? esdirk::ConstMatrixRef(dp, np, rows, lddp) : esdirk::ConstMatrixRef{}, tolerance,
+        all_components != 0, seed);
+    if (worst_error) *worst_error = check.worst_error;
+    if (passed) *passed = check.ok ? 1 : 0;
+    s->message.clear();
+    if (!summary || capacity == 0) return ESDIRK_SUCCESS;
+    const std::string text = check.summary();
+    const std::size_t n = std::min(text.size(), capacity - 1);
+    std::memcpy(summary, text.data(), n);
+    summary[n] = '\0';
+    if (n < text.size())
+      return s->fail(ESDIRK_BUFFER_TOO_SMALL, "check_gradient: the summary needs " +
+                                                  std::to_string(text.size() + 1) + " bytes");
     return ESDIRK_SUCCESS;
   });
 }

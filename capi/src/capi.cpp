@@ -333,6 +333,7 @@ int esdirk_solver_initialize(esdirk_solver* s, double t0, const double* x0, esdi
     s->integrator = std::move(fresh);
     s->adjoint = std::move(adjoint);
     s->last_run_failed = false;
+    s->restarted = false;
     s->initialized = true;
     return s->from(status, s->integrator->message());
   });
@@ -348,6 +349,7 @@ int esdirk_solver_restart(esdirk_solver* s, double t, const double* x, esdirk_in
   return guarded(s, [&] {
     const esdirk::Status status = s->integrator->restart(t, in(x, nx), in(z_guess, nz), in(p, np));
     s->initialized = esdirk::ok(status);
+    s->restarted = true;
     return s->from(status, s->integrator->message());
   });
 }

@@ -192,6 +192,7 @@ struct esdirk_solver : esdirk_capi::Messages {
   esdirk::AdjointOptions adjoint_options;
   std::unique_ptr<esdirk::Adjoint> adjoint;
   bool last_run_failed = false;  // the last integration call failed (no gradient of it)
+  bool restarted = false;        // restarted since initialize (the smooth adjoint needs one run)
   bool initialized = false;
 
   int from(esdirk::Status status, const std::string& why) {

@@ -188,6 +188,39 @@ static void gradient_equals_forward_sensitivities(esdirk_problem* problem) {
   /* Row 1 of the weights objective is W(:, 1) = 0: a zero gradient. */
   CHECK(dx0[2] == 0.0 && dx0[3] == 0.0 && dp[2] == 0.0 && dp[3] == 0.0);
 
+  /* The run-time check: the gradient against forward directional derivatives. */
+  double worst = 1.0, bad[4];
+  int passed = 0;
+  char summary[256], tiny[8];
+  CHECK_STATUS(esdirk_solver_check_gradient(s, weights, dx0, 2, 2, dp, 2, 2, 1e-12, 1, 0, &worst, &passed,
+                                            summary, sizeof summary),
+               ESDIRK_SUCCESS);
+  CHECK(passed == 1 && worst <= 1e-12);
+  CHECK(strstr(summary, "passed") != NULL);
+  CHECK_STATUS(esdirk_solver_check_gradient(s, weights, dx0, 2, 2, dp, 2, 2, 1e-12, 0, 7u, &worst, &passed,
+                                            NULL, 0),
+               ESDIRK_SUCCESS);
+  CHECK(passed == 1);
+  memcpy(bad, dx0, sizeof bad);
+  bad[1] *= 1.01; /* a wrong d(row 0)/dx0_2 is caught and named */
+  CHECK_STATUS(esdirk_solver_check_gradient(s, weights, bad, 2, 2, dp, 2, 2, 1e-8, 1, 0, &worst, &passed,
+                                            summary, sizeof summary),
+               ESDIRK_SUCCESS);
+  CHECK(passed == 0 && worst > 1e-4);
+  printf("a wrong gradient: %s\n", summary);
+  CHECK(strstr(summary, "FAILED") != NULL && strstr(summary, "row 0, d/dx[1]") != NULL);
+  passed = -1;
+  CHECK_STATUS(esdirk_solver_check_gradient(s, weights, dx0, 2, 2, dp, 2, 2, 1e-12, 1, 0, &worst, &passed,
+                                            tiny, sizeof tiny),
+               ESDIRK_BUFFER_TOO_SMALL);
+  CHECK(passed == 1 && tiny[7] == '\0' && strlen(tiny) == 7);
+  CHECK_STATUS(esdirk_solver_check_gradient(s, weights, dx0, 2, 2, NULL, 2, 2, 1e-12, 1, 0, &worst, &passed,
+                                            NULL, 0),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_check_gradient(s, weights, dx0, 2, 2, dp, 2, 2, -1.0, 1, 0, &worst, &passed,
+                                            NULL, 0),
+               ESDIRK_INVALID_ARGUMENT);
+
   /* The report and the statistics by name. */
   esdirk_adjoint_report report = ESDIRK_ADJOINT_REPORT_INIT;
   CHECK_STATUS(esdirk_solver_get_adjoint_report(s, &report), ESDIRK_SUCCESS);

@@ -84,6 +84,8 @@ program test_fortran_adjoint
   real(c_double) :: x(2), none(1), p(2), x0(2), dx0(2, 1), dp(2), S(2, 4), seed(4, 4), expected(4)
   real(c_double) :: A(2, 2), B(2, 2), q(2), r(2), H, Hr, xr(2), lx(2, 1), w(1), gx(2, 1), gu(2, 1), zero(1, 1)
   real(c_double) :: worst
+  integer(c_int) :: check_passed
+  character(len=120) :: summary
   integer(c_int64_t) :: steps, adjoint_steps
   type(esdirk_adjoint_report) :: report
 
@@ -129,6 +131,10 @@ program test_fortran_adjoint
   worst = max(maxval(abs(dx0(:, 1) - expected(1:2))), maxval(abs(dp - expected(3:4)))) / maxval(abs(expected))
   print '(a, es9.2)', "adjoint against forward: ", worst
   call check(worst <= 1d-12, "gradient equals the forward sensitivities")
+  call check(esdirk_solver_check_gradient(solver, objective, dx0, 2, 2, dp, 2, 2, 1d-12, 1, 0, worst, check_passed, &
+             summary) == ESDIRK_SUCCESS, "check_gradient")
+  call check(check_passed == 1 .and. worst <= 1d-12, "the gradient passes its own check")
+  call check(index(summary, "passed") > 0, "summary: " // trim(summary))
   call check(esdirk_solver_get_adjoint_report(solver, report) == ESDIRK_SUCCESS, "report")
   call check(esdirk_solver_get_counter(forward, "accepted_steps", steps) == ESDIRK_SUCCESS, "steps")
   call check(report%adjoint_steps == steps, "one adjoint step per step")

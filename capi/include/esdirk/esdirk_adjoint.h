@@ -95,6 +95,23 @@ ESDIRK_C_API int esdirk_solver_adjoint_gradient(esdirk_solver* solver,
                                                 esdirk_int nx, esdirk_int lddx0, double* dp,
                                                 esdirk_int np, esdirk_int lddp);
 
+/** Checks a gradient of `objective` (dx0, dp as esdirk_solver_adjoint_gradient wrote them; dp
+ *  NULL when np = 0) against forward directional derivatives on the recorded steps (exact-mode
+ *  sensitivities with an LU per stage): along one random direction of (x0, p) drawn with `seed`
+ *  (all_components = 0) or along every unit direction (all_components = 1, nx + np forward
+ *  directions, which names the worst variable). Writes the largest relative error
+ *  (*worst_error, may be NULL), *passed = 1 if it is <= tolerance (may be NULL) and a one-line
+ *  summary naming the worst row and variable into summary (capacity bytes with the NUL; NULL:
+ *  none). A summary that does not fit is cut, NUL-terminated, and the call returns
+ *  ESDIRK_BUFFER_TOO_SMALL with everything else written. Other statuses as
+ *  esdirk_solver_adjoint_gradient. */
+ESDIRK_C_API int esdirk_solver_check_gradient(esdirk_solver* solver, const esdirk_objective* objective,
+                                              const double* dx0, esdirk_int nx, esdirk_int lddx0,
+                                              const double* dp, esdirk_int np, esdirk_int lddp,
+                                              double tolerance, int all_components, unsigned seed,
+                                              double* worst_error, int* passed, char* summary,
+                                              size_t capacity);
+
 /** What the last sweep did. Versioned like esdirk_statistics: set struct_size
  *  (ESDIRK_ADJOINT_REPORT_INIT); the struct only grows at its end. */
 typedef struct esdirk_adjoint_report {
