@@ -16,7 +16,9 @@
 //     bench_adjoint_sundials --full [--csv FILE]  rtol 1e-3 .. 1e-10, best of repeated runs, the
 //                                                 work-precision data, the time ratio at equal
 //                                                 accuracy, and the memory of both
-//     bench_adjoint_sundials --single esdirk|IDAS RTOL   one gradient (for callgrind, see below)
+//     bench_adjoint_sundials --single esdirk|IDAS RTOL [F]   one gradient (for callgrind, see
+//                                                 below; F: IDAS's backward rtol = F rtol)
+//     bench_adjoint_sundials --variants           IDAS settings against each other
 //
 // Run with OPENBLAS_NUM_THREADS=1.
 
@@ -208,7 +210,17 @@ int adjoint_quadrature(double t, N_Vector y, N_Vector, N_Vector yB, N_Vector, N_
 
 // steps_per_checkpoint: IDAAdjInit's Nd (IDAS stores a checkpoint every Nd steps and the
 // Hermite data, y and y', of the Nd steps of the interval being swept).
-Gradient idas_gradient(double rtol, long steps_per_checkpoint = 100) {
+// Settings a careful IDAS user might try (--variants compares them): the backward problem's
+// rtol as a fraction of the forward one, the interpolation of the forward solution, and the
+// error test on the gradient quadrature (atol: the reference's scale times rtol, per parameter).
+struct IdasVariant {
+  double backward_rtol_factor = 1.0;
+  int interpolation = IDA_HERMITE;
+  bool quadrature_error_control = false;
+  std::vector<double> quadrature_scale;  // |dPhi/dp_k| of a reference, for the quadrature atol
+};
+
+Gradient idas_gradient(double rtol, long steps_per_checkpoint = 100, const IdasVariant& variant = {}) {
   Context context;
   IdasData data;
   Gradient out;
@@ -255,7 +267,7 @@ Gradient idas_gradient(double rtol, long steps_per_checkpoint = 100) {
   }
   if (good) good = flag_ok(IDACalcIC(mem, IDA_YA_YDP_INIT, T_END), "IDACalcIC");
   if (good) good = flag_ok(IDAGetConsistentIC(mem, y, yp), "IDAGetConsistentIC");
-  if (good) good = flag_ok(IDAAdjInit(mem, steps_per_checkpoint, IDA_HERMITE), "IDAAdjInit");
+  if (good) good = flag_ok(IDAAdjInit(mem, steps_per_checkpoint, variant.interpolation), "IDAAdjInit");
   if (good) good = flag_ok(IDASolveF(mem, T_END, &t, y, yp, IDA_NORMAL, &ncheck), "IDASolveF");
   long forward_steps = 0;
   if (good) IDAGetNumSteps(mem, &forward_steps);
@@ -287,7 +299,7 @@ Gradient idas_gradient(double rtol, long steps_per_checkpoint = 100) {
   if (good) good = flag_ok(IDACreateB(mem, &which), "IDACreateB");
   if (good) good = flag_ok(IDAInitB(mem, which, adjoint_residual, T_END, yB, ypB), "IDAInitB");
   if (good) {
-    IDASVtolerancesB(mem, which, rtol, atol);
+    IDASVtolerancesB(mem, which, variant.backward_rtol_factor * rtol, atol);
     IDASetUserDataB(mem, which, &data);
     good = flag_ok(IDASetLinearSolverB(mem, which, LSB, AB), "IDASetLinearSolverB");
     IDASetJacFnB(mem, which, adjoint_jacobian);
@@ -299,8 +311,17 @@ Gradient idas_gradient(double rtol, long steps_per_checkpoint = 100) {
     // The quadrature's tolerances: rtol and the parameter gradient's own scale (|dPhi/dp_k|
     // spans 1e-11 .. 1e16 for Dow: atol = rtol times 1e-6 of the scaled value's size is not
     // known in advance, so the error test on the quadrature stays off, as IDAS's default).
-    IDAQuadSStolerancesB(mem, which, rtol, 0.0);
-    IDASetQuadErrConB(mem, which, SUNFALSE);
+    if (variant.quadrature_error_control) {
+      N_Vector atolQ = N_VNew_Serial(NP, context.ctx);
+      for (int k = 0; k < NP; ++k)
+        NV_Ith_S(atolQ, k) = rtol * std::max(1e-300, variant.quadrature_scale[static_cast<std::size_t>(k)]);
+      IDAQuadSVtolerancesB(mem, which, rtol, atolQ);
+      N_VDestroy(atolQ);
+      IDASetQuadErrConB(mem, which, SUNTRUE);
+    } else {
+      IDAQuadSStolerancesB(mem, which, rtol, 0.0);
+      IDASetQuadErrConB(mem, which, SUNFALSE);
+    }
   }
   if (good) good = flag_ok(IDASolveB(mem, 0.0, IDA_NORMAL), "IDASolveB");
   if (good) good = flag_ok(IDAGetB(mem, which, &t, yB, ypB), "IDAGetB");
@@ -412,43 +433,53 @@ int full(const std::string& csv_path, double min_time) {
   std::printf("Dow, Phi = u1(10 h) + int u3^2/2 dt, gradient w.r.t. 6 x0 + 9 p\n");
   std::printf("reference: esdirk rtol 1e-12 (%ld steps); IDAS rtol 1e-11 differs by %.2e\n", ref.forward_steps,
               gradient_error(idas_tight.g, ref.g));
-  std::printf("%-7s %8s | %10s %10s %7s %9s | %10s %10s %7s %7s %6s\n", "solver", "rtol", "error", "time[ms]",
-              "steps", "/states", "", "", "fwd", "bwd", "ckpts");
+  // IDAS with the forward tolerances for its backward problem, and with rtolB = rtol/100, its best
+  // setting here (--variants: rtol/10 and rtol/1000 are slower at every accuracy).
+  struct Solver {
+    const char* name;
+    double backward_factor;  // < 0: esdirk
+    std::vector<std::pair<double, double>> line;
+  };
+  std::vector<Solver> solvers = {{"esdirk", -1.0, {}}, {"IDAS", 1.0, {}}, {"IDAS rtolB=rtol/100", 0.01, {}}};
+  std::printf("%-20s %8s %10s %10s %7s %7s %6s %9s\n", "solver", "rtol", "error", "time[ms]", "fwd", "bwd",
+              "ckpts", "/states");
   std::ofstream csv;
   if (!csv_path.empty()) {
     csv.open(csv_path);
     csv << "solver,rtol,error,seconds,forward_steps,backward_steps,checkpoints,stored_doubles\n";
   }
-  std::vector<std::pair<double, double>> line_e, line_i;
   for (double rtol : {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10}) {
-    Gradient e, i;
-    const double te = best_time([&] { return esdirk_gradient(rtol); }, min_time, e);
-    const double ti = best_time([&] { return idas_gradient(rtol); }, min_time, i);
     const double ts = states_only_time(rtol, min_time);
-    const double ee = e.ok ? gradient_error(e.g, ref.g) : NAN, ei = i.ok ? gradient_error(i.g, ref.g) : NAN;
-    std::printf("%-7s %8.0e | %10.2e %10.3f %7ld %9.2f |\n", "esdirk", rtol, ee, 1e3 * te, e.forward_steps, te / ts);
-    std::printf("%-7s %8.0e | %10.2e %10.3f %7ld %9.2f | %10s %10s %7ld %7ld %6ld %s\n", "IDAS", rtol, ei, 1e3 * ti,
-                i.forward_steps, ti / ts, "", "", i.forward_steps, i.backward_steps, i.checkpoints,
-                i.ok ? "" : i.message.c_str());
-    if (e.ok) line_e.emplace_back(ee, te);
-    if (i.ok) line_i.emplace_back(ei, ti);
-    if (csv) {
-      csv << "esdirk," << rtol << "," << ee << "," << te << "," << e.forward_steps << "," << e.backward_steps << ","
-          << e.checkpoints << "," << e.stored_doubles << "\n";
-      csv << "IDAS," << rtol << "," << ei << "," << ti << "," << i.forward_steps << "," << i.backward_steps << ","
-          << i.checkpoints << "," << i.stored_doubles << "\n";
+    for (Solver& solver : solvers) {
+      IdasVariant variant;
+      variant.backward_rtol_factor = solver.backward_factor;
+      Gradient g;
+      const double t = best_time(
+          [&] { return solver.backward_factor < 0.0 ? esdirk_gradient(rtol) : idas_gradient(rtol, 100, variant); },
+          min_time, g);
+      const double error = g.ok ? gradient_error(g.g, ref.g) : NAN;
+      std::printf("%-20s %8.0e %10.2e %10.3f %7ld %7ld %6ld %9.2f %s\n", solver.name, rtol, error, 1e3 * t,
+                  g.forward_steps, g.backward_steps, g.checkpoints, t / ts, g.ok ? "" : g.message.c_str());
+      if (g.ok) solver.line.emplace_back(error, t);
+      if (csv)
+        csv << solver.name << "," << rtol << "," << error << "," << t << "," << g.forward_steps << ","
+            << g.backward_steps << "," << g.checkpoints << "," << g.stored_doubles << "\n";
     }
   }
   auto by_error = [](auto a, auto b) { return a.first > b.first; };
-  std::sort(line_e.begin(), line_e.end(), by_error);
-  std::sort(line_i.begin(), line_i.end(), by_error);
+  for (Solver& solver : solvers) std::sort(solver.line.begin(), solver.line.end(), by_error);
   std::printf("\nIDAS time / esdirk time at equal gradient error (log-log interpolation):\n");
   for (double error : {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8}) {
-    const double a = time_at(line_e, error), b = time_at(line_i, error);
-    if (std::isfinite(a) && std::isfinite(b))
-      std::printf("  error %.0e: esdirk %.3f ms, IDAS %.3f ms, ratio %.2f\n", error, 1e3 * a, 1e3 * b, b / a);
-    else
-      std::printf("  error %.0e: outside the range of one of the lines\n", error);
+    const double a = time_at(solvers[0].line, error);
+    std::printf("  error %.0e: esdirk %.3f ms", error, 1e3 * a);
+    for (std::size_t k = 1; k < solvers.size(); ++k) {
+      const double b = time_at(solvers[k].line, error);
+      if (std::isfinite(a) && std::isfinite(b))
+        std::printf(", %s %.3f ms (ratio %.2f)", solvers[k].name, 1e3 * b, b / a);
+      else
+        std::printf(", %s outside its range", solvers[k].name);
+    }
+    std::printf("\n");
   }
   std::printf("\nmemory at rtol 1e-6 (doubles held for the sweep):\n");
   for (long records : {0L, 64L, 16L}) {
@@ -466,11 +497,53 @@ int full(const std::string& csv_path, double min_time) {
 
 }  // namespace
 
+// IDAS settings against each other (error and best time per rtol), to drive IDAS at its best.
+int variants(double min_time) {
+  const Gradient ref = esdirk_gradient(1e-12);
+  IdasVariant base;
+  std::vector<double> scale(ref.g.begin() + NX, ref.g.end());
+  for (double& v : scale) v = std::abs(v);
+  struct Named {
+    const char* name;
+    IdasVariant v;
+  };
+  std::vector<Named> list = {{"Hermite, rtolB = rtol", base}};
+  IdasVariant tight = base;
+  tight.backward_rtol_factor = 0.1;
+  list.push_back({"Hermite, rtolB = rtol/10", tight});
+  IdasVariant tighter = base;
+  tighter.backward_rtol_factor = 0.01;
+  list.push_back({"Hermite, rtolB = rtol/100", tighter});
+  IdasVariant tightest = base;
+  tightest.backward_rtol_factor = 0.001;
+  list.push_back({"Hermite, rtolB = rtol/1000", tightest});
+  IdasVariant poly = base;
+  poly.interpolation = IDA_POLYNOMIAL;
+  list.push_back({"polynomial, rtolB = rtol", poly});
+  IdasVariant quad = base;
+  quad.quadrature_error_control = true;
+  quad.quadrature_scale = scale;
+  list.push_back({"Hermite, quadrature error test", quad});
+  std::printf("%-32s %8s %10s %10s %7s\n", "IDAS variant", "rtol", "error", "time[ms]", "bwd");
+  for (const Named& n : list)
+    for (double rtol : {1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9}) {
+      Gradient g;
+      const double t = best_time([&] { return idas_gradient(rtol, 100, n.v); }, min_time, g);
+      std::printf("%-32s %8.0e %10.2e %10.3f %7ld %s\n", n.name, rtol, g.ok ? gradient_error(g.g, ref.g) : NAN,
+                  1e3 * t, g.backward_steps, g.ok ? "" : g.message.c_str());
+    }
+  return 0;
+}
+
 // One gradient, for instruction counts that the load of a shared machine does not disturb:
 //     valgrind --tool=callgrind --toggle-collect=single_gradient bench_adjoint_sundials --single esdirk 1e-6
 // (collects this function only; the gradient's error is printed by --full).
-extern "C" __attribute__((noinline)) int single_gradient(const char* solver, double rtol) {
-  const Gradient g = std::strcmp(solver, "IDAS") == 0 ? idas_gradient(rtol) : esdirk_gradient(rtol);
+extern "C" __attribute__((noinline)) int single_gradient(const char* solver, double rtol,
+                                                         double backward_rtol_factor) {
+  IdasVariant variant;
+  variant.backward_rtol_factor = backward_rtol_factor;
+  const Gradient g =
+      std::strcmp(solver, "IDAS") == 0 ? idas_gradient(rtol, 100, variant) : esdirk_gradient(rtol);
   return g.ok ? 0 : 1;
 }
 
@@ -484,7 +557,9 @@ int main(int argc, char** argv) {
   try {
     if (mode == "--quick") return quick();
     if (mode == "--full") return full(csv, min_time);
-    if (mode == "--single" && argc > 3) return single_gradient(argv[2], std::atof(argv[3]));
+    if (mode == "--variants") return variants(min_time);
+    if (mode == "--single" && argc > 3)
+      return single_gradient(argv[2], std::atof(argv[3]), argc > 4 ? std::atof(argv[4]) : 1.0);
   } catch (const std::exception& e) {
     std::printf("failed: %s\n", e.what());
     return 1;
