@@ -2,32 +2,91 @@
 // (doc/integrator-guide.md). "error" is the largest relative error at the end time over the
 // components above their absolute tolerance.
 //
-//     bench_accuracy_table [--filtered]
+//     bench_accuracy_table [--filtered] [--set option=value ...] [--rtols r,r,...] [--summary]
+//
+// --set changes one integrator option of every run (for the measurements behind the defaults):
+// max_jacobian_refreshes, max_newton_dampings, max_newton_iterations (integers).
+// --summary prints one line per problem with the totals over the rtols.
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "reference_problems.hpp"
 
+namespace {
+
+bool apply(esdirk::Options& o, const std::string& setting) {
+  const auto eq = setting.find('=');
+  if (eq == std::string::npos) return false;
+  const std::string name = setting.substr(0, eq);
+  const double value = std::atof(setting.c_str() + eq + 1);
+  if (name == "max_jacobian_refreshes") o.max_jacobian_refreshes = static_cast<int>(value);
+  else if (name == "max_newton_dampings") o.max_newton_dampings = static_cast<int>(value);
+  else if (name == "max_newton_iterations") o.max_newton_iterations = static_cast<int>(value);
+  else return false;
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  const bool filtered = argc > 1 && !std::strcmp(argv[1], "--filtered");
+  bool filtered = false, summary = false;
+  std::vector<std::string> settings;
+  std::vector<double> rtols{1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10};
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--filtered")) filtered = true;
+    else if (!std::strcmp(argv[i], "--summary")) summary = true;
+    else if (!std::strcmp(argv[i], "--set") && i + 1 < argc) settings.push_back(argv[++i]);
+    else if (!std::strcmp(argv[i], "--rtols") && i + 1 < argc) {
+      rtols.clear();
+      for (char* p = argv[++i]; *p;) {
+        rtols.push_back(std::strtod(p, &p));
+        if (*p == ',') ++p;
+      }
+    } else {
+      std::fprintf(stderr, "usage: %s [--filtered] [--set option=value ...] [--rtols r,r] [--summary]\n", argv[0]);
+      return 2;
+    }
+  }
+  esdirk::Options probe;
+  for (const auto& s : settings)
+    if (!apply(probe, s)) {
+      std::fprintf(stderr, "unknown setting %s\n", s.c_str());
+      return 2;
+    }
   std::printf(
-      "| problem | rtol | error | steps | rejected | f evals | LUs "
-      "|\n|---|---|---|---|---|---|---|\n");
+      "| problem | rtol | error | error/rtol | steps | rejected | Newton failures | f evals | "
+      "Newton iterations | Jacobians | LUs | refreshes |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (auto& c : reference_problems::all()) {
     const auto base = c.options;
     c.options = [&](double rtol) {
       auto o = base(rtol);
       o.filter_error_estimate = filtered;
+      for (const auto& s : settings) apply(o, s);
       return o;
     };
-    for (double rtol : {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10}) {
+    esdirk::Statistics total;
+    bool all_ok = true;
+    for (double rtol : rtols) {
       const auto out = reference_problems::solve(c, rtol);
-      std::printf("| %s | %.0e | %.2e | %ld | %ld | %ld | %ld |%s\n", c.name.c_str(), rtol,
-                  out.error, out.stats.steps, out.stats.rejected_steps,
-                  out.stats.function_evaluations, out.stats.lu_factorizations,
+      const auto& s = out.stats;
+      total += s;
+      all_ok = all_ok && esdirk::ok(out.status);
+      if (summary) continue;
+      std::printf("| %s | %.0e | %.2e | %.2g | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld |%s\n",
+                  c.name.c_str(), rtol, out.error, out.error / rtol, s.steps, s.rejected_steps,
+                  s.newton_failures, s.function_evaluations, s.newton_iterations,
+                  s.jacobian_evaluations, s.lu_factorizations, s.jacobian_refreshes,
                   esdirk::ok(out.status) ? "" : " FAILED");
     }
+    if (summary)
+      std::printf("| %s | all | | | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld |%s\n", c.name.c_str(),
+                  total.steps, total.rejected_steps, total.newton_failures,
+                  total.function_evaluations, total.newton_iterations, total.jacobian_evaluations,
+                  total.lu_factorizations, total.jacobian_refreshes, all_ok ? "" : " FAILED");
   }
   return 0;
 }

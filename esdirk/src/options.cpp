@@ -69,6 +69,10 @@ void Options::validate(int nx, int nz) const {
   require(previous_error_floor > 0.0 && previous_error_floor <= 1.0, "previous_error_floor",
           "in (0, 1]", previous_error_floor);
   require(max_error_test_failures >= 1, "max_error_test_failures", ">= 1", max_error_test_failures);
+  if (stage_predictor != StagePredictor::dense_output && stage_predictor != StagePredictor::previous_stage)
+    invalid("stage_predictor is neither dense_output nor previous_stage");
+  if (newton_test != NewtonTest::preconditioned_residual && newton_test != NewtonTest::residual)
+    invalid("newton_test is neither preconditioned_residual nor residual");
   require(max_newton_iterations >= 1, "max_newton_iterations", ">= 1", max_newton_iterations);
   require(newton_tolerance > 0.0 && newton_tolerance < 1.0, "newton_tolerance", "in (0, 1)",
           newton_tolerance);
@@ -81,6 +85,10 @@ void Options::validate(int nx, int nz) const {
   require(std::isfinite(newton_limit_growth) && newton_limit_growth > 1.0, "newton_limit_growth",
           "finite and > 1", newton_limit_growth);
   require(max_newton_failures >= 1, "max_newton_failures", ">= 1", max_newton_failures);
+  require(max_jacobian_refreshes >= 0 && max_jacobian_refreshes <= 100, "max_jacobian_refreshes",
+          "in [0, 100]", max_jacobian_refreshes);
+  require(max_newton_dampings >= 0 && max_newton_dampings <= 60, "max_newton_dampings", "in [0, 60]",
+          max_newton_dampings);
   require(max_callback_failures >= 1, "max_callback_failures", ">= 1", max_callback_failures);
   require(max_initialization_iterations >= 1, "max_initialization_iterations", ">= 1",
           max_initialization_iterations);

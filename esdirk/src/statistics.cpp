@@ -21,6 +21,8 @@ constexpr Row rows[] = {
     {"dense_output_factorizations", "", &Statistics::dense_output_factorizations},
     {"newton_iterations", "", &Statistics::newton_iterations},
     {"newton_failures", "", &Statistics::newton_failures},
+    {"jacobian_refreshes", "", &Statistics::jacobian_refreshes},
+    {"newton_dampings", "", &Statistics::newton_dampings},
     {"callback_failures", "", &Statistics::callback_failures},
     {"parameter_jacobian_evaluations", "NJACP", &Statistics::parameter_jacobian_evaluations},
     {"sensitivity_solves", "NSENS", &Statistics::sensitivity_solves},

@@ -120,6 +120,15 @@ BOOST_AUTO_TEST_CASE(invalid_options_throw_naming_the_option) {
   o = {};
   o.initial_step = -1.0;
   expect(o, "initial_step");
+  o = {};
+  o.max_jacobian_refreshes = -1;
+  expect(o, "max_jacobian_refreshes");
+  o = {};
+  o.max_newton_dampings = 61;
+  expect(o, "max_newton_dampings");
+  o = {};
+  o.stage_predictor = static_cast<esdirk::StagePredictor>(7);
+  expect(o, "stage_predictor");
 }
 
 BOOST_AUTO_TEST_CASE(call_order_and_output_times) {

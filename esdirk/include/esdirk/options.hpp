@@ -15,6 +15,15 @@ enum class NewtonTest {
   residual,                 ///< seed 002: ||R|| on the differential rows, M^{-1} R on the algebraic
 };
 
+/// Where the Newton iteration of a stage starts (see doc/integrator-theory.md section 2).
+enum class StagePredictor {
+  previous_stage,  ///< seed 002: X from the previous stage derivative, Z inter-/extrapolated
+  /// The last step's continuous extension extrapolated to T_i (as RADAU5): fewer Newton
+  /// iterations, but a step then depends on the step before it, so Integrator::resume cannot
+  /// replay it bit for bit from a checkpoint (Trajectory, Adjoint): not the default.
+  dense_output,
+};
+
 struct ESDIRK_API Options {
   // --- Tolerances -------------------------------------------------------------------------
   /// Scalar relative and absolute tolerances of the error test (seed 002 eq. 21), used for
@@ -54,6 +63,7 @@ struct ESDIRK_API Options {
 
   // --- Newton iteration -------------------------------------------------------------------
   NewtonTest newton_test = NewtonTest::preconditioned_residual;
+  StagePredictor stage_predictor = StagePredictor::previous_stage;
   int max_newton_iterations = 8;  ///< per stage
   double newton_tolerance = 0.1;  ///< converged when the weighted residual measure <= this
   double reference_contraction =
@@ -62,6 +72,15 @@ struct ESDIRK_API Options {
   double newton_failure_min_factor = 0.1;  ///< the smallest reduction factor after a failure
   double newton_limit_growth = 1.5;        ///< growth per step of the cap set by a Newton failure
   int max_newton_failures = 12;            ///< consecutive convergence failures before giving up
+  /// Newton recovery before the step is cut (doc/integrator-theory.md section 3): when a stage
+  /// iteration diverges or contracts too slowly to converge, form J at the stage's best iterate,
+  /// refactor M and restart the stage from there, at most this many times per stage
+  /// (0: the seed's behaviour, the step fails and is retried with a smaller h).
+  int max_jacobian_refreshes = 4;
+  /// Where the model reports an iterate outside its domain (a callback returning > 0 or a
+  /// non-finite value), halve the Newton correction up to this many times before the attempt
+  /// counts as a callback failure (0: no damping).
+  int max_newton_dampings = 10;
   int max_callback_failures = 12;          ///< consecutive recoverable callback failures / NaNs
 
   // --- Consistent initialization of z -----------------------------------------------------

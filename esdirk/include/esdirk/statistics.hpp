@@ -21,6 +21,8 @@ struct ESDIRK_API Statistics {
   long dense_output_factorizations = 0;  ///< LUs of dg/dz for the dense output (one per step at most)
   long newton_iterations = 0;        ///< Newton iterations (residual evaluations) of stage solves
   long newton_failures = 0;          ///< stage solves that diverged or hit the iteration limit
+  long jacobian_refreshes = 0;  ///< Newton recoveries: J at a stage iterate and its LU (in NJAC, NLU)
+  long newton_dampings = 0;     ///< Newton corrections halved because the model left its domain
   long callback_failures = 0;        ///< recoverable callback failures and non-finite values
   long parameter_jacobian_evaluations = 0;  ///< NJACP: [f_p; g_p] formed (sensitivities)
   long sensitivity_solves = 0;  ///< NSENS: accepted steps whose sensitivities were solved

@@ -89,6 +89,8 @@ class ESDIRK_API Stepper final : public DenseOutput {
   int evaluate_model(double t, ConstVector x, ConstVector z, Vector f, Vector g);
   Status solve_consistent_z(double t, ConstVector x, Vector z);
   Attempt solve_stage(int i, double h);
+  void predict_stage(int i, double h);
+  Attempt refresh_jacobian(double T, double hg, double best_measure);
   void factor_dense_correction();
 
   Problem& problem_;
@@ -126,6 +128,12 @@ class ESDIRK_API Stepper final : public DenseOutput {
   bool dense_lu_singular_ = false;
   std::vector<double> weights_b_, weights_l_;  // dense-output basis at one theta
   std::vector<double> z_trial_, z_correction_;
+  // Newton recovery: the best evaluated iterate of a stage (x then z) with f and g there, the
+  // last iterate before a correction and that correction (for damping).
+  std::vector<double> best_, best_f_, best_g_, good_, delta_;
+  int refreshes_left_ = 0;  // Jacobian refreshes still allowed in this stage
+  bool matrix_refreshed_ = false;  // the trial LU is that of newton_jacobian_, not of J_n
+  DenseMatrix newton_jacobian_;    // J at a stage iterate (Newton recovery)
 };
 
 }  // namespace esdirk
