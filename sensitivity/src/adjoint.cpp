@@ -44,26 +44,6 @@ MatrixRef rows_of(MatrixRef M, int r0, int rows) { return {M.data + r0, rows, M.
 }  // namespace
 
 // ----------------------------------------------------------------------------------------------
-// The partner tableau (for documentation, tests and users who want the PRK form)
-
-std::vector<double> adjoint_partner_coefficients(const Tableau& tableau) {
-  const int s = tableau.stages;
-  std::vector<double> partner(static_cast<std::size_t>(s) * s);
-  for (int i = 0; i < s; ++i) {
-    if (tableau.b[static_cast<std::size_t>(i)] == 0.0)
-      throw std::invalid_argument("adjoint_partner_coefficients: weight b_" + std::to_string(i + 1) +
-                                  " of " + tableau.name +
-                                  " is zero, so no symplectic partner with the same weights exists "
-                                  "(the adjoint sweep does not need one)");
-    for (int j = 0; j < s; ++j) {
-      const double bi = tableau.b[static_cast<std::size_t>(i)], bj = tableau.b[static_cast<std::size_t>(j)];
-      partner[static_cast<std::size_t>(i) * s + j] = bj - bj * tableau.A(j, i) / bi;
-    }
-  }
-  return partner;
-}
-
-// ----------------------------------------------------------------------------------------------
 // Objective and options
 
 void AdjointObjective::set_terminal_weights(ConstMatrixRef weights) {

@@ -23,16 +23,11 @@
 #include <vector>
 
 #include "esdirk/integrator.hpp"
+#include "esdirk/partner_tableau.hpp"  // adjoint_partner_coefficients (moved to the core)
 #include "esdirk/trajectory.hpp"
 #include "esdirk/export.hpp"
 
 namespace esdirk {
-
-/// The partner coefficients a~_ij = b_j - b_j a_ji / b_i (row-major, stages x stages) that
-/// make (A, b; A~, b) a symplectic partitioned Runge-Kutta pair: b_i a~_ij + b_j a_ji = b_i b_j.
-/// Throws std::invalid_argument if a weight b_i is zero (no partner with the same weights
-/// exists then; the adjoint sweep does not need it, see doc/adjoint-theory.md).
-ESDIRK_API std::vector<double> adjoint_partner_coefficients(const Tableau& tableau);
 
 /// The gradient of a point term of the objective at (t, x, z, p): writes dC/dx (nx x m),
 /// dC/dz (nz x m, empty when nz = 0) and dC/dp (np x m, empty when np = 0), one column per
