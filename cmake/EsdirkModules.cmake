@@ -13,7 +13,8 @@ set(ESDIRK_MODULE_USES_esdirk "")
 set(ESDIRK_MODULE_USES_sensitivity esdirk)
 set(ESDIRK_MODULE_USES_events sensitivity)
 set(ESDIRK_MODULE_USES_structural esdirk)
-set(ESDIRK_MODULE_USES_capi esdirk sensitivity events structural)
+set(ESDIRK_MODULE_USES_geometric esdirk)
+set(ESDIRK_MODULE_USES_capi esdirk sensitivity events structural geometric)
 # The modules that may include the core's internal headers (esdirk/src/internal), which are
 # not installed.
 set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk sensitivity events)
@@ -23,7 +24,7 @@ set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk sensitivity events)
 # only the marked API leaves libesdirk.so. A new module joins the list once its headers are
 # annotated; ESDIRK_HIDDEN_VISIBILITY=ON hides every module regardless (to find what a new
 # module still needs to mark: its users then fail to link).
-set(ESDIRK_MODULES_ANNOTATED esdirk sensitivity events structural capi)
+set(ESDIRK_MODULES_ANNOTATED esdirk sensitivity events structural geometric capi)
 option(ESDIRK_HIDDEN_VISIBILITY "Compile every module with hidden symbol visibility" OFF)
 
 set_property(GLOBAL PROPERTY ESDIRK_MODULES "")

@@ -1,0 +1,607 @@
+// One Type II step of an adjoint system (doc/geometric-adjoint-theory.md, "The step").
+
+#include "esdirk/geometric/type_two_step.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "esdirk/linear_solver.hpp"
+
+namespace esdirk::geometric {
+namespace {
+
+double max_abs(ConstVector v) {
+  double m = 0.0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// A factorization counts as singular when a pivot is exactly zero or negligible against the
+// largest (the index-1 test of phi_u must not pass on a pivot of rounding size).
+bool negligible_pivot(ConstMatrixRef lu) {
+  double largest = 0.0, smallest = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < lu.rows; ++k) {
+    largest = std::max(largest, std::abs(lu(k, k)));
+    smallest = std::min(smallest, std::abs(lu(k, k)));
+  }
+  return !(smallest > 64 * std::numeric_limits<double>::epsilon() * largest);
+}
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  return buffer;
+}
+
+}  // namespace
+
+void StepOptions::validate() const {
+  if (!(tolerance > 0.0) || !std::isfinite(tolerance))
+    throw std::invalid_argument("StepOptions: tolerance must be positive and finite");
+  if (max_iterations < 1) throw std::invalid_argument("StepOptions: max_iterations must be >= 1");
+}
+
+TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
+    : problem_(problem),
+      pair_(std::move(pair)),
+      options_(options),
+      jacobians_(problem, stats_),
+      nx_(problem.nx()),
+      nz_(problem.nz()),
+      n_(problem.size()),
+      s_(pair_.method.stages) {
+  options_.validate();
+  pair_.method.validate();
+  const auto s = static_cast<std::size_t>(s_);
+  if (pair_.partner.size() != s * s)
+    throw std::invalid_argument("TypeTwoStep: the pair " + pair_.name + " has " +
+                                std::to_string(pair_.partner.size()) + " partner coefficients for " +
+                                std::to_string(s_) + " stages");
+  if (options_.form == AdjointForm::partner && pair_.method.has_zero_weight())
+    throw std::invalid_argument("TypeTwoStep: the partner (normalized) form needs every weight b_i != 0; " +
+                                pair_.method.name + " has a zero weight (use AdjointForm::unnormalized)");
+  // Stage blocks: one per stage for a lower-triangular A, one for all stages otherwise.
+  if (pair_.method.lower_triangular()) {
+    for (int i = 0; i < s_; ++i) {
+      Block b;
+      b.first = i;
+      b.count = 1;
+      b.identity = (nz_ == 0 && pair_.method.A(i, i) == 0.0);
+      blocks_.push_back(std::move(b));
+    }
+  } else {
+    Block b;
+    b.first = 0;
+    b.count = s_;
+    blocks_.push_back(std::move(b));
+  }
+  for (Block& b : blocks_) {
+    if (b.identity) continue;
+    b.lu.resize(b.count * n_, b.count * n_);
+    b.pivots.assign(static_cast<std::size_t>(b.count * n_), 0);
+  }
+  const auto sn = s * static_cast<std::size_t>(n_);
+  params_.assign(static_cast<std::size_t>(problem.np()), 0.0);
+  q0_.assign(static_cast<std::size_t>(nx_), 0.0);
+  q1_ = q0_;
+  u1_.assign(static_cast<std::size_t>(nz_), 0.0);
+  y_.assign(sn, 0.0);
+  dy_.assign(sn, 0.0);
+  Q_.resize(nx_, s_);
+  residual_.assign(sn, 0.0);
+  fval_.assign(static_cast<std::size_t>(nx_), 0.0);
+  gval_.assign(static_cast<std::size_t>(nz_), 0.0);
+  J_.resize(s);
+  for (DenseMatrix& J : J_) J.resize(n_, n_);
+  for (auto* v : {&kappa_, &lambda_hat_, &P_, &dLq_}) v->assign(s * nx_, 0.0);
+  for (auto* v : {&mu_, &Lam_, &dLu_}) v->assign(s * nz_, 0.0);
+  rhs_.assign(sn, 0.0);
+  if (options_.form == AdjointForm::partner) {
+    partner_matrix_.resize(static_cast<int>(sn), static_cast<int>(sn));
+    partner_pivots_.assign(sn, 0);
+  }
+  phi_u_.resize(std::max(nz_, 1), std::max(nz_, 1));
+  phi_u_pivots_.assign(static_cast<std::size_t>(std::max(nz_, 1)), 0);
+  dQ_.assign(static_cast<std::size_t>(nx_), 0.0);
+  J_point_.resize(n_, n_);
+}
+
+void TypeTwoStep::set_parameters(ConstVector p) {
+  if (p.size() != params_.size())
+    throw std::invalid_argument("TypeTwoStep::set_parameters: " + std::to_string(params_.size()) +
+                                " parameters expected, got " + std::to_string(p.size()));
+  std::copy(p.begin(), p.end(), params_.begin());
+}
+
+Status TypeTwoStep::fail(Status status, std::string message) {
+  message_ = std::move(message);
+  linearized_ = false;
+  return status;
+}
+
+ConstVector TypeTwoStep::stage_state(int i) const { return {Q_.column(i), static_cast<std::size_t>(nx_)}; }
+ConstVector TypeTwoStep::stage_algebraic(int i) const {
+  return {y_.data() + static_cast<std::size_t>(i) * n_ + nx_, static_cast<std::size_t>(nz_)};
+}
+ConstVector TypeTwoStep::stage_adjoint(int i) const {
+  return {P_.data() + static_cast<std::size_t>(i) * nx_, static_cast<std::size_t>(nx_)};
+}
+ConstVector TypeTwoStep::stage_multiplier(int i) const {
+  return {Lam_.data() + static_cast<std::size_t>(i) * nz_, static_cast<std::size_t>(nz_)};
+}
+
+// Q^i = q0 + h sum_j a_ij K^j for the stages of `block` (later stages have a_ij = 0).
+void TypeTwoStep::stage_states(const Block& block) {
+  const int last = block.first + block.count;
+  for (int i = block.first; i < last; ++i) {
+    double* Qi = Q_.column(i);
+    std::copy(q0_.begin(), q0_.end(), Qi);
+    for (int j = 0; j < last; ++j) {
+      const double w = h_ * pair_.method.A(i, j);
+      if (w == 0.0) continue;
+      const double* Kj = y_.data() + static_cast<std::size_t>(j) * n_;
+      for (int k = 0; k < nx_; ++k) Qi[k] += w * Kj[k];
+    }
+  }
+}
+
+// f and phi at stage i into the residual [K^i - f; phi], and the stage Jacobian if asked.
+Status TypeTwoStep::evaluate_stage(int i, bool with_jacobian) {
+  const double t = t_ + pair_.method.c[static_cast<std::size_t>(i)] * h_;
+  const ConstVector q(Q_.column(i), static_cast<std::size_t>(nx_));
+  const ConstVector u(y_.data() + static_cast<std::size_t>(i) * n_ + nx_, static_cast<std::size_t>(nz_));
+  ++stats_.function_evaluations;
+  int code = problem_.evaluate(t, q, u, params_, fval_, gval_);
+  if (code == 0 && (max_abs(fval_) > std::numeric_limits<double>::max() || std::isnan(max_abs(fval_)) ||
+                    std::isnan(max_abs(gval_)) || max_abs(gval_) > std::numeric_limits<double>::max()))
+    code = 1;
+  if (code != 0)
+    return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
+                "f/phi " + std::string(code < 0 ? "returned a fatal code" : "failed or is not finite") +
+                    " at stage " + std::to_string(i + 1) + ", t = " + number(t));
+  double* r = residual_.data() + static_cast<std::size_t>(i) * n_;
+  const double* K = y_.data() + static_cast<std::size_t>(i) * n_;
+  for (int k = 0; k < nx_; ++k) r[k] = K[k] - fval_[static_cast<std::size_t>(k)];
+  for (int k = 0; k < nz_; ++k) r[nx_ + k] = gval_[static_cast<std::size_t>(k)];
+  if (!with_jacobian) return Status::success;
+  ++stats_.jacobian_evaluations;
+  code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_, J_[static_cast<std::size_t>(i)].ref());
+  if (code != 0)
+    return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
+                "the Jacobian " + std::string(code < 0 ? "returned a fatal code" : "failed or is not finite") +
+                    " at stage " + std::to_string(i + 1) + ", t = " + number(t));
+  return Status::success;
+}
+
+// The block's stage matrix in (K, U), rows [K^i - f; phi] of its stages:
+//   [ delta_ij I - h a_ij f_q^i   -delta_ij f_u^i ]
+//   [ h a_ij phi_q^i               delta_ij phi_u^i ]
+Status TypeTwoStep::factor_block(Block& block) {
+  if (block.identity) return Status::success;
+  DenseMatrix& M = block.lu;
+  M.fill(0.0);
+  for (int bi = 0; bi < block.count; ++bi) {
+    const int i = block.first + bi;
+    const DenseMatrix& J = J_[static_cast<std::size_t>(i)];
+    for (int bj = 0; bj < block.count; ++bj) {
+      const int j = block.first + bj;
+      const double ha = h_ * pair_.method.A(i, j);
+      const int r0 = bi * n_, c0 = bj * n_;
+      for (int c = 0; c < nx_; ++c)
+        for (int r = 0; r < n_; ++r) M(r0 + r, c0 + c) = (r < nx_ ? -ha : ha) * J(r, c);
+      if (i == j) {
+        for (int k = 0; k < nx_; ++k) M(r0 + k, c0 + k) += 1.0;
+        for (int c = nx_; c < n_; ++c)
+          for (int r = 0; r < n_; ++r) M(r0 + r, c0 + c) = (r < nx_ ? -1.0 : 1.0) * J(r, c);
+      }
+    }
+  }
+  ++stats_.lu_factorizations;
+  const int info = lu_factor(M.ref(), block.pivots.data());
+  if (info == 0 && !negligible_pivot(M.cref())) return Status::success;
+  // Name the cause: a singular phi_u (not index 1) or a step too large for the stage matrix.
+  for (int bi = 0; bi < block.count && nz_ > 0; ++bi) {
+    const int i = block.first + bi;
+    for (int c = 0; c < nz_; ++c)
+      for (int r = 0; r < nz_; ++r) phi_u_(r, c) = J_[static_cast<std::size_t>(i)](nx_ + r, nx_ + c);
+    if (lu_factor(phi_u_.ref(), phi_u_pivots_.data()) != 0 || negligible_pivot(phi_u_.cref()))
+      return fail(Status::singular_constraint_jacobian,
+                  "dphi/du is singular at stage " + std::to_string(i + 1) + ", t = " +
+                      number(t_ + pair_.method.c[static_cast<std::size_t>(i)] * h_) +
+                      ": the DAE is not of index 1 there");
+  }
+  return fail(Status::singular_iteration_matrix,
+              "the stage matrix of stages " + std::to_string(block.first + 1) + ".." +
+                  std::to_string(block.first + block.count) + " is singular at t = " + number(t_));
+}
+
+Status TypeTwoStep::linearize_block(Block& block) {
+  stage_states(block);
+  for (int i = block.first; i < block.first + block.count; ++i)
+    if (Status st = evaluate_stage(i, true); st != Status::success) return st;
+  return factor_block(block);
+}
+
+// Newton's method on the block's stage equations. The last pass evaluates and factors at the
+// converged stages: that linearization is what adjoint() and tangent() use.
+Status TypeTwoStep::solve_block(Block& block) {
+  const std::size_t first = static_cast<std::size_t>(block.first) * n_;
+  const std::size_t size = static_cast<std::size_t>(block.count) * n_;
+  if (block.identity) {  // explicit ODE stage: K = f(Q), Q known
+    stage_states(block);
+    if (Status st = evaluate_stage(block.first, true); st != Status::success) return st;
+    for (std::size_t k = 0; k < size; ++k) y_[first + k] -= residual_[first + k];
+    return Status::success;
+  }
+  bool converged = false;
+  for (int iteration = 0;; ++iteration) {
+    if (Status st = linearize_block(block); st != Status::success) return st;
+    if (converged) break;
+    if (iteration == options_.max_iterations)
+      return fail(Status::constraint_solve_failed,
+                  "the stage equations of stages " + std::to_string(block.first + 1) + ".." +
+                      std::to_string(block.first + block.count) + " did not converge in " +
+                      std::to_string(options_.max_iterations) + " Newton iterations at t = " + number(t_) +
+                      " (tolerance " + number(options_.tolerance) + ")");
+    ++stats_.newton_iterations;
+    MatrixRef correction{dy_.data() + first, static_cast<int>(size), 1, static_cast<int>(size)};
+    for (std::size_t k = 0; k < size; ++k) dy_[first + k] = -residual_[first + k];
+    lu_solve(block.lu.cref(), block.pivots.data(), correction);
+    ++stats_.back_substitutions;
+    double step = 0.0, scale = 0.0;
+    for (std::size_t k = 0; k < size; ++k) {
+      y_[first + k] += dy_[first + k];
+      step = std::max(step, std::abs(dy_[first + k]));
+      scale = std::max(scale, std::abs(y_[first + k]));
+    }
+    if (!std::isfinite(step))
+      return fail(Status::constraint_solve_failed,
+                  "the Newton iteration of the stage equations diverged at t = " + number(t_));
+    converged = step <= options_.tolerance * (1.0 + scale);
+  }
+  return Status::success;
+}
+
+Status TypeTwoStep::consistent_algebraic(double t, ConstVector q, Vector u) {
+  if (q.size() != static_cast<std::size_t>(nx_) || u.size() != static_cast<std::size_t>(nz_))
+    throw std::invalid_argument("TypeTwoStep::consistent_algebraic: q needs nx and u nz values");
+  for (int iteration = 0; iteration <= options_.max_iterations && nz_ > 0; ++iteration) {
+    ++stats_.function_evaluations;
+    int code = problem_.evaluate(t, q, u, params_, fval_, gval_);
+    if (code == 0 && std::isnan(max_abs(gval_))) code = 1;
+    if (code == 0) {
+      ++stats_.jacobian_evaluations;
+      code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_, J_point_.ref());
+    }
+    if (code != 0)
+      return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
+                  "f/phi failed at t = " + number(t) + " (consistent algebraic state)");
+    for (int c = 0; c < nz_; ++c)
+      for (int r = 0; r < nz_; ++r) phi_u_(r, c) = J_point_(nx_ + r, nx_ + c);
+    if (lu_factor(phi_u_.ref(), phi_u_pivots_.data()) != 0 || negligible_pivot(phi_u_.cref()))
+      return fail(Status::singular_constraint_jacobian,
+                  "dphi/du is singular at t = " + number(t) + ": the DAE is not of index 1 there");
+    MatrixRef d{gval_.data(), nz_, 1, nz_};
+    lu_solve(phi_u_.cref(), phi_u_pivots_.data(), d);
+    double step = 0.0;
+    for (int k = 0; k < nz_; ++k) {
+      u[static_cast<std::size_t>(k)] -= gval_[static_cast<std::size_t>(k)];
+      step = std::max(step, std::abs(gval_[static_cast<std::size_t>(k)]));
+    }
+    if (!std::isfinite(step)) break;
+    if (step <= options_.tolerance * (1.0 + max_abs(u))) return Status::success;
+  }
+  if (nz_ == 0) return Status::success;
+  return fail(Status::constraint_solve_failed, "phi(q, u) = 0 did not converge at t = " + number(t));
+}
+
+Status TypeTwoStep::forward(double t, double h, ConstVector q0, ConstVector u_guess) {
+  if (q0.size() != static_cast<std::size_t>(nx_) || u_guess.size() != static_cast<std::size_t>(nz_))
+    throw std::invalid_argument("TypeTwoStep::forward: q0 needs " + std::to_string(nx_) + " and u_guess " +
+                                std::to_string(nz_) + " values");
+  if (!std::isfinite(t) || !std::isfinite(h) || h == 0.0)
+    throw std::invalid_argument("TypeTwoStep::forward: t and h must be finite and h nonzero");
+  t_ = t;
+  h_ = h;
+  linearized_ = false;
+  std::copy(q0.begin(), q0.end(), q0_.begin());
+  // Starting guess: K^i = f(q0, u_guess), U^i = u_guess.
+  for (int k = 0; k < nx_; ++k) Q_(k, 0) = q0[static_cast<std::size_t>(k)];
+  std::copy(u_guess.begin(), u_guess.end(), y_.begin() + nx_);
+  ++stats_.function_evaluations;
+  const int code = problem_.evaluate(t, q0, u_guess, params_, fval_, gval_);
+  if (code != 0 || std::isnan(max_abs(fval_)))
+    return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
+                "f/phi failed at the step start t = " + number(t));
+  for (int i = 0; i < s_; ++i) {
+    double* yi = y_.data() + static_cast<std::size_t>(i) * n_;
+    std::copy(fval_.begin(), fval_.end(), yi);
+    std::copy(u_guess.begin(), u_guess.end(), yi + nx_);
+  }
+  for (Block& block : blocks_)
+    if (Status st = solve_block(block); st != Status::success) return st;
+  // The defect at the converged stages (the residual of the last linearization).
+  double worst = 0.0;
+  for (double r : residual_) worst = std::max(worst, std::abs(r));
+  forward_defect_ = worst / (1.0 + max_abs(y_));
+  // q1 = q0 + h sum_i b_i K^i (3.9a).
+  std::copy(q0.begin(), q0.end(), q1_.begin());
+  for (int i = 0; i < s_; ++i) {
+    const double w = h_ * pair_.method.b[static_cast<std::size_t>(i)];
+    const double* K = y_.data() + static_cast<std::size_t>(i) * n_;
+    for (int k = 0; k < nx_; ++k) q1_[static_cast<std::size_t>(k)] += w * K[k];
+  }
+  if (nz_ > 0) {
+    if (pair_.method.stiffly_accurate()) {
+      const ConstVector last = stage_algebraic(s_ - 1);
+      std::copy(last.begin(), last.end(), u1_.begin());
+    } else {
+      const ConstVector last = stage_algebraic(s_ - 1);
+      std::copy(last.begin(), last.end(), u1_.begin());
+      if (Status st = consistent_algebraic(t_ + h_, q1_, u1_); st != Status::success) return st;
+    }
+  }
+  linearized_ = true;
+  return Status::success;
+}
+
+Status TypeTwoStep::set_stages(double t, double h, ConstVector q0, ConstMatrixRef Q, ConstMatrixRef U) {
+  if (q0.size() != static_cast<std::size_t>(nx_) || Q.rows != nx_ || Q.cols != s_ || U.cols != s_ ||
+      (nz_ > 0 && U.rows != nz_))
+    throw std::invalid_argument("TypeTwoStep::set_stages: sizes do not match the problem and the tableau");
+  t_ = t;
+  h_ = h;
+  std::copy(q0.begin(), q0.end(), q0_.begin());
+  for (int i = 0; i < s_; ++i) {
+    for (int k = 0; k < nx_; ++k) Q_(k, i) = Q(k, i);
+    for (int k = 0; k < nz_; ++k) y_[static_cast<std::size_t>(i) * n_ + nx_ + k] = U(k, i);
+  }
+  for (int i = 0; i < s_; ++i)
+    if (Status st = evaluate_stage(i, true); st != Status::success) return st;
+  for (Block& block : blocks_)
+    if (Status st = factor_block(block); st != Status::success) return st;
+  for (int k = 0; k < nx_; ++k) q1_[static_cast<std::size_t>(k)] = Q(k, s_ - 1);
+  for (int k = 0; k < nz_; ++k) u1_[static_cast<std::size_t>(k)] = U(k, s_ - 1);
+  forward_defect_ = 0.0;
+  linearized_ = true;
+  return Status::success;
+}
+
+Status TypeTwoStep::restore(double t, double h, ConstVector q0, ConstVector unknowns) {
+  if (unknowns.size() != y_.size() || q0.size() != static_cast<std::size_t>(nx_))
+    throw std::invalid_argument("TypeTwoStep::restore: sizes do not match the problem and the tableau");
+  t_ = t;
+  h_ = h;
+  std::copy(q0.begin(), q0.end(), q0_.begin());
+  std::copy(unknowns.begin(), unknowns.end(), y_.begin());
+  for (Block& block : blocks_)
+    if (Status st = linearize_block(block); st != Status::success) return st;
+  linearized_ = true;
+  return Status::success;
+}
+
+Status TypeTwoStep::running_gradients(const RunningCost& running) {
+  std::fill(dLq_.begin(), dLq_.end(), 0.0);
+  std::fill(dLu_.begin(), dLu_.end(), 0.0);
+  running_quadrature_ = 0.0;
+  for (int i = 0; i < s_; ++i) {
+    const double t = t_ + pair_.method.c[static_cast<std::size_t>(i)] * h_;
+    const Vector dq(dLq_.data() + static_cast<std::size_t>(i) * nx_, static_cast<std::size_t>(nx_));
+    const Vector du(dLu_.data() + static_cast<std::size_t>(i) * nz_, static_cast<std::size_t>(nz_));
+    int code = running.gradient ? running.gradient(t, stage_state(i), stage_algebraic(i), dq, du) : 0;
+    if (code == 0 && running.value) {
+      double L = 0.0;
+      code = running.value(t, stage_state(i), stage_algebraic(i), L);
+      if (code == 0 && !std::isfinite(L)) code = 1;
+      running_quadrature_ += h_ * pair_.method.b[static_cast<std::size_t>(i)] * L;
+    }
+    if (code == 0 && (std::isnan(max_abs(dq)) || std::isnan(max_abs(du)) || !std::isfinite(max_abs(dq)) ||
+                      !std::isfinite(max_abs(du))))
+      code = 1;
+    if (code != 0)
+      return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
+                  "the running cost failed or is not finite at stage " + std::to_string(i + 1) +
+                      ", t = " + number(t));
+  }
+  return Status::success;
+}
+
+Status TypeTwoStep::adjoint(ConstVector p1, const RunningCost* running, Vector p0) {
+  if (!linearized_) throw std::logic_error("TypeTwoStep::adjoint: no converged step (call forward first)");
+  if (p1.size() != static_cast<std::size_t>(nx_) || p0.size() != static_cast<std::size_t>(nx_))
+    throw std::invalid_argument("TypeTwoStep::adjoint: p1 and p0 need " + std::to_string(nx_) + " values");
+  has_running_ = running != nullptr;
+  if (running) {
+    if (Status st = running_gradients(*running); st != Status::success) return st;
+  } else {
+    std::fill(dLq_.begin(), dLq_.end(), 0.0);
+    std::fill(dLu_.begin(), dLu_.end(), 0.0);
+    running_quadrature_ = 0.0;
+  }
+  ++stats_.adjoint_steps;
+  return options_.form == AdjointForm::partner ? adjoint_partner(p1, p0) : adjoint_unnormalized(p1, p0);
+}
+
+// The zero-weight-safe recursion (digest §3.6, "Unnormalized"), blocks last first. For the
+// stages j of a block, with Lambda^i = f_q^T kappa^i + phi_q^T mu^i + h b_i dL/dq_i:
+//   kappa^j - h sum_i a_ij (f_q^T kappa^i + phi_q^T mu^i)
+//       = h b_j p1 + h sum_{i later} a_ij Lambda^i + h sum_{i in block} a_ij h b_i dL/dq_i
+//   f_u^T kappa^j + phi_u^T mu^j = -h b_j dL/du_j
+// which is M^T [kappa; -mu] = [...; h b_j dL/du_j] with the block's forward stage matrix M.
+Status TypeTwoStep::adjoint_unnormalized(ConstVector p1, Vector p0) {
+  const auto& A = pair_.method;
+  for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it) {
+    const Block& block = *it;
+    const int last = block.first + block.count;
+    const std::size_t first = static_cast<std::size_t>(block.first) * n_;
+    for (int j = block.first; j < last; ++j) {
+      double* r = rhs_.data() + static_cast<std::size_t>(j) * n_;
+      const double hb = h_ * A.b[static_cast<std::size_t>(j)];
+      for (int k = 0; k < nx_; ++k) r[k] = hb * p1[static_cast<std::size_t>(k)];
+      for (int k = 0; k < nz_; ++k) r[nx_ + k] = hb * dLu_[static_cast<std::size_t>(j) * nz_ + k];
+      for (int i = block.first; i < s_; ++i) {
+        const double ha = h_ * A.A(i, j);
+        if (ha == 0.0) continue;
+        const bool later = i >= last;
+        const double* Li = later ? lambda_hat_.data() + static_cast<std::size_t>(i) * nx_
+                                 : dLq_.data() + static_cast<std::size_t>(i) * nx_;
+        const double w = later ? ha : ha * h_ * A.b[static_cast<std::size_t>(i)];
+        if (w == 0.0 || (!later && !has_running_)) continue;
+        for (int k = 0; k < nx_; ++k) r[k] += w * Li[k];
+      }
+    }
+    if (!block.identity) {
+      MatrixRef B{rhs_.data() + first, block.count * n_, 1, block.count * n_};
+      lu_solve(block.lu.cref(), block.pivots.data(), B, true);
+      ++stats_.back_substitutions;
+    }
+    double worst_residual = 0.0, scale = 0.0;
+    for (int i = block.first; i < last; ++i) {
+      const double* x = rhs_.data() + static_cast<std::size_t>(i) * n_;
+      double* kappa = kappa_.data() + static_cast<std::size_t>(i) * nx_;
+      double* mu = mu_.data() + static_cast<std::size_t>(i) * nz_;
+      for (int k = 0; k < nx_; ++k) kappa[k] = x[k];
+      for (int k = 0; k < nz_; ++k) mu[k] = -x[nx_ + k];
+      const DenseMatrix& J = J_[static_cast<std::size_t>(i)];
+      const double hb = h_ * A.b[static_cast<std::size_t>(i)];
+      double* L = lambda_hat_.data() + static_cast<std::size_t>(i) * nx_;
+      for (int c = 0; c < n_; ++c) {
+        double sum = 0.0;
+        for (int r = 0; r < nx_; ++r) sum += J(r, c) * kappa[r];
+        for (int r = 0; r < nz_; ++r) sum += J(nx_ + r, c) * mu[r];
+        if (c < nx_) {
+          L[c] = sum + hb * dLq_[static_cast<std::size_t>(i) * nx_ + c];
+        } else {  // (3.9f) residual
+          worst_residual = std::max(worst_residual, std::abs(sum + hb * dLu_[static_cast<std::size_t>(i) * nz_ + c - nx_]));
+        }
+      }
+      scale = std::max({scale, max_abs({kappa, static_cast<std::size_t>(nx_)}), max_abs({mu, static_cast<std::size_t>(nz_)})});
+      // Normalized stage adjoints where they exist.
+      const double inv = hb != 0.0 ? 1.0 / hb : 1.0;
+      for (int k = 0; k < nx_; ++k) P_[static_cast<std::size_t>(i) * nx_ + k] = inv * kappa[k];
+      for (int k = 0; k < nz_; ++k) Lam_[static_cast<std::size_t>(i) * nz_ + k] = inv * mu[k];
+    }
+    adjoint_defect_ = std::max(it == blocks_.rbegin() ? 0.0 : adjoint_defect_,
+                               scale > 0.0 ? worst_residual / scale : worst_residual);
+  }
+  for (int k = 0; k < nx_; ++k) {
+    double sum = p1[static_cast<std::size_t>(k)];
+    for (int i = 0; i < s_; ++i) sum += lambda_hat_[static_cast<std::size_t>(i) * nx_ + k];
+    p0[static_cast<std::size_t>(k)] = sum;
+  }
+  if (std::isnan(max_abs(p0)) || !std::isfinite(max_abs(p0)))
+    return fail(Status::callback_failures, "the adjoint is not finite at t = " + number(t_));
+  return Status::success;
+}
+
+// The PRK as written (3.9c, d, f), p1 given: with g_j = f_q^T P^j + phi_q^T Lambda^j + dL/dq_j,
+//   P^i - h sum_j (b_j - a~_ij) g_j = p1,   f_u^T P^i + phi_u^T Lambda^i = -dL/du_i,
+//   p0 = p1 + h sum_j b_j g_j.
+Status TypeTwoStep::adjoint_partner(ConstVector p1, Vector p0) {
+  const auto& A = pair_.method;
+  DenseMatrix& G = partner_matrix_;
+  G.fill(0.0);
+  for (int i = 0; i < s_; ++i) {
+    const int r0 = i * n_;
+    double* r = rhs_.data() + r0;
+    for (int k = 0; k < nx_; ++k) r[k] = p1[static_cast<std::size_t>(k)];
+    for (int k = 0; k < nz_; ++k) r[nx_ + k] = -dLu_[static_cast<std::size_t>(i) * nz_ + k];
+    for (int j = 0; j < s_; ++j) {
+      const double w = h_ * (A.b[static_cast<std::size_t>(j)] - pair_.partner[static_cast<std::size_t>(i) * s_ + j]);
+      const DenseMatrix& J = J_[static_cast<std::size_t>(j)];
+      const int c0 = j * n_;
+      // P rows: -w [f_q^T  phi_q^T] in the (P^j, Lambda^j) columns.
+      for (int c = 0; c < n_; ++c)
+        for (int k = 0; k < nx_; ++k) G(r0 + k, c0 + c) = -w * J(c, k);
+      for (int k = 0; k < nx_; ++k) r[k] += w * dLq_[static_cast<std::size_t>(j) * nx_ + k];
+    }
+    for (int k = 0; k < nx_; ++k) G(r0 + k, r0 + k) += 1.0;
+    // (3.9f) rows: [f_u^T  phi_u^T] in the (P^i, Lambda^i) columns.
+    const DenseMatrix& J = J_[static_cast<std::size_t>(i)];
+    for (int k = 0; k < nz_; ++k)
+      for (int c = 0; c < n_; ++c) G(r0 + nx_ + k, r0 + c) = J(c, nx_ + k);
+  }
+  ++stats_.lu_factorizations;
+  if (lu_factor(G.ref(), partner_pivots_.data()) != 0 || negligible_pivot(G.cref()))
+    return fail(Status::singular_iteration_matrix, "the partner form's adjoint system is singular at t = " + number(t_));
+  MatrixRef B{rhs_.data(), s_ * n_, 1, s_ * n_};
+  lu_solve(G.cref(), partner_pivots_.data(), B);
+  ++stats_.back_substitutions;
+  for (int k = 0; k < nx_; ++k) p0[static_cast<std::size_t>(k)] = p1[static_cast<std::size_t>(k)];
+  for (int j = 0; j < s_; ++j) {
+    const double* x = rhs_.data() + static_cast<std::size_t>(j) * n_;
+    const DenseMatrix& J = J_[static_cast<std::size_t>(j)];
+    const double hb = h_ * A.b[static_cast<std::size_t>(j)];
+    for (int k = 0; k < nx_; ++k) {
+      P_[static_cast<std::size_t>(j) * nx_ + k] = x[k];
+      double g = dLq_[static_cast<std::size_t>(j) * nx_ + k];
+      for (int c = 0; c < n_; ++c) g += J(c, k) * x[c];
+      p0[static_cast<std::size_t>(k)] += hb * g;
+    }
+    for (int k = 0; k < nz_; ++k) Lam_[static_cast<std::size_t>(j) * nz_ + k] = x[nx_ + k];
+  }
+  adjoint_defect_ = 0.0;
+  if (std::isnan(max_abs(p0)) || !std::isfinite(max_abs(p0)))
+    return fail(Status::callback_failures, "the adjoint is not finite at t = " + number(t_));
+  return Status::success;
+}
+
+// (3.8): blocks in order, M [dK; dU] = [f_q; -phi_q] (dq0 + h sum_{j earlier} a_ij dK^j).
+void TypeTwoStep::tangent(ConstVector dq0, Vector dq1, Vector du1) {
+  if (!linearized_) throw std::logic_error("TypeTwoStep::tangent: no converged step (call forward first)");
+  if (dq0.size() != static_cast<std::size_t>(nx_) || dq1.size() != static_cast<std::size_t>(nx_) ||
+      (!du1.empty() && du1.size() != static_cast<std::size_t>(nz_)))
+    throw std::invalid_argument("TypeTwoStep::tangent: dq0, dq1 need nx and du1 nz (or no) values");
+  const auto& A = pair_.method;
+  std::vector<double>& d = dy_;  // dK^i, dU^i per stage
+  std::vector<double>& dQ = dQ_;
+  for (const Block& block : blocks_) {
+    const int last = block.first + block.count;
+    for (int i = block.first; i < last; ++i) {
+      for (int k = 0; k < nx_; ++k) dQ[static_cast<std::size_t>(k)] = dq0[static_cast<std::size_t>(k)];
+      for (int j = 0; j < block.first; ++j) {
+        const double ha = h_ * A.A(i, j);
+        if (ha == 0.0) continue;
+        for (int k = 0; k < nx_; ++k) dQ[static_cast<std::size_t>(k)] += ha * d[static_cast<std::size_t>(j) * n_ + k];
+      }
+      const DenseMatrix& J = J_[static_cast<std::size_t>(i)];
+      double* r = d.data() + static_cast<std::size_t>(i) * n_;
+      for (int row = 0; row < n_; ++row) {
+        double sum = 0.0;
+        for (int k = 0; k < nx_; ++k) sum += J(row, k) * dQ[static_cast<std::size_t>(k)];
+        r[row] = row < nx_ ? sum : -sum;
+      }
+    }
+    if (!block.identity) {
+      MatrixRef B{d.data() + static_cast<std::size_t>(block.first) * n_, block.count * n_, 1, block.count * n_};
+      lu_solve(block.lu.cref(), block.pivots.data(), B);
+    }
+  }
+  for (int k = 0; k < nx_; ++k) {
+    double sum = dq0[static_cast<std::size_t>(k)];
+    for (int i = 0; i < s_; ++i) sum += h_ * A.b[static_cast<std::size_t>(i)] * d[static_cast<std::size_t>(i) * n_ + k];
+    dq1[static_cast<std::size_t>(k)] = sum;
+  }
+  if (du1.empty() || nz_ == 0) return;
+  if (A.stiffly_accurate()) {
+    for (int k = 0; k < nz_; ++k) du1[static_cast<std::size_t>(k)] = d[static_cast<std::size_t>(s_ - 1) * n_ + nx_ + k];
+  } else {
+    // The consistent du at (q1, u1): phi_u du = -phi_q dq1, with the Jacobian of the last
+    // stage as the nearest available (exact only for stiffly accurate methods).
+    const DenseMatrix& J = J_[static_cast<std::size_t>(s_ - 1)];
+    for (int c = 0; c < nz_; ++c)
+      for (int r = 0; r < nz_; ++r) phi_u_(r, c) = J(nx_ + r, nx_ + c);
+    lu_factor(phi_u_.ref(), phi_u_pivots_.data());
+    for (int r = 0; r < nz_; ++r) {
+      double sum = 0.0;
+      for (int k = 0; k < nx_; ++k) sum += J(nx_ + r, k) * dq1[static_cast<std::size_t>(k)];
+      du1[static_cast<std::size_t>(r)] = -sum;
+    }
+    MatrixRef B{du1.data(), nz_, 1, nz_};
+    lu_solve(phi_u_.cref(), phi_u_pivots_.data(), B);
+  }
+}
+
+}  // namespace esdirk::geometric
