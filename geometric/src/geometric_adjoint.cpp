@@ -10,6 +10,7 @@ GeometricAdjoint::GeometricAdjoint(Problem& problem, PrkPair pair, StepOptions o
     : step_(problem, std::move(pair), options),
       nx_(problem.nx()),
       nz_(problem.nz()),
+      stages_(step_.pair().method.stages),
       unknowns_per_step_(static_cast<int>(step_.stage_unknowns().size())) {}
 
 void GeometricAdjoint::set_parameters(ConstVector p) { step_.set_parameters(p); }
@@ -30,6 +31,8 @@ Status GeometricAdjoint::forward(ConstVector times, ConstVector q0, ConstVector 
   p_.assign(static_cast<std::size_t>(N + 1) * nx_, 0.0);
   dq_.assign(static_cast<std::size_t>(N + 1) * nx_, 0.0);
   unknowns_.assign(static_cast<std::size_t>(N) * unknowns_per_step_, 0.0);
+  stage_p_.assign(static_cast<std::size_t>(N) * stages_ * nx_, 0.0);
+  stage_lambda_.assign(static_cast<std::size_t>(N) * stages_ * nz_, 0.0);
   std::copy(q0.begin(), q0.end(), q_.begin());
   std::copy(u0_guess.begin(), u0_guess.end(), u_.begin());
   steps_ = 0;
@@ -71,6 +74,11 @@ Status GeometricAdjoint::backward(ConstVector pN, const RunningCost* running) {
                        {p_.data() + static_cast<std::size_t>(n) * nx_, static_cast<std::size_t>(nx_)});
     if (st != Status::success) return st;
     running_quadrature_ += step_.running_quadrature();
+    for (int i = 0; i < stages_; ++i) {
+      const ConstVector P = step_.stage_adjoint(i), L = step_.stage_multiplier(i);
+      std::copy(P.begin(), P.end(), stage_p_.begin() + static_cast<std::ptrdiff_t>((static_cast<std::size_t>(n) * stages_ + i) * nx_));
+      std::copy(L.begin(), L.end(), stage_lambda_.begin() + static_cast<std::ptrdiff_t>((static_cast<std::size_t>(n) * stages_ + i) * nz_));
+    }
     max_adjoint_defect_ = std::max(max_adjoint_defect_, step_.adjoint_defect());
   }
   return Status::success;

@@ -69,6 +69,7 @@ TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
       b.first = i;
       b.count = 1;
       b.identity = (nz_ == 0 && pair_.method.A(i, i) == 0.0);
+      b.explicit_dae = (nz_ > 0 && pair_.method.A(i, i) == 0.0);
       blocks_.push_back(std::move(b));
     }
   } else {
@@ -79,8 +80,9 @@ TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
   }
   for (Block& b : blocks_) {
     if (b.identity) continue;
-    b.lu.resize(b.count * n_, b.count * n_);
-    b.pivots.assign(static_cast<std::size_t>(b.count * n_), 0);
+    const int size = b.explicit_dae ? nz_ : b.count * n_;  // explicit DAE stage: phi_u only
+    b.lu.resize(size, size);
+    b.pivots.assign(static_cast<std::size_t>(size), 0);
   }
   const auto sn = s * static_cast<std::size_t>(n_);
   params_.assign(static_cast<std::size_t>(problem.np()), 0.0);
@@ -106,6 +108,8 @@ TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
   phi_u_pivots_.assign(static_cast<std::size_t>(std::max(nz_, 1)), 0);
   dQ_.assign(static_cast<std::size_t>(nx_), 0.0);
   J_point_.resize(n_, n_);
+  cache_J_.resize(n_, n_);
+  cache_point_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
 }
 
 void TypeTwoStep::set_parameters(ConstVector p) {
@@ -113,6 +117,7 @@ void TypeTwoStep::set_parameters(ConstVector p) {
     throw std::invalid_argument("TypeTwoStep::set_parameters: " + std::to_string(params_.size()) +
                                 " parameters expected, got " + std::to_string(p.size()));
   std::copy(p.begin(), p.end(), params_.begin());
+  cache_valid_ = false;  // the cached Jacobian belongs to the old parameters
 }
 
 Status TypeTwoStep::fail(Status status, std::string message) {
@@ -166,12 +171,46 @@ Status TypeTwoStep::evaluate_stage(int i, bool with_jacobian) {
   for (int k = 0; k < nx_; ++k) r[k] = K[k] - fval_[static_cast<std::size_t>(k)];
   for (int k = 0; k < nz_; ++k) r[nx_ + k] = gval_[static_cast<std::size_t>(k)];
   if (!with_jacobian) return Status::success;
-  ++stats_.jacobian_evaluations;
   code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_, J_[static_cast<std::size_t>(i)].ref());
   if (code != 0)
     return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
                 "the Jacobian " + std::string(code < 0 ? "returned a fatal code" : "failed or is not finite") +
                     " at stage " + std::to_string(i + 1) + ", t = " + number(t));
+  return Status::success;
+}
+
+// Only the stage Jacobian at stage i (the backward and tangent sweeps over kept stages need no
+// residual). f and phi are evaluated only as the base of difference Jacobians. A backward
+// sweep visits step n-1 after step n, and the last stage of step n-1 is the first of step n
+// (explicit first stage, stiffly accurate: ESDIRK, Lobatto IIIA): that Jacobian is formed once
+// (a bitwise match of the point).
+Status TypeTwoStep::jacobian_only(int i) {
+  const double t = t_ + pair_.method.c[static_cast<std::size_t>(i)] * h_;
+  const ConstVector q(Q_.column(i), static_cast<std::size_t>(nx_));
+  const ConstVector u(y_.data() + static_cast<std::size_t>(i) * n_ + nx_, static_cast<std::size_t>(nz_));
+  DenseMatrix& J = J_[static_cast<std::size_t>(i)];
+  if (cache_valid_ && cache_point_[0] == t && std::equal(q.begin(), q.end(), cache_point_.begin() + 1) &&
+      std::equal(u.begin(), u.end(), cache_point_.begin() + 1 + nx_)) {
+    std::copy(cache_J_.data(), cache_J_.data() + static_cast<std::size_t>(n_) * n_, J.data());
+  } else {
+    int code = 0;
+    if (!problem_.has_jacobian()) {
+      ++stats_.fd_function_evaluations;
+      code = problem_.evaluate(t, q, u, params_, fval_, gval_);
+    }
+    if (code == 0) code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_, J.ref());
+    if (code != 0)
+      return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
+                  "the Jacobian " + std::string(code < 0 ? "returned a fatal code" : "failed or is not finite") +
+                      " at stage " + std::to_string(i + 1) + ", t = " + number(t));
+  }
+  if (i == 0) {
+    cache_point_[0] = t;
+    std::copy(q.begin(), q.end(), cache_point_.begin() + 1);
+    std::copy(u.begin(), u.end(), cache_point_.begin() + 1 + nx_);
+    std::copy(J.data(), J.data() + static_cast<std::size_t>(n_) * n_, cache_J_.data());
+    cache_valid_ = true;
+  }
   return Status::success;
 }
 
@@ -181,6 +220,17 @@ Status TypeTwoStep::evaluate_stage(int i, bool with_jacobian) {
 Status TypeTwoStep::factor_block(Block& block) {
   if (block.identity) return Status::success;
   DenseMatrix& M = block.lu;
+  if (block.explicit_dae) {  // [I, -f_u; 0, phi_u]: only phi_u is factored
+    const DenseMatrix& J = J_[static_cast<std::size_t>(block.first)];
+    for (int c = 0; c < nz_; ++c)
+      for (int r = 0; r < nz_; ++r) M(r, c) = J(nx_ + r, nx_ + c);
+    ++stats_.lu_factorizations;
+    if (lu_factor(M.ref(), block.pivots.data()) == 0 && !negligible_pivot(M.cref())) return Status::success;
+    return fail(Status::singular_constraint_jacobian,
+                "dphi/du is singular at stage " + std::to_string(block.first + 1) + ", t = " +
+                    number(t_ + pair_.method.c[static_cast<std::size_t>(block.first)] * h_) +
+                    ": the DAE is not of index 1 there");
+  }
   M.fill(0.0);
   for (int bi = 0; bi < block.count; ++bi) {
     const int i = block.first + bi;
@@ -217,6 +267,36 @@ Status TypeTwoStep::factor_block(Block& block) {
                   std::to_string(block.first + block.count) + " is singular at t = " + number(t_));
 }
 
+// x <- M^{-1} x or M^{-T} x with the block's stage matrix M.
+void TypeTwoStep::block_solve(const Block& block, double* x, bool transpose) {
+  if (block.identity) return;
+  ++stats_.back_substitutions;
+  if (!block.explicit_dae) {
+    MatrixRef B{x, block.count * n_, 1, block.count * n_};
+    lu_solve(block.lu.cref(), block.pivots.data(), B, transpose);
+    return;
+  }
+  // M = [I, -f_u; 0, phi_u] (a_ii = 0): M^{-1} [r1; r2] = [r1 + f_u v; v], v = phi_u^{-1} r2;
+  // M^{-T} [r1; r2] = [r1; phi_u^{-T} (r2 + f_u^T r1)].
+  const DenseMatrix& J = J_[static_cast<std::size_t>(block.first)];
+  MatrixRef v{x + nx_, nz_, 1, nz_};
+  if (!transpose) {
+    lu_solve(block.lu.cref(), block.pivots.data(), v);
+    for (int r = 0; r < nx_; ++r) {
+      double sum = 0.0;
+      for (int c = 0; c < nz_; ++c) sum += J(r, nx_ + c) * x[nx_ + c];
+      x[r] += sum;
+    }
+  } else {
+    for (int c = 0; c < nz_; ++c) {
+      double sum = 0.0;
+      for (int r = 0; r < nx_; ++r) sum += J(r, nx_ + c) * x[r];
+      x[nx_ + c] += sum;
+    }
+    lu_solve(block.lu.cref(), block.pivots.data(), v, true);
+  }
+}
+
 Status TypeTwoStep::linearize_block(Block& block) {
   stage_states(block);
   for (int i = block.first; i < block.first + block.count; ++i)
@@ -246,10 +326,8 @@ Status TypeTwoStep::solve_block(Block& block) {
                       std::to_string(options_.max_iterations) + " Newton iterations at t = " + number(t_) +
                       " (tolerance " + number(options_.tolerance) + ")");
     ++stats_.newton_iterations;
-    MatrixRef correction{dy_.data() + first, static_cast<int>(size), 1, static_cast<int>(size)};
     for (std::size_t k = 0; k < size; ++k) dy_[first + k] = -residual_[first + k];
-    lu_solve(block.lu.cref(), block.pivots.data(), correction);
-    ++stats_.back_substitutions;
+    block_solve(block, dy_.data() + first, false);
     double step = 0.0, scale = 0.0;
     for (std::size_t k = 0; k < size; ++k) {
       y_[first + k] += dy_[first + k];
@@ -272,7 +350,6 @@ Status TypeTwoStep::consistent_algebraic(double t, ConstVector q, Vector u) {
     int code = problem_.evaluate(t, q, u, params_, fval_, gval_);
     if (code == 0 && std::isnan(max_abs(gval_))) code = 1;
     if (code == 0) {
-      ++stats_.jacobian_evaluations;
       code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_, J_point_.ref());
     }
     if (code != 0)
@@ -358,8 +435,8 @@ Status TypeTwoStep::set_stages(double t, double h, ConstVector q0, ConstMatrixRe
     for (int k = 0; k < nx_; ++k) Q_(k, i) = Q(k, i);
     for (int k = 0; k < nz_; ++k) y_[static_cast<std::size_t>(i) * n_ + nx_ + k] = U(k, i);
   }
-  for (int i = 0; i < s_; ++i)
-    if (Status st = evaluate_stage(i, true); st != Status::success) return st;
+  for (int i = s_ - 1; i >= 0; --i)
+    if (Status st = jacobian_only(i); st != Status::success) return st;
   for (Block& block : blocks_)
     if (Status st = factor_block(block); st != Status::success) return st;
   for (int k = 0; k < nx_; ++k) q1_[static_cast<std::size_t>(k)] = Q(k, s_ - 1);
@@ -376,8 +453,11 @@ Status TypeTwoStep::restore(double t, double h, ConstVector q0, ConstVector unkn
   h_ = h;
   std::copy(q0.begin(), q0.end(), q0_.begin());
   std::copy(unknowns.begin(), unknowns.end(), y_.begin());
+  for (Block& block : blocks_) stage_states(block);
+  for (int i = s_ - 1; i >= 0; --i)
+    if (Status st = jacobian_only(i); st != Status::success) return st;
   for (Block& block : blocks_)
-    if (Status st = linearize_block(block); st != Status::success) return st;
+    if (Status st = factor_block(block); st != Status::success) return st;
   linearized_ = true;
   return Status::success;
 }
@@ -452,11 +532,7 @@ Status TypeTwoStep::adjoint_unnormalized(ConstVector p1, Vector p0) {
         for (int k = 0; k < nx_; ++k) r[k] += w * Li[k];
       }
     }
-    if (!block.identity) {
-      MatrixRef B{rhs_.data() + first, block.count * n_, 1, block.count * n_};
-      lu_solve(block.lu.cref(), block.pivots.data(), B, true);
-      ++stats_.back_substitutions;
-    }
+    block_solve(block, rhs_.data() + first, true);
     double worst_residual = 0.0, scale = 0.0;
     for (int i = block.first; i < last; ++i) {
       const double* x = rhs_.data() + static_cast<std::size_t>(i) * n_;
@@ -574,10 +650,7 @@ void TypeTwoStep::tangent(ConstVector dq0, Vector dq1, Vector du1) {
         r[row] = row < nx_ ? sum : -sum;
       }
     }
-    if (!block.identity) {
-      MatrixRef B{d.data() + static_cast<std::size_t>(block.first) * n_, block.count * n_, 1, block.count * n_};
-      lu_solve(block.lu.cref(), block.pivots.data(), B);
-    }
+    block_solve(block, d.data() + static_cast<std::size_t>(block.first) * n_, false);
   }
   for (int k = 0; k < nx_; ++k) {
     double sum = dq0[static_cast<std::size_t>(k)];

@@ -41,6 +41,16 @@ class ESDIRK_API GeometricAdjoint {
   ConstVector algebraic(int n) const { return column(u_, n, nz_); }      ///< u_n
   ConstVector adjoint_state(int n) const { return column(p_, n, nx_); }  ///< p_n
   ConstVector tangent_state(int n) const { return column(dq_, n, nx_); } ///< dq_n
+  /// P_n^i and Lambda_n^i (stage i of step n) of the last backward sweep, normalized as
+  /// TypeTwoStep::stage_adjoint (kappa^i itself where b_i = 0). With them, the gradient of a
+  /// discrete cost with respect to stage controls is h b_i (grad_u L + f_u^T P^i + phi_u^T
+  /// Lambda^i) (seed 003 digest §5.4).
+  ConstVector stage_adjoint(int n, int i) const {
+    return {stage_p_.data() + (static_cast<std::size_t>(n) * stages_ + i) * nx_, static_cast<std::size_t>(nx_)};
+  }
+  ConstVector stage_multiplier(int n, int i) const {
+    return {stage_lambda_.data() + (static_cast<std::size_t>(n) * stages_ + i) * nz_, static_cast<std::size_t>(nz_)};
+  }
   /// sum_n h_n sum_i b_i L(Q_n^i, U_n^i) of the last backward() with a running cost value.
   double running_quadrature() const { return running_quadrature_; }
   double max_forward_defect() const { return max_forward_defect_; }  ///< largest constraint defect of a step
@@ -55,10 +65,10 @@ class ESDIRK_API GeometricAdjoint {
     return {v.data() + static_cast<std::size_t>(n) * rows, static_cast<std::size_t>(rows)};
   }
   TypeTwoStep step_;
-  int nx_, nz_, unknowns_per_step_;
+  int nx_, nz_, stages_, unknowns_per_step_;
   int steps_ = 0;
   bool complete_ = false;
-  std::vector<double> times_, q_, u_, p_, dq_, unknowns_;
+  std::vector<double> times_, q_, u_, p_, dq_, unknowns_, stage_p_, stage_lambda_;
   double running_quadrature_ = 0.0, max_forward_defect_ = 0.0, max_adjoint_defect_ = 0.0;
 };
 

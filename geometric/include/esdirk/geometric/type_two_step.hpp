@@ -127,13 +127,16 @@ class ESDIRK_API TypeTwoStep {
   struct Block {
     int first = 0, count = 0;  // stages first .. first+count-1
     bool identity = false;     // explicit ODE stage: the matrix is I
+    bool explicit_dae = false; // explicit DAE stage (a_ii = 0): [I, -f_u; 0, phi_u], phi_u's LU
     DenseMatrix lu;
     std::vector<int> pivots;
   };
   Status solve_block(Block& block);
   Status evaluate_stage(int i, bool with_jacobian);
+  Status jacobian_only(int i);
   Status linearize_block(Block& block);
   Status factor_block(Block& block);
+  void block_solve(const Block& block, double* x, bool transpose);
   void stage_states(const Block& block);
   Status adjoint_unnormalized(ConstVector p1, Vector p0);
   Status adjoint_partner(ConstVector p1, Vector p0);
@@ -167,6 +170,9 @@ class ESDIRK_API TypeTwoStep {
   std::vector<int> phi_u_pivots_;
   std::vector<double> dQ_;         // tangent workspace
   DenseMatrix J_point_;            // Jacobian at a single point (consistent_algebraic)
+  DenseMatrix cache_J_;            // the Jacobian at the last linearized step's first stage
+  std::vector<double> cache_point_;  // its (t, q, u)
+  bool cache_valid_ = false;
   double forward_defect_ = 0.0, adjoint_defect_ = 0.0, running_quadrature_ = 0.0;
   bool linearized_ = false;
   std::string message_;
