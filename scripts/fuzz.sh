@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-10}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(fuzz_model_text fuzz_capi_report fuzz_capi_sigma)
+((${#targets[@]})) || targets=(fuzz_model_text fuzz_capi_report fuzz_capi_sigma fuzz_capi_setup)
 ESDIRK_WITH_CLANG=1 ./scripts/install-deps.sh
 build=build/fuzz
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -21,6 +21,7 @@ mkdir -p "$build/findings"
 for target in "${targets[@]}"; do
   case $target in
     fuzz_capi_sigma) seeds=(tests/fuzz/corpus/sigma) dict=() ;;
+    fuzz_capi_setup) seeds=(tests/fuzz/corpus/setup) dict=() ;;
     *) seeds=(tests/structural/models tests/fuzz/corpus/model) dict=(-dict=tests/fuzz/model.dict) ;;
   esac
   corpus="$build/corpus/$target"

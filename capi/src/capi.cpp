@@ -347,9 +347,9 @@ int esdirk_solver_restart(esdirk_solver* s, double t, const double* x, esdirk_in
     return s->fail(ESDIRK_NULL_ARGUMENT, "restart: x, z or p is NULL");
   if (const int st = s->check_sizes(nx, nz, np, "restart")) return st;
   return guarded(s, [&] {
+    // A failed restart keeps the previous state (Integrator::restart): the handle stays usable.
     const esdirk::Status status = s->integrator->restart(t, in(x, nx), in(z_guess, nz), in(p, np));
-    s->initialized = esdirk::ok(status);
-    s->restarted = true;
+    if (esdirk::ok(status)) s->restarted = true;
     return s->from(status, s->integrator->message());
   });
 }

@@ -68,11 +68,19 @@ Status Integrator::initialize(double t0, ConstVector x0, ConstVector z_guess, Co
   check_size(x0, problem_.nx(), "x0");
   check_size(z_guess, problem_.nz(), "z0");
   check_size(p, problem_.np(), "p");
+  // The counters start afresh, but a rejected initialize() loses nothing: the previous state
+  // (the stepper restores its own), counters, direction, step size and stop time come back.
+  const Statistics previous_stats = stats_;
   stats_ = Statistics{};
+  const Status status = start(t0, x0, z_guess, p, RestartKind::initialize);
+  if (!ok(status)) {
+    stats_ += previous_stats;
+    return status;
+  }
   direction_ = 0.0;
   h_ = 0.0;
   have_stop_ = false;
-  return start(t0, x0, z_guess, p, RestartKind::initialize);
+  return status;
 }
 
 Status Integrator::restart(double t, ConstVector x, ConstVector z_guess, ConstVector p) {
@@ -85,14 +93,17 @@ Status Integrator::restart(double t, ConstVector x, ConstVector z_guess, ConstVe
 
 // What initialize() and restart() share: a consistent start at (t, x), then the listeners.
 Status Integrator::start(double t, ConstVector x, ConstVector z_guess, ConstVector p, RestartKind kind) {
+  const Status status = stepper_.start(t, x, z_guess, p);
+  if (!ok(status)) {
+    // The stepper kept its state: the integrator stays as it was (initialized or not).
+    message_ = stepper_.message();
+    return status;
+  }
   message_.clear();
   have_listener_stop_ = false;
   controller_.reset();
-  const Status status = stepper_.start(t, x, z_guess, p);
-  if (!ok(status)) message_ = stepper_.message();
-  initialized_ = ok(status);
-  if (initialized_)
-    for (StepListener* listener : listeners_) listener->on_restart(t, kind);
+  initialized_ = true;
+  for (StepListener* listener : listeners_) listener->on_restart(t, kind);
   return status;
 }
 

@@ -78,6 +78,11 @@ Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
   delta_.assign(un, 0.0);
   best_f_.assign(ux, 0.0);
   best_g_.assign(uz, 0.0);
+  saved_.x = x_;
+  saved_.z = z_;
+  saved_.f = f_;
+  saved_.g = g_;
+  saved_.p = p_;
 }
 
 Status Stepper::fail(Status status, std::string message) {
@@ -87,6 +92,7 @@ Status Stepper::fail(Status status, std::string message) {
 
 Status Stepper::start(double t, ConstVector x, ConstVector z_guess, ConstVector p) {
   message_.clear();
+  save_start();
   t_ = t;
   std::copy(x.begin(), x.end(), x_.begin());
   std::copy(z_guess.begin(), z_guess.end(), z_.begin());
@@ -95,7 +101,36 @@ Status Stepper::start(double t, ConstVector x, ConstVector z_guess, ConstVector 
   jacobian_current_ = false;
   index_ = 0;
   dense_lu_index_ = -1;
-  return solve_consistent_z(t_, x_, z_);
+  const Status status = solve_consistent_z(t_, x_, z_);
+  if (!ok(status)) restore_start();
+  return status;
+}
+
+void Stepper::save_start() {
+  saved_.t = t_;
+  std::copy(x_.begin(), x_.end(), saved_.x.begin());
+  std::copy(z_.begin(), z_.end(), saved_.z.begin());
+  std::copy(f_.begin(), f_.end(), saved_.f.begin());
+  std::copy(g_.begin(), g_.end(), saved_.g.begin());
+  std::copy(p_.begin(), p_.end(), saved_.p.begin());
+  saved_.has_step = has_step_;
+  saved_.index = index_;
+  saved_.dense_lu_index = dense_lu_index_;
+}
+
+// Undoes a failed start(): the caller keeps the state (and last step) it had. The message of
+// the failure stays.
+void Stepper::restore_start() {
+  t_ = saved_.t;
+  std::copy(saved_.x.begin(), saved_.x.end(), x_.begin());
+  std::copy(saved_.z.begin(), saved_.z.end(), z_.begin());
+  std::copy(saved_.f.begin(), saved_.f.end(), f_.begin());
+  std::copy(saved_.g.begin(), saved_.g.end(), g_.begin());
+  std::copy(saved_.p.begin(), saved_.p.end(), p_.begin());
+  has_step_ = saved_.has_step;
+  jacobian_current_ = false;  // the consistent initialization used jacobian_ as workspace
+  index_ = saved_.index;
+  dense_lu_index_ = saved_.dense_lu_index;
 }
 
 void Stepper::resume(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g,

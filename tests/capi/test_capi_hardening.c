@@ -72,6 +72,35 @@ static void a_rejected_initialize_keeps_the_previous_state(void) {
   esdirk_problem_free(&problem);
 }
 
+/* x' = -x, with f = NaN for x > 100 (no start possible there). */
+static int decay_below_100(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                           const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx; (void)nz; (void)np; (void)t; (void)z; (void)p; (void)g; (void)user_data;
+  f[0] = x[0] > 100.0 ? NAN : -x[0];
+  return 0;
+}
+
+/* Found by fuzz_capi_setup: a restart that failed at the new point had moved the solver there
+ * (get_state returned success with the rejected t and x). */
+static void a_failed_restart_keeps_the_previous_state(void) {
+  esdirk_problem* problem = NULL;
+  esdirk_solver* solver = NULL;
+  CHECK_STATUS(esdirk_problem_create(1, 0, 0, decay_below_100, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  const double x0 = 1.0, far = 200.0;
+  double x = 0.0, t = 0.0, x_before = 0.0, t_before = 0.0;
+  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, &x0, 1, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_integrate_to(solver, 1.0, &x, 1, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_get_state(solver, &t_before, &x_before, 1, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_restart(solver, 5.0, &far, 1, NULL, 0, NULL, 0), ESDIRK_CALLBACK_FAILURES);
+  CHECK_STATUS(esdirk_solver_get_state(solver, &t, &x, 1, NULL, 0), ESDIRK_SUCCESS);
+  CHECK(t == t_before && x == x_before);
+  CHECK_STATUS(esdirk_solver_integrate_to(solver, 2.0, &x, 1, NULL, 0), ESDIRK_SUCCESS);
+  CHECK(fabs(x - exp(-2.0)) < 1e-4);
+  esdirk_solver_free(&solver);
+  esdirk_problem_free(&problem);
+}
+
 static void a_shooting_interval_has_a_step_bound(void) {
   esdirk_problem* problem = NULL;
   esdirk_shooting* shooting = NULL;
@@ -99,6 +128,7 @@ static void sizes_beyond_the_supported_range_are_invalid_arguments(void) {
 int main(void) {
   reentrant_initialize_from_a_callback_is_refused();
   a_rejected_initialize_keeps_the_previous_state();
+  a_failed_restart_keeps_the_previous_state();
   a_shooting_interval_has_a_step_bound();
   sizes_beyond_the_supported_range_are_invalid_arguments();
   return report();

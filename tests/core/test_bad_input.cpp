@@ -197,6 +197,48 @@ BOOST_AUTO_TEST_CASE(persistent_nan_gives_callback_failures_and_keeps_the_last_s
   BOOST_TEST(x[0] == std::exp(-solver.t()), boost::test_tools::tolerance(1e-4));
 }
 
+// Found by fuzzing the C API: a restart whose consistent start failed (here f is NaN at the
+// new point) had already moved the integrator to the new t and x.
+BOOST_AUTO_TEST_CASE(a_failed_restart_keeps_the_previous_state) {
+  esdirk::FunctionProblem problem(1, 0, 0, [](double, auto y, auto, auto, auto f) {
+    f[0] = y[0] > 100.0 ? not_a_number : -y[0];
+    return 0;
+  });
+  esdirk::Integrator solver(problem);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, {}, {})));
+  std::vector<double> x(1);
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(1.0, x)));
+  const double t_before = solver.t(), x_before = solver.x()[0];
+  BOOST_TEST(esdirk::status_name(solver.restart(5.0, std::vector<double>{200.0}, {}, {})) ==
+             "callback_failures");
+  BOOST_TEST(solver.initialized());
+  BOOST_TEST(solver.t() == t_before);
+  BOOST_TEST(solver.x()[0] == x_before);
+  BOOST_TEST(solver.has_step());  // the last step (and its dense output) is still there
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(2.0, x)));
+  BOOST_TEST(x[0] == std::exp(-2.0), boost::test_tools::tolerance(1e-4));
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_initialize_keeps_the_previous_state) {
+  esdirk::FunctionProblem problem = simple_dae();
+  esdirk::Integrator solver(problem);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0},
+                                             std::vector<double>{1.0}, {})));
+  std::vector<double> x(1), z(1);
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(1.0, x, z)));
+  const double t_before = solver.t(), x_before = solver.x()[0];
+  const long steps_before = solver.statistics().steps;
+  // g = z - x^2 overflows at x = 1e200: no consistent start there.
+  BOOST_TEST(!esdirk::ok(solver.initialize(3.0, std::vector<double>{1e200},
+                                           std::vector<double>{1.0}, {})));
+  BOOST_TEST(solver.initialized());
+  BOOST_TEST(solver.t() == t_before);
+  BOOST_TEST(solver.x()[0] == x_before);
+  BOOST_TEST(solver.statistics().steps == steps_before);
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(2.0, x, z)));
+  BOOST_TEST(x[0] == 1.0 / 3.0, boost::test_tools::tolerance(1e-4));
+}
+
 BOOST_AUTO_TEST_CASE(fatal_callback_code_stops_at_once) {
   esdirk::FunctionProblem problem(1, 0, 0, [](double t, auto y, auto, auto, auto f) {
     f[0] = -y[0];

@@ -129,11 +129,14 @@ ESDIRK_C_API int esdirk_solver_set_failure_limits(esdirk_solver* solver,
                                                   int max_newton_failures,
                                                   int max_callback_failures);
 
-/** Sets t0, x0, p and makes z consistent (g(t0, x0, z0) = 0) by Newton from z0_guess. */
+/** Sets t0, x0, p and makes z consistent (g(t0, x0, z0) = 0) by Newton from z0_guess. A call
+ *  that fails keeps the solver's previous state. */
 ESDIRK_C_API int esdirk_solver_initialize(esdirk_solver* solver, double t0, const double* x0,
                                           esdirk_int nx, const double* z0_guess, esdirk_int nz,
                                           const double* p, esdirk_int np);
-/** Restart after a discontinuity: new t, x, p and consistent z; keeps the step-size guess. */
+/** Restart after a discontinuity: new t, x, p and consistent z; keeps the step-size guess. A
+ *  restart that fails (no consistent z, a failing callback) keeps the previous state, from which
+ *  the solver can go on. */
 ESDIRK_C_API int esdirk_solver_restart(esdirk_solver* solver, double t, const double* x,
                                        esdirk_int nx, const double* z_guess, esdirk_int nz,
                                        const double* p, esdirk_int np);

@@ -44,12 +44,15 @@ class ESDIRK_API Integrator {
   /// Resets the statistics (the listeners' too) and the controller, clears the stop time.
   /// Throws std::invalid_argument on wrong sizes or non-finite input; returns
   /// initialization_failed / singular_algebraic_jacobian / callback_* when z cannot be made
-  /// consistent.
+  /// consistent. A call that fails leaves the integrator as it was (state, last step, stop
+  /// time; the counters keep the failed attempt's work), so nothing is lost.
   Status initialize(double t0, ConstVector x0, ConstVector z_guess, ConstVector p);
 
   /// Restart after a discontinuity: new t, x, p (and z guess), consistent z again. Forgets the
   /// controller history, the last step and a pending listener stop, but keeps the step-size
-  /// guess, the stop time and the statistics. Listeners are told (on_restart).
+  /// guess, the stop time and the statistics. Listeners are told (on_restart). A restart that
+  /// fails (no consistent z, a failing callback) leaves the integrator as it was before the
+  /// call, still able to continue from its previous state.
   Status restart(double t, ConstVector x, ConstVector z_guess, ConstVector p);
 
   /// Puts the integrator at the start of recorded step `step` exactly as the recording run

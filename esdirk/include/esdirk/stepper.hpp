@@ -36,7 +36,9 @@ class ESDIRK_API Stepper final : public DenseOutput {
   Stepper& operator=(const Stepper&) = delete;
 
   /// Takes (t, x, p) and the guess z, solves g(t, x, z) = 0 for z (damped Newton), and forgets
-  /// the last step. Returns success or the failure with message().
+  /// the last step. Returns success or the failure with message(); a failed start leaves the
+  /// stepper exactly as it was before the call (state, last step, Jacobian), so nothing is
+  /// lost.
   Status start(double t, ConstVector x, ConstVector z_guess, ConstVector p);
   /// Takes the state at the start of a recorded step as it was: t, x, z and f, g there (the
   /// step's first stage), p, and the step's index. No consistent initialization and no new
@@ -134,6 +136,16 @@ class ESDIRK_API Stepper final : public DenseOutput {
   int refreshes_left_ = 0;  // Jacobian refreshes still allowed in this stage
   bool matrix_refreshed_ = false;  // the trial LU is that of newton_jacobian_, not of J_n
   DenseMatrix newton_jacobian_;    // J at a stage iterate (Newton recovery)
+
+  // The state before a start(), restored when the start fails (no allocation: sized once).
+  struct SavedStart {
+    double t = 0.0;
+    std::vector<double> x, z, f, g, p;
+    bool has_step = false;
+    long index = 0, dense_lu_index = -1;
+  } saved_;
+  void save_start();
+  void restore_start();
 };
 
 }  // namespace esdirk

@@ -1,0 +1,328 @@
+// libFuzzer target: the C API's integrator setup and use with random sizes, options, states
+// and call orders. The bytes choose the sizes (mostly small, sometimes negative or huge), a
+// small coupled ODE or index-1 DAE whose coefficients may be NaN, infinite or huge, callbacks
+// that fail (recoverably, fatally or with NaN) at a chosen call, and then a sequence of C API
+// calls with random arguments: every option setter, initialize, restart, integrate_to, step,
+// stop times, dense output, statistics, counters by name and forward sensitivities.
+//
+// What is checked on every call:
+//  - the status is one of the documented codes and never ESDIRK_INTERNAL_ERROR (an exception
+//    that reached the C boundary unexpectedly);
+//  - the handle's message is a NUL-terminated string;
+//  - a failed initialize or restart keeps the previous state (t and x bit for bit);
+//  - a successful integrate_to writes finite states.
+// Work per input is bounded: at most 24 calls, the step limit passed to the library is at
+// most 60 steps per call and the failure limits at most 20, so an input never runs long.
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "esdirk/esdirk.h"
+
+namespace {
+
+constexpr esdirk_int max_small_size = 8;
+
+// The model: x_i' = -k_i x_i + c_i x_{i+1} z_{i mod nz} + p_{i mod np} + s sin(w t),
+//            0 = d_j z_j - x_j^2 - q_j.
+struct Model {
+  esdirk_int nx = 1, nz = 0, np = 0;
+  std::vector<double> k, c, d, q;
+  double s = 0.0, w = 1.0;
+  // Failure injection: the call with this index (1-based) of the residual returns `code`
+  // (0: none; > 0 recoverable; < 0 fatal; 99: writes NaN instead).
+  long fail_at = 0;
+  int code = 0;
+  long calls = 0;
+};
+
+int residual(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+             const double* z, const double* p, double* f, double* g, void* user) {
+  auto& m = *static_cast<Model*>(user);
+  if (nx != m.nx || nz != m.nz || np != m.np) std::abort();  // the library passes its sizes
+  ++m.calls;
+  if (m.calls == m.fail_at && m.code != 99 && m.code != 0) return m.code;
+  for (esdirk_int i = 0; i < nx; ++i) {
+    const double coupling = nz > 0 ? z[i % nz] : 1.0;
+    f[i] = -m.k[i] * x[i] + m.c[i] * x[(i + 1) % nx] * coupling + (np > 0 ? p[i % np] : 0.0) +
+           m.s * std::sin(m.w * t);
+  }
+  for (esdirk_int j = 0; j < nz; ++j) g[j] = m.d[j] * z[j] - x[j % nx] * x[j % nx] - m.q[j];
+  if (m.calls == m.fail_at && m.code == 99) f[0] = std::numeric_limits<double>::quiet_NaN();
+  return 0;
+}
+
+// The exact Jacobian of the model (offered to the library when the bytes ask for it).
+int jacobian(esdirk_int nx, esdirk_int nz, esdirk_int, double, const double* x, const double* z,
+             const double*, double* J, esdirk_int ldj, void* user) {
+  auto& m = *static_cast<Model*>(user);
+  const esdirk_int n = nx + nz;
+  for (esdirk_int col = 0; col < n; ++col)
+    for (esdirk_int row = 0; row < n; ++row) J[row + col * ldj] = 0.0;
+  for (esdirk_int i = 0; i < nx; ++i) {
+    const double coupling = nz > 0 ? z[i % nz] : 1.0;
+    J[i + i * ldj] += -m.k[i];
+    J[i + ((i + 1) % nx) * ldj] += m.c[i] * coupling;
+    if (nz > 0) J[i + (nx + i % nz) * ldj] += m.c[i] * x[(i + 1) % nx];
+  }
+  for (esdirk_int j = 0; j < nz; ++j) {
+    J[nx + j + (nx + j) * ldj] = m.d[j];
+    J[nx + j + (j % nx) * ldj] += -2.0 * x[j % nx];
+  }
+  return 0;
+}
+
+// A double that is mostly moderate and sometimes special.
+double value(FuzzedDataProvider& in) {
+  switch (in.ConsumeIntegralInRange<int>(0, 9)) {
+    case 0: return std::numeric_limits<double>::quiet_NaN();
+    case 1: return std::numeric_limits<double>::infinity();
+    case 2: return -std::numeric_limits<double>::infinity();
+    case 3: return in.ConsumeFloatingPoint<double>();  // any finite double
+    case 4: return 0.0;
+    default: return in.ConsumeFloatingPointInRange<double>(-10.0, 10.0);
+  }
+}
+
+// A size near `n`, sometimes hostile.
+esdirk_int size_near(FuzzedDataProvider& in, esdirk_int n) {
+  switch (in.ConsumeIntegralInRange<int>(0, 15)) {
+    case 0: return -1;
+    case 1: return n + 1;
+    case 2: return n > 0 ? n - 1 : 0;
+    case 3: return std::numeric_limits<esdirk_int>::max();
+    default: return n;
+  }
+}
+
+bool documented(int status) {
+  return std::strcmp(esdirk_status_name(status), "unknown") != 0 &&
+         status != ESDIRK_INTERNAL_ERROR;
+}
+
+void check(int status, const esdirk_solver* solver) {
+  if (!documented(status)) std::abort();
+  const char* message = esdirk_solver_last_error(solver);
+  if (message == nullptr || std::strlen(message) > 100000) std::abort();
+}
+
+// Hostile sizes at creation: each must be refused quickly with a size status, or accepted.
+bool hostile_sizes(FuzzedDataProvider& in) {
+  if (in.ConsumeIntegralInRange<int>(0, 7) != 0) return false;
+  const esdirk_int huge[] = {-1, 0, 1 << 30, std::numeric_limits<esdirk_int>::max(), 1 << 20};
+  Model model;
+  const esdirk_int nx = huge[in.ConsumeIntegralInRange<int>(0, 4)];
+  const esdirk_int nz = huge[in.ConsumeIntegralInRange<int>(0, 4)];
+  const esdirk_int np = huge[in.ConsumeIntegralInRange<int>(0, 4)];
+  esdirk_problem* problem = nullptr;
+  const int status = esdirk_problem_create(nx, nz, np, residual, &model, &problem);
+  if (!documented(status)) std::abort();
+  if (status == ESDIRK_SUCCESS) {
+    // Accepted (a large but allowed size): creating a solver may run out of memory but must
+    // say so; nothing is integrated at these sizes.
+    esdirk_solver* solver = nullptr;
+    const int created = esdirk_solver_create(problem, &solver);
+    if (!documented(created)) std::abort();
+    esdirk_solver_free(&solver);
+  } else if (status != ESDIRK_INVALID_ARGUMENT && status != ESDIRK_OUT_OF_MEMORY) {
+    std::abort();
+  }
+  esdirk_problem_free(&problem);
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzedDataProvider in(data, size);
+  if (hostile_sizes(in)) return 0;
+
+  Model model;
+  model.nx = in.ConsumeIntegralInRange<esdirk_int>(1, max_small_size);
+  model.nz = in.ConsumeIntegralInRange<esdirk_int>(0, 3);
+  model.np = in.ConsumeIntegralInRange<esdirk_int>(0, 3);
+  for (esdirk_int i = 0; i < model.nx; ++i) {
+    model.k.push_back(value(in));
+    model.c.push_back(value(in));
+  }
+  for (esdirk_int j = 0; j < model.nz; ++j) {
+    model.d.push_back(in.ConsumeBool() ? 1.0 : value(in));  // d = 0: singular dg/dz
+    model.q.push_back(value(in));
+  }
+  model.s = value(in);
+  model.w = value(in);
+  model.fail_at = in.ConsumeIntegralInRange<long>(0, 200);
+  const int codes[] = {0, 1, -1, 99};
+  model.code = codes[in.ConsumeIntegralInRange<int>(0, 3)];
+
+  esdirk_problem* problem = nullptr;
+  if (esdirk_problem_create(model.nx, model.nz, model.np, residual, &model, &problem) !=
+      ESDIRK_SUCCESS)
+    std::abort();
+  if (in.ConsumeBool() && esdirk_problem_set_jacobian(problem, jacobian) != ESDIRK_SUCCESS)
+    std::abort();
+  esdirk_solver* solver = nullptr;
+  if (esdirk_solver_create(problem, &solver) != ESDIRK_SUCCESS) std::abort();
+  // The default allows 500000 steps per call: bound the work of an input (case 3 keeps it).
+  if (esdirk_solver_set_step_limits(solver, 0.0, 0.0, std::numeric_limits<double>::infinity(),
+                                    60) != ESDIRK_SUCCESS)
+    std::abort();
+
+  const esdirk_int nx = model.nx, nz = model.nz, np = model.np;
+  std::vector<double> x(max_small_size + 2), z(max_small_size + 2), p(max_small_size + 2);
+  std::vector<double> sx((max_small_size + 2) * 12), sz((max_small_size + 2) * 12);
+  std::vector<double> seed(12 * 12), rtol(max_small_size + 2), atol(max_small_size + 2);
+  bool initialized = false;
+
+  for (int call = 0; call < 24 && in.remaining_bytes() > 0; ++call) {
+    int status = ESDIRK_SUCCESS;
+    switch (in.ConsumeIntegralInRange<int>(0, 19)) {
+      case 0: status = esdirk_solver_set_tolerances(solver, value(in), value(in)); break;
+      case 1: {
+        const esdirk_int n = size_near(in, nx);
+        const esdirk_int filled = std::min<esdirk_int>(n < 0 ? 0 : n, max_small_size + 2);
+        for (esdirk_int i = 0; i < filled; ++i) rtol[i] = value(in), atol[i] = value(in);
+        status = esdirk_solver_set_tolerance_vectors(solver, rtol.data(), atol.data(), filled);
+        break;
+      }
+      case 2: {
+        const esdirk_int n = std::min<esdirk_int>(size_near(in, nz), max_small_size + 2);
+        for (esdirk_int i = 0; i < n; ++i) atol[i] = value(in);
+        status = esdirk_solver_set_algebraic_atol(solver, atol.data(), n);
+        break;
+      }
+      case 3: {
+        const double h0 = value(in), hmin = value(in), hmax = value(in);
+        status = esdirk_solver_set_step_limits(solver, h0, hmin, hmax,
+                                               in.ConsumeIntegralInRange<long>(-2, 60));
+        break;
+      }
+      case 4: {
+        const int predictive = in.ConsumeIntegralInRange<int>(-1, 2);
+        const double k1 = value(in), k2 = value(in), safety = value(in), lo = value(in);
+        status = esdirk_solver_set_controller(solver, predictive, k1, k2, safety, lo, value(in));
+        break;
+      }
+      case 5: {
+        const int iterations = in.ConsumeIntegralInRange<int>(-1, 20);
+        const double tolerance = value(in);
+        status = esdirk_solver_set_newton(solver, iterations, tolerance, value(in));
+        break;
+      }
+      case 6:
+        status = esdirk_solver_set_filter_error_estimate(solver,
+                                                         in.ConsumeIntegralInRange<int>(-1, 2));
+        break;
+      case 7: {
+        const int a = in.ConsumeIntegralInRange<int>(-1, 20);
+        const int b = in.ConsumeIntegralInRange<int>(-1, 20);
+        status = esdirk_solver_set_failure_limits(solver, a, b,
+                                                  in.ConsumeIntegralInRange<int>(-1, 20));
+        break;
+      }
+      case 8:
+      case 9: {
+        // initialize (8) or restart (9): a failure must keep the previous state.
+        double t_before = 0.0;
+        std::vector<double> x_before(nx), z_before(nz + 1);
+        const bool had_state =
+            esdirk_solver_get_state(solver, &t_before, x_before.data(), nx, z_before.data(),
+                                    nz) == ESDIRK_SUCCESS;
+        const double t0 = value(in);
+        for (esdirk_int i = 0; i < nx; ++i) x[i] = value(in);
+        for (esdirk_int j = 0; j < nz; ++j) z[j] = in.ConsumeBool() ? 1.0 : value(in);
+        for (esdirk_int j = 0; j < np; ++j) p[j] = value(in);
+        const esdirk_int nx_arg = size_near(in, nx);
+        const bool restart = (call & 1) != 0 && initialized;
+        status = restart ? esdirk_solver_restart(solver, t0, x.data(), nx_arg, z.data(), nz,
+                                                 p.data(), np)
+                         : esdirk_solver_initialize(solver, t0, x.data(), nx_arg, z.data(), nz,
+                                                    p.data(), np);
+        if (status == ESDIRK_SUCCESS) {
+          initialized = true;
+        } else if (had_state) {
+          double t_after = 0.0;
+          std::vector<double> x_after(nx), z_after(nz + 1);
+          if (esdirk_solver_get_state(solver, &t_after, x_after.data(), nx, z_after.data(),
+                                      nz) != ESDIRK_SUCCESS)
+            std::abort();
+          if (std::memcmp(&t_after, &t_before, sizeof t_after) != 0 ||
+              std::memcmp(x_after.data(), x_before.data(), nx * sizeof(double)) != 0)
+            std::abort();
+        }
+        break;
+      }
+      case 10:
+      case 11: {
+        const double tout = value(in);
+        status = esdirk_solver_integrate_to(solver, tout, x.data(), size_near(in, nx), z.data(),
+                                            nz);
+        if (status == ESDIRK_SUCCESS) {
+          for (esdirk_int i = 0; i < nx; ++i)
+            if (!std::isfinite(x[i])) std::abort();
+        }
+        break;
+      }
+      case 12: status = esdirk_solver_step(solver, value(in)); break;
+      case 13:
+        status = in.ConsumeBool() ? esdirk_solver_set_stop_time(solver, value(in))
+                                  : esdirk_solver_clear_stop_time(solver);
+        break;
+      case 14:
+        status = esdirk_solver_dense_output(solver, value(in), x.data(), size_near(in, nx),
+                                            z.data(), nz);
+        break;
+      case 15: {
+        esdirk_statistics statistics = ESDIRK_STATISTICS_INIT;
+        if (in.ConsumeBool()) statistics.struct_size = in.ConsumeIntegralInRange<size_t>(0, 64);
+        status = esdirk_solver_get_statistics(solver, &statistics);
+        break;
+      }
+      case 16: {
+        const std::string name = in.ConsumeRandomLengthString(32);
+        int64_t counter = 0;
+        status = esdirk_solver_get_counter(solver, name.c_str(), &counter);
+        if (status == ESDIRK_SUCCESS && counter < 0) std::abort();
+        break;
+      }
+      case 17: {
+        const int mode = in.ConsumeIntegralInRange<int>(-1, 2);
+        status = esdirk_solver_set_sensitivity_options(solver, mode,
+                                                       in.ConsumeIntegralInRange<int>(-2, 2));
+        break;
+      }
+      case 18: {
+        const esdirk_int rows = size_near(in, nx + np);
+        const esdirk_int ns = in.ConsumeIntegralInRange<esdirk_int>(-1, 12);
+        const esdirk_int ld = std::max<esdirk_int>(rows, 1);
+        const bool identity = in.ConsumeBool();
+        if (!identity && rows >= 0 && ns >= 0 && rows <= 12)
+          for (esdirk_int i = 0; i < rows * ns; ++i) seed[i] = value(in);
+        const bool fits = rows >= 0 && ns >= 0 && rows <= 12;
+        status = esdirk_solver_start_sensitivities(
+            solver, identity || !fits ? nullptr : seed.data(), rows, ns, ld);
+        break;
+      }
+      case 19: {
+        const double tout = value(in);
+        const esdirk_int ns = in.ConsumeIntegralInRange<esdirk_int>(0, 12);
+        status = esdirk_solver_integrate_sensitivities_to(solver, tout, x.data(), nx, z.data(),
+                                                          nz, sx.data(), max_small_size + 2,
+                                                          sz.data(), max_small_size + 2, ns);
+        break;
+      }
+    }
+    check(status, solver);
+  }
+  esdirk_solver_free(&solver);
+  esdirk_problem_free(&problem);
+  return 0;
+}
