@@ -1,0 +1,331 @@
+#include "adjoint_sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "internal/format_number.hpp"
+
+namespace esdirk::internal {
+namespace {
+
+bool all_finite(ConstMatrixRef A) {
+  for (int j = 0; j < A.cols; ++j)
+    for (int i = 0; i < A.rows; ++i)
+      if (!std::isfinite(A(i, j))) return false;
+  return true;
+}
+
+// C += alpha * A(rows r0.., all cols)^T B, A's row block of `rows` rows: the transposed
+// products J^T kappa of the sweep (n and the objective rows are small, plain loops suffice).
+void add_transposed_product(double alpha, ConstMatrixRef A, int r0, int rows, ConstMatrixRef B,
+                            MatrixRef C) {
+  for (int c = 0; c < B.cols; ++c) {
+    const double* b = B.column(c);
+    double* out = C.column(c);
+    for (int j = 0; j < A.cols; ++j) {
+      const double* a = A.column(j) + r0;
+      double sum = 0.0;
+      for (int i = 0; i < rows; ++i) sum += a[i] * b[i];
+      out[j] += alpha * sum;
+    }
+  }
+}
+
+MatrixRef block(DenseMatrix& M, int col0, int cols) {
+  return {M.data() + static_cast<std::size_t>(col0) * M.rows(), M.rows(), cols, M.rows()};
+}
+MatrixRef rows_of(MatrixRef M, int r0, int rows) { return {M.data + r0, rows, M.cols, M.ld}; }
+
+}  // namespace
+
+AdjointSweep::AdjointSweep(Problem& problem, const Tableau& method, const JacobianEvaluator& increments,
+                           int rows, AdjointReport& report)
+    : problem_(problem),
+      method_(method),
+      jacobians_(problem, counters_),
+      report_(report),
+      nx_(problem.nx()),
+      nz_(problem.nz()),
+      n_(problem.size()),
+      np_(problem.np()),
+      s_(method.stages),
+      rows_(rows) {
+  jacobians_.use_increments_of(increments);
+  p_.assign(static_cast<std::size_t>(np_), 0.0);
+  lu_.resize(nx_, nz_);
+  for (DenseMatrix* J : {&J_, &J_cache_}) J->resize(n_, n_);
+  for (DenseMatrix* Jp : {&Jp_, &Jp_cache_}) Jp->resize(n_, std::max(np_, 1));
+  point_cache_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
+  f_.assign(static_cast<std::size_t>(nx_), 0.0);
+  g_.assign(static_cast<std::size_t>(nz_), 0.0);
+  lambda_.resize(n_, rows);
+  stage_adjoint_.resize(n_, rows * s_);
+  kappa_.resize(nx_, rows * s_);
+  seed_kappa_.resize(nx_, rows * s_);
+  seed_start_.resize(nx_, rows);
+  mu_.resize(std::max(np_, 1), rows);
+  gx_.resize(nx_, rows);
+  gz_.resize(std::max(nz_, 1), rows);
+  gp_.resize(std::max(np_, 1), rows);
+  dgdz_.resize(std::max(nz_, 1), std::max(nz_, 1));
+  pivots_.assign(static_cast<std::size_t>(std::max(nz_, 1)), 0);
+}
+
+void AdjointSweep::start() {
+  lambda_.fill(0.0);
+  mu_.fill(0.0);
+  seed_kappa_.fill(0.0);
+  seed_start_.fill(0.0);
+  seeded_ = false;
+  cache_valid_ = false;
+}
+
+void AdjointSweep::set_parameters(ConstVector p) {
+  std::copy(p.begin(), p.end(), p_.begin());
+  cache_valid_ = false;
+}
+
+void AdjointSweep::zero_gradients() {
+  gx_.fill(0.0);
+  gz_.fill(0.0);
+  gp_.fill(0.0);
+}
+
+bool AdjointSweep::gradients_finite() const {
+  return all_finite(gx_.cref()) && all_finite(ConstMatrixRef{gz_.data(), nz_, rows_, gz_.rows()}) &&
+         all_finite(ConstMatrixRef{gp_.data(), np_, rows_, gp_.rows()});
+}
+
+int AdjointSweep::add_point_term(const StepRecord& r, const PointGradient& term) {
+  const int last = s_ - 1;
+  zero_gradients();
+  ++report_.objective_evaluations;
+  const int code = term(column(r.X, last, nx_), column(r.Z, last, nz_), gx_.ref(), gz_ref(), gp_ref());
+  if (code != 0 || !gradients_finite()) {
+    message_ = "the objective's gradient " +
+               std::string(code < 0 ? "returned a fatal code" : code > 0 ? "failed" : "is not finite") +
+               " at t = " + format_number(r.t_end);
+    return code < 0 ? code : 1;
+  }
+  for (int j = 0; j < rows_; ++j) {
+    for (int i = 0; i < nx_; ++i) lambda_(i, j) += gx_(i, j);
+    for (int i = 0; i < nz_; ++i) lambda_(nx_ + i, j) += gz_(i, j);
+    for (int i = 0; i < np_; ++i) mu_(i, j) += gp_(i, j);
+  }
+  return 0;
+}
+
+void AdjointSweep::seed_interpolant(double start_weight, std::span<const double> derivative_weights,
+                                    double end_weight, ConstMatrixRef a) {
+  for (int j = 0; j < rows_; ++j)
+    for (int k = 0; k < nx_; ++k) {
+      const double v = a(k, j);
+      lambda_(k, j) += end_weight * v;
+      seed_start_(k, j) += start_weight * v;
+      for (int i = 0; i < s_; ++i) seed_kappa_(k, i * rows_ + j) += derivative_weights[static_cast<std::size_t>(i)] * v;
+    }
+  seeded_ = true;
+}
+
+// One step backwards (the transpose of the forward stage recursion of stage_sensitivities.cpp,
+// stages in reverse order).
+int AdjointSweep::step(const StepRecord& r, const ObjectiveGradient& running) {
+  const Tableau& tab = method_;
+  const double h = r.h, hg = r.h_gamma;
+  stage_adjoint_.fill(0.0);
+  // Interpolant seeds of this step (an event's left limit, an output point inside it).
+  if (seeded_) std::copy(seed_kappa_.data(), seed_kappa_.data() + static_cast<std::size_t>(nx_) * rows_ * s_, kappa_.data());
+  else kappa_.fill(0.0);
+  // The last stage is [x_{n+1}; z_{n+1}] (stiffly accurate): its adjoint is lambda.
+  MatrixRef Vs = block(stage_adjoint_, (s_ - 1) * rows_, rows_);
+  for (int j = 0; j < rows_; ++j)
+    for (int i = 0; i < n_; ++i) Vs(i, j) = lambda_(i, j);
+  // Running cost h sum_i b_i L(stage i): its gradient enters every stage with weight h b_i.
+  if (running) {
+    for (int i = 0; i < s_; ++i) {
+      const double w = h * tab.b[static_cast<std::size_t>(i)];
+      if (w == 0.0) continue;
+      zero_gradients();
+      ++report_.objective_evaluations;
+      const int code = running(r.stage_times[static_cast<std::size_t>(i)], column(r.X, i, nx_),
+                               column(r.Z, i, nz_), p_, gx_.ref(), gz_ref(), gp_ref());
+      if (code != 0 || !gradients_finite()) {
+        message_ = "the running cost's gradient " +
+                   std::string(code < 0 ? "returned a fatal code" : code > 0 ? "failed" : "is not finite") +
+                   " at t = " + format_number(r.stage_times[static_cast<std::size_t>(i)]);
+        return code < 0 ? code : 1;
+      }
+      MatrixRef V = block(stage_adjoint_, i * rows_, rows_);
+      for (int j = 0; j < rows_; ++j) {
+        for (int k = 0; k < nx_; ++k) V(k, j) += w * gx_(k, j);
+        for (int k = 0; k < nz_; ++k) V(nx_ + k, j) += w * gz_(k, j);
+        for (int k = 0; k < np_; ++k) mu_(k, j) += w * gp_(k, j);
+      }
+    }
+  }
+  lambda_.fill(0.0);
+  // Implicit stages, last first: M_i^T rho_i = V_i + J_i(f rows)^T kappa_i, where kappa_i is
+  // the adjoint of the stage derivative SF_i (h a_ki rho_k of the later stages).
+  for (int i = s_ - 1; i >= 1; --i) {
+    int code = jacobians_at(r, i);
+    if (code != 0) return code;
+    MatrixRef V = block(stage_adjoint_, i * rows_, rows_);
+    const ConstMatrixRef kappa = block(kappa_, i * rows_, rows_);
+    add_transposed_product(1.0, J_.cref(), 0, nx_, kappa, V);
+    ++report_.stage_factorizations;
+    if (lu_.factor(J_.cref(), hg) != 0) {
+      message_ = "the stage matrix is singular at t = " +
+                 format_number(r.stage_times[static_cast<std::size_t>(i)]) + " (adjoint)";
+      return 1;
+    }
+    lu_.solve_transposed(V);  // V <- rho_i
+    report_.transposed_solves += rows_;
+    if (!all_finite(V)) {
+      message_ = "the stage adjoint is not finite at t = " +
+                 format_number(r.stage_times[static_cast<std::size_t>(i)]);
+      return 1;
+    }
+    // rho_x enters x_n directly and every earlier stage derivative with h a_ij.
+    for (int j = 0; j < rows_; ++j)
+      for (int k = 0; k < nx_; ++k) lambda_(k, j) += V(k, j);
+    for (int l = 0; l < i; ++l) {
+      const double a = h * tab.A(i, l);
+      if (a == 0.0) continue;
+      MatrixRef K = block(kappa_, l * rows_, rows_);
+      for (int j = 0; j < rows_; ++j)
+        for (int k = 0; k < nx_; ++k) K(k, j) += a * V(k, j);
+    }
+    // Parameters: the stage derivative's f_p P (kappa_i), the right-hand side's
+    // h gamma f_p P (rho_x) and -g_p P (rho_z).
+    if (np_ > 0) {
+      MatrixRef M = mu_.ref();
+      add_transposed_product(1.0, Jp_.cref(), 0, nx_, kappa, M);
+      add_transposed_product(hg, Jp_.cref(), 0, nx_, rows_of(V, 0, nx_), M);
+      if (nz_ > 0) add_transposed_product(-1.0, Jp_.cref(), nx_, nz_, rows_of(V, nx_, nz_), M);
+    }
+  }
+  // The explicit first stage: [SX_1; SZ_1] = [Sx_n; Sz_n], SF_1 = J_1(f rows) S_n + f_p P.
+  const int code = jacobians_at(r, 0);
+  if (code != 0) return code;
+  const ConstMatrixRef V1 = block(stage_adjoint_, 0, rows_);
+  const ConstMatrixRef kappa1 = block(kappa_, 0, rows_);
+  for (int j = 0; j < rows_; ++j)
+    for (int k = 0; k < n_; ++k) lambda_(k, j) += V1(k, j);
+  add_transposed_product(1.0, J_.cref(), 0, nx_, kappa1, lambda_.ref());
+  if (np_ > 0) add_transposed_product(1.0, Jp_.cref(), 0, nx_, kappa1, mu_.ref());
+  if (seeded_) {
+    for (int j = 0; j < rows_; ++j)
+      for (int k = 0; k < nx_; ++k) lambda_(k, j) += seed_start_(k, j);
+    seed_kappa_.fill(0.0);
+    seed_start_.fill(0.0);
+    seeded_ = false;
+  }
+  ++report_.adjoint_steps;
+  if (!all_finite(lambda_.cref())) {
+    message_ = "the adjoint is not finite at t = " + format_number(r.t);
+    return 1;
+  }
+  return 0;
+}
+
+// J and [f_p; g_p] at stage i of r. The first stage of a step is the last of the one before,
+// which the sweep visits next: that pair is formed once (a bitwise match of the point).
+int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
+  const double t = r.stage_times[static_cast<std::size_t>(i)];
+  const ConstVector x = column(r.X, i, nx_), z = column(r.Z, i, nz_);
+  if (cache_valid_ && point_cache_[0] == t &&
+      std::equal(x.begin(), x.end(), point_cache_.begin() + 1) &&
+      std::equal(z.begin(), z.end(), point_cache_.begin() + 1 + nx_)) {
+    J_.swap(J_cache_);
+    Jp_.swap(Jp_cache_);
+    cache_valid_ = false;
+    return 0;
+  }
+  // Difference Jacobians need f and g at the point itself (the record's F_i is the
+  // stage-equation derivative): the base the forward exact mode uses too.
+  if (!problem_.has_jacobian() || (np_ > 0 && !problem_.has_parameter_jacobian())) {
+    ++counters_.fd_function_evaluations;
+    int code = problem_.evaluate(t, x, z, p_, f_, g_);
+    for (double v : f_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
+    for (double v : g_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
+    if (code != 0) return model_failure(code, "f/g", t);
+  }
+  ++report_.jacobian_evaluations;
+  int code = jacobians_.state_jacobian(t, x, z, p_, f_, g_, J_.ref());
+  if (code != 0) return model_failure(code, "the Jacobian", t);
+  if (np_ > 0) {
+    ++report_.parameter_jacobian_evaluations;
+    code = jacobians_.parameter_jacobian(t, x, z, p_, f_, g_,
+                                         {Jp_.data(), n_, np_, n_});
+    if (code != 0) return model_failure(code, "the parameter Jacobian", t);
+  }
+  if (i == 0) {  // keep it for the previous step's last stage
+    point_cache_[0] = t;
+    std::copy(x.begin(), x.end(), point_cache_.begin() + 1);
+    std::copy(z.begin(), z.end(), point_cache_.begin() + 1 + nx_);
+    std::copy(J_.data(), J_.data() + static_cast<std::size_t>(n_) * n_, J_cache_.data());
+    std::copy(Jp_.data(), Jp_.data() + static_cast<std::size_t>(Jp_.rows()) * Jp_.cols(), Jp_cache_.data());
+    cache_valid_ = true;
+  }
+  return 0;
+}
+
+int AdjointSweep::form_jacobians(double t, ConstVector x, ConstVector z) {
+  cache_valid_ = false;
+  ++counters_.fd_function_evaluations;
+  int code = problem_.evaluate(t, x, z, p_, f_, g_);
+  for (double v : f_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
+  for (double v : g_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
+  if (code != 0) return model_failure(code, "f/g", t);
+  ++report_.jacobian_evaluations;
+  code = jacobians_.state_jacobian(t, x, z, p_, f_, g_, J_.ref());
+  if (code != 0) return model_failure(code, "the Jacobian", t);
+  if (np_ > 0) {
+    ++report_.parameter_jacobian_evaluations;
+    code = jacobians_.parameter_jacobian(t, x, z, p_, f_, g_, {Jp_.data(), n_, np_, n_});
+    if (code != 0) return model_failure(code, "the parameter Jacobian", t);
+  }
+  return 0;
+}
+
+int AdjointSweep::model_failure(int code, const char* what, double t) {
+  message_ = std::string(what) + (code < 0 ? " returned a fatal code" : " failed or was not finite") +
+             " at the stage t = " + format_number(t) + " (adjoint)";
+  return code < 0 ? code : 1;
+}
+
+// The consistent z0 = z(x0, p): Sz_0 = -g_z^{-1}(g_x Sx_0 + g_p P) at t0, so with
+// w = g_z^{-T} lambda_z: d/dx0 = lambda_x - g_x^T w, d/dp = mu - g_p^T w.
+int AdjointSweep::consistent_start(const double* form_at_t, ConstVector x, ConstVector z) {
+  if (nz_ == 0) return 0;
+  if (form_at_t) {
+    const int code = form_jacobians(*form_at_t, x, z);
+    if (code != 0) return code;
+  }
+  for (int j = 0; j < nz_; ++j)
+    for (int i = 0; i < nz_; ++i) dgdz_(i, j) = J_(nx_ + i, nx_ + j);
+  if (lu_factor(dgdz_.ref(), pivots_.data()) != 0) {
+    message_ = "dg/dz is singular at the initial point (adjoint)";
+    return 1;
+  }
+  for (int j = 0; j < rows_; ++j)
+    for (int i = 0; i < nz_; ++i) gz_(i, j) = lambda_(nx_ + i, j);
+  lu_solve(dgdz_.cref(), pivots_.data(), gz_.ref(), true);  // w
+  add_transposed_product(-1.0, {J_.data() + nx_, nz_, nx_, n_}, 0, nz_, gz_.cref(), lambda_.ref());
+  if (np_ > 0) add_transposed_product(-1.0, Jp_.cref(), nx_, nz_, gz_.cref(), mu_.ref());
+  for (int j = 0; j < rows_; ++j)
+    for (int i = 0; i < nz_; ++i) lambda_(nx_ + i, j) = 0.0;
+  return 0;
+}
+
+int AdjointSweep::finish(MatrixRef dx0, MatrixRef dp) {
+  const int code = consistent_start();
+  if (code != 0) return code;
+  for (int j = 0; j < rows_; ++j) {
+    for (int i = 0; i < nx_; ++i) dx0(i, j) = lambda_(i, j);
+    for (int i = 0; i < np_ && dp.rows > 0; ++i) dp(i, j) = mu_(i, j);
+  }
+  return 0;
+}
+
+}  // namespace esdirk::internal
