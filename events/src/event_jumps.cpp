@@ -132,6 +132,36 @@ int EventJumps::algebraic_sensitivity(double t, ConstVector x, ConstVector z, Co
   return 0;
 }
 
+int EventJumps::algebraic_adjoint(double t, ConstVector x, ConstVector z, ConstVector pe,
+                                  ConstMatrixRef a_sz, MatrixRef a_sx, MatrixRef a_pe) {
+  if (nz_ == 0) return 0;
+  ++counters_.function_evaluations;
+  int code = finite_or(finite_or(problem_.evaluate(t, x, z, pe, f0_, g0_), f0_), g0_);
+  if (code == 0) code = jacobians_.state_jacobian(t, x, z, pe, f0_, g0_, J_.ref());
+  if (code == 0 && npe_ > 0) code = jacobians_.parameter_jacobian(t, x, z, pe, f0_, g0_, Jp_.ref());
+  if (code != 0) return code;
+  for (int i = 0; i < nz_; ++i)
+    for (int j = 0; j < nz_; ++j) gz_(i, j) = J_(nx_ + i, nx_ + j);
+  ++counters_.lu_factorizations;
+  if (lu_factor(gz_.ref(), pivots_.data()) != 0) return 2;
+  for (int c = 0; c < a_sz.cols; ++c) {
+    for (int i = 0; i < nz_; ++i) rhs_(i, 0) = a_sz(i, c);
+    lu_solve(gz_.cref(), pivots_.data(), rhs_.ref(), true);  // w = g_z^{-T} a_sz
+    ++counters_.back_substitutions;
+    for (int k = 0; k < nx_; ++k) {
+      double v = 0.0;
+      for (int i = 0; i < nz_; ++i) v += J_(nx_ + i, k) * rhs_(i, 0);
+      a_sx(k, c) -= v;
+    }
+    for (int k = 0; k < npe_; ++k) {
+      double v = 0.0;
+      for (int i = 0; i < nz_; ++i) v += Jp_(nx_ + i, k) * rhs_(i, 0);
+      a_pe(k, c) -= v;
+    }
+  }
+  return 0;
+}
+
 int EventJumps::event_gradient(int k, double t, ConstVector x, ConstVector z, ConstVector pe,
                                Vector row) {
   HybridProblem& hybrid = problem_.hybrid();

@@ -29,6 +29,13 @@ class EventJumps {
   int algebraic_sensitivity(double t, ConstVector x, ConstVector z, ConstVector pe,
                             ConstMatrixRef Sx, ConstMatrixRef Pe, MatrixRef Sz);
 
+  /// The transpose of algebraic_sensitivity() at (t, x, z, pe), for the hybrid adjoint: with
+  /// w = g_z^{-T} a_sz, a_sx -= g_x^T w and a_pe -= g_pe^T w (a_sz: nz x m, a_sx: nx x m, a_pe:
+  /// npe x m). Forms its own Jacobians and LU of g_z. Returns 0, a callback code, 1 (not finite)
+  /// or 2 (singular g_z).
+  int algebraic_adjoint(double t, ConstVector x, ConstVector z, ConstVector pe, ConstMatrixRef a_sz,
+                        MatrixRef a_sx, MatrixRef a_pe);
+
   /// Row k of [h_t, h_x, h_z, h_pe] of the current mode (size columns()).
   int event_gradient(int k, double t, ConstVector x, ConstVector z, ConstVector pe, Vector row);
 

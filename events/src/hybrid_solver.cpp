@@ -408,9 +408,18 @@ Status HybridSolver::arm_detector(std::span<const int> fired) {
 }
 
 EventRecord& HybridSolver::next_record() {
-  if (logged_ < static_cast<int>(log_.size())) return log_[size(logged_++)];
-  return scratch_;
+  EventRecord& r = logged_ < static_cast<int>(log_.size()) ? log_[size(logged_++)] : scratch_;
+  last_record_ = &r;
+  return r;
 }
+
+const EventRecord& HybridSolver::last_event() const {
+  if (last_record_ == nullptr || events_ == 0)
+    throw std::logic_error("HybridSolver::last_event: no event has happened since initialize()");
+  return *last_record_;
+}
+
+int HybridSolver::pending_event_component() const { return pending_ ? detector_->primary() : -1; }
 
 // The transition at t_ (x_, z_ hold the left limit; sx_, sz_ its sensitivities): gradient and
 // D_h of the event, reset, new mode and memory, restart of the integrator (z+ consistent),

@@ -80,6 +80,13 @@ class ESDIRK_API HybridSolver {
   const EventRecord& event(int i) const { return log_[static_cast<std::size_t>(i)]; }
   int logged_events() const { return logged_; }
   long event_count() const { return events_; }
+  /// The record of the most recent event, also beyond event_log_capacity (where event() does
+  /// not reach). During a transition (a listener's on_restart) it already holds t, the modes
+  /// before, the cause and the left limit. Throws std::logic_error before the first event.
+  const EventRecord& last_event() const;
+  /// After integrate_to stopped at a terminal event (listener_stop, transition pending): the
+  /// state-event component whose root is t(); -1 when no transition is pending.
+  int pending_event_component() const;
 
   /// The counters of the integration, the sensitivities and the event module together.
   const Statistics& statistics() const;
@@ -127,6 +134,7 @@ class ESDIRK_API HybridSolver {
   std::vector<double> recent_;     // ring of the last event_window event times
   int recent_count_ = 0;
   EventRecord scratch_;            // the record of an event beyond the log's capacity
+  const EventRecord* last_record_ = nullptr;
   std::string message_;
   // Transition workspace (sized at setup).
   std::vector<double> f_minus_, zdot_minus_, f_plus_, zdot_plus_, row_, x_plus_, h_;

@@ -1,0 +1,644 @@
+#include "esdirk/events/hybrid_adjoint.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "adjoint_sweep.hpp"
+#include "esdirk/dense_basis.hpp"
+#include "event_jumps.hpp"
+#include "internal/format_number.hpp"
+#include "mode_problem.hpp"
+
+namespace esdirk {
+namespace {
+
+using internal::format_number;
+
+std::size_t size(int n) { return static_cast<std::size_t>(n); }
+
+Status callback_status(int code) {
+  if (code == 2) return Status::singular_algebraic_jacobian;
+  return code < 0 ? Status::callback_fatal : Status::callback_failures;
+}
+
+}  // namespace
+
+// --- Objective ----------------------------------------------------------------------------------
+
+void HybridObjective::set_terminal_weights(ConstMatrixRef weights) {
+  DenseMatrix w(weights.rows, weights.cols);
+  for (int j = 0; j < weights.cols; ++j)
+    for (int i = 0; i < weights.rows; ++i) w(i, j) = weights(i, j);
+  rows = weights.cols;
+  terminal = [w](double, ConstVector x, ConstVector z, ConstVector, MatrixRef dx, MatrixRef dz, MatrixRef) {
+    if (static_cast<int>(x.size() + z.size()) != w.rows())
+      throw std::invalid_argument("HybridObjective: the terminal weights have " + std::to_string(w.rows()) +
+                                  " rows, the state has " + std::to_string(x.size() + z.size()));
+    for (int j = 0; j < w.cols(); ++j) {
+      for (int i = 0; i < dx.rows; ++i) dx(i, j) = w(i, j);
+      for (int i = 0; i < dz.rows; ++i) dz(i, j) = w(dx.rows + i, j);
+    }
+    return 0;
+  };
+}
+
+void HybridObjective::validate() const {
+  if (rows < 1) throw std::invalid_argument("HybridObjective: rows must be >= 1");
+  if (!terminal && !at_output) throw std::invalid_argument("HybridObjective: no term (terminal or at_output)");
+}
+
+// --- What the recording keeps -------------------------------------------------------------------
+
+// One mode between two events: its parameters [p; x*; z*] and where it starts.
+struct HybridAdjoint::Segment {
+  int mode = 0;
+  std::vector<double> pe, x, z;  // parameters of the mode; the state at its start (consistent)
+  double t = 0.0;
+  int first_step = 0, end_step = 0;  // steps [first_step, end_step)
+};
+
+// The event that starts a segment (the data the forward jump used).
+struct HybridAdjoint::Transition {
+  double t = 0.0;
+  int time_event = -1, primary = -1;
+  std::vector<int> fired;
+  std::vector<double> x_minus, z_minus;
+  bool jumps = true, moving = true;  // the forward's sensitivity_jumps and moving event time
+};
+
+struct HybridAdjoint::Output {
+  enum class Kind { dense, step_end, segment_start, event_left_limit, terminal_event };
+  Kind kind = Kind::dense;
+  double t = 0.0;
+  int segment = 0, step = -1, primary = -1;
+  std::vector<double> x, z;
+};
+
+// --- Recording ----------------------------------------------------------------------------------
+
+HybridAdjoint::HybridAdjoint(HybridSolver& solver, HybridAdjointOptions options)
+    : solver_(solver), options_(options) {
+  solver_.integrator().add_listener(*this);
+}
+
+HybridAdjoint::~HybridAdjoint() { solver_.integrator().remove_listener(*this); }
+
+int HybridAdjoint::outputs() const { return static_cast<int>(outputs_.size()); }
+double HybridAdjoint::output_time(int k) const { return outputs_.at(size(k)).t; }
+int HybridAdjoint::segments() const { return static_cast<int>(segments_.size()); }
+int HybridAdjoint::steps() const { return static_cast<int>(steps_.size()); }
+
+void HybridAdjoint::on_restart(double t, RestartKind kind) {
+  Integrator& integrator = solver_.integrator();
+  if (kind == RestartKind::initialize) {
+    steps_.clear();
+    segments_.clear();
+    transitions_.clear();
+    outputs_.clear();
+    recording_ = true;
+    failed_ = false;
+  } else if (recording_) {
+    // A transition: the solver's record holds the cause and the left limit already.
+    const EventRecord& e = solver_.last_event();
+    Transition tr;
+    tr.t = e.t;
+    tr.time_event = e.time_event;
+    tr.primary = e.primary;
+    tr.fired = e.fired;
+    tr.x_minus = e.x_minus;
+    tr.z_minus = e.z_minus;
+    tr.jumps = solver_.options().sensitivity_jumps;
+    tr.moving = e.time_event < 0 && solver_.options().event_time_sensitivity;
+    transitions_.push_back(std::move(tr));
+    segments_.back().end_step = static_cast<int>(steps_.size());
+  }
+  if (!recording_) return;
+  Segment s;
+  s.mode = static_cast<const internal::ModeProblem&>(integrator.problem()).mode;
+  s.pe.assign(integrator.parameters().begin(), integrator.parameters().end());
+  s.x.assign(integrator.x().begin(), integrator.x().end());
+  s.z.assign(integrator.z().begin(), integrator.z().end());
+  s.t = t;
+  s.first_step = s.end_step = static_cast<int>(steps_.size());
+  segments_.push_back(std::move(s));
+}
+
+AcceptVerdict HybridAdjoint::on_accept(const StepView& step, DenseOutput&) {
+  if (!recording_) return AcceptVerdict::proceed();
+  steps_.emplace_back(step);
+  segments_.back().end_step = static_cast<int>(steps_.size());
+  return AcceptVerdict::proceed();
+}
+
+Outcome HybridAdjoint::integrate_to(double tout, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz) {
+  const long events_before = solver_.event_count();
+  const Outcome o = solver_.integrate_to(tout, x, z, Sx, Sz);
+  if (!ok(o)) {
+    failed_ = true;
+    return o;
+  }
+  if (!recording_) return o;
+  Output out;
+  out.t = o.t;
+  out.segment = static_cast<int>(segments_.size()) - 1;
+  const Segment& seg = segments_.back();
+  if (o.reason == StopReason::listener_stop) {
+    out.kind = Output::Kind::terminal_event;
+    out.primary = solver_.pending_event_component();
+    out.step = seg.end_step - 1;
+    out.x.assign(solver_.x().begin(), solver_.x().end());
+    out.z.assign(solver_.z().begin(), solver_.z().end());
+  } else if (solver_.event_count() > events_before && solver_.last_event().t == o.t) {
+    // An event at tout: integrate_to returned its left limit (the segment before it).
+    out.kind = Output::Kind::event_left_limit;
+    out.segment = static_cast<int>(segments_.size()) - 2;
+    out.x = solver_.last_event().x_minus;
+    out.z = solver_.last_event().z_minus;
+  } else {
+    out.x.assign(solver_.x().begin(), solver_.x().end());
+    out.z.assign(solver_.z().begin(), solver_.z().end());
+    if (seg.end_step == seg.first_step) {
+      out.kind = Output::Kind::segment_start;
+    } else {
+      out.step = seg.end_step - 1;
+      out.kind = o.t == steps_[size(out.step)].t_end ? Output::Kind::step_end : Output::Kind::dense;
+    }
+  }
+  outputs_.push_back(std::move(out));
+  return o;
+}
+
+// --- The backward sweep -------------------------------------------------------------------------
+
+// Sweeps the segments last first with the smooth adjoint's sweep; between two segments, the
+// transpose of the event's jump (doc/adjoint-theory.md, "Events", H1-H7).
+class HybridAdjoint::Backward {
+ public:
+  Backward(HybridAdjoint& owner, const HybridObjective& objective)
+      : owner_(owner),
+        objective_(objective),
+        problem_(static_cast<internal::ModeProblem&>(owner.solver_.integrator().problem()).hybrid()),
+        jumps_(problem_, counters_),
+        sweep_(problem_, owner.solver_.integrator().options().method, owner.solver_.integrator().jacobians(),
+               objective.rows, owner.report_.sweep),
+        nx_(problem_.nx()),
+        nz_(problem_.nz()),
+        np_(problem_.hybrid().np()),
+        npe_(problem_.np()),
+        m_(objective.rows),
+        s_(owner.solver_.integrator().options().method.stages) {
+    a_sx_.resize(nx_, m_);
+    a_sz_.resize(std::max(nz_, 1), m_);
+    a_pe_.resize(std::max(npe_, 1), m_);
+    a_dx_.resize(nx_, m_);
+    gx_.resize(nx_, m_);
+    gz_.resize(std::max(nz_, 1), m_);
+    gp_.resize(std::max(np_, 1), m_);
+    tmp_x_.resize(nx_, m_);
+    tmp_pe_.resize(std::max(npe_, 1), m_);
+    carry_z_.resize(std::max(nz_, 1), m_);
+    a_tau_.assign(size(m_), 0.0);
+    row_.assign(size(jumps_.columns()), 0.0);
+    reset_jacobian_.resize(nx_, jumps_.columns());
+    f_minus_.assign(size(nx_), 0.0);
+    f_plus_.assign(size(nx_), 0.0);
+    zdot_minus_.assign(size(nz_), 0.0);
+    g_.assign(size(nz_), 0.0);
+    weights_.assign(size(s_), 0.0);
+  }
+
+  Status run(MatrixRef dx0, MatrixRef dp);
+  const std::string& message() const { return message_; }
+
+ private:
+  MatrixRef sz_ref() { return {a_sz_.data(), nz_, m_, a_sz_.rows()}; }
+  MatrixRef pe_ref() { return {a_pe_.data(), npe_, m_, a_pe_.rows()}; }
+  void enter(const Segment& seg) {
+    problem_.mode = seg.mode;
+    sweep_.set_parameters(seg.pe);
+  }
+  Status fail(Status status, std::string what) {
+    message_ = std::move(what);
+    return status;
+  }
+  Status callback_failure(int code, const std::string& what, double t) {
+    return fail(callback_status(code), what + (code == 2 ? " (g_z singular)" : " failed or was not finite") +
+                                           " at t = " + format_number(t) + " (hybrid adjoint)");
+  }
+  Status sweep_failure(int code) {
+    return fail(code < 0 ? Status::callback_fatal : Status::callback_failures, sweep_.message());
+  }
+
+  int objective_gradient(int k);
+  Status add_output(int k);
+  Status transpose_event(int j);
+  Status transpose_terminal_event(const Output& out);
+  Status event_time_data(const Segment& before, int primary, double t, ConstVector x, ConstVector z, double& dh);
+  void transpose_event_time(double dh);
+  Status seed_left_limit(int segment, double t, ConstVector x, ConstVector z, bool at_step_end);
+
+  HybridAdjoint& owner_;
+  const HybridObjective& objective_;
+  internal::ModeProblem problem_;  // this sweep's own view of the hybrid problem (mode set per segment)
+  Statistics counters_;
+  internal::EventJumps jumps_;
+  internal::AdjointSweep sweep_;
+  int nx_, nz_, np_, npe_, m_, s_;
+  // The adjoint of an event's left limit: of s- (a_sx), w- (a_sz), the segment's parameter
+  // directions [P; M] (a_pe) and tau (a_tau); a_dx that of the total derivative dX+ (J3).
+  DenseMatrix a_sx_, a_sz_, a_pe_, a_dx_, gx_, gz_, gp_, tmp_x_, tmp_pe_, carry_z_;
+  bool carry_valid_ = false;  // printed_recurrence: the z*-adjoint A carried to the next event
+  std::vector<double> a_tau_, row_, f_minus_, f_plus_, zdot_minus_, g_, weights_;
+  DenseMatrix reset_jacobian_;
+  std::string message_;
+};
+
+// The gradient of the objective's terms at output k (at_output, plus terminal at the last
+// output) into gx_, gz_, gp_. Returns 0 or a code with message_.
+int HybridAdjoint::Backward::objective_gradient(int k) {
+  const Output& out = owner_.outputs_[size(k)];
+  const ConstVector p(owner_.segments_[size(out.segment)].pe.data(), size(np_));
+  const MatrixRef dz{gz_.data(), nz_, m_, gz_.rows()}, dp{gp_.data(), np_, m_, gp_.rows()};
+  gx_.fill(0.0);
+  gz_.fill(0.0);
+  gp_.fill(0.0);
+  int code = 0;
+  if (objective_.at_output) {
+    ++owner_.report_.sweep.objective_evaluations;
+    code = objective_.at_output(k, out.t, out.x, out.z, p, gx_.ref(), dz, dp);
+  }
+  if (code == 0 && objective_.terminal && k + 1 == static_cast<int>(owner_.outputs_.size())) {
+    // Into zeroed buffers of its own (each callback may assign rather than add).
+    DenseMatrix tx(nx_, m_), tz(std::max(nz_, 1), m_), tp(std::max(np_, 1), m_);
+    ++owner_.report_.sweep.objective_evaluations;
+    code = objective_.terminal(out.t, out.x, out.z, p, tx.ref(), {tz.data(), nz_, m_, tz.rows()},
+                               {tp.data(), np_, m_, tp.rows()});
+    for (int c = 0; c < m_; ++c) {
+      for (int i = 0; i < nx_; ++i) gx_(i, c) += tx(i, c);
+      for (int i = 0; i < nz_; ++i) gz_(i, c) += tz(i, c);
+      for (int i = 0; i < np_; ++i) gp_(i, c) += tp(i, c);
+    }
+  }
+  bool finite = true;
+  for (int c = 0; c < m_; ++c) {
+    for (int i = 0; i < nx_; ++i) finite = finite && std::isfinite(gx_(i, c));
+    for (int i = 0; i < nz_; ++i) finite = finite && std::isfinite(gz_(i, c));
+    for (int i = 0; i < np_; ++i) finite = finite && std::isfinite(gp_(i, c));
+  }
+  if (code != 0 || !finite) {
+    message_ = "the objective's gradient " +
+               std::string(code < 0 ? "returned a fatal code" : code > 0 ? "failed" : "is not finite") +
+               " at output " + std::to_string(k) + " (t = " + format_number(out.t) + ")";
+    return code < 0 ? code : 1;
+  }
+  return 0;
+}
+
+// An output inside a segment (H6): at a step end or the segment's start the adjoint of the
+// state itself; inside a step the transpose of the dense output Sx = Sx_n + h sum_i b_i(theta)
+// SF_i and of the consistent Sz there.
+Status HybridAdjoint::Backward::add_output(int k) {
+  const int code = objective_gradient(k);
+  if (code != 0) return fail(code < 0 ? Status::callback_fatal : Status::callback_failures, message_);
+  const Output& out = owner_.outputs_[size(k)];
+  const Segment& seg = owner_.segments_[size(out.segment)];
+  MatrixRef lambda = sweep_.lambda(), mu = sweep_.mu_ref();
+  for (int c = 0; c < m_; ++c)
+    for (int i = 0; i < np_; ++i) mu(i, c) += gp_(i, c);
+  if (out.kind != Output::Kind::dense) {
+    for (int c = 0; c < m_; ++c) {
+      for (int i = 0; i < nx_; ++i) lambda(i, c) += gx_(i, c);
+      for (int i = 0; i < nz_; ++i) lambda(nx_ + i, c) += gz_(i, c);
+    }
+    return Status::success;
+  }
+  const StepRecord& r = owner_.steps_[size(out.step)];
+  const double theta = step_fraction(out.t, r.t, r.h, r.t_end);
+  for (int c = 0; c < m_; ++c)
+    for (int i = 0; i < nx_; ++i) tmp_x_(i, c) = gx_(i, c);
+  if (nz_ > 0) {
+    if (theta >= 1.0 - 1e-12) {  // the forward takes the last stage's Sz there
+      for (int c = 0; c < m_; ++c)
+        for (int i = 0; i < nz_; ++i) lambda(nx_ + i, c) += gz_(i, c);
+    } else {
+      const int jc = jumps_.algebraic_adjoint(out.t, out.x, out.z, seg.pe, {gz_.data(), nz_, m_, gz_.rows()},
+                                              tmp_x_.ref(), mu);
+      if (jc != 0) return callback_failure(jc, "the algebraic sensitivities of an output", out.t);
+    }
+  }
+  dense_weights(owner_.solver_.integrator().options().method, theta, weights_);
+  for (double& w : weights_) w *= r.h;
+  sweep_.seed_interpolant(1.0, weights_, 0.0, tmp_x_.cref());
+  return Status::success;
+}
+
+// f-, z'- (J0), the event gradient row and D_h (J1) at the left limit of an event in `before`.
+Status HybridAdjoint::Backward::event_time_data(const Segment& before, int primary, double t, ConstVector x,
+                                                ConstVector z, double& dh) {
+  problem_.mode = before.mode;
+  int code = jumps_.rates(t, x, z, before.pe, f_minus_, zdot_minus_);
+  if (code == 0) code = jumps_.event_gradient(primary, t, x, z, before.pe, row_);
+  if (code != 0) return callback_failure(code, "the model or the event gradient", t);
+  dh = row_[0];
+  double scale = std::abs(row_[0]);
+  for (int i = 0; i < nx_; ++i) {
+    dh += row_[size(1 + i)] * f_minus_[size(i)];
+    scale += std::abs(row_[size(1 + i)] * f_minus_[size(i)]);
+  }
+  for (int i = 0; i < nz_; ++i) {
+    dh += row_[size(1 + nx_ + i)] * zdot_minus_[size(i)];
+    scale += std::abs(row_[size(1 + nx_ + i)] * zdot_minus_[size(i)]);
+  }
+  if (!(std::abs(dh) > owner_.solver_.options().grazing_tolerance * scale))
+    return fail(Status::event_grazing, "event function " + std::to_string(primary) + " has dh/dt = " +
+                                           format_number(dh) + " at t = " + format_number(t) +
+                                           " (grazing): the event-time sensitivity is not defined (hybrid adjoint)");
+  return Status::success;
+}
+
+// The transpose of tau = -(h_x s- + h_z w- + h_pe [P; M]) / D_h (J2, H2): a_tau enters the
+// adjoints of s-, w- and the parameter directions.
+void HybridAdjoint::Backward::transpose_event_time(double dh) {
+  for (int c = 0; c < m_; ++c) {
+    const double v = a_tau_[size(c)] / dh;
+    for (int i = 0; i < nx_; ++i) a_sx_(i, c) -= row_[size(1 + i)] * v;
+    for (int i = 0; i < nz_; ++i) a_sz_(i, c) -= row_[size(1 + nx_ + i)] * v;
+    for (int i = 0; i < npe_; ++i) a_pe_(i, c) -= row_[size(1 + nx_ + nz_ + i)] * v;
+  }
+}
+
+// Starts the sweep of `segment` from the adjoint (a_sx, a_sz, a_pe) of its end point, the left
+// limit of the event that ends it (H1): at a step end (time event) the adjoint of the last
+// stage; at a located state event the transpose of w- = -g_z^{-1}(g_x s- + g_pe [P; M]) and of
+// the cubic Hermite interpolant the left limit and s- were taken from (events-theory J8).
+Status HybridAdjoint::Backward::seed_left_limit(int segment, double t, ConstVector x, ConstVector z,
+                                                bool at_step_end) {
+  const Segment& seg = owner_.segments_[size(segment)];
+  enter(seg);
+  sweep_.start();
+  const bool hermite = !at_step_end && seg.end_step > seg.first_step;
+  const bool printed = owner_.options_.memory_transfer == MemoryTransfer::printed_recurrence &&
+                       problem_.hybrid().has_memory() && nz_ > 0 && hermite;
+  const int mx = np_, mz = np_ + nx_;  // rows of x* and z* in the parameters [p; x*; z*]
+  if (printed) {
+    // Erratum E8: the x*-adjoint of the earlier memory as A phi_{y*} at this event (A carried
+    // from the later event), in place of the B = (J + A) phi_{y*} carried from the later one.
+    if (carry_valid_) {
+      tmp_x_.fill(0.0);
+      tmp_pe_.fill(0.0);
+      const int code = jumps_.algebraic_adjoint(t, x, z, seg.pe, {carry_z_.data(), nz_, m_, carry_z_.rows()},
+                                                tmp_x_.ref(), {tmp_pe_.data(), npe_, m_, tmp_pe_.rows()});
+      if (code != 0) return callback_failure(code, "the algebraic sensitivities at the event", t);
+      for (int c = 0; c < m_; ++c)
+        for (int i = 0; i < nx_; ++i) a_sx_(i, c) += tmp_pe_(mx + i, c);
+    }
+    for (int c = 0; c < m_; ++c) {
+      for (int i = 0; i < nx_; ++i) tmp_x_(i, c) = a_pe_(mx + i, c);
+      for (int i = 0; i < nz_; ++i) carry_z_(i, c) = a_pe_(mz + i, c);
+    }
+  }
+  if (hermite) {
+    if (nz_ > 0) {
+      const int code = jumps_.algebraic_adjoint(t, x, z, seg.pe, sz_ref(), a_sx_.ref(), pe_ref());
+      if (code != 0) return callback_failure(code, "the algebraic sensitivities at the event", t);
+    }
+    if (printed) {
+      for (int c = 0; c < m_; ++c) {
+        for (int i = 0; i < nx_; ++i) a_pe_(mx + i, c) = tmp_x_(i, c);  // B dropped
+        for (int i = 0; i < nz_; ++i) {
+          const double before = carry_z_(i, c);
+          carry_z_(i, c) = a_pe_(mz + i, c) - before;  // A = (J + A) phi_{z*}, carried on
+        }
+      }
+      carry_valid_ = true;
+    }
+    const StepRecord& r = owner_.steps_[size(seg.end_step - 1)];
+    const double hh = r.t_end - r.t, th = (t - r.t) / hh, th2 = th * th, th3 = th2 * th;
+    std::fill(weights_.begin(), weights_.end(), 0.0);
+    weights_[0] = (th3 - 2.0 * th2 + th) * hh;
+    weights_[size(s_ - 1)] = (th3 - th2) * hh;
+    sweep_.seed_interpolant(2.0 * th3 - 3.0 * th2 + 1.0, weights_, -2.0 * th3 + 3.0 * th2, a_sx_.cref());
+  } else {
+    MatrixRef lambda = sweep_.lambda();
+    for (int c = 0; c < m_; ++c) {
+      for (int i = 0; i < nx_; ++i) lambda(i, c) += a_sx_(i, c);
+      for (int i = 0; i < nz_; ++i) lambda(nx_ + i, c) += a_sz_(i, c);
+    }
+  }
+  MatrixRef mu = sweep_.mu_ref();
+  for (int c = 0; c < m_; ++c)
+    for (int i = 0; i < npe_; ++i) mu(i, c) = a_pe_(i, c);
+  return Status::success;
+}
+
+// The last output at a terminal event: the gradient of C(x(t*)) along the moving event time,
+// C_x (s- + f- tau) + C_z (w- + z'- tau) + C_p P (seed 001's implicit event that ends the
+// integration, H5).
+Status HybridAdjoint::Backward::transpose_terminal_event(const Output& out) {
+  const int code = objective_gradient(static_cast<int>(owner_.outputs_.size()) - 1);
+  if (code != 0) return fail(code < 0 ? Status::callback_fatal : Status::callback_failures, message_);
+  const Segment& seg = owner_.segments_[size(out.segment)];
+  a_sx_.fill(0.0);
+  a_sz_.fill(0.0);
+  a_pe_.fill(0.0);
+  for (int c = 0; c < m_; ++c) {
+    for (int i = 0; i < nx_; ++i) a_sx_(i, c) = gx_(i, c);
+    for (int i = 0; i < nz_; ++i) a_sz_(i, c) = gz_(i, c);
+    for (int i = 0; i < np_; ++i) a_pe_(i, c) = gp_(i, c);
+  }
+  if (owner_.solver_.options().event_time_sensitivity && owner_.options_.jumps) {
+    double dh = 0.0;
+    const Status status = event_time_data(seg, out.primary, out.t, out.x, out.z, dh);
+    if (!ok(status)) return status;
+    for (int c = 0; c < m_; ++c) {
+      double v = 0.0;
+      for (int i = 0; i < nx_; ++i) v += gx_(i, c) * f_minus_[size(i)];
+      for (int i = 0; i < nz_; ++i) v += gz_(i, c) * zdot_minus_[size(i)];
+      a_tau_[size(c)] = v;
+    }
+    transpose_event_time(dh);
+  }
+  return seed_left_limit(out.segment, out.t, out.x, out.z, false);
+}
+
+// The transpose of the jump at event j (between segments j-1 and j), H1-H4: from the adjoint
+// of s+ (lambda_x after segment j's consistent start) and of [P; M+] (mu) to the adjoints of
+// s-, w-, tau and [P; M-], then into segment j-1.
+Status HybridAdjoint::Backward::transpose_event(int j) {
+  const Transition& tr = owner_.transitions_[size(j - 1)];
+  const Segment& before = owner_.segments_[size(j - 1)];
+  const Segment& after = owner_.segments_[size(j)];
+  const ConstMatrixRef lam = sweep_.lambda_x(), mu = sweep_.mu();
+  const int nm = npe_ - np_;
+  a_sx_.fill(0.0);
+  a_sz_.fill(0.0);
+  a_pe_.fill(0.0);
+  if (!(tr.jumps && owner_.options_.jumps)) {
+    // No jump: s+ = s-, the parameter directions (memory rows included) unchanged.
+    for (int c = 0; c < m_; ++c) {
+      for (int i = 0; i < nx_; ++i) a_sx_(i, c) = lam(i, c);
+      for (int i = 0; i < npe_; ++i) a_pe_(i, c) = mu(i, c);
+    }
+  } else {
+    ++owner_.report_.jumps;
+    double dh = 0.0;
+    if (tr.moving) {
+      const Status status = event_time_data(before, tr.primary, tr.t, tr.x_minus, tr.z_minus, dh);
+      if (!ok(status)) return status;
+      problem_.mode = after.mode;  // f+ in the new mode at the restart point (J4)
+      const int code = problem_.evaluate(tr.t, after.x, after.z, after.pe, f_plus_, g_);
+      if (code != 0) return callback_failure(code, "the model after the event", tr.t);
+    }
+    problem_.mode = before.mode;
+    const TransitionCause cause{tr.fired, tr.time_event};
+    int code = jumps_.reset_jacobian(cause, tr.t, tr.x_minus, tr.z_minus, before.pe, reset_jacobian_.ref());
+    if (code != 0) return callback_failure(code, "the reset Jacobian", tr.t);
+    const DenseMatrix& D = reset_jacobian_;
+    // s+ = dX+ - f+ tau and M+ = [dX+; w- + z'- tau] (J4, J6): the adjoint of dX+.
+    for (int c = 0; c < m_; ++c) {
+      for (int i = 0; i < nx_; ++i) a_dx_(i, c) = lam(i, c) + (nm > 0 ? mu(np_ + i, c) : 0.0);
+      for (int i = 0; i < np_; ++i) a_pe_(i, c) = mu(i, c);
+    }
+    // dX+ = phi_t tau + phi_x (s- + f- tau) + phi_z (w- + z'- tau) + phi_pe [P; M-] (J3).
+    for (int c = 0; c < m_; ++c) {
+      double tau = 0.0;
+      for (int r = 0; r < nx_; ++r) {
+        const double a = a_dx_(r, c);
+        if (a == 0.0) continue;
+        double rate = D(r, 0);
+        for (int i = 0; i < nx_; ++i) {
+          a_sx_(i, c) += D(r, 1 + i) * a;
+          rate += D(r, 1 + i) * f_minus_[size(i)];
+        }
+        for (int i = 0; i < nz_; ++i) {
+          a_sz_(i, c) += D(r, 1 + nx_ + i) * a;
+          rate += D(r, 1 + nx_ + i) * zdot_minus_[size(i)];
+        }
+        for (int i = 0; i < npe_; ++i) a_pe_(i, c) += D(r, 1 + nx_ + nz_ + i) * a;
+        tau += rate * a;
+      }
+      if (nm > 0)
+        for (int i = 0; i < nz_; ++i) {
+          const double a = mu(np_ + nx_ + i, c);
+          a_sz_(i, c) += a;
+          tau += zdot_minus_[size(i)] * a;
+        }
+      for (int i = 0; i < nx_; ++i) tau -= f_plus_[size(i)] * lam(i, c);
+      a_tau_[size(c)] = tr.moving ? tau : 0.0;
+    }
+    if (tr.moving) transpose_event_time(dh);
+  }
+  // Outputs at this event's time: its left limit, at fixed t (no tau).
+  for (int k = 0; k < static_cast<int>(owner_.outputs_.size()); ++k) {
+    const Output& out = owner_.outputs_[size(k)];
+    if (out.kind != Output::Kind::event_left_limit || out.segment != j - 1) continue;
+    const int code = objective_gradient(k);
+    if (code != 0) return fail(code < 0 ? Status::callback_fatal : Status::callback_failures, message_);
+    for (int c = 0; c < m_; ++c) {
+      for (int i = 0; i < nx_; ++i) a_sx_(i, c) += gx_(i, c);
+      for (int i = 0; i < nz_; ++i) a_sz_(i, c) += gz_(i, c);
+      for (int i = 0; i < np_; ++i) a_pe_(i, c) += gp_(i, c);
+    }
+  }
+  return seed_left_limit(j - 1, tr.t, tr.x_minus, tr.z_minus, tr.time_event >= 0);
+}
+
+Status HybridAdjoint::Backward::run(MatrixRef dx0, MatrixRef dp) {
+  const auto& outputs = owner_.outputs_;
+  const auto& segments = owner_.segments_;
+  const Output& last = outputs.back();
+  const int last_index = static_cast<int>(outputs.size()) - 1;
+  sweep_.start();
+  // Where the sweep starts: the last output's segment, from its step (later steps do not enter).
+  const int J = last.segment;
+  int step_limit = segments[size(J)].end_step;
+  if (last.kind == Output::Kind::terminal_event) {
+    const Status status = transpose_terminal_event(last);
+    if (!ok(status)) return status;
+  } else if (last.kind == Output::Kind::event_left_limit) {
+    const Transition& tr = owner_.transitions_[size(J)];
+    const int code = objective_gradient(last_index);
+    if (code != 0) return fail(code < 0 ? Status::callback_fatal : Status::callback_failures, message_);
+    a_sx_.fill(0.0);
+    a_sz_.fill(0.0);
+    a_pe_.fill(0.0);
+    for (int c = 0; c < m_; ++c) {
+      for (int i = 0; i < nx_; ++i) a_sx_(i, c) = gx_(i, c);
+      for (int i = 0; i < nz_; ++i) a_sz_(i, c) = gz_(i, c);
+      for (int i = 0; i < np_; ++i) a_pe_(i, c) = gp_(i, c);
+    }
+    const Status status = seed_left_limit(J, tr.t, tr.x_minus, tr.z_minus, tr.time_event >= 0);
+    if (!ok(status)) return status;
+  } else {
+    enter(segments[size(J)]);
+    step_limit = last.kind == Output::Kind::segment_start ? segments[size(J)].first_step : last.step + 1;
+  }
+  for (int j = J; j >= 0; --j) {
+    const Segment& seg = segments[size(j)];
+    enter(seg);
+    const int end = j == J ? step_limit : seg.end_step;
+    for (int n = end - 1; n >= seg.first_step; --n) {
+      for (int k = last_index; k >= 0; --k) {
+        const Output& out = outputs[size(k)];
+        if (out.segment != j || out.step != n) continue;
+        if (out.kind != Output::Kind::dense && out.kind != Output::Kind::step_end) continue;
+        const Status status = add_output(k);
+        if (!ok(status)) return status;
+      }
+      const int code = sweep_.step(owner_.steps_[size(n)], nullptr);
+      if (code != 0) return sweep_failure(code);
+    }
+    for (int k = last_index; k >= 0; --k) {
+      const Output& out = outputs[size(k)];
+      if (out.segment != j || out.kind != Output::Kind::segment_start) continue;
+      const Status status = add_output(k);
+      if (!ok(status)) return status;
+    }
+    const int code = end > seg.first_step ? sweep_.consistent_start() : sweep_.consistent_start(&seg.t, seg.x, seg.z);
+    if (code != 0) return fail(Status::singular_algebraic_jacobian, sweep_.message());
+    if (j == 0) break;
+    const Status status = transpose_event(j);
+    if (!ok(status)) return status;
+  }
+  const ConstMatrixRef lambda_x = sweep_.lambda_x(), mu = sweep_.mu();
+  for (int c = 0; c < m_; ++c) {
+    for (int i = 0; i < nx_; ++i) dx0(i, c) = lambda_x(i, c);
+    for (int i = 0; i < np_ && dp.rows > 0; ++i) dp(i, c) = mu(i, c);
+  }
+  return Status::success;
+}
+
+// --- gradient -----------------------------------------------------------------------------------
+
+Status HybridAdjoint::gradient(const HybridObjective& objective, MatrixRef dx0, MatrixRef dp) {
+  objective.validate();
+  if (failed_)
+    throw std::logic_error("HybridAdjoint::gradient: the last integrate_to failed (" + solver_.message() +
+                           "); the recorded run is incomplete (initialize and integrate again)");
+  if (!recording_ || outputs_.empty())
+    throw std::logic_error("HybridAdjoint::gradient: no recorded output (initialize the solver after "
+                           "constructing the adjoint, then integrate with HybridAdjoint::integrate_to)");
+  const HybridProblem& problem = static_cast<internal::ModeProblem&>(solver_.integrator().problem()).hybrid();
+  const int m = objective.rows, np = problem.np();
+  if (dx0.data == nullptr || dx0.rows != problem.nx() || dx0.cols != m)
+    throw std::invalid_argument("HybridAdjoint::gradient: dx0 must be nx x rows = " + std::to_string(problem.nx()) +
+                                " x " + std::to_string(m));
+  if (np > 0 && !(dp.rows == np && dp.cols == m && dp.data != nullptr) && !(dp.rows == 0 && dp.data == nullptr))
+    throw std::invalid_argument("HybridAdjoint::gradient: dp must be np x rows = " + std::to_string(np) + " x " +
+                                std::to_string(m) + " (or empty)");
+  report_ = HybridAdjointReport{};
+  report_.segments = static_cast<long>(segments_.size());
+  const long s = solver_.integrator().options().method.stages;
+  const long record = 5 + s * (2L * problem.nx() + 2L * problem.nz() + 1);
+  report_.peak_stored_doubles = static_cast<long>(steps_.size()) * record +
+                                static_cast<long>(segments_.size()) * (problem.nx() + problem.nz() + problem.np() + problem.memory_size() + 1) +
+                                static_cast<long>(transitions_.size()) * (problem.nx() + problem.nz() + problem.event_count() + 1);
+  message_.clear();
+  Backward backward(*this, objective);
+  const Status status = backward.run(dx0, np > 0 && dp.rows > 0 ? dp : MatrixRef{});
+  if (!ok(status)) message_ = backward.message();
+  return status;
+}
+
+}  // namespace esdirk
