@@ -5,6 +5,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+
 #include "adjoint_fixtures.hpp"
 #include "bouncing_ball/bouncing_ball_closed_form.hpp"
 #include "bouncing_ball/bouncing_ball_model.hpp"
@@ -35,6 +37,78 @@ AdjointComparison hybrid_ode_case(double rtol, int outputs, esdirk::HybridAdjoin
   weights.back() = w;
   return compare_adjoint(model, tight(rtol), 0.0, hybrid_ode::mode_a, {0.0, 0.0}, {}, {hybrid_ode::nominal_p},
                          times, weights, {}, adjoint, forward);
+}
+
+// Seed 001's ball with two sensors on the ground: h0 = z and h1 = z (2 + sin t) vanish together,
+// so every impact fires both components at once. Component 0 reverses the velocity
+// (v+ = -gamma v-), component 1 adds the impact energy to a counter (c+ = c- + v-^2 / 2), so the
+// reset depends on which components fired. States (z, v, c), parameters (g, gamma).
+class TwoSensorBall : public esdirk::HybridProblem {
+ public:
+  TwoSensorBall() : HybridProblem(3, 0, 2, 2) {}
+  int evaluate(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+               esdirk::ConstVector, esdirk::Vector f, esdirk::Vector) override {
+    f[0] = x[1];
+    f[1] = -p[0];
+    f[2] = 0.0;
+    return 0;
+  }
+  int events(int, double t, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector,
+             esdirk::ConstVector, esdirk::Vector h) override {
+    h[0] = x[0];
+    h[1] = x[0] * (2.0 + std::sin(t));
+    return 0;
+  }
+  int transition(int, const esdirk::TransitionCause& cause, double, esdirk::ConstVector x,
+                 esdirk::ConstVector, esdirk::ConstVector p, esdirk::ConstVector, int&,
+                 esdirk::Vector x_plus) override {
+    if (cause.fired_component(0)) x_plus[1] = -p[1] * x[1];
+    if (cause.fired_component(1)) x_plus[2] = x[2] + 0.5 * x[1] * x[1];
+    both = both && cause.fired_component(0) && cause.fired_component(1);
+    return 0;
+  }
+  bool both = true;
+};
+
+// A decaying state with a dose at known times (time events): x' = -k x, x+ = x- + d.
+class Dosing : public esdirk::HybridProblem {
+ public:
+  Dosing() : HybridProblem(1, 0, 2, 0) {}
+  int evaluate(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+               esdirk::ConstVector, esdirk::Vector f, esdirk::Vector) override {
+    f[0] = -p[0] * x[0];
+    return 0;
+  }
+  int transition(int, const esdirk::TransitionCause&, double, esdirk::ConstVector x,
+                 esdirk::ConstVector, esdirk::ConstVector p, esdirk::ConstVector, int&,
+                 esdirk::Vector x_plus) override {
+    x_plus[0] = x[0] + p[1];
+    return 0;
+  }
+};
+
+// The ball's position, velocity (and for TwoSensorBall the counter) at every output.
+std::vector<esdirk::DenseMatrix> all_states_at(int n, int outputs) {
+  std::vector<esdirk::DenseMatrix> w(static_cast<std::size_t>(outputs));
+  for (auto& m : w) {
+    m.resize(n, n);
+    for (int i = 0; i < n; ++i) m(i, i) = 1.0;
+  }
+  return w;
+}
+
+AdjointComparison em_case(double rtol, esdirk::HybridAdjointOptions adjoint = {}) {
+  em_oscillator::Model model;
+  esdirk::HybridOptions o;
+  o.integrator.rtol = rtol;
+  o.integrator.atol = 1e-2 * rtol;
+  // G = q(10) = int u^2 dt, and u(10), z(10).
+  esdirk::DenseMatrix w(4, 3);
+  w(2, 0) = 1.0;
+  w(0, 1) = 1.0;
+  w(3, 2) = 1.0;
+  return compare_adjoint(model, o, 0.0, em_oscillator::loading, {0.0, 0.0, 0.0}, {0.0}, em_oscillator::nominal(),
+                         {em_oscillator::t_end}, {w}, std::vector<double>(4, 0.0), adjoint);
 }
 
 }  // namespace
@@ -84,6 +158,166 @@ BOOST_AUTO_TEST_CASE(hybrid_ode_converges_to_the_closed_form) {
     BOOST_TEST(error < previous);
     previous = error;
   }
+}
+
+BOOST_AUTO_TEST_CASE(bouncing_ball_adjoint_equals_forward_and_the_closed_form) {
+  using D4 = dual::Dual<4>;
+  for (bool analytic : {true, false}) {  // the event and reset Jacobians by differences too
+    bouncing_ball::Model model;
+    model.use_analytic_event_jacobians(analytic);
+    const std::vector<double> times{0.5, 1.2, bouncing_ball::t_end};
+    const AdjointComparison r =
+        compare_adjoint(model, tight(1e-8), 0.0, 0, {bouncing_ball::z0, bouncing_ball::v0}, {},
+                        {bouncing_ball::gravity, bouncing_ball::restitution}, times, all_states_at(2, 3));
+    BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+    BOOST_TEST(r.events == 1);
+    BOOST_TEST_MESSAGE("ball (analytic " << analytic << "): adjoint vs forward " << r.worst_relative_error());
+    BOOST_TEST(r.worst_relative_error() < agreement);
+    // Free flight is integrated exactly: the sum over the outputs of z and v against the
+    // closed form, d/d(z0, v0, g, gamma).
+    for (int row = 0; row < 2; ++row)
+      for (int d = 0; d < 4; ++d) {
+        double exact = 0.0;
+        for (double t : times) {
+          const auto ex = bouncing_ball::exact(D4::variable(bouncing_ball::z0, 0), D4::variable(bouncing_ball::v0, 1),
+                                               D4::variable(bouncing_ball::gravity, 2),
+                                               D4::variable(bouncing_ball::restitution, 3), t);
+          exact += (row == 0 ? ex.z : ex.v).d[static_cast<std::size_t>(d)];
+        }
+        BOOST_TEST(std::abs(r.adjoint(d, row) - exact) < (analytic ? 1e-9 : 1e-6) * std::max(1.0, std::abs(exact)),
+                   "row " << row << " d " << d << ": " << r.adjoint(d, row) << " vs " << exact);
+      }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(terminal_event_gradient_is_the_total_derivative) {
+  // The ball stopped at its impact: L = v(tau-) = -S. Seed 001: dL/dz0 = -g/S (printed -0.99995,
+  // labelled there as dL/dg), dL/dv0 = -v0/S, dL/dg = -z0/S, dL/dgamma = 0.
+  bouncing_ball::Model model;
+  esdirk::HybridOptions o = tight(1e-8);
+  o.terminal = {true};
+  esdirk::HybridSolver solver(model, o);
+  esdirk::HybridAdjoint adjoint(solver);
+  const std::vector<double> x0{bouncing_ball::z0, bouncing_ball::v0}, p{bouncing_ball::gravity, bouncing_ball::restitution};
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, x0, {}, p)));
+  esdirk::SensitivityOptions so;
+  so.stage_solve = esdirk::StageSolve::factorization;
+  BOOST_REQUIRE(esdirk::ok(solver.initialize_sensitivities(identity(4).cref(), so)));
+  std::vector<double> x(2);
+  esdirk::DenseMatrix Sx(2, 4);
+  const esdirk::Outcome o1 = adjoint.integrate_to(bouncing_ball::t_end, x, {}, Sx.ref());
+  BOOST_REQUIRE(o1.reason == esdirk::StopReason::listener_stop);
+  esdirk::HybridObjective objective;
+  esdirk::DenseMatrix w(2, 1);
+  w(1, 0) = 1.0;
+  objective.set_terminal_weights(w.cref());
+  esdirk::DenseMatrix dx0(2, 1), dp(2, 1);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref())), adjoint.message());
+  const double g = bouncing_ball::gravity, z0 = bouncing_ball::z0, v0 = bouncing_ball::v0;
+  const double S = std::sqrt(v0 * v0 + 2 * g * z0);
+  const double exact[4] = {-g / S, -v0 / S, -z0 / S, 0.0};
+  const double got[4] = {dx0(0, 0), dx0(1, 0), dp(0, 0), dp(1, 0)};
+  for (int d = 0; d < 4; ++d) {
+    // The forward total derivative: S_v + v' tau, tau = -S_z / D_h with D_h = v(tau-).
+    const double tau = -Sx(0, d) / x[1], forward = Sx(1, d) - g * tau;
+    BOOST_TEST(std::abs(got[d] - exact[d]) < 1e-10, "d " << d << ": " << got[d] << " vs " << exact[d]);
+    BOOST_TEST(std::abs(got[d] - forward) < 1e-12 * S, "d " << d << ": " << got[d] << " vs forward " << forward);
+  }
+  BOOST_TEST(std::round(dx0(0, 0) * 1e5) / 1e5 == -0.99995);
+}
+
+BOOST_AUTO_TEST_CASE(two_simultaneous_events_adjoint_equals_forward) {
+  TwoSensorBall model;
+  const std::vector<double> times{1.0, 1.9, 2.6};
+  const AdjointComparison r = compare_adjoint(model, tight(1e-9), 0.0, 0, {bouncing_ball::z0, bouncing_ball::v0, 0.0},
+                                              {}, {bouncing_ball::gravity, bouncing_ball::restitution}, times,
+                                              all_states_at(3, 3));
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+  BOOST_TEST(r.events == 2);  // two impacts, both components each time
+  BOOST_TEST(model.both);
+  BOOST_TEST_MESSAGE("two sensors: adjoint vs forward " << r.worst_relative_error());
+  BOOST_TEST(r.worst_relative_error() < agreement);
+}
+
+BOOST_AUTO_TEST_CASE(events_at_output_times_adjoint_equals_forward) {
+  // Time events at two of the output times (the output is the left limit there) ...
+  Dosing dosing;
+  esdirk::HybridOptions o = tight(1e-9);
+  o.time_events = {1.0, 2.0};
+  const AdjointComparison r =
+      compare_adjoint(dosing, o, 0.0, 0, {1.0}, {}, {0.7, 0.5}, {0.5, 1.0, 1.0, 2.0, 3.0}, all_states_at(1, 5));
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+  BOOST_TEST(r.events == 2);
+  BOOST_TEST_MESSAGE("doses at output times: adjoint vs forward " << r.worst_relative_error());
+  BOOST_TEST(r.worst_relative_error() < agreement);
+  // Closed form: sum of x over the outputs (left limit at 1 and 2, the right limit at the second 1).
+  const double k = 0.7, d = 0.5, e1 = std::exp(-k), e05 = std::exp(-0.5 * k);
+  // x(0.5) = e05, x(1-) = e1, x(1+) = e1 + d, x(2-) = (e1 + d) e1, x(3) = ((e1 + d) e1 + d) e1
+  const double dx0 = e05 + e1 + e1 + e1 * e1 + e1 * e1 * e1;
+  BOOST_TEST(relative_error(r.adjoint(0, 0), dx0) < 1e-6);
+  const double ddose = 1.0 + e1 + (e1 + 1.0) * e1;
+  BOOST_TEST(relative_error(r.adjoint(2, 0), ddose) < 1e-6);
+
+  // ... and a state event (the ball's impact) exactly at an output time.
+  bouncing_ball::Model model;
+  const std::vector<double> x0{bouncing_ball::z0, bouncing_ball::v0}, p{bouncing_ball::gravity, bouncing_ball::restitution};
+  const Run first = run(model, tight(1e-8), 0.0, 0, x0, {}, p, bouncing_ball::t_end, nullptr);
+  BOOST_REQUIRE(esdirk::ok(first.status) && first.events.size() == 1);
+  const double t_impact = first.events[0].t;
+  const AdjointComparison at = compare_adjoint(model, tight(1e-8), 0.0, 0, x0, {}, p,
+                                               {t_impact, t_impact, bouncing_ball::t_end}, all_states_at(2, 3));
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(at.status), at.message);
+  BOOST_TEST(at.events == 1);
+  BOOST_TEST_MESSAGE("impact at an output time: adjoint vs forward " << at.worst_relative_error());
+  BOOST_TEST(at.worst_relative_error() < agreement);
+}
+
+BOOST_AUTO_TEST_CASE(dae_mode_switch_adjoint_equals_forward_and_the_closed_form) {
+  using D4 = dual::Dual<4>;
+  tank_switch::Model model;
+  // x(t_end) and z(t_end), z jumping at the switch (h = z - c depends on z).
+  const AdjointComparison r =
+      compare_adjoint(model, tight(1e-10), 0.0, 0, {tank_switch::x0}, {tank_switch::a * tank_switch::x0},
+                      {tank_switch::a, tank_switch::b, tank_switch::c}, {1.0, tank_switch::t_end}, all_states_at(2, 2));
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+  BOOST_TEST(r.events == 1);
+  BOOST_TEST_MESSAGE("tank switch (DAE): adjoint vs forward " << r.worst_relative_error());
+  BOOST_TEST(r.worst_relative_error() < agreement);
+  const auto ex = tank_switch::exact(D4::variable(tank_switch::x0, 0), D4::variable(tank_switch::a, 1),
+                                     D4::variable(tank_switch::b, 2), D4::variable(tank_switch::c, 3), tank_switch::t_end);
+  // Row 1: z(1) + z(t_end), z(1) = a x0 e^{-a} before the switch (t1 = ln 4).
+  using std::exp;
+  const D4 z1 = D4::variable(tank_switch::a, 1) * D4::variable(tank_switch::x0, 0) * exp(-1.0 * D4::variable(tank_switch::a, 1));
+  for (int d = 0; d < 4; ++d) {
+    const double exact = ex.z.d[static_cast<std::size_t>(d)] + z1.d[static_cast<std::size_t>(d)];
+    BOOST_TEST(std::abs(r.adjoint(d, 1) - exact) < 1e-6 * (1 + std::abs(exact)),
+               "d(z(1) + z(t_end))/d" << d << ": " << r.adjoint(d, 1) << " vs " << exact);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(em_oscillator_adjoint_equals_forward_and_the_printed_recurrence_does_not) {
+  const AdjointComparison r = em_case(1e-8);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+  BOOST_TEST(r.events > 5);
+  BOOST_TEST_MESSAGE("EM (" << r.events << " reversals): adjoint vs forward " << r.worst_relative_error());
+  BOOST_TEST(r.worst_relative_error() < agreement);
+  // The paper's ASA row (rtol 1e-8 in ode15s, "consistent with the tolerances"; E16: a ~2 % check).
+  BOOST_TEST(relative_error(r.adjoint(3, 0), -1.335e-5) < 0.02);
+  BOOST_TEST(relative_error(r.adjoint(4, 0), 3.267e-3) < 0.02);
+  BOOST_TEST(relative_error(r.adjoint(5, 0), -1.540e-6) < 0.03);
+  BOOST_TEST(std::abs(r.adjoint(6, 0)) < 1e-12);  // dG/dbeta = 0 exactly at beta = 0
+
+  // Erratum E8: the printed recurrence moves the x*-part of the memory adjoint; the comparison
+  // with the forward gradient catches it.
+  esdirk::HybridAdjointOptions printed;
+  printed.memory_transfer = esdirk::MemoryTransfer::printed_recurrence;
+  const AdjointComparison e8 = em_case(1e-8, printed);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(e8.status), e8.message);
+  const double ka = relative_error(e8.adjoint(3, 0), e8.forward(3, 0)),
+               alpha = relative_error(e8.adjoint(5, 0), e8.forward(5, 0));
+  BOOST_TEST_MESSAGE("E8 printed recurrence: dG/dk_a off by " << ka << ", dG/dalpha by " << alpha);
+  BOOST_TEST(ka > 1e-5);
+  BOOST_TEST(e8.worst_relative_error() > 1e6 * agreement);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
