@@ -124,6 +124,8 @@ void HybridAdjoint::on_restart(double t, RestartKind kind) {
   segments_.push_back(std::move(s));
 }
 
+void HybridAdjoint::add_statistics(Statistics& report) const { report.adjoint_steps += report_.sweep.adjoint_steps; }
+
 AcceptVerdict HybridAdjoint::on_accept(const StepView& step, DenseOutput&) {
   if (!recording_) return AcceptVerdict::proceed();
   steps_.emplace_back(step);
@@ -532,7 +534,10 @@ Status HybridAdjoint::Backward::transpose_event(int j) {
   // Outputs at this event's time: its left limit, at fixed t (no tau).
   for (int k = 0; k < static_cast<int>(owner_.outputs_.size()); ++k) {
     const Output& out = owner_.outputs_[size(k)];
-    if (out.kind != Output::Kind::event_left_limit || out.segment != j - 1) continue;
+    // A terminal event the run went on from counts as an event at an output time.
+    const bool left_limit = out.kind == Output::Kind::event_left_limit ||
+                            (out.kind == Output::Kind::terminal_event && k + 1 < static_cast<int>(owner_.outputs_.size()));
+    if (!left_limit || out.segment != j - 1) continue;
     const int code = objective_gradient(k);
     if (code != 0) return fail(code < 0 ? Status::callback_fatal : Status::callback_failures, message_);
     for (int c = 0; c < m_; ++c) {

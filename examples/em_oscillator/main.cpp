@@ -3,9 +3,12 @@
 // beta), and checks: G to the seed's 4 digits and under tolerance refinement; dG/dp against
 // central differences of whole runs (every reversal re-located) and within 2 % of the seed's
 // FSA row (its rows differ among themselves by up to 1.4 %, erratum E16); dG/dbeta = 0 (E17);
-// z and its sensitivity w continuous at every reversal (the 2 sinh of erratum E10).
+// z and its sensitivity w continuous at every reversal (the 2 sinh of erratum E10). With
+// --adjoint also dG/dp by the hybrid adjoint (HybridAdjoint: the memory's adjoint carried back
+// as seed 000's Algorithm 1 read correctly), checked against the forward sensitivities of the
+// same run (1e-12) and within 2 % of the seed's ASA row.
 //
-//     em_oscillator [--rtol 1e-10] [--plot DIR]
+//     em_oscillator [--rtol 1e-10] [--adjoint] [--plot DIR]
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +19,7 @@
 
 #include "bouncing_ball/plot_support.hpp"
 #include "em_oscillator/em_oscillator_model.hpp"
+#include "esdirk/events/hybrid_adjoint.hpp"
 #include "esdirk/events/hybrid_solver.hpp"
 
 namespace {
@@ -32,17 +36,20 @@ struct Result {
   bool ok = false;
   double G = 0.0;
   double dG[4] = {0, 0, 0, 0};
+  double adjoint_dG[4] = {0, 0, 0, 0};  // with_adjoint
   std::vector<esdirk::EventRecord> events;
   std::vector<std::vector<double>> samples;  // t, u, v, z, du/dk_a, du/dk_b, du/dalpha, w/dk_b
   long steps = 0;
 };
 
-Result solve(double rtol, const std::vector<double>& p, bool sensitivities, int outputs = 1) {
+Result solve(double rtol, const std::vector<double>& p, bool sensitivities, int outputs = 1,
+             bool with_adjoint = false) {
   em_oscillator::Model model;
   esdirk::HybridOptions o;
   o.integrator.rtol = rtol;
   o.integrator.atol = 1e-2 * rtol;
   esdirk::HybridSolver solver(model, o);
+  esdirk::HybridAdjoint adjoint(solver);  // records the run (used with_adjoint)
   Result r;
   std::vector<double> x(3), z(1);
   esdirk::DenseMatrix seed(7, 4), Sx(3, 4), Sz(1, 4);
@@ -52,13 +59,26 @@ Result solve(double rtol, const std::vector<double>& p, bool sensitivities, int 
   if (r.ok && sensitivities) r.ok = esdirk::ok(solver.initialize_sensitivities(seed.cref()));
   for (int k = 1; r.ok && k <= outputs; ++k) {
     const double t = em_oscillator::t_end * k / outputs;
-    r.ok = sensitivities ? esdirk::ok(solver.integrate_to(t, x, z, Sx.ref(), Sz.ref()))
-                         : esdirk::ok(solver.integrate_to(t, x, z));
+    if (with_adjoint)
+      r.ok = sensitivities ? esdirk::ok(adjoint.integrate_to(t, x, z, Sx.ref(), Sz.ref()))
+                           : esdirk::ok(adjoint.integrate_to(t, x, z));
+    else
+      r.ok = sensitivities ? esdirk::ok(solver.integrate_to(t, x, z, Sx.ref(), Sz.ref()))
+                           : esdirk::ok(solver.integrate_to(t, x, z));
     if (outputs > 1)
       r.samples.push_back({t, x[0], x[1], z[0], Sx(0, 0), Sx(0, 1), Sx(0, 2), Sz(0, 1)});
   }
   if (!r.ok) std::printf("failed: %s\n", solver.message().c_str());
   r.G = x[2];
+  if (r.ok && with_adjoint) {  // G = q(10): one sweep back through every reversal
+    esdirk::HybridObjective objective;
+    esdirk::DenseMatrix w(4, 1), dx0(3, 1), dp(4, 1);
+    w(2, 0) = 1.0;
+    objective.set_terminal_weights(w.cref());
+    r.ok = esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref()));
+    if (!r.ok) std::printf("adjoint failed: %s\n", adjoint.message().c_str());
+    for (int k = 0; k < 4; ++k) r.adjoint_dG[k] = dp(k, 0);
+  }
   for (int k = 0; sensitivities && k < 4; ++k) r.dG[k] = Sx(2, k);
   for (int i = 0; i < solver.logged_events(); ++i) r.events.push_back(solver.event(i));
   r.steps = solver.statistics().accepted_steps;
@@ -93,18 +113,21 @@ fig.tight_layout(); fig.savefig("em_oscillator.png", dpi=110)
 int main(int argc, char** argv) {
   double rtol = 1e-10;
   std::string plot_dir;
+  bool with_adjoint = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rtol") && i + 1 < argc)
       rtol = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--adjoint"))
+      with_adjoint = true;
     else if (!std::strcmp(argv[i], "--plot") && i + 1 < argc)
       plot_dir = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--rtol R] [--plot DIR]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--rtol R] [--adjoint] [--plot DIR]\n", argv[0]);
       return 2;
     }
   }
   const std::vector<double> p = em_oscillator::nominal();
-  const Result r = solve(rtol, p, true, plot_dir.empty() ? 1 : 2000);
+  const Result r = solve(rtol, p, true, plot_dir.empty() ? 1 : 2000, with_adjoint);
   if (!r.ok) {
     std::printf("CHECK FAILED\n");
     return 1;
@@ -139,6 +162,26 @@ int main(int argc, char** argv) {
           seed_row[k], "seed FSA (2 %)");
   }
   check(std::abs(r.dG[3]) < 1e-10, names[3], r.dG[3], 0.0, "exact");
+
+  if (with_adjoint) {
+    std::printf("\n  dG/dp (ASA) = [%.6e, %.6e, %.6e, %.6e]\n", r.adjoint_dG[0], r.adjoint_dG[1],
+                r.adjoint_dG[2], r.adjoint_dG[3]);
+    std::printf("  seed, ASA row = [-1.335e-05, 3.267e-03, -1.540e-06, 0]\n");
+    const double seed_asa[3] = {-1.335e-5, 3.267e-3, -1.540e-6};
+    const double scale = std::max({std::abs(r.dG[0]), std::abs(r.dG[1]), std::abs(r.dG[2])});
+    for (int k = 0; k < 4; ++k) {
+      char what[40];
+      std::snprintf(what, sizeof what, "%s (adjoint)", names[k]);
+      // Forward and adjoint on the same steps: rounding apart, relative to the gradient's largest
+      // entry (each is a sum over ~19 reversals of terms that partly cancel: dG/dalpha is 2000
+      // times smaller than dG/dk_b).
+      std::printf("  %-26s relative difference %.1e\n", what, std::abs(r.adjoint_dG[k] - r.dG[k]) / scale);
+      check(std::abs(r.adjoint_dG[k] - r.dG[k]) <= 1e-12 * scale, what, r.adjoint_dG[k], r.dG[k], "FSA, same run");
+      if (k < 3)
+        check(std::abs(r.adjoint_dG[k] - seed_asa[k]) < 0.02 * std::abs(seed_asa[k]), what, r.adjoint_dG[k],
+              seed_asa[k], "seed ASA (2 %)");
+    }
+  }
 
   double jump_z = 0.0, jump_w = 0.0;
   for (const esdirk::EventRecord& e : r.events) {

@@ -87,6 +87,28 @@ class Dosing : public esdirk::HybridProblem {
   }
 };
 
+// A tank refilled whenever it runs low: x' = -k x until x = lo (a parameter of the event
+// function), then the reset assigns x+ = hi (phi_x = 0: the old state is forgotten). p = (k, lo, hi).
+class Refill : public esdirk::HybridProblem {
+ public:
+  Refill() : HybridProblem(1, 0, 3, 1) {}
+  int evaluate(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+               esdirk::ConstVector, esdirk::Vector f, esdirk::Vector) override {
+    f[0] = -p[0] * x[0];
+    return 0;
+  }
+  int events(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+             esdirk::ConstVector, esdirk::Vector h) override {
+    h[0] = x[0] - p[1];
+    return 0;
+  }
+  int transition(int, const esdirk::TransitionCause&, double, esdirk::ConstVector, esdirk::ConstVector,
+                 esdirk::ConstVector p, esdirk::ConstVector, int&, esdirk::Vector x_plus) override {
+    x_plus[0] = p[2];
+    return 0;
+  }
+};
+
 // The ball's position, velocity (and for TwoSensorBall the counter) at every output.
 std::vector<esdirk::DenseMatrix> all_states_at(int n, int outputs) {
   std::vector<esdirk::DenseMatrix> w(static_cast<std::size_t>(outputs));
@@ -251,7 +273,7 @@ BOOST_AUTO_TEST_CASE(events_at_output_times_adjoint_equals_forward) {
   BOOST_TEST_MESSAGE("doses at output times: adjoint vs forward " << r.worst_relative_error());
   BOOST_TEST(r.worst_relative_error() < agreement);
   // Closed form: sum of x over the outputs (left limit at 1 and 2, the right limit at the second 1).
-  const double k = 0.7, d = 0.5, e1 = std::exp(-k), e05 = std::exp(-0.5 * k);
+  const double k = 0.7, e1 = std::exp(-k), e05 = std::exp(-0.5 * k);  // the dose d = 0.5
   // x(0.5) = e05, x(1-) = e1, x(1+) = e1 + d, x(2-) = (e1 + d) e1, x(3) = ((e1 + d) e1 + d) e1
   const double dx0 = e05 + e1 + e1 + e1 * e1 + e1 * e1 * e1;
   BOOST_TEST(relative_error(r.adjoint(0, 0), dx0) < 1e-6);
@@ -270,6 +292,44 @@ BOOST_AUTO_TEST_CASE(events_at_output_times_adjoint_equals_forward) {
   BOOST_TEST(at.events == 1);
   BOOST_TEST_MESSAGE("impact at an output time: adjoint vs forward " << at.worst_relative_error());
   BOOST_TEST(at.worst_relative_error() < agreement);
+
+  // ... and a terminal event the run goes on from: its output is then the left limit at t*.
+  esdirk::HybridOptions terminal = tight(1e-8);
+  terminal.terminal = {true};
+  const AdjointComparison on = compare_adjoint(model, terminal, 0.0, 0, x0, {}, p,
+                                               {bouncing_ball::t_end, bouncing_ball::t_end}, all_states_at(2, 2));
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(on.status), on.message);
+  BOOST_TEST(on.events == 1);
+  BOOST_TEST_MESSAGE("past a terminal event: adjoint vs forward " << on.worst_relative_error());
+  BOOST_TEST(on.worst_relative_error() < agreement);
+}
+
+BOOST_AUTO_TEST_CASE(assigning_reset_and_parameter_dependent_event_adjoint_equals_closed_form) {
+  Refill model;
+  const double k = 0.8, lo = 1.0, hi = 3.0, x0 = 2.0, t_end = 4.5;
+  const AdjointComparison r = compare_adjoint(model, tight(1e-10), 0.0, 0, {x0}, {}, {k, lo, hi},
+                                              {2.0, t_end}, all_states_at(1, 2));
+  // (the closed form below to the solver's accuracy: event times carry the global error)
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+  BOOST_TEST(r.events == 3);  // t1 = ln(x0/lo)/k = 0.87, then every ln(hi/lo)/k = 1.37
+  BOOST_TEST_MESSAGE("assigning reset: adjoint vs forward " << r.worst_relative_error());
+  BOOST_TEST(r.worst_relative_error() < agreement);
+  // Closed form of x(2) + x(t_end) (x(t) = hi e^{-k (t - t_last)} after the last refill).
+  using D4 = dual::Dual<4>;
+  using std::exp;
+  using std::log;
+  const D4 X0 = D4::variable(x0, 0), K = D4::variable(k, 1), LO = D4::variable(lo, 2), HI = D4::variable(hi, 3);
+  const auto x_at = [&](double t) {
+    D4 last = log(X0 / LO) / K;
+    if (t < last.v) return X0 * exp(-1.0 * K * t);
+    const D4 period = log(HI / LO) / K;
+    while (t >= (last + period).v) last = last + period;
+    return HI * exp(-1.0 * K * (t - last));
+  };
+  const D4 sum = x_at(2.0) + x_at(t_end);
+  for (int d = 0; d < 4; ++d)
+    BOOST_TEST(std::abs(r.adjoint(d, 0) - sum.d[static_cast<std::size_t>(d)]) < 1e-7 * std::max(1.0, std::abs(sum.d[static_cast<std::size_t>(d)])),
+               "d " << d << ": " << r.adjoint(d, 0) << " vs " << sum.d[static_cast<std::size_t>(d)]);
 }
 
 BOOST_AUTO_TEST_CASE(dae_mode_switch_adjoint_equals_forward_and_the_closed_form) {

@@ -63,7 +63,8 @@ struct ESDIRK_API HybridAdjointOptions {
 /// t_f the last output. An output at an event time is the left limit (what integrate_to
 /// returned); at a terminal event (integrate_to returned listener_stop) t_f = t* moves with the
 /// parameters and the gradient is that of C(x(t*(theta))) (seed 001's implicit event that ends
-/// the integration), where C must not depend on t explicitly.
+/// the integration), where C must not depend on t explicitly. If the run went on past a terminal
+/// event, its output counts as the left limit at a fixed output time, like any other event.
 struct ESDIRK_API HybridObjective {
   int rows = 1;
   /// Gradient of C at the last recorded output.
@@ -124,6 +125,8 @@ class ESDIRK_API HybridAdjoint final : public StepListener {
   // StepListener
   AcceptVerdict on_accept(const StepView& step, DenseOutput& dense) override;
   void on_restart(double t, RestartKind kind) override;
+  /// Adds the last sweep's adjoint steps to the integrator's report.
+  void add_statistics(Statistics& report) const override;
 
  private:
   struct Segment;
