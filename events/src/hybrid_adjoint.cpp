@@ -98,6 +98,7 @@ void HybridAdjoint::on_restart(double t, RestartKind kind) {
     outputs_.clear();
     recording_ = true;
     failed_ = false;
+    report_ = HybridAdjointReport{};  // initialize() resets every counter, the listeners' too
   } else if (recording_) {
     // A transition: the solver's record holds the cause and the left limit already.
     const EventRecord& e = solver_.last_event();
@@ -124,7 +125,12 @@ void HybridAdjoint::on_restart(double t, RestartKind kind) {
   segments_.push_back(std::move(s));
 }
 
-void HybridAdjoint::add_statistics(Statistics& report) const { report.adjoint_steps += report_.sweep.adjoint_steps; }
+void HybridAdjoint::add_statistics(Statistics& report) const {
+  report.adjoint_steps += report_.sweep.adjoint_steps;
+  report.adjoint_transposed_solves += report_.sweep.transposed_solves;
+  report.adjoint_factorizations += report_.sweep.stage_factorizations;
+  report.adjoint_jacobian_evaluations += report_.sweep.jacobian_evaluations;
+}
 
 AcceptVerdict HybridAdjoint::on_accept(const StepView& step, DenseOutput&) {
   if (!recording_) return AcceptVerdict::proceed();

@@ -380,4 +380,31 @@ BOOST_AUTO_TEST_CASE(em_oscillator_adjoint_equals_forward_and_the_printed_recurr
   BOOST_TEST(e8.worst_relative_error() > 1e6 * agreement);
 }
 
+BOOST_AUTO_TEST_CASE(statistics_report_the_sweep_and_initialize_resets_them) {
+  bouncing_ball::Model model;
+  esdirk::HybridSolver solver(model, tight(1e-8));
+  esdirk::HybridAdjoint adjoint(solver);
+  const std::vector<double> x0{bouncing_ball::z0, bouncing_ball::v0}, p{bouncing_ball::gravity, bouncing_ball::restitution};
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, x0, {}, p)));
+  std::vector<double> x(2);
+  BOOST_REQUIRE(esdirk::ok(adjoint.integrate_to(bouncing_ball::t_end, x)));
+  esdirk::HybridObjective objective;
+  esdirk::DenseMatrix w(2, 1), dx0(2, 1), dp(2, 1);
+  w(0, 0) = 1.0;
+  objective.set_terminal_weights(w.cref());
+  BOOST_REQUIRE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref())));
+  const esdirk::HybridAdjointReport& r = adjoint.report();
+  BOOST_TEST(r.segments == 2);
+  BOOST_TEST(r.jumps == 1);
+  BOOST_TEST(r.sweep.adjoint_steps == adjoint.steps());
+  BOOST_TEST(r.sweep.transposed_solves == 3L * adjoint.steps());  // 3 implicit stages, 1 row
+  BOOST_TEST(r.peak_stored_doubles > 0);
+  const esdirk::Statistics& st = solver.statistics();
+  BOOST_TEST(st.adjoint_steps == r.sweep.adjoint_steps);
+  BOOST_TEST(st.adjoint_transposed_solves == r.sweep.transposed_solves);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, x0, {}, p)));
+  BOOST_TEST(solver.statistics().adjoint_steps == 0);
+  BOOST_TEST(adjoint.outputs() == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -125,7 +125,8 @@ class ESDIRK_API HybridAdjoint final : public StepListener {
   // StepListener
   AcceptVerdict on_accept(const StepView& step, DenseOutput& dense) override;
   void on_restart(double t, RestartKind kind) override;
-  /// Adds the last sweep's adjoint steps to the integrator's report.
+  /// Adds the last sweep's counters (adjoint steps, transposed solves, LUs, Jacobians) to the
+  /// integrator's report.
   void add_statistics(Statistics& report) const override;
 
  private:
