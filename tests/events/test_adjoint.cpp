@@ -109,6 +109,30 @@ class Refill : public esdirk::HybridProblem {
   }
 };
 
+// Seed 000's E7 counterexample (digest section 2.4): y' = 1 until y = p (t1 = p), then
+// y' = y* with the memory y* = y(t1) = p. dy/dp = 1 + t - 2p, so 2 - p at t = p + 1; the memory's
+// sensitivity must be the total derivative s+ + y'+ tau (the paper's s* = s+ gives 2 - 2p).
+class LatchedRate : public esdirk::HybridProblem {
+ public:
+  LatchedRate() : HybridProblem(1, 0, 1, 1, true) {}
+  bool has_mode(int mode) const override { return mode == 0 || mode == 1; }
+  int evaluate(int mode, double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+               esdirk::ConstVector memory, esdirk::Vector f, esdirk::Vector) override {
+    f[0] = mode == 0 ? 1.0 : memory[0];
+    return 0;
+  }
+  int events(int mode, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+             esdirk::ConstVector, esdirk::Vector h) override {
+    h[0] = mode == 0 ? x[0] - p[0] : 1.0;
+    return 0;
+  }
+  int transition(int, const esdirk::TransitionCause&, double, esdirk::ConstVector, esdirk::ConstVector,
+                 esdirk::ConstVector, esdirk::ConstVector, int& next, esdirk::Vector) override {
+    next = 1;
+    return 0;
+  }
+};
+
 // The ball's position, velocity (and for TwoSensorBall the counter) at every output.
 std::vector<esdirk::DenseMatrix> all_states_at(int n, int outputs) {
   std::vector<esdirk::DenseMatrix> w(static_cast<std::size_t>(outputs));
@@ -330,6 +354,18 @@ BOOST_AUTO_TEST_CASE(assigning_reset_and_parameter_dependent_event_adjoint_equal
   for (int d = 0; d < 4; ++d)
     BOOST_TEST(std::abs(r.adjoint(d, 0) - sum.d[static_cast<std::size_t>(d)]) < 1e-7 * std::max(1.0, std::abs(sum.d[static_cast<std::size_t>(d)])),
                "d " << d << ": " << r.adjoint(d, 0) << " vs " << sum.d[static_cast<std::size_t>(d)]);
+}
+
+BOOST_AUTO_TEST_CASE(memory_latched_while_moving_adjoint_gives_the_total_derivative) {
+  for (double p : {0.5, 1.0, 1.7}) {
+    LatchedRate model;
+    const AdjointComparison r =
+        compare_adjoint(model, tight(1e-10), 0.0, 0, {0.0}, {}, {p}, {p + 1.0}, all_states_at(1, 1), {0.0});
+    BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+    BOOST_TEST(r.events == 1);
+    BOOST_TEST(r.worst_relative_error() < agreement, "p = " << p << ": " << r.worst_relative_error());
+    BOOST_TEST(std::abs(r.adjoint(1, 0) - (2.0 - p)) < 1e-8, "p = " << p << ": " << r.adjoint(1, 0));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(dae_mode_switch_adjoint_equals_forward_and_the_closed_form) {
