@@ -11,7 +11,10 @@
 // plus the adjoint's work counters. Run with nice and OPENBLAS_NUM_THREADS=1; timings on a shared
 // machine are noisy: the ratios are what to read, repeated.
 //
-//     bench_hybrid_adjoint [--rtol 1e-8] [--repeat 20]
+// --only NAME runs one of them once (states, record, adjoint, forward, forward-e), for instruction
+// counts: valgrind --tool=callgrind bench_hybrid_adjoint --only adjoint.
+//
+//     bench_hybrid_adjoint [--rtol 1e-8] [--repeat 20] [--only NAME]
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "em_oscillator/em_oscillator_model.hpp"
@@ -57,14 +61,19 @@ void require(bool ok, const char* what) {
 int main(int argc, char** argv) {
   double rtol = 1e-8;
   int repeat = 20;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rtol") && i + 1 < argc) rtol = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--rtol R] [--repeat N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--rtol R] [--repeat N] [--only states|record|adjoint|forward|forward-e]\n", argv[0]);
       return 2;
     }
   }
+  // One measurement, once (for callgrind); the others are skipped.
+  const auto runs = [&](const char* name) { return only.empty() || only == name; };
+  const int times = only.empty() ? repeat : 1;
   Setup s;
   s.options.integrator.rtol = rtol;
   s.options.integrator.atol = 1e-2 * rtol;
@@ -76,20 +85,20 @@ int main(int argc, char** argv) {
   double G_forward[7] = {0, 0, 0, 0, 0, 0, 0}, G_adjoint[7] = {0, 0, 0, 0, 0, 0, 0};
   esdirk::HybridAdjointReport report;
 
-  const double t_states = best_of(repeat, [&] {
+  const double t_states = !runs("states") ? 0.0 : best_of(times, [&] {
     esdirk::HybridSolver solver(s.model, s.options);
     require(esdirk::ok(solver.initialize(0.0, em_oscillator::loading, s.x0, s.z0, s.p, s.memory0)), "init");
     require(esdirk::ok(solver.integrate_to(t_end, x, z)), "states");
     steps_states = solver.statistics().accepted_steps;
     events = solver.event_count();
   });
-  const double t_record = best_of(repeat, [&] {
+  const double t_record = !runs("record") ? 0.0 : best_of(times, [&] {
     esdirk::HybridSolver solver(s.model, s.options);
     esdirk::HybridAdjoint adjoint(solver);
     require(esdirk::ok(solver.initialize(0.0, em_oscillator::loading, s.x0, s.z0, s.p, s.memory0)), "init");
     require(esdirk::ok(adjoint.integrate_to(t_end, x, z)), "record");
   });
-  const double t_adjoint = best_of(repeat, [&] {
+  const double t_adjoint = !runs("adjoint") ? 0.0 : best_of(times, [&] {
     esdirk::HybridSolver solver(s.model, s.options);
     esdirk::HybridAdjoint adjoint(solver);
     require(esdirk::ok(solver.initialize(0.0, em_oscillator::loading, s.x0, s.z0, s.p, s.memory0)), "init");
@@ -113,9 +122,13 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 7; ++i) G_forward[i] = Sx(2, i);
     steps = solver.statistics().accepted_steps;
   };
-  const double t_forward = best_of(repeat, [&] { forward(false, steps_forward); });
-  const double t_forward_e = best_of(repeat, [&] { forward(true, steps_error_controlled); });
+  const double t_forward = !runs("forward") ? 0.0 : best_of(times, [&] { forward(false, steps_forward); });
+  const double t_forward_e = !runs("forward-e") ? 0.0 : best_of(times, [&] { forward(true, steps_error_controlled); });
   if (failed) return 1;
+  if (!only.empty()) {
+    std::printf("%s done\n", only.c_str());
+    return 0;
+  }
 
   double worst = 0.0, scale = 0.0;
   for (double v : G_forward) scale = std::max(scale, std::abs(v));
