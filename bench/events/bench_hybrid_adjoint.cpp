@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
     so.error_control = error_control;
     require(esdirk::ok(solver.initialize_sensitivities(seed.cref(), so)), "sensitivities");
     require(esdirk::ok(solver.integrate_to(t_end, x, z, Sx.ref(), Sz.ref())), "forward");
-    for (int i = 0; i < 7; ++i) G_forward[i] = Sx(2, i);
+    if (!error_control)  // the comparison on the adjoint's steps
+      for (int i = 0; i < 7; ++i) G_forward[i] = Sx(2, i);
     steps = solver.statistics().accepted_steps;
   };
   const double t_forward = !runs("forward") ? 0.0 : best_of(times, [&] { forward(false, steps_forward); });
@@ -145,7 +146,7 @@ int main(int argc, char** argv) {
               steps_forward, t_forward / t_states);
   std::printf("  %-46s %9.3f %7ld %6.2f\n", "forward sensitivities, 7 dirs, error-controlled", 1e3 * t_forward_e,
               steps_error_controlled, t_forward_e / t_states);
-  std::printf("\n  adjoint / forward at equal steps: %.2f; adjoint vs forward gradient: %.1e relative\n",
+  std::printf("\n  adjoint / forward at equal steps: %.2f; adjoint vs forward gradient (same steps): %.1e relative\n",
               t_adjoint / t_forward, worst);
   std::printf("  sweep: %ld adjoint steps, %ld transposed solves, %ld stage LUs, %ld Jacobians, %ld jumps, "
               "%ld stored doubles\n",
