@@ -236,6 +236,25 @@ BOOST_AUTO_TEST_CASE(bouncing_ball_adjoint_equals_forward_and_the_closed_form) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(adjoint_follows_the_solvers_jump_options) {
+  // The explicit event of seed 001 (event_time_sensitivity = false: tau = 0, dz(t_end)/dz0 = 1
+  // as the blog prints) and a forward run without jumps: the adjoint transposes what ran.
+  bouncing_ball::Model model;
+  const std::vector<double> x0{bouncing_ball::z0, bouncing_ball::v0}, p{bouncing_ball::gravity, bouncing_ball::restitution};
+  esdirk::HybridOptions fixed_time = tight(1e-8);
+  fixed_time.event_time_sensitivity = false;
+  const AdjointComparison r = compare_adjoint(model, fixed_time, 0.0, 0, x0, {}, p, {bouncing_ball::t_end}, all_states_at(2, 1));
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+  BOOST_TEST(r.worst_relative_error() < agreement);
+  BOOST_TEST(std::abs(r.adjoint(0, 0) - 1.0) < 1e-10);  // dz(t_end)/dz0, explicit event
+  esdirk::HybridOptions no_jumps = tight(1e-8);
+  no_jumps.sensitivity_jumps = false;
+  const AdjointComparison n = compare_adjoint(model, no_jumps, 0.0, 0, x0, {}, p, {bouncing_ball::t_end}, all_states_at(2, 1));
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(n.status), n.message);
+  BOOST_TEST(n.worst_relative_error() < agreement);
+  BOOST_TEST(n.report.jumps == 0);
+}
+
 BOOST_AUTO_TEST_CASE(terminal_event_gradient_is_the_total_derivative) {
   // The ball stopped at its impact: L = v(tau-) = -S. Seed 001: dL/dz0 = -g/S (printed -0.99995,
   // labelled there as dL/dg), dL/dv0 = -v0/S, dL/dg = -z0/S, dL/dgamma = 0.
