@@ -1,12 +1,11 @@
 // The C shim of the geometric module (esdirk_geometric.h).
 
-#include "esdirk/esdirk_geometric.h"
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
 
+#include "esdirk/esdirk_geometric.h"
 #include "esdirk/geometric/diagnostics.hpp"
 #include "esdirk/geometric/geometric_adjoint.hpp"
 #include "esdirk/partner_tableau.hpp"
@@ -55,7 +54,8 @@ int make(esdirk_problem* problem, g::PrkPair pair, esdirk_geometric** geometric)
 g::PrkPair pair_of(const g::RkTableau& tableau) {
   if (!tableau.has_zero_weight()) return g::symplectic_pair(tableau);
   // No partner exists; the unnormalized form never reads these coefficients.
-  return g::prk_pair(tableau, std::vector<double>(tableau.a.size(), 0.0), tableau.name + " (no partner)");
+  return g::prk_pair(tableau, std::vector<double>(tableau.a.size(), 0.0),
+                     tableau.name + " (no partner)");
 }
 
 }  // namespace
@@ -95,7 +95,8 @@ int esdirk_geometric_tableau_stages(const char* name, esdirk_int* stages) {
   }
 }
 
-int esdirk_geometric_tableau(const char* name, esdirk_int stages, double* a, double* b, double* c, esdirk_int* order) {
+int esdirk_geometric_tableau(const char* name, esdirk_int stages, double* a, double* b, double* c,
+                             esdirk_int* order) {
   if (!name || !a || !b || !c) return ESDIRK_NULL_ARGUMENT;
   try {
     const g::RkTableau t = g::tableau_by_name(name);
@@ -112,7 +113,8 @@ int esdirk_geometric_tableau(const char* name, esdirk_int stages, double* a, dou
   }
 }
 
-int esdirk_geometric_partner(esdirk_int stages, const double* a, const double* b, double* partner, double* defect) {
+int esdirk_geometric_partner(esdirk_int stages, const double* a, const double* b, double* partner,
+                             double* defect) {
   if (!a || !b || !partner) return ESDIRK_NULL_ARGUMENT;
   if (stages < 1 || stages > 4096) return ESDIRK_INVALID_ARGUMENT;
   try {
@@ -130,7 +132,8 @@ int esdirk_geometric_partner(esdirk_int stages, const double* a, const double* b
   }
 }
 
-int esdirk_geometric_create(esdirk_problem* problem, const char* tableau, esdirk_geometric** geometric) {
+int esdirk_geometric_create(esdirk_problem* problem, const char* tableau,
+                            esdirk_geometric** geometric) {
   if (!geometric) return ESDIRK_NULL_ARGUMENT;
   *geometric = nullptr;
   if (!problem || !tableau) return ESDIRK_NULL_ARGUMENT;
@@ -148,18 +151,26 @@ int esdirk_geometric_create(esdirk_problem* problem, const char* tableau, esdirk
   }
 }
 
-int esdirk_geometric_create_pair(esdirk_problem* problem, esdirk_int stages, const double* a, const double* b,
-                                 const double* c, const double* partner, esdirk_geometric** geometric) {
+int esdirk_geometric_create_pair(esdirk_problem* problem, esdirk_int stages, const double* a,
+                                 const double* b, const double* c, const double* partner,
+                                 esdirk_geometric** geometric) {
   if (!geometric) return ESDIRK_NULL_ARGUMENT;
   *geometric = nullptr;
   if (!problem || !a || !b || !c) return ESDIRK_NULL_ARGUMENT;
   if (stages < 1 || stages > 4096) return ESDIRK_INVALID_ARGUMENT;
   try {
     const std::size_t s = static_cast<std::size_t>(stages);
-    g::RkTableau t{"user tableau", stages, 0, std::vector<double>(a, a + s * s), std::vector<double>(b, b + s),
+    g::RkTableau t{"user tableau",
+                   stages,
+                   0,
+                   std::vector<double>(a, a + s * s),
+                   std::vector<double>(b, b + s),
                    std::vector<double>(c, c + s)};
     t.validate();
-    if (partner) return make(problem, g::prk_pair(t, std::vector<double>(partner, partner + s * s), "user pair"), geometric);
+    if (partner)
+      return make(problem,
+                  g::prk_pair(t, std::vector<double>(partner, partner + s * s), "user pair"),
+                  geometric);
     return make(problem, g::symplectic_pair(t), geometric);
   } catch (const std::invalid_argument&) {
     return ESDIRK_INVALID_ARGUMENT;
@@ -176,15 +187,18 @@ const char* esdirk_geometric_last_error(const esdirk_geometric* geometric) {
   return geometric ? geometric->message.c_str() : "NULL handle";
 }
 
-int esdirk_geometric_set_options(esdirk_geometric* geometric, double tolerance, esdirk_int max_iterations, int form) {
+int esdirk_geometric_set_options(esdirk_geometric* geometric, double tolerance,
+                                 esdirk_int max_iterations, int form) {
   if (!geometric) return ESDIRK_NULL_ARGUMENT;
   return esdirk_capi::guarded(geometric, [&]() -> int {
     if (form != ESDIRK_GEOMETRIC_UNNORMALIZED && form != ESDIRK_GEOMETRIC_PARTNER)
-      return geometric->fail(ESDIRK_INVALID_ARGUMENT, "set_options: form must be ESDIRK_GEOMETRIC_UNNORMALIZED or _PARTNER");
+      return geometric->fail(ESDIRK_INVALID_ARGUMENT,
+                             "set_options: form must be ESDIRK_GEOMETRIC_UNNORMALIZED or _PARTNER");
     g::StepOptions o;
     o.tolerance = tolerance;
     o.max_iterations = max_iterations;
-    o.form = form == ESDIRK_GEOMETRIC_PARTNER ? g::AdjointForm::partner : g::AdjointForm::unnormalized;
+    o.form =
+        form == ESDIRK_GEOMETRIC_PARTNER ? g::AdjointForm::partner : g::AdjointForm::unnormalized;
     o.validate();
     if (o.form == g::AdjointForm::partner && geometric->pair.method.has_zero_weight())
       return geometric->fail(ESDIRK_INVALID_ARGUMENT,
@@ -208,25 +222,29 @@ int esdirk_geometric_set_parameters(esdirk_geometric* geometric, const double* p
   if (!geometric) return ESDIRK_NULL_ARGUMENT;
   return esdirk_capi::guarded(geometric, [&]() -> int {
     if (np != static_cast<esdirk_int>(geometric->parameters.size()))
-      return geometric->fail(ESDIRK_INVALID_ARGUMENT, "set_parameters: np does not match the problem");
-    if (!esdirk_capi::vector_ok(p, np)) return geometric->fail(ESDIRK_NULL_ARGUMENT, "set_parameters: p is NULL");
+      return geometric->fail(ESDIRK_INVALID_ARGUMENT,
+                             "set_parameters: np does not match the problem");
+    if (!esdirk_capi::vector_ok(p, np))
+      return geometric->fail(ESDIRK_NULL_ARGUMENT, "set_parameters: p is NULL");
     std::copy(p, p + np, geometric->parameters.begin());
     if (geometric->run) geometric->run->set_parameters(geometric->parameters);
     return ESDIRK_SUCCESS;
   });
 }
 
-int esdirk_geometric_forward(esdirk_geometric* geometric, const double* times, esdirk_int ntimes, const double* q0,
-                             esdirk_int nx, const double* u0, esdirk_int nz) {
+int esdirk_geometric_forward(esdirk_geometric* geometric, const double* times, esdirk_int ntimes,
+                             const double* q0, esdirk_int nx, const double* u0, esdirk_int nz) {
   if (!geometric) return ESDIRK_NULL_ARGUMENT;
   return esdirk_capi::guarded(geometric, [&]() -> int {
     esdirk::Problem& problem = *geometric->problem->problem;
     if (nx != problem.nx() || nz != problem.nz() || ntimes < 2)
-      return geometric->fail(ESDIRK_INVALID_ARGUMENT, "forward: nx, nz must match the problem and ntimes >= 2");
+      return geometric->fail(ESDIRK_INVALID_ARGUMENT,
+                             "forward: nx, nz must match the problem and ntimes >= 2");
     if (!times || !q0 || !esdirk_capi::vector_ok(u0, nz))
       return geometric->fail(ESDIRK_NULL_ARGUMENT, "forward: times, q0 or u0 is NULL");
     if (!geometric->run) {
-      geometric->run = std::make_unique<g::GeometricAdjoint>(problem, geometric->pair, geometric->options);
+      geometric->run =
+          std::make_unique<g::GeometricAdjoint>(problem, geometric->pair, geometric->options);
       geometric->run->set_parameters(geometric->parameters);
     }
     geometric->complete = false;
@@ -240,16 +258,20 @@ int esdirk_geometric_backward(esdirk_geometric* geometric, const double* pN, esd
                               esdirk_geometric_running_fn running, void* user_data) {
   if (!geometric) return ESDIRK_NULL_ARGUMENT;
   return esdirk_capi::guarded(geometric, [&]() -> int {
-    if (!geometric->complete) return geometric->fail(ESDIRK_WRONG_CALL_ORDER, "backward: no complete forward sweep");
+    if (!geometric->complete)
+      return geometric->fail(ESDIRK_WRONG_CALL_ORDER, "backward: no complete forward sweep");
     const esdirk::Problem& problem = *geometric->problem->problem;
-    if (nx != problem.nx()) return geometric->fail(ESDIRK_INVALID_ARGUMENT, "backward: nx does not match the problem");
+    if (nx != problem.nx())
+      return geometric->fail(ESDIRK_INVALID_ARGUMENT, "backward: nx does not match the problem");
     if (!pN) return geometric->fail(ESDIRK_NULL_ARGUMENT, "backward: pN is NULL");
     g::RunningCost cost;
     if (running) {
       const esdirk_int nz = problem.nz();
-      cost.gradient = [running, user_data, nx, nz](double t, esdirk::ConstVector q, esdirk::ConstVector u,
-                                                   esdirk::Vector dq, esdirk::Vector du) {
-        return running(nx, nz, t, q.data(), nz ? u.data() : nullptr, dq.data(), nz ? du.data() : nullptr, user_data);
+      cost.gradient = [running, user_data, nx, nz](double t, esdirk::ConstVector q,
+                                                   esdirk::ConstVector u, esdirk::Vector dq,
+                                                   esdirk::Vector du) {
+        return running(nx, nz, t, q.data(), nz ? u.data() : nullptr, dq.data(),
+                       nz ? du.data() : nullptr, user_data);
       };
     }
     return geometric->from(geometric->run->backward(in(pN, nx), running ? &cost : nullptr));
@@ -259,8 +281,10 @@ int esdirk_geometric_backward(esdirk_geometric* geometric, const double* pN, esd
 int esdirk_geometric_tangent(esdirk_geometric* geometric, const double* dq0, esdirk_int nx) {
   if (!geometric) return ESDIRK_NULL_ARGUMENT;
   return esdirk_capi::guarded(geometric, [&]() -> int {
-    if (!geometric->complete) return geometric->fail(ESDIRK_WRONG_CALL_ORDER, "tangent: no complete forward sweep");
-    if (nx != geometric->problem->problem->nx()) return geometric->fail(ESDIRK_INVALID_ARGUMENT, "tangent: nx does not match the problem");
+    if (!geometric->complete)
+      return geometric->fail(ESDIRK_WRONG_CALL_ORDER, "tangent: no complete forward sweep");
+    if (nx != geometric->problem->problem->nx())
+      return geometric->fail(ESDIRK_INVALID_ARGUMENT, "tangent: nx does not match the problem");
     if (!dq0) return geometric->fail(ESDIRK_NULL_ARGUMENT, "tangent: dq0 is NULL");
     geometric->run->tangent(in(dq0, nx));
     geometric->message.clear();
@@ -275,8 +299,8 @@ int esdirk_geometric_steps(const esdirk_geometric* geometric, esdirk_int* steps)
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_geometric_get(const esdirk_geometric* geometric, esdirk_int n, double* t, double* q, esdirk_int nx,
-                         double* u, esdirk_int nz, double* p, double* dq) {
+int esdirk_geometric_get(const esdirk_geometric* geometric, esdirk_int n, double* t, double* q,
+                         esdirk_int nx, double* u, esdirk_int nz, double* p, double* dq) {
   if (!geometric) return ESDIRK_NULL_ARGUMENT;
   if (!geometric->complete) return ESDIRK_WRONG_CALL_ORDER;
   const g::GeometricAdjoint& run = *geometric->run;
@@ -291,8 +315,8 @@ int esdirk_geometric_get(const esdirk_geometric* geometric, esdirk_int n, double
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_geometric_diagnostics(const esdirk_geometric* geometric, double* forward_defect, double* adjoint_defect,
-                                 double* pairing_drift) {
+int esdirk_geometric_diagnostics(const esdirk_geometric* geometric, double* forward_defect,
+                                 double* adjoint_defect, double* pairing_drift) {
   if (!geometric) return ESDIRK_NULL_ARGUMENT;
   if (!geometric->complete) return ESDIRK_WRONG_CALL_ORDER;
   if (forward_defect) *forward_defect = geometric->run->max_forward_defect();
@@ -301,8 +325,9 @@ int esdirk_geometric_diagnostics(const esdirk_geometric* geometric, double* forw
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_geometric_one_step_defect(esdirk_geometric* geometric, double t, double h, const double* q0,
-                                     const double* u_guess, const double* p1, double* defect) {
+int esdirk_geometric_one_step_defect(esdirk_geometric* geometric, double t, double h,
+                                     const double* q0, const double* u_guess, const double* p1,
+                                     double* defect) {
   if (!geometric) return ESDIRK_NULL_ARGUMENT;
   return esdirk_capi::guarded(geometric, [&]() -> int {
     esdirk::Problem& problem = *geometric->problem->problem;
@@ -313,7 +338,8 @@ int esdirk_geometric_one_step_defect(esdirk_geometric* geometric, double t, doub
     step.set_parameters(geometric->parameters);
     const g::OneStepMap map = g::one_step_map(step, t, h, in(q0, nx), in(u_guess, nz), in(p1, nx));
     if (map.status != esdirk::Status::success)
-      return geometric->fail(esdirk_capi::to_c_status(map.status), "one_step_defect: " + step.message());
+      return geometric->fail(esdirk_capi::to_c_status(map.status),
+                             "one_step_defect: " + step.message());
     *defect = map.defect;
     geometric->message.clear();
     return ESDIRK_SUCCESS;

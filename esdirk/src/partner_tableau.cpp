@@ -11,7 +11,8 @@ namespace {
 void check_sizes(const char* who, int stages, ConstVector a, ConstVector b) {
   if (stages < 1)
     throw std::invalid_argument(std::string(who) + ": the number of stages must be >= 1");
-  if (a.size() != static_cast<std::size_t>(stages) * stages || b.size() != static_cast<std::size_t>(stages))
+  if (a.size() != static_cast<std::size_t>(stages) * stages ||
+      b.size() != static_cast<std::size_t>(stages))
     throw std::invalid_argument(std::string(who) + ": a tableau of " + std::to_string(stages) +
                                 " stages needs " + std::to_string(stages * stages) +
                                 " coefficients and " + std::to_string(stages) + " weights, got " +
@@ -23,9 +24,11 @@ void check_sizes(const char* who, int stages, ConstVector a, ConstVector b) {
 std::vector<double> partner_coefficients(int stages, ConstVector a, ConstVector b) {
   check_sizes("partner_coefficients", stages, a, b);
   for (double v : a)
-    if (!std::isfinite(v)) throw std::invalid_argument("partner_coefficients: a coefficient a_ij is not finite");
+    if (!std::isfinite(v))
+      throw std::invalid_argument("partner_coefficients: a coefficient a_ij is not finite");
   for (double v : b)
-    if (!std::isfinite(v)) throw std::invalid_argument("partner_coefficients: a weight b_i is not finite");
+    if (!std::isfinite(v))
+      throw std::invalid_argument("partner_coefficients: a weight b_i is not finite");
   const auto s = static_cast<std::size_t>(stages);
   std::vector<double> partner(s * s);
   for (std::size_t i = 0; i < s; ++i) {
@@ -47,7 +50,8 @@ double symplecticity_defect(int stages, ConstVector a, ConstVector b, ConstVecto
   double worst = 0.0;
   for (std::size_t i = 0; i < s; ++i)
     for (std::size_t j = 0; j < s; ++j)
-      worst = std::max(worst, std::abs(b[i] * partner[i * s + j] + b[j] * a[j * s + i] - b[i] * b[j]));
+      worst =
+          std::max(worst, std::abs(b[i] * partner[i * s + j] + b[j] * a[j * s + i] - b[i] * b[j]));
   return worst;
 }
 

@@ -50,15 +50,18 @@ Discrete solve(const g::RkTableau& method, int N, double T, double q0) {
   std::map<double, std::size_t> index;
   for (int n = 0; n < N; ++n)
     for (int i = 0; i < s; ++i)
-      index[times[n] + method.c[i] * (times[n + 1] - times[n])] = static_cast<std::size_t>(n * s + i);
-  esdirk::FunctionProblem problem(1, 0, 0, [&](double t, ConstVector, ConstVector, ConstVector, Vector f) {
-    // At a stage time the stage's control; elsewhere (the step start, where the stage solver
-    // takes its starting guess) the next stage's.
-    auto it = index.lower_bound(t);
-    if (it == index.end()) --it;
-    f[0] = U[it->second];
-    return 0;
-  });
+      index[times[n] + method.c[i] * (times[n + 1] - times[n])] =
+          static_cast<std::size_t>(n * s + i);
+  esdirk::FunctionProblem problem(1, 0, 0,
+                                  [&](double t, ConstVector, ConstVector, ConstVector, Vector f) {
+                                    // At a stage time the stage's control; elsewhere (the step
+                                    // start, where the stage solver takes its starting guess) the
+                                    // next stage's.
+                                    auto it = index.lower_bound(t);
+                                    if (it == index.end()) --it;
+                                    f[0] = U[it->second];
+                                    return 0;
+                                  });
   problem.set_jacobian([](double, ConstVector, ConstVector, ConstVector, MatrixRef J) {
     J(0, 0) = 0.0;
     return 0;
@@ -103,7 +106,8 @@ Discrete solve(const g::RkTableau& method, int N, double T, double q0) {
   // gradient at U = d from q0 = 0 (the homogeneous problem): exact, without the cancellation
   // of a difference of gradients.
   const double rr0 = rr;
-  for (out.iterations = 0; out.iterations < static_cast<int>(2 * m) && rr > 1e-30 * rr0; ++out.iterations) {
+  for (out.iterations = 0; out.iterations < static_cast<int>(2 * m) && rr > 1e-30 * rr0;
+       ++out.iterations) {
     U0 = U;
     U = d;
     x0[0] = 0.0;
@@ -131,8 +135,9 @@ Discrete solve(const g::RkTableau& method, int N, double T, double q0) {
   for (double v : g0) out.gradient_norm = std::max(out.gradient_norm, std::abs(v));
   for (int n = 0; n < N; ++n)
     for (int i = 0; i < s; ++i)
-      out.pontryagin_residual = std::max(out.pontryagin_residual,
-                                         std::abs(U[static_cast<std::size_t>(n * s + i)] + run.stage_adjoint(n, i)[0]));
+      out.pontryagin_residual =
+          std::max(out.pontryagin_residual,
+                   std::abs(U[static_cast<std::size_t>(n * s + i)] + run.stage_adjoint(n, i)[0]));
   out.ok = true;
   return out;
 }
@@ -142,15 +147,18 @@ Discrete solve(const g::RkTableau& method, int N, double T, double q0) {
 int main() {
   const double T = 1.0, q0 = 1.0, exact = 0.5 * q0 * q0 * std::tanh(T);
   bool all_ok = true;
-  std::printf("LQ optimal control: min int_0^1 (q^2 + u^2)/2, q' = u, q(0) = 1; J* = tanh(1)/2 = %.15f\n\n", exact);
+  std::printf(
+      "LQ optimal control: min int_0^1 (q^2 + u^2)/2, q' = u, q(0) = 1; J* = tanh(1)/2 = %.15f\n\n",
+      exact);
   struct Case {
     g::RkTableau method;
     int expected;  // the order J_d* must show
   };
-  const std::vector<Case> cases{{g::gauss_legendre(1), 2}, {g::gauss_legendre(2), 4}, {g::radau_iia(2), 3}};
+  const std::vector<Case> cases{
+      {g::gauss_legendre(1), 2}, {g::gauss_legendre(2), 4}, {g::radau_iia(2), 3}};
   for (const Case& c : cases) {
-    std::printf("%s (order %d):\n  %5s  %22s  %12s  %8s  %12s  %12s\n", c.method.name.c_str(), c.method.order, "N",
-                "J_d*", "|J_d* - J*|", "order", "max|grad|", "max|U + P|");
+    std::printf("%s (order %d):\n  %5s  %22s  %12s  %8s  %12s  %12s\n", c.method.name.c_str(),
+                c.method.order, "N", "J_d*", "|J_d* - J*|", "order", "max|grad|", "max|U + P|");
     double previous = 0.0, last_order = 0.0;
     bool ok = true;
     for (int N = 2; N <= 32; N *= 2) {
@@ -159,12 +167,13 @@ int main() {
       const double error = std::abs(d.cost - exact);
       const double order = previous > 0.0 ? std::log2(previous / error) : 0.0;
       if (previous > 0.0 && error > 1e-13) last_order = order;
-      std::printf("  %5d  %22.16f  %12.3e  %8.3f  %12.2e  %12.2e\n", N, d.cost, error, order, d.gradient_norm,
-                  d.pontryagin_residual);
+      std::printf("  %5d  %22.16f  %12.3e  %8.3f  %12.2e  %12.2e\n", N, d.cost, error, order,
+                  d.gradient_norm, d.pontryagin_residual);
       previous = error;
     }
     const bool order_ok = std::abs(last_order - c.expected) <= 0.2;
-    std::printf("  observed order %.2f, expected %d: %s\n\n", last_order, c.expected, ok && order_ok ? "ok" : "FAILED");
+    std::printf("  observed order %.2f, expected %d: %s\n\n", last_order, c.expected,
+                ok && order_ok ? "ok" : "FAILED");
     all_ok = all_ok && ok && order_ok;
   }
   std::printf("%s\n", all_ok ? "CHECK PASSED" : "CHECK FAILED");

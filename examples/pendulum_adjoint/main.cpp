@@ -67,7 +67,8 @@ struct Evolved {
   bool ok = false;
   double q1[2], p1[2], u1[3];
 };
-Evolved evolve(g::TypeTwoStep& step, double t, double h, const double* q0, const double* u_guess, const double* p0) {
+Evolved evolve(g::TypeTwoStep& step, double t, double h, const double* q0, const double* u_guess,
+               const double* p0) {
   Evolved e;
   const std::vector<double> q(q0, q0 + 2), u(u_guess, u_guess + 3);
   if (step.forward(t, h, q, u) != esdirk::Status::success) return e;
@@ -93,13 +94,14 @@ double omega(const double* V, const double* W) {
 
 struct MethodRun {
   std::string name;
-  std::vector<double> defects;       // per step
-  std::vector<double> area_ratio;    // omega(M V, M W) / omega(V, W) after n steps
+  std::vector<double> defects;              // per step
+  std::vector<double> area_ratio;           // omega(M V, M W) / omega(V, W) after n steps
   std::vector<std::vector<double>> curves;  // per step: the square's image, x/p_x/v_x/p_vx
   bool ok = true;
 };
 
-MethodRun run_method(esdirk::FunctionProblem& problem, const g::PrkPair& pair, bool partner_form, int steps, double h) {
+MethodRun run_method(esdirk::FunctionProblem& problem, const g::PrkPair& pair, bool partner_form,
+                     int steps, double h) {
   g::StepOptions options;
   options.tolerance = 1e-15;
   if (partner_form) options.form = g::AdjointForm::partner;
@@ -210,7 +212,8 @@ int main(int argc, char** argv) {
   };
 
   // The paper's step: dt = 2 (about a third of the small-oscillation period 2 pi).
-  std::printf("Pendulum (m = g = L = 1) as an index-1 DAE, adjoint one-step map (x, v_x, p_x, p_vx)\n\n");
+  std::printf(
+      "Pendulum (m = g = L = 1) as an index-1 DAE, adjoint one-step map (x, v_x, p_x, p_vx)\n\n");
   std::printf("seed 003 §3.2.2: one step dt = 2 from x0 = 0.5, v_x0 = 0, p_x1 = 1, p_vx1 = 0\n");
   const std::vector<double> q0{0.5, 0.0}, u0{-std::sqrt(0.75), 0.0, -std::sqrt(0.75)}, p1{1.0, 0.0};
   g::StepOptions tight;
@@ -221,11 +224,12 @@ int main(int argc, char** argv) {
   g::TypeTwoStep be(problem, g::backward_euler_both(), partner);
   const g::OneStepMap a = g::one_step_map(pghvi, 0.0, 2.0, q0, u0, p1);
   const g::OneStepMap b = g::one_step_map(be, 0.0, 2.0, q0, u0, p1);
-  std::printf("  %-10s symplecticity defect of the pair %-8.2g  presymplectic defect %.3g\n", "PGHVI-1",
-              g::pghvi1().symplecticity_defect, a.defect);
-  std::printf("  %-10s symplecticity defect of the pair %-8.2g  presymplectic defect %.3g\n\n", "BE-1",
-              g::backward_euler_both().symplecticity_defect, b.defect);
-  check(a.status == esdirk::Status::success && a.defect <= 1e-10, "PGHVI-1 defect <= 1e-10 at dt = 2");
+  std::printf("  %-10s symplecticity defect of the pair %-8.2g  presymplectic defect %.3g\n",
+              "PGHVI-1", g::pghvi1().symplecticity_defect, a.defect);
+  std::printf("  %-10s symplecticity defect of the pair %-8.2g  presymplectic defect %.3g\n\n",
+              "BE-1", g::backward_euler_both().symplecticity_defect, b.defect);
+  check(a.status == esdirk::Status::success && a.defect <= 1e-10,
+        "PGHVI-1 defect <= 1e-10 at dt = 2");
   check(b.status == esdirk::Status::success && b.defect >= 0.1, "BE-1 defect O(1) at dt = 2");
 
   const int steps = 12;
@@ -237,8 +241,11 @@ int main(int argc, char** argv) {
     std::printf("\nCHECK FAILED\n");
     return 1;
   }
-  std::printf("\nper step, dt = 0.25: presymplectic defect max|M^T J M - J| and phase area omega_n / omega_0\n");
-  std::printf("  %4s  %14s  %14s  %14s  %14s\n", "step", "PGHVI-1 defect", "BE-1 defect", "PGHVI-1 area", "BE-1 area");
+  std::printf(
+      "\nper step, dt = 0.25: presymplectic defect max|M^T J M - J| and phase area omega_n / "
+      "omega_0\n");
+  std::printf("  %4s  %14s  %14s  %14s  %14s\n", "step", "PGHVI-1 defect", "BE-1 defect",
+              "PGHVI-1 area", "BE-1 area");
   double worst_good = 0.0, least_bad = 1e300, area_good = 0.0;
   for (int n = 0; n < steps; ++n) {
     std::printf("  %4d  %14.3e  %14.3e  %14.10f  %14.10f\n", n + 1, good.defects[n], bad.defects[n],
@@ -251,24 +258,30 @@ int main(int argc, char** argv) {
   check(worst_good <= 1e-10, "PGHVI-1: every step's defect <= 1e-10");
   check(least_bad >= 1e-2, "BE-1: every step's defect >= 1e-2");
   check(area_good <= 1e-9, "PGHVI-1: phase area omega_n / omega_0 = 1 to 1e-9");
-  check(std::abs(bad.area_ratio[steps] - 1.0) >= 0.1, "BE-1: phase area changed by >= 10 % over 12 steps");
+  check(std::abs(bad.area_ratio[steps] - 1.0) >= 0.1,
+        "BE-1: phase area changed by >= 10 % over 12 steps");
 
   if (!plot_dir.empty()) {
     std::vector<std::vector<double>> areas, curve_rows;
-    for (int n = 0; n <= steps; ++n) areas.push_back({double(n), good.area_ratio[n], bad.area_ratio[n]});
-    plot_support::write_csv(plot_dir + "/pendulum_adjoint_areas.csv", {"step", "PGHVI-1", "BE-1"}, areas);
+    for (int n = 0; n <= steps; ++n)
+      areas.push_back({double(n), good.area_ratio[n], bad.area_ratio[n]});
+    plot_support::write_csv(plot_dir + "/pendulum_adjoint_areas.csv", {"step", "PGHVI-1", "BE-1"},
+                            areas);
     std::FILE* f = std::fopen((plot_dir + "/pendulum_adjoint_curves.csv").c_str(), "w");
     if (f) {
       std::fprintf(f, "method,step,x,v_x,p_x,p_vx\n");
       for (const MethodRun* m : {&good, &bad})
         for (std::size_t s = 0; s < m->curves.size(); ++s)
           for (std::size_t k = 0; k + 3 < m->curves[s].size(); k += 4)
-            std::fprintf(f, "%s,%zu,%.17g,%.17g,%.17g,%.17g\n", m == &good ? "PGHVI-1" : "BE-1", s, m->curves[s][k],
-                         m->curves[s][k + 1], m->curves[s][k + 2], m->curves[s][k + 3]);
+            std::fprintf(f, "%s,%zu,%.17g,%.17g,%.17g,%.17g\n", m == &good ? "PGHVI-1" : "BE-1", s,
+                         m->curves[s][k], m->curves[s][k + 1], m->curves[s][k + 2],
+                         m->curves[s][k + 3]);
       std::fclose(f);
     }
-    if (plot_support::run_python(plot_dir, "plot_pendulum_adjoint.py", plot_script) != 0) std::printf("(plotting failed)\n");
-    else std::printf("wrote %s/pendulum_adjoint.png\n", plot_dir.c_str());
+    if (plot_support::run_python(plot_dir, "plot_pendulum_adjoint.py", plot_script) != 0)
+      std::printf("(plotting failed)\n");
+    else
+      std::printf("wrote %s/pendulum_adjoint.png\n", plot_dir.c_str());
   }
   std::printf("\n%s\n", all_ok ? "CHECK PASSED" : "CHECK FAILED");
   return all_ok ? 0 : 1;

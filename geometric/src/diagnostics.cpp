@@ -48,8 +48,9 @@ Drift pairing_drift(const GeometricAdjoint& run) {
 
 Drift hamiltonian_drift(const GeometricAdjoint& run) {
   Problem& problem = run.problem();
-  std::vector<double> f(static_cast<std::size_t>(problem.nx())), g(static_cast<std::size_t>(problem.nz())),
-      p(static_cast<std::size_t>(problem.np()), 0.0), values;
+  std::vector<double> f(static_cast<std::size_t>(problem.nx())),
+      g(static_cast<std::size_t>(problem.nz())), values;
+  const ConstVector p = run.step().parameters();
   double scale = 0.0;
   for (int n = 0; n <= run.steps(); ++n) {
     if (problem.evaluate(run.time(n), run.state(n), run.algebraic(n), p, f, g) != 0)
@@ -60,27 +61,30 @@ Drift hamiltonian_drift(const GeometricAdjoint& run) {
   return drift_of(values, scale);
 }
 
-Drift momentum_drift(const GeometricAdjoint& run, const std::function<void(ConstVector, Vector)>& generator) {
+Drift momentum_drift(const GeometricAdjoint& run,
+                     const std::function<void(ConstVector, Vector)>& generator) {
   std::vector<double> g(static_cast<std::size_t>(run.problem().nx())), values;
   double scale = 0.0;
   for (int n = 0; n <= run.steps(); ++n) {
     generator(run.state(n), g);
     values.push_back(dot(run.adjoint_state(n), g));
-    scale = std::max(scale, max_abs(run.adjoint_state(n)) * max_abs(g) * static_cast<double>(g.size()));
+    scale =
+        std::max(scale, max_abs(run.adjoint_state(n)) * max_abs(g) * static_cast<double>(g.size()));
   }
   return drift_of(values, scale);
 }
 
-OneStepMap one_step_map(TypeTwoStep& step, double t, double h, ConstVector q0, ConstVector u_guess, ConstVector p1,
-                        double increment) {
+OneStepMap one_step_map(TypeTwoStep& step, double t, double h, ConstVector q0, ConstVector u_guess,
+                        ConstVector p1, double increment) {
   const int nx = step.problem().nx();
   if (q0.size() != static_cast<std::size_t>(nx) || p1.size() != static_cast<std::size_t>(nx))
     throw std::invalid_argument("one_step_map: q0 and p1 need nx values");
-  if (!(increment > 0.0)) throw std::invalid_argument("one_step_map: the increment must be positive");
+  if (!(increment > 0.0))
+    throw std::invalid_argument("one_step_map: the increment must be positive");
   OneStepMap out;
   // D = d(q1, p0) / d(q0, p1), 2nx x 2nx, by the five-point stencil.
-  std::vector<double> D(static_cast<std::size_t>(4 * nx * nx), 0.0), x(q0.begin(), q0.end()), p(p1.begin(), p1.end()),
-      p0(static_cast<std::size_t>(nx));
+  std::vector<double> D(static_cast<std::size_t>(4 * nx * nx), 0.0), x(q0.begin(), q0.end()),
+      p(p1.begin(), p1.end()), p0(static_cast<std::size_t>(nx));
   x.insert(x.end(), p.begin(), p.end());
   const double weights[4] = {1.0, -8.0, 8.0, -1.0};
   const double offsets[4] = {-2.0, -1.0, 1.0, 2.0};
@@ -89,13 +93,16 @@ OneStepMap one_step_map(TypeTwoStep& step, double t, double h, ConstVector q0, C
     for (int k = 0; k < 4; ++k) {
       std::vector<double> y = x;
       y[static_cast<std::size_t>(c)] += offsets[k] * delta;
-      const ConstVector yq(y.data(), static_cast<std::size_t>(nx)), yp(y.data() + nx, static_cast<std::size_t>(nx));
+      const ConstVector yq(y.data(), static_cast<std::size_t>(nx)),
+          yp(y.data() + nx, static_cast<std::size_t>(nx));
       out.status = step.forward(t, h, yq, u_guess);
       if (out.status == Status::success) out.status = step.adjoint(yp, nullptr, p0);
       if (out.status != Status::success) return out;
       for (int r = 0; r < nx; ++r) {
-        D[static_cast<std::size_t>(c) * 2 * nx + r] += weights[k] * step.q1()[static_cast<std::size_t>(r)] / (12.0 * delta);
-        D[static_cast<std::size_t>(c) * 2 * nx + nx + r] += weights[k] * p0[static_cast<std::size_t>(r)] / (12.0 * delta);
+        D[static_cast<std::size_t>(c) * 2 * nx + r] +=
+            weights[k] * step.q1()[static_cast<std::size_t>(r)] / (12.0 * delta);
+        D[static_cast<std::size_t>(c) * 2 * nx + nx + r] +=
+            weights[k] * p0[static_cast<std::size_t>(r)] / (12.0 * delta);
       }
     }
   }

@@ -4,8 +4,8 @@
 
 namespace esdirk::geometric {
 
-Index2Reduction::Index2Reduction(int nx, int nu, Rhs f, ConstraintJacobian gq, RhsJacobian rhs_jacobian,
-                                 Curvature curvature)
+Index2Reduction::Index2Reduction(int nx, int nu, Rhs f, ConstraintJacobian gq,
+                                 RhsJacobian rhs_jacobian, Curvature curvature)
     : Problem(nx, nu, 0),
       f_(std::move(f)),
       gq_(std::move(gq)),
@@ -20,7 +20,8 @@ Index2Reduction::Index2Reduction(int nx, int nu, Rhs f, ConstraintJacobian gq, R
   f_buffer_.assign(static_cast<std::size_t>(nx), 0.0);
 }
 
-int Index2Reduction::evaluate(double t, ConstVector x, ConstVector z, ConstVector, Vector f, Vector g) {
+int Index2Reduction::evaluate(double t, ConstVector x, ConstVector z, ConstVector, Vector f,
+                              Vector g) {
   int code = f_(t, x, z, f);
   if (code == 0) code = gq_(t, x, gq_buffer_.ref());
   if (code != 0) return code;

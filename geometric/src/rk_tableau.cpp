@@ -14,17 +14,20 @@ void RkTableau::validate() const {
   if (stages < 1) throw std::invalid_argument(who + "the number of stages must be >= 1");
   const auto s = static_cast<std::size_t>(stages);
   if (a.size() != s * s || b.size() != s || c.size() != s)
-    throw std::invalid_argument(who + std::to_string(stages) + " stages need " + std::to_string(s * s) +
-                                " coefficients a, " + std::to_string(s) + " weights b and " +
-                                std::to_string(s) + " nodes c; got " + std::to_string(a.size()) + ", " +
-                                std::to_string(b.size()) + " and " + std::to_string(c.size()));
+    throw std::invalid_argument(who + std::to_string(stages) + " stages need " +
+                                std::to_string(s * s) + " coefficients a, " + std::to_string(s) +
+                                " weights b and " + std::to_string(s) + " nodes c; got " +
+                                std::to_string(a.size()) + ", " + std::to_string(b.size()) +
+                                " and " + std::to_string(c.size()));
   for (std::size_t k = 0; k < a.size(); ++k)
     if (!std::isfinite(a[k]))
-      throw std::invalid_argument(who + "a_" + std::to_string(k / s + 1) + std::to_string(k % s + 1) +
-                                  " is not finite");
+      throw std::invalid_argument(who + "a_" + std::to_string(k / s + 1) +
+                                  std::to_string(k % s + 1) + " is not finite");
   for (std::size_t i = 0; i < s; ++i) {
-    if (!std::isfinite(b[i])) throw std::invalid_argument(who + "b_" + std::to_string(i + 1) + " is not finite");
-    if (!std::isfinite(c[i])) throw std::invalid_argument(who + "c_" + std::to_string(i + 1) + " is not finite");
+    if (!std::isfinite(b[i]))
+      throw std::invalid_argument(who + "b_" + std::to_string(i + 1) + " is not finite");
+    if (!std::isfinite(c[i]))
+      throw std::invalid_argument(who + "c_" + std::to_string(i + 1) + " is not finite");
   }
 }
 
@@ -70,7 +73,8 @@ PrkPair symplectic_pair(const RkTableau& method) {
 PrkPair prk_pair(const RkTableau& method, std::vector<double> partner, std::string name) {
   method.validate();
   for (double v : partner)
-    if (!std::isfinite(v)) throw std::invalid_argument("prk_pair: a partner coefficient is not finite");
+    if (!std::isfinite(v))
+      throw std::invalid_argument("prk_pair: a partner coefficient is not finite");
   PrkPair pair;
   pair.name = std::move(name);
   pair.method = method;

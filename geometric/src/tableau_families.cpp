@@ -75,7 +75,8 @@ RkTableau collocation(const std::string& name, int order, const std::vector<Real
     for (std::size_t j = 0; j < s; ++j) M[k][j] = std::pow(c[j], static_cast<Real>(k));
   for (std::size_t i = 0; i < s; ++i) {
     std::vector<Real> r(s);
-    for (std::size_t k = 0; k < s; ++k) r[k] = std::pow(c[i], static_cast<Real>(k + 1)) / static_cast<Real>(k + 1);
+    for (std::size_t k = 0; k < s; ++k)
+      r[k] = std::pow(c[i], static_cast<Real>(k + 1)) / static_cast<Real>(k + 1);
     A[i] = solve(M, r);
   }
   return make(name, order, c, A, quadrature_weights(c));
@@ -83,13 +84,16 @@ RkTableau collocation(const std::string& name, int order, const std::vector<Real
 
 std::vector<Real> lobatto_nodes(int s) {
   switch (s) {
-    case 2: return {0.0L, 1.0L};
-    case 3: return {0.0L, 0.5L, 1.0L};
+    case 2:
+      return {0.0L, 1.0L};
+    case 3:
+      return {0.0L, 0.5L, 1.0L};
     case 4: {
       const Real r = std::sqrt(5.0L) / 10.0L;
       return {0.0L, 0.5L - r, 0.5L + r, 1.0L};
     }
-    default: throw std::invalid_argument("Lobatto: 2 to 4 stages are built in, not " + std::to_string(s));
+    default:
+      throw std::invalid_argument("Lobatto: 2 to 4 stages are built in, not " + std::to_string(s));
   }
 }
 
@@ -98,9 +102,15 @@ std::vector<Real> lobatto_nodes(int s) {
 RkTableau gauss_legendre(int s) {
   std::vector<Real> c;
   switch (s) {
-    case 1: c = {0.5L}; break;
-    case 2: c = {0.5L - std::sqrt(3.0L) / 6.0L, 0.5L + std::sqrt(3.0L) / 6.0L}; break;
-    case 3: c = {0.5L - std::sqrt(15.0L) / 10.0L, 0.5L, 0.5L + std::sqrt(15.0L) / 10.0L}; break;
+    case 1:
+      c = {0.5L};
+      break;
+    case 2:
+      c = {0.5L - std::sqrt(3.0L) / 6.0L, 0.5L + std::sqrt(3.0L) / 6.0L};
+      break;
+    case 3:
+      c = {0.5L - std::sqrt(15.0L) / 10.0L, 0.5L, 0.5L + std::sqrt(15.0L) / 10.0L};
+      break;
     case 4: {
       // Roots of the Legendre polynomial P_4 on [-1, 1]: +-sqrt(3/7 -+ 2/7 sqrt(6/5)).
       const Real inner = std::sqrt(3.0L / 7.0L - 2.0L / 7.0L * std::sqrt(6.0L / 5.0L));
@@ -108,7 +118,9 @@ RkTableau gauss_legendre(int s) {
       c = {(1 - outer) / 2, (1 - inner) / 2, (1 + inner) / 2, (1 + outer) / 2};
       break;
     }
-    default: throw std::invalid_argument("gauss_legendre: 1 to 4 stages are built in, not " + std::to_string(s));
+    default:
+      throw std::invalid_argument("gauss_legendre: 1 to 4 stages are built in, not " +
+                                  std::to_string(s));
   }
   return collocation("Gauss-Legendre " + std::to_string(s), 2 * s, c);
 }
@@ -116,10 +128,18 @@ RkTableau gauss_legendre(int s) {
 RkTableau radau_iia(int s) {
   std::vector<Real> c;
   switch (s) {
-    case 1: c = {1.0L}; break;
-    case 2: c = {1.0L / 3.0L, 1.0L}; break;
-    case 3: c = {(4.0L - std::sqrt(6.0L)) / 10.0L, (4.0L + std::sqrt(6.0L)) / 10.0L, 1.0L}; break;
-    default: throw std::invalid_argument("radau_iia: 1 to 3 stages are built in, not " + std::to_string(s));
+    case 1:
+      c = {1.0L};
+      break;
+    case 2:
+      c = {1.0L / 3.0L, 1.0L};
+      break;
+    case 3:
+      c = {(4.0L - std::sqrt(6.0L)) / 10.0L, (4.0L + std::sqrt(6.0L)) / 10.0L, 1.0L};
+      break;
+    default:
+      throw std::invalid_argument("radau_iia: 1 to 3 stages are built in, not " +
+                                  std::to_string(s));
   }
   return collocation("Radau IIA " + std::to_string(s), 2 * s - 1, c);
 }
@@ -173,7 +193,9 @@ RkTableau explicit_midpoint() {
 }
 
 RkTableau classical_rk4() {
-  RkTableau t{"classical RK4", 4, 4,
+  RkTableau t{"classical RK4",
+              4,
+              4,
               {0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0},
               {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
               {0, 0.5, 0.5, 1}};
@@ -191,25 +213,34 @@ RkTableau sdirk2() {
 namespace {
 const std::map<std::string, std::function<RkTableau()>>& registry() {
   static const std::map<std::string, std::function<RkTableau()>> table{
-      {"gauss1", [] { return gauss_legendre(1); }},   {"gauss2", [] { return gauss_legendre(2); }},
-      {"gauss3", [] { return gauss_legendre(3); }},   {"gauss4", [] { return gauss_legendre(4); }},
-      {"radau1", [] { return radau_iia(1); }},        {"radau2", [] { return radau_iia(2); }},
-      {"radau3", [] { return radau_iia(3); }},        {"lobatto_iiia2", [] { return lobatto_iiia(2); }},
-      {"lobatto_iiia3", [] { return lobatto_iiia(3); }}, {"lobatto_iiia4", [] { return lobatto_iiia(4); }},
-      {"lobatto_iiib2", [] { return lobatto_iiib(2); }}, {"lobatto_iiib3", [] { return lobatto_iiib(3); }},
-      {"lobatto_iiib4", [] { return lobatto_iiib(4); }}, {"backward_euler", [] { return backward_euler(); }},
+      {"gauss1", [] { return gauss_legendre(1); }},
+      {"gauss2", [] { return gauss_legendre(2); }},
+      {"gauss3", [] { return gauss_legendre(3); }},
+      {"gauss4", [] { return gauss_legendre(4); }},
+      {"radau1", [] { return radau_iia(1); }},
+      {"radau2", [] { return radau_iia(2); }},
+      {"radau3", [] { return radau_iia(3); }},
+      {"lobatto_iiia2", [] { return lobatto_iiia(2); }},
+      {"lobatto_iiia3", [] { return lobatto_iiia(3); }},
+      {"lobatto_iiia4", [] { return lobatto_iiia(4); }},
+      {"lobatto_iiib2", [] { return lobatto_iiib(2); }},
+      {"lobatto_iiib3", [] { return lobatto_iiib(3); }},
+      {"lobatto_iiib4", [] { return lobatto_iiib(4); }},
+      {"backward_euler", [] { return backward_euler(); }},
       {"esdirk12", [] { return from_esdirk(Tableau::esdirk12()); }},
       {"esdirk23", [] { return from_esdirk(Tableau::esdirk23()); }},
       {"esdirk34", [] { return from_esdirk(Tableau::esdirk34()); }},
       {"explicit_midpoint", [] { return explicit_midpoint(); }},
-      {"rk4", [] { return classical_rk4(); }},        {"sdirk2", [] { return sdirk2(); }}};
+      {"rk4", [] { return classical_rk4(); }},
+      {"sdirk2", [] { return sdirk2(); }}};
   return table;
 }
 }  // namespace
 
 RkTableau tableau_by_name(const std::string& name) {
   const auto it = registry().find(name);
-  if (it == registry().end()) throw std::invalid_argument("tableau_by_name: unknown tableau '" + name + "'");
+  if (it == registry().end())
+    throw std::invalid_argument("tableau_by_name: unknown tableau '" + name + "'");
   return it->second();
 }
 

@@ -57,11 +57,12 @@ TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
   const auto s = static_cast<std::size_t>(s_);
   if (pair_.partner.size() != s * s)
     throw std::invalid_argument("TypeTwoStep: the pair " + pair_.name + " has " +
-                                std::to_string(pair_.partner.size()) + " partner coefficients for " +
-                                std::to_string(s_) + " stages");
+                                std::to_string(pair_.partner.size()) +
+                                " partner coefficients for " + std::to_string(s_) + " stages");
   if (options_.form == AdjointForm::partner && pair_.method.has_zero_weight())
-    throw std::invalid_argument("TypeTwoStep: the partner (normalized) form needs every weight b_i != 0; " +
-                                pair_.method.name + " has a zero weight (use AdjointForm::unnormalized)");
+    throw std::invalid_argument(
+        "TypeTwoStep: the partner (normalized) form needs every weight b_i != 0; " +
+        pair_.method.name + " has a zero weight (use AdjointForm::unnormalized)");
   // Stage blocks: one per stage for a lower-triangular A, one for all stages otherwise.
   if (pair_.method.lower_triangular()) {
     for (int i = 0; i < s_; ++i) {
@@ -126,7 +127,9 @@ Status TypeTwoStep::fail(Status status, std::string message) {
   return status;
 }
 
-ConstVector TypeTwoStep::stage_state(int i) const { return {Q_.column(i), static_cast<std::size_t>(nx_)}; }
+ConstVector TypeTwoStep::stage_state(int i) const {
+  return {Q_.column(i), static_cast<std::size_t>(nx_)};
+}
 ConstVector TypeTwoStep::stage_algebraic(int i) const {
   return {y_.data() + static_cast<std::size_t>(i) * n_ + nx_, static_cast<std::size_t>(nz_)};
 }
@@ -156,25 +159,30 @@ void TypeTwoStep::stage_states(const Block& block) {
 Status TypeTwoStep::evaluate_stage(int i, bool with_jacobian) {
   const double t = t_ + pair_.method.c[static_cast<std::size_t>(i)] * h_;
   const ConstVector q(Q_.column(i), static_cast<std::size_t>(nx_));
-  const ConstVector u(y_.data() + static_cast<std::size_t>(i) * n_ + nx_, static_cast<std::size_t>(nz_));
+  const ConstVector u(y_.data() + static_cast<std::size_t>(i) * n_ + nx_,
+                      static_cast<std::size_t>(nz_));
   ++stats_.function_evaluations;
   int code = problem_.evaluate(t, q, u, params_, fval_, gval_);
-  if (code == 0 && (max_abs(fval_) > std::numeric_limits<double>::max() || std::isnan(max_abs(fval_)) ||
-                    std::isnan(max_abs(gval_)) || max_abs(gval_) > std::numeric_limits<double>::max()))
+  if (code == 0 &&
+      (max_abs(fval_) > std::numeric_limits<double>::max() || std::isnan(max_abs(fval_)) ||
+       std::isnan(max_abs(gval_)) || max_abs(gval_) > std::numeric_limits<double>::max()))
     code = 1;
   if (code != 0)
     return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
-                "f/phi " + std::string(code < 0 ? "returned a fatal code" : "failed or is not finite") +
+                "f/phi " +
+                    std::string(code < 0 ? "returned a fatal code" : "failed or is not finite") +
                     " at stage " + std::to_string(i + 1) + ", t = " + number(t));
   double* r = residual_.data() + static_cast<std::size_t>(i) * n_;
   const double* K = y_.data() + static_cast<std::size_t>(i) * n_;
   for (int k = 0; k < nx_; ++k) r[k] = K[k] - fval_[static_cast<std::size_t>(k)];
   for (int k = 0; k < nz_; ++k) r[nx_ + k] = gval_[static_cast<std::size_t>(k)];
   if (!with_jacobian) return Status::success;
-  code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_, J_[static_cast<std::size_t>(i)].ref());
+  code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_,
+                                   J_[static_cast<std::size_t>(i)].ref());
   if (code != 0)
     return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
-                "the Jacobian " + std::string(code < 0 ? "returned a fatal code" : "failed or is not finite") +
+                "the Jacobian " +
+                    std::string(code < 0 ? "returned a fatal code" : "failed or is not finite") +
                     " at stage " + std::to_string(i + 1) + ", t = " + number(t));
   return Status::success;
 }
@@ -187,9 +195,11 @@ Status TypeTwoStep::evaluate_stage(int i, bool with_jacobian) {
 Status TypeTwoStep::jacobian_only(int i) {
   const double t = t_ + pair_.method.c[static_cast<std::size_t>(i)] * h_;
   const ConstVector q(Q_.column(i), static_cast<std::size_t>(nx_));
-  const ConstVector u(y_.data() + static_cast<std::size_t>(i) * n_ + nx_, static_cast<std::size_t>(nz_));
+  const ConstVector u(y_.data() + static_cast<std::size_t>(i) * n_ + nx_,
+                      static_cast<std::size_t>(nz_));
   DenseMatrix& J = J_[static_cast<std::size_t>(i)];
-  if (cache_valid_ && cache_point_[0] == t && std::equal(q.begin(), q.end(), cache_point_.begin() + 1) &&
+  if (cache_valid_ && cache_point_[0] == t &&
+      std::equal(q.begin(), q.end(), cache_point_.begin() + 1) &&
       std::equal(u.begin(), u.end(), cache_point_.begin() + 1 + nx_)) {
     std::copy(cache_J_.data(), cache_J_.data() + static_cast<std::size_t>(n_) * n_, J.data());
   } else {
@@ -201,7 +211,8 @@ Status TypeTwoStep::jacobian_only(int i) {
     if (code == 0) code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_, J.ref());
     if (code != 0)
       return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
-                  "the Jacobian " + std::string(code < 0 ? "returned a fatal code" : "failed or is not finite") +
+                  "the Jacobian " +
+                      std::string(code < 0 ? "returned a fatal code" : "failed or is not finite") +
                       " at stage " + std::to_string(i + 1) + ", t = " + number(t));
   }
   if (i == 0) {
@@ -225,7 +236,8 @@ Status TypeTwoStep::factor_block(Block& block) {
     for (int c = 0; c < nz_; ++c)
       for (int r = 0; r < nz_; ++r) M(r, c) = J(nx_ + r, nx_ + c);
     ++stats_.lu_factorizations;
-    if (lu_factor(M.ref(), block.pivots.data()) == 0 && !negligible_pivot(M.cref())) return Status::success;
+    if (lu_factor(M.ref(), block.pivots.data()) == 0 && !negligible_pivot(M.cref()))
+      return Status::success;
     return fail(Status::singular_constraint_jacobian,
                 "dphi/du is singular at stage " + std::to_string(block.first + 1) + ", t = " +
                     number(t_ + pair_.method.c[static_cast<std::size_t>(block.first)] * h_) +
@@ -255,11 +267,12 @@ Status TypeTwoStep::factor_block(Block& block) {
   for (int bi = 0; bi < block.count && nz_ > 0; ++bi) {
     const int i = block.first + bi;
     for (int c = 0; c < nz_; ++c)
-      for (int r = 0; r < nz_; ++r) phi_u_(r, c) = J_[static_cast<std::size_t>(i)](nx_ + r, nx_ + c);
+      for (int r = 0; r < nz_; ++r)
+        phi_u_(r, c) = J_[static_cast<std::size_t>(i)](nx_ + r, nx_ + c);
     if (lu_factor(phi_u_.ref(), phi_u_pivots_.data()) != 0 || negligible_pivot(phi_u_.cref()))
       return fail(Status::singular_constraint_jacobian,
-                  "dphi/du is singular at stage " + std::to_string(i + 1) + ", t = " +
-                      number(t_ + pair_.method.c[static_cast<std::size_t>(i)] * h_) +
+                  "dphi/du is singular at stage " + std::to_string(i + 1) +
+                      ", t = " + number(t_ + pair_.method.c[static_cast<std::size_t>(i)] * h_) +
                       ": the DAE is not of index 1 there");
   }
   return fail(Status::singular_iteration_matrix,
@@ -323,8 +336,8 @@ Status TypeTwoStep::solve_block(Block& block) {
       return fail(Status::constraint_solve_failed,
                   "the stage equations of stages " + std::to_string(block.first + 1) + ".." +
                       std::to_string(block.first + block.count) + " did not converge in " +
-                      std::to_string(options_.max_iterations) + " Newton iterations at t = " + number(t_) +
-                      " (tolerance " + number(options_.tolerance) + ")");
+                      std::to_string(options_.max_iterations) + " Newton iterations at t = " +
+                      number(t_) + " (tolerance " + number(options_.tolerance) + ")");
     ++stats_.newton_iterations;
     for (std::size_t k = 0; k < size; ++k) dy_[first + k] = -residual_[first + k];
     block_solve(block, dy_.data() + first, false);
@@ -371,13 +384,14 @@ Status TypeTwoStep::consistent_algebraic(double t, ConstVector q, Vector u) {
     if (step <= options_.tolerance * (1.0 + max_abs(u))) return Status::success;
   }
   if (nz_ == 0) return Status::success;
-  return fail(Status::constraint_solve_failed, "phi(q, u) = 0 did not converge at t = " + number(t));
+  return fail(Status::constraint_solve_failed,
+              "phi(q, u) = 0 did not converge at t = " + number(t));
 }
 
 Status TypeTwoStep::forward(double t, double h, ConstVector q0, ConstVector u_guess) {
   if (q0.size() != static_cast<std::size_t>(nx_) || u_guess.size() != static_cast<std::size_t>(nz_))
-    throw std::invalid_argument("TypeTwoStep::forward: q0 needs " + std::to_string(nx_) + " and u_guess " +
-                                std::to_string(nz_) + " values");
+    throw std::invalid_argument("TypeTwoStep::forward: q0 needs " + std::to_string(nx_) +
+                                " and u_guess " + std::to_string(nz_) + " values");
   if (!std::isfinite(t) || !std::isfinite(h) || h == 0.0)
     throw std::invalid_argument("TypeTwoStep::forward: t and h must be finite and h nonzero");
   t_ = t;
@@ -424,10 +438,12 @@ Status TypeTwoStep::forward(double t, double h, ConstVector q0, ConstVector u_gu
   return Status::success;
 }
 
-Status TypeTwoStep::set_stages(double t, double h, ConstVector q0, ConstMatrixRef Q, ConstMatrixRef U) {
+Status TypeTwoStep::set_stages(double t, double h, ConstVector q0, ConstMatrixRef Q,
+                               ConstMatrixRef U) {
   if (q0.size() != static_cast<std::size_t>(nx_) || Q.rows != nx_ || Q.cols != s_ || U.cols != s_ ||
       (nz_ > 0 && U.rows != nz_))
-    throw std::invalid_argument("TypeTwoStep::set_stages: sizes do not match the problem and the tableau");
+    throw std::invalid_argument(
+        "TypeTwoStep::set_stages: sizes do not match the problem and the tableau");
   t_ = t;
   h_ = h;
   std::copy(q0.begin(), q0.end(), q0_.begin());
@@ -448,7 +464,8 @@ Status TypeTwoStep::set_stages(double t, double h, ConstVector q0, ConstMatrixRe
 
 Status TypeTwoStep::restore(double t, double h, ConstVector q0, ConstVector unknowns) {
   if (unknowns.size() != y_.size() || q0.size() != static_cast<std::size_t>(nx_))
-    throw std::invalid_argument("TypeTwoStep::restore: sizes do not match the problem and the tableau");
+    throw std::invalid_argument(
+        "TypeTwoStep::restore: sizes do not match the problem and the tableau");
   t_ = t;
   h_ = h;
   std::copy(q0.begin(), q0.end(), q0_.begin());
@@ -470,15 +487,16 @@ Status TypeTwoStep::running_gradients(const RunningCost& running) {
     const double t = t_ + pair_.method.c[static_cast<std::size_t>(i)] * h_;
     const Vector dq(dLq_.data() + static_cast<std::size_t>(i) * nx_, static_cast<std::size_t>(nx_));
     const Vector du(dLu_.data() + static_cast<std::size_t>(i) * nz_, static_cast<std::size_t>(nz_));
-    int code = running.gradient ? running.gradient(t, stage_state(i), stage_algebraic(i), dq, du) : 0;
+    int code =
+        running.gradient ? running.gradient(t, stage_state(i), stage_algebraic(i), dq, du) : 0;
     if (code == 0 && running.value) {
       double L = 0.0;
       code = running.value(t, stage_state(i), stage_algebraic(i), L);
       if (code == 0 && !std::isfinite(L)) code = 1;
       running_quadrature_ += h_ * pair_.method.b[static_cast<std::size_t>(i)] * L;
     }
-    if (code == 0 && (std::isnan(max_abs(dq)) || std::isnan(max_abs(du)) || !std::isfinite(max_abs(dq)) ||
-                      !std::isfinite(max_abs(du))))
+    if (code == 0 && (std::isnan(max_abs(dq)) || std::isnan(max_abs(du)) ||
+                      !std::isfinite(max_abs(dq)) || !std::isfinite(max_abs(du))))
       code = 1;
     if (code != 0)
       return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
@@ -489,9 +507,11 @@ Status TypeTwoStep::running_gradients(const RunningCost& running) {
 }
 
 Status TypeTwoStep::adjoint(ConstVector p1, const RunningCost* running, Vector p0) {
-  if (!linearized_) throw std::logic_error("TypeTwoStep::adjoint: no converged step (call forward first)");
+  if (!linearized_)
+    throw std::logic_error("TypeTwoStep::adjoint: no converged step (call forward first)");
   if (p1.size() != static_cast<std::size_t>(nx_) || p0.size() != static_cast<std::size_t>(nx_))
-    throw std::invalid_argument("TypeTwoStep::adjoint: p1 and p0 need " + std::to_string(nx_) + " values");
+    throw std::invalid_argument("TypeTwoStep::adjoint: p1 and p0 need " + std::to_string(nx_) +
+                                " values");
   has_running_ = running != nullptr;
   if (running) {
     if (Status st = running_gradients(*running); st != Status::success) return st;
@@ -501,7 +521,8 @@ Status TypeTwoStep::adjoint(ConstVector p1, const RunningCost* running, Vector p
     running_quadrature_ = 0.0;
   }
   ++stats_.adjoint_steps;
-  return options_.form == AdjointForm::partner ? adjoint_partner(p1, p0) : adjoint_unnormalized(p1, p0);
+  return options_.form == AdjointForm::partner ? adjoint_partner(p1, p0)
+                                               : adjoint_unnormalized(p1, p0);
 }
 
 // The zero-weight-safe recursion (digest §3.6, "Unnormalized"), blocks last first. For the
@@ -550,10 +571,13 @@ Status TypeTwoStep::adjoint_unnormalized(ConstVector p1, Vector p0) {
         if (c < nx_) {
           L[c] = sum + hb * dLq_[static_cast<std::size_t>(i) * nx_ + c];
         } else {  // (3.9f) residual
-          worst_residual = std::max(worst_residual, std::abs(sum + hb * dLu_[static_cast<std::size_t>(i) * nz_ + c - nx_]));
+          worst_residual =
+              std::max(worst_residual,
+                       std::abs(sum + hb * dLu_[static_cast<std::size_t>(i) * nz_ + c - nx_]));
         }
       }
-      scale = std::max({scale, max_abs({kappa, static_cast<std::size_t>(nx_)}), max_abs({mu, static_cast<std::size_t>(nz_)})});
+      scale = std::max({scale, max_abs({kappa, static_cast<std::size_t>(nx_)}),
+                        max_abs({mu, static_cast<std::size_t>(nz_)})});
       // Normalized stage adjoints where they exist.
       const double inv = hb != 0.0 ? 1.0 / hb : 1.0;
       for (int k = 0; k < nx_; ++k) P_[static_cast<std::size_t>(i) * nx_ + k] = inv * kappa[k];
@@ -585,7 +609,8 @@ Status TypeTwoStep::adjoint_partner(ConstVector p1, Vector p0) {
     for (int k = 0; k < nx_; ++k) r[k] = p1[static_cast<std::size_t>(k)];
     for (int k = 0; k < nz_; ++k) r[nx_ + k] = -dLu_[static_cast<std::size_t>(i) * nz_ + k];
     for (int j = 0; j < s_; ++j) {
-      const double w = h_ * (A.b[static_cast<std::size_t>(j)] - pair_.partner[static_cast<std::size_t>(i) * s_ + j]);
+      const double w = h_ * (A.b[static_cast<std::size_t>(j)] -
+                             pair_.partner[static_cast<std::size_t>(i) * s_ + j]);
       const DenseMatrix& J = J_[static_cast<std::size_t>(j)];
       const int c0 = j * n_;
       // P rows: -w [f_q^T  phi_q^T] in the (P^j, Lambda^j) columns.
@@ -601,7 +626,8 @@ Status TypeTwoStep::adjoint_partner(ConstVector p1, Vector p0) {
   }
   ++stats_.lu_factorizations;
   if (lu_factor(G.ref(), partner_pivots_.data()) != 0 || negligible_pivot(G.cref()))
-    return fail(Status::singular_iteration_matrix, "the partner form's adjoint system is singular at t = " + number(t_));
+    return fail(Status::singular_iteration_matrix,
+                "the partner form's adjoint system is singular at t = " + number(t_));
   MatrixRef B{rhs_.data(), s_ * n_, 1, s_ * n_};
   lu_solve(G.cref(), partner_pivots_.data(), B);
   ++stats_.back_substitutions;
@@ -626,7 +652,8 @@ Status TypeTwoStep::adjoint_partner(ConstVector p1, Vector p0) {
 
 // (3.8): blocks in order, M [dK; dU] = [f_q; -phi_q] (dq0 + h sum_{j earlier} a_ij dK^j).
 void TypeTwoStep::tangent(ConstVector dq0, Vector dq1, Vector du1) {
-  if (!linearized_) throw std::logic_error("TypeTwoStep::tangent: no converged step (call forward first)");
+  if (!linearized_)
+    throw std::logic_error("TypeTwoStep::tangent: no converged step (call forward first)");
   if (dq0.size() != static_cast<std::size_t>(nx_) || dq1.size() != static_cast<std::size_t>(nx_) ||
       (!du1.empty() && du1.size() != static_cast<std::size_t>(nz_)))
     throw std::invalid_argument("TypeTwoStep::tangent: dq0, dq1 need nx and du1 nz (or no) values");
@@ -636,11 +663,13 @@ void TypeTwoStep::tangent(ConstVector dq0, Vector dq1, Vector du1) {
   for (const Block& block : blocks_) {
     const int last = block.first + block.count;
     for (int i = block.first; i < last; ++i) {
-      for (int k = 0; k < nx_; ++k) dQ[static_cast<std::size_t>(k)] = dq0[static_cast<std::size_t>(k)];
+      for (int k = 0; k < nx_; ++k)
+        dQ[static_cast<std::size_t>(k)] = dq0[static_cast<std::size_t>(k)];
       for (int j = 0; j < block.first; ++j) {
         const double ha = h_ * A.A(i, j);
         if (ha == 0.0) continue;
-        for (int k = 0; k < nx_; ++k) dQ[static_cast<std::size_t>(k)] += ha * d[static_cast<std::size_t>(j) * n_ + k];
+        for (int k = 0; k < nx_; ++k)
+          dQ[static_cast<std::size_t>(k)] += ha * d[static_cast<std::size_t>(j) * n_ + k];
       }
       const DenseMatrix& J = J_[static_cast<std::size_t>(i)];
       double* r = d.data() + static_cast<std::size_t>(i) * n_;
@@ -654,12 +683,14 @@ void TypeTwoStep::tangent(ConstVector dq0, Vector dq1, Vector du1) {
   }
   for (int k = 0; k < nx_; ++k) {
     double sum = dq0[static_cast<std::size_t>(k)];
-    for (int i = 0; i < s_; ++i) sum += h_ * A.b[static_cast<std::size_t>(i)] * d[static_cast<std::size_t>(i) * n_ + k];
+    for (int i = 0; i < s_; ++i)
+      sum += h_ * A.b[static_cast<std::size_t>(i)] * d[static_cast<std::size_t>(i) * n_ + k];
     dq1[static_cast<std::size_t>(k)] = sum;
   }
   if (du1.empty() || nz_ == 0) return;
   if (A.stiffly_accurate()) {
-    for (int k = 0; k < nz_; ++k) du1[static_cast<std::size_t>(k)] = d[static_cast<std::size_t>(s_ - 1) * n_ + nx_ + k];
+    for (int k = 0; k < nz_; ++k)
+      du1[static_cast<std::size_t>(k)] = d[static_cast<std::size_t>(s_ - 1) * n_ + nx_ + k];
   } else {
     // The consistent du at (q1, u1): phi_u du = -phi_q dq1, with the Jacobian of the last
     // stage as the nearest available (exact only for stiffly accurate methods).

@@ -8,8 +8,8 @@
 #include "esdirk/esdirk_geometric.h"
 
 /* q' = -u q, 0 = u - q^2 (reduced: q' = -q^3); nz = 0 gives q' = -q^3 directly. */
-static int cubic(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                 const double* p, double* f, double* g, void* data) {
+static int cubic(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                 const double* z, const double* p, double* f, double* g, void* data) {
   (void)nx, (void)np, (void)t, (void)p, (void)data;
   if (nz == 0) {
     f[0] = -x[0] * x[0] * x[0];
@@ -19,8 +19,8 @@ static int cubic(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const do
   g[0] = z[0] - x[0] * x[0];
   return 0;
 }
-static int cubic_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                          const double* p, double* J, esdirk_int ld, void* data) {
+static int cubic_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                          const double* z, const double* p, double* J, esdirk_int ld, void* data) {
   (void)nx, (void)np, (void)t, (void)p, (void)data;
   if (nz == 0) {
     J[0] = -3.0 * x[0] * x[0];
@@ -31,15 +31,15 @@ static int cubic_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t,
   return 0;
 }
 /* A constraint without u: not of index 1. */
-static int no_u(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x, const double* z,
-                const double* p, double* f, double* g, void* data) {
+static int no_u(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                const double* z, const double* p, double* f, double* g, void* data) {
   (void)nx, (void)nz, (void)np, (void)t, (void)z, (void)p, (void)data;
   f[0] = -x[0];
   g[0] = x[0] - 1.0;
   return 0;
 }
-static int running(esdirk_int nx, esdirk_int nz, double t, const double* q, const double* u, double* dq, double* du,
-                   void* data) {
+static int running(esdirk_int nx, esdirk_int nz, double t, const double* q, const double* u,
+                   double* dq, double* du, void* data) {
   (void)nx, (void)nz, (void)t, (void)q, (void)u, (void)du, (void)data;
   dq[0] = 1.0; /* L = q */
   return 0;
@@ -64,7 +64,8 @@ int main(void) {
   /* Lobatto IIIA(3) -> IIIB(3). */
   CHECK_STATUS(esdirk_geometric_tableau("lobatto_iiia3", 3, a, b, c, &order), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_geometric_partner(3, a, b, partner, NULL), ESDIRK_SUCCESS);
-  CHECK(fabs(partner[1] + 1.0 / 6.0) < 1e-15 && fabs(partner[7] - 5.0 / 6.0) < 1e-15 && fabs(partner[8]) < 1e-15);
+  CHECK(fabs(partner[1] + 1.0 / 6.0) < 1e-15 && fabs(partner[7] - 5.0 / 6.0) < 1e-15 &&
+        fabs(partner[8]) < 1e-15);
   /* Zero weight, non-finite entry, bad size. */
   const double mid_a[4] = {0, 0, 0.5, 0}, mid_b[2] = {0, 1}, mid_c[2] = {0, 0.5};
   CHECK_STATUS(esdirk_geometric_partner(2, mid_a, mid_b, partner, NULL), ESDIRK_INVALID_ARGUMENT);
@@ -100,15 +101,18 @@ int main(void) {
   CHECK_STATUS(esdirk_geometric_backward(g, &zero, 1, running, NULL), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_geometric_get(g, 0, NULL, NULL, 1, NULL, 0, &p0, NULL), ESDIRK_SUCCESS);
   CHECK(fabs(p0 - (1.0 - 1.0 / sqrt(3.0))) < 1e-8);
-  CHECK_STATUS(esdirk_geometric_get(g, 33, NULL, NULL, 1, NULL, 0, &p0, NULL), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_geometric_get(g, 33, NULL, NULL, 1, NULL, 0, &p0, NULL),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_geometric_forward(g, times, 1, &q0, 1, NULL, 0), ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_geometric_forward(g, times, 33, &q0, 2, NULL, 0), ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_geometric_forward(g, NULL, 33, &q0, 1, NULL, 0), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_geometric_set_options(g, -1.0, 25, ESDIRK_GEOMETRIC_UNNORMALIZED), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_geometric_set_options(g, -1.0, 25, ESDIRK_GEOMETRIC_UNNORMALIZED),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_geometric_set_options(g, 1e-13, 25, 7), ESDIRK_INVALID_ARGUMENT);
   CHECK(strlen(esdirk_geometric_last_error(g)) > 0);
   /* The partner form gives the same gradient. */
-  CHECK_STATUS(esdirk_geometric_set_options(g, 1e-13, 25, ESDIRK_GEOMETRIC_PARTNER), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_geometric_set_options(g, 1e-13, 25, ESDIRK_GEOMETRIC_PARTNER),
+               ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_geometric_forward(g, times, 33, &q0, 1, NULL, 0), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_geometric_backward(g, &one, 1, NULL, NULL), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_geometric_get(g, 0, NULL, NULL, 1, NULL, 0, &p0, NULL), ESDIRK_SUCCESS);
@@ -116,10 +120,12 @@ int main(void) {
   esdirk_geometric_free(&g);
   CHECK(g == NULL);
   /* Explicit midpoint: zero weight, unnormalized only. */
-  CHECK_STATUS(esdirk_geometric_create_pair(ode, 2, mid_a, mid_b, mid_c, NULL, &g), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_geometric_create_pair(ode, 2, mid_a, mid_b, mid_c, NULL, &g),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK(g == NULL);
   CHECK_STATUS(esdirk_geometric_create(ode, "explicit_midpoint", &g), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_geometric_set_options(g, 1e-13, 25, ESDIRK_GEOMETRIC_PARTNER), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_geometric_set_options(g, 1e-13, 25, ESDIRK_GEOMETRIC_PARTNER),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_geometric_forward(g, times, 33, &q0, 1, NULL, 0), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_geometric_backward(g, &one, 1, NULL, NULL), ESDIRK_SUCCESS);
   esdirk_geometric_free(&g);
@@ -142,26 +148,32 @@ int main(void) {
   double u = 0.0;
   CHECK_STATUS(esdirk_geometric_get(g, 0, NULL, NULL, 1, &u, 1, NULL, NULL), ESDIRK_SUCCESS);
   CHECK(fabs(u - 1.0) < 1e-13); /* made consistent: u0 = q0^2 */
-  CHECK_STATUS(esdirk_geometric_one_step_defect(g, 0.0, 0.5, &q0, &u0, &one, &defect), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_geometric_one_step_defect(g, 0.0, 0.5, &q0, &u0, &one, &defect),
+               ESDIRK_SUCCESS);
   CHECK(defect <= 1e-10);
   esdirk_geometric_free(&g);
   CHECK_STATUS(esdirk_geometric_create(dae, "be1", &g), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_geometric_symplecticity_defect(g, &defect), ESDIRK_SUCCESS);
   CHECK(defect == 1.0);
-  CHECK_STATUS(esdirk_geometric_set_options(g, 1e-13, 25, ESDIRK_GEOMETRIC_PARTNER), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_geometric_one_step_defect(g, 0.0, 0.5, &q0, &u0, &one, &defect), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_geometric_set_options(g, 1e-13, 25, ESDIRK_GEOMETRIC_PARTNER),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_geometric_one_step_defect(g, 0.0, 0.5, &q0, &u0, &one, &defect),
+               ESDIRK_SUCCESS);
   CHECK(defect >= 1e-3);
   esdirk_geometric_free(&g);
   /* Not of index 1; non-convergence. */
   esdirk_problem* bad = NULL;
   CHECK_STATUS(esdirk_problem_create(1, 1, 0, no_u, NULL, &bad), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_geometric_create(bad, "radau2", &g), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_geometric_forward(g, times, 33, &q0, 1, &u0, 1), ESDIRK_SINGULAR_CONSTRAINT_JACOBIAN);
+  CHECK_STATUS(esdirk_geometric_forward(g, times, 33, &q0, 1, &u0, 1),
+               ESDIRK_SINGULAR_CONSTRAINT_JACOBIAN);
   CHECK(strstr(esdirk_geometric_last_error(g), "index 1") != NULL);
   esdirk_geometric_free(&g);
   CHECK_STATUS(esdirk_geometric_create(ode, "gauss2", &g), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_geometric_set_options(g, 1e-13, 1, ESDIRK_GEOMETRIC_UNNORMALIZED), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_geometric_forward(g, times, 33, &q0, 1, NULL, 0), ESDIRK_CONSTRAINT_SOLVE_FAILED);
+  CHECK_STATUS(esdirk_geometric_set_options(g, 1e-13, 1, ESDIRK_GEOMETRIC_UNNORMALIZED),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_geometric_forward(g, times, 33, &q0, 1, NULL, 0),
+               ESDIRK_CONSTRAINT_SOLVE_FAILED);
   esdirk_geometric_free(&g);
   esdirk_geometric_free(NULL);
   CHECK(strcmp(esdirk_geometric_last_error(NULL), "NULL handle") == 0);

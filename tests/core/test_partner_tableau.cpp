@@ -34,22 +34,29 @@ BOOST_AUTO_TEST_CASE(library_methods_have_symplectic_partners) {
 BOOST_AUTO_TEST_CASE(bad_tableaus_are_refused) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   // Sizes that do not match the stage count.
-  BOOST_CHECK_THROW(esdirk::partner_coefficients(2, std::vector<double>{1, 0, 0}, std::vector<double>{0.5, 0.5}),
-                    std::invalid_argument);
-  BOOST_CHECK_THROW(esdirk::partner_coefficients(2, std::vector<double>{1, 0, 0, 1}, std::vector<double>{1}),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW(
+      esdirk::partner_coefficients(2, std::vector<double>{1, 0, 0}, std::vector<double>{0.5, 0.5}),
+      std::invalid_argument);
+  BOOST_CHECK_THROW(
+      esdirk::partner_coefficients(2, std::vector<double>{1, 0, 0, 1}, std::vector<double>{1}),
+      std::invalid_argument);
   BOOST_CHECK_THROW(esdirk::partner_coefficients(0, {}, {}), std::invalid_argument);
   // Non-finite entries.
-  BOOST_CHECK_THROW(esdirk::partner_coefficients(1, std::vector<double>{nan}, std::vector<double>{1}),
-                    std::invalid_argument);
-  BOOST_CHECK_THROW(esdirk::partner_coefficients(1, std::vector<double>{1}, std::vector<double>{nan}),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW(
+      esdirk::partner_coefficients(1, std::vector<double>{nan}, std::vector<double>{1}),
+      std::invalid_argument);
+  BOOST_CHECK_THROW(
+      esdirk::partner_coefficients(1, std::vector<double>{1}, std::vector<double>{nan}),
+      std::invalid_argument);
   // A zero weight: explicit midpoint b = (0, 1); ESDIRK12 has b_1 = 0.
-  BOOST_CHECK_THROW(esdirk::partner_coefficients(2, std::vector<double>{0, 0, 0.5, 0}, std::vector<double>{0, 1}),
+  BOOST_CHECK_THROW(
+      esdirk::partner_coefficients(2, std::vector<double>{0, 0, 0.5, 0}, std::vector<double>{0, 1}),
+      std::invalid_argument);
+  BOOST_CHECK_THROW(esdirk::adjoint_partner_coefficients(esdirk::Tableau::esdirk12()),
                     std::invalid_argument);
-  BOOST_CHECK_THROW(esdirk::adjoint_partner_coefficients(esdirk::Tableau::esdirk12()), std::invalid_argument);
-  BOOST_CHECK_THROW(esdirk::symplecticity_defect(1, std::vector<double>{1}, std::vector<double>{1}, {}),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW(
+      esdirk::symplecticity_defect(1, std::vector<double>{1}, std::vector<double>{1}, {}),
+      std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

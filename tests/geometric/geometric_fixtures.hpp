@@ -14,7 +14,9 @@
 
 namespace esdirk {
 /// Lets Boost.Test print a Status in failed checks.
-inline std::ostream& boost_test_print_type(std::ostream& os, Status status) { return os << status_name(status); }
+inline std::ostream& boost_test_print_type(std::ostream& os, Status status) {
+  return os << status_name(status);
+}
 }  // namespace esdirk
 
 namespace fixtures {
@@ -79,11 +81,12 @@ inline double cubic_running_gradient() { return 1.0 - 1.0 / std::sqrt(3.0); }
 
 // Van der Pol with mu (digest T2).
 inline esdirk::FunctionProblem van_der_pol(double mu) {
-  esdirk::FunctionProblem p(2, 0, 0, [mu](double, ConstVector q, ConstVector, ConstVector, Vector f) {
-    f[0] = q[1];
-    f[1] = mu * (1 - q[0] * q[0]) * q[1] - q[0];
-    return 0;
-  });
+  esdirk::FunctionProblem p(2, 0, 0,
+                            [mu](double, ConstVector q, ConstVector, ConstVector, Vector f) {
+                              f[0] = q[1];
+                              f[1] = mu * (1 - q[0] * q[0]) * q[1] - q[0];
+                              return 0;
+                            });
   p.set_jacobian([mu](double, ConstVector q, ConstVector, ConstVector, MatrixRef J) {
     J(0, 0) = 0;
     J(0, 1) = 1;
@@ -120,13 +123,15 @@ inline std::vector<double> random_matrix(int n, unsigned seed) {
   return m;
 }
 inline esdirk::FunctionProblem linear(std::vector<double> M, int n) {  // M column-major
-  esdirk::FunctionProblem p(n, 0, 0, [M, n](double, ConstVector q, ConstVector, ConstVector, Vector f) {
-    for (int r = 0; r < n; ++r) {
-      f[r] = 0;
-      for (int c = 0; c < n; ++c) f[r] += M[static_cast<std::size_t>(c * n + r)] * q[c];
-    }
-    return 0;
-  });
+  esdirk::FunctionProblem p(n, 0, 0,
+                            [M, n](double, ConstVector q, ConstVector, ConstVector, Vector f) {
+                              for (int r = 0; r < n; ++r) {
+                                f[r] = 0;
+                                for (int c = 0; c < n; ++c)
+                                  f[r] += M[static_cast<std::size_t>(c * n + r)] * q[c];
+                              }
+                              return 0;
+                            });
   p.set_jacobian([M, n](double, ConstVector, ConstVector, ConstVector, MatrixRef J) {
     for (int c = 0; c < n; ++c)
       for (int r = 0; r < n; ++r) J(r, c) = M[static_cast<std::size_t>(c * n + r)];
@@ -156,7 +161,8 @@ inline esdirk::FunctionProblem riccati_dae() {
 }
 
 // The planar pendulum of seed 003 §3.2.2 as an index-1 DAE, m = g = L = 1: q = (x, v_x),
-// u = (y, v_y, rho), f = (v_x, rho x), phi = (x^2 + y^2 - 1, v_x x + v_y y, v_x^2 + v_y^2 - y + rho).
+// u = (y, v_y, rho), f = (v_x, rho x), phi = (x^2 + y^2 - 1, v_x x + v_y y, v_x^2 + v_y^2 - y +
+// rho).
 inline esdirk::FunctionProblem pendulum() {
   esdirk::FunctionProblem p(
       2, 3, 0,

@@ -13,7 +13,9 @@
 using namespace fixtures;
 
 namespace {
-bool mentions(const std::string& text, const std::string& word) { return text.find(word) != std::string::npos; }
+bool mentions(const std::string& text, const std::string& word) {
+  return text.find(word) != std::string::npos;
+}
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(bad_input)
@@ -37,7 +39,8 @@ BOOST_AUTO_TEST_CASE(inconsistent_tableau_sizes) {
 }
 
 BOOST_AUTO_TEST_CASE(non_finite_tableau_entries) {
-  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN(),
+               inf = std::numeric_limits<double>::infinity();
   for (double bad : {nan, inf}) {
     g::RkTableau t = g::gauss_legendre(2);
     t.a[1] = bad;
@@ -92,7 +95,8 @@ BOOST_AUTO_TEST_CASE(dae_not_of_index_one) {
   esdirk::FunctionProblem p = pendulum();
   g::GeometricAdjoint run(p, g::pghvi1());
   const std::vector<double> q0{1.0, 0.0}, u0{0.0, 0.0, 0.0};
-  BOOST_TEST(run.forward(uniform_times(1.0, 4), q0, u0) == esdirk::Status::singular_constraint_jacobian);
+  BOOST_TEST(run.forward(uniform_times(1.0, 4), q0, u0) ==
+             esdirk::Status::singular_constraint_jacobian);
   BOOST_TEST(mentions(run.message(), "not of index 1"));
   esdirk::FunctionProblem no_u(
       1, 1, 0,
@@ -110,14 +114,16 @@ BOOST_AUTO_TEST_CASE(dae_not_of_index_one) {
 }
 
 BOOST_AUTO_TEST_CASE(failing_callbacks) {
-  esdirk::FunctionProblem nan_f(1, 0, 0, [](double, ConstVector q, ConstVector, ConstVector, Vector f) {
-    f[0] = q[0] > 1.5 ? std::numeric_limits<double>::quiet_NaN() : -q[0];
-    return 0;
-  });
+  esdirk::FunctionProblem nan_f(
+      1, 0, 0, [](double, ConstVector q, ConstVector, ConstVector, Vector f) {
+        f[0] = q[0] > 1.5 ? std::numeric_limits<double>::quiet_NaN() : -q[0];
+        return 0;
+      });
   g::TypeTwoStep step(nan_f, g::symplectic_pair(g::gauss_legendre(2)));
   const std::vector<double> big{2.0}, none;
   BOOST_TEST(step.forward(0.0, 0.1, big, none) == esdirk::Status::callback_failures);
-  esdirk::FunctionProblem fatal(1, 0, 0, [](double, ConstVector, ConstVector, ConstVector, Vector) { return -1; });
+  esdirk::FunctionProblem fatal(
+      1, 0, 0, [](double, ConstVector, ConstVector, ConstVector, Vector) { return -1; });
   g::TypeTwoStep step2(fatal, g::symplectic_pair(g::gauss_legendre(2)));
   BOOST_TEST(step2.forward(0.0, 0.1, big, none) == esdirk::Status::callback_fatal);
   // A running cost that fails.
@@ -140,7 +146,8 @@ BOOST_AUTO_TEST_CASE(wrong_sizes_and_call_order) {
   const std::vector<double> one{1.0}, two{1.0, 0.0}, none;
   BOOST_CHECK_THROW(run.forward(uniform_times(1.0, 4), one, none), std::invalid_argument);
   BOOST_CHECK_THROW(run.forward(std::vector<double>{0.0}, two, none), std::invalid_argument);
-  BOOST_CHECK_THROW(run.forward(std::vector<double>{0.0, 1.0, 1.0}, two, none), std::invalid_argument);
+  BOOST_CHECK_THROW(run.forward(std::vector<double>{0.0, 1.0, 1.0}, two, none),
+                    std::invalid_argument);
   BOOST_CHECK_THROW(run.backward(two), std::logic_error);
   BOOST_CHECK_THROW(run.tangent(two), std::logic_error);
   BOOST_REQUIRE(run.forward(uniform_times(1.0, 4), two, none) == esdirk::Status::success);

@@ -34,7 +34,8 @@ BOOST_AUTO_TEST_SUITE(dae_adjoint)
 // digest's 0 = u - q reduces to q' = -q^2, on which collocation methods superconverge at the
 // end point; its naturality test is below), C = q(T): p(0) = 3^(-3/2).
 BOOST_AUTO_TEST_CASE(index1_adjoint_converges_at_the_method_order) {
-  for (const std::string name : {"pghvi1", "radau2", "radau3", "gauss2", "esdirk23", "esdirk34", "lobatto_iiia3", "sdirk2"}) {
+  for (const std::string name : {"pghvi1", "radau2", "radau3", "gauss2", "esdirk23", "esdirk34",
+                                 "lobatto_iiia3", "sdirk2"}) {
     const g::PrkPair pair = pair_for(name);
     BOOST_TEST_CONTEXT(name) {
       std::vector<double> hs, errors;
@@ -54,7 +55,8 @@ BOOST_AUTO_TEST_CASE(index1_adjoint_converges_at_the_method_order) {
       BOOST_TEST_REQUIRE(hs.size() >= 2u);
       hs.erase(hs.begin(), hs.end() - 2);
       errors.erase(errors.begin(), errors.end() - 2);
-      BOOST_TEST(std::abs(slope(hs, errors) - pair.method.order) <= 0.2, "slope " << slope(hs, errors));
+      BOOST_TEST(std::abs(slope(hs, errors) - pair.method.order) <= 0.2,
+                 "slope " << slope(hs, errors));
     }
   }
 }
@@ -62,7 +64,8 @@ BOOST_AUTO_TEST_CASE(index1_adjoint_converges_at_the_method_order) {
 // R13 (naturality, digest §4.4): the presymplectic GHVI of the DAE and the symplectic PRK of
 // the reduced ODE q' = -q^2 are the same map, step by step, to the constraint tolerance.
 BOOST_AUTO_TEST_CASE(naturality_dae_equals_reduced_ode_step_by_step) {
-  for (const std::string name : {"pghvi1", "radau2", "radau3", "gauss3", "esdirk34", "lobatto_iiia3", "explicit_midpoint"}) {
+  for (const std::string name :
+       {"pghvi1", "radau2", "radau3", "gauss3", "esdirk34", "lobatto_iiia3", "explicit_midpoint"}) {
     const g::PrkPair pair = pair_for(name);
     BOOST_TEST_CONTEXT(name) {
       esdirk::FunctionProblem dae = riccati_dae(), ode = riccati();
@@ -81,7 +84,8 @@ BOOST_AUTO_TEST_CASE(naturality_dae_equals_reduced_ode_step_by_step) {
       const g::TypeTwoStep& step = a.step();
       for (int i = 0; i < pair.method.stages; ++i)
         if (pair.method.b[static_cast<std::size_t>(i)] != 0.0)
-          BOOST_TEST(std::abs(step.stage_multiplier(i)[0] - step.stage_state(i)[0] * step.stage_adjoint(i)[0]) <= 1e-13);
+          BOOST_TEST(std::abs(step.stage_multiplier(i)[0] -
+                              step.stage_state(i)[0] * step.stage_adjoint(i)[0]) <= 1e-13);
     }
   }
 }
@@ -105,7 +109,8 @@ BOOST_AUTO_TEST_CASE(pendulum_one_step_map_is_presymplectic) {
   const g::OneStepMap bad = g::one_step_map(be, 0.0, 2.0, q0, u0, p1);
   BOOST_REQUIRE(bad.status == esdirk::Status::success);
   BOOST_TEST(bad.defect >= 0.1);
-  BOOST_TEST_MESSAGE("pendulum dt = 2: PGHVI-1 defect " << good.defect << ", BE-1 defect " << bad.defect);
+  BOOST_TEST_MESSAGE("pendulum dt = 2: PGHVI-1 defect " << good.defect << ", BE-1 defect "
+                                                        << bad.defect);
   // T2 for the DAE: the pairing is exact for PGHVI-1.
   std::vector<double> p0(2), dq1(2);
   const std::vector<double> dq0{0.3, -0.2};
@@ -152,7 +157,8 @@ BOOST_AUTO_TEST_CASE(esdirk34_dae_agrees_with_the_reverse_sweep_step_by_step) {
   solver.add_listener(trajectory);
   std::map<int, std::vector<double>> sweep;
   esdirk::AdjointOptions ao;
-  ao.observer = [&](int n, double, esdirk::ConstMatrixRef lx, esdirk::ConstMatrixRef lz, esdirk::ConstMatrixRef) {
+  ao.observer = [&](int n, double, esdirk::ConstMatrixRef lx, esdirk::ConstMatrixRef lz,
+                    esdirk::ConstMatrixRef) {
     sweep[n] = {lx(0, 0), lx(1, 0), lz(0, 0), lz(1, 0), lz(2, 0)};
   };
   esdirk::Adjoint adjoint(solver, ao);
@@ -189,11 +195,13 @@ BOOST_AUTO_TEST_CASE(esdirk34_dae_agrees_with_the_reverse_sweep_step_by_step) {
     for (int k = 0; k < 2; ++k) {
       double reduced = l[static_cast<std::size_t>(k)];
       for (int rr = 0; rr < 3; ++rr) reduced -= J(2 + rr, k) * wv[static_cast<std::size_t>(rr)];
-      worst = std::max(worst, std::abs(pn[static_cast<std::size_t>(k)] - reduced) / (1 + std::abs(reduced)));
+      worst = std::max(
+          worst, std::abs(pn[static_cast<std::size_t>(k)] - reduced) / (1 + std::abs(reduced)));
     }
   }
   BOOST_TEST(worst <= 1e-12);
-  for (int k = 0; k < 2; ++k) BOOST_TEST(std::abs(pn[k] - dx0[k]) <= 1e-12 * (1 + std::abs(dx0[k])));
+  for (int k = 0; k < 2; ++k)
+    BOOST_TEST(std::abs(pn[k] - dx0[k]) <= 1e-12 * (1 + std::abs(dx0[k])));
 }
 
 // T8: index 2 through phi = g_q f on the circle: f = (1, 0) + q u, g = (|q|^2 - 1)/2, so
@@ -231,10 +239,12 @@ BOOST_AUTO_TEST_CASE(index2_by_reduction_tangential_gradient) {
       double drift = 0.0;
       for (int N = 8; N <= 64; N *= 2) {
         g::GeometricAdjoint run(reduced, pair);
-        const std::vector<double> q0{std::cos(th0), std::sin(th0)}, u0{-std::cos(th0)}, pN{0.0, 1.0};
+        const std::vector<double> q0{std::cos(th0), std::sin(th0)}, u0{-std::cos(th0)},
+            pN{0.0, 1.0};
         BOOST_REQUIRE(run.forward(uniform_times(T, N), q0, u0) == esdirk::Status::success);
         BOOST_REQUIRE(run.backward(pN) == esdirk::Status::success);
-        const double tangential = -std::sin(th0) * run.adjoint_state(0)[0] + std::cos(th0) * run.adjoint_state(0)[1];
+        const double tangential =
+            -std::sin(th0) * run.adjoint_state(0)[0] + std::cos(th0) * run.adjoint_state(0)[1];
         hs.push_back(T / N);
         errors.push_back(std::abs(tangential - exact));
         for (int n = 0; n <= N; ++n) {
@@ -242,9 +252,12 @@ BOOST_AUTO_TEST_CASE(index2_by_reduction_tangential_gradient) {
           drift = std::max(drift, std::abs(q[0] * q[0] + q[1] * q[1] - 1.0));
         }
       }
-      BOOST_TEST(std::abs(slope(hs, errors) - pair.method.order) <= 0.3, "slope " << slope(hs, errors));
-      if (name == std::string("gauss2")) BOOST_TEST(drift <= 1e-13);
-      else BOOST_TEST(drift > 1e-10);  // g(q_n) = 0 is not kept: documented, not hidden
+      BOOST_TEST(std::abs(slope(hs, errors) - pair.method.order) <= 0.3,
+                 "slope " << slope(hs, errors));
+      if (name == std::string("gauss2"))
+        BOOST_TEST(drift <= 1e-13);
+      else
+        BOOST_TEST(drift > 1e-10);  // g(q_n) = 0 is not kept: documented, not hidden
     }
   }
 }

@@ -17,10 +17,13 @@ using namespace fixtures;
 
 namespace {
 
-const std::vector<std::string> all_families{
-    "gauss1",        "gauss2",        "gauss3",        "gauss4",         "radau1", "radau2", "radau3",
-    "lobatto_iiia2", "lobatto_iiia3", "lobatto_iiia4", "lobatto_iiib2",  "lobatto_iiib3", "lobatto_iiib4",
-    "backward_euler", "esdirk12",     "esdirk23",      "esdirk34",       "explicit_midpoint", "rk4", "sdirk2"};
+const std::vector<std::string> all_families{"gauss1",        "gauss2",         "gauss3",
+                                            "gauss4",        "radau1",         "radau2",
+                                            "radau3",        "lobatto_iiia2",  "lobatto_iiia3",
+                                            "lobatto_iiia4", "lobatto_iiib2",  "lobatto_iiib3",
+                                            "lobatto_iiib4", "backward_euler", "esdirk12",
+                                            "esdirk23",      "esdirk34",       "explicit_midpoint",
+                                            "rk4",           "sdirk2"};
 
 // The pair used for a tableau: the symplectic one where it exists, otherwise a placeholder
 // partner (the unnormalized form never reads it).
@@ -156,7 +159,8 @@ BOOST_AUTO_TEST_CASE(augmented_adjoint_is_the_gradient_of_the_discrete_running_c
     dq[0] = q[0] + 1.0;
     return 0;
   };
-  for (const std::string name : {"gauss2", "radau3", "esdirk34", "explicit_midpoint", "lobatto_iiia3"}) {
+  for (const std::string name :
+       {"gauss2", "radau3", "esdirk34", "explicit_midpoint", "lobatto_iiia3"}) {
     BOOST_TEST_CONTEXT(name) {
       esdirk::FunctionProblem p = riccati();
       const g::PrkPair pair = pair_for(g::tableau_by_name(name));
@@ -194,7 +198,9 @@ BOOST_AUTO_TEST_CASE(adjoint_converges_at_the_method_order) {
           const std::vector<double> q0{1.0}, pN{running ? 0.0 : 1.0};
           BOOST_REQUIRE(run.forward(uniform_times(1.0, N), q0, {}) == esdirk::Status::success);
           BOOST_REQUIRE(run.backward(pN, running ? &L : nullptr) == esdirk::Status::success);
-          const double error = std::abs(run.adjoint_state(0)[0] - (running ? cubic_running_gradient() : cubic_terminal_gradient()));
+          const double error =
+              std::abs(run.adjoint_state(0)[0] -
+                       (running ? cubic_running_gradient() : cubic_terminal_gradient()));
           // Above rounding (3e-14, 150 ulp of the result: its noise moves a slope by < 0.05).
           if (error > 3e-14) {
             hs.push_back(1.0 / N);
@@ -205,8 +211,8 @@ BOOST_AUTO_TEST_CASE(adjoint_converges_at_the_method_order) {
         // The two smallest steps above rounding: the asymptotic range of the high orders.
         hs.erase(hs.begin(), hs.end() - 2);
         errors.erase(errors.begin(), errors.end() - 2);
-        BOOST_TEST(std::abs(slope(hs, errors) - t.order) <= 0.2, "running " << running << ": slope "
-                                                                           << slope(hs, errors));
+        BOOST_TEST(std::abs(slope(hs, errors) - t.order) <= 0.2,
+                   "running " << running << ": slope " << slope(hs, errors));
       }
     }
   }
@@ -220,7 +226,8 @@ BOOST_AUTO_TEST_CASE(stiff_adjoint_amplification_is_the_stability_function) {
   esdirk::FunctionProblem p = linear({lambda}, 1);
   for (double h : {1e-6, 1e-3, 1.0}) {
     const double z = lambda * h;
-    for (const std::string name : {"backward_euler", "radau2", "radau3", "esdirk12", "esdirk23", "esdirk34", "sdirk2"}) {
+    for (const std::string name :
+         {"backward_euler", "radau2", "radau3", "esdirk12", "esdirk23", "esdirk34", "sdirk2"}) {
       BOOST_TEST_CONTEXT(name << ", z = " << z) {
         g::TypeTwoStep step(p, pair_for(g::tableau_by_name(name)));
         const std::vector<double> q0{1.0}, p1{1.0};
@@ -232,8 +239,10 @@ BOOST_AUTO_TEST_CASE(stiff_adjoint_amplification_is_the_stability_function) {
         const double floor = 1e-15 * (1 + std::abs(z));
         BOOST_TEST(std::abs(p0[0] - R) <= floor);
         if (name == "backward_euler") BOOST_TEST(std::abs(p0[0] - 1 / (1 - z)) <= floor);
-        if (name == "radau2") BOOST_TEST(std::abs(p0[0] - (1 + z / 3) / (1 - 2 * z / 3 + z * z / 6)) <= floor);
-        if (h == 1.0) BOOST_TEST(std::abs(p0[0]) <= 1e-5);  // L-stable: damped like the forward method
+        if (name == "radau2")
+          BOOST_TEST(std::abs(p0[0] - (1 + z / 3) / (1 - 2 * z / 3 + z * z / 6)) <= floor);
+        if (h == 1.0)
+          BOOST_TEST(std::abs(p0[0]) <= 1e-5);  // L-stable: damped like the forward method
       }
     }
   }
@@ -242,7 +251,8 @@ BOOST_AUTO_TEST_CASE(stiff_adjoint_amplification_is_the_stability_function) {
 // The library's ESDIRK methods: on the steps and stages recorded by esdirk::Integrator, the
 // Type II step equals esdirk::Adjoint's reverse sweep step by step.
 BOOST_AUTO_TEST_CASE(esdirk_methods_agree_with_the_reverse_sweep_step_by_step) {
-  for (const esdirk::Tableau& method : {esdirk::Tableau::esdirk34(), esdirk::Tableau::esdirk23(), esdirk::Tableau::esdirk12()}) {
+  for (const esdirk::Tableau& method :
+       {esdirk::Tableau::esdirk34(), esdirk::Tableau::esdirk23(), esdirk::Tableau::esdirk12()}) {
     BOOST_TEST_CONTEXT(method.name) {
       esdirk::FunctionProblem p = van_der_pol(5.0);
       esdirk::Options options;
@@ -254,7 +264,8 @@ BOOST_AUTO_TEST_CASE(esdirk_methods_agree_with_the_reverse_sweep_step_by_step) {
       solver.add_listener(trajectory);
       std::map<int, std::vector<double>> sweep;  // lambda_x at each step start t_n, by n
       esdirk::AdjointOptions adjoint_options;
-      adjoint_options.observer = [&](int n, double, esdirk::ConstMatrixRef lx, esdirk::ConstMatrixRef, esdirk::ConstMatrixRef) {
+      adjoint_options.observer = [&](int n, double, esdirk::ConstMatrixRef lx,
+                                     esdirk::ConstMatrixRef, esdirk::ConstMatrixRef) {
         sweep[n] = {lx(0, 0), lx(1, 0)};
       };
       esdirk::Adjoint adjoint(solver, adjoint_options);
@@ -267,7 +278,8 @@ BOOST_AUTO_TEST_CASE(esdirk_methods_agree_with_the_reverse_sweep_step_by_step) {
       const double w[2] = {1.0, -0.5};
       objective.set_terminal_weights({w, 2, 1, 2});
       std::vector<double> dx0(2);
-      BOOST_REQUIRE(adjoint.gradient(objective, {dx0.data(), 2, 1, 2}, {}) == esdirk::Status::success);
+      BOOST_REQUIRE(adjoint.gradient(objective, {dx0.data(), 2, 1, 2}, {}) ==
+                    esdirk::Status::success);
       // The same steps through the Type II step, on the recorded stages.
       g::TypeTwoStep step(p, pair_for(g::from_esdirk(method)));
       const int N = trajectory.size();
@@ -277,11 +289,13 @@ BOOST_AUTO_TEST_CASE(esdirk_methods_agree_with_the_reverse_sweep_step_by_step) {
       for (int n = N - 1; n >= 0; --n) {
         const esdirk::StepRecord& r = trajectory[n];
         const std::vector<double> q0{r.X(0, 0), r.X(1, 0)};
-        BOOST_REQUIRE(step.set_stages(r.t, r.h, q0, r.X.cref(), r.Z.cref()) == esdirk::Status::success);
+        BOOST_REQUIRE(step.set_stages(r.t, r.h, q0, r.X.cref(), r.Z.cref()) ==
+                      esdirk::Status::success);
         BOOST_REQUIRE(step.adjoint(pn, nullptr, p0) == esdirk::Status::success);
         pn = p0;
         const std::vector<double>& lx = sweep.at(n);
-        for (int k = 0; k < 2; ++k) worst = std::max(worst, std::abs(pn[k] - lx[k]) / (1.0 + std::abs(lx[k])));
+        for (int k = 0; k < 2; ++k)
+          worst = std::max(worst, std::abs(pn[k] - lx[k]) / (1.0 + std::abs(lx[k])));
       }
       BOOST_TEST(worst <= 1e-13);
       BOOST_TEST(std::abs(pn[0] - dx0[0]) <= 1e-13 * (1 + std::abs(dx0[0])));
@@ -298,12 +312,13 @@ BOOST_AUTO_TEST_SUITE(conservation_diagnostics)
 // O(h^p) (an accuracy diagnostic that shrinks with h).
 BOOST_AUTO_TEST_CASE(rotation_momentum_is_conserved_hamiltonian_drifts_at_order_p) {
   const double w = 2.0;
-  esdirk::FunctionProblem p(2, 0, 0, [w](double, ConstVector q, ConstVector, ConstVector, Vector f) {
-    const double r = 1 - q[0] * q[0] - q[1] * q[1];
-    f[0] = r * q[0] - w * q[1];
-    f[1] = r * q[1] + w * q[0];
-    return 0;
-  });
+  esdirk::FunctionProblem p(2, 0, 0,
+                            [w](double, ConstVector q, ConstVector, ConstVector, Vector f) {
+                              const double r = 1 - q[0] * q[0] - q[1] * q[1];
+                              f[0] = r * q[0] - w * q[1];
+                              f[1] = r * q[1] + w * q[0];
+                              return 0;
+                            });
   p.set_jacobian([w](double, ConstVector q, ConstVector, ConstVector, MatrixRef J) {
     const double r = 1 - q[0] * q[0] - q[1] * q[1];
     J(0, 0) = r - 2 * q[0] * q[0], J(0, 1) = -2 * q[0] * q[1] - w;
@@ -331,6 +346,32 @@ BOOST_AUTO_TEST_CASE(rotation_momentum_is_conserved_hamiltonian_drifts_at_order_
       }
     }
   }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(regressions)
+
+// hamiltonian_drift evaluated f with zero parameters instead of the run's.
+BOOST_AUTO_TEST_CASE(hamiltonian_drift_used_zero_parameters) {
+  esdirk::FunctionProblem p(1, 0, 1,
+                            [](double, ConstVector q, ConstVector, ConstVector theta, Vector f) {
+                              f[0] = -theta[0] * q[0] * q[0];
+                              return 0;
+                            });
+  g::GeometricAdjoint run(p, g::symplectic_pair(g::radau_iia(2)));
+  const std::vector<double> theta{2.0}, q0{1.0}, pN{1.0};
+  run.set_parameters(theta);
+  BOOST_REQUIRE(run.forward(uniform_times(1.0, 4), q0, {}) == esdirk::Status::success);
+  BOOST_REQUIRE(run.backward(pN) == esdirk::Status::success);
+  double expected = 0.0;
+  const double H0 = -2.0 * run.adjoint_state(0)[0] * run.state(0)[0] * run.state(0)[0];
+  for (int n = 0; n <= 4; ++n)
+    expected =
+        std::max(expected,
+                 std::abs(-2.0 * run.adjoint_state(n)[0] * run.state(n)[0] * run.state(n)[0] - H0));
+  BOOST_TEST(expected > 1e-8);
+  BOOST_TEST(std::abs(g::hamiltonian_drift(run).absolute - expected) <= 1e-15);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -19,7 +19,8 @@ double B_residual(const g::RkTableau& t, int q) {
   double worst = 0.0;
   for (int k = 1; k <= q; ++k) {
     long double sum = 0.0L;
-    for (int i = 0; i < t.stages; ++i) sum += (long double)t.b[i] * std::pow((long double)t.c[i], k - 1);
+    for (int i = 0; i < t.stages; ++i)
+      sum += (long double)t.b[i] * std::pow((long double)t.c[i], k - 1);
     worst = std::max(worst, (double)std::fabs(sum - 1.0L / k));
   }
   return worst;
@@ -29,7 +30,8 @@ double C_residual(const g::RkTableau& t, int q) {
   for (int k = 1; k <= q; ++k)
     for (int i = 0; i < t.stages; ++i) {
       long double sum = 0.0L;
-      for (int j = 0; j < t.stages; ++j) sum += (long double)t.A(i, j) * std::pow((long double)t.c[j], k - 1);
+      for (int j = 0; j < t.stages; ++j)
+        sum += (long double)t.A(i, j) * std::pow((long double)t.c[j], k - 1);
       worst = std::max(worst, (double)std::fabs(sum - std::pow((long double)t.c[i], k) / k));
     }
   return worst;
@@ -41,7 +43,9 @@ double D_residual(const g::RkTableau& t, int q) {
       long double sum = 0.0L;
       for (int i = 0; i < t.stages; ++i)
         sum += (long double)t.b[i] * std::pow((long double)t.c[i], k - 1) * (long double)t.A(i, j);
-      worst = std::max(worst, (double)std::fabs(sum - (long double)t.b[j] * (1.0L - std::pow((long double)t.c[j], k)) / k));
+      worst = std::max(worst,
+                       (double)std::fabs(sum - (long double)t.b[j] *
+                                                   (1.0L - std::pow((long double)t.c[j], k)) / k));
     }
   return worst;
 }
@@ -69,7 +73,8 @@ double tree_residual(const g::RkTableau& t) {
     sums[6] += b * Ac2[i];
     sums[7] += b * AAc[i];
   }
-  const long double exact[8] = {1.0L, 0.5L, 1.0L / 3, 1.0L / 6, 0.25L, 0.125L, 1.0L / 12, 1.0L / 24};
+  const long double exact[8] = {1.0L,  0.5L,   1.0L / 3,  1.0L / 6,
+                                0.25L, 0.125L, 1.0L / 12, 1.0L / 24};
   const int conditions[5] = {0, 1, 2, 4, 8};  // trees of order <= 1, 2, 3, 4
   double worst = 0.0;
   for (int k = 0; k < conditions[std::min(t.order, 4)]; ++k)
@@ -77,8 +82,8 @@ double tree_residual(const g::RkTableau& t) {
   return worst;
 }
 
-void check_tableau(const g::RkTableau& t, const std::vector<double>& a, const std::vector<double>& b,
-                   const std::vector<double>& c) {
+void check_tableau(const g::RkTableau& t, const std::vector<double>& a,
+                   const std::vector<double>& b, const std::vector<double>& c) {
   BOOST_TEST_CONTEXT(t.name) {
     for (std::size_t k = 0; k < a.size(); ++k) BOOST_TEST(std::abs(t.a[k] - a[k]) <= tight);
     for (std::size_t k = 0; k < b.size(); ++k) BOOST_TEST(std::abs(t.b[k] - b[k]) <= tight);
@@ -138,7 +143,8 @@ BOOST_AUTO_TEST_CASE(families_satisfy_their_simplifying_assumptions) {
       BOOST_TEST(tree_residual(B) <= 2e-16);
     }
   }
-  for (const char* name : {"esdirk23", "esdirk34", "rk4", "sdirk2", "explicit_midpoint", "backward_euler"}) {
+  for (const char* name :
+       {"esdirk23", "esdirk34", "rk4", "sdirk2", "explicit_midpoint", "backward_euler"}) {
     const g::RkTableau t = g::tableau_by_name(name);
     BOOST_TEST_CONTEXT(t.name) { BOOST_TEST(tree_residual(t) <= 1e-15); }
   }
@@ -156,15 +162,18 @@ BOOST_AUTO_TEST_CASE(families_match_the_printed_tables) {
                 {5.0 / 18, 4.0 / 9, 5.0 / 18}, {0.5 - r15 / 10, 0.5, 0.5 + r15 / 10});
   check_tableau(g::radau_iia(1), {1.0}, {1.0}, {1.0});
   check_tableau(g::radau_iia(2), {5.0 / 12, -1.0 / 12, 0.75, 0.25}, {0.75, 0.25}, {1.0 / 3, 1.0});
-  check_tableau(g::radau_iia(3),
-                {(88 - 7 * r6) / 360, (296 - 169 * r6) / 1800, (-2 + 3 * r6) / 225, (296 + 169 * r6) / 1800,
-                 (88 + 7 * r6) / 360, (-2 - 3 * r6) / 225, (16 - r6) / 36, (16 + r6) / 36, 1.0 / 9},
-                {(16 - r6) / 36, (16 + r6) / 36, 1.0 / 9}, {(4 - r6) / 10, (4 + r6) / 10, 1.0});
+  check_tableau(
+      g::radau_iia(3),
+      {(88 - 7 * r6) / 360, (296 - 169 * r6) / 1800, (-2 + 3 * r6) / 225, (296 + 169 * r6) / 1800,
+       (88 + 7 * r6) / 360, (-2 - 3 * r6) / 225, (16 - r6) / 36, (16 + r6) / 36, 1.0 / 9},
+      {(16 - r6) / 36, (16 + r6) / 36, 1.0 / 9}, {(4 - r6) / 10, (4 + r6) / 10, 1.0});
   check_tableau(g::lobatto_iiia(2), {0, 0, 0.5, 0.5}, {0.5, 0.5}, {0, 1});
-  check_tableau(g::lobatto_iiia(3), {0, 0, 0, 5.0 / 24, 1.0 / 3, -1.0 / 24, 1.0 / 6, 2.0 / 3, 1.0 / 6},
+  check_tableau(g::lobatto_iiia(3),
+                {0, 0, 0, 5.0 / 24, 1.0 / 3, -1.0 / 24, 1.0 / 6, 2.0 / 3, 1.0 / 6},
                 {1.0 / 6, 2.0 / 3, 1.0 / 6}, {0, 0.5, 1});
   check_tableau(g::lobatto_iiib(2), {0.5, 0, 0.5, 0}, {0.5, 0.5}, {0, 1});
-  check_tableau(g::lobatto_iiib(3), {1.0 / 6, -1.0 / 6, 0, 1.0 / 6, 1.0 / 3, 0, 1.0 / 6, 5.0 / 6, 0},
+  check_tableau(g::lobatto_iiib(3),
+                {1.0 / 6, -1.0 / 6, 0, 1.0 / 6, 1.0 / 3, 0, 1.0 / 6, 5.0 / 6, 0},
                 {1.0 / 6, 2.0 / 3, 1.0 / 6}, {0, 0.5, 1});
   // Lobatto IIIA(4), first and last rows (Hairer-Wanner Table IV.5.7).
   const double r5 = std::sqrt(5.0);
@@ -203,7 +212,8 @@ BOOST_AUTO_TEST_CASE(known_partners) {
   for (int s = 2; s <= 4; ++s) {
     const g::PrkPair pair = g::symplectic_pair(g::lobatto_iiia(s));
     const g::RkTableau iiib = g::lobatto_iiib(s);
-    for (std::size_t k = 0; k < pair.partner.size(); ++k) BOOST_TEST(std::abs(pair.partner[k] - iiib.a[k]) <= 1e-15);
+    for (std::size_t k = 0; k < pair.partner.size(); ++k)
+      BOOST_TEST(std::abs(pair.partner[k] - iiib.a[k]) <= 1e-15);
   }
   // PGHVI-1: backward Euler with the partner 0; BE-1 pairs it with itself (defect 1).
   BOOST_TEST(g::pghvi1().partner[0] == 0.0);

@@ -102,8 +102,8 @@ ESDIRK_C_API int esdirk_geometric_steps(const esdirk_geometric* geometric, esdir
 /** Step point n (0..steps): t_n, q_n (nx), u_n (nz), p_n and dq_n (nx each); any pointer may
  *  be NULL. p_n and dq_n are those of the last backward / tangent sweep (zeros before). */
 ESDIRK_C_API int esdirk_geometric_get(const esdirk_geometric* geometric, esdirk_int n, double* t,
-                                      double* q, esdirk_int nx, double* u, esdirk_int nz,
-                                      double* p, double* dq);
+                                      double* q, esdirk_int nx, double* u, esdirk_int nz, double* p,
+                                      double* dq);
 /** The largest stage-equation defect of the forward sweep, the largest (3.9f) defect of the
  *  backward sweep and the relative drift of <p_n, dq_n> (after backward and tangent; without
  *  a running cost); any pointer may be NULL. */

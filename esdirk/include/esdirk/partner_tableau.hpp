@@ -10,9 +10,9 @@
 
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/matrix.hpp"
 #include "esdirk/tableau.hpp"
-#include "esdirk/export.hpp"
 
 namespace esdirk {
 

@@ -6,8 +6,8 @@
 #include <functional>
 #include <vector>
 
-#include "esdirk/geometric/geometric_adjoint.hpp"
 #include "esdirk/export.hpp"
+#include "esdirk/geometric/geometric_adjoint.hpp"
 
 namespace esdirk::geometric {
 

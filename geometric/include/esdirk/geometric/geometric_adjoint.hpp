@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "esdirk/geometric/type_two_step.hpp"
 #include "esdirk/export.hpp"
+#include "esdirk/geometric/type_two_step.hpp"
 
 namespace esdirk::geometric {
 
@@ -37,27 +37,34 @@ class ESDIRK_API GeometricAdjoint {
 
   int steps() const { return steps_; }
   double time(int n) const { return times_[static_cast<std::size_t>(n)]; }
-  ConstVector state(int n) const { return column(q_, n, nx_); }          ///< q_n
-  ConstVector algebraic(int n) const { return column(u_, n, nz_); }      ///< u_n
-  ConstVector adjoint_state(int n) const { return column(p_, n, nx_); }  ///< p_n
-  ConstVector tangent_state(int n) const { return column(dq_, n, nx_); } ///< dq_n
+  ConstVector state(int n) const { return column(q_, n, nx_); }           ///< q_n
+  ConstVector algebraic(int n) const { return column(u_, n, nz_); }       ///< u_n
+  ConstVector adjoint_state(int n) const { return column(p_, n, nx_); }   ///< p_n
+  ConstVector tangent_state(int n) const { return column(dq_, n, nx_); }  ///< dq_n
   /// P_n^i and Lambda_n^i (stage i of step n) of the last backward sweep, normalized as
   /// TypeTwoStep::stage_adjoint (kappa^i itself where b_i = 0). With them, the gradient of a
   /// discrete cost with respect to stage controls is h b_i (grad_u L + f_u^T P^i + phi_u^T
   /// Lambda^i) (seed 003 digest §5.4).
   ConstVector stage_adjoint(int n, int i) const {
-    return {stage_p_.data() + (static_cast<std::size_t>(n) * stages_ + i) * nx_, static_cast<std::size_t>(nx_)};
+    return {stage_p_.data() + (static_cast<std::size_t>(n) * stages_ + i) * nx_,
+            static_cast<std::size_t>(nx_)};
   }
   ConstVector stage_multiplier(int n, int i) const {
-    return {stage_lambda_.data() + (static_cast<std::size_t>(n) * stages_ + i) * nz_, static_cast<std::size_t>(nz_)};
+    return {stage_lambda_.data() + (static_cast<std::size_t>(n) * stages_ + i) * nz_,
+            static_cast<std::size_t>(nz_)};
   }
   /// sum_n h_n sum_i b_i L(Q_n^i, U_n^i) of the last backward() with a running cost value.
   double running_quadrature() const { return running_quadrature_; }
-  double max_forward_defect() const { return max_forward_defect_; }  ///< largest constraint defect of a step
-  double max_adjoint_defect() const { return max_adjoint_defect_; }  ///< largest (3.9f) defect of a step
+  double max_forward_defect() const {
+    return max_forward_defect_;
+  }  ///< largest constraint defect of a step
+  double max_adjoint_defect() const {
+    return max_adjoint_defect_;
+  }  ///< largest (3.9f) defect of a step
   const std::string& message() const { return step_.message(); }
   const Statistics& statistics() const { return step_.statistics(); }
   TypeTwoStep& step() { return step_; }
+  const TypeTwoStep& step() const { return step_; }
   Problem& problem() const { return step_.problem(); }
 
  private:

@@ -10,8 +10,8 @@
 
 #include <functional>
 
-#include "esdirk/problem.hpp"
 #include "esdirk/export.hpp"
+#include "esdirk/problem.hpp"
 
 namespace esdirk::geometric {
 
@@ -20,7 +20,8 @@ class ESDIRK_API Index2Reduction final : public Problem {
   /// f (nx values).
   using Rhs = std::function<int(double t, ConstVector q, ConstVector u, Vector f)>;
   /// f_q (nx x nx) and f_u (nx x nu).
-  using RhsJacobian = std::function<int(double t, ConstVector q, ConstVector u, MatrixRef fq, MatrixRef fu)>;
+  using RhsJacobian =
+      std::function<int(double t, ConstVector q, ConstVector u, MatrixRef fq, MatrixRef fu)>;
   /// g_q (nu x nx): the constraint's Jacobian (g itself is not needed by the reduction).
   using ConstraintJacobian = std::function<int(double t, ConstVector q, MatrixRef gq)>;
   /// d/dq (g_q(q) v) for a fixed vector v (nu x nx): the second derivatives g_qq[v].

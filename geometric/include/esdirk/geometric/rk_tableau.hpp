@@ -5,13 +5,14 @@
 //
 //     auto gauss = esdirk::geometric::gauss_legendre(3);        // order 6, self-partnered
 //     auto pair = esdirk::geometric::symplectic_pair(gauss);    // A~ from (A, b), checked
-//     pair.symplecticity_defect;                                // max |b_i a~_ij + b_j a_ji - b_i b_j|
+//     pair.symplecticity_defect;                                // max |b_i a~_ij + b_j a_ji - b_i
+//     b_j|
 
 #include <string>
 #include <vector>
 
-#include "esdirk/tableau.hpp"
 #include "esdirk/export.hpp"
+#include "esdirk/tableau.hpp"
 
 namespace esdirk::geometric {
 
@@ -19,10 +20,10 @@ namespace esdirk::geometric {
 struct ESDIRK_API RkTableau {
   std::string name;
   int stages = 0;
-  int order = 0;           ///< classical order of the method (b)
-  std::vector<double> a;   ///< row-major stages x stages, a[i*stages + j]
-  std::vector<double> b;   ///< weights
-  std::vector<double> c;   ///< nodes: stage i is evaluated at t + c_i h
+  int order = 0;          ///< classical order of the method (b)
+  std::vector<double> a;  ///< row-major stages x stages, a[i*stages + j]
+  std::vector<double> b;  ///< weights
+  std::vector<double> c;  ///< nodes: stage i is evaluated at t + c_i h
 
   double A(int i, int j) const { return a[static_cast<std::size_t>(i) * stages + j]; }
   /// Throws std::invalid_argument if the sizes do not match `stages` or an entry is not
@@ -43,8 +44,8 @@ struct ESDIRK_API RkTableau {
 struct ESDIRK_API PrkPair {
   std::string name;
   RkTableau method;
-  std::vector<double> partner;          ///< A~, row-major stages x stages
-  double symplecticity_defect = 0.0;    ///< max_ij |b_i a~_ij + b_j a_ji - b_i b_j|
+  std::vector<double> partner;        ///< A~, row-major stages x stages
+  double symplecticity_defect = 0.0;  ///< max_ij |b_i a~_ij + b_j a_ji - b_i b_j|
   /// The defect is within rounding: <= 4 ulp of max(1, max |b_i b_j|) (test T1).
   bool symplectic() const;
 };

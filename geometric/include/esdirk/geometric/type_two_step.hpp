@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/export.hpp"
 #include "esdirk/geometric/rk_tableau.hpp"
 #include "esdirk/jacobian.hpp"
 #include "esdirk/problem.hpp"
 #include "esdirk/statistics.hpp"
 #include "esdirk/status.hpp"
-#include "esdirk/export.hpp"
 
 namespace esdirk::geometric {
 
@@ -120,14 +120,15 @@ class ESDIRK_API TypeTwoStep {
   const std::string& message() const { return message_; }
   const Statistics& statistics() const { return stats_; }
   const PrkPair& pair() const { return pair_; }
+  ConstVector parameters() const { return params_; }  ///< p passed to the model
   const StepOptions& options() const { return options_; }
   Problem& problem() const { return problem_; }
 
  private:
   struct Block {
-    int first = 0, count = 0;  // stages first .. first+count-1
-    bool identity = false;     // explicit ODE stage: the matrix is I
-    bool explicit_dae = false; // explicit DAE stage (a_ii = 0): [I, -f_u; 0, phi_u], phi_u's LU
+    int first = 0, count = 0;   // stages first .. first+count-1
+    bool identity = false;      // explicit ODE stage: the matrix is I
+    bool explicit_dae = false;  // explicit DAE stage (a_ii = 0): [I, -f_u; 0, phi_u], phi_u's LU
     DenseMatrix lu;
     std::vector<int> pivots;
   };
@@ -159,18 +160,18 @@ class ESDIRK_API TypeTwoStep {
   DenseMatrix Q_;                 // nx x s stage states
   std::vector<double> residual_;  // n per stage: [K - f; phi]
   std::vector<double> fval_, gval_;
-  std::vector<DenseMatrix> J_;    // stage Jacobians [f_q f_u; phi_q phi_u]
+  std::vector<DenseMatrix> J_;                             // stage Jacobians [f_q f_u; phi_q phi_u]
   std::vector<double> kappa_, mu_, lambda_hat_, P_, Lam_;  // adjoint multipliers per stage
-  std::vector<double> dLq_, dLu_;  // running-cost gradients per stage
+  std::vector<double> dLq_, dLu_;                          // running-cost gradients per stage
   bool has_running_ = false;
-  DenseMatrix partner_matrix_;     // the partner form's dense system
+  DenseMatrix partner_matrix_;  // the partner form's dense system
   std::vector<int> partner_pivots_;
   std::vector<double> rhs_;
-  DenseMatrix phi_u_;              // for naming a singular phi_u
+  DenseMatrix phi_u_;  // for naming a singular phi_u
   std::vector<int> phi_u_pivots_;
-  std::vector<double> dQ_;         // tangent workspace
-  DenseMatrix J_point_;            // Jacobian at a single point (consistent_algebraic)
-  DenseMatrix cache_J_;            // the Jacobian at the last linearized step's first stage
+  std::vector<double> dQ_;           // tangent workspace
+  DenseMatrix J_point_;              // Jacobian at a single point (consistent_algebraic)
+  DenseMatrix cache_J_;              // the Jacobian at the last linearized step's first stage
   std::vector<double> cache_point_;  // its (t, q, u)
   bool cache_valid_ = false;
   double forward_defect_ = 0.0, adjoint_defect_ = 0.0, running_quadrature_ = 0.0;
