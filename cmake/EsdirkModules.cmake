@@ -1,5 +1,6 @@
 # One CMake target per module, linking only downward (doc/DESIGN: esdirk <- sensitivity <-
-# events; structural stands alone on esdirk's linear algebra; capi on top of all of them), and
+# events; structural stands alone on esdirk's linear algebra; multishoot on sensitivity; capi
+# on top of all of them), and
 # one package: libesdirk (shared and static) is built from the objects of every module.
 #
 # A module folder's CMakeLists.txt calls esdirk_add_module(SOURCES ...). That makes the OBJECT
@@ -14,7 +15,8 @@ set(ESDIRK_MODULE_USES_sensitivity esdirk)
 set(ESDIRK_MODULE_USES_events sensitivity)
 set(ESDIRK_MODULE_USES_structural esdirk)
 set(ESDIRK_MODULE_USES_geometric esdirk)
-set(ESDIRK_MODULE_USES_capi esdirk sensitivity events structural geometric)
+set(ESDIRK_MODULE_USES_multishoot sensitivity)
+set(ESDIRK_MODULE_USES_capi esdirk sensitivity events structural geometric multishoot)
 # The modules that may include the core's internal headers (esdirk/src/internal), which are
 # not installed.
 set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk sensitivity events)
@@ -24,7 +26,7 @@ set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk sensitivity events)
 # only the marked API leaves libesdirk.so. A new module joins the list once its headers are
 # annotated; ESDIRK_HIDDEN_VISIBILITY=ON hides every module regardless (to find what a new
 # module still needs to mark: its users then fail to link).
-set(ESDIRK_MODULES_ANNOTATED esdirk sensitivity events structural geometric capi)
+set(ESDIRK_MODULES_ANNOTATED esdirk sensitivity events structural geometric multishoot capi)
 option(ESDIRK_HIDDEN_VISIBILITY "Compile every module with hidden symbol visibility" OFF)
 
 set_property(GLOBAL PROPERTY ESDIRK_MODULES "")
@@ -94,7 +96,8 @@ function(esdirk_build_libraries)
       target_include_directories(esdirk_${kind} PUBLIC $<BUILD_INTERFACE:${dir}>)
     endforeach()
     target_include_directories(esdirk_${kind} PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-    target_link_libraries(esdirk_${kind} PUBLIC ${LAPACK_LIBRARIES})
+    # Threads: the multishoot module's thread pool.
+    target_link_libraries(esdirk_${kind} PUBLIC ${LAPACK_LIBRARIES} Threads::Threads)
     target_compile_features(esdirk_${kind} PUBLIC cxx_std_20)
     install(TARGETS esdirk_${kind} EXPORT esdirkTargets
             LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

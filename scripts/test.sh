@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds esdirk from scratch and runs the whole test suite (unit tests, examples, install
 # test) through CTest, then the hardening stages of doc/hardening.md:
-#   release  GCC Release: every test, example and the benchmark's quick mode
+#   release  GCC Release: every test, example and the benchmark's quick mode, with the
+#            optional Ipopt and MPI components required (ESDIRK_REQUIRE_SOLVERS)
 #   asan     GCC -O1 with AddressSanitizer + UndefinedBehaviorSanitizer and assertions: the
 #            unit, C, Fortran and binding tests
 #   tsan     GCC -O1 with ThreadSanitizer: integrators in several threads (tests/threads)
@@ -33,6 +34,7 @@ configure() {
 release() {
   configure build/test -DCMAKE_BUILD_TYPE=Release -DESDIRK_BUILD_TESTS=ON \
     -DESDIRK_BUILD_EXAMPLES=ON -DESDIRK_BUILD_FORTRAN=ON -DESDIRK_BUILD_BENCH=ON \
+    -DESDIRK_REQUIRE_SOLVERS=ON \
     "${extra_release_args[@]}"
   cmake --build build/test -j "$jobs"
   (cd build/test && ctest --output-on-failure -j "$jobs")

@@ -70,6 +70,13 @@ class ESDIRK_API ShootingInterval {
   const ShootingResult& integrate(double t_k, double t_end, ConstVector x_k, ConstVector u_k,
                                   ConstVector z_guess = {});
 
+  /// Makes the next integrate() start afresh, as the first call does (the initial step chosen
+  /// from f at t_k), instead of from the step size the previous call ended with. A caller that
+  /// needs each result to depend on the call's arguments alone (an NLP solver's line search,
+  /// results that must not depend on which intervals an object ran before) calls it before
+  /// every integrate().
+  void cold_start() { started_ = false; }
+
   /// The last result; throws std::logic_error if the last call failed or there was none.
   const ShootingResult& result() const;
   /// Counters summed over every call.

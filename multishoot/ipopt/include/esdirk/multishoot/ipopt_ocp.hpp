@@ -1,0 +1,86 @@
+#pragma once
+// Optimal control by multiple shooting with Ipopt (seed 002 section 2, eq. 6): one NLP per
+// NMPC sample over N intervals of length dt,
+//
+//     min  sum_k H_k(s_k, u_k) + L(s_N)
+//     s.t. s_0 = x0,   F_k(s_k, u_k) - s_{k+1} = 0,   u_lo <= u_k <= u_hi,
+//          x_lo <= s_k <= x_hi (k = 1..N: the state constraint at the nodes)
+//
+// with exact first derivatives from the shooting intervals: the constraint Jacobian has the
+// blocks A_k, -I, B_k, the objective gradient q_k, r_k and dL/ds_N. The Hessian of the
+// Lagrangian is Ipopt's limited-memory (L-BFGS) approximation: the exact one needs second-order
+// sensitivities, and a Gauss-Newton Hessian of the integrated cost H_k would need
+// int S^T Q S dt along each interval, which the interval does not return. Intervals that fail
+// at a trial point make the evaluation callbacks return false, which Ipopt answers by cutting
+// its step (its line search backtracks) instead of stopping.
+//
+// Part of the optional library esdirk_multishoot_ipopt (built when Ipopt is found), not of
+// libesdirk.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "esdirk/multishoot/estimation.hpp"  // EvaluateIntervals
+#include "esdirk/multishoot/interval_evaluator.hpp"
+
+namespace esdirk::multishoot {
+
+/// The terminal cost L(s_N) and its gradient (size nx).
+using TerminalCost = std::function<double(ConstVector s_N, Vector gradient)>;
+
+struct OcpSpec {
+  int nx = 0, nz = 0, nu = 0;
+  int intervals = 0;        ///< N
+  double dt = 0.0;          ///< interval length
+  std::vector<double> u_lower, u_upper;  ///< nu each
+  std::vector<double> x_lower, x_upper;  ///< nx each (+-inf: no bound) at the nodes 1..N
+  TerminalCost terminal;    ///< may be empty
+  double tolerance = 1e-8;  ///< constraint violation tolerance (continuity and bounds)
+  /// Ipopt's overall tol (scaled optimality error): with a limited-memory Hessian and
+  /// gradients integrated to rtol, 1e-8 is out of reach; the controls converge well before.
+  double optimality_tolerance = 1e-6;
+  int max_iterations = 200;
+  /// Warm-start Ipopt's multipliers from the start's (when it has them); the primal start is
+  /// always used.
+  bool warm_start_multipliers = true;
+  /// > 0: Ipopt prints its log at this level and checks the derivatives by differences
+  /// (diagnostics; 0 = silent).
+  int print_level = 0;
+  /// Throws std::invalid_argument naming what is inconsistent.
+  void validate() const;
+};
+
+/// The solution of one NLP and what it cost.
+struct OcpSolution {
+  bool success = false;
+  std::string status;            ///< Ipopt's return status, as text
+  std::string message;           ///< details on failure (e.g. the last failing interval)
+  std::vector<double> s;         ///< (N + 1) * nx node states
+  std::vector<double> u;         ///< N * nu controls
+  std::vector<double> z_guess;   ///< N * nz: z at the interval starts (next guesses)
+  double objective = 0.0;
+  double constraint_violation = 0.0;  ///< max |continuity| and bound violation at the solution
+  int iterations = 0;
+  int evaluations = 0;           ///< interval batches evaluated
+  int failed_evaluations = 0;    ///< batches with a failing interval (Ipopt backtracked)
+  double integration_seconds = 0.0;  ///< wall time in the interval evaluator
+  double assembly_seconds = 0.0;     ///< filling gradients and Jacobian values
+  double solver_seconds = 0.0;       ///< the rest of Ipopt's time
+  // Multipliers for a warm start of the next sample.
+  std::vector<double> bound_lower_multipliers, bound_upper_multipliers, constraint_multipliers;
+};
+
+/// Solves the OCP from x0 (size nx) at time t0. `start` gives the initial guess (s, u, z
+/// guesses and, when its multiplier vectors are filled, a warm start of Ipopt's multipliers);
+/// shift_for_warm_start() makes one from the previous sample's solution. Throws
+/// std::invalid_argument for inconsistent sizes.
+OcpSolution solve_ocp(const OcpSpec& spec, double t0, ConstVector x0, const OcpSolution& start,
+                      const EvaluateIntervals& evaluate);
+
+/// The previous solution moved one interval forward (the last interval repeated), with its
+/// multipliers: the warm start of the next NMPC sample.
+OcpSolution shift_for_warm_start(const OcpSpec& spec, const OcpSolution& previous);
+
+}  // namespace esdirk::multishoot

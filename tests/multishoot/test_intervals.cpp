@@ -1,0 +1,129 @@
+// The interval evaluator: the same bits for any number of threads (each interval has its own
+// integrator), the same numbers as a ShootingInterval called directly, and failures recorded
+// per interval.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+#include <boost/test/unit_test.hpp>
+
+#include "dow/dow_model.hpp"
+#include "esdirk/multishoot/interval_evaluator.hpp"
+
+namespace ms = esdirk::multishoot;
+
+namespace {
+
+// N intervals of 0.2 h on the nominal Dow trajectory's neighbourhood (the same start state
+// perturbed per interval, so the intervals differ), with the nine parameters as controls.
+ms::IntervalInputs dow_inputs(int n) {
+  ms::IntervalInputs in(n, 6, 4, 9);
+  const auto z0 = dow::consistent_algebraic_start();
+  for (int k = 0; k < n; ++k) {
+    in.t_begin[static_cast<std::size_t>(k)] = 0.2 * k;
+    in.t_end[static_cast<std::size_t>(k)] = 0.2 * (k + 1);
+    for (int i = 0; i < 6; ++i) in.x_of(k)[static_cast<std::size_t>(i)] = dow::initial_states[static_cast<std::size_t>(i)];
+    in.x_of(k)[0] *= 1.0 + 0.01 * k;
+    for (int i = 0; i < 9; ++i) in.u_of(k)[static_cast<std::size_t>(i)] = dow::nominal_parameters[static_cast<std::size_t>(i)];
+    for (int i = 0; i < 4; ++i) in.z_guess_of(k)[static_cast<std::size_t>(i)] = z0[static_cast<std::size_t>(i)];
+  }
+  return in;
+}
+
+ms::ProblemFactory dow_factory() {
+  return [] { return std::make_unique<dow::Model>(); };
+}
+
+// Compares the numbers of two outputs bit for bit (the wall times excepted).
+bool same_bits(const ms::IntervalOutputs& a, const ms::IntervalOutputs& b) {
+  for (int k = 0; k < a.intervals(); ++k) {
+    auto bits = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+    if (a.status(k) != b.status(k) || !bits(a.H(k), b.H(k)) || a.steps(k) != b.steps(k))
+      return false;
+    for (int i = 0; i < a.nx(); ++i) {
+      if (!bits(a.x_end(k)[static_cast<std::size_t>(i)], b.x_end(k)[static_cast<std::size_t>(i)])) return false;
+      for (int j = 0; j < a.nx(); ++j)
+        if (!bits(a.A(k)(i, j), b.A(k)(i, j))) return false;
+      for (int j = 0; j < a.nu(); ++j)
+        if (!bits(a.B(k)(i, j), b.B(k)(i, j))) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(intervals)
+
+BOOST_AUTO_TEST_CASE(threaded_evaluation_is_bit_identical_to_serial) {
+  const int n = 8;
+  const esdirk::Options options = dow::benchmark_options(1e-6);
+  ms::IntervalEvaluator serial(dow_factory(), n, options, {}, 1);
+  ms::IntervalEvaluator threaded(dow_factory(), n, options, {}, 3);
+  ms::IntervalInputs in = dow_inputs(n);
+  ms::IntervalOutputs a, b;
+  // Two rounds: the second warm-starts every interval from its own first call, which must not
+  // depend on the schedule either.
+  for (int round = 0; round < 2; ++round) {
+    BOOST_TEST(serial.evaluate(in, a));
+    BOOST_TEST(threaded.evaluate(in, b));
+    BOOST_TEST(same_bits(a, b));
+    for (double& x : in.x) x *= 1.001;
+  }
+}
+
+BOOST_AUTO_TEST_CASE(outputs_match_a_shooting_interval_called_directly) {
+  const int n = 3;
+  const esdirk::Options options = dow::benchmark_options(1e-6);
+  ms::IntervalEvaluator ev(dow_factory(), n, options, {}, 2);
+  ms::IntervalInputs in = dow_inputs(n);
+  ms::IntervalOutputs out;
+  BOOST_TEST(ev.evaluate(in, out));
+  for (int k = 0; k < n; ++k) {
+    dow::Model model;
+    esdirk::ShootingInterval direct(model, options);
+    const esdirk::ShootingResult& r = direct.integrate(in.t_begin[static_cast<std::size_t>(k)], in.t_end[static_cast<std::size_t>(k)],
+                                                       in.x_of(k), in.u_of(k), in.z_guess_of(k));
+    BOOST_TEST(esdirk::ok(r.status));
+    for (int i = 0; i < 6; ++i) {
+      BOOST_TEST(out.x_end(k)[static_cast<std::size_t>(i)] == r.x[static_cast<std::size_t>(i)]);
+      for (int j = 0; j < 9; ++j) BOOST_TEST(out.B(k)(i, j) == r.B(i, j));
+    }
+    BOOST_TEST(out.steps(k) == r.statistics.steps);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_block_evaluates_only_its_own_intervals) {
+  const int n = 6;
+  ms::IntervalEvaluator all(dow_factory(), n, dow::benchmark_options(1e-6));
+  ms::IntervalEvaluator block(dow_factory(), n, dow::benchmark_options(1e-6), {}, 1, 2, 3);
+  BOOST_TEST(block.first() == 2);
+  BOOST_TEST(block.count() == 3);
+  ms::IntervalInputs in = dow_inputs(n);
+  ms::IntervalOutputs a, b;
+  all.evaluate(in, a);
+  block.evaluate(in, b);
+  for (int k = 2; k < 5; ++k) BOOST_TEST(b.x_end(k)[0] == a.x_end(k)[0]);
+  BOOST_TEST(b.steps(0) == 0);  // not owned: untouched
+}
+
+BOOST_AUTO_TEST_CASE(a_failing_interval_is_recorded_and_the_others_still_run) {
+  const int n = 4;
+  ms::IntervalEvaluator ev(dow_factory(), n, dow::benchmark_options(1e-6), {}, 2);
+  ms::IntervalInputs in = dow_inputs(n);
+  in.x_of(2)[1] = std::numeric_limits<double>::quiet_NaN();  // a broken NLP iterate
+  ms::IntervalOutputs out;
+  BOOST_TEST(!ev.evaluate(in, out));
+  BOOST_TEST(out.first_failure() == 2);
+  BOOST_TEST(out.ok(0));
+  BOOST_TEST(out.ok(1));
+  BOOST_TEST(out.ok(3));
+  BOOST_TEST(out.message(2).find("interval 2") != std::string::npos);
+  BOOST_TEST(out.message(2).find("non-finite") != std::string::npos);
+  // The next evaluation with good inputs succeeds again.
+  in = dow_inputs(n);
+  BOOST_TEST(ev.evaluate(in, out));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
