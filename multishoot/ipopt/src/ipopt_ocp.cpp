@@ -65,6 +65,10 @@ class ShootingNlp : public Ipopt::TNLP {
     m = m_;
     nnz_jac = nx_ + N_ * (nx_ * nx_ + nx_ + nx_ * nu_);
     nnz_h = 0;
+    if (spec_.quadratic_cost) {
+      const int b = nx_ + nu_;
+      nnz_h = N_ * b * (b + 1) / 2 + nx_ * (nx_ + 1) / 2;
+    }
     style = C_STYLE;
     return true;
   }
@@ -182,9 +186,50 @@ class ShootingNlp : public Ipopt::TNLP {
     return true;
   }
 
-  bool eval_h(Index, const Number*, bool, Number, Index, const Number*, bool, Index, Index*,
-              Index*, Number*) override {
-    return false;  // limited-memory Hessian
+  bool eval_h(Index, const Number* w, bool new_x, Number obj_factor, Index, const Number*, bool,
+              Index, Index* row, Index* col, Number* values) override {
+    if (!spec_.quadratic_cost) return false;  // limited-memory Hessian
+    const QuadraticCost& c = *spec_.quadratic_cost;
+    // Lower triangle of the block of (s_k, u_k) per interval, then of s_N; the variables of
+    // the block in the order s_k[0..nx), u_k[0..nu) (global indices increase along it).
+    const int b = nx_ + nu_;
+    auto var = [&](int k, int i) { return i < nx_ ? s_at(k) + i : u_at(k) + i - nx_; };
+    if (values == nullptr) {
+      int e = 0;
+      for (int k = 0; k < N_; ++k)
+        for (int j = 0; j < b; ++j)
+          for (int i = j; i < b; ++i, ++e) {
+            row[e] = var(k, i);
+            col[e] = var(k, j);
+          }
+      for (int j = 0; j < nx_; ++j)
+        for (int i = j; i < nx_; ++i, ++e) {
+          row[e] = s_at(N_) + i;
+          col[e] = s_at(N_) + j;
+        }
+      return true;
+    }
+    if (!update(w, new_x)) return false;
+    const auto start = Clock::now();
+    int e = 0;
+    const double dt = spec_.dt;
+    for (int k = 0; k < N_; ++k) {
+      const ConstMatrixRef A = outputs_.A(k), B = outputs_.B(k);
+      auto S = [&](int r, int i) { return i < nx_ ? A(r, i) : B(r, i - nx_); };  // [A_k B_k]
+      for (int j = 0; j < b; ++j)
+        for (int i = j; i < b; ++i, ++e) {
+          double h = 0.0;
+          for (int r = 0; r < nx_; ++r) h += 2.0 * c.Q[sz(r)] * S(r, i) * S(r, j);
+          h *= 0.5 * dt;
+          if (i == j && i < nx_) h += 0.5 * dt * 2.0 * c.Q[sz(i)];
+          if (i == j && i >= nx_) h += dt * 2.0 * c.R[sz(i - nx_)];
+          values[e] = obj_factor * h;
+        }
+    }
+    for (int j = 0; j < nx_; ++j)
+      for (int i = j; i < nx_; ++i, ++e) values[e] = i == j ? obj_factor * 2.0 * c.P[sz(i)] : 0.0;
+    out_.assembly_seconds += since(start);
+    return true;
   }
 
   void finalize_solution(Ipopt::SolverReturn, Index, const Number* w, const Number* z_lo,
@@ -273,6 +318,45 @@ void OcpSpec::validate() const {
     if (!(x_lower[sz(i)] <= x_upper[sz(i)])) fail("x_lower > x_upper for state " + std::to_string(i));
   if (!(tolerance > 0.0) || !(optimality_tolerance > 0.0) || max_iterations < 1)
     fail("tolerances > 0 and max_iterations >= 1 needed");
+  if (quadratic_cost) {
+    const QuadraticCost& c = *quadratic_cost;
+    if (c.x_ref.size() != sz(nx) || c.u_ref.size() != sz(nu) || c.Q.size() != sz(nx) ||
+        c.R.size() != sz(nu) || c.P.size() != sz(nx))
+      fail("quadratic_cost needs x_ref, Q, P of size nx and u_ref, R of size nu");
+  }
+}
+
+RunningCost QuadraticCost::running_cost() const {
+  const QuadraticCost c = *this;
+  return [c](double, ConstVector x, ConstVector, ConstVector u, double& value, Vector hx, Vector hz,
+             Vector hu) {
+    value = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double d = x[i] - c.x_ref[i];
+      value += c.Q[i] * d * d;
+      hx[i] = 2.0 * c.Q[i] * d;
+    }
+    for (double& v : hz) v = 0.0;
+    for (std::size_t i = 0; i < u.size(); ++i) {
+      const double d = u[i] - c.u_ref[i];
+      value += c.R[i] * d * d;
+      hu[i] = 2.0 * c.R[i] * d;
+    }
+    return 0;
+  };
+}
+
+TerminalCost QuadraticCost::terminal_cost() const {
+  const QuadraticCost c = *this;
+  return [c](ConstVector s, Vector g) {
+    double value = 0.0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const double d = s[i] - c.x_ref[i];
+      value += c.P[i] * d * d;
+      g[i] = 2.0 * c.P[i] * d;
+    }
+    return value;
+  };
 }
 
 OcpSolution solve_ocp(const OcpSpec& spec, double t0, ConstVector x0, const OcpSolution& start,
@@ -290,7 +374,8 @@ OcpSolution solve_ocp(const OcpSpec& spec, double t0, ConstVector x0, const OcpS
   Ipopt::SmartPtr<Ipopt::IpoptApplication> app = IpoptApplicationFactory();
   app->Options()->SetIntegerValue("print_level", 0);
   app->Options()->SetStringValue("sb", "yes");
-  app->Options()->SetStringValue("hessian_approximation", "limited-memory");
+  app->Options()->SetStringValue("hessian_approximation",
+                                 spec.quadratic_cost ? "exact" : "limited-memory");
   app->Options()->SetNumericValue("tol", spec.optimality_tolerance);
   app->Options()->SetNumericValue("constr_viol_tol", spec.tolerance);
   app->Options()->SetIntegerValue("max_iter", spec.max_iterations);

@@ -8,9 +8,9 @@
 //
 // with exact first derivatives from the shooting intervals: the constraint Jacobian has the
 // blocks A_k, -I, B_k, the objective gradient q_k, r_k and dL/ds_N. The Hessian of the
-// Lagrangian is Ipopt's limited-memory (L-BFGS) approximation: the exact one needs second-order
-// sensitivities, and a Gauss-Newton Hessian of the integrated cost H_k would need
-// int S^T Q S dt along each interval, which the interval does not return. Intervals that fail
+// Lagrangian: the exact one needs second-order sensitivities; for a tracking cost
+// (QuadraticCost) a Gauss-Newton Hessian built from A_k, B_k, otherwise Ipopt's
+// limited-memory (L-BFGS) approximation. Intervals that fail
 // at a trial point make the evaluation callbacks return false, which Ipopt answers by cutting
 // its step (its line search backtracks) instead of stopping.
 //
@@ -18,6 +18,7 @@
 // libesdirk.
 
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,24 @@ namespace esdirk::multishoot {
 /// The terminal cost L(s_N) and its gradient (size nx).
 using TerminalCost = std::function<double(ConstVector s_N, Vector gradient)>;
 
+/// A tracking cost h = (x - x_ref)' Q (x - x_ref) + (u - u_ref)' R (u - u_ref) with diagonal
+/// Q, R and terminal cost L = (s_N - x_ref)' P (s_N - x_ref). With it, the OCP uses a
+/// Gauss-Newton Hessian instead of Ipopt's limited-memory one: for interval k,
+///
+///     (dt/2) ([I 0]' 2Q [I 0] + [A_k B_k]' 2Q [A_k B_k]) + dt 2R     on (s_k, u_k),
+///
+/// the trapezoidal rule applied to the Gauss-Newton matrix int S' 2Q S dt of H_k (S the
+/// sensitivity of x(t) to (s_k, u_k), known at the interval's ends: [I 0] and [A_k B_k]),
+/// plus 2P on s_N; the constraints' curvature is left out (Gauss-Newton).
+struct QuadraticCost {
+  std::vector<double> x_ref, u_ref;  ///< nx, nu
+  std::vector<double> Q, R, P;       ///< diagonals: nx, nu, nx (>= 0)
+  /// The running cost h for IntervalEvaluator::set_running_cost.
+  RunningCost running_cost() const;
+  /// The terminal cost L for OcpSpec::terminal.
+  TerminalCost terminal_cost() const;
+};
+
 struct OcpSpec {
   int nx = 0, nz = 0, nu = 0;
   int intervals = 0;        ///< N
@@ -37,6 +56,10 @@ struct OcpSpec {
   std::vector<double> u_lower, u_upper;  ///< nu each
   std::vector<double> x_lower, x_upper;  ///< nx each (+-inf: no bound) at the nodes 1..N
   TerminalCost terminal;    ///< may be empty
+  /// Set: the objective is this tracking cost (the evaluator's running cost must be
+  /// quadratic_cost.running_cost(), the terminal its terminal_cost()) and the Hessian is the
+  /// Gauss-Newton one above. Empty: any cost, limited-memory (L-BFGS) Hessian.
+  std::optional<QuadraticCost> quadratic_cost;
   double tolerance = 1e-8;  ///< constraint violation tolerance (continuity and bounds)
   /// Ipopt's overall tol (scaled optimality error): with a limited-memory Hessian and
   /// gradients integrated to rtol, 1e-8 is out of reach; the controls converge well before.

@@ -1,0 +1,203 @@
+// Nonlinear model predictive control of an exothermic CSTR by multiple shooting with Ipopt
+// (Gauss-Newton Hessian from the intervals' A_k, B_k; --lbfgs for Ipopt's limited-memory one):
+// from the low-conversion steady state (T_c = 300 K) to the open-loop unstable middle one
+// (C_A = 0.5 mol/L, T = 350 K) with the coolant temperature bounded, 250 <= T_c <= 350 K, and
+// the reactor temperature kept below T_max = 355 K (a state constraint at the shooting
+// nodes). Each sample solves one NLP over N intervals of dt, warm-started from the previous
+// solution; the plant is the same model integrated with the control held over the sample
+// (zero-order hold: a restart of the integrator at each sample time).
+//
+//     nmpc [--horizon N] [--samples S] [--dt DT] [--threads T] [--output DIR] [--lbfgs]
+//          [--cold-multipliers]
+//
+// Writes DIR/nmpc_closed_loop.csv (plant states and input, ten points per sample); plot.py
+// makes nmpc_closed_loop.png from it.
+//
+// Checks: every NLP solved; every sample's NLP constraint violation below its tolerance; the
+// plant's T <= T_max and the bounds on T_c at every sample; the set point reached at the end.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cstr.hpp"
+#include "esdirk/integrator.hpp"
+#include "esdirk/multishoot/interval_evaluator.hpp"
+#include "esdirk/multishoot/ipopt_ocp.hpp"
+
+namespace ms = esdirk::multishoot;
+
+namespace {
+
+constexpr double CA_ref = 0.5, T_ref = 350.0, Tc_ref = 300.0, T_max = 355.0;
+constexpr double w_CA = 1.0 / (0.05 * 0.05), w_T = 1.0 / (2.0 * 2.0), w_Tc = 0.01 / (20.0 * 20.0);
+
+// The steady state at T_c near (C_A, T): Newton on f = 0.
+std::array<double, 2> steady_state(double Tc, double CA, double T) {
+  cstr::Model m;
+  std::vector<double> x = {CA, T}, f(2), u = {Tc};
+  esdirk::DenseMatrix J(2, 2);
+  for (int it = 0; it < 50; ++it) {
+    m.evaluate(0.0, x, {}, u, f, {});
+    m.jacobian(0.0, x, {}, u, J.ref());
+    const double det = J(0, 0) * J(1, 1) - J(0, 1) * J(1, 0);
+    const double d0 = (J(1, 1) * f[0] - J(0, 1) * f[1]) / det, d1 = (J(0, 0) * f[1] - J(1, 0) * f[0]) / det;
+    x[0] -= d0;
+    x[1] -= d1;
+  }
+  return {x[0], x[1]};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  int N = 20, samples = 60, threads = 2;
+  bool cold = false, lbfgs = false;
+  double dt = 0.05;
+  std::string output = ".";
+  for (int i = 1; i < argc; ++i) {
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
+      return argv[++i];
+    };
+    if (!std::strcmp(argv[i], "--horizon")) N = std::atoi(next());
+    else if (!std::strcmp(argv[i], "--samples")) samples = std::atoi(next());
+    else if (!std::strcmp(argv[i], "--dt")) dt = std::atof(next());
+    else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(next());
+    else if (!std::strcmp(argv[i], "--output")) output = next();
+    else if (!std::strcmp(argv[i], "--cold-multipliers")) cold = true;
+    else if (!std::strcmp(argv[i], "--lbfgs")) lbfgs = true;
+    else throw std::invalid_argument(std::string("unknown option ") + argv[i]);
+  }
+
+  esdirk::Options options;
+  options.rtol = 1e-8;
+  options.atol = 1e-10;
+  ms::IntervalEvaluator evaluator([] { return std::make_unique<cstr::Model>(); }, N, options, {},
+                                  threads);
+  // The tracking cost (C_A - 0.5)^2 / 0.05^2 + (T - 350)^2 / 2^2 + 0.01 (T_c - 300)^2 / 20^2,
+  // terminal weight 10 times the states' (C_A, T of the unstable set point).
+  ms::QuadraticCost cost;
+  cost.x_ref = {CA_ref, T_ref};
+  cost.u_ref = {Tc_ref};
+  cost.Q = {w_CA, w_T};
+  cost.R = {w_Tc};
+  cost.P = {10.0 * w_CA, 10.0 * w_T};
+  evaluator.set_running_cost(cost.running_cost());
+  const ms::EvaluateIntervals evaluate = [&](const ms::IntervalInputs& in, ms::IntervalOutputs& out) {
+    return evaluator.evaluate(in, out);
+  };
+
+  ms::OcpSpec spec;
+  spec.nx = 2;
+  spec.nz = 0;
+  spec.nu = 1;
+  spec.intervals = N;
+  spec.dt = dt;
+  spec.u_lower = {250.0};
+  spec.u_upper = {350.0};
+  spec.x_lower = {-INFINITY, -INFINITY};
+  spec.x_upper = {INFINITY, T_max};
+  spec.terminal = cost.terminal_cost();
+  if (!lbfgs) spec.quadratic_cost = cost;
+  spec.tolerance = 1e-8;
+  spec.warm_start_multipliers = !cold;
+
+  // The plant: the same model, integrated tightly, control held over each sample.
+  cstr::Model plant_model;
+  esdirk::Options plant_options;
+  plant_options.rtol = 1e-10;
+  plant_options.atol = 1e-12;
+  esdirk::Integrator plant(plant_model, plant_options);
+  const auto x_start = steady_state(Tc_ref, 0.9, 320.0);
+  std::vector<double> x = {x_start[0], x_start[1]};
+
+  ms::OcpSolution guess;
+  for (int k = 0; k <= N; ++k) guess.s.insert(guess.s.end(), x.begin(), x.end());
+  guess.u.assign(static_cast<std::size_t>(N), Tc_ref);
+
+  const std::string csv = output + "/nmpc_closed_loop.csv";
+  std::FILE* f = std::fopen(csv.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + csv);
+  std::fprintf(f, "t,CA,T,Tc\n");
+  std::printf("CSTR NMPC: N = %d intervals of %g min, %d samples, %d threads; start C_A = %.4f, "
+              "T = %.3f K\n\n",
+              N, dt, samples, threads, x[0], x[1]);
+  std::printf("%6s %8s %9s %9s %5s %5s %10s %9s %9s %9s %9s\n", "sample", "C_A", "T", "T_c", "iter",
+              "evals", "viol", "integr s", "assem s", "solver s", "total s");
+  bool ok = true;
+  double max_T = x[1], max_viol = 0.0, sum_int = 0, sum_asm = 0, sum_sol = 0, max_total = 0;
+  int total_iter = 0, failed_evals = 0;
+  for (int j = 0; j < samples; ++j) {
+    const double t = j * dt;
+    const auto start = std::chrono::steady_clock::now();
+    ms::OcpSolution sol = ms::solve_ocp(spec, t, x, guess, evaluate);
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double Tc = sol.u[0];
+    std::printf("%6d %8.5f %9.4f %9.4f %5d %5d %10.2e %9.5f %9.5f %9.5f %9.5f\n", j, x[0], x[1], Tc,
+                sol.iterations, sol.evaluations, sol.constraint_violation, sol.integration_seconds,
+                sol.assembly_seconds, sol.solver_seconds, total);
+    if (!sol.success) {
+      std::printf("  sample %d: the NLP failed: %s %s\n", j, sol.status.c_str(), sol.message.c_str());
+      ok = false;
+    }
+    if (sol.constraint_violation > spec.tolerance * 10.0) {
+      std::printf("  sample %d: constraint violation %.3e above the NLP tolerance\n", j, sol.constraint_violation);
+      ok = false;
+    }
+    if (Tc < spec.u_lower[0] - 1e-6 || Tc > spec.u_upper[0] + 1e-6) {
+      std::printf("  sample %d: T_c = %.6f outside its bounds\n", j, Tc);
+      ok = false;
+    }
+    max_viol = std::max(max_viol, sol.constraint_violation);
+    sum_int += sol.integration_seconds;
+    sum_asm += sol.assembly_seconds;
+    sum_sol += sol.solver_seconds;
+    max_total = std::max(max_total, total);
+    total_iter += sol.iterations;
+    failed_evals += sol.failed_evaluations;
+
+    // The plant over [t, t + dt] with T_c held: restart at the sample time (a time event).
+    const std::vector<double> u = {Tc};
+    if (!esdirk::ok(j == 0 ? plant.initialize(t, x, {}, u) : plant.restart(t, x, {}, u)))
+      throw std::runtime_error("plant restart failed: " + plant.message());
+    plant.set_stop_time(t + dt);
+    std::fprintf(f, "%.6f,%.10f,%.10f,%.10f\n", t, x[0], x[1], Tc);
+    for (int i = 1; i <= 10; ++i) {  // between samples too, for the plot and the T_max check
+      const double ti = t + dt * i / 10.0;
+      if (!esdirk::ok(plant.integrate_to(ti, x)))
+        throw std::runtime_error("plant integration failed: " + plant.message());
+      max_T = std::max(max_T, x[1]);
+      std::fprintf(f, "%.6f,%.10f,%.10f,%.10f\n", ti, x[0], x[1], Tc);
+    }
+    if (x[1] > T_max + 1e-6) {
+      std::printf("  sample %d: the plant's T = %.6f exceeds T_max\n", j + 1, x[1]);
+      ok = false;
+    }
+    guess = ms::shift_for_warm_start(spec, sol);
+  }
+  std::fclose(f);
+  const double err_CA = std::abs(x[0] - CA_ref), err_T = std::abs(x[1] - T_ref);
+  std::printf("\nfinal C_A = %.6f (set point %.1f), T = %.5f K (set point %.1f); max T = %.5f K "
+              "(limit %.1f, between samples included)\n",
+              x[0], CA_ref, x[1], T_ref, max_T, T_max);
+  std::printf("per sample: %.2f NLP iterations, %.5f s integration (wall, %d threads), %.5f s "
+              "derivative assembly, %.5f s Ipopt; slowest sample %.4f s; %d trial points with "
+              "failing intervals; max violation %.2e\n",
+              static_cast<double>(total_iter) / samples, sum_int / samples, threads,
+              sum_asm / samples, sum_sol / samples, max_total, failed_evals, max_viol);
+  if (err_CA > 2e-3 || err_T > 0.05) {
+    std::printf("the set point was not reached\n");
+    ok = false;
+  }
+  std::printf("%s\n", ok ? "CHECK PASSED" : "CHECK FAILED");
+  return ok ? 0 : 1;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "nmpc: %s\n", e.what());
+  return 2;
+}
