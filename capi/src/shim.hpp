@@ -46,6 +46,15 @@ class CProblem final : public esdirk::Problem {
   esdirk_jacobian_fn jacobian_fn = nullptr;
   esdirk_parameter_jacobian_fn parameter_jacobian_fn = nullptr;
 
+  /// A problem with the same callbacks and user data (one per shooting interval of the
+  /// multiple-shooting evaluator, esdirk_multishoot.h).
+  std::unique_ptr<CProblem> copy() const {
+    auto c = std::make_unique<CProblem>(nx(), nz(), np(), residual_, user_data_);
+    c->jacobian_fn = jacobian_fn;
+    c->parameter_jacobian_fn = parameter_jacobian_fn;
+    return c;
+  }
+
  private:
   const double* zp(esdirk::ConstVector z) const { return nz() ? z.data() : nullptr; }
   const double* pp(esdirk::ConstVector p) const { return np() ? p.data() : nullptr; }
