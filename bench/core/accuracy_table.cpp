@@ -5,7 +5,8 @@
 //     bench_accuracy_table [--filtered] [--set option=value ...] [--rtols r,r,...] [--summary]
 //
 // --set changes one integrator option of every run (for the measurements behind the defaults):
-// max_jacobian_refreshes, max_newton_dampings, max_newton_iterations (integers).
+// max_jacobian_refreshes, max_newton_dampings, max_newton_iterations (integers), method=NAME,
+// raw=1 (the seed's tolerances), kappa=K (calibration factor).
 // --summary prints one line per problem with the totals over the rtols.
 
 #include <cstdio>
@@ -26,6 +27,9 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   if (name == "max_jacobian_refreshes") o.max_jacobian_refreshes = static_cast<int>(value);
   else if (name == "max_newton_dampings") o.max_newton_dampings = static_cast<int>(value);
   else if (name == "max_newton_iterations") o.max_newton_iterations = static_cast<int>(value);
+  else if (name == "method") o.method = esdirk::Tableau::named(setting.substr(eq + 1));
+  else if (name == "raw") o.tolerance_rule = value > 0 ? esdirk::ToleranceRule::raw : esdirk::ToleranceRule::calibrated;
+  else if (name == "kappa") o.calibration_factor = value;
   else return false;
   return true;
 }

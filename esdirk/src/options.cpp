@@ -1,5 +1,6 @@
 #include "esdirk/options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,33 @@ void check_vector(const std::vector<double>& v, std::size_t expected, const char
 
 }  // namespace
 
+double Options::internal_rtol(double r) const {
+  if (tolerance_rule == ToleranceRule::raw || !(r > 0.0)) return r;
+  const double q = method.controller_order();
+  const double kappa = calibration_factor > 0.0 ? calibration_factor : method.tolerance_factor;
+  // Never below floor (r/floor)^(1/10) (or r itself below the floor): tighter than ~1e-13 the
+  // rounding of the stage equations of O(1) states (a few ulp) reaches the Newton tolerance and
+  // the error test. The floor still rises with rtol, so the error stays monotone in rtol.
+  const double floor = r <= internal_rtol_floor ? r : internal_rtol_floor * std::pow(r / internal_rtol_floor, 0.1);
+  return std::max(kappa * std::pow(r, q / (q - 1.0)), floor);
+}
+
+Tableau Options::automatic_method() const {
+  double r = rtol;
+  for (double v : rtol_vector) r = std::min(r, v);
+  return r < automatic_high_order_below ? Tableau::esdirk547() : Tableau::esdirk34();
+}
+
+Options Options::seed002() {
+  Options o;
+  o.tolerance_rule = ToleranceRule::raw;
+  o.method = Tableau::esdirk34();
+  o.stage_predictor = StagePredictor::previous_stage;
+  o.max_jacobian_refreshes = 0;
+  o.max_newton_dampings = 0;
+  return o;
+}
+
 void Options::validate(int nx, int nz) const {
   require(std::isfinite(rtol) && rtol >= 0.0, "rtol", "finite and >= 0", rtol);
   require(std::isfinite(atol) && atol >= 0.0, "atol", "finite and >= 0", atol);
@@ -50,6 +78,10 @@ void Options::validate(int nx, int nz) const {
   }
   if (nz > 0 && algebraic_atol.empty())
     require(atol > 0.0, "atol", "> 0 (it weighs the algebraic states)", atol);
+  if (tolerance_rule != ToleranceRule::calibrated && tolerance_rule != ToleranceRule::raw)
+    invalid("tolerance_rule is neither calibrated nor raw");
+  require(calibration_factor == 0.0 || (std::isfinite(calibration_factor) && calibration_factor > 0.0),
+          "calibration_factor", "0 (the method's) or finite and > 0", calibration_factor);
   method.validate();
   require(std::isfinite(initial_step) && initial_step >= 0.0, "initial_step", "finite and >= 0",
           initial_step);

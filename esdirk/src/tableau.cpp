@@ -4,7 +4,49 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "internal/higher_order_tableaux.hpp"
+
 namespace esdirk {
+namespace {
+
+// A published long-double tableau rounded to double (each coefficient once).
+Tableau from_long(const internal::LongTableau& l, const char* name, int order, int embedded, double kappa) {
+  Tableau t;
+  t.name = name;
+  t.stages = l.stages;
+  t.order = order;
+  t.embedded_order = embedded;
+  t.gamma = static_cast<double>(l.a[static_cast<std::size_t>(l.stages) + 1]);
+  for (long double v : l.a) t.a.push_back(static_cast<double>(v));
+  for (long double v : l.b) t.b.push_back(static_cast<double>(v));
+  for (long double v : l.b_hat) t.b_hat.push_back(static_cast<double>(v));
+  for (long double v : l.c) t.c.push_back(static_cast<double>(v));
+  t.tolerance_factor = kappa;
+  return t;
+}
+
+}  // namespace
+
+Tableau Tableau::esdirk436() { return from_long(internal::esdirk436_long(), "ESDIRK436", 4, 3, 1.0); }
+
+Tableau Tableau::esdirk547() { return from_long(internal::esdirk547_long(), "ESDIRK547", 5, 4, 1.0); }
+
+Tableau Tableau::automatic() {
+  Tableau t;
+  t.name = "auto";
+  return t;
+}
+
+Tableau Tableau::named(const std::string& name) {
+  if (name == "ESDIRK34") return esdirk34();
+  if (name == "ESDIRK436") return esdirk436();
+  if (name == "ESDIRK547") return esdirk547();
+  if (name == "ESDIRK23") return esdirk23();
+  if (name == "ESDIRK12") return esdirk12();
+  if (name == "auto") return automatic();
+  throw std::invalid_argument("unknown method \"" + name +
+                              "\": the known ones are ESDIRK34, ESDIRK436, ESDIRK547, ESDIRK23, ESDIRK12 and auto");
+}
 
 int Tableau::controller_order() const { return std::min(order, embedded_order) + 1; }
 
@@ -12,6 +54,7 @@ void Tableau::validate() const {
   auto fail = [this](const std::string& why) {
     throw std::invalid_argument("tableau " + name + ": " + why);
   };
+  if (is_automatic()) return;  // resolved by the Integrator
   const auto n = static_cast<std::size_t>(stages);
   if (stages < 2) fail("needs at least two stages");
   if (a.size() != n * n || b.size() != n || b_hat.size() != n || c.size() != n)

@@ -16,7 +16,8 @@ class ESDIRK_API ErrorWeights {
  public:
   ErrorWeights() = default;
   /// Expands the scalar or per-state tolerances of `options` for nx differential and nz
-  /// algebraic states (algebraic states use Options::rtol and algebraic_atol, or atol).
+  /// algebraic states (algebraic states use Options::rtol and algebraic_atol, or atol), after
+  /// the tolerance rule (Options::internal_rtol): these are the tolerances of the error test.
   ErrorWeights(const Options& options, int nx, int nz);
 
   /// w_i = 1/(atol_i + rtol_i |x_i|) over the differential states.

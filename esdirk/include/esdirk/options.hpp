@@ -24,6 +24,17 @@ enum class StagePredictor {
   dense_output,
 };
 
+/// How the tolerances the user gives become the tolerances of the error test (see
+/// doc/integrator-theory.md section 4a).
+enum class ToleranceRule {
+  /// The achieved global error is about rtol: the error test uses kappa * rtol^(q/(q-1)) (q =
+  /// the controller order, 4 for ESDIRK34) with the absolute tolerances scaled alike, because
+  /// error-per-step control of an order q-1 method gives a global error ~ tol^((q-1)/q).
+  calibrated,
+  /// Seed 002: the error test uses rtol and atol as given (global error ~ 4 rtol^(3/4)).
+  raw,
+};
+
 struct ESDIRK_API Options {
   // --- Tolerances -------------------------------------------------------------------------
   /// Scalar relative and absolute tolerances of the error test (seed 002 eq. 21), used for
@@ -36,9 +47,16 @@ struct ESDIRK_API Options {
   /// Absolute tolerances of the algebraic states (size nz); the Newton test on z uses weights
   /// algebraic_atol + rtol|z|. Empty: the scalar atol.
   std::vector<double> algebraic_atol;
+  /// The seed's raw tolerances (default) or the calibrated rule (error about rtol).
+  ToleranceRule tolerance_rule = ToleranceRule::raw;
+  /// kappa of the calibrated rule; 0 takes the method's measured constant
+  /// (Tableau::tolerance_factor). Must be 0 or finite and > 0.
+  double calibration_factor = 0.0;
 
   // --- Method -----------------------------------------------------------------------------
-  /// The Runge-Kutta method; ESDIRK34 unless a test asks for a sister method.
+  /// The Runge-Kutta method: ESDIRK34 (default), a member by name (Tableau::named: "ESDIRK34",
+  /// "ESDIRK436", "ESDIRK547", ...), or "auto" (Tableau::automatic()), which the Integrator
+  /// resolves by the tolerance (automatic_method()).
   Tableau method = Tableau::esdirk34();
 
   /// Filter the error estimate through the iteration matrix, e <- M^{-1} [e; 0] (Shampine's
@@ -90,6 +108,26 @@ struct ESDIRK_API Options {
   /// Throws std::invalid_argument naming the first invalid option. nx and nz are the
   /// problem's sizes, for the per-component vectors.
   void validate(int nx, int nz) const;
+
+  /// The relative tolerance the error test uses for a given user rtol: under the calibrated
+  /// rule max(kappa rtol^(q/(q-1)), F (rtol/F)^(1/10)) with F = internal_rtol_floor (rtol itself
+  /// when rtol <= F), under ToleranceRule::raw
+  /// rtol itself. Absolute tolerances scale by the same factor internal_rtol(rtol) / rtol.
+  double internal_rtol(double rtol) const;
+  /// The calibrated rule never asks for less than this (unless rtol itself is smaller).
+  static constexpr double internal_rtol_floor = 1e-13;
+
+  /// The configuration of seed 002: raw tolerances, ESDIRK34, the seed's stage predictors and
+  /// no Newton recovery (a failing Newton cuts h). Pair with SensitivityOptions::seed002() to
+  /// reproduce the seed's Table 1.
+  static Options seed002();
+
+  /// What method = "auto" becomes: the member that reaches the requested accuracy at the least
+  /// cost on the reference problems for this rtol (the smallest of rtol_vector, if set); see
+  /// doc/integrator-guide.md for the measured choice.
+  Tableau automatic_method() const;
+  /// rtol below which "auto" takes the order-5 member (ESDIRK547) instead of ESDIRK34.
+  static constexpr double automatic_high_order_below = 1e-8;
 };
 
 }  // namespace esdirk

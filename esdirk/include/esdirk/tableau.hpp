@@ -19,6 +19,9 @@ struct ESDIRK_API Tableau {
   std::vector<double> b;
   std::vector<double> b_hat;
   std::vector<double> c;
+  /// kappa of the calibrated tolerance rule (Options::internal_rtol), measured on the reference
+  /// problems so that their global error is about rtol.
+  double tolerance_factor = 1.0;
 
   double A(int i, int j) const { return a[static_cast<std::size_t>(i) * stages + j]; }
   /// d = b - b_hat, the weights of the error estimate e = h sum d_i f_i.
@@ -34,6 +37,17 @@ struct ESDIRK_API Tableau {
   static Tableau esdirk34();
   static Tableau esdirk23();
   static Tableau esdirk12();
+  /// Kennedy & Carpenter's ESDIRK4(3)6L[2]SA: order 4, embedded order 3, 6 stages, gamma = 1/4.
+  static Tableau esdirk436();
+  /// Kennedy & Carpenter's ESDIRK5(4)7L[2]SA: order 5, embedded order 4, 7 stages, gamma = 23/125.
+  static Tableau esdirk547();
+  /// "auto": the Integrator picks a member by the tolerance (Options::method's default; see
+  /// doc/integrator-guide.md). Not a method itself: stages = 0.
+  static Tableau automatic();
+  /// A member by its name: "ESDIRK34", "ESDIRK436", "ESDIRK547", "ESDIRK23", "ESDIRK12" or
+  /// "auto". Throws std::invalid_argument for any other name, listing the known ones.
+  static Tableau named(const std::string& name);
+  bool is_automatic() const { return name == "auto" && stages == 0; }
 };
 
 }  // namespace esdirk
