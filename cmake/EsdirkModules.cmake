@@ -96,8 +96,8 @@ function(esdirk_build_libraries)
       target_include_directories(esdirk_${kind} PUBLIC $<BUILD_INTERFACE:${dir}>)
     endforeach()
     target_include_directories(esdirk_${kind} PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-    # Threads: the multishoot module's thread pool.
-    target_link_libraries(esdirk_${kind} PUBLIC ${LAPACK_LIBRARIES} Threads::Threads)
+    # Threads: the multishoot module's thread pool. KLU: the sparse stage linear system.
+    target_link_libraries(esdirk_${kind} PUBLIC ${ESDIRK_KLU_LIBRARIES} ${LAPACK_LIBRARIES} Threads::Threads)
     target_compile_features(esdirk_${kind} PUBLIC cxx_std_20)
     install(TARGETS esdirk_${kind} EXPORT esdirkTargets
             LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -5,7 +5,7 @@
 #   ESDIRK_WITH_CLANG=1     also clang with its sanitizer and libFuzzer runtimes (CI stages)
 set -euo pipefail
 
-packages=(cmake make g++ gfortran pkg-config libopenblas-dev libboost-test-dev
+packages=(cmake make g++ gfortran pkg-config libopenblas-dev libsuitesparse-dev libboost-test-dev
           python3 python3-matplotlib valgrind)
 # The optional multiple-shooting components (multishoot/ipopt, multishoot/mpi) and their
 # solvers: built when found, always in CI (scripts/test.sh sets ESDIRK_REQUIRE_SOLVERS).

@@ -27,7 +27,35 @@ JacobianEvaluator::JacobianEvaluator(Problem& problem, Statistics& stats)
       v_(static_cast<std::size_t>(problem.size())),
       p_(static_cast<std::size_t>(problem.np())),
       f1_(static_cast<std::size_t>(problem.nx())),
-      g1_(static_cast<std::size_t>(problem.nz())) {}
+      g1_(static_cast<std::size_t>(problem.nz())) {
+  const JacobianStructure& structure = problem.jacobian_structure();
+  pattern_ = structure.pattern;
+  const bool dense_storage = structure.solver == LinearSolverKind::dense || pattern_ == nullptr;
+  if (!dense_storage && problem.has_jacobian() && !problem.has_sparse_jacobian())
+    throw std::invalid_argument(
+        std::string("JacobianEvaluator: the problem declares a ") + linear_solver_name(structure.solver) +
+        " Jacobian but supplies only the dense jacobian(); supply sparse_jacobian() or leave "
+        "has_jacobian() false for coloured finite differences");
+  if (problem.has_sparse_jacobian() && pattern_ == nullptr)
+    throw std::invalid_argument(
+        "JacobianEvaluator: the problem supplies sparse_jacobian() but declares no pattern or bandwidths");
+  analytic_ = dense_storage ? (problem.has_jacobian() || problem.has_sparse_jacobian())
+                            : problem.has_sparse_jacobian();
+  colours_ = problem.size();
+  if (pattern_ != nullptr) {
+    const std::vector<int> colour = colour_columns(*pattern_);
+    colours_ = 1 + *std::max_element(colour.begin(), colour.end());
+    colour_pointers_.assign(static_cast<std::size_t>(colours_) + 1, 0);
+    for (int c : colour) ++colour_pointers_[static_cast<std::size_t>(c) + 1];
+    for (int c = 0; c < colours_; ++c) colour_pointers_[c + 1] += colour_pointers_[c];
+    colour_columns_.resize(colour.size());
+    std::vector<int> next(colour_pointers_.begin(), colour_pointers_.end() - 1);
+    for (int j = 0; j < static_cast<int>(colour.size()); ++j) colour_columns_[next[colour[j]]++] = j;
+    increments_.assign(colour.size(), 0.0);
+    if (problem.has_sparse_jacobian() && !problem.has_jacobian())
+      scratch_values_.assign(static_cast<std::size_t>(pattern_->nonzeros()), 0.0);
+  }
+}
 
 void JacobianEvaluator::set_typical_values(std::vector<double> typical) {
   if (typical.size() != v_.size())
@@ -54,6 +82,11 @@ int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, Co
     if (code != 0) return code;
     return all_finite(ConstMatrixRef(J)) ? 0 : 1;
   }
+  if (problem_.has_sparse_jacobian()) return sparse_into_dense(t, x, z, p, J);
+  if (pattern_ != nullptr) {
+    J.fill(0.0);
+    return coloured_differences(t, p, f0, g0, x.data(), z.data(), nullptr, J);
+  }
   const int nx = problem_.nx();
   const int n = problem_.size();
   std::copy(x.begin(), x.end(), v_.begin());
@@ -74,6 +107,86 @@ int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, Co
     for (int i = nx; i < n; ++i) J(i, j) = (g1_[i - nx] - g0[i - nx]) / actual;
   }
   return all_finite(ConstMatrixRef(J)) ? 0 : 1;
+}
+
+int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                      ConstVector f0, ConstVector g0, JacobianMatrix& J) {
+  if (J.is_dense()) return state_jacobian(t, x, z, p, f0, g0, J.dense());
+  ++stats_.jacobian_evaluations;
+  const int nnz = J.pattern().nonzeros();
+  double* values = J.sparse().values;
+  if (problem_.has_sparse_jacobian()) {
+    std::fill(values, values + nnz, 0.0);
+    const int code = problem_.sparse_jacobian(t, x, z, p, J.sparse());
+    if (code != 0) return code;
+    for (int k = 0; k < nnz; ++k)
+      if (!std::isfinite(values[k])) return 1;
+    return 0;
+  }
+  return coloured_differences(t, p, f0, g0, x.data(), z.data(), values, MatrixRef{});
+}
+
+// The analytic sparse J of a problem factored densely: its values, scattered.
+int JacobianEvaluator::sparse_into_dense(double t, ConstVector x, ConstVector z, ConstVector p,
+                                         MatrixRef J) {
+  std::fill(scratch_values_.begin(), scratch_values_.end(), 0.0);
+  const int code = problem_.sparse_jacobian(t, x, z, p, {pattern_.get(), scratch_values_.data()});
+  if (code != 0) return code;
+  J.fill(0.0);
+  const int* ptr = pattern_->column_pointers().data();
+  const int* rows = pattern_->row_indices().data();
+  for (int j = 0; j < problem_.size(); ++j)
+    for (int k = ptr[j]; k < ptr[j + 1]; ++k) J(rows[k], j) = scratch_values_[static_cast<std::size_t>(k)];
+  return all_finite(ConstMatrixRef(J)) ? 0 : 1;
+}
+
+// Forward differences, one evaluation per colour: every column of the colour is moved by its
+// own increment (the rule of the dense differences), and since no two of them share a row,
+// row i of the difference belongs to the one column of the colour that has an entry in row i.
+// Each entry is the quotient the dense differences form, from the same arguments of f_i
+// wherever f_i depends on the pattern's variables only. Writes the pattern's `values`, or the
+// entries of `dense` (already zero elsewhere) when `values` is null.
+int JacobianEvaluator::coloured_differences(double t, ConstVector p, ConstVector f0, ConstVector g0,
+                                            const double* x, const double* z, double* values,
+                                            MatrixRef dense) {
+  const int nx = problem_.nx();
+  const int n = problem_.size();
+  std::copy(x, x + nx, v_.begin());
+  std::copy(z, z + (n - nx), v_.begin() + nx);
+  const ConstVector xv(v_.data(), static_cast<std::size_t>(nx));
+  const ConstVector zv(v_.data() + nx, static_cast<std::size_t>(n - nx));
+  const int* ptr = pattern_->column_pointers().data();
+  const int* rows = pattern_->row_indices().data();
+  for (int c = 0; c < colours_; ++c) {
+    const int first = colour_pointers_[c], last = colour_pointers_[c + 1];
+    for (int m = first; m < last; ++m) {
+      const int j = colour_columns_[m];
+      const double saved = v_[j];
+      v_[j] = saved + sqrt_eps * (saved != 0.0 ? std::abs(saved) : typical_[j]);
+      increments_[j] = v_[j] - saved;
+    }
+    ++stats_.fd_function_evaluations;
+    const int code = problem_.evaluate(t, xv, zv, p, f1_, g1_);
+    for (int m = first; m < last; ++m) {
+      const int j = colour_columns_[m];
+      v_[j] = j < nx ? x[j] : z[j - nx];
+    }
+    if (code != 0) return code;
+    for (int m = first; m < last; ++m) {
+      const int j = colour_columns_[m];
+      const double actual = increments_[j];
+      for (int k = ptr[j]; k < ptr[j + 1]; ++k) {
+        const int i = rows[k];
+        const double d = i < nx ? (f1_[i] - f0[i]) / actual : (g1_[i - nx] - g0[i - nx]) / actual;
+        if (!std::isfinite(d)) return 1;
+        if (values != nullptr)
+          values[k] = d;
+        else
+          dense(i, j) = d;
+      }
+    }
+  }
+  return 0;
 }
 
 int JacobianEvaluator::parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
@@ -207,6 +320,102 @@ std::string JacobianCheck::summary() const {
   std::string out = "Jacobian check FAILED; worst entries (d equation / d variable):\n";
   char line[256];
   for (const JacobianMismatch& m : worst) {
+    std::snprintf(line, sizeof line,
+                  "  d%s/d%s: supplied %.6e, finite difference %.6e (%.1fx the tolerance)\n",
+                  m.equation.c_str(), m.variable.c_str(), m.supplied, m.finite_difference, m.error);
+    out += line;
+  }
+  return out;
+}
+
+JacobianPatternCheck check_jacobian_pattern(Problem& problem, double t, ConstVector x,
+                                            ConstVector z, ConstVector p,
+                                            const JacobianCheckOptions& options) {
+  const int nx = problem.nx(), n = problem.size();
+  if (static_cast<int>(x.size()) != nx || static_cast<int>(z.size()) != problem.nz() ||
+      static_cast<int>(p.size()) != problem.np())
+    throw std::invalid_argument("check_jacobian_pattern: x, z, p must have sizes nx, nz, np");
+  const auto pattern = problem.jacobian_structure().pattern;
+  if (pattern == nullptr)
+    throw std::invalid_argument("check_jacobian_pattern: the problem declares no pattern or bandwidths");
+  const int* ptr = pattern->column_pointers().data();
+  const int* rows = pattern->row_indices().data();
+  JacobianPatternCheck report;
+  std::vector<double> v(x.begin(), x.end()), plus(n), minus(n), column(n), row_scale(n, 0.0);
+  v.insert(v.end(), z.begin(), z.end());
+  std::vector<double> fd_values(static_cast<std::size_t>(pattern->nonzeros()), 0.0);
+  std::vector<JacobianMismatch> outside;  // candidates; filtered by the row scales at the end
+  std::vector<char> listed(static_cast<std::size_t>(n), 0);
+  for (int j = 0; j < n; ++j) {
+    if (central_column(problem, t, v, nx, p, j, plus, minus, column.data()) != 0)
+      throw std::runtime_error("check_jacobian_pattern: evaluate() failed near the given point");
+    for (int k = ptr[j]; k < ptr[j + 1]; ++k) {
+      listed[rows[k]] = 1;
+      fd_values[k] = column[rows[k]];
+    }
+    for (int i = 0; i < n; ++i) {
+      row_scale[i] = std::max(row_scale[i], std::abs(column[i]));
+      if (!listed[i] && column[i] != 0.0)
+        outside.push_back({i, j, "", "", 0.0, column[i], std::abs(column[i])});
+    }
+    for (int k = ptr[j]; k < ptr[j + 1]; ++k) listed[rows[k]] = 0;
+  }
+  for (JacobianMismatch& m : outside) {
+    const double allowed = options.absolute_tolerance * row_scale[m.row];
+    if (!(m.error > allowed)) continue;
+    m.error = allowed > 0.0 ? m.error / allowed : std::numeric_limits<double>::infinity();
+    m.equation = problem.equation_name(m.row);
+    m.variable = problem.state_name(m.col);
+    report.missing.push_back(std::move(m));
+  }
+  report.missing_count = static_cast<int>(report.missing.size());
+  auto worst_first = [](const JacobianMismatch& a, const JacobianMismatch& b) { return a.error > b.error; };
+  std::sort(report.missing.begin(), report.missing.end(), worst_first);
+  if (static_cast<int>(report.missing.size()) > options.max_reported)
+    report.missing.resize(static_cast<std::size_t>(options.max_reported));
+
+  if (problem.has_sparse_jacobian()) {
+    std::vector<double> values(fd_values.size(), 0.0);
+    try {
+      if (problem.sparse_jacobian(t, x, z, p, {pattern.get(), values.data()}) != 0)
+        report.callback_error = "sparse_jacobian() returned a failure code at the given point";
+    } catch (const std::out_of_range& e) {
+      report.callback_error = std::string("sparse_jacobian() wrote outside its pattern: ") + e.what();
+    }
+    if (report.callback_error.empty())
+      for (int j = 0; j < n; ++j)
+        for (int k = ptr[j]; k < ptr[j + 1]; ++k) {
+          const int i = rows[k];
+          const double a = values[k], b = fd_values[k];
+          const double allowed = options.relative_tolerance * std::max(std::abs(a), std::abs(b)) +
+                                  options.absolute_tolerance * std::max(row_scale[i], std::abs(a));
+          double ratio = std::abs(a - b) / (allowed > 0.0 ? allowed : 1.0);
+          if (!std::isfinite(a)) ratio = std::numeric_limits<double>::infinity();
+          if (ratio <= 1.0) continue;
+          report.wrong.push_back({i, j, problem.equation_name(i), problem.state_name(j), a, b, ratio});
+        }
+    std::sort(report.wrong.begin(), report.wrong.end(), worst_first);
+    if (static_cast<int>(report.wrong.size()) > options.max_reported)
+      report.wrong.resize(static_cast<std::size_t>(options.max_reported));
+  }
+  report.ok = report.missing_count == 0 && report.wrong.empty() && report.callback_error.empty();
+  return report;
+}
+
+std::string JacobianPatternCheck::summary() const {
+  if (ok) return "Jacobian pattern check passed: the pattern holds every nonzero of the difference Jacobian.\n";
+  std::string out = "Jacobian pattern check FAILED.\n";
+  char line[320];
+  if (missing_count > 0) {
+    out += std::to_string(missing_count) + " nonzero entries are missing from the pattern (d equation / d variable):\n";
+    for (const JacobianMismatch& m : missing) {
+      std::snprintf(line, sizeof line, "  d%s/d%s (row %d, column %d): finite difference %.6e\n",
+                    m.equation.c_str(), m.variable.c_str(), m.row, m.col, m.finite_difference);
+      out += line;
+    }
+  }
+  if (!callback_error.empty()) out += "  " + callback_error + "\n";
+  for (const JacobianMismatch& m : wrong) {
     std::snprintf(line, sizeof line,
                   "  d%s/d%s: supplied %.6e, finite difference %.6e (%.1fx the tolerance)\n",
                   m.equation.c_str(), m.variable.c_str(), m.supplied, m.finite_difference, m.error);

@@ -1,5 +1,6 @@
 #include "esdirk/problem.hpp"
 
+#include <memory>
 #include <stdexcept>
 #include <utility>
 
@@ -30,6 +31,33 @@ int Problem::parameter_jacobian(double, ConstVector, ConstVector, ConstVector, M
       "Problem::parameter_jacobian called but has_parameter_jacobian() is false");
 }
 
+int Problem::sparse_jacobian(double, ConstVector, ConstVector, ConstVector, SparseMatrixRef) {
+  throw std::logic_error("Problem::sparse_jacobian called but has_sparse_jacobian() is false");
+}
+
+void Problem::set_jacobian_bandwidths(int lower, int upper) {
+  const int n = size();
+  if (lower < 0 || upper < 0 || lower >= n || upper >= n)
+    throw std::invalid_argument("set_jacobian_bandwidths: bandwidths must satisfy 0 <= lower, upper < n = " +
+                                std::to_string(n) + " (got lower " + std::to_string(lower) +
+                                ", upper " + std::to_string(upper) + ")");
+  structure_.solver = LinearSolverKind::banded;
+  structure_.pattern = std::make_shared<const SparsityPattern>(SparsityPattern::banded(n, lower, upper));
+  structure_.lower = lower;
+  structure_.upper = upper;
+}
+
+void Problem::set_jacobian_pattern(SparsityPattern pattern, LinearSolverKind solver) {
+  if (pattern.size() != size())
+    throw std::invalid_argument("set_jacobian_pattern: the pattern is " + std::to_string(pattern.size()) +
+                                " x " + std::to_string(pattern.size()) + ", the problem has nx + nz = " +
+                                std::to_string(size()));
+  structure_.solver = solver;
+  structure_.lower = pattern.lower_bandwidth();
+  structure_.upper = pattern.upper_bandwidth();
+  structure_.pattern = std::make_shared<const SparsityPattern>(std::move(pattern));
+}
+
 std::string Problem::state_name(int i) const {
   return i < nx_ ? "x[" + std::to_string(i) + "]" : "z[" + std::to_string(i - nx_) + "]";
 }
@@ -54,6 +82,17 @@ FunctionProblem& FunctionProblem::set_jacobian(JacobianFn jacobian) {
 FunctionProblem& FunctionProblem::set_parameter_jacobian(JacobianFn parameter_jacobian) {
   parameter_jacobian_ = std::move(parameter_jacobian);
   return *this;
+}
+
+FunctionProblem& FunctionProblem::set_sparse_jacobian(SparseJacobianFn jacobian) {
+  sparse_jacobian_ = std::move(jacobian);
+  return *this;
+}
+
+int FunctionProblem::sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                     SparseMatrixRef J) {
+  if (!sparse_jacobian_) return Problem::sparse_jacobian(t, x, z, p, J);
+  return sparse_jacobian_(t, x, z, p, J);
 }
 
 int FunctionProblem::evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f,

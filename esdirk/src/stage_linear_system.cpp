@@ -1,15 +1,55 @@
 #include "esdirk/stage_linear_system.hpp"
 
+#include <stdexcept>
+
+#include "internal/structured_lu.hpp"
+
 namespace esdirk {
 
-StageLinearSystem::StageLinearSystem(int nx, int nz)
-{
-  solver_.resize(nx, nz);
+StageLinearSystem::StageLinearSystem(int nx, int nz) : n_(nx + nz) { solver_.resize(nx, nz); }
+
+StageLinearSystem::StageLinearSystem(int nx, int nz, const JacobianStructure& structure)
+    : kind_(structure.solver), n_(nx + nz) {
+  switch (kind_) {
+    case LinearSolverKind::dense: solver_.resize(nx, nz); break;
+    case LinearSolverKind::banded: structured_ = internal::make_banded_lu(nx, nz, structure); break;
+    case LinearSolverKind::sparse: structured_ = internal::make_sparse_lu(nx, nz, structure); break;
+  }
+}
+
+StageLinearSystem::~StageLinearSystem() = default;
+
+int StageLinearSystem::factor(const JacobianMatrix& J, double h_gamma, long step_index) {
+  if (kind_ == LinearSolverKind::dense) return factor(J.dense(), h_gamma, step_index);
+  if (J.is_dense())
+    throw std::logic_error("StageLinearSystem::factor: a banded or sparse back-end needs J in sparse storage");
+  step_index_ = step_index;
+  h_gamma_ = h_gamma;
+  return structured_->factor(J, h_gamma);
 }
 
 int StageLinearSystem::factor(ConstMatrixRef J, double h_gamma, long step_index) {
+  if (kind_ != LinearSolverKind::dense)
+    throw std::logic_error("StageLinearSystem::factor: a dense J for a banded or sparse back-end");
   step_index_ = step_index;
+  h_gamma_ = h_gamma;
   return solver_.factor(J, h_gamma);
+}
+
+void StageLinearSystem::solve_structured(MatrixRef B, bool transpose) const {
+  structured_->solve(B, transpose);
+}
+
+void StageLinearSystem::invert(MatrixRef W) const {
+  if (kind_ == LinearSolverKind::dense) return solver_.invert(W);
+  W.fill(0.0);
+  for (int k = 0; k < W.rows; ++k) W(k, k) = 1.0;
+  solve_structured(W, false);
+}
+
+std::size_t StageLinearSystem::bytes() const {
+  if (kind_ != LinearSolverKind::dense) return structured_->bytes();
+  return static_cast<std::size_t>(n_) * n_ * sizeof(double) + static_cast<std::size_t>(n_) * sizeof(int);
 }
 
 }  // namespace esdirk

@@ -43,8 +43,13 @@ Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
       s_(options.method.stages),
       jacobians_(problem, stats),
       weights_(options, problem.nx(), problem.nz()),
-      trial_matrix_(std::make_unique<StageLinearSystem>(problem.nx(), problem.nz())),
-      accepted_matrix_(std::make_unique<StageLinearSystem>(problem.nx(), problem.nz())) {
+      trial_matrix_(std::make_unique<StageLinearSystem>(problem.nx(), problem.nz(),
+                                                        problem.jacobian_structure())),
+      accepted_matrix_(std::make_unique<StageLinearSystem>(problem.nx(), problem.nz(),
+                                                           problem.jacobian_structure())),
+      jacobian_(problem.size(), problem.jacobian_structure()),
+      accepted_jacobian_(problem.size(), problem.jacobian_structure()),
+      newton_jacobian_(problem.size(), problem.jacobian_structure()) {
   const auto ux = static_cast<std::size_t>(nx_), uz = static_cast<std::size_t>(nz_);
   const auto us = static_cast<std::size_t>(s_);
   x_.assign(ux, 0.0);
@@ -54,9 +59,6 @@ Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
   p_.assign(static_cast<std::size_t>(problem.np()), 0.0);
   wx_.assign(ux, 1.0);
   wz_.assign(uz, 1.0);
-  jacobian_.resize(n_, n_);
-  newton_jacobian_.resize(n_, n_);
-  accepted_jacobian_.resize(n_, n_);
   for (DenseMatrix* m : {&X_, &Xa_, &F_, &Fa_}) m->resize(nx_, s_);
   for (DenseMatrix* m : {&Z_, &Za_, &G_, &Ga_}) m->resize(nz_, s_);
   T_.assign(us, 0.0);
@@ -169,11 +171,10 @@ Status Stepper::solve_consistent_z(double t, ConstVector x, Vector z) {
   const ConstVector xc(x);
   const MatrixRef dz{residual_.data() + nx_, nz_, 1, nz_};
   for (int iteration = 0; iteration < options_.max_initialization_iterations; ++iteration) {
-    code = jacobians_.state_jacobian(t, xc, z, p_, f_, g_, jacobian_.ref());
+    code = jacobians_.state_jacobian(t, xc, z, p_, f_, g_, jacobian_);
     if (code < 0) return fail(Status::callback_fatal, "the Jacobian callback returned a fatal code at t = " + format_number(t));
     if (code > 0) return fail(Status::callback_failures, "the Jacobian failed or was not finite at the initial point");
-    for (int j = 0; j < nz_; ++j)
-      for (int i = 0; i < nz_; ++i) dgdz_(i, j) = jacobian_(nx_ + i, nx_ + j);
+    jacobian_.copy_block(nx_, nx_, dgdz_.ref());
     ++stats_.lu_factorizations;
     const int pivot = lu_factor(dgdz_.ref(), dgdz_pivots_.data());
     if (pivot > 0)
@@ -254,7 +255,7 @@ Stepper::Attempt Stepper::attempt(double h) {
     // One Jacobian per step, at (t_n, x_n, z_n); a retried step reuses it. Differences need
     // f and g evaluated exactly at the point (F_s of the last step satisfies the stage
     // equation, not f itself, to the Newton tolerance).
-    if (!problem_.has_jacobian()) {
+    if (!jacobians_.analytic()) {
       --stats_.function_evaluations;  // counted as a difference evaluation below
       ++stats_.fd_function_evaluations;
       const int code = evaluate_model(t_, x_, z_, error_, Vector(G_.column(0), static_cast<std::size_t>(nz_)));
@@ -264,9 +265,9 @@ Stepper::Attempt Stepper::attempt(double h) {
         return Attempt::callback_failed;
       }
     }
-    const ConstVector f_base = problem_.has_jacobian() ? ConstVector(f_) : ConstVector(error_);
-    const ConstVector g_base = problem_.has_jacobian() ? ConstVector(g_) : ConstVector(G_.column(0), static_cast<std::size_t>(nz_));
-    const int code = jacobians_.state_jacobian(t_, x_, z_, p_, f_base, g_base, jacobian_.ref());
+    const ConstVector f_base = jacobians_.analytic() ? ConstVector(f_) : ConstVector(error_);
+    const ConstVector g_base = jacobians_.analytic() ? ConstVector(g_) : ConstVector(G_.column(0), static_cast<std::size_t>(nz_));
+    const int code = jacobians_.state_jacobian(t_, x_, z_, p_, f_base, g_base, jacobian_);
     if (code < 0) return Attempt::fatal;
     if (code > 0) {
       ++stats_.callback_failures;
@@ -275,7 +276,7 @@ Stepper::Attempt Stepper::attempt(double h) {
     jacobian_current_ = true;
   }
   ++stats_.lu_factorizations;
-  if (trial_matrix_->factor(jacobian_.cref(), h * tab_.gamma, index_) != 0) return Attempt::singular;
+  if (trial_matrix_->factor(jacobian_, h * tab_.gamma, index_) != 0) return Attempt::singular;
 
   weights_.differential(x_, wx_);
   weights_.algebraic(z_, wz_);
@@ -295,7 +296,7 @@ Stepper::Attempt Stepper::attempt(double h) {
     // The stages converged with a refreshed Jacobian: the step's LU becomes that of J_n again,
     // so that StepView::matrix and StepView::jacobian belong together for the modules above.
     ++stats_.lu_factorizations;
-    if (trial_matrix_->factor(jacobian_.cref(), h * tab_.gamma, index_) != 0) return Attempt::singular;
+    if (trial_matrix_->factor(jacobian_, h * tab_.gamma, index_) != 0) return Attempt::singular;
   }
 
   // Error estimate e = h sum d_i F_i (20) and its norm (21) over the differential states.
@@ -482,14 +483,14 @@ Stepper::Attempt Stepper::refresh_jacobian(double T, double hg, double best_meas
   const ConstVector xb(best_.data(), static_cast<std::size_t>(nx_));
   const ConstVector zb(best_.data() + nx_, static_cast<std::size_t>(nz_));
   matrix_refreshed_ = true;
-  const int code = jacobians_.state_jacobian(T, xb, zb, p_, best_f_, best_g_, newton_jacobian_.ref());
+  const int code = jacobians_.state_jacobian(T, xb, zb, p_, best_f_, best_g_, newton_jacobian_);
   if (code < 0) return Attempt::fatal;
   if (code > 0) {
     ++stats_.callback_failures;
     return Attempt::callback_failed;
   }
   ++stats_.lu_factorizations;
-  if (trial_matrix_->factor(newton_jacobian_.cref(), hg, index_) != 0) return Attempt::singular;
+  if (trial_matrix_->factor(newton_jacobian_, hg, index_) != 0) return Attempt::singular;
   return Attempt::converged;
 }
 
@@ -538,7 +539,7 @@ void Stepper::predict_stage(int i, double h) {
 
 StepView Stepper::trial() const {
   return {index_, t_, h_trial_, T_[s_ - 1], h_trial_ * tab_.gamma, s_, X_.cref(), Z_.cref(),
-          F_.cref(), G_.cref(), T_.data(), jacobian_.cref(), trial_matrix_.get()};
+          F_.cref(), G_.cref(), T_.data(), jacobian_.dense(), trial_matrix_.get(), &jacobian_};
 }
 
 void Stepper::accept(double t_end) {
@@ -565,7 +566,8 @@ void Stepper::accept(double t_end) {
 StepView Stepper::last_step() const {
   if (!has_step_) throw std::logic_error("last_step: no step has been accepted yet");
   return {index_ - 1, ta_, ha_, t_, accepted_matrix_->h_gamma(), s_, Xa_.cref(), Za_.cref(),
-          Fa_.cref(), Ga_.cref(), Ta_.data(), accepted_jacobian_.cref(), accepted_matrix_.get()};
+          Fa_.cref(), Ga_.cref(), Ta_.data(), accepted_jacobian_.dense(), accepted_matrix_.get(),
+          &accepted_jacobian_};
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -574,8 +576,7 @@ StepView Stepper::last_step() const {
 // dg/dz of the last step's Jacobian, factored at most once per accepted step.
 void Stepper::factor_dense_correction() {
   if (dense_lu_index_ == index_) return;
-  for (int j = 0; j < nz_; ++j)
-    for (int i = 0; i < nz_; ++i) dense_dgdz_(i, j) = accepted_jacobian_(nx_ + i, nx_ + j);
+  accepted_jacobian_.copy_block(nx_, nx_, dense_dgdz_.ref());
   ++stats_.dense_output_factorizations;
   dense_lu_singular_ = lu_factor(dense_dgdz_.ref(), dense_pivots_.data()) != 0;
   dense_lu_index_ = index_;

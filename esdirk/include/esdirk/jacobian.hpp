@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/problem.hpp"
 #include "esdirk/statistics.hpp"
 #include "esdirk/export.hpp"
@@ -12,10 +13,21 @@
 namespace esdirk {
 
 /// Forms J = [f_x f_z; g_x g_z] and [f_p; g_p] at a point, analytically when the problem has
-/// them and by forward differences otherwise. Owns its workspace (sized once).
+/// them and by forward differences otherwise. With a declared sparsity pattern (or band) the
+/// differences are coloured: the columns of one colour of a greedy distance-2 colouring share
+/// no row and are differenced with one evaluation of f and g (colours() evaluations per J).
+/// Owns its workspace (sized once).
 class ESDIRK_API JacobianEvaluator {
  public:
+  /// Throws std::invalid_argument for a banded or sparse problem that supplies only the dense
+  /// jacobian() (it writes an n x n matrix; supply sparse_jacobian() or use differences).
   JacobianEvaluator(Problem& problem, Statistics& stats);
+
+  /// True if J comes from the problem (jacobian() or sparse_jacobian()), not differences.
+  bool analytic() const { return analytic_; }
+  /// The number of colours of the difference Jacobian: f evaluations per difference J
+  /// (n without a pattern).
+  int colours() const { return colours_; }
 
   /// Difference increments are delta_j = sqrt(eps) |v_j|, and sqrt(eps) typical_j for a state
   /// that is exactly zero (nx + nz values, each > 0; default 1).
@@ -29,6 +41,9 @@ class ESDIRK_API JacobianEvaluator {
   /// Returns the callback's code (0 ok, > 0 recoverable, < 0 fatal); 1 if a value is not finite.
   int state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector f0,
                      ConstVector g0, MatrixRef J);
+  /// The same into J's own storage (dense, or the values of its pattern).
+  int state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector f0,
+                     ConstVector g0, JacobianMatrix& J);
   int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector f0,
                          ConstVector g0, MatrixRef Jp);
 
@@ -36,7 +51,17 @@ class ESDIRK_API JacobianEvaluator {
   Problem& problem_;
   Statistics& stats_;
   std::vector<double> typical_;
+  int coloured_differences(double t, ConstVector p, ConstVector f0, ConstVector g0,
+                           const double* x, const double* z, double* values, MatrixRef dense);
+  int sparse_into_dense(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J);
+
   std::vector<double> v_, p_, f1_, g1_;
+  bool analytic_ = false;
+  int colours_ = 0;
+  std::shared_ptr<const SparsityPattern> pattern_;  // null: dense differences
+  std::vector<int> colour_pointers_, colour_columns_;  // the columns of each colour
+  std::vector<double> increments_;                     // per column, of the current colour
+  std::vector<double> scratch_values_;  // sparse_jacobian() values for a dense back-end
 };
 
 /// One entry of a Jacobian comparison.
@@ -67,5 +92,26 @@ struct ESDIRK_API JacobianCheck {
 /// differences at (t, x, z, p). Throws std::invalid_argument if the problem supplies neither.
 ESDIRK_API JacobianCheck check_jacobian(Problem& problem, double t, ConstVector x, ConstVector z,
                              ConstVector p, const JacobianCheckOptions& options = {});
+
+/// The result of check_jacobian_pattern.
+struct ESDIRK_API JacobianPatternCheck {
+  bool ok = true;
+  /// Entries where the difference Jacobian is nonzero (beyond absolute_tolerance times the
+  /// row's largest entry) but the pattern has none, largest first (at most max_reported).
+  std::vector<JacobianMismatch> missing;
+  int missing_count = 0;  ///< all of them, reported or not
+  /// Entries of sparse_jacobian() that disagree with the differences (as check_jacobian).
+  std::vector<JacobianMismatch> wrong;
+  /// Set if sparse_jacobian() wrote outside its pattern (SparseMatrixRef::at threw) or failed.
+  std::string callback_error;
+  std::string summary() const;  ///< a readable report naming the entries
+};
+
+/// Compares the problem's declared pattern (and its sparse_jacobian(), if supplied) with
+/// central differences at (t, x, z, p), one column at a time (2n evaluations, O(n) memory
+/// plus the pattern). Throws std::invalid_argument if the problem declares no pattern.
+ESDIRK_API JacobianPatternCheck check_jacobian_pattern(Problem& problem, double t, ConstVector x,
+                                                       ConstVector z, ConstVector p,
+                                                       const JacobianCheckOptions& options = {});
 
 }  // namespace esdirk

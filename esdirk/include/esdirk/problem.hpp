@@ -16,7 +16,9 @@
 #include <functional>
 #include <string>
 
+#include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/matrix.hpp"
+#include "esdirk/sparsity.hpp"
 #include "esdirk/export.hpp"
 
 namespace esdirk {
@@ -52,6 +54,29 @@ class ESDIRK_API Problem {
   virtual int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
                                  MatrixRef Jp);
 
+  // --- Banded and sparse Jacobians (doc/linear-solvers-guide.md) -----------------------------
+  // Declare the structure before an Integrator is made for the problem. Without a declaration
+  // J is dense and factored by dense LU.
+
+  /// J is banded: J(i, j) = 0 unless -upper <= i - j <= lower; the band LU back-end. Throws
+  /// std::invalid_argument unless 0 <= lower, upper < nx + nz.
+  void set_jacobian_bandwidths(int lower, int upper);
+  /// J has the given sparsity pattern (n x n, n = nx + nz), factored by `solver`: sparse (KLU),
+  /// banded (with the pattern's bandwidths) or dense (the pattern then only serves the
+  /// coloured finite differences). Throws std::invalid_argument if the size is wrong.
+  void set_jacobian_pattern(SparsityPattern pattern,
+                            LinearSolverKind solver = LinearSolverKind::sparse);
+  /// The declared structure (dense by default).
+  const JacobianStructure& jacobian_structure() const { return structure_; }
+
+  /// True if sparse_jacobian() is implemented (needs a declared pattern or bandwidths).
+  /// Without it a banded or sparse J is formed by coloured finite differences.
+  virtual bool has_sparse_jacobian() const { return false; }
+  /// Writes the values of J on its pattern (J.at(i, j), or J.values in pattern order); entries
+  /// not written are zero. Only called when has_sparse_jacobian() is true.
+  virtual int sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                              SparseMatrixRef J);
+
   /// Names used in diagnostics (the Jacobian checker). Defaults: "x[i]", "z[i]", "p[i]",
   /// "f[i]", "g[i]".
   virtual std::string state_name(int i) const;      ///< i in [0, nx+nz)
@@ -62,6 +87,7 @@ class ESDIRK_API Problem {
   int nx_;
   int nz_;
   int np_;
+  JacobianStructure structure_;
 };
 
 /// A Problem defined by callables (lambdas) instead of a subclass:
@@ -76,12 +102,16 @@ class ESDIRK_API FunctionProblem : public Problem {
       std::function<int(double t, ConstVector x, ConstVector z, ConstVector p, Vector g)>;
   using JacobianFn =
       std::function<int(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J)>;
+  using SparseJacobianFn =
+      std::function<int(double t, ConstVector x, ConstVector z, ConstVector p, SparseMatrixRef J)>;
 
   /// `g` may be empty only when nz = 0.
   FunctionProblem(int nx, int nz, int np, Rhs f, Constraints g = {});
 
   FunctionProblem& set_jacobian(JacobianFn jacobian);
   FunctionProblem& set_parameter_jacobian(JacobianFn parameter_jacobian);
+  /// The analytic J on the declared pattern (see Problem::sparse_jacobian).
+  FunctionProblem& set_sparse_jacobian(SparseJacobianFn jacobian);
 
   int evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f, Vector g) override;
   bool has_jacobian() const override { return static_cast<bool>(jacobian_); }
@@ -89,12 +119,16 @@ class ESDIRK_API FunctionProblem : public Problem {
   bool has_parameter_jacobian() const override { return static_cast<bool>(parameter_jacobian_); }
   int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
                          MatrixRef Jp) override;
+  bool has_sparse_jacobian() const override { return static_cast<bool>(sparse_jacobian_); }
+  int sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                      SparseMatrixRef J) override;
 
  private:
   Rhs f_;
   Constraints g_;
   JacobianFn jacobian_;
   JacobianFn parameter_jacobian_;
+  SparseJacobianFn sparse_jacobian_;
 };
 
 }  // namespace esdirk

@@ -3,36 +3,76 @@
 // with solve and solve_transposed (one LU serves both). The Newton stage solves, the forward
 // sensitivities and the adjoint's transposed stage solves all use it.
 //
-// The dense LU back-end is held by value and called directly: a virtual call through a pointer
-// here (one per Newton iteration) cost 5-7 % of the wall time of a Dow run at n = 10, with the
-// same instruction count (the calls could not be devirtualized). Banded and sparse back-ends
-// will come in behind this class with a dispatch whose cost is measured the same way.
+// Three back-ends (doc/linear-solvers-guide.md): dense LU, LAPACK band LU and KLU, chosen by the
+// problem's JacobianStructure. The dense LU is held by value and called directly behind one
+// predictable branch on the back-end's kind: a virtual call through a pointer here (one per
+// Newton iteration) cost 5-7 % of the wall time of a Dow run at n = 10, with the same
+// instruction count (the calls could not be devirtualized). The banded and sparse back-ends,
+// whose every call does O(n) work, sit behind an internal interface.
 
+#include <memory>
+
+#include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/linear_solver.hpp"
+#include "esdirk/sparsity.hpp"
 #include "esdirk/export.hpp"
 
 namespace esdirk {
+
+namespace internal {
+class StructuredLu;
+}
 
 class ESDIRK_API StageLinearSystem {
  public:
   /// A dense LU back-end sized for (nx, nz).
   StageLinearSystem(int nx, int nz);
+  /// The back-end `structure.solver` asks for. Banded and sparse ones do their setup here
+  /// (the sparse one its symbolic analysis) and throw std::invalid_argument for a structure
+  /// they cannot take (a pattern wider than the bandwidths; a structurally singular M, naming
+  /// a column).
+  StageLinearSystem(int nx, int nz, const JacobianStructure& structure);
+  ~StageLinearSystem();
+  StageLinearSystem(const StageLinearSystem&) = delete;
+  StageLinearSystem& operator=(const StageLinearSystem&) = delete;
+
+  LinearSolverKind kind() const { return kind_; }
 
   /// Forms and factors M from J and h*gamma for the step with accepted-step index
   /// `step_index`. Returns 0, or the 1-based index of a zero pivot (M singular).
+  int factor(const JacobianMatrix& J, double h_gamma, long step_index);
+  /// The same from a dense J (dense back-end only; throws std::logic_error otherwise).
   int factor(ConstMatrixRef J, double h_gamma, long step_index);
   /// B <- M^{-1} B.
-  void solve(MatrixRef B) const { solver_.solve(B); }
+  void solve(MatrixRef B) const {
+    if (kind_ == LinearSolverKind::dense) [[likely]]
+      solver_.solve(B);
+    else
+      solve_structured(B, false);
+  }
   /// B <- M^{-T} B.
-  void solve_transposed(MatrixRef B) const { solver_.solve_transposed(B); }
-  /// W <- M^{-1} (no new factorization).
-  void invert(MatrixRef W) const { solver_.invert(W); }
-  double h_gamma() const { return solver_.h_gamma(); }
+  void solve_transposed(MatrixRef B) const {
+    if (kind_ == LinearSolverKind::dense) [[likely]]
+      solver_.solve_transposed(B);
+    else
+      solve_structured(B, true);
+  }
+  /// W <- M^{-1} (no new factorization). n x n: meant for small systems.
+  void invert(MatrixRef W) const;
+  double h_gamma() const { return h_gamma_; }
   /// The accepted-step index of the step this factorization belongs to.
   long step_index() const { return step_index_; }
+  /// Bytes held by the factorization (the LU and its workspace).
+  std::size_t bytes() const;
 
  private:
+  void solve_structured(MatrixRef B, bool transpose) const;
+
+  LinearSolverKind kind_ = LinearSolverKind::dense;
   DenseLuSolver solver_;
+  std::unique_ptr<internal::StructuredLu> structured_;
+  int n_ = 0;
+  double h_gamma_ = 0.0;
   long step_index_ = -1;
 };
 

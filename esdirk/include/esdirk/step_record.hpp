@@ -14,6 +14,7 @@
 namespace esdirk {
 
 class StageLinearSystem;
+class JacobianMatrix;
 
 struct StepView {
   long index = 0;      ///< accepted steps before this one since initialize() (0, 1, 2, ...)
@@ -27,9 +28,13 @@ struct StepView {
   ConstMatrixRef F;  ///< nx x stages: stage derivatives F_i (F_1 = f(t_n, x_n, z_n))
   ConstMatrixRef G;  ///< nz x stages: g(T_i, X_i, Z_i) at the converged stages (small)
   const double* stage_times = nullptr;  ///< T_i = t_n + c_i h (T_s = t_end)
-  ConstMatrixRef jacobian;  ///< J = [f_x f_z; g_x g_z] at (t_n, x_n, z_n), the step's Newton J
+  /// J = [f_x f_z; g_x g_z] at (t_n, x_n, z_n), the step's Newton J, when it is dense
+  /// (0 x 0 for a banded or sparse problem: use jacobian_matrix).
+  ConstMatrixRef jacobian;
   /// The step's factored iteration matrix M = E - h gamma J (solve / solve_transposed).
   const StageLinearSystem* matrix = nullptr;
+  /// The step's J in its own storage (dense or sparse); null for a recorded step.
+  const JacobianMatrix* jacobian_matrix = nullptr;
 };
 
 /// An owned copy of a step: everything needed to replay it bit for bit (t, h, t_end, the

@@ -116,7 +116,7 @@ class ESDIRK_API Stepper final : public DenseOutput {
 
   std::vector<double> x_, z_, f_, g_, p_;  // accepted state, f and g at it, parameters
   std::vector<double> wx_, wz_;            // error weights of x_n, z_n
-  DenseMatrix jacobian_, accepted_jacobian_;  // J at (t_, x_, z_); J of the last step
+  JacobianMatrix jacobian_, accepted_jacobian_;  // J at (t_, x_, z_); J of the last step
   DenseMatrix X_, Z_, F_, G_;              // trial stages
   DenseMatrix Xa_, Za_, Fa_, Ga_;          // the last accepted step's stages
   std::vector<double> T_, Ta_;             // stage times (trial, accepted)
@@ -135,7 +135,7 @@ class ESDIRK_API Stepper final : public DenseOutput {
   std::vector<double> best_, best_f_, best_g_, good_, delta_;
   int refreshes_left_ = 0;  // Jacobian refreshes still allowed in this stage
   bool matrix_refreshed_ = false;  // the trial LU is that of newton_jacobian_, not of J_n
-  DenseMatrix newton_jacobian_;    // J at a stage iterate (Newton recovery)
+  JacobianMatrix newton_jacobian_;  // J at a stage iterate (Newton recovery)
 
   // The state before a start(), restored when the start fails (no allocation: sized once).
   struct SavedStart {

@@ -1,0 +1,84 @@
+#pragma once
+// The structure of a problem's Jacobian: dense (the default), banded, or a sparsity pattern in
+// compressed sparse column (CSC) form, and the linear-solver back-end that follows from it
+// (doc/linear-solvers-guide.md).
+//
+// A pattern lists, column by column, the rows where J = [f_x f_z; g_x g_z] may be nonzero.
+// Entries that happen to be zero at a point may be listed; an entry that is not listed is
+// taken to be zero everywhere (check_jacobian_pattern finds entries a pattern misses).
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "esdirk/export.hpp"
+
+namespace esdirk {
+
+/// The back-end that factors the iteration matrix M = E - h gamma J.
+enum class LinearSolverKind {
+  dense,   ///< LU with partial pivoting (plain loops up to n = 48, LAPACK dgetrf above)
+  banded,  ///< LAPACK dgbtrf/dgbtrs with the pattern's bandwidths
+  sparse,  ///< KLU (SuiteSparse): symbolic analysis once, numeric refactorization per step
+};
+
+/// "dense", "banded" or "sparse".
+ESDIRK_API const char* linear_solver_name(LinearSolverKind kind);
+
+/// An n x n CSC sparsity pattern: the rows of column j are row_indices()[column_pointers()[j]
+/// .. column_pointers()[j+1]), sorted ascending. Immutable once built.
+class ESDIRK_API SparsityPattern {
+ public:
+  /// Validates and keeps the pattern; the rows of each column may come in any order and are
+  /// sorted. Throws std::invalid_argument naming the first bad entry: n < 1, column_pointers
+  /// not of size n+1, not starting at 0 or decreasing, a row outside [0, n), or a row listed
+  /// twice in one column.
+  SparsityPattern(int n, std::vector<int> column_pointers, std::vector<int> row_indices);
+  /// The full band: every (i, j) with -upper <= i - j <= lower. Throws std::invalid_argument
+  /// unless 0 <= lower, upper < n.
+  static SparsityPattern banded(int n, int lower, int upper);
+  /// From (row, column) pairs in any order; duplicates and out-of-range entries are rejected
+  /// as in the constructor.
+  static SparsityPattern from_entries(int n, std::span<const int> rows, std::span<const int> cols);
+
+  int size() const { return n_; }
+  int nonzeros() const { return static_cast<int>(rows_.size()); }
+  const std::vector<int>& column_pointers() const { return pointers_; }
+  const std::vector<int>& row_indices() const { return rows_; }
+  /// The position of entry (i, j) in the value array, or -1 if it is not in the pattern.
+  int find(int i, int j) const;
+  /// The largest i - j (lower) and j - i (upper) over the entries, each at least 0.
+  int lower_bandwidth() const { return lower_; }
+  int upper_bandwidth() const { return upper_; }
+  /// The largest number of entries in one row.
+  int max_row_count() const { return max_row_count_; }
+
+ private:
+  SparsityPattern() = default;
+  void finish();  // sorts, checks, computes the bandwidths
+
+  int n_ = 0;
+  std::vector<int> pointers_, rows_;
+  int lower_ = 0, upper_ = 0, max_row_count_ = 0;
+};
+
+/// The Jacobian's structure as the problem declares it (Problem::set_jacobian_bandwidths,
+/// Problem::set_jacobian_pattern). `pattern` is null for a dense Jacobian; a banded
+/// structure without a pattern of its own carries the full band.
+struct JacobianStructure {
+  LinearSolverKind solver = LinearSolverKind::dense;
+  std::shared_ptr<const SparsityPattern> pattern;
+  int lower = 0;  ///< bandwidths (banded back-end)
+  int upper = 0;
+};
+
+/// A greedy distance-2 colouring of the columns of `pattern`: two columns that share a row get
+/// different colours, so all columns of one colour can be differenced with one evaluation of
+/// f. Columns are coloured in their natural order, each with the smallest colour none of its
+/// neighbours in the column-intersection graph (the graph of JᵀJ) has: at most (the largest
+/// number of entries in a row of JᵀJ) colours, and exactly lower + upper + 1 on a full band.
+/// Returns the colour of every column (0, 1, ...); the number of colours is 1 + the largest.
+ESDIRK_API std::vector<int> colour_columns(const SparsityPattern& pattern);
+
+}  // namespace esdirk

@@ -1,0 +1,32 @@
+#pragma once
+// The back-ends of StageLinearSystem for banded and sparse Jacobians. Each forms
+// M = E - h gamma J from the CSC values of J (E: identity on the nx differential rows, zero on
+// the algebraic rows, which are kept as g_x, g_z: see linear_solver.hpp) and factors it.
+// Everything is allocated by the constructor; factor and solve allocate nothing.
+
+#include <memory>
+
+#include "esdirk/jacobian_matrix.hpp"
+#include "esdirk/matrix.hpp"
+#include "esdirk/sparsity.hpp"
+
+namespace esdirk::internal {
+
+class StructuredLu {
+ public:
+  virtual ~StructuredLu() = default;
+  /// Forms and factors M. Returns 0, or the 1-based column of a zero pivot (M singular).
+  virtual int factor(const JacobianMatrix& J, double h_gamma) = 0;
+  /// B <- M^{-1} B, or M^{-T} B if `transpose`.
+  virtual void solve(MatrixRef B, bool transpose) const = 0;
+  /// Bytes held by the factorization and its workspace (memory reports).
+  virtual std::size_t bytes() const = 0;
+};
+
+/// LAPACK band LU (dgbtrf/dgbtrs) with the structure's bandwidths.
+std::unique_ptr<StructuredLu> make_banded_lu(int nx, int nz, const JacobianStructure& structure);
+/// KLU. Throws std::invalid_argument naming a column if the pattern of M is structurally
+/// singular (no choice of values makes M invertible).
+std::unique_ptr<StructuredLu> make_sparse_lu(int nx, int nz, const JacobianStructure& structure);
+
+}  // namespace esdirk::internal

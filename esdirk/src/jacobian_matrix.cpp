@@ -1,0 +1,106 @@
+#include "esdirk/jacobian_matrix.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace esdirk {
+
+double& SparseMatrixRef::at(int i, int j) const {
+  const int k = pattern->find(i, j);
+  if (k < 0)
+    throw std::out_of_range("sparse Jacobian: entry (" + std::to_string(i) + ", " +
+                            std::to_string(j) + ") is not in the sparsity pattern");
+  return values[k];
+}
+
+void SparseMatrixRef::fill(double value) const {
+  std::fill(values, values + pattern->nonzeros(), value);
+}
+
+JacobianMatrix::JacobianMatrix(int n) : n_(n) { dense_.resize(n, n); }
+
+JacobianMatrix::JacobianMatrix(int n, const JacobianStructure& structure)
+    : n_(n) {
+  if (structure.solver == LinearSolverKind::dense || structure.pattern == nullptr) {
+    dense_.resize(n, n);
+    return;
+  }
+  pattern_ = structure.pattern;
+  if (pattern_->size() != n)
+    throw std::invalid_argument("JacobianMatrix: the pattern is " + std::to_string(pattern_->size()) +
+                                " x " + std::to_string(pattern_->size()) + ", the problem has n = " +
+                                std::to_string(n));
+  values_.assign(static_cast<std::size_t>(pattern_->nonzeros()), 0.0);
+}
+
+double JacobianMatrix::operator()(int i, int j) const {
+  if (is_dense()) return dense_(i, j);
+  const int k = pattern_->find(i, j);
+  return k < 0 ? 0.0 : values_[static_cast<std::size_t>(k)];
+}
+
+void JacobianMatrix::copy_block(int row0, int col0, MatrixRef out) const {
+  if (is_dense()) {
+    for (int j = 0; j < out.cols; ++j)
+      for (int i = 0; i < out.rows; ++i) out(i, j) = dense_(row0 + i, col0 + j);
+    return;
+  }
+  out.fill(0.0);
+  const int* ptr = pattern_->column_pointers().data();
+  const int* rows = pattern_->row_indices().data();
+  for (int j = 0; j < out.cols; ++j)
+    for (int k = ptr[col0 + j]; k < ptr[col0 + j + 1]; ++k) {
+      const int i = rows[k] - row0;
+      if (i >= 0 && i < out.rows) out(i, j) = values_[static_cast<std::size_t>(k)];
+    }
+}
+
+void JacobianMatrix::multiply(int row0, int col0, ConstMatrixRef X, MatrixRef Y, double alpha,
+                              double beta) const {
+  for (int c = 0; c < Y.cols; ++c) {
+    double* y = Y.column(c);
+    if (beta == 0.0)
+      std::fill(y, y + Y.rows, 0.0);
+    else if (beta != 1.0)
+      for (int i = 0; i < Y.rows; ++i) y[i] *= beta;
+  }
+  if (is_dense()) {
+    for (int c = 0; c < Y.cols; ++c) {
+      double* y = Y.column(c);
+      const double* x = X.column(c);
+      for (int j = 0; j < X.rows; ++j) {
+        const double a = alpha * x[j];
+        if (a == 0.0) continue;
+        const double* column = dense_.column(col0 + j) + row0;
+        for (int i = 0; i < Y.rows; ++i) y[i] += column[i] * a;
+      }
+    }
+    return;
+  }
+  const int* ptr = pattern_->column_pointers().data();
+  const int* rows = pattern_->row_indices().data();
+  const double* v = values_.data();
+  const bool all_rows = row0 == 0 && Y.rows == n_;
+  for (int c = 0; c < Y.cols; ++c) {
+    double* y = Y.column(c);
+    const double* x = X.column(c);
+    for (int j = 0; j < X.rows; ++j) {
+      const double a = alpha * x[j];
+      if (a == 0.0) continue;
+      for (int k = ptr[col0 + j]; k < ptr[col0 + j + 1]; ++k) {
+        const int i = rows[k] - row0;
+        if (all_rows || (i >= 0 && i < Y.rows)) y[i] += v[k] * a;
+      }
+    }
+  }
+}
+
+void JacobianMatrix::swap(JacobianMatrix& other) noexcept {
+  std::swap(n_, other.n_);
+  dense_.swap(other.dense_);
+  pattern_.swap(other.pattern_);
+  values_.swap(other.values_);
+}
+
+}  // namespace esdirk

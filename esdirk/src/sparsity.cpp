@@ -1,0 +1,135 @@
+#include "esdirk/sparsity.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace esdirk {
+
+const char* linear_solver_name(LinearSolverKind kind) {
+  switch (kind) {
+    case LinearSolverKind::dense: return "dense";
+    case LinearSolverKind::banded: return "banded";
+    case LinearSolverKind::sparse: return "sparse";
+  }
+  return "unknown";
+}
+
+SparsityPattern::SparsityPattern(int n, std::vector<int> column_pointers,
+                                 std::vector<int> row_indices)
+    : n_(n), pointers_(std::move(column_pointers)), rows_(std::move(row_indices)) {
+  finish();
+}
+
+void SparsityPattern::finish() {
+  const std::string where = "SparsityPattern: ";
+  if (n_ < 1) throw std::invalid_argument(where + "the size must be >= 1 (got " + std::to_string(n_) + ")");
+  if (static_cast<long long>(pointers_.size()) != static_cast<long long>(n_) + 1)
+    throw std::invalid_argument(where + "expected n + 1 = " + std::to_string(n_ + 1) +
+                                " column pointers, got " + std::to_string(pointers_.size()));
+  if (pointers_[0] != 0)
+    throw std::invalid_argument(where + "the first column pointer must be 0 (got " +
+                                std::to_string(pointers_[0]) + ")");
+  for (int j = 0; j < n_; ++j)
+    if (pointers_[j + 1] < pointers_[j])
+      throw std::invalid_argument(where + "column pointers decrease at column " + std::to_string(j));
+  if (static_cast<std::size_t>(pointers_[n_]) != rows_.size())
+    throw std::invalid_argument(where + "the last column pointer (" + std::to_string(pointers_[n_]) +
+                                ") must equal the number of row indices (" +
+                                std::to_string(rows_.size()) + ")");
+  std::vector<int> row_count(static_cast<std::size_t>(n_), 0);
+  for (int j = 0; j < n_; ++j) {
+    const auto first = rows_.begin() + pointers_[j], last = rows_.begin() + pointers_[j + 1];
+    for (auto it = first; it != last; ++it)
+      if (*it < 0 || *it >= n_)
+        throw std::invalid_argument(where + "row index " + std::to_string(*it) + " in column " +
+                                    std::to_string(j) + " is outside [0, " + std::to_string(n_) + ")");
+    std::sort(first, last);
+    const auto duplicate = std::adjacent_find(first, last);
+    if (duplicate != last)
+      throw std::invalid_argument(where + "entry (" + std::to_string(*duplicate) + ", " +
+                                  std::to_string(j) + ") is listed twice");
+    for (auto it = first; it != last; ++it) {
+      lower_ = std::max(lower_, *it - j);
+      upper_ = std::max(upper_, j - *it);
+      ++row_count[static_cast<std::size_t>(*it)];
+    }
+  }
+  max_row_count_ = *std::max_element(row_count.begin(), row_count.end());
+}
+
+SparsityPattern SparsityPattern::banded(int n, int lower, int upper) {
+  if (n < 1) throw std::invalid_argument("SparsityPattern::banded: n must be >= 1");
+  if (lower < 0 || upper < 0 || lower >= n || upper >= n)
+    throw std::invalid_argument("SparsityPattern::banded: bandwidths must satisfy 0 <= lower, upper < n = " +
+                                std::to_string(n) + " (got lower " + std::to_string(lower) +
+                                ", upper " + std::to_string(upper) + ")");
+  SparsityPattern p;
+  p.n_ = n;
+  p.pointers_.reserve(static_cast<std::size_t>(n) + 1);
+  p.pointers_.push_back(0);
+  for (int j = 0; j < n; ++j) {
+    for (int i = std::max(0, j - upper); i <= std::min(n - 1, j + lower); ++i) p.rows_.push_back(i);
+    p.pointers_.push_back(static_cast<int>(p.rows_.size()));
+  }
+  p.finish();
+  return p;
+}
+
+SparsityPattern SparsityPattern::from_entries(int n, std::span<const int> rows,
+                                              std::span<const int> cols) {
+  if (rows.size() != cols.size())
+    throw std::invalid_argument("SparsityPattern::from_entries: rows and cols differ in length");
+  if (n < 1) throw std::invalid_argument("SparsityPattern::from_entries: n must be >= 1");
+  std::vector<int> pointers(static_cast<std::size_t>(n) + 1, 0);
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    if (cols[k] < 0 || cols[k] >= n)
+      throw std::invalid_argument("SparsityPattern::from_entries: column index " +
+                                  std::to_string(cols[k]) + " of entry " + std::to_string(k) +
+                                  " is outside [0, " + std::to_string(n) + ")");
+    ++pointers[static_cast<std::size_t>(cols[k]) + 1];
+  }
+  for (int j = 0; j < n; ++j) pointers[j + 1] += pointers[j];
+  std::vector<int> next(pointers.begin(), pointers.end() - 1), row_indices(rows.size());
+  for (std::size_t k = 0; k < cols.size(); ++k) row_indices[next[cols[k]]++] = rows[k];
+  return SparsityPattern(n, std::move(pointers), std::move(row_indices));
+}
+
+int SparsityPattern::find(int i, int j) const {
+  if (j < 0 || j >= n_) return -1;
+  const auto first = rows_.begin() + pointers_[j], last = rows_.begin() + pointers_[j + 1];
+  const auto it = std::lower_bound(first, last, i);
+  return it != last && *it == i ? static_cast<int>(it - rows_.begin()) : -1;
+}
+
+std::vector<int> colour_columns(const SparsityPattern& pattern) {
+  const int n = pattern.size();
+  const auto& ptr = pattern.column_pointers();
+  const auto& rows = pattern.row_indices();
+  // The transpose (columns of each row), to find the columns that share a row with column j.
+  std::vector<int> row_ptr(static_cast<std::size_t>(n) + 1, 0), row_cols(rows.size());
+  for (int r : rows) ++row_ptr[static_cast<std::size_t>(r) + 1];
+  for (int i = 0; i < n; ++i) row_ptr[i + 1] += row_ptr[i];
+  {
+    std::vector<int> next(row_ptr.begin(), row_ptr.end() - 1);
+    for (int j = 0; j < n; ++j)
+      for (int k = ptr[j]; k < ptr[j + 1]; ++k) row_cols[next[rows[k]]++] = j;
+  }
+  std::vector<int> colour(static_cast<std::size_t>(n), -1);
+  std::vector<int> used_by(static_cast<std::size_t>(n) + 1, -1);  // used_by[c] == j: taken
+  for (int j = 0; j < n; ++j) {
+    for (int k = ptr[j]; k < ptr[j + 1]; ++k) {
+      const int r = rows[k];
+      for (int m = row_ptr[r]; m < row_ptr[r + 1]; ++m) {
+        const int c = colour[row_cols[m]];
+        if (c >= 0) used_by[c] = j;
+      }
+    }
+    int c = 0;
+    while (used_by[c] == j) ++c;
+    colour[j] = c;
+  }
+  return colour;
+}
+
+}  // namespace esdirk
