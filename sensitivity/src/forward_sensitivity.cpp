@@ -26,7 +26,7 @@ ForwardSensitivity::ForwardSensitivity(Integrator& integrator, SensitivityOption
       nz_(integrator.problem().nz()),
       np_(integrator.problem().np()) {
   const int n = nx_ + nz_;
-  jacobian_.resize(n, n);
+  jacobian_ = JacobianMatrix(n, integrator.problem().jacobian_structure());
   jp_.resize(n, np_);
   dgdz_.resize(nz_, nz_);
   pivots_.assign(static_cast<std::size_t>(nz_), 0);
@@ -115,12 +115,15 @@ Status ForwardSensitivity::algebraic_from_states(double t, ConstVector x, ConstV
                                                  ConstVector g, ConstMatrixRef Sx, MatrixRef Sz,
                                                  long& lu_counter) {
   const ConstVector p = integrator_.parameters();
-  int code = jacobians_.state_jacobian(t, x, z, p, f, g, jacobian_.ref());
+  int code = jacobians_.state_jacobian(t, x, z, p, f, g, jacobian_);
   if (code != 0) {
     message_ = "the Jacobian failed at t = " + format_number(t);
     return code < 0 ? Status::callback_fatal : Status::callback_failures;
   }
-  detail::multiply(detail::cols_of(jacobian_.cref(), 0, nx_), nx_, Sx, rhs_.ref(), -1.0, false);
+  if (jacobian_.is_dense())
+    detail::multiply(detail::cols_of(jacobian_.dense(), 0, nx_), nx_, Sx, rhs_.ref(), -1.0, false);
+  else
+    jacobian_.multiply(nx_, 0, Sx, rhs_.ref(), -1.0, 0.0);  // -g_x Sx in the pattern's storage
   if (uses_parameters_) {
     code = jacobians_.parameter_jacobian(t, x, z, p, f, g, jp_.ref());
     if (code != 0) {
@@ -131,8 +134,7 @@ Status ForwardSensitivity::algebraic_from_states(double t, ConstVector x, ConstV
     }
     detail::multiply(jp_.cref(), nx_, P_.cref(), rhs_.ref(), -1.0, true);
   }
-  for (int j = 0; j < nz_; ++j)
-    for (int i = 0; i < nz_; ++i) dgdz_(i, j) = jacobian_(nx_ + i, nx_ + j);
+  jacobian_.copy_block(nx_, nx_, dgdz_.ref());
   ++lu_counter;
   if (lu_factor(dgdz_.ref(), pivots_.data()) != 0) {
     message_ = "dg/dz is singular at t = " + format_number(t) +

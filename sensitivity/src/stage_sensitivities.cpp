@@ -28,7 +28,17 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
       np_(integrator.problem().np()),
       s_(integrator.options().method.stages) {
   options_.validate(static_cast<int>(options_.error_atol.size()));
-  stage_jacobian_.resize(n_, n_);
+  const JacobianStructure& structure = integrator.problem().jacobian_structure();
+  structured_ = structure.solver != LinearSolverKind::dense;
+  if (structured_) {
+    structured_jacobian_ = JacobianMatrix(n_, structure);
+    structured_stage_lu_ = std::make_unique<StageLinearSystem>(nx_, nz_, structure);
+  } else {
+    stage_jacobian_.resize(n_, n_);
+    stage_lu_.resize(nx_, nz_);
+    power_.resize(n_, n_);
+    power_next_.resize(n_, n_);
+  }
   jp_.resize(n_, np_);
   jp_cache_.resize(n_, np_);
   cache_point_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
@@ -36,9 +46,6 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
   inverse_weights_.assign(static_cast<std::size_t>(n_), 1.0);
   f_base_.assign(static_cast<std::size_t>(nx_), 0.0);
   g_base_.assign(static_cast<std::size_t>(nz_), 0.0);
-  stage_lu_.resize(nx_, nz_);
-  power_.resize(n_, n_);
-  power_next_.resize(n_, n_);
 }
 
 void StageSensitivities::resize(int directions) {
@@ -68,12 +75,13 @@ void StageSensitivities::resize(int directions) {
   // M^{-1} costs n back-substitutions and then makes every stage solve a product; worth it for
   // small systems when the stages have at least n columns in all, and always in exact mode
   // (whose refinement matrix E = -M^{-1}(M_i - M) needs n back-substitutions per stage).
-  use_inverse_ = n_ <= inverse_limit &&
+  use_inverse_ = !structured_ && n_ <= inverse_limit &&
                  (options_.mode == SensitivityMode::exact || (s_ - 1) * directions >= n_);
   inverse_.resize(use_inverse_ ? n_ : 0, use_inverse_ ? n_ : 0);
   factor_stages_ = options_.mode == SensitivityMode::exact &&
                    (options_.stage_solve == StageSolve::factorization ||
-                    (options_.stage_solve == StageSolve::automatic && factorization_pays()));
+                    (options_.stage_solve == StageSolve::automatic &&
+                     (structured_ || factorization_pays())));
 }
 
 ConstMatrixRef StageSensitivities::stage_states(int i) const {
@@ -168,12 +176,15 @@ int StageSensitivities::stage_jacobian_at(const StepView& step, int stage) {
   const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
   const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
   const double t = step.stage_times[stage];
-  if (!integrator_.problem().has_jacobian()) {
+  if (structured_ ? !jacobians_.analytic() : !integrator_.problem().has_jacobian()) {
     const int code = difference_base(step, stage);
     if (code != 0) return code;
   }
-  const int code = jacobians_.state_jacobian(t, x, z, integrator_.parameters(),
-                                                          f_base_, g_base_, stage_jacobian_.ref());
+  const int code =
+      structured_ ? jacobians_.state_jacobian(t, x, z, integrator_.parameters(), f_base_, g_base_,
+                                              structured_jacobian_)
+                  : jacobians_.state_jacobian(t, x, z, integrator_.parameters(), f_base_, g_base_,
+                                              stage_jacobian_.ref());
   if (code != 0)
     message_ = std::string(code < 0 ? "the Jacobian returned a fatal code"
                                     : "the Jacobian failed or was not finite") +
@@ -211,11 +222,11 @@ double StageSensitivities::weighted_matrix_norm(ConstMatrixRef A) {
 // iteration matrix with the stage Jacobian J, by S += M^{-1}(rhs - M_i S). The sweep contracts
 // like the simplified Newton iteration of the same stage did. Returns the sweeps used, or -1 if
 // it did not converge (S is then solved with a factorization of M_i), -2 if M_i is singular.
-int StageSensitivities::refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma) {
+int StageSensitivities::refine_stage(const StageJacobian& J, MatrixRef S, double h_gamma) {
   const int ns = directions_;
   for (int sweep = 1; sweep <= options_.max_corrections; ++sweep) {
     // correction = rhs - M_i S = rhs - [S_x - h*gamma (J S)_x ; (J S)_z]
-    detail::multiply(J, 0, S, JS_.ref(), 1.0, false);
+    multiply(J, 0, S, JS_.ref(), 1.0, false);
     for (int j = 0; j < ns; ++j) {
       const double* r = rhs_.column(j);
       const double* s = S.column(j);
@@ -277,14 +288,22 @@ int StageSensitivities::refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRe
     power_.swap(power_next_);
   }
   detail::copy(rhs_.cref(), S);
-  return fall_back(J, S, h_gamma);
+  return fall_back({J, nullptr}, S, h_gamma);
 }
 
 // M_i S = rhs with an LU of the stage matrix M_i itself (counted in stage_factorizations, not
 // in NLU). False, with S untouched, if M_i is singular.
-bool StageSensitivities::solve_with_stage_matrix(ConstMatrixRef J, MatrixRef S, double h_gamma) {
+bool StageSensitivities::solve_with_stage_matrix(const StageJacobian& J, MatrixRef S,
+                                                 double h_gamma) {
   ++stats_.stage_factorizations;
-  if (stage_lu_.factor(J, h_gamma) != 0) return false;
+  if (J.structured != nullptr) {
+    if (structured_stage_lu_->factor(*J.structured, h_gamma, -1) != 0) return false;
+    detail::copy(rhs_.cref(), S);
+    structured_stage_lu_->solve(S);
+    stats_.back_substitutions += directions_;
+    return true;
+  }
+  if (stage_lu_.factor(J.dense, h_gamma) != 0) return false;
   detail::copy(rhs_.cref(), S);
   stage_lu_.solve(S);
   stats_.back_substitutions += directions_;
@@ -292,7 +311,7 @@ bool StageSensitivities::solve_with_stage_matrix(ConstMatrixRef J, MatrixRef S, 
 }
 
 // Refinement did not converge: solve with an LU of M_i itself. -1, or -2 if M_i is singular.
-int StageSensitivities::fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma) {
+int StageSensitivities::fall_back(const StageJacobian& J, MatrixRef S, double h_gamma) {
   ++fallbacks_;
   return solve_with_stage_matrix(J, S, h_gamma) ? -1 : -2;
 }
@@ -310,7 +329,15 @@ bool StageSensitivities::factorization_pays() const { return n_ <= 50 * directio
 // with S), plain sweeps about 3 n^2 ns each (J S, solve) and ~10 of them on a stiff problem:
 // doubling pays from ns >= n / 6 or so; the margin keeps plain sweeps for one or two
 // directions of a large system.
-bool StageSensitivities::doubling_pays() const { return n_ <= 4 * directions_; }
+bool StageSensitivities::doubling_pays() const { return !structured_ && n_ <= 4 * directions_; }
+
+void StageSensitivities::multiply(const StageJacobian& J, int row_begin, ConstMatrixRef X,
+                                  MatrixRef C, double alpha, bool accumulate) {
+  if (J.structured != nullptr)
+    J.structured->multiply(row_begin, 0, X, C, alpha, accumulate ? 1.0 : 0.0);
+  else
+    detail::multiply(J.dense, row_begin, X, C, alpha, accumulate);
+}
 
 // B <- M^{-1} B with the step's LU: a product with M^{-1} when it is formed, back-substitutions
 // otherwise. `work` is scratch of B's shape.
@@ -360,7 +387,10 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
                            "step must be replayed through the integrator)");
   matrix_ = step.matrix;
   const double hg = matrix_->h_gamma();
-  const ConstMatrixRef Jn = step.jacobian;
+  if (structured_ && step.jacobian_matrix == nullptr)
+    throw std::logic_error("StageSensitivities::solve: the step of a banded or sparse problem has "
+                           "no Jacobian (a recorded step must be replayed through the integrator)");
+  const StageJacobian Jn{step.jacobian, structured_ ? step.jacobian_matrix : nullptr};
   last_max_corrections_ = 0;
   base_stage_ = -1;
   message_.clear();
@@ -390,13 +420,13 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   }
   // The step's J_n is exact at (t_n, x_n, z_n) when analytic; a difference Jacobian of the
   // integrator is based on the stage-equation derivative F_s, so exact mode forms its own.
-  ConstMatrixRef J1 = Jn;
-  if (exact && !integrator_.problem().has_jacobian()) {
+  StageJacobian J1 = Jn;
+  if (exact && (structured_ ? !jacobians_.analytic() : !integrator_.problem().has_jacobian())) {
     const int code = stage_jacobian_at(step, 0);
     if (code != 0) return code;
-    J1 = stage_jacobian_.cref();
+    J1 = current_stage_jacobian();
   }
-  detail::multiply(detail::rows_of(J1, 0, nx_), 0, S1, detail::rows_of(SF1, 0, nx_), 1.0, true);
+  multiply(J1, 0, S1, detail::rows_of(SF1, 0, nx_), 1.0, true);
   if (!exact) form_base(hg);
 
   // Every n x ns block below is contiguous (leading dimension n), so the stage combinations
@@ -406,11 +436,11 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   const double inverse_hg = 1.0 / hg;
   for (int i = 1; i < s_ && finite; ++i) {
     // Stage i's derivatives: frozen at t_n (paper) or at the converged stage (exact).
-    ConstMatrixRef J = Jn;
+    StageJacobian J = Jn;
     if (exact) {
       int code = stage_jacobian_at(step, i);
       if (code != 0) return code;
-      J = stage_jacobian_.cref();
+      J = current_stage_jacobian();
       if (uses_parameters) {
         code = parameter_jacobian_at(step, i, P);
         if (code != 0) return code;
@@ -436,7 +466,7 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
       stats_.back_substitutions += ns;
     }
     if (exact && !factored) {
-      const int sweeps = doubling_pays() ? refine_stage_by_doubling(J, Jn, Si, hg)
+      const int sweeps = doubling_pays() ? refine_stage_by_doubling(J.dense, Jn.dense, Si, hg)
                                          : refine_stage(J, Si, hg);
       if (sweeps == -2) {
         message_ = "the stage iteration matrix is singular at t = " + format_number(step.stage_times[i]) +

@@ -115,7 +115,10 @@ class ESDIRK_API ForwardSensitivity final : public StepListener {
   DenseMatrix Sx_, Sz_;        // at t_
   double step_t_ = 0.0, step_h_ = 0.0;
   bool has_step_ = false;
-  DenseMatrix jacobian_, jp_, dgdz_, rhs_;  // consistent Sz (initialization, dense output)
+  // Consistent Sz (initialization, dense output): J in the problem's storage (dense, or the
+  // values of its pattern), [f_p; g_p], dg/dz and its right-hand sides.
+  JacobianMatrix jacobian_;
+  DenseMatrix jp_, dgdz_, rhs_;
   std::vector<int> pivots_;
   std::vector<double> point_x_, point_z_, point_f_, point_g_;  // a dense-output point
   std::vector<double> dense_b_;  // dense-output weights b_i(theta)

@@ -17,7 +17,11 @@
 #include <vector>
 
 #include "esdirk/integrator.hpp"
+#include <memory>
+
+#include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/sensitivity/sensitivity_options.hpp"
+#include "esdirk/stage_linear_system.hpp"
 #include "esdirk/export.hpp"
 
 namespace esdirk {
@@ -54,7 +58,8 @@ class ESDIRK_API StageSensitivities {
   ConstMatrixRef error_estimate() const;
 
   /// True when exact mode solves each stage with an LU of its own matrix M_i (counted in
-  /// stage_factorizations), false when it refines with the step's LU.
+  /// stage_factorizations), false when it refines with the step's LU. On a banded or sparse
+  /// problem an LU costs O(n) like a few back-substitutions, so `automatic` factors the stages.
   bool factors_stages() const { return factor_stages_; }
   /// Exact mode: the largest number of refinement sweeps a stage needed in the last solve
   /// (with the doubling, the sweeps its partial sum stands for: 2^k - 1 after k doublings; 0
@@ -68,6 +73,18 @@ class ESDIRK_API StageSensitivities {
   const std::string& message() const { return message_; }
 
  private:
+  // A stage's J: dense (a view) or in the storage of a banded or sparse problem.
+  struct StageJacobian {
+    ConstMatrixRef dense;
+    const JacobianMatrix* structured = nullptr;
+  };
+  // C = alpha * J(rows row_begin ..) X, or C += ... if `accumulate` (either storage).
+  static void multiply(const StageJacobian& J, int row_begin, ConstMatrixRef X, MatrixRef C,
+                       double alpha, bool accumulate);
+  StageJacobian current_stage_jacobian() const {
+    return structured_ ? StageJacobian{{}, &structured_jacobian_}
+                       : StageJacobian{stage_jacobian_.cref(), nullptr};
+  }
   int difference_base(const StepView& step, int stage);
   int parameter_jacobian_at(const StepView& step, int stage, ConstMatrixRef P);
   int stage_jacobian_at(const StepView& step, int stage);
@@ -77,10 +94,10 @@ class ESDIRK_API StageSensitivities {
   void form_inverse();
   void form_base(double h_gamma);
   void apply_inverse(MatrixRef B, MatrixRef work);
-  int refine_stage(ConstMatrixRef J, MatrixRef S, double h_gamma);
+  int refine_stage(const StageJacobian& J, MatrixRef S, double h_gamma);
   int refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRef Jn, MatrixRef S, double h_gamma);
-  int fall_back(ConstMatrixRef J, MatrixRef S, double h_gamma);
-  bool solve_with_stage_matrix(ConstMatrixRef J, MatrixRef S, double h_gamma);
+  int fall_back(const StageJacobian& J, MatrixRef S, double h_gamma);
+  bool solve_with_stage_matrix(const StageJacobian& J, MatrixRef S, double h_gamma);
   bool doubling_pays() const;
   bool factorization_pays() const;
   double weighted_matrix_norm(ConstMatrixRef A);
@@ -95,7 +112,12 @@ class ESDIRK_API StageSensitivities {
   SensitivityOptions options_;
   int nx_, nz_, n_, np_, s_;
   int directions_ = 0;
-  DenseMatrix stage_jacobian_;       // J at the current stage (exact mode)
+  // A banded or sparse problem (its Jacobian's structure): J in the pattern's storage, the
+  // stage LU on the problem's back-end, no n x n workspace (no M^{-1}, no doubling).
+  bool structured_ = false;
+  DenseMatrix stage_jacobian_;       // J at the current stage (exact mode; dense problems)
+  JacobianMatrix structured_jacobian_;  // J at the current stage (banded or sparse problems)
+  std::unique_ptr<StageLinearSystem> structured_stage_lu_;  // LU of M_i (banded or sparse)
   DenseMatrix jp_;                   // [f_p; g_p] at the current stage (or t_n in paper mode)
   DenseMatrix jp_cache_;             // [f_p; g_p] at the last stage of the previous solve
   std::vector<double> cache_point_;  // (t, x, z) of jp_cache_
