@@ -66,14 +66,20 @@ double StepController::after_accept(double h, double r, double alpha) {
 
 double StepController::after_error_rejection(double h, double r) {
   double exponent = 1.0 / q_;
+  double smallest = options_.min_step_ratio;
   if (consecutive_rejections_ >= 1 && h_rejected_ != h && r_rejected_ > 0.0) {
     // Two rejections in a row: the asymptotic model r ~ h^q failed, so estimate the observed
-    // order from the two rejected attempts and use it (clamped to [1, q]).
+    // order from the two rejected attempts and use it (clamped to [1, q]). With that model
+    // measured, follow it further down than a first rejection may: a first step far beyond a
+    // fast transient can be off by many orders of magnitude.
     const double observed = std::log(r / r_rejected_) / std::log(h / h_rejected_);
-    if (std::isfinite(observed)) exponent = 1.0 / std::clamp(observed, 1.0, q_);
+    if (std::isfinite(observed)) {
+      exponent = 1.0 / std::clamp(observed, 1.0, q_);
+      smallest = options_.repeated_rejection_min_ratio;
+    }
   }
   double ratio = options_.safety * std::pow(std::max(r, 1e-10), -exponent);
-  ratio = std::clamp(ratio, options_.min_step_ratio, 0.9);
+  ratio = std::clamp(ratio, smallest, 0.9);
   ++consecutive_rejections_;
   h_rejected_ = h;
   r_rejected_ = r;

@@ -72,15 +72,9 @@ bool simulate(const std::vector<double>& theta, const std::array<double, 6>& x0,
   return true;
 }
 
-// The intervals' options: the benchmark's tolerances and a small first step. Every interval
-// starts afresh (IntervalEvaluator), and from the automatic initial step the error test of
-// the sensitivities (the fast layer of d/du6) failed 12 times in a row at some nodes (t = 6 h
-// on the nominal trajectory); starting at 1e-5 h the controller grows the step in a few steps.
-esdirk::Options interval_options(double rtol) {
-  esdirk::Options o = dow::benchmark_options(rtol);
-  o.initial_step = 1e-5;
-  return o;
-}
+// The intervals' options: the benchmark's tolerances. Every interval starts afresh
+// (IntervalEvaluator) from the automatic initial step.
+esdirk::Options interval_options(double rtol) { return dow::benchmark_options(rtol); }
 
 // The states at `ts` from x0 as the estimator's intervals compute them (a chain of shooting
 // intervals with the same options, each started afresh): the discrete model whose parameters

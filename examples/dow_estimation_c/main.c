@@ -95,8 +95,6 @@ static int chain(esdirk_multishoot* one, const double* theta, int e, double* nod
 static int configure(esdirk_multishoot* ms) {
   int s = esdirk_multishoot_set_tolerances(ms, 1e-6, 1e-12);
   if (s == ESDIRK_SUCCESS) s = esdirk_multishoot_set_algebraic_atol(ms, dow_algebraic_atol, NZ);
-  /* every interval starts afresh; a small first step (see the guide) */
-  if (s == ESDIRK_SUCCESS) s = esdirk_multishoot_set_initial_step(ms, 1e-5);
   return s;
 }
 

@@ -105,6 +105,12 @@ BOOST_AUTO_TEST_CASE(invalid_options_throw_naming_the_option) {
   o.max_step_ratio = 1.0;
   expect(o, "max_step_ratio");
   o = {};
+  o.repeated_rejection_min_ratio = 0.5;  // above min_step_ratio
+  expect(o, "repeated_rejection_min_ratio");
+  o = {};
+  o.repeated_rejection_min_ratio = 0.0;
+  expect(o, "repeated_rejection_min_ratio");
+  o = {};
   o.safety = 1.5;
   expect(o, "safety");
   o = {};

@@ -85,7 +85,23 @@ BOOST_AUTO_TEST_CASE(observed_order_after_two_rejections) {
   // The error fell only as h^1 between the two attempts: the next cut uses exponent 1.
   const double r2 = 100.0 * h1;
   const double h2 = c.after_error_rejection(h1, r2);
-  BOOST_TEST(h2 == h1 * std::max(o.min_step_ratio, 0.9 / r2), boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(h2 == h1 * std::max(o.repeated_rejection_min_ratio, 0.9 / r2),
+             boost::test_tools::tolerance(1e-12));
+}
+
+// A first step far too large (error norm 1e15, falling like h): from the second rejection on
+// the cut follows the measured order down to repeated_rejection_min_ratio, not min_step_ratio.
+BOOST_AUTO_TEST_CASE(repeated_rejections_cut_below_min_step_ratio) {
+  esdirk::Options o;
+  esdirk::StepController c(o, 4);
+  BOOST_TEST(c.after_error_rejection(1.0, 1e15) == o.min_step_ratio);  // first: no model yet
+  const double h2 = c.after_error_rejection(o.min_step_ratio, 0.2e15);
+  BOOST_TEST(h2 == o.min_step_ratio * o.repeated_rejection_min_ratio, boost::test_tools::tolerance(1e-12));
+  // The seed's configuration keeps its single floor.
+  const esdirk::Options seed = esdirk::Options::seed002();
+  esdirk::StepController s(seed, 4);
+  s.after_error_rejection(1.0, 1e15);
+  BOOST_TEST(s.after_error_rejection(0.2, 0.2e15) == 0.2 * seed.min_step_ratio, boost::test_tools::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -75,6 +75,12 @@ struct ESDIRK_API Options {
   double controller_k2 = 1.0;          ///< observer gain k2 of (29)
   double safety = 0.9;                 ///< safety factor: the target error is safety^q times tol
   double min_step_ratio = 0.2;         ///< smallest h_new/h after an accepted step or rejection
+  /// Smallest h_new/h from the second error-test rejection in a row on, where the observed
+  /// order of two rejected attempts is known: a first step far beyond a fast transient (of the
+  /// sensitivities of a cold-started shooting interval, say) can have an error norm of 1e15
+  /// that falls only like h, which cuts by min_step_ratio could not reach within
+  /// max_error_test_failures. Must lie in (0, min_step_ratio]; seed002() sets min_step_ratio.
+  double repeated_rejection_min_ratio = 1e-3;
   double max_step_ratio = 5.0;         ///< largest h_new/h
   double previous_error_floor = 1e-2;  ///< floor on the stored r_{n-1} (as RADAU5)
   int max_error_test_failures = 12;    ///< consecutive error-test rejections before giving up
