@@ -75,7 +75,7 @@ double StepController::after_error_rejection(double h, double r) {
     const double observed = std::log(r / r_rejected_) / std::log(h / h_rejected_);
     if (std::isfinite(observed)) {
       exponent = 1.0 / std::clamp(observed, 1.0, q_);
-      smallest = options_.repeated_rejection_min_ratio;
+      smallest = std::min(smallest, options_.repeated_rejection_min_ratio);
     }
   }
   double ratio = options_.safety * std::pow(std::max(r, 1e-10), -exponent);

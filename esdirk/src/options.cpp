@@ -97,8 +97,8 @@ void Options::validate(int nx, int nz) const {
   require(safety > 0.0 && safety <= 1.0, "safety", "in (0, 1]", safety);
   require(min_step_ratio > 0.0 && min_step_ratio < 1.0, "min_step_ratio", "in (0, 1)",
           min_step_ratio);
-  require(repeated_rejection_min_ratio > 0.0 && repeated_rejection_min_ratio <= min_step_ratio,
-          "repeated_rejection_min_ratio", "in (0, min_step_ratio]", repeated_rejection_min_ratio);
+  require(repeated_rejection_min_ratio > 0.0 && repeated_rejection_min_ratio < 1.0,
+          "repeated_rejection_min_ratio", "in (0, 1)", repeated_rejection_min_ratio);
   require(std::isfinite(max_step_ratio) && max_step_ratio > 1.0, "max_step_ratio", "finite and > 1",
           max_step_ratio);
   require(previous_error_floor > 0.0 && previous_error_floor <= 1.0, "previous_error_floor",

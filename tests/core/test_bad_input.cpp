@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(invalid_options_throw_naming_the_option) {
   o.max_step_ratio = 1.0;
   expect(o, "max_step_ratio");
   o = {};
-  o.repeated_rejection_min_ratio = 0.5;  // above min_step_ratio
+  o.repeated_rejection_min_ratio = 1.0;
   expect(o, "repeated_rejection_min_ratio");
   o = {};
   o.repeated_rejection_min_ratio = 0.0;

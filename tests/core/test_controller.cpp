@@ -102,6 +102,13 @@ BOOST_AUTO_TEST_CASE(repeated_rejections_cut_below_min_step_ratio) {
   esdirk::StepController s(seed, 4);
   s.after_error_rejection(1.0, 1e15);
   BOOST_TEST(s.after_error_rejection(0.2, 0.2e15) == 0.2 * seed.min_step_ratio, boost::test_tools::tolerance(1e-12));
+  // A min_step_ratio below it is the floor of every cut (no contradiction between the two).
+  esdirk::Options low;
+  low.min_step_ratio = 1e-4;
+  low.validate(1, 0);
+  esdirk::StepController l(low, 4);
+  l.after_error_rejection(1.0, 1e15);
+  BOOST_TEST(l.after_error_rejection(1e-4, 1e11) == 1e-4 * low.min_step_ratio, boost::test_tools::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

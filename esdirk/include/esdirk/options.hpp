@@ -79,7 +79,8 @@ struct ESDIRK_API Options {
   /// order of two rejected attempts is known: a first step far beyond a fast transient (of the
   /// sensitivities of a cold-started shooting interval, say) can have an error norm of 1e15
   /// that falls only like h, which cuts by min_step_ratio could not reach within
-  /// max_error_test_failures. Must lie in (0, min_step_ratio]; seed002() sets min_step_ratio.
+  /// max_error_test_failures. In (0, 1); the floor used is the smaller of this and
+  /// min_step_ratio. seed002() sets it to min_step_ratio (one floor, as the seed).
   double repeated_rejection_min_ratio = 1e-3;
   double max_step_ratio = 5.0;         ///< largest h_new/h
   double previous_error_floor = 1e-2;  ///< floor on the stored r_{n-1} (as RADAU5)
