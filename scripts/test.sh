@@ -5,7 +5,8 @@
 #            optional Ipopt and MPI components required (ESDIRK_REQUIRE_SOLVERS)
 #   asan     GCC -O1 with AddressSanitizer + UndefinedBehaviorSanitizer and assertions: the
 #            unit, C, Fortran and binding tests
-#   tsan     GCC -O1 with ThreadSanitizer: integrators in several threads (tests/threads)
+#   tsan     GCC -O1 with ThreadSanitizer: integrators in several threads (tests/threads), the
+#            multiple-shooting thread pool and its C API
 #   clang    clang -O2 with ASan + UBSan + libFuzzer coverage (scripts/fuzz.sh's build): a 10 s
 #            run of each fuzz target, then the library's tests in the same build
 # Usage: ./scripts/test.sh [extra CMake arguments for the release stage]
@@ -59,8 +60,12 @@ asan() {
 tsan() {
   configure build/tsan "${debug_o1[@]}" -DESDIRK_SANITIZE=thread -DESDIRK_BUILD_TESTS=ON \
     -DESDIRK_BUILD_EXAMPLES=OFF -DESDIRK_BUILD_BENCH=OFF
-  cmake --build build/tsan -j "$jobs" --target test_threads
+  cmake --build build/tsan -j "$jobs" --target test_threads test_multishoot test_capi_multishoot
   TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/threads/test_threads
+  # The multiple-shooting thread pool and interval evaluator (the estimation suite is too slow
+  # under TSan and runs the same pool).
+  TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/multishoot/test_multishoot --run_test=thread_pool,intervals
+  TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/capi/test_capi_multishoot
 }
 
 # One clang build serves the fuzz targets and the tests (built after the fuzz run, in the same
