@@ -8,8 +8,9 @@ set -euo pipefail
 packages=(cmake make g++ gfortran pkg-config libopenblas-dev libsuitesparse-dev libboost-test-dev
           python3 python3-matplotlib valgrind)
 # The optional multiple-shooting components (multishoot/ipopt, multishoot/mpi) and their
-# solvers: built when found, always in CI (scripts/test.sh sets ESDIRK_REQUIRE_SOLVERS).
-packages+=(coinor-libipopt-dev libopenmpi-dev openmpi-bin libsuitesparse-dev libceres-dev)
+# solvers: built when found, always in CI (scripts/test.sh sets ESDIRK_REQUIRE_SOLVERS). Ceres is
+# not used: the estimation needs equality constraints (doc/multiple-shooting-guide.md).
+packages+=(coinor-libipopt-dev libopenmpi-dev openmpi-bin)
 if [[ "${ESDIRK_WITH_SUNDIALS:-0}" == 1 ]]; then
   packages+=(libsundials-dev)
 fi
