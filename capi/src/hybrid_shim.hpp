@@ -1,0 +1,136 @@
+#pragma once
+// Internal to the C shim: the hybrid problem adapter and the hybrid solver handle, shared by
+// the events entry points (events.cpp) and the hybrid adjoint's (hybrid_adjoint.cpp). Not
+// installed.
+
+#include <memory>
+#include <string>
+
+#include "esdirk/events/hybrid_adjoint.hpp"
+#include "esdirk/events/hybrid_solver.hpp"
+#include "shim.hpp"
+
+namespace esdirk_capi {
+
+// A HybridProblem whose callbacks are C function pointers (NULL for an empty vector).
+class CHybridProblem final : public esdirk::HybridProblem {
+ public:
+  CHybridProblem(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int ne, bool memory,
+                 esdirk_hybrid_residual_fn residual, void* user_data)
+      : HybridProblem(nx, nz, np, ne, memory), residual_(residual), user_data_(user_data) {}
+
+  bool has_mode(int mode) const override {
+    return !has_mode_fn || has_mode_fn(mode, user_data_) != 0;
+  }
+
+  int evaluate(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z,
+               esdirk::ConstVector p, esdirk::ConstVector mem, esdirk::Vector f,
+               esdirk::Vector g) override {
+    return residual_(mode, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p), ptr(mem), f.data(),
+                     nz() ? g.data() : nullptr, user_data_);
+  }
+  bool has_jacobian() const override { return jacobian_fn != nullptr; }
+  int jacobian(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z,
+               esdirk::ConstVector p, esdirk::ConstVector mem, esdirk::MatrixRef J) override {
+    return jacobian_fn(mode, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p), ptr(mem), J.data,
+                       J.ld, user_data_);
+  }
+  bool has_parameter_jacobian() const override { return parameter_jacobian_fn != nullptr; }
+  int parameter_jacobian(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z,
+                         esdirk::ConstVector p, esdirk::ConstVector mem,
+                         esdirk::MatrixRef Jp) override {
+    return parameter_jacobian_fn(mode, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p),
+                                 ptr(mem), Jp.data, Jp.ld, user_data_);
+  }
+  int events(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z,
+             esdirk::ConstVector p, esdirk::ConstVector mem, esdirk::Vector h) override {
+    if (!events_fn) return HybridProblem::events(mode, t, x, z, p, mem, h);
+    return events_fn(mode, nx(), nz(), np(), nm(), event_count(), t, x.data(), ptr(z), ptr(p),
+                     ptr(mem), h.data(), user_data_);
+  }
+  bool has_event_jacobian() const override { return event_jacobian_fn != nullptr; }
+  int event_jacobian(int mode, int k, double t, esdirk::ConstVector x, esdirk::ConstVector z,
+                     esdirk::ConstVector p, esdirk::ConstVector mem, esdirk::Vector row) override {
+    return event_jacobian_fn(mode, k, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p), ptr(mem),
+                             row.data(), user_data_);
+  }
+  int transition(int mode, const esdirk::TransitionCause& cause, double t, esdirk::ConstVector x,
+                 esdirk::ConstVector z, esdirk::ConstVector p, esdirk::ConstVector mem,
+                 int& next_mode, esdirk::Vector x_plus) override {
+    if (!transition_fn)
+      return HybridProblem::transition(mode, cause, t, x, z, p, mem, next_mode, x_plus);
+    return transition_fn(mode, event_count(), event_count() ? cause.fired.data() : nullptr,
+                         cause.time_event, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p),
+                         ptr(mem), &next_mode, x_plus.data(), user_data_);
+  }
+  bool has_reset_jacobian() const override { return reset_jacobian_fn != nullptr; }
+  int reset_jacobian(int mode, const esdirk::TransitionCause& cause, double t,
+                     esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
+                     esdirk::ConstVector mem, esdirk::MatrixRef D) override {
+    return reset_jacobian_fn(mode, event_count(), event_count() ? cause.fired.data() : nullptr,
+                             cause.time_event, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p),
+                             ptr(mem), D.data, D.ld, user_data_);
+  }
+
+  esdirk_hybrid_jacobian_fn jacobian_fn = nullptr, parameter_jacobian_fn = nullptr;
+  esdirk_event_fn events_fn = nullptr;
+  esdirk_event_jacobian_fn event_jacobian_fn = nullptr;
+  esdirk_transition_fn transition_fn = nullptr;
+  esdirk_reset_jacobian_fn reset_jacobian_fn = nullptr;
+  esdirk_has_mode_fn has_mode_fn = nullptr;
+
+ private:
+  int nm() const { return memory_size(); }
+  static const double* ptr(esdirk::ConstVector v) { return v.empty() ? nullptr : v.data(); }
+  esdirk_hybrid_residual_fn residual_;
+  void* user_data_;
+};
+
+}  // namespace esdirk_capi
+
+struct esdirk_hybrid_problem {
+  std::unique_ptr<esdirk_capi::CHybridProblem> problem;
+};
+
+struct esdirk_hybrid_solver : esdirk_capi::Messages {
+  esdirk_hybrid_problem* problem = nullptr;
+  esdirk::HybridOptions options;
+  std::unique_ptr<esdirk::HybridSolver> solver;  // made by initialize with that moment's options
+  bool initialized = false;
+  bool sensitivities = false;
+  // The hybrid adjoint (esdirk_hybrid_adjoint.h, capi/src/hybrid_adjoint.cpp): made with each
+  // new solver, before its initialize, when record_adjoint is set, so that it records from t0.
+  // Declared after `solver`, so it is destroyed first (it listens to the solver's integrator).
+  bool record_adjoint = false;
+  std::unique_ptr<esdirk::HybridAdjoint> adjoint;
+
+  const esdirk_capi::CHybridProblem& model() const { return *problem->problem; }
+
+  int from(esdirk::Status status, const std::string& why) {
+    if (esdirk::ok(status)) {
+      message.clear();
+      return ESDIRK_SUCCESS;
+    }
+    message = why;
+    return esdirk_capi::to_c_status(status);
+  }
+  int require_initialized(const char* who) {
+    if (initialized) return ESDIRK_SUCCESS;
+    return fail(
+        ESDIRK_WRONG_CALL_ORDER,
+        std::string(who) + ": call esdirk_hybrid_solver_initialize first (and check its status)");
+  }
+  int require_event(esdirk_int index, const char* who) {
+    if (const int st = require_initialized(who)) return st;
+    if (index < 0 || index >= solver->logged_events())
+      return fail(ESDIRK_INVALID_ARGUMENT, std::string(who) + ": event index " +
+                                               std::to_string(index) + " is outside the log (0.." +
+                                               std::to_string(solver->logged_events()) + ")");
+    return ESDIRK_SUCCESS;
+  }
+  int size_error(const char* who, const char* what, esdirk_int given, int expected) {
+    return fail(ESDIRK_INVALID_ARGUMENT, std::string(who) + ": " + what + " is " +
+                                             std::to_string(given) + ", the problem's is " +
+                                             std::to_string(expected));
+  }
+};

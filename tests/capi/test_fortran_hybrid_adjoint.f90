@@ -1,0 +1,162 @@
+! The Fortran module esdirk_hybrid_adjoint on the bouncing ball z' = v, v' = -g, impact at z = 0
+! (falling), v+ = -gamma v-; x = (z, v), p = (g, gamma): the adjoint gradient of
+! Phi = (sum_k z(t_k), v(t_end)) over three outputs (two impacts) against the forward
+! sensitivities of the same run, the report, and misuse (gradient before a recording, wrong sizes).
+module ball_model
+  use, intrinsic :: iso_c_binding
+  use esdirk
+  implicit none
+contains
+  integer(c_int) function residual(mode, nx, nz, np, nm, t, x, z, p, mem, f, g, user_data) bind(C)
+    integer(c_int), value :: mode
+    integer(esdirk_int), value :: nx, nz, np, nm
+    real(c_double), value :: t
+    real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+    real(c_double), intent(out) :: f(nx), g(*)
+    type(c_ptr), value :: user_data
+    f(1) = x(2)
+    f(2) = -p(1)
+    residual = 0
+  end function residual
+
+  integer(c_int) function ground(mode, nx, nz, np, nm, ne, t, x, z, p, mem, h, user_data) bind(C)
+    integer(c_int), value :: mode
+    integer(esdirk_int), value :: nx, nz, np, nm, ne
+    real(c_double), value :: t
+    real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+    real(c_double), intent(out) :: h(ne)
+    type(c_ptr), value :: user_data
+    h(1) = x(1)
+    ground = 0
+  end function ground
+
+  integer(c_int) function impact(mode, ne, fired, time_event, nx, nz, np, nm, t, x, z, p, mem, next_mode, &
+      x_plus, user_data) bind(C)
+    integer(c_int), value :: mode, time_event
+    integer(esdirk_int), value :: ne, nx, nz, np, nm
+    integer(c_int), intent(in) :: fired(*)
+    real(c_double), value :: t
+    real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+    integer(c_int), intent(inout) :: next_mode
+    real(c_double), intent(inout) :: x_plus(nx)
+    type(c_ptr), value :: user_data
+    x_plus(1) = x(1)
+    x_plus(2) = -p(2) * x(2)
+    impact = 0
+  end function impact
+
+  ! Row 1 of the objective: z at every output (k is 0-based).
+  integer(c_int) function heights(k, nx, nz, np, rows, t, x, z, p, dx, lddx, dz, lddz, dp, lddp, user_data) bind(C)
+    integer(esdirk_int), value :: k, nx, nz, np, rows, lddx, lddz, lddp
+    real(c_double), value :: t
+    real(c_double), intent(in) :: x(nx), z(*), p(*)
+    real(c_double), intent(inout) :: dx(lddx, *), dz(lddz, *), dp(lddp, *)
+    type(c_ptr), value :: user_data
+    dx(1, 1) = 1.0_c_double
+    heights = 0
+  end function heights
+end module ball_model
+
+program test_fortran_hybrid_adjoint
+  use, intrinsic :: iso_c_binding
+  use esdirk
+  use esdirk_events
+  use esdirk_hybrid_adjoint
+  use ball_model
+  implicit none
+  integer :: passed = 0, failed = 0, j, k
+  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, objective = c_null_ptr
+  real(c_double) :: x(2), none(1), p(2), x0(2), dx0(2, 2), dp(2, 2), S(2, 4), seed(4, 4), forward(4, 2)
+  real(c_double) :: W(2, 2), times(3), t, worst
+  integer(c_int) :: directions(1)
+  integer(esdirk_int) :: outputs
+  integer(c_int64_t) :: events, adjoint_steps
+  integer(esdirk_int) :: logged
+  type(esdirk_hybrid_adjoint_report) :: report
+
+  p = [10.0_c_double, 0.8_c_double]
+  x0 = [5.0_c_double, -0.1_c_double]
+  times = [0.5_c_double, 1.2_c_double, 2.9_c_double]
+  directions = ESDIRK_EVENT_FALLING
+  call check(esdirk_hybrid_problem_create(2, 0, 2, 1, 0, c_funloc(residual), c_null_ptr, problem) == ESDIRK_SUCCESS, &
+             "problem")
+  call check(esdirk_hybrid_problem_set_events(problem, c_funloc(ground), c_null_funptr) == ESDIRK_SUCCESS, "events")
+  call check(esdirk_hybrid_problem_set_transition(problem, c_funloc(impact), c_null_funptr) == ESDIRK_SUCCESS, "reset")
+  call check(esdirk_hybrid_solver_create(problem, solver) == ESDIRK_SUCCESS, "solver")
+  call check(esdirk_hybrid_solver_set_tolerances(solver, 1d-10, 1d-12) == ESDIRK_SUCCESS, "tolerances")
+  call check(esdirk_hybrid_solver_set_event_directions(solver, directions, 1) == ESDIRK_SUCCESS, "directions")
+
+  ! The objective: row 1 = sum_k z(t_k) (outputs), row 2 = v(t_end) (terminal weights).
+  W = 0.0_c_double
+  W(2, 2) = 1.0_c_double
+  call check(esdirk_hybrid_objective_create(2, objective) == ESDIRK_SUCCESS, "objective")
+  call check(esdirk_hybrid_objective_set_outputs(objective, c_funloc(heights), c_null_ptr) == ESDIRK_SUCCESS, "outputs")
+  call check(esdirk_hybrid_objective_set_terminal_weights(objective, W, 2, 2) == ESDIRK_SUCCESS, "weights")
+  call check(esdirk_hybrid_objective_set_terminal_weights(objective, W, 2, 1) == ESDIRK_INVALID_ARGUMENT, "ldw < n")
+  call check(len(esdirk_hybrid_objective_last_error_string(objective)) > 0, "objective message")
+
+  ! No recording yet.
+  call check(esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0, 2, 2, dp, 2, 2) == ESDIRK_WRONG_CALL_ORDER, &
+             "gradient before a recording")
+  call check(index(esdirk_hybrid_last_error_string(solver), "set_adjoint") > 0, "message names set_adjoint")
+
+  ! The recorded run, with forward sensitivities along (z0, v0, g, gamma) on the same steps.
+  seed = 0.0_c_double
+  do j = 1, 4
+    seed(j, j) = 1.0_c_double
+  end do
+  call check(esdirk_hybrid_solver_set_adjoint(solver, 1) == ESDIRK_SUCCESS, "set_adjoint")
+  call check(esdirk_hybrid_solver_initialize(solver, 0.0_c_double, 0, x0, 2, none, 0, p, 2, none, 0) &
+             == ESDIRK_SUCCESS, "initialize")
+  call check(esdirk_hybrid_solver_start_sensitivities(solver, seed, 4, 4, 4) == ESDIRK_SUCCESS, "start")
+  forward = 0.0_c_double
+  do k = 1, 3
+    call check(esdirk_hybrid_solver_integrate_sensitivities_to(solver, times(k), x, 2, none, 0, S, 2, none, 1, 4, t) &
+               == ESDIRK_SUCCESS, "integrate")
+    forward(:, 1) = forward(:, 1) + S(1, :)
+  end do
+  forward(:, 2) = S(2, :)
+  call check(esdirk_hybrid_solver_get_event_count(solver, events, logged) == ESDIRK_SUCCESS, "events")
+  call check(events == 2, "two impacts")
+  call check(esdirk_hybrid_solver_adjoint_outputs(solver, outputs) == ESDIRK_SUCCESS .and. outputs == 3, "3 outputs")
+  call check(esdirk_hybrid_solver_adjoint_output_time(solver, 2, t) == ESDIRK_SUCCESS .and. t == 2.9_c_double, &
+             "output time")
+
+  call check(esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0, 3, 3, dp, 2, 2) == ESDIRK_INVALID_ARGUMENT, &
+             "wrong nx")
+  call check(esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0, 2, 2, dp, 2, 2) == ESDIRK_SUCCESS, "gradient")
+  worst = 0.0_c_double
+  do j = 1, 2
+    worst = max(worst, max(maxval(abs(dx0(:, j) - forward(1:2, j))), maxval(abs(dp(:, j) - forward(3:4, j)))) &
+                       / maxval(abs(forward(:, j))))
+  end do
+  print '(a, es9.2)', "hybrid adjoint against forward: ", worst
+  call check(worst <= 1d-12, "gradient equals the forward sensitivities")
+
+  call check(esdirk_hybrid_solver_get_adjoint_report(solver, report) == ESDIRK_SUCCESS, "report")
+  call check(report%segments == 3 .and. report%jumps == 2, "three segments, two jumps")
+  call check(report%adjoint_steps == report%recorded_steps .and. report%recorded_outputs == 3, "one sweep")
+  call check(esdirk_hybrid_solver_get_counter(solver, "adjoint_steps", adjoint_steps) == ESDIRK_SUCCESS, "counter")
+  call check(adjoint_steps == report%adjoint_steps, "counter by name")
+
+  call esdirk_hybrid_objective_free(objective)
+  call check(.not. c_associated(objective), "objective freed")
+  call esdirk_hybrid_solver_free(solver)
+  call esdirk_hybrid_problem_free(problem)
+  print '(i0, a, i0, a)', passed, " passed, ", failed, " failed"
+  if (failed > 0) error stop 1
+
+contains
+
+  subroutine check(condition, what)
+    logical, intent(in) :: condition
+    character(len=*), intent(in) :: what
+    if (condition) then
+      passed = passed + 1
+    else
+      failed = failed + 1
+      print '(2a)', "check failed: ", what
+    end if
+  end subroutine check
+
+end program test_fortran_hybrid_adjoint
