@@ -28,6 +28,9 @@ module esdirk_hybrid_adjoint
     integer(c_int64_t) :: peak_stored_doubles = 0
     integer(c_int64_t) :: recorded_steps = 0
     integer(c_int64_t) :: recorded_outputs = 0
+    integer(c_int64_t) :: checkpoints = 0
+    integer(c_int64_t) :: recomputed_steps = 0
+    integer(c_int64_t) :: stored_records = 0
   end type esdirk_hybrid_adjoint_report
 
   public :: esdirk_hybrid_objective_create, esdirk_hybrid_objective_free
@@ -82,11 +85,12 @@ module esdirk_hybrid_adjoint
     end function esdirk_hybrid_objective_set_outputs
 
     ! ---- The adjoint of a hybrid solver
-    integer(c_int) function esdirk_hybrid_solver_set_adjoint(solver, record) &
+    integer(c_int) function esdirk_hybrid_solver_set_adjoint(solver, record, memory_budget) &
         bind(C, name="esdirk_hybrid_solver_set_adjoint")
-      import :: c_int, c_ptr
+      import :: c_int, c_ptr, c_long
       type(c_ptr), value :: solver
       integer(c_int), value :: record
+      integer(c_long), value :: memory_budget
     end function esdirk_hybrid_solver_set_adjoint
 
     integer(c_int) function esdirk_hybrid_solver_adjoint_outputs(solver, count) &

@@ -248,7 +248,7 @@ int esdirk_hybrid_solver_initialize(esdirk_hybrid_solver* s, double t0, int mode
     auto fresh = std::make_unique<esdirk::HybridSolver>(*s->problem->problem, s->options);
     // The adjoint listens from the initialization on (it is destroyed before its solver).
     std::unique_ptr<esdirk::HybridAdjoint> adjoint;
-    if (s->record_adjoint) adjoint = std::make_unique<esdirk::HybridAdjoint>(*fresh);
+    if (s->record_adjoint) adjoint = std::make_unique<esdirk::HybridAdjoint>(*fresh, s->adjoint_options);
     const esdirk::Status status =
         fresh->initialize(t0, mode, in(x0, nx), in(z0_guess, nz), in(p, np), in(mem0, nm));
     if (!esdirk::ok(status)) return s->from(status, "hybrid initialize: " + fresh->message());

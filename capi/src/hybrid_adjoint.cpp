@@ -155,10 +155,14 @@ int esdirk_hybrid_objective_set_outputs(esdirk_hybrid_objective* o,
 
 // ---- The adjoint of a hybrid solver -------------------------------------------------------------
 
-int esdirk_hybrid_solver_set_adjoint(esdirk_hybrid_solver* s, int record) {
+int esdirk_hybrid_solver_set_adjoint(esdirk_hybrid_solver* s, int record, long memory_budget) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
+  if (memory_budget < 0)
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   "hybrid set_adjoint: memory_budget must be >= 0 (0 keeps every step)");
   return guarded(s, [&] {
     s->record_adjoint = record != 0;
+    s->adjoint_options.memory_budget = memory_budget;
     return ESDIRK_SUCCESS;
   });
 }
@@ -261,7 +265,10 @@ int esdirk_hybrid_solver_get_adjoint_report(const esdirk_hybrid_solver* cs,
                          r.jumps,
                          r.peak_stored_doubles,
                          steps,
-                         outputs};
+                         outputs,
+                         r.checkpoints,
+                         r.recomputed_steps,
+                         r.stored_records};
   // Fill what the caller's struct has room for; zero what this library does not know.
   const std::size_t known = sizeof(values) / sizeof(values[0]);
   const std::size_t first = offsetof(esdirk_hybrid_adjoint_report, adjoint_steps);

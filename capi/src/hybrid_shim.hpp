@@ -102,6 +102,7 @@ struct esdirk_hybrid_solver : esdirk_capi::Messages {
   // new solver, before its initialize, when record_adjoint is set, so that it records from t0.
   // Declared after `solver`, so it is destroyed first (it listens to the solver's integrator).
   bool record_adjoint = false;
+  esdirk::HybridAdjointOptions adjoint_options;
   std::unique_ptr<esdirk::HybridAdjoint> adjoint;
 
   const esdirk_capi::CHybridProblem& model() const { return *problem->problem; }

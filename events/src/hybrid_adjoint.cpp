@@ -43,6 +43,11 @@ void HybridObjective::set_terminal_weights(ConstMatrixRef weights) {
   };
 }
 
+void HybridAdjointOptions::validate() const {
+  if (memory_budget < 0)
+    throw std::invalid_argument("HybridAdjointOptions: memory_budget must be >= 0 (0 keeps every step)");
+}
+
 void HybridObjective::validate() const {
   if (rows < 1) throw std::invalid_argument("HybridObjective: rows must be >= 1");
   if (!terminal && !at_output) throw std::invalid_argument("HybridObjective: no term (terminal or at_output)");
@@ -77,22 +82,126 @@ struct HybridAdjoint::Output {
 
 // --- Recording ----------------------------------------------------------------------------------
 
+// Recomputing a block of steps that was not kept: a second integrator on the block's mode
+// (with the segment's parameters [p; x*; z*]) is resumed at the block's checkpoint exactly as
+// the recording run stood there (Integrator::resume) and replays the recorded steps, whose
+// records it puts into the owner's ring of records.
+class HybridAdjoint::Replayer final : public StepListener {
+ public:
+  explicit Replayer(HybridAdjoint& owner)
+      : owner_(owner),
+        problem_(static_cast<internal::ModeProblem&>(owner.solver_.integrator().problem()).hybrid()),
+        integrator_(problem_, owner.solver_.integrator().options()) {
+    integrator_.jacobians().use_increments_of(owner.solver_.integrator().jacobians());
+    integrator_.add_listener(*this);
+  }
+  ~Replayer() override { integrator_.remove_listener(*this); }
+  Replayer(const Replayer&) = delete;
+  Replayer& operator=(const Replayer&) = delete;
+
+  Status run(int block) {
+    const Segment& seg = owner_.segments_[size(owner_.block_segment_[size(block)])];
+    first_ = owner_.block_first_[size(block)];
+    const int last = static_cast<int>(std::min<long>(first_ + owner_.capacity_, seg.end_step));
+    const int nx = problem_.nx(), nz = problem_.nz();
+    const double* c = owner_.checkpoints_.data() + size(block) * size(2 * (nx + nz));
+    const auto part = [](const double* at, int n) { return ConstVector(at, size(n)); };
+    problem_.mode = seg.mode;
+    const double h0 = owner_.schedule_[size(3 * first_ + 1)];
+    integrator_.resume(owner_.schedule_[size(3 * first_)], part(c, nx), part(c + nx, nz), part(c + nx + nz, nx),
+                       part(c + 2 * nx + nz, nz), seg.pe, first_, h0 >= 0.0 ? 1.0 : -1.0);
+    Status status = Status::success;
+    for (int n = first_; n < last && ok(status); ++n) {
+      status = integrator_.replay_step(owner_.schedule_[size(3 * n + 1)], owner_.step_end(n));
+      ++owner_.report_.recomputed_steps;
+    }
+    return status;
+  }
+  const std::string& message() const { return integrator_.message(); }
+
+  AcceptVerdict on_accept(const StepView& step, DenseOutput&) override {
+    if (step.index >= first_) owner_.keep(step, static_cast<int>(step.index));  // resume numbered them
+    return AcceptVerdict::proceed();
+  }
+
+ private:
+  HybridAdjoint& owner_;
+  internal::ModeProblem problem_;
+  Integrator integrator_;
+  int first_ = 0;
+};
+
 HybridAdjoint::HybridAdjoint(HybridSolver& solver, HybridAdjointOptions options)
     : solver_(solver), options_(options) {
+  options_.validate();
+  if (options_.memory_budget > 0) {
+    capacity_ = options_.memory_budget / record_doubles();
+    if (capacity_ < 1)
+      throw std::invalid_argument("HybridAdjointOptions: memory_budget = " + std::to_string(options_.memory_budget) +
+                                  " doubles cannot hold one step record (" + std::to_string(record_doubles()) +
+                                  " doubles)");
+    steps_.resize(size(static_cast<int>(capacity_)));
+    slot_step_.assign(size(static_cast<int>(capacity_)), -1);
+  }
   solver_.integrator().add_listener(*this);
 }
 
 HybridAdjoint::~HybridAdjoint() { solver_.integrator().remove_listener(*this); }
 
+// t, h, t_end, h_gamma, index, then X, F (nx x s), Z, G (nz x s) and the stage times.
+long HybridAdjoint::record_doubles() const {
+  const Integrator& integrator = solver_.integrator();
+  const long s = integrator.options().method.stages;
+  return 5 + s * (2L * integrator.problem().nx() + 2L * integrator.problem().nz() + 1);
+}
+
+void HybridAdjoint::keep(const StepView& step, int n) {
+  const std::size_t slot = size(static_cast<int>(n % capacity_));
+  steps_[slot].assign(step);
+  slot_step_[slot] = n;
+}
+
+const StepRecord* HybridAdjoint::record(int n) {
+  if (capacity_ == 0) return &steps_[size(n)];
+  const std::size_t slot = size(static_cast<int>(n % capacity_));
+  if (slot_step_[slot] != n) {
+    // Not in the ring (any more): replay its block, which puts the block's steps there.
+    const int block = static_cast<int>(std::upper_bound(block_first_.begin(), block_first_.end(), n) -
+                                       block_first_.begin()) - 1;
+    if (!replayer_) replayer_ = std::make_unique<Replayer>(*this);
+    const Status status = replayer_->run(block);
+    if (!ok(status)) {
+      replay_status_ = status;
+      message_ = "the replay of the steps from " + std::to_string(block_first_[size(block)]) +
+                 " failed: " + replayer_->message();
+      return nullptr;
+    }
+    // The replay starts at the checkpoint by construction; it must also give the records the
+    // recording run had. The schedule is the cheap witness: every replayed step ends where the
+    // recorded one did. Anything else is a defect of the replay, not a numerical failure.
+    const StepRecord& r = steps_[slot];
+    if (slot_step_[slot] != n || r.t != schedule_[size(3 * n)] || r.t_end != step_end(n))
+      throw std::logic_error("HybridAdjoint: the replayed step " + std::to_string(n) +
+                             " does not repeat the recorded one bit for bit");
+  }
+  return &steps_[slot];
+}
+
 int HybridAdjoint::outputs() const { return static_cast<int>(outputs_.size()); }
 double HybridAdjoint::output_time(int k) const { return outputs_.at(size(k)).t; }
 int HybridAdjoint::segments() const { return static_cast<int>(segments_.size()); }
-int HybridAdjoint::steps() const { return static_cast<int>(steps_.size()); }
+int HybridAdjoint::steps() const { return count_; }
 
 void HybridAdjoint::on_restart(double t, RestartKind kind) {
   Integrator& integrator = solver_.integrator();
   if (kind == RestartKind::initialize) {
-    steps_.clear();
+    if (capacity_ == 0) steps_.clear();  // with a budget steps_ is a fixed block of records
+    count_ = 0;
+    schedule_.clear();
+    block_first_.clear();
+    block_segment_.clear();
+    checkpoints_.clear();
+    std::fill(slot_step_.begin(), slot_step_.end(), -1);
     segments_.clear();
     transitions_.clear();
     outputs_.clear();
@@ -112,7 +221,7 @@ void HybridAdjoint::on_restart(double t, RestartKind kind) {
     tr.jumps = solver_.options().sensitivity_jumps;
     tr.moving = e.time_event < 0 && solver_.options().event_time_sensitivity;
     transitions_.push_back(std::move(tr));
-    segments_.back().end_step = static_cast<int>(steps_.size());
+    segments_.back().end_step = count_;
   }
   if (!recording_) return;
   Segment s;
@@ -121,7 +230,7 @@ void HybridAdjoint::on_restart(double t, RestartKind kind) {
   s.x.assign(integrator.x().begin(), integrator.x().end());
   s.z.assign(integrator.z().begin(), integrator.z().end());
   s.t = t;
-  s.first_step = s.end_step = static_cast<int>(steps_.size());
+  s.first_step = s.end_step = count_;
   segments_.push_back(std::move(s));
 }
 
@@ -130,12 +239,30 @@ void HybridAdjoint::add_statistics(Statistics& report) const {
   report.adjoint_transposed_solves += report_.sweep.transposed_solves;
   report.adjoint_factorizations += report_.sweep.stage_factorizations;
   report.adjoint_jacobian_evaluations += report_.sweep.jacobian_evaluations;
+  report.checkpoints += report_.checkpoints;
+  report.adjoint_recomputed_steps += report_.recomputed_steps;
 }
 
 AcceptVerdict HybridAdjoint::on_accept(const StepView& step, DenseOutput&) {
   if (!recording_) return AcceptVerdict::proceed();
-  steps_.emplace_back(step);
-  segments_.back().end_step = static_cast<int>(steps_.size());
+  if (capacity_ == 0) {
+    steps_.emplace_back(step);
+  } else {
+    schedule_.insert(schedule_.end(), {step.t, step.h, step.t_end});
+    // Blocks of capacity_ steps within each mode; a block's checkpoint is the state, f and g at
+    // its first step's start (as Integrator::resume needs them).
+    if ((count_ - segments_.back().first_step) % capacity_ == 0) {
+      block_first_.push_back(count_);
+      block_segment_.push_back(static_cast<int>(segments_.size()) - 1);
+      for (int i = 0; i < step.X.rows; ++i) checkpoints_.push_back(step.X(i, 0));
+      for (int i = 0; i < step.Z.rows; ++i) checkpoints_.push_back(step.Z(i, 0));
+      for (int i = 0; i < step.F.rows; ++i) checkpoints_.push_back(step.F(i, 0));
+      for (int i = 0; i < step.G.rows; ++i) checkpoints_.push_back(step.G(i, 0));
+    }
+    keep(step, count_);  // the last capacity_ steps stay in the ring (step.index restarts at events)
+  }
+  ++count_;
+  segments_.back().end_step = count_;
   return AcceptVerdict::proceed();
 }
 
@@ -170,7 +297,7 @@ Outcome HybridAdjoint::integrate_to(double tout, Vector x, Vector z, MatrixRef S
       out.kind = Output::Kind::segment_start;
     } else {
       out.step = seg.end_step - 1;
-      out.kind = o.t == steps_[size(out.step)].t_end ? Output::Kind::step_end : Output::Kind::dense;
+      out.kind = o.t == step_end(out.step) ? Output::Kind::step_end : Output::Kind::dense;
     }
   }
   outputs_.push_back(std::move(out));
@@ -321,7 +448,9 @@ Status HybridAdjoint::Backward::add_output(int k) {
     }
     return Status::success;
   }
-  const StepRecord& r = owner_.steps_[size(out.step)];
+  const StepRecord* rp = owner_.record(out.step);
+  if (!rp) return fail(owner_.replay_status_, owner_.message_);
+  const StepRecord& r = *rp;
   const double theta = step_fraction(out.t, r.t, r.h, r.t_end);
   for (int c = 0; c < m_; ++c)
     for (int i = 0; i < nx_; ++i) tmp_x_(i, c) = gx_(i, c);
@@ -421,7 +550,9 @@ Status HybridAdjoint::Backward::seed_left_limit(int segment, double t, ConstVect
       }
       carry_valid_ = true;
     }
-    const StepRecord& r = owner_.steps_[size(seg.end_step - 1)];
+    const StepRecord* rp = owner_.record(seg.end_step - 1);
+    if (!rp) return fail(owner_.replay_status_, owner_.message_);
+    const StepRecord& r = *rp;
     const double hh = r.t_end - r.t, th = (t - r.t) / hh, th2 = th * th, th3 = th2 * th;
     std::fill(weights_.begin(), weights_.end(), 0.0);
     weights_[0] = (th3 - 2.0 * th2 + th) * hh;
@@ -597,7 +728,9 @@ Status HybridAdjoint::Backward::run(MatrixRef dx0, MatrixRef dp) {
         const Status status = add_output(k);
         if (!ok(status)) return status;
       }
-      const int code = sweep_.step(owner_.steps_[size(n)], nullptr);
+      const StepRecord* r = owner_.record(n);
+      if (!r) return fail(owner_.replay_status_, owner_.message_);
+      const int code = sweep_.step(*r, nullptr);
       if (code != 0) return sweep_failure(code);
     }
     for (int k = last_index; k >= 0; --k) {
@@ -642,7 +775,10 @@ Status HybridAdjoint::gradient(const HybridObjective& objective, MatrixRef dx0, 
   report_.segments = static_cast<long>(segments_.size());
   const long s = solver_.integrator().options().method.stages;
   const long record = 5 + s * (2L * problem.nx() + 2L * problem.nz() + 1);
-  report_.peak_stored_doubles = static_cast<long>(steps_.size()) * record +
+  report_.stored_records = capacity_ > 0 ? std::min<long>(capacity_, count_) : count_;
+  report_.checkpoints = static_cast<long>(block_first_.size());
+  report_.peak_stored_doubles = report_.stored_records * record +
+                                static_cast<long>(schedule_.size() + checkpoints_.size()) +
                                 static_cast<long>(segments_.size()) * (problem.nx() + problem.nz() + problem.np() + problem.memory_size() + 1) +
                                 static_cast<long>(transitions_.size()) * (problem.nx() + problem.nz() + problem.event_count() + 1);
   message_.clear();

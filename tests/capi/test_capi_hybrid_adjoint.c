@@ -3,7 +3,8 @@
  * forward sensitivities of the same run); the bouncing ball's gradients of outputs at several
  * times equal the forward sensitivities of the same run to 1e-12; the counters; bad input
  * (gradient before a run, after a failed one, wrong sizes, NaN and failing objective
- * callbacks, NULL handles) returns its status and loses nothing. */
+ * callbacks, NULL handles) returns its status and loses nothing; with a memory budget the
+ * gradient is bit-identical to keep-everything. */
 #include <complex.h>
 #include <math.h>
 #include <stddef.h>
@@ -132,7 +133,7 @@ static void test_hybrid_ode(void) {
   esdirk_int outputs = 0;
   CHECK_STATUS(esdirk_hybrid_solver_create(problem, &solver), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_set_tolerances(solver, 1e-10, 1e-12), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1, 0), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0.0, 0, x0, 2, NULL, 0, &p, 1, NULL, 0),
                ESDIRK_SUCCESS);
   /* Forward sensitivities along (x0, p) on the same run, for comparison. */
@@ -254,7 +255,7 @@ static void test_bouncing_ball(void) {
   esdirk_hybrid_problem* problem = ball_problem();
   esdirk_hybrid_solver* solver = ball_solver(problem);
   esdirk_hybrid_objective* objective = NULL;
-  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1, 0), ESDIRK_SUCCESS);
   CHECK_STATUS(
       esdirk_hybrid_solver_initialize(solver, 0.0, 0, ball_x0, 2, NULL, 0, ball_p, 2, NULL, 0),
       ESDIRK_SUCCESS);
@@ -291,6 +292,63 @@ static void test_bouncing_ball(void) {
   esdirk_hybrid_problem_free(&problem);
 }
 
+/* ---- Checkpointing: a budget of k step records (25 doubles each for nx = 2, nz = 0) ---------- */
+static int ball_gradient(esdirk_hybrid_solver* solver, esdirk_hybrid_objective* objective, long budget,
+                         double dx0[4], double dp[4], esdirk_hybrid_adjoint_report* report) {
+  double x[2];
+  int k, status;
+  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1, budget), ESDIRK_SUCCESS);
+  status = esdirk_hybrid_solver_initialize(solver, 0.0, 0, ball_x0, 2, NULL, 0, ball_p, 2, NULL, 0);
+  if (status != ESDIRK_SUCCESS) return status;
+  for (k = 0; k < 3; ++k)
+    CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, ball_times[k], x, 2, NULL, 0, NULL),
+                 ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0, 2, 2, dp, 2, 2),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_get_adjoint_report(solver, report), ESDIRK_SUCCESS);
+  return ESDIRK_SUCCESS;
+}
+
+static void test_checkpointing(void) {
+  const double W[4] = {0.0, 0.0, 0.0, 1.0};
+  const long record = 25;
+  double dx0[4], dp[4], cx0[4], cp[4];
+  int i, same = 1;
+  esdirk_hybrid_adjoint_report all = ESDIRK_HYBRID_ADJOINT_REPORT_INIT,
+                               some = ESDIRK_HYBRID_ADJOINT_REPORT_INIT;
+  esdirk_hybrid_problem* problem = ball_problem();
+  esdirk_hybrid_solver* solver = ball_solver(problem);
+  esdirk_hybrid_objective* objective = NULL;
+  CHECK_STATUS(esdirk_hybrid_objective_create(2, &objective), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_objective_set_outputs(objective, ball_outputs, NULL), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_objective_set_terminal_weights(objective, W, 2, 2), ESDIRK_SUCCESS);
+  CHECK_STATUS(ball_gradient(solver, objective, 0, dx0, dp, &all), ESDIRK_SUCCESS);
+  CHECK(all.checkpoints == 0 && all.recomputed_steps == 0 && all.stored_records == all.recorded_steps);
+  /* 4 records: the same gradient to the last bit, with blocks replayed from checkpoints. */
+  CHECK_STATUS(ball_gradient(solver, objective, 4 * record, cx0, cp, &some), ESDIRK_SUCCESS);
+  for (i = 0; i < 4; ++i) same = same && cx0[i] == dx0[i] && cp[i] == dp[i];
+  CHECK(same);
+  CHECK(some.recorded_steps == all.recorded_steps && some.stored_records == 4);
+  CHECK(some.checkpoints >= some.recorded_steps / 4 && some.recomputed_steps > 0);
+  CHECK(some.recomputed_steps < some.recorded_steps); /* each at most once */
+  CHECK(some.peak_stored_doubles < all.peak_stored_doubles);
+  printf("bouncing ball, budget of 4 records: bit-identical %d, %lld of %lld steps recomputed, "
+         "peak stored doubles %lld (every step kept: %lld)\n",
+         same, (long long)some.recomputed_steps, (long long)some.recorded_steps,
+         (long long)some.peak_stored_doubles, (long long)all.peak_stored_doubles);
+  /* A negative budget; a budget below one record: initialize refuses, the old run is kept. */
+  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1, -1), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(ball_gradient(solver, objective, record - 1, cx0, cp, &some), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "budget") != NULL);
+  CHECK_STATUS(esdirk_hybrid_solver_adjoint_gradient(solver, objective, cx0, 2, 2, cp, 2, 2),
+               ESDIRK_SUCCESS);
+  for (i = 0; i < 4; ++i) same = same && cx0[i] == dx0[i] && cp[i] == dp[i];
+  CHECK(same);
+  esdirk_hybrid_objective_free(&objective);
+  esdirk_hybrid_solver_free(&solver);
+  esdirk_hybrid_problem_free(&problem);
+}
+
 /* ---- Bad input ---------------------------------------------------------------------------- */
 static void test_null_handles(void) {
   double d[4];
@@ -304,7 +362,7 @@ static void test_null_handles(void) {
   CHECK_STATUS(esdirk_hybrid_objective_set_terminal_weights(NULL, d, 2, 2), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_objective_set_outputs(NULL, ball_outputs, NULL), ESDIRK_NULL_ARGUMENT);
   CHECK(strlen(esdirk_hybrid_objective_last_error(NULL)) > 0);
-  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(NULL, 1), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(NULL, 1, 0), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_adjoint_outputs(NULL, &n), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_adjoint_output_time(NULL, 0, d), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_adjoint_gradient(NULL, NULL, d, 2, 2, d, 2, 2),
@@ -351,7 +409,7 @@ static void test_bad_input(void) {
                ESDIRK_WRONG_CALL_ORDER);
   CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "set_adjoint") != NULL);
   CHECK_STATUS(esdirk_hybrid_solver_adjoint_outputs(solver, &n), ESDIRK_WRONG_CALL_ORDER);
-  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1, 0), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0, 2, 2, dp, 2, 2),
                ESDIRK_WRONG_CALL_ORDER);
   /* Initialized, nothing integrated yet. */
@@ -427,7 +485,7 @@ static void test_bad_input(void) {
   CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "failed") != NULL);
   CHECK(all_equal(dx0, 42.0, 4));
   /* Detached at the next initialize. */
-  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 0, 0), ESDIRK_SUCCESS);
   CHECK_STATUS(
       esdirk_hybrid_solver_initialize(solver, 0.0, 0, ball_x0, 2, NULL, 0, ball_p, 2, NULL, 0),
       ESDIRK_SUCCESS);
@@ -444,6 +502,7 @@ static void test_bad_input(void) {
 int main(void) {
   test_hybrid_ode();
   test_bouncing_ball();
+  test_checkpointing();
   test_null_handles();
   test_bad_input();
   return report();

@@ -85,7 +85,7 @@ Gradient run_c() {
   CHECK_STATUS(esdirk_hybrid_solver_create(problem, &solver), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_set_tolerances(solver, rtol, atol), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_set_event_directions(solver, &falling, 1), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1, 0), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0.0, 0, x0, 2, nullptr, 0, p, 2, nullptr, 0),
                ESDIRK_SUCCESS);
   for (double t : times)

@@ -105,7 +105,7 @@ program test_fortran_hybrid_adjoint
   do j = 1, 4
     seed(j, j) = 1.0_c_double
   end do
-  call check(esdirk_hybrid_solver_set_adjoint(solver, 1) == ESDIRK_SUCCESS, "set_adjoint")
+  call check(esdirk_hybrid_solver_set_adjoint(solver, 1, 0_c_long) == ESDIRK_SUCCESS, "set_adjoint")
   call check(esdirk_hybrid_solver_initialize(solver, 0.0_c_double, 0, x0, 2, none, 0, p, 2, none, 0) &
              == ESDIRK_SUCCESS, "initialize")
   call check(esdirk_hybrid_solver_start_sensitivities(solver, seed, 4, 4, 4) == ESDIRK_SUCCESS, "start")

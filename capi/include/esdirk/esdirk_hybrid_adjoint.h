@@ -7,7 +7,7 @@
  * handle's last error as text, column-major matrices with leading dimensions, callbacks
  * returning 0 / > 0 (failure) / < 0 (fatal), the gradient callbacks of esdirk_adjoint.h).
  *
- *     esdirk_hybrid_solver_set_adjoint(solver, 1);       // record the runs after the next initialize
+ *     esdirk_hybrid_solver_set_adjoint(solver, 1, 0);    // record the runs after the next initialize
  *     esdirk_hybrid_solver_initialize(solver, t0, mode, x0, nx, z0, nz, p, np, mem0, nm);
  *     for (k = 0; k < K; ++k)                           // each call records output number k
  *       esdirk_hybrid_solver_integrate_to(solver, t[k], x, nx, z, nz, &t_reached);
@@ -20,7 +20,8 @@
  * number the forward sensitivities (esdirk_hybrid_solver_integrate_sensitivities_to) give on the
  * same run, to rounding. A running cost int L dt is a quadrature state q' = L of the model (as
  * for the forward sensitivities), so its Leibniz terms at events come with the jumps; put q into
- * the terminal term. Every step of the run is kept.
+ * the terminal term. Every step of the run is kept, or with a memory budget blocks of steps are
+ * recomputed bit for bit from checkpoints during the sweep (the same gradient, to the last bit).
  */
 #ifndef ESDIRK_ESDIRK_HYBRID_ADJOINT_H
 #define ESDIRK_ESDIRK_HYBRID_ADJOINT_H
@@ -64,8 +65,14 @@ ESDIRK_C_API int esdirk_hybrid_objective_set_outputs(esdirk_hybrid_objective* ob
 /* ---- The adjoint of a hybrid solver -------------------------------------------------------- */
 /** record = 1: the next esdirk_hybrid_solver_initialize attaches the adjoint, which records the
  *  run from t0 (steps, events, and every output of the integrate calls after it); record = 0
- *  detaches it there. A recording lasts until the next initialize. */
-ESDIRK_C_API int esdirk_hybrid_solver_set_adjoint(esdirk_hybrid_solver* solver, int record);
+ *  detaches it there. A recording lasts until the next initialize. memory_budget: the doubles
+ *  the step records may occupy (0 keeps every step; otherwise at most k = budget / (doubles per
+ *  record) records are kept, the steps of each mode are split into blocks of at most k with a
+ *  checkpoint each, and the sweep replays a block bit for bit when its records are gone). A
+ *  budget below one step record makes that initialize return ESDIRK_INVALID_ARGUMENT (the old
+ *  run is kept); a negative one is refused here. */
+ESDIRK_C_API int esdirk_hybrid_solver_set_adjoint(esdirk_hybrid_solver* solver, int record,
+                                                  long memory_budget);
 /** Outputs recorded since the last initialize (*count, may be NULL) and the time of output k
  *  (esdirk_hybrid_solver_adjoint_output_time, k < count). ESDIRK_WRONG_CALL_ORDER without a
  *  recording. */
@@ -102,12 +109,15 @@ typedef struct esdirk_hybrid_adjoint_report {
   int64_t objective_evaluations;  /* calls of the objective's gradient callbacks */
   int64_t segments;               /* modes swept (events + 1) */
   int64_t jumps;                  /* event jumps transposed */
-  int64_t peak_stored_doubles;    /* doubles held by the step records and event data */
+  int64_t peak_stored_doubles;    /* doubles held by step records, schedule, checkpoints, events */
   int64_t recorded_steps;         /* steps of the recording */
   int64_t recorded_outputs;       /* outputs of the recording */
+  int64_t checkpoints;            /* block starts stored (0 without a memory budget) */
+  int64_t recomputed_steps;       /* steps replayed from checkpoints by the last sweep */
+  int64_t stored_records;         /* step records held at a time */
 } esdirk_hybrid_adjoint_report;
 #define ESDIRK_HYBRID_ADJOINT_REPORT_INIT \
-  { sizeof(esdirk_hybrid_adjoint_report), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+  { sizeof(esdirk_hybrid_adjoint_report), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 ESDIRK_C_API int esdirk_hybrid_solver_get_adjoint_report(const esdirk_hybrid_solver* solver,
                                                          esdirk_hybrid_adjoint_report* report);
 

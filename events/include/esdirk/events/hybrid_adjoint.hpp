@@ -17,7 +17,8 @@
 // sequence are not differentiated); the gradient is that of the computed solution, the same
 // number the forward sensitivities give on the same steps, to rounding. Running costs are
 // carried as states q' = L (as the forward does), so their Leibniz terms at events come with
-// the transposed jumps. Every step is kept (no memory budget for hybrid runs).
+// the transposed jumps. Every step is kept, or, with HybridAdjointOptions::memory_budget, blocks
+// of steps within each mode are recomputed bit for bit from checkpoints during the sweep.
 
 #include <functional>
 #include <memory>
@@ -56,6 +57,17 @@ struct ESDIRK_API HybridAdjointOptions {
   /// (to show what ignoring the jumps gives: a wrong gradient).
   bool jumps = true;
   MemoryTransfer memory_transfer = MemoryTransfer::transpose;
+  /// Doubles the step records may occupy: 0 keeps every step; otherwise at most
+  /// k = memory_budget / (doubles per record) records are kept at a time (the last k steps of
+  /// the run after recording), the steps of each mode are split into blocks of at most k, and
+  /// each block has a checkpoint (the state, f and g at its first step's start) from which the
+  /// sweep replays it bit for bit when its records are gone. The gradient is bit-identical to
+  /// keep-everything; every step is recomputed at most once. Stored besides the records: t, h,
+  /// t_end per step and 2 (nx + nz) doubles per block. A budget below one record throws
+  /// std::invalid_argument at construction.
+  long memory_budget = 0;
+  /// Throws std::invalid_argument for a negative memory budget.
+  void validate() const;
 };
 
 /// A (vector) objective of a hybrid run with `rows` rows, a sum of point terms at the outputs
@@ -85,7 +97,10 @@ struct ESDIRK_API HybridAdjointReport {
   AdjointReport sweep;          ///< adjoint steps, transposed solves, Jacobians, objective calls
   long segments = 0;            ///< modes swept (events + 1)
   long jumps = 0;               ///< event jumps transposed
-  long peak_stored_doubles = 0; ///< step records and event data kept by the recording
+  long peak_stored_doubles = 0; ///< step records, schedule, checkpoints and event data kept
+  long checkpoints = 0;         ///< block starts stored (0 without a memory budget)
+  long recomputed_steps = 0;    ///< steps replayed from checkpoints by the last sweep
+  long stored_records = 0;      ///< step records held at a time
 };
 
 class ESDIRK_API HybridAdjoint final : public StepListener {
@@ -115,7 +130,7 @@ class ESDIRK_API HybridAdjoint final : public StepListener {
   /// Outputs recorded by integrate_to since initialize, and the time of output k.
   int outputs() const;
   double output_time(int k) const;
-  /// Modes visited (events + 1) and steps recorded.
+  /// Modes visited (events + 1) and steps recorded (kept or not).
   int segments() const;
   int steps() const;
   const HybridAdjointReport& report() const { return report_; }
@@ -134,10 +149,34 @@ class ESDIRK_API HybridAdjoint final : public StepListener {
   struct Transition;
   struct Output;
   class Backward;
+  class Replayer;
+
+  /// Makes step n's record available (replaying its block from its checkpoint when the records
+  /// are not all kept) and returns it until a record of another block is asked for; a failed
+  /// replay returns nullptr with message_ and replay_status_ set.
+  const StepRecord* record(int n);
+  /// Puts the record of step n (counted from initialize) into the ring (with a budget).
+  void keep(const StepView& step, int n);
+  long record_doubles() const;
+  double step_end(int n) const {
+    return capacity_ == 0 ? steps_[static_cast<std::size_t>(n)].t_end : schedule_[static_cast<std::size_t>(3 * n + 2)];
+  }
 
   HybridSolver& solver_;
   HybridAdjointOptions options_;
+  // Every step's record (capacity_ = 0), or a ring of capacity_ records: step n at
+  // steps_[n % capacity_] while slot_step_ says so. Blocks of at most capacity_ steps within a
+  // mode start at block_first_ and are replayed from their checkpoints when needed.
   std::vector<StepRecord> steps_;
+  std::vector<int> slot_step_;
+  long capacity_ = 0;
+  int count_ = 0;                  // steps recorded
+  std::vector<double> schedule_;   // t, h, t_end of every step (with a budget)
+  std::vector<int> block_first_;   // first step of each block (with a budget)
+  std::vector<int> block_segment_; // its segment
+  std::vector<double> checkpoints_; // x, z, f, g at each block's start
+  std::unique_ptr<Replayer> replayer_;
+  Status replay_status_ = Status::success;  // why the last replay failed
   std::vector<Segment> segments_;       // segment j starts at event j (j >= 1) or at t0
   std::vector<Transition> transitions_; // transitions_[j - 1]: the event that starts segment j
   std::vector<Output> outputs_;
