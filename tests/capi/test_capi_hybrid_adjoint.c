@@ -1,7 +1,8 @@
 /* The hybrid adjoint through the C API (esdirk_hybrid_adjoint.h): seed 000's Example 5.1 gives
  * dG/dp = -2.31195 (the closed form, by a complex step through the exact solution, and the
  * forward sensitivities of the same run); the bouncing ball's gradients of outputs at several
- * times equal the forward sensitivities of the same run to 1e-12; the counters; bad input
+ * times equal the forward sensitivities of the same run to 1e-12; a terminal event's gradient is
+ * its closed form (the moving t* included); the counters; bad input
  * (gradient before a run, after a failed one, wrong sizes, NaN and failing objective
  * callbacks, NULL handles) returns its status and loses nothing; with a memory budget the
  * gradient is bit-identical to keep-everything. */
@@ -212,6 +213,11 @@ static int ball_impact(int mode, esdirk_int ne, const int* fired, int time_event
 
 /* The objective of the ball: row 0 = sum_k z(t_k) over the outputs, row 1 = v at the last one
  * (as terminal weights). user_data: 0 normal; 1 returns NaN; 2 fails (> 0); 3 fatal (< 0). */
+/* For the call from inside an objective callback (user_data how = 4). */
+static esdirk_hybrid_solver* reentered_solver = NULL;
+static esdirk_hybrid_objective* reentered_objective = NULL;
+static int reentered_status = 0;
+
 static int ball_outputs(esdirk_int k, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int rows,
                         double t, const double* x, const double* z, const double* p, double* dx,
                         esdirk_int lddx, double* dz, esdirk_int lddz, double* dp, esdirk_int lddp,
@@ -221,6 +227,12 @@ static int ball_outputs(esdirk_int k, esdirk_int nx, esdirk_int nz, esdirk_int n
       (void)lddz, (void)dp, (void)lddp;
   if (how == 2) return 1;
   if (how == 3) return -1;
+  if (how == 4) {
+    double g[4];
+    reentered_status = esdirk_hybrid_solver_adjoint_gradient(reentered_solver, reentered_objective, g, 2, 2,
+                                                             g, 2, 2);
+    return 1;
+  }
   dx[0] = how == 1 ? NAN : 1.0; /* row 0: d z(t_k) / dx */
   (void)lddx;
   return 0;
@@ -287,6 +299,41 @@ static void test_bouncing_ball(void) {
   CHECK(worst <= 1e-12);
   CHECK(scale[0] > 0.1 && scale[1] > 0.1);
 
+  esdirk_hybrid_objective_free(&objective);
+  esdirk_hybrid_solver_free(&solver);
+  esdirk_hybrid_problem_free(&problem);
+}
+
+/* ---- A terminal event: the run stops at the first impact t*, and the gradient of v(t*-) is the
+ * total derivative with the moving t*: with S = -v(t*) = sqrt(v0^2 + 2 g z0),
+ * d/d(z0, v0, g, gamma) = (-g/S, -v0/S, -z0/S, 0). ---------------------------------------------- */
+static void test_terminal_event(void) {
+  const double W[2] = {0.0, 1.0};
+  const int terminal = 1;
+  const double z0 = ball_x0[0], v0 = ball_x0[1], g = ball_p[0];
+  const double S = sqrt(v0 * v0 + 2.0 * g * z0);
+  const double exact[4] = {-g / S, -v0 / S, -z0 / S, 0.0};
+  double x[2], t = 0.0, dx0[2], dp[2], worst = 0.0;
+  int i;
+  esdirk_hybrid_problem* problem = ball_problem();
+  esdirk_hybrid_solver* solver = ball_solver(problem);
+  esdirk_hybrid_objective* objective = NULL;
+  CHECK_STATUS(esdirk_hybrid_solver_set_terminal(solver, &terminal, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(solver, 1, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_hybrid_solver_initialize(solver, 0.0, 0, ball_x0, 2, NULL, 0, ball_p, 2, NULL, 0),
+      ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 1.9, x, 2, NULL, 0, &t),
+               ESDIRK_LISTENER_STOP);
+  CHECK(fabs(x[1] + S) <= 1e-10 * S);
+  CHECK_STATUS(esdirk_hybrid_objective_create(1, &objective), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_objective_set_terminal_weights(objective, W, 2, 2), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0, 2, 2, dp, 2, 2),
+               ESDIRK_SUCCESS);
+  for (i = 0; i < 4; ++i) worst = fmax(worst, fabs((i < 2 ? dx0[i] : dp[i - 2]) - exact[i]));
+  printf("terminal event at t* = %.12g: d v(t*-) / d(z0, v0, g, gamma) off the closed form by %.1e\n", t,
+         worst);
+  CHECK(worst <= 1e-10);
   esdirk_hybrid_objective_free(&objective);
   esdirk_hybrid_solver_free(&solver);
   esdirk_hybrid_problem_free(&problem);
@@ -458,6 +505,13 @@ static void test_bad_input(void) {
   how = 3;
   CHECK_STATUS(esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0, 2, 2, dp, 2, 2),
                ESDIRK_CALLBACK_FATAL);
+  /* A call into the same solver from inside the objective callback is refused. */
+  how = 4;
+  reentered_solver = solver;
+  reentered_objective = objective;
+  CHECK_STATUS(esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0, 2, 2, dp, 2, 2),
+               ESDIRK_CALLBACK_FAILURES);
+  CHECK(reentered_status == ESDIRK_WRONG_CALL_ORDER);
   CHECK(all_equal(dx0, 42.0, 4) && all_equal(dp, 42.0, 4));
   /* Nothing lost: the recording still gives the gradient; dp may be NULL. */
   how = 0;
@@ -502,6 +556,7 @@ static void test_bad_input(void) {
 int main(void) {
   test_hybrid_ode();
   test_bouncing_ball();
+  test_terminal_event();
   test_checkpointing();
   test_null_handles();
   test_bad_input();
