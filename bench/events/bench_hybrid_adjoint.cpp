@@ -12,9 +12,10 @@
 // machine are noisy: the ratios are what to read, repeated.
 //
 // --only NAME runs one of them once (states, record, adjoint, forward, forward-e), for instruction
-// counts: valgrind --tool=callgrind bench_hybrid_adjoint --only adjoint.
+// counts: valgrind --tool=callgrind bench_hybrid_adjoint --only adjoint. --budget K gives the
+// adjoint a memory budget of K step records (checkpointing: blocks replayed in the sweep).
 //
-//     bench_hybrid_adjoint [--rtol 1e-8] [--repeat 20] [--only NAME]
+//     bench_hybrid_adjoint [--rtol 1e-8] [--repeat 20] [--only NAME] [--budget K]
 
 #include <algorithm>
 #include <chrono>
@@ -62,12 +63,14 @@ int main(int argc, char** argv) {
   double rtol = 1e-8;
   int repeat = 20;
   std::string only;
+  long budget_records = 0;  // 0: keep every step
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rtol") && i + 1 < argc) rtol = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) budget_records = std::atol(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: %s [--rtol R] [--repeat N] [--only states|record|adjoint|forward|forward-e]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--rtol R] [--repeat N] [--only states|record|adjoint|forward|forward-e] [--budget K]\n", argv[0]);
       return 2;
     }
   }
@@ -98,9 +101,11 @@ int main(int argc, char** argv) {
     require(esdirk::ok(solver.initialize(0.0, em_oscillator::loading, s.x0, s.z0, s.p, s.memory0)), "init");
     require(esdirk::ok(adjoint.integrate_to(t_end, x, z)), "record");
   });
+  esdirk::HybridAdjointOptions budget;
+  budget.memory_budget = budget_records * (5 + 4 * (2 * 3 + 2 * 1 + 1));  // records of 41 doubles
   const double t_adjoint = !runs("adjoint") ? 0.0 : best_of(times, [&] {
     esdirk::HybridSolver solver(s.model, s.options);
-    esdirk::HybridAdjoint adjoint(solver);
+    esdirk::HybridAdjoint adjoint(solver, budget);
     require(esdirk::ok(solver.initialize(0.0, em_oscillator::loading, s.x0, s.z0, s.p, s.memory0)), "init");
     require(esdirk::ok(adjoint.integrate_to(t_end, x, z)), "record");
     esdirk::HybridObjective objective;
@@ -152,5 +157,8 @@ int main(int argc, char** argv) {
               "%ld stored doubles\n",
               report.sweep.adjoint_steps, report.sweep.transposed_solves, report.sweep.stage_factorizations,
               report.sweep.jacobian_evaluations, report.jumps, report.peak_stored_doubles);
+  if (budget_records > 0)
+    std::printf("  budget of %ld records: %ld checkpoints, %ld steps recomputed\n", budget_records,
+                report.checkpoints, report.recomputed_steps);
   return worst < 1e-10 ? 0 : 1;
 }
