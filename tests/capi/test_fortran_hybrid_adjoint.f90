@@ -1,7 +1,8 @@
 ! The Fortran module esdirk_hybrid_adjoint on the bouncing ball z' = v, v' = -g, impact at z = 0
 ! (falling), v+ = -gamma v-; x = (z, v), p = (g, gamma): the adjoint gradient of
 ! Phi = (sum_k z(t_k), v(t_end)) over three outputs (two impacts) against the forward
-! sensitivities of the same run, the report, and misuse (gradient before a recording, wrong sizes).
+! sensitivities of the same run, the report, the same gradient bit for bit with a memory budget,
+! and misuse (gradient before a recording, wrong sizes, a negative budget).
 module ball_model
   use, intrinsic :: iso_c_binding
   use esdirk
@@ -67,7 +68,7 @@ program test_fortran_hybrid_adjoint
   integer :: passed = 0, failed = 0, j, k
   type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, objective = c_null_ptr
   real(c_double) :: x(2), none(1), p(2), x0(2), dx0(2, 2), dp(2, 2), S(2, 4), seed(4, 4), forward(4, 2)
-  real(c_double) :: W(2, 2), times(3), t, worst
+  real(c_double) :: W(2, 2), times(3), t, worst, cx0(2, 2), cp(2, 2)
   integer(c_int) :: directions(1)
   integer(esdirk_int) :: outputs
   integer(c_int64_t) :: events, adjoint_steps
@@ -138,6 +139,23 @@ program test_fortran_hybrid_adjoint
   call check(report%adjoint_steps == report%recorded_steps .and. report%recorded_outputs == 3, "one sweep")
   call check(esdirk_hybrid_solver_get_counter(solver, "adjoint_steps", adjoint_steps) == ESDIRK_SUCCESS, "counter")
   call check(adjoint_steps == report%adjoint_steps, "counter by name")
+
+  ! A memory budget of 2 step records (25 doubles each): the same gradient to the last bit.
+  cx0 = dx0
+  cp = dp
+  call check(esdirk_hybrid_solver_set_adjoint(solver, 1, 50_c_long) == ESDIRK_SUCCESS, "budget")
+  call check(esdirk_hybrid_solver_initialize(solver, 0.0_c_double, 0, x0, 2, none, 0, p, 2, none, 0) &
+             == ESDIRK_SUCCESS, "initialize")
+  do k = 1, 3
+    call check(esdirk_hybrid_solver_integrate_to(solver, times(k), x, 2, none, 0, t) == ESDIRK_SUCCESS, "integrate")
+  end do
+  call check(esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0, 2, 2, dp, 2, 2) == ESDIRK_SUCCESS, &
+             "checkpointed gradient")
+  call check(all(dx0 == cx0) .and. all(dp == cp), "bit-identical with a budget")
+  call check(esdirk_hybrid_solver_get_adjoint_report(solver, report) == ESDIRK_SUCCESS, "report")
+  call check(report%stored_records == 2 .and. report%recomputed_steps > 0 .and. report%checkpoints > 0, &
+             "checkpoints and replays")
+  call check(esdirk_hybrid_solver_set_adjoint(solver, 1, -1_c_long) == ESDIRK_INVALID_ARGUMENT, "negative budget")
 
   call esdirk_hybrid_objective_free(objective)
   call check(.not. c_associated(objective), "objective freed")
