@@ -96,6 +96,38 @@ void JacobianMatrix::multiply(int row0, int col0, ConstMatrixRef X, MatrixRef Y,
   }
 }
 
+void JacobianMatrix::add_transposed_product(int row0, int rows, ConstMatrixRef X, MatrixRef Y,
+                                            double alpha) const {
+  if (is_dense()) {
+    for (int c = 0; c < X.cols; ++c) {
+      const double* x = X.column(c);
+      double* y = Y.column(c);
+      for (int j = 0; j < Y.rows; ++j) {
+        const double* a = dense_.column(j) + row0;
+        double sum = 0.0;
+        for (int i = 0; i < rows; ++i) sum += a[i] * x[i];
+        y[j] += alpha * sum;
+      }
+    }
+    return;
+  }
+  const int* ptr = pattern_->column_pointers().data();
+  const int* row_index = pattern_->row_indices().data();
+  const double* v = values_.data();
+  for (int c = 0; c < X.cols; ++c) {
+    const double* x = X.column(c);
+    double* y = Y.column(c);
+    for (int j = 0; j < Y.rows; ++j) {
+      double sum = 0.0;
+      for (int k = ptr[j]; k < ptr[j + 1]; ++k) {
+        const int i = row_index[k] - row0;
+        if (i >= 0 && i < rows) sum += v[k] * x[i];
+      }
+      y[j] += alpha * sum;
+    }
+  }
+}
+
 void JacobianMatrix::swap(JacobianMatrix& other) noexcept {
   std::swap(n_, other.n_);
   dense_.swap(other.dense_);

@@ -49,11 +49,13 @@ AdjointSweep::AdjointSweep(Problem& problem, const Tableau& method, const Jacobi
       n_(problem.size()),
       np_(problem.np()),
       s_(method.stages),
-      rows_(rows) {
+      rows_(rows),
+      structured_(problem.jacobian_structure().solver != LinearSolverKind::dense),
+      lu_(nx_, nz_, problem.jacobian_structure()),
+      J_(n_, problem.jacobian_structure()),
+      J_cache_(n_, problem.jacobian_structure()) {
   jacobians_.use_increments_of(increments);
   p_.assign(static_cast<std::size_t>(np_), 0.0);
-  lu_.resize(nx_, nz_);
-  for (DenseMatrix* J : {&J_, &J_cache_}) J->resize(n_, n_);
   for (DenseMatrix* Jp : {&Jp_, &Jp_cache_}) Jp->resize(n_, std::max(np_, 1));
   point_cache_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
   f_.assign(static_cast<std::size_t>(nx_), 0.0);
@@ -171,9 +173,9 @@ int AdjointSweep::step(const StepRecord& r, const ObjectiveGradient& running) {
     if (code != 0) return code;
     MatrixRef V = block(stage_adjoint_, i * rows_, rows_);
     const ConstMatrixRef kappa = block(kappa_, i * rows_, rows_);
-    add_transposed_product(1.0, J_.cref(), 0, nx_, kappa, V);
+    J_.add_transposed_product(0, nx_, kappa, V, 1.0);
     ++report_.stage_factorizations;
-    if (lu_.factor(J_.cref(), hg) != 0) {
+    if (lu_.factor(J_, hg, -1) != 0) {
       message_ = "the stage matrix is singular at t = " +
                  format_number(r.stage_times[static_cast<std::size_t>(i)]) + " (adjoint)";
       return 1;
@@ -211,7 +213,7 @@ int AdjointSweep::step(const StepRecord& r, const ObjectiveGradient& running) {
   const ConstMatrixRef kappa1 = block(kappa_, 0, rows_);
   for (int j = 0; j < rows_; ++j)
     for (int k = 0; k < n_; ++k) lambda_(k, j) += V1(k, j);
-  add_transposed_product(1.0, J_.cref(), 0, nx_, kappa1, lambda_.ref());
+  J_.add_transposed_product(0, nx_, kappa1, lambda_.ref(), 1.0);
   if (np_ > 0) add_transposed_product(1.0, Jp_.cref(), 0, nx_, kappa1, mu_.ref());
   if (seeded_) {
     for (int j = 0; j < rows_; ++j)
@@ -243,7 +245,8 @@ int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
   }
   // Difference Jacobians need f and g at the point itself (the record's F_i is the
   // stage-equation derivative): the base the forward exact mode uses too.
-  if (!problem_.has_jacobian() || (np_ > 0 && !problem_.has_parameter_jacobian())) {
+  const bool analytic_state = structured_ ? jacobians_.analytic() : problem_.has_jacobian();
+  if (!analytic_state || (np_ > 0 && !problem_.has_parameter_jacobian())) {
     ++counters_.fd_function_evaluations;
     int code = problem_.evaluate(t, x, z, p_, f_, g_);
     for (double v : f_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
@@ -251,7 +254,7 @@ int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
     if (code != 0) return model_failure(code, "f/g", t);
   }
   ++report_.jacobian_evaluations;
-  int code = jacobians_.state_jacobian(t, x, z, p_, f_, g_, J_.ref());
+  int code = jacobians_.state_jacobian(t, x, z, p_, f_, g_, J_);
   if (code != 0) return model_failure(code, "the Jacobian", t);
   if (np_ > 0) {
     ++report_.parameter_jacobian_evaluations;
@@ -263,7 +266,7 @@ int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
     point_cache_[0] = t;
     std::copy(x.begin(), x.end(), point_cache_.begin() + 1);
     std::copy(z.begin(), z.end(), point_cache_.begin() + 1 + nx_);
-    std::copy(J_.data(), J_.data() + static_cast<std::size_t>(n_) * n_, J_cache_.data());
+    J_cache_ = J_;  // same sizes: copies the values, no allocation
     std::copy(Jp_.data(), Jp_.data() + static_cast<std::size_t>(Jp_.rows()) * Jp_.cols(), Jp_cache_.data());
     cache_valid_ = true;
   }
@@ -278,7 +281,7 @@ int AdjointSweep::form_jacobians(double t, ConstVector x, ConstVector z) {
   for (double v : g_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
   if (code != 0) return model_failure(code, "f/g", t);
   ++report_.jacobian_evaluations;
-  code = jacobians_.state_jacobian(t, x, z, p_, f_, g_, J_.ref());
+  code = jacobians_.state_jacobian(t, x, z, p_, f_, g_, J_);
   if (code != 0) return model_failure(code, "the Jacobian", t);
   if (np_ > 0) {
     ++report_.parameter_jacobian_evaluations;
@@ -302,8 +305,7 @@ int AdjointSweep::consistent_start(const double* form_at_t, ConstVector x, Const
     const int code = form_jacobians(*form_at_t, x, z);
     if (code != 0) return code;
   }
-  for (int j = 0; j < nz_; ++j)
-    for (int i = 0; i < nz_; ++i) dgdz_(i, j) = J_(nx_ + i, nx_ + j);
+  J_.copy_block(nx_, nx_, dgdz_.ref());
   if (lu_factor(dgdz_.ref(), pivots_.data()) != 0) {
     message_ = "dg/dz is singular at the initial point (adjoint)";
     return 1;
@@ -311,7 +313,7 @@ int AdjointSweep::consistent_start(const double* form_at_t, ConstVector x, Const
   for (int j = 0; j < rows_; ++j)
     for (int i = 0; i < nz_; ++i) gz_(i, j) = lambda_(nx_ + i, j);
   lu_solve(dgdz_.cref(), pivots_.data(), gz_.ref(), true);  // w
-  add_transposed_product(-1.0, {J_.data() + nx_, nz_, nx_, n_}, 0, nz_, gz_.cref(), lambda_.ref());
+  J_.add_transposed_product(nx_, nz_, gz_.cref(), rows_of(lambda_.ref(), 0, nx_), -1.0);
   if (np_ > 0) add_transposed_product(-1.0, Jp_.cref(), nx_, nz_, gz_.cref(), mu_.ref());
   for (int j = 0; j < rows_; ++j)
     for (int i = 0; i < nz_; ++i) lambda_(nx_ + i, j) = 0.0;

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "esdirk/jacobian.hpp"
+#include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/linear_solver.hpp"
+#include "esdirk/stage_linear_system.hpp"
 #include "esdirk/problem.hpp"
 #include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/step_record.hpp"
@@ -89,8 +91,12 @@ class AdjointSweep {
   AdjointReport& report_;
   int nx_, nz_, n_, np_, s_, rows_;
   std::vector<double> p_;
-  DenseLuSolver lu_;
-  DenseMatrix J_, Jp_, J_cache_, Jp_cache_;
+  // The stage matrices M_i on the problem's back-end (dense, band or KLU: solve_transposed),
+  // J_i in the problem's storage (dense, or the values of its pattern).
+  bool structured_ = false;
+  StageLinearSystem lu_;
+  JacobianMatrix J_, J_cache_;
+  DenseMatrix Jp_, Jp_cache_;
   std::vector<double> point_cache_;
   bool cache_valid_ = false;
   std::vector<double> f_, g_;

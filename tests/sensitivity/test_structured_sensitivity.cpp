@@ -1,16 +1,19 @@
-// Forward sensitivities and the shooting interval on banded and sparse (KLU) problems: the
-// same model declared with the three back-ends gives the same sensitivities as the dense
-// back-end, in exact mode (stage LUs and refinement with the step's LU), with and without
-// error control, in paper mode, for a DAE (consistent algebraic sensitivities) and with
-// coloured difference Jacobians.
+// Forward sensitivities, the shooting interval and the adjoint on banded and sparse (KLU)
+// problems: the same model declared with the three back-ends gives the same sensitivities as
+// the dense back-end, in exact mode (stage LUs and refinement with the step's LU), with and
+// without error control, in paper mode, for a DAE (consistent algebraic sensitivities) and with
+// coloured difference Jacobians; the adjoint's transposed stage solves give the dense
+// back-end's gradient and the forward sensitivities' one.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "brusselator_1d.hpp"
 #include "brusselator_mol/brusselator_mol_model.hpp"
+#include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
 
@@ -223,6 +226,114 @@ BOOST_AUTO_TEST_CASE(shooting_interval_matches_dense) {
       BOOST_TEST(relative_difference(r.B.cref(), dense.B.cref()) < 1e-12);
     }
   }
+}
+
+// The adjoint of the Brusselator (N = 20) to t = 1: two objectives, sum u_i(1) and v_10(1);
+// gradients with respect to y0 (40 x 2) and p (3 x 2).
+struct AdjointRun {
+  DenseMatrix dx0, dp;
+  DenseMatrix Sp;  // forward exact sensitivities to p (unscaled), same steps (no error control)
+  esdirk::Statistics stats;
+};
+
+AdjointRun brusselator_adjoint(LinearSolverKind kind, bool with_forward = false) {
+  brusselator_mol::Model model(20);
+  model.set_jacobian_pattern(model.pattern(), kind);
+  esdirk::Options options;
+  options.rtol = 1e-7;
+  options.atol = 1e-7;
+  esdirk::Integrator integrator(model, options);
+  esdirk::Adjoint adjoint(integrator);
+  const int n = model.size();
+  BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, model.initial_state(), {},
+                                                 model.nominal_parameters())));
+  AdjointRun run;
+  std::unique_ptr<esdirk::ForwardSensitivity> forward;
+  if (with_forward) {
+    SensitivityOptions o;
+    o.error_control = false;  // the states' steps, which the adjoint differentiates
+    forward = std::make_unique<esdirk::ForwardSensitivity>(integrator, o);
+    DenseMatrix seed(n + 3, 3);
+    for (int l = 0; l < 3; ++l) seed(n + l, l) = 1.0;
+    BOOST_REQUIRE(esdirk::ok(forward->initialize(seed.cref())));
+  }
+  integrator.set_stop_time(1.0);
+  std::vector<double> x(static_cast<std::size_t>(n));
+  BOOST_REQUIRE(esdirk::ok(integrator.integrate_to(1.0, x).status));
+  if (with_forward) {
+    run.Sp.resize(n, 3);
+    std::copy(forward->state_sensitivity().data,
+              forward->state_sensitivity().data + static_cast<std::size_t>(n) * 3, run.Sp.data());
+  }
+  DenseMatrix weights(n, 2);
+  for (int i = 0; i < n; i += 2) weights(i, 0) = 1.0;
+  weights(2 * 10 + 1, 1) = 1.0;
+  esdirk::AdjointObjective objective;
+  objective.rows = 2;
+  objective.set_terminal_weights(weights.cref());
+  run.dx0.resize(n, 2);
+  run.dp.resize(3, 2);
+  BOOST_REQUIRE(esdirk::ok(adjoint.gradient(objective, run.dx0.ref(), run.dp.ref())));
+  run.stats = integrator.statistics();
+  return run;
+}
+
+BOOST_AUTO_TEST_CASE(adjoint_transposed_solves_match_dense) {
+  const AdjointRun dense = brusselator_adjoint(LinearSolverKind::dense);
+  for (LinearSolverKind kind : structured_kinds) {
+    const AdjointRun run = brusselator_adjoint(kind);
+    BOOST_TEST_CONTEXT(esdirk::linear_solver_name(kind)) {
+      BOOST_TEST(run.stats.adjoint_transposed_solves == dense.stats.adjoint_transposed_solves);
+      BOOST_TEST(run.stats.adjoint_transposed_solves > 0);
+      BOOST_TEST(relative_difference(run.dx0.cref(), dense.dx0.cref()) < 1e-12);
+      BOOST_TEST(relative_difference(run.dp.cref(), dense.dp.cref()) < 1e-12);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(adjoint_matches_forward_sensitivities_on_klu) {
+  // d(sum u_i(1))/dp from the adjoint = sum_i (dx(1)/dp)_(u_i) from the forward exact mode on
+  // the same steps: the adjoint is the transpose of the forward stage sensitivities.
+  const AdjointRun run = brusselator_adjoint(LinearSolverKind::sparse, true);
+  for (int l = 0; l < 3; ++l) {
+    double forward = 0.0, scale = 0.0;
+    for (int i = 0; i < run.Sp.rows(); i += 2) {
+      forward += run.Sp(i, l);
+      scale += std::abs(run.Sp(i, l));
+    }
+    BOOST_TEST(std::abs(run.dp(l, 0) - forward) < 1e-10 * scale);
+    BOOST_TEST(std::abs(run.dp(l, 1) - run.Sp(21, l)) < 1e-10 * std::abs(run.Sp(21, l)) + 1e-14);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(dae_adjoint_matches_dense) {
+  // The Brusselator with its algebraic mean: the consistent start's g_z^{-T} and g_x^T from
+  // the pattern's storage. Objective: w(1) + u_3(1).
+  auto run = [](LinearSolverKind kind) {
+    test_problems::Brusselator1d model(15, true);
+    model.set_jacobian_pattern(model.pattern(), kind);
+    esdirk::Options options;
+    options.rtol = 1e-7;
+    options.atol = 1e-7;
+    esdirk::Integrator integrator(model, options);
+    esdirk::Adjoint adjoint(integrator);
+    BOOST_REQUIRE(esdirk::ok(
+        integrator.initialize(0.0, model.initial_state(), model.initial_algebraic(), {})));
+    integrator.set_stop_time(0.5);
+    std::vector<double> x(static_cast<std::size_t>(model.nx())), z(1);
+    BOOST_REQUIRE(esdirk::ok(integrator.integrate_to(0.5, x, z).status));
+    DenseMatrix weights(model.size(), 1);
+    weights(model.size() - 1, 0) = 1.0;
+    weights(4, 0) = 1.0;
+    esdirk::AdjointObjective objective;
+    objective.set_terminal_weights(weights.cref());
+    DenseMatrix dx0(model.nx(), 1);
+    BOOST_REQUIRE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), {})));
+    return dx0;
+  };
+  const DenseMatrix dense = run(LinearSolverKind::dense);
+  for (LinearSolverKind kind : structured_kinds)
+    BOOST_TEST(relative_difference(run(kind).cref(), dense.cref()) < 1e-12);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

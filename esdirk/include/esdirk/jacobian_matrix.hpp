@@ -56,6 +56,10 @@ class ESDIRK_API JacobianMatrix {
   /// Sparse storage costs O(nonzeros of the block x X.cols); no allocation.
   void multiply(int row0, int col0, ConstMatrixRef X, MatrixRef Y, double alpha,
                 double beta) const;
+  /// Y += alpha * J(rows [row0, row0 + rows), cols [0, Y.rows))^T * X, X of `rows` rows: the
+  /// adjoint's products. Sparse storage costs O(nonzeros of the block x X.cols); no allocation.
+  void add_transposed_product(int row0, int rows, ConstMatrixRef X, MatrixRef Y,
+                              double alpha) const;
 
   void swap(JacobianMatrix& other) noexcept;
 
