@@ -11,6 +11,7 @@
 #include <string>
 
 #include "esdirk/esdirk.h"
+#include "esdirk/esdirk_sparse.h"
 #include "esdirk/integrator.hpp"
 #include "esdirk/outcome.hpp"
 #include "esdirk/sensitivity/adjoint.hpp"
@@ -43,8 +44,17 @@ class CProblem final : public esdirk::Problem {
                                  user_data_);
   }
 
+  // The analytic Jacobian on a declared pattern or band (esdirk_sparse.h).
+  bool has_sparse_jacobian() const override { return sparse_jacobian_fn != nullptr; }
+  int sparse_jacobian(double t, esdirk::ConstVector x, esdirk::ConstVector z,
+                      esdirk::ConstVector p, esdirk::SparseMatrixRef J) override {
+    return sparse_jacobian_fn(nx(), nz(), np(), t, x.data(), zp(z), pp(p), J.nonzeros(),
+                              J.column_pointers(), J.row_indices(), J.values, user_data_);
+  }
+
   esdirk_jacobian_fn jacobian_fn = nullptr;
   esdirk_parameter_jacobian_fn parameter_jacobian_fn = nullptr;
+  esdirk_sparse_jacobian_fn sparse_jacobian_fn = nullptr;
 
   /// A problem with the same callbacks and user data (one per shooting interval of the
   /// multiple-shooting evaluator, esdirk_multishoot.h).
@@ -52,6 +62,9 @@ class CProblem final : public esdirk::Problem {
     auto c = std::make_unique<CProblem>(nx(), nz(), np(), residual_, user_data_);
     c->jacobian_fn = jacobian_fn;
     c->parameter_jacobian_fn = parameter_jacobian_fn;
+    c->sparse_jacobian_fn = sparse_jacobian_fn;
+    const esdirk::JacobianStructure& structure = jacobian_structure();
+    if (structure.pattern != nullptr) c->set_jacobian_pattern(*structure.pattern, structure.solver);
     return c;
   }
 
@@ -185,6 +198,7 @@ struct Messages {
 
 struct esdirk_problem {
   std::unique_ptr<esdirk_capi::CProblem> problem;
+  std::string structure_message;  // esdirk_problem_structure_error (esdirk_sparse.h)
 };
 
 struct esdirk_solver : esdirk_capi::Messages {

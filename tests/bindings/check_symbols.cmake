@@ -27,7 +27,8 @@ foreach(expected " esdirk_solver_integrate_to$" " esdirk_status_message$"
                  " esdirk_reverse_shooting_transpose_products$"
                  "esdirk::ReverseShootingInterval::transpose_products\\("
                  " esdirk_geometric_forward$" "esdirk::geometric::TypeTwoStep::adjoint\\("
-                 " esdirk_hybrid_solver_adjoint_gradient$" "esdirk::HybridAdjoint::gradient\\(")
+                 " esdirk_hybrid_solver_adjoint_gradient$" "esdirk::HybridAdjoint::gradient\\("
+                 " esdirk_problem_set_jacobian_pattern$")
   set(found FALSE)
   foreach(line IN LISTS lines)
     if(line MATCHES "${expected}")

@@ -66,6 +66,8 @@ class ESDIRK_API Problem {
   /// coloured finite differences). Throws std::invalid_argument if the size is wrong.
   void set_jacobian_pattern(SparsityPattern pattern,
                             LinearSolverKind solver = LinearSolverKind::sparse);
+  /// Back to a dense Jacobian and the dense LU.
+  void clear_jacobian_structure() { structure_ = {}; }
   /// The declared structure (dense by default).
   const JacobianStructure& jacobian_structure() const { return structure_; }
 

@@ -1,0 +1,150 @@
+! esdirk_sparse: the Fortran 2003 interfaces of the banded and sparse Jacobian C API
+! (capi/include/esdirk/esdirk_sparse.h; doc/fortran-guide.md, "Large systems").
+!
+! Problem handles are the esdirk module's type(c_ptr). The C functions take 0-based compressed
+! sparse column (CSC) arrays; esdirk_problem_set_jacobian_pattern_1based takes Fortran's 1-based
+! ones (colptr(1) = 1, as Harwell-Boeing files store them) and converts. The sparse Jacobian
+! callback receives the 0-based CSC arrays of the pattern with sorted rows: values(k) is the
+! entry of row row_indices(k) + 1 (1-based) in the column k lies in.
+module esdirk_sparse
+  use, intrinsic :: iso_c_binding
+  use esdirk, only: esdirk_int
+  implicit none
+  private
+
+  integer(c_int), parameter, public :: ESDIRK_LINEAR_SOLVER_DENSE = 0
+  integer(c_int), parameter, public :: ESDIRK_LINEAR_SOLVER_BANDED = 1
+  integer(c_int), parameter, public :: ESDIRK_LINEAR_SOLVER_SPARSE = 2
+
+  ! The shape of the analytic Jacobian on the declared pattern (write yours with bind(C) and pass
+  ! c_funloc(yours)).
+  abstract interface
+    integer(c_int) function esdirk_sparse_jacobian_fn(nx, nz, np, t, x, z, p, nnz, column_pointers, &
+        row_indices, values, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(esdirk_int), value :: nx, nz, np, nnz
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*)
+      integer(esdirk_int), intent(in) :: column_pointers(nx + nz + 1), row_indices(nnz)
+      real(c_double), intent(inout) :: values(nnz)
+      type(c_ptr), value :: user_data
+    end function esdirk_sparse_jacobian_fn
+  end interface
+  public :: esdirk_sparse_jacobian_fn
+
+  public :: esdirk_problem_set_jacobian_bandwidths, esdirk_problem_set_jacobian_pattern
+  public :: esdirk_problem_set_jacobian_pattern_1based, esdirk_problem_set_sparse_jacobian
+  public :: esdirk_problem_clear_jacobian_structure, esdirk_problem_get_jacobian_structure
+  public :: esdirk_problem_get_jacobian_pattern, esdirk_problem_check_jacobian_pattern
+  public :: esdirk_problem_structure_error_string
+
+  interface
+    integer(c_int) function esdirk_problem_set_jacobian_bandwidths(problem, lower, upper) &
+        bind(C, name="esdirk_problem_set_jacobian_bandwidths")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: problem
+      integer(esdirk_int), value :: lower, upper
+    end function esdirk_problem_set_jacobian_bandwidths
+
+    !> 0-based CSC arrays (see esdirk_problem_set_jacobian_pattern_1based for 1-based ones).
+    integer(c_int) function esdirk_problem_set_jacobian_pattern(problem, column_pointers, row_indices, &
+        linear_solver) bind(C, name="esdirk_problem_set_jacobian_pattern")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: problem
+      integer(esdirk_int), intent(in) :: column_pointers(*), row_indices(*)
+      integer(c_int), value :: linear_solver
+    end function esdirk_problem_set_jacobian_pattern
+
+    integer(c_int) function esdirk_problem_set_sparse_jacobian(problem, jacobian) &
+        bind(C, name="esdirk_problem_set_sparse_jacobian")
+      import :: c_int, c_ptr, c_funptr
+      type(c_ptr), value :: problem
+      type(c_funptr), value :: jacobian
+    end function esdirk_problem_set_sparse_jacobian
+
+    integer(c_int) function esdirk_problem_clear_jacobian_structure(problem) &
+        bind(C, name="esdirk_problem_clear_jacobian_structure")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: problem
+    end function esdirk_problem_clear_jacobian_structure
+
+    integer(c_int) function esdirk_problem_get_jacobian_structure(problem, linear_solver, lower, upper, &
+        nonzeros) bind(C, name="esdirk_problem_get_jacobian_structure")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: problem
+      integer(c_int), intent(out) :: linear_solver
+      integer(esdirk_int), intent(out) :: lower, upper, nonzeros
+    end function esdirk_problem_get_jacobian_structure
+
+    !> 0-based CSC arrays with sorted rows.
+    integer(c_int) function esdirk_problem_get_jacobian_pattern(problem, column_pointers, row_indices, &
+        capacity) bind(C, name="esdirk_problem_get_jacobian_pattern")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: problem
+      integer(esdirk_int), intent(out) :: column_pointers(*), row_indices(*)
+      integer(esdirk_int), value :: capacity
+    end function esdirk_problem_get_jacobian_pattern
+
+    !> rows, cols come back 0-based (add 1 for Fortran indices); z, p: pass arrays (any content
+    !> when nz or np is 0).
+    integer(c_int) function esdirk_problem_check_jacobian_pattern(problem, t, x, z, p, threshold, &
+        missing, rows, cols, capacity, wrong) bind(C, name="esdirk_problem_check_jacobian_pattern")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: problem
+      real(c_double), value :: t, threshold
+      real(c_double), intent(in) :: x(*), z(*), p(*)
+      integer(esdirk_int), intent(out) :: missing, wrong
+      integer(esdirk_int), intent(out) :: rows(*), cols(*)
+      integer(esdirk_int), value :: capacity
+    end function esdirk_problem_check_jacobian_pattern
+
+    type(c_ptr) function c_esdirk_problem_structure_error(problem) &
+        bind(C, name="esdirk_problem_structure_error")
+      import :: c_ptr
+      type(c_ptr), value :: problem
+    end function c_esdirk_problem_structure_error
+
+    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+      import :: c_size_t, c_ptr
+      type(c_ptr), value :: s
+    end function c_strlen
+  end interface
+
+contains
+
+  !> The pattern from 1-based CSC arrays: n + 1 column pointers starting at 1, the rows of
+  !> column j in row_indices(column_pointers(j) : column_pointers(j+1) - 1), 1-based. The
+  !> checks and statuses are those of the C function (a row 0 or n + 1 is outside the matrix).
+  integer(c_int) function esdirk_problem_set_jacobian_pattern_1based(problem, column_pointers, &
+      row_indices, linear_solver) result(status)
+    type(c_ptr), intent(in) :: problem
+    integer(esdirk_int), intent(in) :: column_pointers(:), row_indices(:)
+    integer(c_int), intent(in) :: linear_solver
+    integer(esdirk_int), allocatable :: pointers0(:), rows0(:)
+    integer(esdirk_int), target :: empty(1)
+    pointers0 = column_pointers - 1
+    rows0 = row_indices - 1
+    if (size(rows0) == 0) then
+      empty = 0
+      status = esdirk_problem_set_jacobian_pattern(problem, pointers0, empty, linear_solver)
+    else
+      status = esdirk_problem_set_jacobian_pattern(problem, pointers0, rows0, linear_solver)
+    end if
+  end function esdirk_problem_set_jacobian_pattern_1based
+
+  !> Why the last structure call on the problem failed, or what the checker found.
+  function esdirk_problem_structure_error_string(problem) result(text)
+    type(c_ptr), intent(in) :: problem
+    character(len=:), allocatable :: text
+    type(c_ptr) :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    s = c_esdirk_problem_structure_error(problem)
+    n = int(c_strlen(s))
+    call c_f_pointer(s, chars, [n])
+    allocate(character(len=n) :: text)
+    do i = 1, n
+      text(i:i) = chars(i)
+    end do
+  end function esdirk_problem_structure_error_string
+end module esdirk_sparse

@@ -1,0 +1,107 @@
+/* esdirk large systems: banded and sparse Jacobians and the linear-solver back-end of a
+ * problem (C99; Fortran: the module esdirk_sparse). doc/large-systems-guide.md.
+ *
+ * A problem's Jacobian J = [f_x f_z; g_x g_z] (n x n, n = nx + nz) is dense unless one of the
+ * calls below declares its structure; the structure chooses how the iteration matrix
+ * M = E - h gamma J is factored:
+ *    ESDIRK_LINEAR_SOLVER_DENSE   LU with partial pivoting (the default)
+ *    ESDIRK_LINEAR_SOLVER_BANDED  LAPACK band LU (dgbtrf/dgbtrs)
+ *    ESDIRK_LINEAR_SOLVER_SPARSE  KLU (SuiteSparse): symbolic analysis once, refactorization
+ *                                 per step
+ * Without an analytic Jacobian, J is formed by finite differences of coloured columns (one
+ * evaluation of the residual per colour). Declare the structure before a solver, shooting
+ * interval or multiple-shooting evaluator is created for the problem (their setup reads it);
+ * a later declaration applies to handles created after it.
+ *
+ * Patterns are compressed sparse column (CSC), 0-based: the rows of column j are
+ * row_indices[column_pointers[j] .. column_pointers[j+1]-1], n+1 column pointers, the first 0.
+ * The rows of a column may come in any order; the library keeps them sorted, and the values of
+ * esdirk_sparse_jacobian_fn follow the sorted order (esdirk_problem_get_jacobian_pattern gives
+ * it back). An entry not in the pattern is taken to be zero everywhere.
+ *
+ * Bad input (a NULL array, a pattern of the wrong size, a row outside [0, n), a row twice in a
+ * column, decreasing column pointers, bandwidths negative or >= n, an unknown back-end) returns
+ * ESDIRK_INVALID_ARGUMENT (ESDIRK_NULL_ARGUMENT for NULL) and leaves the problem's structure as
+ * it was; esdirk_problem_structure_error() says what was wrong. A structurally singular
+ * iteration matrix (KLU) is reported when a solver is initialized, naming a column.
+ * The library never prints and no C++ exception crosses this interface.
+ */
+#ifndef ESDIRK_ESDIRK_SPARSE_H
+#define ESDIRK_ESDIRK_SPARSE_H
+
+#include "esdirk/esdirk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ESDIRK_LINEAR_SOLVER_DENSE 0
+#define ESDIRK_LINEAR_SOLVER_BANDED 1
+#define ESDIRK_LINEAR_SOLVER_SPARSE 2
+
+/** The analytic Jacobian on the declared pattern: values[k] is the entry of row
+ *  row_indices[k] in the column k lies in (nnz values; entries not written are 0). */
+typedef int (*esdirk_sparse_jacobian_fn)(esdirk_int nx, esdirk_int nz, esdirk_int np, double t,
+                                         const double* x, const double* z, const double* p,
+                                         esdirk_int nnz, const esdirk_int* column_pointers,
+                                         const esdirk_int* row_indices, double* values,
+                                         void* user_data);
+
+/** J is banded: J(i, j) = 0 unless -upper <= i - j <= lower; the band LU back-end.
+ *  0 <= lower, upper < nx + nz. */
+ESDIRK_C_API int esdirk_problem_set_jacobian_bandwidths(esdirk_problem* problem,
+                                                        esdirk_int lower, esdirk_int upper);
+
+/** J has the CSC pattern (n + 1 column pointers, column_pointers[n] row indices), factored by
+ *  `linear_solver`: ESDIRK_LINEAR_SOLVER_SPARSE (KLU), _BANDED (with the pattern's bandwidths)
+ *  or _DENSE (the pattern then only colours the finite differences). The arrays are copied. */
+ESDIRK_C_API int esdirk_problem_set_jacobian_pattern(esdirk_problem* problem,
+                                                     const esdirk_int* column_pointers,
+                                                     const esdirk_int* row_indices,
+                                                     int linear_solver);
+
+/** The analytic Jacobian on the declared pattern or band (NULL removes it: coloured finite
+ *  differences). Needs a declared structure when a solver is created. */
+ESDIRK_C_API int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem,
+                                                    esdirk_sparse_jacobian_fn jacobian);
+
+/** Back to a dense Jacobian and the dense LU. */
+ESDIRK_C_API int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem);
+
+/** The declared back-end (ESDIRK_LINEAR_SOLVER_*), its bandwidths and number of nonzeros
+ *  (n * n for a dense Jacobian). Any output pointer may be NULL. */
+ESDIRK_C_API int esdirk_problem_get_jacobian_structure(const esdirk_problem* problem,
+                                                       int* linear_solver, esdirk_int* lower,
+                                                       esdirk_int* upper, esdirk_int* nonzeros);
+
+/** The declared pattern with sorted rows: n + 1 column pointers, `capacity` >= nonzeros row
+ *  indices (ESDIRK_BUFFER_TOO_SMALL otherwise; ESDIRK_WRONG_CALL_ORDER for a dense one). */
+ESDIRK_C_API int esdirk_problem_get_jacobian_pattern(const esdirk_problem* problem,
+                                                     esdirk_int* column_pointers,
+                                                     esdirk_int* row_indices, esdirk_int capacity);
+
+/** Compares the declared pattern (and the analytic sparse Jacobian, if set) with central
+ *  differences at (t, x, z, p; z and p may be NULL when nz or np is 0), one column at a time.
+ *  *missing: the entries the pattern lacks (a difference entry beyond `threshold` times its
+ *  row's largest entry outside the pattern; threshold <= 0 means 1e-8), the first `capacity`
+ *  of them, largest first, in rows/cols (NULL allowed when capacity is 0); *wrong: the entries
+ *  where the analytic sparse Jacobian disagrees with the differences (0 without one). Nonzero
+ *  counts mean the pattern or the callback is wrong; esdirk_problem_structure_error() then
+ *  names the entries. ESDIRK_WRONG_CALL_ORDER without a declared structure,
+ *  ESDIRK_CALLBACK_FAILURES if the residual or the sparse Jacobian failed (with the message). */
+ESDIRK_C_API int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t,
+                                                       const double* x, const double* z,
+                                                       const double* p, double threshold,
+                                                       esdirk_int* missing, esdirk_int* rows,
+                                                       esdirk_int* cols, esdirk_int capacity,
+                                                       esdirk_int* wrong);
+
+/** Why the last structure call on this problem failed, or what the checker found ("" if
+ *  nothing). Valid until the next call on the problem. */
+ESDIRK_C_API const char* esdirk_problem_structure_error(const esdirk_problem* problem);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ESDIRK_ESDIRK_SPARSE_H */

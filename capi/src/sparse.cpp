@@ -1,0 +1,198 @@
+// The C API of banded and sparse Jacobians (esdirk_sparse.h): declares a problem's Jacobian
+// structure, and with it the linear-solver back-end, on the C++ Problem.
+
+#include <algorithm>
+#include <cstdint>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "esdirk/esdirk_sparse.h"
+#include "esdirk/jacobian.hpp"
+#include "shim.hpp"
+
+static_assert(std::is_same_v<esdirk_int, int>,
+              "the CSC arrays are passed between C and C++ without copies: esdirk_int must be int");
+
+namespace {
+
+// A callback of the problem failed (the pattern checker).
+struct CallbackFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Runs `body` (which may throw std::invalid_argument for bad input) and keeps the message.
+template <class Body>
+int structure_call(esdirk_problem* problem, Body&& body) noexcept {
+  problem->structure_message.clear();
+  try {
+    body();
+    return ESDIRK_SUCCESS;
+  } catch (const std::invalid_argument& e) {
+    problem->structure_message = e.what();
+    return ESDIRK_INVALID_ARGUMENT;
+  } catch (const CallbackFailed& e) {
+    problem->structure_message = e.what();
+    return ESDIRK_CALLBACK_FAILURES;
+  } catch (const std::bad_alloc&) {
+    problem->structure_message = "out of memory";
+    return ESDIRK_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    problem->structure_message = e.what();
+    return ESDIRK_INTERNAL_ERROR;
+  } catch (...) {
+    problem->structure_message = "unknown error";
+    return ESDIRK_INTERNAL_ERROR;
+  }
+}
+
+bool solver_kind(int code, esdirk::LinearSolverKind& kind) {
+  switch (code) {
+    case ESDIRK_LINEAR_SOLVER_DENSE: kind = esdirk::LinearSolverKind::dense; return true;
+    case ESDIRK_LINEAR_SOLVER_BANDED: kind = esdirk::LinearSolverKind::banded; return true;
+    case ESDIRK_LINEAR_SOLVER_SPARSE: kind = esdirk::LinearSolverKind::sparse; return true;
+    default: return false;
+  }
+}
+
+int solver_code(esdirk::LinearSolverKind kind) {
+  switch (kind) {
+    case esdirk::LinearSolverKind::banded: return ESDIRK_LINEAR_SOLVER_BANDED;
+    case esdirk::LinearSolverKind::sparse: return ESDIRK_LINEAR_SOLVER_SPARSE;
+    case esdirk::LinearSolverKind::dense: break;
+  }
+  return ESDIRK_LINEAR_SOLVER_DENSE;
+}
+
+}  // namespace
+
+extern "C" {
+
+int esdirk_problem_set_jacobian_bandwidths(esdirk_problem* problem, esdirk_int lower,
+                                           esdirk_int upper) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return structure_call(problem, [&] { problem->problem->set_jacobian_bandwidths(lower, upper); });
+}
+
+int esdirk_problem_set_jacobian_pattern(esdirk_problem* problem, const esdirk_int* column_pointers,
+                                        const esdirk_int* row_indices, int linear_solver) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  problem->structure_message.clear();
+  if (!column_pointers) {
+    problem->structure_message = "column_pointers is NULL";
+    return ESDIRK_NULL_ARGUMENT;
+  }
+  esdirk::LinearSolverKind kind{};
+  if (!solver_kind(linear_solver, kind)) {
+    problem->structure_message = "linear_solver " + std::to_string(linear_solver) +
+                                 " is not ESDIRK_LINEAR_SOLVER_DENSE, _BANDED or _SPARSE";
+    return ESDIRK_INVALID_ARGUMENT;
+  }
+  const int n = problem->problem->size();
+  // Read only what the pointers promise: n + 1 pointers, then pointers[n] rows if that is a
+  // sane count (the constructor checks the rest and names the first bad entry).
+  const esdirk_int nonzeros = column_pointers[n];
+  if (column_pointers[0] != 0 || nonzeros < 0 ||
+      static_cast<long long>(nonzeros) > static_cast<long long>(n) * n) {
+    problem->structure_message = "column_pointers[0] must be 0 and column_pointers[n] (" +
+                                 std::to_string(nonzeros) + ") the number of entries, at most n^2 = " +
+                                 std::to_string(static_cast<long long>(n) * n);
+    return ESDIRK_INVALID_ARGUMENT;
+  }
+  if (nonzeros > 0 && !row_indices) {
+    problem->structure_message = "row_indices is NULL";
+    return ESDIRK_NULL_ARGUMENT;
+  }
+  return structure_call(problem, [&] {
+    esdirk::SparsityPattern pattern(n, std::vector<int>(column_pointers, column_pointers + n + 1),
+                                    std::vector<int>(row_indices, row_indices + nonzeros));
+    problem->problem->set_jacobian_pattern(std::move(pattern), kind);
+  });
+}
+
+int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem, esdirk_sparse_jacobian_fn jacobian) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  problem->problem->sparse_jacobian_fn = jacobian;
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  problem->structure_message.clear();
+  problem->problem->clear_jacobian_structure();
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_problem_get_jacobian_structure(const esdirk_problem* problem, int* linear_solver,
+                                          esdirk_int* lower, esdirk_int* upper,
+                                          esdirk_int* nonzeros) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  const esdirk::JacobianStructure& s = problem->problem->jacobian_structure();
+  const int n = problem->problem->size();
+  const bool dense = s.pattern == nullptr;
+  if (linear_solver) *linear_solver = solver_code(s.solver);
+  if (lower) *lower = dense ? n - 1 : s.lower;
+  if (upper) *upper = dense ? n - 1 : s.upper;
+  if (nonzeros) {
+    const long long all = static_cast<long long>(n) * n;
+    *nonzeros = dense ? static_cast<esdirk_int>(std::min<long long>(all, INT32_MAX))
+                      : s.pattern->nonzeros();
+  }
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_problem_get_jacobian_pattern(const esdirk_problem* problem, esdirk_int* column_pointers,
+                                        esdirk_int* row_indices, esdirk_int capacity) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  const esdirk::JacobianStructure& s = problem->problem->jacobian_structure();
+  if (s.pattern == nullptr) return ESDIRK_WRONG_CALL_ORDER;
+  if (!column_pointers) return ESDIRK_NULL_ARGUMENT;
+  if (capacity < s.pattern->nonzeros()) return ESDIRK_BUFFER_TOO_SMALL;
+  if (s.pattern->nonzeros() > 0 && !row_indices) return ESDIRK_NULL_ARGUMENT;
+  std::copy(s.pattern->column_pointers().begin(), s.pattern->column_pointers().end(), column_pointers);
+  std::copy(s.pattern->row_indices().begin(), s.pattern->row_indices().end(), row_indices);
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t, const double* x,
+                                          const double* z, const double* p, double threshold,
+                                          esdirk_int* missing, esdirk_int* rows, esdirk_int* cols,
+                                          esdirk_int capacity, esdirk_int* wrong) {
+  if (!problem || !x || !missing || !wrong) return ESDIRK_NULL_ARGUMENT;
+  esdirk_capi::CProblem& model = *problem->problem;
+  if ((model.nz() > 0 && !z) || (model.np() > 0 && !p) || (capacity > 0 && (!rows || !cols)))
+    return ESDIRK_NULL_ARGUMENT;
+  if (capacity < 0) return ESDIRK_INVALID_ARGUMENT;
+  if (model.jacobian_structure().pattern == nullptr) {
+    problem->structure_message = "the problem declares no pattern or bandwidths to check";
+    return ESDIRK_WRONG_CALL_ORDER;
+  }
+  *missing = 0;
+  *wrong = 0;
+  return structure_call(problem, [&] {
+    esdirk::JacobianCheckOptions options;
+    if (threshold > 0.0) options.absolute_tolerance = threshold;
+    options.max_reported = std::max(capacity, 10);
+    const esdirk::JacobianPatternCheck check = esdirk::check_jacobian_pattern(
+        model, t, esdirk_capi::in(x, model.nx()), esdirk_capi::in(z, model.nz()),
+        esdirk_capi::in(p, model.np()), options);
+    if (!check.callback_error.empty()) throw CallbackFailed(check.callback_error);
+    *missing = check.missing_count;
+    *wrong = static_cast<esdirk_int>(check.wrong.size());
+    const int reported = std::min<int>(capacity, static_cast<int>(check.missing.size()));
+    for (int k = 0; k < reported; ++k) {
+      rows[k] = check.missing[static_cast<std::size_t>(k)].row;
+      cols[k] = check.missing[static_cast<std::size_t>(k)].col;
+    }
+    if (!check.ok) problem->structure_message = check.summary();
+  });
+}
+
+const char* esdirk_problem_structure_error(const esdirk_problem* problem) {
+  if (!problem) return "null problem handle";
+  return problem->structure_message.c_str();
+}
+
+}  // extern "C"
