@@ -1,19 +1,26 @@
 // Large systems: esdirk's banded (LAPACK dgbtrf) and sparse (KLU) back-ends against CVODES
 // (BDF) with the same back-ends (SUNLinSol_Band, SUNLinSol_KLU), on the 1-D Brusselator by the
 // method of lines (examples/brusselator_mol, n = 2N unknowns, t = 0 .. 10, analytic Jacobians on
-// both sides, rtol = atol).
+// both sides, rtol = atol), states alone and states with the sensitivities to the three
+// parameters (A, B, alpha; scaled columns p_l dy/dp_l, in the error test on both sides: esdirk's
+// exact mode with error control, CVODES's staggered corrector with analytic fS, pbar = 1 and
+// CVodeSensEEtolerances, so both measure them with the states' tolerances).
 //
 //  - Work-precision at n = 1e4: the achieved error (max-norm at t = 10, relative to the largest
-//    component) of a reference run at rtol 1e-11 against the best wall time of --repeat runs;
+//    component; with sensitivities the largest of that and each sensitivity column's, relative
+//    to the column's largest entry) against a reference run at rtol 1e-11, and the best wall
+//    time of --repeat runs;
 //    the time ratio at equal accuracy is CVODES's time, interpolated in log-log at esdirk's
 //    achieved error, divided by esdirk's time (> 1: esdirk is faster).
 //  - Cost against n at rtol 1e-6, n = 1e3 .. 1e5: wall time per step, per step and unknown,
 //    and the heap held by the solver per unknown (glibc mallinfo2: the bytes in use after the
 //    run minus before the solver was made; KLU's and SUNDIALS's allocations included).
 //
-//     bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX]
+//     bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] [--part cost|work-precision]
+// --part runs one of the two measurements (both by default).
 // --csv writes PREFIX_work_precision.csv and PREFIX_cost.csv (plot_sparse.py draws them).
-// --quick (CTest): n = 1e3, two tolerances, one repetition; checks that every run succeeds,
+// --quick (CTest): n = 1e3, two tolerances, one repetition, states alone and with
+// sensitivities; checks that every run succeeds,
 // that the errors fall with rtol and that esdirk's band and KLU runs agree. No timing asserted.
 
 #include <cvodes/cvodes.h>
@@ -38,10 +45,12 @@
 
 #include "brusselator_mol/brusselator_mol_model.hpp"
 #include "esdirk/integrator.hpp"
+#include "esdirk/sensitivity/forward_sensitivity.hpp"
 
 namespace {
 
 constexpr double t_end = 10.0;
+constexpr int parameters = 3;  // sensitivities to A, B, alpha when asked for
 
 enum class Backend { band, klu };
 const char* backend_name(Backend b) { return b == Backend::band ? "band" : "KLU"; }
@@ -49,6 +58,7 @@ const char* backend_name(Backend b) { return b == Backend::band ? "band" : "KLU"
 struct Run {
   bool ok = false;
   std::vector<double> y;
+  std::vector<double> S;   // n x directions, column-major: p_l dy/dp_l
   long steps = 0;          // accepted steps
   long factorizations = 0;
   double seconds = 0.0;
@@ -59,7 +69,7 @@ double heap_in_use() { return static_cast<double>(mallinfo2().uordblks); }
 
 // ---- esdirk ---------------------------------------------------------------------------------
 
-Run esdirk_run(int points, Backend backend, double rtol) {
+Run esdirk_run(int points, Backend backend, double rtol, int directions) {
   brusselator_mol::Model model(points);
   if (backend == Backend::band)
     model.set_jacobian_bandwidths(2, 2);
@@ -76,10 +86,21 @@ Run esdirk_run(int points, Backend backend, double rtol) {
   options.atol = rtol;
   options.max_steps = 10000000;
   esdirk::Integrator integrator(model, options);
-  run.ok = esdirk::ok(integrator.initialize(0.0, y0, {}, p)) &&
-           esdirk::ok(integrator.integrate_to(t_end, run.y));
+  run.ok = esdirk::ok(integrator.initialize(0.0, y0, {}, p));
+  if (directions == 0) {
+    run.ok = run.ok && esdirk::ok(integrator.integrate_to(t_end, run.y));
+    run.heap_bytes = heap_in_use() - heap0;
+  } else {
+    const int n = model.size();
+    esdirk::ForwardSensitivity sensitivities(integrator);
+    esdirk::DenseMatrix seed(n + parameters, directions), S(n, directions);
+    for (int l = 0; l < directions; ++l) seed(n + l, l) = p[static_cast<std::size_t>(l)];
+    run.ok = run.ok && esdirk::ok(sensitivities.initialize(seed.cref())) &&
+             esdirk::ok(sensitivities.integrate_to(t_end, run.y, {}, S.ref()));
+    run.heap_bytes = heap_in_use() - heap0;  // with the sensitivities' workspaces
+    run.S.assign(S.data(), S.data() + static_cast<std::size_t>(n) * directions);
+  }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run.heap_bytes = heap_in_use() - heap0;
   run.steps = integrator.statistics().accepted_steps;
   run.factorizations = integrator.statistics().lu_factorizations;
   return run;
@@ -96,6 +117,30 @@ struct CvodesData {
 int cv_rhs(sunrealtype, N_Vector y, N_Vector ydot, void* user) {
   auto* d = static_cast<CvodesData*>(user);
   d->model->rhs(N_VGetArrayPointer(y), d->p.data(), N_VGetArrayPointer(ydot));
+  return 0;
+}
+
+// ySdot = J yS + pbar_l f_p e_l, pbar_l = p_l (the scaled sensitivity p_l dy/dp_l).
+int cv_sensitivity_rhs(int, sunrealtype, N_Vector y, N_Vector, int l, N_Vector yS, N_Vector ySdot,
+                       void* user, N_Vector tmp, N_Vector) {
+  auto* d = static_cast<CvodesData*>(user);
+  const double* x = N_VGetArrayPointer(y);
+  double* out = N_VGetArrayPointer(ySdot);
+  d->model->jacobian_product(x, d->p.data(), N_VGetArrayPointer(yS), out);
+  const int points = d->model->points();
+  const double pl = d->p[static_cast<std::size_t>(l)];
+  if (l == 0) {
+    for (int i = 0; i < points; ++i) out[2 * i] += pl;
+  } else if (l == 1) {
+    for (int i = 0; i < points; ++i) {
+      out[2 * i] -= pl * x[2 * i];
+      out[2 * i + 1] += pl * x[2 * i];
+    }
+  } else {
+    double* diffusion = N_VGetArrayPointer(tmp);
+    d->model->diffusion_per_alpha(x, diffusion);
+    for (int i = 0; i < 2 * points; ++i) out[i] += pl * diffusion[i];
+  }
   return 0;
 }
 
@@ -132,7 +177,7 @@ int cv_sparse_jacobian(sunrealtype, N_Vector y, N_Vector, SUNMatrix J, void* use
   return 0;
 }
 
-Run cvodes_run(int points, Backend backend, double rtol) {
+Run cvodes_run(int points, Backend backend, double rtol, int directions) {
   brusselator_mol::Model model(points);
   const esdirk::SparsityPattern pattern = model.pattern();
   CvodesData data{&model, &pattern, model.nominal_parameters()};
@@ -156,8 +201,23 @@ Run cvodes_run(int points, Backend backend, double rtol) {
   CVodeSetLinearSolver(mem, LS, A);
   CVodeSetJacFn(mem, backend == Backend::band ? cv_band_jacobian : cv_sparse_jacobian);
   CVodeSetMaxNumSteps(mem, 10000000);
+  N_Vector* yS = nullptr;
+  double pbar[parameters] = {1.0, 1.0, 1.0};  // yS is already scaled by p
+  if (directions > 0) {
+    yS = N_VCloneVectorArray(directions, y);
+    for (int l = 0; l < directions; ++l) N_VConst(0.0, yS[l]);
+    CVodeSensInit1(mem, directions, CV_STAGGERED, cv_sensitivity_rhs, yS);
+    CVodeSetSensParams(mem, nullptr, pbar, nullptr);
+    CVodeSensEEtolerances(mem);
+    CVodeSetSensErrCon(mem, SUNTRUE);
+  }
   double t = 0.0;
   run.ok = CVode(mem, t_end, y, &t, CV_NORMAL) == CV_SUCCESS;
+  if (directions > 0) {
+    run.ok = run.ok && CVodeGetSens(mem, &t, yS) == CV_SUCCESS;
+    for (int l = 0; l < directions; ++l)
+      run.S.insert(run.S.end(), N_VGetArrayPointer(yS[l]), N_VGetArrayPointer(yS[l]) + n);
+  }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.heap_bytes = heap_in_use() - heap0;
   CVodeGetNumSteps(mem, &run.steps);
@@ -166,6 +226,7 @@ Run cvodes_run(int points, Backend backend, double rtol) {
   run.factorizations = setups;
   run.y.assign(N_VGetArrayPointer(y), N_VGetArrayPointer(y) + n);
   CVodeFree(&mem);
+  if (yS != nullptr) N_VDestroyVectorArray(yS, directions);
   SUNLinSolFree(LS);
   SUNMatDestroy(A);
   N_VDestroy(y);
@@ -175,29 +236,41 @@ Run cvodes_run(int points, Backend backend, double rtol) {
 
 // ---- measurement ----------------------------------------------------------------------------
 
-using Solver = std::function<Run(int, Backend, double)>;
+using Solver = std::function<Run(int, Backend, double, int)>;
 
 // The best wall time of `repeat` runs (the solution and counters of the last).
-Run best_of(const Solver& solve, int points, Backend backend, double rtol, int repeat) {
+Run best_of(const Solver& solve, int points, Backend backend, double rtol, int directions,
+            int repeat) {
   Run best;
   double seconds = INFINITY;
   for (int r = 0; r < repeat; ++r) {
-    best = solve(points, backend, rtol);
+    best = solve(points, backend, rtol, directions);
     seconds = std::min(seconds, best.seconds);
   }
   best.seconds = seconds;
   return best;
 }
 
-// max_i |a_i - b_i| / max_i |b_i|, infinite for a failed run.
-double error_of(const Run& run, const std::vector<double>& reference) {
-  if (!run.ok) return INFINITY;
-  double diff = 0.0, size = 0.0;
-  for (std::size_t i = 0; i < reference.size(); ++i) {
-    diff = std::max(diff, std::abs(run.y[i] - reference[i]));
-    size = std::max(size, std::abs(reference[i]));
+// max_i |a_i - b_i| / max_i |b_i| over [offset, offset + size).
+double relative_error(const std::vector<double>& a, const std::vector<double>& b,
+                      std::size_t offset, std::size_t size) {
+  double diff = 0.0, scale = 0.0;
+  for (std::size_t i = offset; i < offset + size; ++i) {
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
   }
-  return diff / size;
+  return diff / scale;
+}
+
+// The states' relative error and each sensitivity column's, the largest; infinite for a
+// failed run.
+double error_of(const Run& run, const Run& reference) {
+  if (!run.ok || run.S.size() != reference.S.size()) return INFINITY;
+  const std::size_t n = reference.y.size();
+  double worst = relative_error(run.y, reference.y, 0, n);
+  for (std::size_t offset = 0; offset < reference.S.size(); offset += n)
+    worst = std::max(worst, relative_error(run.S, reference.S, offset, n));
+  return worst;
 }
 
 struct Point {
@@ -216,13 +289,14 @@ double time_at_error(const std::vector<Point>& points, double error) {
   return NAN;
 }
 
-int work_precision(int points, const std::vector<double>& rtols, int repeat, bool quick,
-                   std::FILE* csv) {
+int work_precision(int points, const std::vector<double>& rtols, int directions, int repeat,
+                   bool quick, std::FILE* csv) {
   const int n = 2 * points;
-  std::printf("\nWork-precision, n = %d (N = %d), t = 0 .. %g\n", n, points, t_end);
-  const Run reference = esdirk_run(points, Backend::klu, quick ? 1e-10 : 1e-11);
-  const Run check = cvodes_run(points, Backend::klu, quick ? 1e-10 : 1e-11);
-  const double reference_spread = error_of(check, reference.y);
+  std::printf("\nWork-precision, n = %d (N = %d), t = 0 .. %g, %s\n", n, points, t_end,
+              directions ? "states and 3 parameter sensitivities" : "states");
+  const Run reference = esdirk_run(points, Backend::klu, quick ? 1e-10 : 1e-11, directions);
+  const Run check = cvodes_run(points, Backend::klu, quick ? 1e-10 : 1e-11, directions);
+  const double reference_spread = error_of(check, reference);
   std::printf("reference: esdirk KLU at rtol %.0e (%ld steps); CVODES KLU at the same rtol differs "
               "by %.1e\n", quick ? 1e-10 : 1e-11, reference.steps, reference_spread);
   int failures = 0;
@@ -237,16 +311,16 @@ int work_precision(int points, const std::vector<double>& rtols, int repeat, boo
     std::vector<Point> ours, theirs;
     std::vector<Run> our_runs;
     for (double rtol : rtols) {
-      const Run a = best_of(esdirk_run, points, backend, rtol, repeat);
-      const Run b = best_of(cvodes_run, points, backend, rtol, repeat);
-      ours.push_back({rtol, error_of(a, reference.y), a.seconds, a.steps});
-      theirs.push_back({rtol, error_of(b, reference.y), b.seconds, b.steps});
+      const Run a = best_of(esdirk_run, points, backend, rtol, directions, repeat);
+      const Run b = best_of(cvodes_run, points, backend, rtol, directions, repeat);
+      ours.push_back({rtol, error_of(a, reference), a.seconds, a.steps});
+      theirs.push_back({rtol, error_of(b, reference), b.seconds, b.steps});
       our_runs.push_back(a);
       if (csv != nullptr) {
-        std::fprintf(csv, "%d,%s,esdirk,%.3e,%.6e,%.6e,%ld\n", n, backend_name(backend), rtol,
-                     ours.back().error, a.seconds, a.steps);
-        std::fprintf(csv, "%d,%s,CVODES,%.3e,%.6e,%.6e,%ld\n", n, backend_name(backend), rtol,
-                     theirs.back().error, b.seconds, b.steps);
+        std::fprintf(csv, "%d,%d,%s,esdirk,%.3e,%.6e,%.6e,%ld\n", n, directions,
+                     backend_name(backend), rtol, ours.back().error, a.seconds, a.steps);
+        std::fprintf(csv, "%d,%d,%s,CVODES,%.3e,%.6e,%.6e,%ld\n", n, directions,
+                     backend_name(backend), rtol, theirs.back().error, b.seconds, b.steps);
       }
     }
     std::vector<double> ratios;
@@ -274,8 +348,8 @@ int work_precision(int points, const std::vector<double>& rtols, int repeat, boo
     }
     if (backend == Backend::klu && quick) {
       // The band run of the same rtol must agree (same method, same steps).
-      const Run band = esdirk_run(points, Backend::band, rtols.back());
-      if (error_of(band, our_runs.back().y) > 1e-9) {
+      const Run band = esdirk_run(points, Backend::band, rtols.back(), directions);
+      if (error_of(band, our_runs.back()) > 1e-9) {
         std::printf("CHECK FAILED: esdirk's band and KLU runs differ\n");
         ++failures;
       }
@@ -284,9 +358,10 @@ int work_precision(int points, const std::vector<double>& rtols, int repeat, boo
   return failures;
 }
 
-int cost_against_n(const std::vector<int>& point_counts, double rtol, int repeat, std::FILE* csv) {
-  std::printf("\nCost against n at rtol = atol = %.0e (best of %d; n = 1e5 once or twice)\n", rtol,
-              repeat);
+int cost_against_n(const std::vector<int>& point_counts, double rtol, int directions, int repeat,
+                   std::FILE* csv) {
+  std::printf("\nCost against n at rtol = atol = %.0e, %s (best of %d; n = 1e5 at most twice)\n",
+              rtol, directions ? "states and 3 parameter sensitivities" : "states", repeat);
   std::printf("%8s %-7s %-7s | %6s %6s %10s %12s %12s %10s\n", "n", "solver", "backend", "steps",
               "LUs", "time [s]", "us/step", "ns/step/n", "heap B/n");
   int failures = 0;
@@ -296,15 +371,16 @@ int cost_against_n(const std::vector<int>& point_counts, double rtol, int repeat
       const int reps = n >= 50000 ? std::min(repeat, 2) : repeat;
       for (int solver = 0; solver < 2; ++solver) {
         const Run r = best_of(solver == 0 ? Solver(esdirk_run) : Solver(cvodes_run), points,
-                              backend, rtol, reps);
+                              backend, rtol, directions, reps);
         const char* name = solver == 0 ? "esdirk" : "CVODES";
         const double per_step = r.seconds / static_cast<double>(std::max(1L, r.steps));
         std::printf("%8d %-7s %-7s | %6ld %6ld %10.4f %12.1f %12.1f %10.0f\n", n, name,
                     backend_name(backend), r.steps, r.factorizations, r.seconds, 1e6 * per_step,
                     1e9 * per_step / n, r.heap_bytes / n);
         if (csv != nullptr)
-          std::fprintf(csv, "%d,%s,%s,%.0e,%ld,%ld,%.6e,%.6e\n", n, backend_name(backend), name,
-                       rtol, r.steps, r.factorizations, r.seconds, r.heap_bytes);
+          std::fprintf(csv, "%d,%d,%s,%s,%.0e,%ld,%ld,%.6e,%.6e\n", n, directions,
+                       backend_name(backend), name, rtol, r.steps, r.factorizations, r.seconds,
+                       r.heap_bytes);
         if (!r.ok) {
           std::printf("CHECK FAILED: %s %s failed at n = %d\n", name, backend_name(backend), n);
           ++failures;
@@ -319,7 +395,7 @@ int cost_against_n(const std::vector<int>& point_counts, double rtol, int repeat
 int main(int argc, char** argv) {
   bool quick = false;
   int repeat = 3;
-  std::string csv_prefix;
+  std::string csv_prefix, part;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
@@ -327,8 +403,12 @@ int main(int argc, char** argv) {
       repeat = std::max(1, std::atoi(argv[++i]));
     } else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) {
       csv_prefix = argv[++i];
+    } else if (!std::strcmp(argv[i], "--part") && i + 1 < argc &&
+               (!std::strcmp(argv[i + 1], "cost") || !std::strcmp(argv[i + 1], "work-precision"))) {
+      part = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX]\n");
+      std::fprintf(stderr, "usage: bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] "
+                           "[--part cost|work-precision]\n");
       return 2;
     }
   }
@@ -341,16 +421,23 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "cannot write %s_*.csv\n", csv_prefix.c_str());
       return 2;
     }
-    std::fprintf(wp_csv, "n,backend,solver,rtol,error,seconds,steps\n");
-    std::fprintf(cost_csv, "n,backend,solver,rtol,steps,factorizations,seconds,heap_bytes\n");
+    std::fprintf(wp_csv, "n,directions,backend,solver,rtol,error,seconds,steps\n");
+    std::fprintf(cost_csv, "n,directions,backend,solver,rtol,steps,factorizations,seconds,heap_bytes\n");
   }
   int failures = 0;
-  if (quick) {
-    failures += work_precision(500, {1e-4, 1e-6}, 1, true, wp_csv);
-    failures += cost_against_n({500}, 1e-6, 1, cost_csv);
-  } else {
-    failures += work_precision(5000, {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8}, repeat, false, wp_csv);
-    failures += cost_against_n({500, 1500, 5000, 15000, 50000}, 1e-6, repeat, cost_csv);
+  const bool precision = part != "cost", cost = part != "work-precision";
+  for (int directions : {0, parameters}) {
+    if (quick) {
+      if (precision) failures += work_precision(500, {1e-4, 1e-6}, directions, 1, true, wp_csv);
+      if (cost) failures += cost_against_n({500}, 1e-6, directions, 1, cost_csv);
+    } else {
+      if (precision)
+        failures += work_precision(5000, {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8}, directions, repeat,
+                                   false, wp_csv);
+      if (cost)
+        failures += cost_against_n({500, 1500, 5000, 15000, 50000}, 1e-6, directions, repeat,
+                                   cost_csv);
+    }
   }
   if (wp_csv != nullptr) std::fclose(wp_csv);
   if (cost_csv != nullptr) std::fclose(cost_csv);

@@ -96,6 +96,18 @@ class Model : public esdirk::Problem {
     }
   }
 
+  /// out = J(y) v (the stencil, without forming J): for sensitivity right-hand sides.
+  void jacobian_product(const double* y, const double* p, const double* v, double* out) const {
+    const double B = p[1], c = p[2] * (N_ + 1.0) * (N_ + 1.0);
+    for (int i = 0; i < N_; ++i) {
+      const double u = y[2 * i], w = y[2 * i + 1], du = v[2 * i], dv = v[2 * i + 1];
+      const double ul = i > 0 ? v[2 * i - 2] : 0.0, ur = i + 1 < N_ ? v[2 * i + 2] : 0.0;
+      const double vl = i > 0 ? v[2 * i - 1] : 0.0, vr = i + 1 < N_ ? v[2 * i + 3] : 0.0;
+      out[2 * i] = (2.0 * u * w - (B + 1.0)) * du + u * u * dv + c * (ul - 2.0 * du + ur);
+      out[2 * i + 1] = (B - 2.0 * u * w) * du - u * u * dv + c * (vl - 2.0 * dv + vr);
+    }
+  }
+
   bool has_sparse_jacobian() const override { return true; }
   int sparse_jacobian(double, esdirk::ConstVector y, esdirk::ConstVector, esdirk::ConstVector p,
                       esdirk::SparseMatrixRef J) override {
