@@ -8,16 +8,18 @@
 //
 //  - Work-precision at n = 1e4: the achieved error (max-norm at t = 10, relative to the largest
 //    component; with sensitivities the largest of that and each sensitivity column's, relative
-//    to the column's largest entry) against a reference run at rtol 1e-11, and the best wall
-//    time of --repeat runs;
+//    to the column's largest entry) against a reference run at rtol 1e-11, and the best CPU
+//    time (CLOCK_PROCESS_CPUTIME_ID: the machine is shared) of --repeat runs;
 //    the time ratio at equal accuracy is CVODES's time, interpolated in log-log at esdirk's
 //    achieved error, divided by esdirk's time (> 1: esdirk is faster).
-//  - Cost against n at rtol 1e-6, n = 1e3 .. 1e5: wall time per step, per step and unknown,
+//  - Cost against n at rtol 1e-6, n = 1e3 .. 1e5: CPU time per step, per step and unknown,
 //    and the heap held by the solver per unknown (glibc mallinfo2: the bytes in use after the
 //    run minus before the solver was made; KLU's and SUNDIALS's allocations included).
 //
 //     bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] [--part cost|work-precision]
-// --part runs one of the two measurements (both by default).
+//                         [--directions 0|3]
+// --part runs one of the two measurements (both by default); --directions 0 (states) or 3 (with
+// the sensitivities) one of the two cases (both by default).
 // --csv writes PREFIX_work_precision.csv and PREFIX_cost.csv (plot_sparse.py draws them).
 // --quick (CTest): n = 1e3, two tolerances, one repetition, states alone and with
 // sensitivities; checks that every run succeeds,
@@ -33,7 +35,7 @@
 #include <sunmatrix/sunmatrix_sparse.h>
 
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -67,6 +69,14 @@ struct Run {
 
 double heap_in_use() { return static_cast<double>(mallinfo2().uordblks); }
 
+// The process's CPU time in seconds: on a shared machine wall time includes waiting for a
+// core, CPU time does not (each solver is single-threaded: OPENBLAS_NUM_THREADS=1).
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 // ---- esdirk ---------------------------------------------------------------------------------
 
 Run esdirk_run(int points, Backend backend, double rtol, int directions) {
@@ -80,7 +90,7 @@ Run esdirk_run(int points, Backend backend, double rtol, int directions) {
   Run run;
   run.y.resize(y0.size());
   const double heap0 = heap_in_use();
-  const auto start = std::chrono::steady_clock::now();
+  const double start = cpu_seconds();
   esdirk::Options options;
   options.rtol = rtol;
   options.atol = rtol;
@@ -100,7 +110,7 @@ Run esdirk_run(int points, Backend backend, double rtol, int directions) {
     run.heap_bytes = heap_in_use() - heap0;  // with the sensitivities' workspaces
     run.S.assign(S.data(), S.data() + static_cast<std::size_t>(n) * directions);
   }
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.seconds = cpu_seconds() - start;
   run.steps = integrator.statistics().accepted_steps;
   run.factorizations = integrator.statistics().lu_factorizations;
   return run;
@@ -185,7 +195,7 @@ Run cvodes_run(int points, Backend backend, double rtol, int directions) {
   const auto y0 = model.initial_state();
   Run run;
   const double heap0 = heap_in_use();
-  const auto start = std::chrono::steady_clock::now();
+  const double start = cpu_seconds();
   SUNContext ctx = nullptr;
   if (SUNContext_Create(nullptr, &ctx) != 0) throw std::runtime_error("SUNContext_Create failed");
   N_Vector y = N_VNew_Serial(n, ctx);
@@ -218,7 +228,7 @@ Run cvodes_run(int points, Backend backend, double rtol, int directions) {
     for (int l = 0; l < directions; ++l)
       run.S.insert(run.S.end(), N_VGetArrayPointer(yS[l]), N_VGetArrayPointer(yS[l]) + n);
   }
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.seconds = cpu_seconds() - start;
   run.heap_bytes = heap_in_use() - heap0;
   CVodeGetNumSteps(mem, &run.steps);
   long setups = 0;
@@ -238,7 +248,7 @@ Run cvodes_run(int points, Backend backend, double rtol, int directions) {
 
 using Solver = std::function<Run(int, Backend, double, int)>;
 
-// The best wall time of `repeat` runs (the solution and counters of the last).
+// The best CPU time of `repeat` runs (the solution and counters of the last).
 Run best_of(const Solver& solve, int points, Backend backend, double rtol, int directions,
             int repeat) {
   Run best;
@@ -396,6 +406,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   int repeat = 3;
   std::string csv_prefix, part;
+  std::vector<int> cases = {0, parameters};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
@@ -406,9 +417,12 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--part") && i + 1 < argc &&
                (!std::strcmp(argv[i + 1], "cost") || !std::strcmp(argv[i + 1], "work-precision"))) {
       part = argv[++i];
+    } else if (!std::strcmp(argv[i], "--directions") && i + 1 < argc &&
+               (!std::strcmp(argv[i + 1], "0") || !std::strcmp(argv[i + 1], "3"))) {
+      cases = {std::atoi(argv[++i])};
     } else {
       std::fprintf(stderr, "usage: bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] "
-                           "[--part cost|work-precision]\n");
+                           "[--part cost|work-precision] [--directions 0|3]\n");
       return 2;
     }
   }
@@ -426,7 +440,7 @@ int main(int argc, char** argv) {
   }
   int failures = 0;
   const bool precision = part != "cost", cost = part != "work-precision";
-  for (int directions : {0, parameters}) {
+  for (int directions : cases) {
     if (quick) {
       if (precision) failures += work_precision(500, {1e-4, 1e-6}, directions, 1, true, wp_csv);
       if (cost) failures += cost_against_n({500}, 1e-6, directions, 1, cost_csv);

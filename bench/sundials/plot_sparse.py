@@ -41,7 +41,7 @@ def main():
         ax.set_xlabel("achieved error at t = 10 (max-norm, relative)")
         ax.set_title(f"n = {wp[0]['n']}: {title}")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel("wall time [s] (best of 3)")
+    axes[0].set_ylabel("CPU time [s] (best of the repetitions)")
     axes[0].legend()
     fig.suptitle("1-D Brusselator by the method of lines: work-precision")
     fig.tight_layout()

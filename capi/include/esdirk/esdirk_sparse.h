@@ -1,5 +1,5 @@
 /* esdirk large systems: banded and sparse Jacobians and the linear-solver back-end of a
- * problem (C99; Fortran: the module esdirk_sparse). doc/large-systems-guide.md.
+ * problem (C99; Fortran: the module esdirk_sparse). doc/linear-solvers-guide.md.
  *
  * A problem's Jacobian J = [f_x f_z; g_x g_z] (n x n, n = nx + nz) is dense unless one of the
  * calls below declares its structure; the structure chooses how the iteration matrix
