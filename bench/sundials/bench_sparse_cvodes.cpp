@@ -13,8 +13,9 @@
 //    the time ratio at equal accuracy is CVODES's time, interpolated in log-log at esdirk's
 //    achieved error, divided by esdirk's time (> 1: esdirk is faster).
 //  - Cost against n at rtol 1e-6, n = 1e3 .. 1e5: CPU time per step, per step and unknown,
-//    and the heap held by the solver per unknown (glibc mallinfo2: the bytes in use after the
-//    run minus before the solver was made; KLU's and SUNDIALS's allocations included).
+//    and the heap held by the solver per unknown (glibc mallinfo2, small and mmapped blocks:
+//    the bytes in use at the end of the run minus before the solver was made; KLU's and
+//    SUNDIALS's allocations included).
 //
 //     bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] [--part cost|work-precision]
 //                         [--directions 0|3]
@@ -67,7 +68,12 @@ struct Run {
   double heap_bytes = 0.0;  // held by the solver at the end of the run
 };
 
-double heap_in_use() { return static_cast<double>(mallinfo2().uordblks); }
+// Bytes the process holds from malloc: the small blocks (uordblks) and the large ones glibc
+// serves with mmap (hblkhd; every array of a large n is one of those).
+double heap_in_use() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<double>(info.uordblks) + static_cast<double>(info.hblkhd);
+}
 
 // The process's CPU time in seconds: on a shared machine wall time includes waiting for a
 // core, CPU time does not (each solver is single-threaded: OPENBLAS_NUM_THREADS=1).
