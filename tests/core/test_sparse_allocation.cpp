@@ -1,7 +1,7 @@
 // No allocation in the step loop with a banded or sparse Jacobian either: a global operator new
 // that counts, and KLU's allocations counted through SuiteSparse's malloc hooks, around
 // integrate_to() calls after setup (the first steps, which make KLU's first numeric
-// factorization, are setup).
+// factorization, are setup); the same with forward sensitivities (stage LUs or refinement).
 
 #define BOOST_TEST_MODULE esdirk sparse allocation
 #include <SuiteSparse_config.h>
@@ -13,6 +13,7 @@
 #include "brusselator_1d.hpp"
 #include "counting_new.hpp"
 #include "esdirk/integrator.hpp"
+#include "esdirk/sensitivity/forward_sensitivity.hpp"
 
 using counting_new::allocations;
 
@@ -60,7 +61,54 @@ long allocations_while_integrating(esdirk::LinearSolverKind solver, bool algebra
   return allocations + suitesparse_allocations;
 }
 
+// The same with forward sensitivities to every initial state (exact mode: stage Jacobians in the
+// pattern's storage and stage LUs on the back-end, with error control; or refinement).
+long allocations_with_sensitivities(esdirk::LinearSolverKind solver, bool algebraic,
+                                    esdirk::StageSolve stage_solve) {
+  SuiteSparse_config.malloc_func = counting_malloc;
+  SuiteSparse_config.calloc_func = counting_calloc;
+  SuiteSparse_config.realloc_func = counting_realloc;
+  test_problems::Brusselator1d problem(20, algebraic, true);
+  problem.set_jacobian_pattern(problem.pattern(), solver);
+  esdirk::Options options;
+  options.rtol = 1e-6;
+  options.atol = 1e-8;
+  esdirk::Integrator integrator(problem, options);
+  const auto x0 = problem.initial_state();
+  const auto z0 = problem.initial_algebraic();
+  BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, x0, z0, {})));
+  esdirk::SensitivityOptions so;
+  so.stage_solve = stage_solve;
+  esdirk::ForwardSensitivity sens(integrator, so);
+  BOOST_REQUIRE(esdirk::ok(sens.initialize_all()));
+  const int nx = problem.nx(), nz = problem.nz();
+  std::vector<double> x(x0.size()), z(z0.size());
+  esdirk::DenseMatrix Sx(nx, nx), Sz(nz, nx);
+  BOOST_REQUIRE(esdirk::ok(sens.integrate_to(0.5, x, z, Sx.ref(), Sz.ref()).status));
+  const long steps_before = integrator.statistics().accepted_steps;
+  allocations = 0;
+  suitesparse_allocations = 0;
+  counting_new::enabled = true;
+  bool all_ok = true;
+  for (int k = 1; k <= 10; ++k)
+    all_ok = all_ok && esdirk::ok(sens.integrate_to(0.5 + 0.45 * k, x, z, Sx.ref(), Sz.ref()).status);
+  counting_new::enabled = false;
+  BOOST_REQUIRE(all_ok);
+  BOOST_REQUIRE(integrator.statistics().accepted_steps > steps_before + 20);
+  return allocations + suitesparse_allocations;
+}
+
 }  // namespace
+
+BOOST_AUTO_TEST_CASE(sensitivities_allocate_nothing_in_the_step_loop_on_each_back_end) {
+  for (auto solver : {esdirk::LinearSolverKind::banded, esdirk::LinearSolverKind::sparse})
+    for (bool algebraic : {false, true})
+      for (auto stage_solve : {esdirk::StageSolve::automatic, esdirk::StageSolve::refinement})
+        BOOST_TEST_CONTEXT(esdirk::linear_solver_name(solver) << ", algebraic " << algebraic
+                           << ", refinement " << (stage_solve == esdirk::StageSolve::refinement)) {
+          BOOST_TEST(allocations_with_sensitivities(solver, algebraic, stage_solve) == 0);
+        }
+}
 
 BOOST_AUTO_TEST_CASE(each_back_end_allocates_nothing_in_the_step_loop) {
   for (auto solver : {esdirk::LinearSolverKind::dense, esdirk::LinearSolverKind::banded,
