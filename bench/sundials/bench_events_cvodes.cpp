@@ -287,7 +287,12 @@ int compare(const char* name, const std::function<Run(double)>& ours,
       ++failures;
     }
   }
-  if (quick && a.size() >= 2 && !(a.back().error < a.front().error)) {
+  // The error must fall with rtol unless it is already at the rounding level at the loosest
+  // rtol (the ball's free fall is a quadratic, which the order-3 method and its cubic dense
+  // output reproduce exactly: only rounding and the event location remain).
+  const double rounding_level = 1e-12;
+  if (quick && a.size() >= 2 && !(a.back().error < a.front().error) &&
+      !(a.front().error <= rounding_level && a.back().error <= rounding_level)) {
     std::printf("CHECK FAILED: esdirk's error does not fall with rtol\n");
     ++failures;
   }

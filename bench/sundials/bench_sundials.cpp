@@ -155,10 +155,23 @@ esdirk::SensitivityOptions esdirk_sensitivity_options(const std::string& solver)
   throw std::invalid_argument("unknown esdirk configuration " + solver);
 }
 
+// The integrator options of an esdirk configuration: the library's defaults, or for "esdirk
+// (seed 002)" the seed's (Options::seed002(): raw tolerances, no Newton recovery), each with the
+// task's tolerances.
+esdirk::Options esdirk_integrator_options(const std::string& solver, const Task& task) {
+  esdirk::Options o = bench::esdirk_options(task);
+  if (solver != "esdirk (seed 002)") return o;
+  esdirk::Options seed = esdirk::Options::seed002();
+  seed.rtol = o.rtol;
+  seed.atol_vector = o.atol_vector;
+  seed.algebraic_atol = o.algebraic_atol;
+  return seed;
+}
+
 Run run_single(const Case& c, const std::string& solver, const Task& task) {
   Run r;
   if (solver.rfind("esdirk", 0) == 0) {
-    r.outcome = bench::run_esdirk(task, bench::esdirk_options(task), esdirk_sensitivity_options(solver));
+    r.outcome = bench::run_esdirk(task, esdirk_integrator_options(solver, task), esdirk_sensitivity_options(solver));
   } else if (solver.rfind("IDAS", 0) == 0) {
     r.outcome = bench::run_idas(task, idas_settings(solver));
   } else if (solver == "CVODES") {
@@ -189,7 +202,7 @@ Run run_shooting(const Case& c, const std::string& solver, esdirk::Problem& prob
     task.problem = &problem;
     task.rtol = rtol;
     task.atol = atol;
-    esdirk::ShootingInterval interval(problem, bench::esdirk_options(task), esdirk_sensitivity_options(solver));
+    esdirk::ShootingInterval interval(problem, esdirk_integrator_options(solver, task), esdirk_sensitivity_options(solver));
     for (int k = 0; k < c.intervals; ++k) {
       const double tk = k * c.interval_length;
       const auto& r = interval.integrate(tk, tk + c.interval_length, nodes[static_cast<std::size_t>(k)], c.p,

@@ -270,6 +270,20 @@ Status Adjoint::run_sweep(const AdjointObjective& objective, MatrixRef dx0, Matr
   }
 
   for (int n = N - 1; n >= 0; --n) {
+    // Replay first: the point terms below read record(n), which before the replay is still
+    // the ring slot's previous occupant (step n + capacity).
+    if (!external && capacity_ > 0 && n < segment_first) {
+      // Recompute the segment [n - capacity + 1, n] (segments are aligned to the capacity).
+      segment_first = static_cast<int>((n / capacity_) * capacity_);
+      if (!replayer) replayer = std::make_unique<Replayer>(*this);
+      const Status status = replayer->run(segment_first, n + 1, ring_, report_.recomputed_steps);
+      if (!ok(status)) {
+        message_ = "the replay of steps " + std::to_string(segment_first) + ".." + std::to_string(n) +
+                   " failed: " + replayer->message();
+        return status;
+      }
+      check_replay(segment_first, record(segment_first));
+    }
     const StepRecord& end = record(n);
     if (n == N - 1 && objective.terminal) {
       const int code = sweep.add_point_term(end, [&](ConstVector x, ConstVector z, MatrixRef gx,
@@ -289,18 +303,6 @@ Status Adjoint::run_sweep(const AdjointObjective& objective, MatrixRef dx0, Matr
     }
     if (n == N - 1 && options_.observer)
       options_.observer(N, end.t_end, sweep.lambda_x(), sweep.lambda_z(), sweep.mu());
-    if (!external && capacity_ > 0 && n < segment_first) {
-      // Recompute the segment [n - capacity + 1, n] (segments are aligned to the capacity).
-      segment_first = static_cast<int>((n / capacity_) * capacity_);
-      if (!replayer) replayer = std::make_unique<Replayer>(*this);
-      const Status status = replayer->run(segment_first, n + 1, ring_, report_.recomputed_steps);
-      if (!ok(status)) {
-        message_ = "the replay of steps " + std::to_string(segment_first) + ".." + std::to_string(n) +
-                   " failed: " + replayer->message();
-        return status;
-      }
-      check_replay(segment_first, record(segment_first));
-    }
     const int code = sweep.step(record(n), objective.running);
     if (code != 0) return fail(code);
     if (options_.observer) options_.observer(n, record(n).t, sweep.lambda_x(), sweep.lambda_z(), sweep.mu());

@@ -231,9 +231,14 @@ BOOST_AUTO_TEST_CASE(resume_at_a_recorded_step_start_replays_the_rest_bit_for_bi
   const esdirk::StepRecord& r = trajectory[first];
   const std::vector<double> x(r.X.column(0), r.X.column(0) + 6), z(r.Z.column(0), r.Z.column(0) + 4);
   BOOST_REQUIRE(esdirk::ok(restarted.solver.restart(r.t, x, z, restarted.p)));
-  for (int k = first; k < trajectory.size(); ++k)
-    BOOST_REQUIRE(esdirk::ok(restarted.solver.replay_step(trajectory[k].h, trajectory[k].t_end)));
-  BOOST_TEST(std::vector<double>(restarted.solver.x().begin(), restarted.solver.x().end()) != run.x);
+  BOOST_REQUIRE(esdirk::ok(restarted.solver.replay_step(trajectory[first].h, trajectory[first].t_end)));
+  // F_1 = f(t, x, z) against the recorded F_s of the step before: they differ by the Newton
+  // residual of that stage (whether the difference survives to the end of the run depends on
+  // how tightly the later stages converge, so the first stage is what is compared).
+  const esdirk::StepView replayed = restarted.solver.last_step();
+  bool same_first_stage = true;
+  for (int k = 0; k < 6; ++k) same_first_stage = same_first_stage && replayed.F(k, 0) == r.F(k, 0);
+  BOOST_TEST(!same_first_stage);
   BOOST_CHECK_THROW(again.solver.resume(trajectory[first], std::vector<double>(3)), std::invalid_argument);
 }
 

@@ -47,8 +47,8 @@ struct ESDIRK_API Options {
   /// Absolute tolerances of the algebraic states (size nz); the Newton test on z uses weights
   /// algebraic_atol + rtol|z|. Empty: the scalar atol.
   std::vector<double> algebraic_atol;
-  /// The seed's raw tolerances (default) or the calibrated rule (error about rtol).
-  ToleranceRule tolerance_rule = ToleranceRule::raw;
+  /// The calibrated rule (default: achieved error about rtol) or the seed's raw tolerances.
+  ToleranceRule tolerance_rule = ToleranceRule::calibrated;
   /// kappa of the calibrated rule; 0 takes the method's measured constant
   /// (Tableau::tolerance_factor). Must be 0 or finite and > 0.
   double calibration_factor = 0.0;
