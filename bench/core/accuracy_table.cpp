@@ -6,7 +6,8 @@
 //
 // --set changes one integrator option of every run (for the measurements behind the defaults):
 // max_jacobian_refreshes, max_newton_dampings, max_newton_iterations (integers), method=NAME,
-// raw=1 (the seed's tolerances), kappa=K (calibration factor).
+// raw=1 (the seed's tolerances), kappa=K (calibration factor), reuse_jacobian=1,
+// keep_step_ratio_low=R, keep_step_ratio_high=R, jacobian_reuse_contraction=A.
 // --summary prints one line per problem with the totals over the rtols.
 
 #include <cstdio>
@@ -30,6 +31,10 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "method") o.method = esdirk::Tableau::named(setting.substr(eq + 1));
   else if (name == "raw") o.tolerance_rule = value > 0 ? esdirk::ToleranceRule::raw : esdirk::ToleranceRule::calibrated;
   else if (name == "kappa") o.calibration_factor = value;
+  else if (name == "reuse_jacobian") o.reuse_jacobian = value > 0;
+  else if (name == "keep_step_ratio_high") o.keep_step_ratio_high = value;
+  else if (name == "keep_step_ratio_low") o.keep_step_ratio_low = value;
+  else if (name == "jacobian_reuse_contraction") o.jacobian_reuse_contraction = value;
   else return false;
   return true;
 }
@@ -63,7 +68,8 @@ int main(int argc, char** argv) {
     }
   std::printf(
       "| problem | rtol | error | error/rtol | steps | rejected | Newton failures | f evals | "
-      "Newton iterations | Jacobians | LUs | refreshes |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "Newton iterations | Jacobians | LUs | refreshes | J reuses | LU reuses | h kept |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (auto& c : reference_problems::all()) {
     const auto base = c.options;
     c.options = [&](double rtol) {
@@ -80,17 +86,18 @@ int main(int argc, char** argv) {
       total += s;
       all_ok = all_ok && esdirk::ok(out.status);
       if (summary) continue;
-      std::printf("| %s | %.0e | %.2e | %.2g | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld |%s\n",
+      std::printf("| %s | %.0e | %.2e | %.2g | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld |%s\n",
                   c.name.c_str(), rtol, out.error, out.error / rtol, s.steps, s.rejected_steps,
                   s.newton_failures, s.function_evaluations, s.newton_iterations,
-                  s.jacobian_evaluations, s.lu_factorizations, s.jacobian_refreshes,
-                  esdirk::ok(out.status) ? "" : " FAILED");
+                  s.jacobian_evaluations, s.lu_factorizations, s.jacobian_refreshes, s.jacobian_reuses,
+                  s.lu_reuses, s.steps_kept, esdirk::ok(out.status) ? "" : " FAILED");
     }
     if (summary)
-      std::printf("| %s | all | | | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld |%s\n", c.name.c_str(),
-                  total.steps, total.rejected_steps, total.newton_failures,
+      std::printf("| %s | all | | | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld | %ld |%s\n",
+                  c.name.c_str(), total.steps, total.rejected_steps, total.newton_failures,
                   total.function_evaluations, total.newton_iterations, total.jacobian_evaluations,
-                  total.lu_factorizations, total.jacobian_refreshes, all_ok ? "" : " FAILED");
+                  total.lu_factorizations, total.jacobian_refreshes, total.jacobian_reuses,
+                  total.lu_reuses, total.steps_kept, all_ok ? "" : " FAILED");
   }
   return 0;
 }

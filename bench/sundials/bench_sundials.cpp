@@ -150,16 +150,27 @@ Task make_task(const Case& c, esdirk::Problem& problem, double rtol) {
 // "esdirk": the library's defaults (exact sensitivities under error control); "esdirk (seed
 // 002)": the seed's configuration (paper mode, sensitivities out of the error test).
 esdirk::SensitivityOptions esdirk_sensitivity_options(const std::string& solver) {
-  if (solver == "esdirk") return {};
+  if (solver == "esdirk" || solver == "esdirk reuse" || solver == "esdirk auto") return {};
   if (solver == "esdirk (seed 002)") return esdirk::SensitivityOptions::seed002();
   throw std::invalid_argument("unknown esdirk configuration " + solver);
 }
 
-// The integrator options of an esdirk configuration: the library's defaults, or for "esdirk
-// (seed 002)" the seed's (Options::seed002(): raw tolerances, no Newton recovery), each with the
-// task's tolerances.
+// The integrator options of an esdirk configuration, each with the task's tolerances: the
+// library's defaults ("esdirk"); states only, LU and Jacobian reuse with h kept for proposed
+// changes within [1, 1.2] ("esdirk reuse") or the automatic member ("esdirk auto"); or the
+// seed's configuration ("esdirk (seed 002)": Options::seed002(), raw tolerances, no Newton
+// recovery).
 esdirk::Options esdirk_integrator_options(const std::string& solver, const Task& task) {
   esdirk::Options o = bench::esdirk_options(task);
+  if (solver == "esdirk reuse") {
+    o.reuse_jacobian = true;
+    o.keep_step_ratio_high = 1.2;
+    return o;
+  }
+  if (solver == "esdirk auto") {
+    o.method = esdirk::Tableau::automatic();
+    return o;
+  }
   if (solver != "esdirk (seed 002)") return o;
   esdirk::Options seed = esdirk::Options::seed002();
   seed.rtol = o.rtol;

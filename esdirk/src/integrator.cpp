@@ -134,6 +134,12 @@ void Integrator::resume(double t, ConstVector x, ConstVector z, ConstVector f, C
   for (StepListener* listener : listeners_) listener->on_restart(t, RestartKind::restart);
 }
 
+void Integrator::require_step_jacobians(const char* who) const {
+  if (options_.reuse_jacobian)
+    throw std::invalid_argument(std::string(who) + ": Options::reuse_jacobian is a states-only option (the "
+                                "derivatives need the Jacobian at the start of every step); switch it off");
+}
+
 void Integrator::add_listener(StepListener& listener) {
   if (std::find(listeners_.begin(), listeners_.end(), &listener) != listeners_.end())
     throw std::invalid_argument("add_listener: the listener is already in the list");
@@ -336,6 +342,7 @@ Status Integrator::take_step() {
 // One attempt: the stepper's stages and error estimate, the listeners' trial verdicts, the
 // error test, and on acceptance the controller and the listeners' on_accept.
 Integrator::Attempt Integrator::attempt_step(double h, double t_end, bool force_accept) {
+  const bool controller_step = std::abs(h) == std::abs(h_);  // not cut to a stop time or bound
   switch (stepper_.attempt(h)) {
     case Stepper::Attempt::converged: break;
     case Stepper::Attempt::newton_failed: return Attempt::newton_failed;
@@ -367,7 +374,14 @@ Integrator::Attempt Integrator::attempt_step(double h, double t_end, bool force_
   }
   ++stats_.accepted_steps;
   stepper_.accept(t_end);
-  const double next = controller_.after_accept(std::abs(h), last_error_, stepper_.max_contraction());
+  double next = controller_.after_accept(std::abs(h), last_error_, stepper_.max_contraction());
+  // A small proposed change keeps h (and with reuse_jacobian the LU): RADAU5's quot1, quot2.
+  const double ratio = next / std::abs(h);
+  if (controller_step && next != std::abs(h) && ratio >= options_.keep_step_ratio_low &&
+      ratio <= options_.keep_step_ratio_high) {
+    next = std::abs(h);
+    ++stats_.steps_kept;
+  }
   h_ = direction_ * std::min(next, options_.max_step);
   last_status_ = notify_accept();
   return ok(last_status_) ? Attempt::accepted : Attempt::listener_failed;

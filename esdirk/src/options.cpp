@@ -58,6 +58,9 @@ Options Options::seed002() {
   o.max_jacobian_refreshes = 0;
   o.max_newton_dampings = 0;
   o.repeated_rejection_min_ratio = o.min_step_ratio;
+  o.reuse_jacobian = false;  // J at t_n every step
+  o.keep_step_ratio_low = 1.0;
+  o.keep_step_ratio_high = 1.0;
   return o;
 }
 
@@ -104,6 +107,12 @@ void Options::validate(int nx, int nz) const {
   require(previous_error_floor > 0.0 && previous_error_floor <= 1.0, "previous_error_floor",
           "in (0, 1]", previous_error_floor);
   require(max_error_test_failures >= 1, "max_error_test_failures", ">= 1", max_error_test_failures);
+  require(keep_step_ratio_low > 0.0 && keep_step_ratio_low <= 1.0, "keep_step_ratio_low", "in (0, 1]",
+          keep_step_ratio_low);
+  require(keep_step_ratio_high >= 1.0 && keep_step_ratio_high <= max_step_ratio, "keep_step_ratio_high",
+          "in [1, max_step_ratio]", keep_step_ratio_high);
+  require(jacobian_reuse_contraction > 0.0 && jacobian_reuse_contraction < 1.0,
+          "jacobian_reuse_contraction", "in (0, 1)", jacobian_reuse_contraction);
   if (stage_predictor != StagePredictor::dense_output && stage_predictor != StagePredictor::previous_stage)
     invalid("stage_predictor is neither dense_output nor previous_stage");
   if (newton_test != NewtonTest::preconditioned_residual && newton_test != NewtonTest::residual)

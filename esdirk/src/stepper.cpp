@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "esdirk/dense_basis.hpp"
 #include "internal/format_number.hpp"
@@ -43,13 +44,14 @@ Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
       s_(options.method.stages),
       jacobians_(problem, stats),
       weights_(options, problem.nx(), problem.nz()),
-      trial_matrix_(std::make_unique<StageLinearSystem>(problem.nx(), problem.nz(),
-                                                        problem.jacobian_structure())),
-      accepted_matrix_(std::make_unique<StageLinearSystem>(problem.nx(), problem.nz(),
-                                                           problem.jacobian_structure())),
+      matrix_storage_{
+          std::make_unique<StageLinearSystem>(problem.nx(), problem.nz(), problem.jacobian_structure()),
+          std::make_unique<StageLinearSystem>(problem.nx(), problem.nz(), problem.jacobian_structure())},
       jacobian_(problem.size(), problem.jacobian_structure()),
       accepted_jacobian_(problem.size(), problem.jacobian_structure()),
       newton_jacobian_(problem.size(), problem.jacobian_structure()) {
+  trial_matrix_ = matrix_storage_[0].get();
+  accepted_matrix_ = matrix_storage_[1].get();
   const auto ux = static_cast<std::size_t>(nx_), uz = static_cast<std::size_t>(nz_);
   const auto us = static_cast<std::size_t>(s_);
   x_.assign(ux, 0.0);
@@ -101,6 +103,7 @@ Status Stepper::start(double t, ConstVector x, ConstVector z_guess, ConstVector 
   std::copy(p.begin(), p.end(), p_.begin());
   has_step_ = false;
   jacobian_current_ = false;
+  jacobian_reused_ = false;
   index_ = 0;
   dense_lu_index_ = -1;
   const Status status = solve_consistent_z(t_, x_, z_);
@@ -131,6 +134,7 @@ void Stepper::restore_start() {
   std::copy(saved_.p.begin(), saved_.p.end(), p_.begin());
   has_step_ = saved_.has_step;
   jacobian_current_ = false;  // the consistent initialization used jacobian_ as workspace
+  jacobian_reused_ = false;
   index_ = saved_.index;
   dense_lu_index_ = saved_.dense_lu_index;
 }
@@ -146,6 +150,7 @@ void Stepper::resume(double t, ConstVector x, ConstVector z, ConstVector f, Cons
   std::copy(p.begin(), p.end(), p_.begin());
   has_step_ = false;
   jacobian_current_ = false;
+  jacobian_reused_ = false;
   index_ = index;
   dense_lu_index_ = -1;
 }
@@ -274,9 +279,18 @@ Stepper::Attempt Stepper::attempt(double h) {
       return Attempt::callback_failed;
     }
     jacobian_current_ = true;
+    jacobian_reused_ = false;
+  } else if (jacobian_reused_) {
+    ++stats_.jacobian_reuses;
   }
-  ++stats_.lu_factorizations;
-  if (trial_matrix_->factor(jacobian_, h * tab_.gamma, index_) != 0) return Attempt::singular;
+  if (jacobian_reused_ && has_step_ && accepted_matrix_->h_gamma() == h * tab_.gamma) {
+    // The last step's J and the same h: its LU is this step's (Options::keep_step_ratio_*).
+    trial_matrix_ = accepted_matrix_;
+    ++stats_.lu_reuses;
+  } else {
+    ++stats_.lu_factorizations;
+    if (matrix_for_factoring().factor(jacobian_, h * tab_.gamma, index_) != 0) return Attempt::singular;
+  }
 
   weights_.differential(x_, wx_);
   weights_.algebraic(z_, wz_);
@@ -290,13 +304,17 @@ Stepper::Attempt Stepper::attempt(double h) {
   matrix_refreshed_ = false;
   for (int i = 1; i < s_; ++i) {
     const Attempt stage = solve_stage(i, h);
+    if (stage == Attempt::newton_failed || stage == Attempt::singular) {
+      // A kept Jacobian may be what failed: the retry forms J at t_n.
+      if (jacobian_reused_) jacobian_current_ = jacobian_reused_ = false;
+    }
     if (stage != Attempt::converged) return stage;
   }
   if (matrix_refreshed_) {
     // The stages converged with a refreshed Jacobian: the step's LU becomes that of J_n again,
     // so that StepView::matrix and StepView::jacobian belong together for the modules above.
     ++stats_.lu_factorizations;
-    if (trial_matrix_->factor(jacobian_, h * tab_.gamma, index_) != 0) return Attempt::singular;
+    if (matrix_for_factoring().factor(jacobian_, h * tab_.gamma, index_) != 0) return Attempt::singular;
   }
 
   // Error estimate e = h sum d_i F_i (20) and its norm (21) over the differential states.
@@ -490,7 +508,7 @@ Stepper::Attempt Stepper::refresh_jacobian(double T, double hg, double best_meas
     return Attempt::callback_failed;
   }
   ++stats_.lu_factorizations;
-  if (trial_matrix_->factor(newton_jacobian_, hg, index_) != 0) return Attempt::singular;
+  if (matrix_for_factoring().factor(newton_jacobian_, hg, index_) != 0) return Attempt::singular;
   return Attempt::converged;
 }
 
@@ -539,7 +557,7 @@ void Stepper::predict_stage(int i, double h) {
 
 StepView Stepper::trial() const {
   return {index_, t_, h_trial_, T_[s_ - 1], h_trial_ * tab_.gamma, s_, X_.cref(), Z_.cref(),
-          F_.cref(), G_.cref(), T_.data(), jacobian_.dense(), trial_matrix_.get(), &jacobian_};
+          F_.cref(), G_.cref(), T_.data(), jacobian_.dense(), trial_matrix_, &jacobian_};
 }
 
 void Stepper::accept(double t_end) {
@@ -548,7 +566,7 @@ void Stepper::accept(double t_end) {
   F_.swap(Fa_);
   G_.swap(Ga_);
   T_.swap(Ta_);
-  trial_matrix_.swap(accepted_matrix_);
+  if (trial_matrix_ != accepted_matrix_) std::swap(trial_matrix_, accepted_matrix_);
   jacobian_.swap(accepted_jacobian_);  // the next step forms its own J in the other buffer
   ta_ = t_;
   ha_ = h_trial_;
@@ -558,15 +576,34 @@ void Stepper::accept(double t_end) {
   std::copy(Za_.column(s_ - 1), Za_.column(s_ - 1) + nz_, z_.begin());
   std::copy(Fa_.column(s_ - 1), Fa_.column(s_ - 1) + nx_, f_.begin());
   std::copy(Ga_.column(s_ - 1), Ga_.column(s_ - 1) + nz_, g_.begin());
-  jacobian_current_ = false;
+  // Options::reuse_jacobian: keep this step's J for the next while Newton contracted fast with
+  // it and no stage needed a refreshed one.
+  const bool keep = options_.reuse_jacobian && jacobian_.is_dense() && !matrix_refreshed_ &&
+                    max_contraction_ <= options_.jacobian_reuse_contraction;
+  if (keep) {
+    const ConstMatrixRef used = std::as_const(accepted_jacobian_).dense();
+    const MatrixRef next = jacobian_.dense();
+    for (int j = 0; j < n_; ++j)
+      for (int i = 0; i < n_; ++i) next(i, j) = used(i, j);
+  }
+  jacobian_current_ = keep;
+  jacobian_reused_ = keep;
   has_step_ = true;
   ++index_;
+}
+
+// The LU a new factorization goes into: the trial one, unless the trial step shares the
+// accepted step's LU (reuse), whose factors must stay the last step's.
+StageLinearSystem& Stepper::matrix_for_factoring() {
+  if (trial_matrix_ == accepted_matrix_)
+    trial_matrix_ = accepted_matrix_ == matrix_storage_[0].get() ? matrix_storage_[1].get() : matrix_storage_[0].get();
+  return *trial_matrix_;
 }
 
 StepView Stepper::last_step() const {
   if (!has_step_) throw std::logic_error("last_step: no step has been accepted yet");
   return {index_ - 1, ta_, ha_, t_, accepted_matrix_->h_gamma(), s_, Xa_.cref(), Za_.cref(),
-          Fa_.cref(), Ga_.cref(), Ta_.data(), accepted_jacobian_.dense(), accepted_matrix_.get(),
+          Fa_.cref(), Ga_.cref(), Ta_.data(), accepted_jacobian_.dense(), accepted_matrix_,
           &accepted_jacobian_};
 }
 

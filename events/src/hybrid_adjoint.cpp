@@ -133,6 +133,7 @@ class HybridAdjoint::Replayer final : public StepListener {
 
 HybridAdjoint::HybridAdjoint(HybridSolver& solver, HybridAdjointOptions options)
     : solver_(solver), options_(options) {
+  solver_.integrator().require_step_jacobians("HybridAdjoint");
   options_.validate();
   if (options_.memory_budget > 0) {
     capacity_ = options_.memory_budget / record_doubles();

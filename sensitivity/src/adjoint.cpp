@@ -117,6 +117,7 @@ class Adjoint::Replayer final : public StepListener {
 
 Adjoint::Adjoint(Integrator& integrator, AdjointOptions options)
     : integrator_(integrator), options_(std::move(options)) {
+  integrator.require_step_jacobians("Adjoint");
   options_.validate();
   if (options_.memory_budget > 0) {
     capacity_ = options_.memory_budget / record_doubles();

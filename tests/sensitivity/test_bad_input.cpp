@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
 #include "sensitivity_fixtures.hpp"
 
@@ -190,6 +191,20 @@ BOOST_AUTO_TEST_CASE(error_control_with_a_zero_seed_column) {
     BOOST_TEST(S3(i, 0) == S2(i, 0));  // the zero column does not change the steps
     BOOST_TEST(S3(i, 2) == S2(i, 1));
   }
+}
+
+// Options::reuse_jacobian is a states-only option: the forward sensitivities, the adjoint and
+// the shooting intervals (which carry sensitivities) refuse it by name.
+BOOST_AUTO_TEST_CASE(jacobian_reuse_is_refused_by_the_derivative_modules) {
+  Oscillator model;
+  esdirk::Options options;
+  options.reuse_jacobian = true;
+  esdirk::Integrator solver(model, options);
+  BOOST_CHECK_EXCEPTION(esdirk::ForwardSensitivity{solver}, std::invalid_argument,
+                        [](const std::invalid_argument& e) { return mentions(e, "ForwardSensitivity") && mentions(e, "reuse_jacobian"); });
+  BOOST_CHECK_EXCEPTION(esdirk::Adjoint{solver}, std::invalid_argument,
+                        [](const std::invalid_argument& e) { return mentions(e, "Adjoint") && mentions(e, "reuse_jacobian"); });
+  BOOST_CHECK_THROW((esdirk::ShootingInterval{model, options}), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -94,6 +94,10 @@ class ESDIRK_API Integrator {
   void set_stop_time(double tstop);
   void clear_stop_time();
 
+  /// For modules whose derivatives need the Jacobian at the start of every step (forward
+  /// sensitivities, adjoints): throws std::invalid_argument naming `who` when
+  /// Options::reuse_jacobian is on.
+  void require_step_jacobians(const char* who) const;
   /// Adds a listener at the end of the ordered list (it must outlive its membership; remove it
   /// before destroying it). Adding the same listener twice throws std::invalid_argument.
   /// Allocates: call at setup, not from a listener.

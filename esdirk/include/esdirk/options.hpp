@@ -85,6 +85,12 @@ struct ESDIRK_API Options {
   double max_step_ratio = 5.0;         ///< largest h_new/h
   double previous_error_floor = 1e-2;  ///< floor on the stored r_{n-1} (as RADAU5)
   int max_error_test_failures = 12;    ///< consecutive error-test rejections before giving up
+  /// Keep h when the controller proposes h_new/h in [keep_step_ratio_low, keep_step_ratio_high]
+  /// after an accepted step (as RADAU5's quot1, quot2), so that with reuse_jacobian the next step
+  /// reuses the LU as well. Need 0 < low <= 1 <= high <= max_step_ratio; [1, 1]: h always moves
+  /// (doc/integrator-guide.md, "LU and Jacobian reuse").
+  double keep_step_ratio_low = 1.0;
+  double keep_step_ratio_high = 1.0;
 
   // --- Newton iteration -------------------------------------------------------------------
   NewtonTest newton_test = NewtonTest::preconditioned_residual;
@@ -107,6 +113,15 @@ struct ESDIRK_API Options {
   /// counts as a callback failure (0: no damping).
   int max_newton_dampings = 10;
   int max_callback_failures = 12;          ///< consecutive recoverable callback failures / NaNs
+  /// States only: keep the Jacobian of the last step for the next one while its Newton
+  /// iterations contracted at least as fast as jacobian_reuse_contraction (and no stage needed a
+  /// refreshed Jacobian); a Newton failure makes the retry form J at t_n again. The steps then
+  /// depend on the steps before them, so ForwardSensitivity and Adjoint refuse it (their
+  /// derivatives need J at t_n of each step) and a Trajectory replay is not bit for bit. Dense
+  /// back-end only (banded and sparse problems ignore it). Off: J at t_n every step (the seed).
+  bool reuse_jacobian = false;
+  /// The Newton contraction rate below which the Jacobian is kept for the next step; in (0, 1).
+  double jacobian_reuse_contraction = 0.1;
 
   // --- Consistent initialization of z -----------------------------------------------------
   int max_initialization_iterations = 30;

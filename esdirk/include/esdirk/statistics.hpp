@@ -23,6 +23,9 @@ struct ESDIRK_API Statistics {
   long newton_failures = 0;          ///< stage solves that diverged or hit the iteration limit
   long jacobian_refreshes = 0;  ///< Newton recoveries: J at a stage iterate and its LU (in NJAC, NLU)
   long newton_dampings = 0;     ///< Newton corrections halved because the model left its domain
+  long jacobian_reuses = 0;  ///< attempts with the Jacobian of an earlier step (Options::reuse_jacobian)
+  long lu_reuses = 0;        ///< attempts with the previous step's LU (same J, same h): not in NLU
+  long steps_kept = 0;       ///< accepted steps after which h was kept (Options::keep_step_ratio_*)
   long callback_failures = 0;        ///< recoverable callback failures and non-finite values
   long parameter_jacobian_evaluations = 0;  ///< NJACP: [f_p; g_p] formed (sensitivities)
   long sensitivity_solves = 0;  ///< NSENS: accepted steps whose sensitivities were solved

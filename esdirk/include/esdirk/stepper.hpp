@@ -102,10 +102,17 @@ class ESDIRK_API Stepper final : public DenseOutput {
   int nx_, nz_, n_, s_;
   JacobianEvaluator jacobians_;
   ErrorWeights weights_;
-  std::unique_ptr<StageLinearSystem> trial_matrix_, accepted_matrix_;
+  // Two LUs; trial_matrix_ and accepted_matrix_ point into them. They point to the same one
+  // while a step reuses the previous step's LU (Options::reuse_jacobian with h kept); a new
+  // factorization then goes into the other (matrix_for_factoring()).
+  std::unique_ptr<StageLinearSystem> matrix_storage_[2];
+  StageLinearSystem* trial_matrix_ = nullptr;
+  StageLinearSystem* accepted_matrix_ = nullptr;
+  StageLinearSystem& matrix_for_factoring();
 
   bool has_step_ = false;
-  bool jacobian_current_ = false;  // jacobian_ belongs to (t_, x_, z_)
+  bool jacobian_current_ = false;  // jacobian_ belongs to (t_, x_, z_), or is reused (below)
+  bool jacobian_reused_ = false;   // jacobian_ is the last step's J (Options::reuse_jacobian)
   long index_ = 0;                 // accepted steps since start()
   double t_ = 0.0;
   double h_trial_ = 0.0;

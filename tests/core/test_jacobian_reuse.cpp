@@ -1,0 +1,127 @@
+// LU and Jacobian reuse (Options::reuse_jacobian, keep_step_ratio_low/high): the counters say
+// how often, the error test still holds the achieved error in [0.1, 10] x rtol on the
+// reference problems, the modules whose derivatives need J at t_n refuse the option, and
+// out-of-range options are clear errors. Off by default and in Options::seed002().
+
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dow/dow_model.hpp"
+#include "esdirk/integrator.hpp"
+#include "reference_problems.hpp"
+
+namespace {
+
+esdirk::Options with_reuse(esdirk::Options o) {
+  o.reuse_jacobian = true;
+  o.keep_step_ratio_low = 1.0;
+  o.keep_step_ratio_high = 1.2;
+  return o;
+}
+
+bool names(const std::invalid_argument& e, const char* option) {
+  return std::string(e.what()).find(option) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(jacobian_reuse)
+
+BOOST_AUTO_TEST_CASE(off_by_default_and_in_the_seed_configuration) {
+  for (const esdirk::Options& o : {esdirk::Options{}, esdirk::Options::seed002()}) {
+    BOOST_TEST(!o.reuse_jacobian);
+    BOOST_TEST(o.keep_step_ratio_low == 1.0);
+    BOOST_TEST(o.keep_step_ratio_high == 1.0);
+  }
+  // J at t_n every step: one Jacobian per accepted step plus the initialization's, no reuse.
+  auto cases = reference_problems::all();
+  const auto& dow = cases.back();
+  const auto out = reference_problems::solve(dow, 1e-6);
+  BOOST_REQUIRE(esdirk::ok(out.status));
+  BOOST_TEST(out.stats.jacobian_reuses == 0);
+  BOOST_TEST(out.stats.lu_reuses == 0);
+  BOOST_TEST(out.stats.steps_kept == 0);
+}
+
+// With reuse, the error test still decides: the achieved error stays in [0.1, 10] x rtol, and
+// the counters show that J and LUs were reused and h was kept.
+BOOST_AUTO_TEST_CASE(reuse_keeps_the_achieved_error_and_counts_what_it_saved) {
+  for (auto& c : reference_problems::all()) {
+    const auto base = c.options;
+    c.options = [base](double rtol) { return with_reuse(base(rtol)); };
+    for (double rtol : {1e-4, 1e-8}) {
+      const auto out = reference_problems::solve(c, rtol);
+      const auto& s = out.stats;
+      BOOST_TEST_INFO(c.name << " rtol " << rtol << ": error " << out.error / rtol << " rtol, " << s.steps
+                             << " steps, " << s.jacobian_evaluations << " J, " << s.jacobian_reuses
+                             << " J reuses, " << s.lu_factorizations << " LUs, " << s.lu_reuses
+                             << " LU reuses, " << s.steps_kept << " kept");
+      BOOST_REQUIRE(esdirk::ok(out.status));
+      BOOST_TEST(out.error <= 10.0 * rtol);
+      BOOST_TEST(out.error >= 0.1 * rtol);
+      BOOST_TEST(s.jacobian_reuses > 0);
+      BOOST_TEST(s.steps_kept > 0);
+      // Every attempt either factors M or reuses the last LU (analytic or difference J alike;
+      // refreshes add LUs of their own).
+      BOOST_TEST(s.lu_factorizations + s.lu_reuses >= s.steps);
+      BOOST_TEST(s.lu_reuses <= s.jacobian_reuses);
+      BOOST_TEST(s.jacobian_evaluations + s.jacobian_reuses >= s.accepted_steps);
+    }
+  }
+}
+
+// A kept h: consecutive accepted steps of equal size at least as often as steps_kept says.
+BOOST_AUTO_TEST_CASE(kept_steps_have_the_same_size) {
+  dow::Model model;
+  esdirk::Integrator solver(model, with_reuse(dow::benchmark_options(1e-6)));
+  std::vector<double> sizes;
+  solver.set_step_observer([&sizes](const esdirk::StepView& step) { sizes.push_back(step.h); });
+  const auto zs = dow::consistent_algebraic_start();
+  std::vector<double> x(6), z(4);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, {dow::initial_states.begin(), dow::initial_states.end()},
+                                             {zs.begin(), zs.end()},
+                                             {dow::nominal_parameters.begin(), dow::nominal_parameters.end()})));
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(10.0, x, z).status));
+  long equal = 0;
+  for (std::size_t k = 1; k < sizes.size(); ++k) equal += sizes[k] == sizes[k - 1];
+  const esdirk::Statistics& s = solver.statistics();
+  BOOST_TEST_MESSAGE("Dow rtol 1e-6: " << s.steps_kept << " kept, " << equal << " equal consecutive steps, "
+                                       << s.lu_reuses << " LU reuses of " << s.steps << " attempts");
+  BOOST_TEST(s.steps_kept > 0);
+  BOOST_TEST(equal >= s.steps_kept - s.rejected_steps - s.newton_failures);
+  BOOST_TEST(s.lu_reuses > 0);
+}
+
+BOOST_AUTO_TEST_CASE(out_of_range_reuse_options_are_clear_errors) {
+  auto problem = esdirk::FunctionProblem(1, 0, 0, [](double, auto y, auto, auto, auto f) {
+    f[0] = -y[0];
+    return 0;
+  });
+  struct Bad {
+    const char* name;
+    void (*set)(esdirk::Options&);
+  };
+  const Bad bad[] = {
+      {"keep_step_ratio_low", [](esdirk::Options& o) { o.keep_step_ratio_low = 0.0; }},
+      {"keep_step_ratio_low", [](esdirk::Options& o) { o.keep_step_ratio_low = 1.5; }},
+      {"keep_step_ratio_low", [](esdirk::Options& o) { o.keep_step_ratio_low = std::nan(""); }},
+      {"keep_step_ratio_high", [](esdirk::Options& o) { o.keep_step_ratio_high = 0.9; }},
+      {"keep_step_ratio_high", [](esdirk::Options& o) { o.keep_step_ratio_high = 6.0; }},  // > max_step_ratio 5
+      {"keep_step_ratio_high", [](esdirk::Options& o) { o.keep_step_ratio_high = INFINITY; }},
+      {"jacobian_reuse_contraction", [](esdirk::Options& o) { o.jacobian_reuse_contraction = 0.0; }},
+      {"jacobian_reuse_contraction", [](esdirk::Options& o) { o.jacobian_reuse_contraction = 1.0; }},
+      {"jacobian_reuse_contraction", [](esdirk::Options& o) { o.jacobian_reuse_contraction = std::nan(""); }},
+  };
+  for (const Bad& b : bad) {
+    esdirk::Options o;
+    b.set(o);
+    BOOST_TEST_INFO(b.name);
+    BOOST_CHECK_EXCEPTION(esdirk::Integrator(problem, o), std::invalid_argument,
+                          [&](const std::invalid_argument& e) { return names(e, b.name); });
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
