@@ -243,7 +243,10 @@ BOOST_AUTO_TEST_CASE(a_cold_started_interval_with_a_fast_sensitivity_transient_t
   std::vector<double> theta(np);
   for (int j = 0; j < np; ++j) theta[j] = std::log(dow::nominal_parameters[static_cast<std::size_t>(j)]);
   const auto z0 = dow::consistent_algebraic(x0.data(), dow::nominal_parameters.data());
-  const esdirk::Options options = dow::benchmark_options(1e-6);
+  // The seed's raw tolerances, where the failure was found. Under the default calibrated rule
+  // (internal rtol 1e-8) the chain also succeeds, with up to 97 rejections in an interval.
+  esdirk::Options options = dow::benchmark_options(1e-6);
+  options.tolerance_rule = esdirk::ToleranceRule::raw;
   BOOST_REQUIRE(options.initial_step == 0.0);
   esdirk::ShootingInterval interval(model, options);
   std::vector<double> x(x0.begin(), x0.end()), z(z0.begin(), z0.end());
