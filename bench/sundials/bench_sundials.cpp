@@ -150,13 +150,13 @@ Task make_task(const Case& c, esdirk::Problem& problem, double rtol) {
 // "esdirk": the library's defaults (exact sensitivities under error control); "esdirk (seed
 // 002)": the seed's configuration (paper mode, sensitivities out of the error test).
 esdirk::SensitivityOptions esdirk_sensitivity_options(const std::string& solver) {
-  if (solver == "esdirk" || solver == "esdirk reuse" || solver == "esdirk auto") return {};
+  if (solver == "esdirk" || solver == "esdirk calibrated" || solver == "esdirk reuse" || solver == "esdirk auto") return {};
   if (solver == "esdirk (seed 002)") return esdirk::SensitivityOptions::seed002();
   throw std::invalid_argument("unknown esdirk configuration " + solver);
 }
 
 // The integrator options of an esdirk configuration, each with the task's tolerances: the
-// library's defaults ("esdirk"); states only, LU and Jacobian reuse with h kept for proposed
+// library's defaults ("esdirk"); the defaults with the calibrated tolerance rule ("esdirk calibrated": error about rtol); states only, LU and Jacobian reuse with h kept for proposed
 // changes within [1, 1.2] ("esdirk reuse") or the automatic member ("esdirk auto"); or the
 // seed's configuration ("esdirk (seed 002)": Options::seed002(), raw tolerances, no Newton
 // recovery).
@@ -165,6 +165,10 @@ esdirk::Options esdirk_integrator_options(const std::string& solver, const Task&
   if (solver == "esdirk reuse") {
     o.reuse_jacobian = true;
     o.keep_step_ratio_high = 1.2;
+    return o;
+  }
+  if (solver == "esdirk calibrated") {
+    o.tolerance_rule = esdirk::ToleranceRule::calibrated;
     return o;
   }
   if (solver == "esdirk auto") {

@@ -77,11 +77,11 @@ inline std::vector<Case> all_cases() {
       }
     throw std::logic_error("no reference problem " + name);
   };
-  const std::vector<std::string> ode_solvers = {"esdirk", "esdirk reuse", "esdirk auto", "CVODES",
+  const std::vector<std::string> ode_solvers = {"esdirk", "esdirk calibrated", "esdirk reuse", "esdirk auto", "CVODES",
                                                 "ARKODE ARK324L2SA", "ARKODE Kvaerno534"};
   const std::vector<std::string> sens_solvers = {"esdirk", "esdirk (seed 002)", "IDAS", "IDAS staggered",
                                                  "IDAS DQ", "IDAS DQ staggered"};
-  cases.push_back(from("dow_states", "Dow batch reactor", {"esdirk", "esdirk reuse", "esdirk auto", "IDAS", "IDAS DQ"}));
+  cases.push_back(from("dow_states", "Dow batch reactor", {"esdirk", "esdirk calibrated", "esdirk reuse", "esdirk auto", "IDAS", "IDAS DQ"}));
   {
     Case c = from("dow_sensitivities", "Dow batch reactor", sens_solvers);
     c.title = "Dow batch reactor + 9 parameter sensitivities";
@@ -113,8 +113,8 @@ inline std::vector<Case> all_cases() {
     c.sensitivity_floor = 0.0;
     cases.push_back(c);
   }
-  cases.push_back(from("akzo_nobel", "Akzo Nobel DAE", {"esdirk", "esdirk reuse", "esdirk auto", "IDAS"}));
-  cases.push_back(from("robertson_dae", "Robertson DAE", {"esdirk", "esdirk reuse", "esdirk auto", "IDAS", "IDAS DQ"}));
+  cases.push_back(from("akzo_nobel", "Akzo Nobel DAE", {"esdirk", "esdirk calibrated", "esdirk reuse", "esdirk auto", "IDAS"}));
+  cases.push_back(from("robertson_dae", "Robertson DAE", {"esdirk", "esdirk calibrated", "esdirk reuse", "esdirk auto", "IDAS", "IDAS DQ"}));
   cases.push_back(from("robertson_ode", "Robertson ODE", ode_solvers));
   cases.push_back(from("van_der_pol", "Van der Pol (eps = 1e-6)", ode_solvers));
   return cases;

@@ -16,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-MARKERS = {"esdirk": "o-", "esdirk (seed 002)": "o--", "esdirk reuse": "o:", "esdirk auto": "P-", "IDAS": "s-", "IDAS staggered": "s--",
+MARKERS = {"esdirk": "o-", "esdirk (seed 002)": "o--", "esdirk calibrated": "x--", "esdirk reuse": "o:", "esdirk auto": "P-", "IDAS": "s-", "IDAS staggered": "s--",
            "IDAS DQ": "^-", "IDAS DQ staggered": "^--", "CVODES": "D-", "ARKODE ARK324L2SA": "v-",
            "ARKODE Kvaerno534": "v--"}
 
