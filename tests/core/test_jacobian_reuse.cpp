@@ -16,7 +16,6 @@
 namespace {
 
 esdirk::Options with_reuse(esdirk::Options o) {
-  o.tolerance_rule = esdirk::ToleranceRule::calibrated;
   o.reuse_jacobian = true;
   o.keep_step_ratio_low = 1.0;
   o.keep_step_ratio_high = 1.2;

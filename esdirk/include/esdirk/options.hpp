@@ -47,9 +47,8 @@ struct ESDIRK_API Options {
   /// Absolute tolerances of the algebraic states (size nz); the Newton test on z uses weights
   /// algebraic_atol + rtol|z|. Empty: the scalar atol.
   std::vector<double> algebraic_atol;
-  /// The seed's raw tolerances (default for now: doc/integrator-theory.md section 4a says why)
-  /// or the calibrated rule (achieved error about rtol).
-  ToleranceRule tolerance_rule = ToleranceRule::raw;
+  /// The calibrated rule (default: achieved error about rtol) or the seed's raw tolerances.
+  ToleranceRule tolerance_rule = ToleranceRule::calibrated;
   /// kappa of the calibrated rule; 0 takes the method's measured constant
   /// (Tableau::tolerance_factor). Must be 0 or finite and > 0.
   double calibration_factor = 0.0;
