@@ -34,9 +34,10 @@ BOOST_AUTO_TEST_SUITE(hybrid_ode_tests)
 
 BOOST_AUTO_TEST_CASE(three_events_at_the_closed_form_times) {
   const auto ex = exact_ode();
-  // rtol 1e-10: the event times carry the integrator's global error of x (about 40 rtol
-  // relative at t3, a sum of local errors: doc/events-guide.md, "Accuracy"); rtol 1e-13: 1e-10.
-  for (const auto& [rtol, bound] : {std::pair{1e-10, 1e-8}, std::pair{1e-13, 1e-10}}) {
+  // The event times carry the integrator's global error of x (doc/events-guide.md, "Accuracy"):
+  // with the default (calibrated) tolerances that is about rtol, so 1e-10 at rtol 1e-10 (measured
+  // 3.8e-12, 5.8e-12, 5.4e-11). The seed's raw rule reaches only 5.6e-9 there (~40 rtol at t3).
+  for (const auto& [rtol, bound] : {std::pair{1e-10, 1e-10}, std::pair{1e-13, 1e-10}}) {
     const Run r = ode_run(rtol);
     BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
     BOOST_REQUIRE_EQUAL(r.events.size(), 3u);
