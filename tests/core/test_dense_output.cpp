@@ -25,9 +25,10 @@ esdirk::FunctionProblem hyperbola() {
 }
 
 // Largest dense-output error at theta = 0.3 and 0.7 inside each of n fixed steps on [0, 2].
-std::pair<double, double> dense_errors(int n) {
+std::pair<double, double> dense_errors(int n, const esdirk::Tableau& method = esdirk::Tableau::esdirk34()) {
   auto problem = hyperbola();
   esdirk::Options options;
+  options.method = method;
   options.rtol = options.atol = 1e-13;
   options.max_newton_iterations = 30;
   esdirk::Integrator solver(problem, options);
@@ -64,6 +65,20 @@ BOOST_AUTO_TEST_CASE(dense_output_has_order_3_in_x_and_z) {
     BOOST_TEST(std::abs(px - 3.0) <= 0.3);
     BOOST_TEST_INFO("x order " << px << ", z order " << pz);
     BOOST_TEST(std::abs(pz - 3.0) <= 0.3);
+  }
+}
+
+// The order-4 and order-5 members use the same cubic Hermite dense output (from F_1 and the
+// stiffly accurate last stage). Their step values are accurate to order 4 and 5, so the
+// interpolant's own error O(h^4) sets the order (ESDIRK34's step values limit it to 3).
+BOOST_AUTO_TEST_CASE(dense_output_of_the_higher_order_members_has_order_4) {
+  for (const auto& method : {esdirk::Tableau::esdirk436(), esdirk::Tableau::esdirk547()}) {
+    const auto [ex1, ez1] = dense_errors(40, method);
+    const auto [ex2, ez2] = dense_errors(80, method);
+    const double px = std::log2(ex1 / ex2), pz = std::log2(ez1 / ez2);
+    BOOST_TEST_MESSAGE(method.name << ": dense orders x " << px << ", z " << pz);
+    BOOST_TEST(std::abs(px - 4.0) <= 0.3, method.name);
+    BOOST_TEST(std::abs(pz - 4.0) <= 0.3, method.name);
   }
 }
 

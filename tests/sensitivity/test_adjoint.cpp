@@ -121,6 +121,23 @@ BOOST_AUTO_TEST_CASE(oscillator_gradient_equals_forward_exact_sensitivities) {
   BOOST_TEST(worst_against_forward(analytic, options, oscillator_setup(), bolza(2, 0)) <= 1e-12);
 }
 
+// The order-4 and order-5 members (6 and 7 stages): the sweep transposes whatever stage
+// recursion the tableau has, on an ODE and on the Dow DAE.
+BOOST_AUTO_TEST_CASE(higher_order_members_gradient_equals_forward_exact_sensitivities) {
+  for (const auto& method : {esdirk::Tableau::esdirk436(), esdirk::Tableau::esdirk547()}) {
+    Oscillator oscillator;
+    esdirk::Options options;
+    options.rtol = 1e-6;
+    options.atol = 1e-8;
+    options.method = method;
+    BOOST_TEST(worst_against_forward(oscillator, options, oscillator_setup(), bolza(2, 0)) <= 1e-12, method.name);
+    dow::Model model;
+    esdirk::Options dow = dow_options(1e-6);
+    dow.method = method;
+    BOOST_TEST(worst_against_forward(model, dow, dow_setup(2.0), bolza(6, 4), {0.5}) <= 1e-12, method.name);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(robertson_dae_gradient_equals_forward_exact_sensitivities) {
   robertson::Dae model;
   Setup s;
