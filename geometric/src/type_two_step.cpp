@@ -41,6 +41,8 @@ void StepOptions::validate() const {
   if (!(tolerance > 0.0) || !std::isfinite(tolerance))
     throw std::invalid_argument("StepOptions: tolerance must be positive and finite");
   if (max_iterations < 1) throw std::invalid_argument("StepOptions: max_iterations must be >= 1");
+  if (iteration != StageIteration::newton && iteration != StageIteration::simplified_newton)
+    throw std::invalid_argument("StepOptions: iteration must be newton or simplified_newton");
 }
 
 TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
@@ -328,6 +330,7 @@ Status TypeTwoStep::solve_block(Block& block) {
     for (std::size_t k = 0; k < size; ++k) y_[first + k] -= residual_[first + k];
     return Status::success;
   }
+  if (options_.iteration == StageIteration::simplified_newton) return solve_block_simplified(block);
   bool converged = false;
   for (int iteration = 0;; ++iteration) {
     if (Status st = linearize_block(block); st != Status::success) return st;
@@ -353,6 +356,50 @@ Status TypeTwoStep::solve_block(Block& block) {
     converged = step <= options_.tolerance * (1.0 + scale);
   }
   return Status::success;
+}
+
+// Simplified Newton (StageIteration::simplified_newton): the block's matrix at the starting
+// guess throughout; the correction that meets the tolerance is not applied, so the stages
+// carry an error of the order of the tolerance. Then the Jacobians and the matrix are formed
+// at the stages reached (the linearization adjoint() and tangent() use; the residual there is
+// the forward defect).
+Status TypeTwoStep::solve_block_simplified(Block& block) {
+  const std::size_t first = static_cast<std::size_t>(block.first) * n_;
+  const std::size_t size = static_cast<std::size_t>(block.count) * n_;
+  const int last = block.first + block.count;
+  if (Status st = linearize_block(block); st != Status::success) return st;
+  double previous = std::numeric_limits<double>::infinity();
+  for (int iteration = 0;; ++iteration) {
+    if (iteration == options_.max_iterations)
+      return fail(Status::constraint_solve_failed,
+                  "the stage equations of stages " + std::to_string(block.first + 1) + ".." +
+                      std::to_string(last) + " did not converge in " +
+                      std::to_string(options_.max_iterations) +
+                      " simplified Newton iterations at t = " + number(t_) + " (tolerance " +
+                      number(options_.tolerance) + ")");
+    ++stats_.newton_iterations;
+    for (std::size_t k = 0; k < size; ++k) dy_[first + k] = -residual_[first + k];
+    block_solve(block, dy_.data() + first, false);
+    double step = 0.0, scale = 0.0;
+    for (std::size_t k = 0; k < size; ++k) {
+      step = std::max(step, std::abs(dy_[first + k]));
+      scale = std::max(scale, std::abs(y_[first + k]));
+    }
+    if (step <= options_.tolerance * (1.0 + scale)) break;
+    // A frozen matrix converges linearly or not at all: a correction that does not shrink
+    // means divergence (going on would end in an overflow of f, reported as the model's).
+    if (!(step < previous))
+      return fail(Status::constraint_solve_failed,
+                  "the simplified Newton iteration of the stage equations diverged at t = " +
+                      number(t_) + " (correction " + number(step) + " after " + number(previous) +
+                      ")");
+    previous = step;
+    for (std::size_t k = 0; k < size; ++k) y_[first + k] += dy_[first + k];
+    stage_states(block);
+    for (int i = block.first; i < last; ++i)
+      if (Status st = evaluate_stage(i, false); st != Status::success) return st;
+  }
+  return linearize_block(block);
 }
 
 Status TypeTwoStep::consistent_algebraic(double t, ConstVector q, Vector u) {

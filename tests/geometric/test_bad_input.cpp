@@ -88,6 +88,17 @@ BOOST_AUTO_TEST_CASE(stage_solves_that_do_not_converge) {
   o = {};
   o.tolerance = -1;
   BOOST_CHECK_THROW(g::TypeTwoStep(p, g::pghvi1(), o), std::invalid_argument);
+  o = {};
+  o.iteration = static_cast<g::StageIteration>(7);
+  BOOST_CHECK_THROW(g::TypeTwoStep(p, g::pghvi1(), o), std::invalid_argument);
+  // Simplified Newton from a starting guess too far for the frozen matrix (dt = 2) diverges
+  // or stalls: a clear status, and no adjoint afterwards.
+  o = {};
+  o.iteration = g::StageIteration::simplified_newton;
+  g::TypeTwoStep simplified(p, g::pghvi1(), o);
+  BOOST_TEST(simplified.forward(0.0, 2.0, q0, u0) == esdirk::Status::constraint_solve_failed);
+  BOOST_TEST(mentions(simplified.message(), "simplified Newton"));
+  BOOST_CHECK_THROW(simplified.adjoint(p1, nullptr, p0), std::logic_error);
 }
 
 // phi_u singular: the pendulum at y = 0 (det phi_u = 2 y^2), and a constraint without u.
