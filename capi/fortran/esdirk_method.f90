@@ -1,0 +1,97 @@
+! esdirk_method: the Fortran 2003 interfaces of the method, tolerance-rule and LU/Jacobian-reuse
+! setters (capi/include/esdirk/esdirk_method.h; doc/fortran-guide.md, "Method, tolerance rule
+! and LU reuse").
+!
+! Solver handles are the esdirk module's type(c_ptr). Method names are Fortran strings (trailing
+! blanks are dropped); an invalid value returns ESDIRK_INVALID_ARGUMENT, leaves the options as
+! they were, and esdirk_last_error_string(solver) says why.
+module esdirk_method
+  use, intrinsic :: iso_c_binding
+  implicit none
+  private
+
+  integer(c_int), parameter, public :: ESDIRK_TOLERANCE_CALIBRATED = 0
+  integer(c_int), parameter, public :: ESDIRK_TOLERANCE_RAW = 1
+
+  public :: esdirk_solver_set_tolerance_rule, esdirk_solver_set_method
+  public :: esdirk_solver_method_name_string, esdirk_solver_set_jacobian_reuse
+  public :: esdirk_solver_set_keep_step_ratio
+
+  interface
+    !> rule: ESDIRK_TOLERANCE_CALIBRATED or ESDIRK_TOLERANCE_RAW; calibration_factor 0 takes
+    !> the method's measured constant.
+    integer(c_int) function esdirk_solver_set_tolerance_rule(solver, rule, calibration_factor) &
+        bind(C, name="esdirk_solver_set_tolerance_rule")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: solver
+      integer(c_int), value :: rule
+      real(c_double), value :: calibration_factor
+    end function esdirk_solver_set_tolerance_rule
+
+    integer(c_int) function c_esdirk_solver_set_method(solver, name) &
+        bind(C, name="esdirk_solver_set_method")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: solver
+      character(kind=c_char), intent(in) :: name(*)
+    end function c_esdirk_solver_set_method
+
+    type(c_ptr) function c_esdirk_solver_method_name(solver) &
+        bind(C, name="esdirk_solver_method_name")
+      import :: c_ptr
+      type(c_ptr), value :: solver
+    end function c_esdirk_solver_method_name
+
+    !> reuse: 0 (J at t_n every step) or 1; contraction in (0, 1) (0.1 by default).
+    integer(c_int) function esdirk_solver_set_jacobian_reuse(solver, reuse, contraction) &
+        bind(C, name="esdirk_solver_set_jacobian_reuse")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: solver
+      integer(c_int), value :: reuse
+      real(c_double), value :: contraction
+    end function esdirk_solver_set_jacobian_reuse
+
+    !> 0 < low <= 1 <= high <= max_step_ratio; [1, 1] (the default): h always moves.
+    integer(c_int) function esdirk_solver_set_keep_step_ratio(solver, low, high) &
+        bind(C, name="esdirk_solver_set_keep_step_ratio")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: solver
+      real(c_double), value :: low, high
+    end function esdirk_solver_set_keep_step_ratio
+
+    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+    end function c_strlen
+  end interface
+
+contains
+
+  !> The method by name: "ESDIRK34" (default), "ESDIRK436", "ESDIRK547", "ESDIRK23", "ESDIRK12"
+  !> or "auto" (chosen by rtol at initialize).
+  integer(c_int) function esdirk_solver_set_method(solver, name) result(status)
+    type(c_ptr), intent(in) :: solver
+    character(len=*), intent(in) :: name
+    status = c_esdirk_solver_set_method(solver, trim(name) // c_null_char)
+  end function esdirk_solver_set_method
+
+  !> The method in use after initialize ("auto" resolved), before it the one set.
+  function esdirk_solver_method_name_string(solver) result(name)
+    type(c_ptr), intent(in) :: solver
+    character(len=:), allocatable :: name
+    type(c_ptr) :: text
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    text = c_esdirk_solver_method_name(solver)
+    if (.not. c_associated(text)) then
+      name = ""
+      return
+    end if
+    n = int(c_strlen(text))
+    call c_f_pointer(text, chars, [n])
+    allocate(character(len=n) :: name)
+    do i = 1, n
+      name(i:i) = chars(i)
+    end do
+  end function esdirk_solver_method_name_string
+
+end module esdirk_method

@@ -1,0 +1,151 @@
+/* The method, tolerance-rule and reuse setters of esdirk_method.h, compiled as C99: their effect
+ * on the DAE x' = -z, 0 = z - x^2 (x = 1/(1+t)), "auto" resolved by rtol, the refusal of
+ * sensitivities with Jacobian reuse, and every invalid value refused with the options kept. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "esdirk/esdirk.h"
+#include "esdirk/esdirk_method.h"
+
+static int hyperbola(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                     const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)p;
+  (void)user_data;
+  f[0] = -z[0];
+  g[0] = z[0] - x[0] * x[0];
+  return 0;
+}
+
+/* Integrates to t = 2 at rtol = atol = tol and returns the error of x; *steps gets the steps. */
+static double run(esdirk_solver* solver, double tol, int64_t* steps) {
+  double x = 1.0, z = 0.5;
+  CHECK_STATUS(esdirk_solver_set_tolerances(solver, tol, tol), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, &x, 1, &z, 1, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_stop_time(solver, 2.0), ESDIRK_SUCCESS);
+  CHECK(esdirk_solver_integrate_to(solver, 2.0, &x, 1, &z, 1) >= 0);
+  CHECK_STATUS(esdirk_solver_get_counter(solver, "steps", steps), ESDIRK_SUCCESS);
+  return fabs(x - 1.0 / 3.0);
+}
+
+static int contains(const char* text, const char* part) { return strstr(text, part) != NULL; }
+
+int main(void) {
+  esdirk_problem* problem = NULL;
+  esdirk_solver* solver = NULL;
+  int64_t steps_calibrated = 0, steps_raw = 0, steps = 0, value = 0;
+  double error_calibrated, error_raw, error;
+  CHECK_STATUS(esdirk_problem_create(1, 1, 0, hyperbola, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+
+  /* Defaults: ESDIRK34 under the calibrated rule. */
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0);
+  error_calibrated = run(solver, 1e-8, &steps_calibrated);
+  /* The raw rule asks the error test for less: fewer steps, a larger error. */
+  CHECK_STATUS(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_RAW, 0.0), ESDIRK_SUCCESS);
+  error_raw = run(solver, 1e-8, &steps_raw);
+  CHECK(steps_raw < steps_calibrated);
+  CHECK(error_raw > 3.0 * error_calibrated);
+  /* A calibration factor of 100 (the method's is about 1) loosens the calibrated rule. */
+  CHECK_STATUS(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_CALIBRATED, 100.0),
+               ESDIRK_SUCCESS);
+  error = run(solver, 1e-8, &steps);
+  CHECK(steps < steps_calibrated && error > error_calibrated);
+  /* Factor 0: the method's own constant again, the same run as the default's bit for bit. */
+  CHECK_STATUS(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_CALIBRATED, 0.0),
+               ESDIRK_SUCCESS);
+  error = run(solver, 1e-8, &steps);
+  CHECK(steps == steps_calibrated && error == error_calibrated);
+
+  /* "auto": ESDIRK34 at rtol 1e-6, the order-5 member at 1e-9 (resolved at initialize). */
+  CHECK_STATUS(esdirk_solver_set_method(solver, "auto"), ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0); /* still the integrator's */
+  run(solver, 1e-6, &steps);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0);
+  error = run(solver, 1e-9, &steps);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK547") == 0);
+  CHECK(error < 1e-7);
+  CHECK_STATUS(esdirk_solver_set_method(solver, "ESDIRK436"), ESDIRK_SUCCESS);
+  run(solver, 1e-6, &steps);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK436") == 0);
+  CHECK_STATUS(esdirk_solver_set_method(solver, "ESDIRK34"), ESDIRK_SUCCESS);
+
+  /* Jacobian reuse and kept steps show in their counters; sensitivities refuse reuse. */
+  CHECK_STATUS(esdirk_solver_set_jacobian_reuse(solver, 1, 0.5), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 0.5, 2.0), ESDIRK_SUCCESS);
+  run(solver, 1e-6, &steps);
+  CHECK_STATUS(esdirk_solver_get_counter(solver, "jacobian_reuses", &value), ESDIRK_SUCCESS);
+  CHECK(value > 0);
+  CHECK_STATUS(esdirk_solver_get_counter(solver, "steps_kept", &value), ESDIRK_SUCCESS);
+  CHECK(value > 0);
+  CHECK_STATUS(esdirk_solver_start_sensitivities(solver, NULL, 1, 1, 1), ESDIRK_INVALID_ARGUMENT);
+  CHECK(contains(esdirk_solver_last_error(solver), "reuse_jacobian"));
+  CHECK_STATUS(esdirk_solver_set_jacobian_reuse(solver, 0, 0.1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, 1.0), ESDIRK_SUCCESS);
+  run(solver, 1e-6, &steps);
+  CHECK_STATUS(esdirk_solver_get_counter(solver, "jacobian_reuses", &value), ESDIRK_SUCCESS);
+  CHECK(value == 0);
+
+  /* Bad values: refused with a message naming what was wrong; the options stay as they were
+   * (the run after them equals the calibrated default run above, bit for bit). */
+  CHECK_STATUS(esdirk_solver_set_tolerance_rule(solver, 2, 0.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(contains(esdirk_solver_last_error(solver), "ESDIRK_TOLERANCE_RAW"));
+  CHECK_STATUS(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_RAW, -1.0),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK(contains(esdirk_solver_last_error(solver), "calibration_factor"));
+  CHECK_STATUS(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_RAW, NAN),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_RAW, INFINITY),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_method(solver, "esdirk34"), ESDIRK_INVALID_ARGUMENT);
+  CHECK(contains(esdirk_solver_last_error(solver), "ESDIRK547")); /* lists the known names */
+  CHECK_STATUS(esdirk_solver_set_method(solver, ""), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_method(solver, NULL), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_jacobian_reuse(solver, 1, 0.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(contains(esdirk_solver_last_error(solver), "jacobian_reuse_contraction"));
+  CHECK_STATUS(esdirk_solver_set_jacobian_reuse(solver, 1, 1.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_jacobian_reuse(solver, 1, NAN), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 0.0, 1.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(contains(esdirk_solver_last_error(solver), "keep_step_ratio_low"));
+  CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.5, 2.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, NAN, 1.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, 0.9), ESDIRK_INVALID_ARGUMENT);
+  CHECK(contains(esdirk_solver_last_error(solver), "keep_step_ratio_high"));
+  CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, INFINITY), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, NAN), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0); /* the integrator's */
+  error = run(solver, 1e-8, &steps);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0);
+  CHECK(steps == steps_calibrated && error == error_calibrated);
+  CHECK_STATUS(esdirk_solver_get_counter(solver, "jacobian_reuses", &value), ESDIRK_SUCCESS);
+  CHECK(value == 0);
+
+  /* high above the controller's max_step_ratio (5): accepted when set, refused at initialize
+   * (the controller may still change); a larger max_step_ratio makes it valid. */
+  {
+    double x = 1.0, z = 0.5;
+    CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, 8.0), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, &x, 1, &z, 1, NULL, 0),
+                 ESDIRK_INVALID_ARGUMENT);
+    CHECK(contains(esdirk_solver_last_error(solver), "keep_step_ratio_high"));
+    CHECK_STATUS(esdirk_solver_set_controller(solver, 1, 1.0, 1.0, 0.9, 0.2, 10.0), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, &x, 1, &z, 1, NULL, 0), ESDIRK_SUCCESS);
+  }
+
+  /* NULL handles. */
+  CHECK_STATUS(esdirk_solver_set_tolerance_rule(NULL, ESDIRK_TOLERANCE_RAW, 0.0),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_method(NULL, "auto"), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_jacobian_reuse(NULL, 1, 0.1), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_keep_step_ratio(NULL, 1.0, 1.0), ESDIRK_NULL_ARGUMENT);
+  CHECK(esdirk_solver_method_name(NULL) == NULL);
+
+  esdirk_solver_free(&solver);
+  esdirk_problem_free(&problem);
+  return report();
+}

@@ -1,0 +1,106 @@
+! The module esdirk_method against the DAE x' = -z, 0 = z - x^2 (x = 1/(1+t)): the raw rule
+! against the calibrated one, "auto" resolved by rtol, Jacobian reuse in its counter, and bad
+! values refused with the options kept.
+module method_model
+  use, intrinsic :: iso_c_binding
+  use esdirk
+  implicit none
+contains
+  integer(c_int) function residual(nx, nz, np, t, x, z, p, f, g, user_data) bind(C)
+    integer(esdirk_int), value :: nx, nz, np
+    real(c_double), value :: t
+    real(c_double), intent(in) :: x(nx), z(*), p(*)
+    real(c_double), intent(out) :: f(nx), g(*)
+    type(c_ptr), value :: user_data
+    f(1) = -z(1)
+    g(1) = z(1) - x(1)**2
+    residual = 0
+  end function residual
+end module method_model
+
+program test_fortran_method
+  use, intrinsic :: iso_c_binding
+  use esdirk
+  use esdirk_method
+  use method_model
+  implicit none
+  integer :: passed = 0, failed = 0
+  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr
+  integer(c_int64_t) :: steps_calibrated, steps_raw, steps, reuses
+  real(c_double) :: error_calibrated, error_raw, error, x(1), z(1), none(1)
+
+  call check(esdirk_problem_create(1, 1, 0, c_funloc(residual), c_null_ptr, problem) == ESDIRK_SUCCESS, "create")
+  call check(esdirk_solver_create(problem, solver) == ESDIRK_SUCCESS, "solver")
+  call check(esdirk_solver_method_name_string(solver) == "ESDIRK34", "default method")
+
+  call run(1d-8, error_calibrated, steps_calibrated)
+  call check(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_RAW, 0.0_c_double) == ESDIRK_SUCCESS, "raw")
+  call run(1d-8, error_raw, steps_raw)
+  call check(steps_raw < steps_calibrated, "raw: fewer steps")
+  call check(error_raw > 3 * error_calibrated, "raw: larger error")
+  call check(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_CALIBRATED, 0.0_c_double) == ESDIRK_SUCCESS, &
+             "calibrated")
+
+  call check(esdirk_solver_set_method(solver, "auto") == ESDIRK_SUCCESS, "auto")
+  call run(1d-9, error, steps)
+  call check(esdirk_solver_method_name_string(solver) == "ESDIRK547", "auto at 1e-9")
+  call check(error < 1d-7, "auto: error")
+  call run(1d-6, error, steps)
+  call check(esdirk_solver_method_name_string(solver) == "ESDIRK34", "auto at 1e-6")
+  call check(esdirk_solver_set_method(solver, "ESDIRK34  ") == ESDIRK_SUCCESS, "trailing blanks")
+
+  call check(esdirk_solver_set_jacobian_reuse(solver, 1_c_int, 0.5_c_double) == ESDIRK_SUCCESS, "reuse")
+  call check(esdirk_solver_set_keep_step_ratio(solver, 0.5_c_double, 2.0_c_double) == ESDIRK_SUCCESS, "keep")
+  call run(1d-6, error, steps)
+  call check(esdirk_solver_get_counter(solver, "jacobian_reuses", reuses) == ESDIRK_SUCCESS, "counter")
+  call check(reuses > 0, "Jacobians reused")
+  call check(esdirk_solver_set_jacobian_reuse(solver, 0_c_int, 0.1_c_double) == ESDIRK_SUCCESS, "no reuse")
+  call check(esdirk_solver_set_keep_step_ratio(solver, 1.0_c_double, 1.0_c_double) == ESDIRK_SUCCESS, "no keep")
+
+  ! Bad values: refused, a message, the options kept (the next run equals the first one).
+  call check(esdirk_solver_set_tolerance_rule(solver, 7_c_int, 0.0_c_double) == ESDIRK_INVALID_ARGUMENT, "bad rule")
+  call check(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_RAW, -2.0_c_double) == ESDIRK_INVALID_ARGUMENT, &
+             "bad factor")
+  call check(index(esdirk_last_error_string(solver), "calibration_factor") > 0, "factor message")
+  call check(esdirk_solver_set_method(solver, "ESDIRK99") == ESDIRK_INVALID_ARGUMENT, "bad method")
+  call check(index(esdirk_last_error_string(solver), "ESDIRK99") > 0, "method message")
+  call check(esdirk_solver_set_jacobian_reuse(solver, 1_c_int, 1.5_c_double) == ESDIRK_INVALID_ARGUMENT, "bad contraction")
+  call check(esdirk_solver_set_keep_step_ratio(solver, 1.2_c_double, 1.0_c_double) == ESDIRK_INVALID_ARGUMENT, "bad low")
+  call check(esdirk_solver_set_keep_step_ratio(solver, 1.0_c_double, 0.5_c_double) == ESDIRK_INVALID_ARGUMENT, "bad high")
+  call run(1d-8, error, steps)
+  call check(steps == steps_calibrated .and. error == error_calibrated, "options kept")
+  call check(esdirk_solver_get_counter(solver, "jacobian_reuses", reuses) == ESDIRK_SUCCESS, "counter")
+  call check(reuses == 0, "no reuse after refusals")
+
+  call esdirk_solver_free(solver)
+  call esdirk_problem_free(problem)
+  print '(i0, a, i0, a)', passed, " passed, ", failed, " failed"
+  if (failed > 0) error stop 1
+
+contains
+  ! To t = 2 at rtol = atol = tol: the error of x and the steps.
+  subroutine run(tol, err, nsteps)
+    real(c_double), intent(in) :: tol
+    real(c_double), intent(out) :: err
+    integer(c_int64_t), intent(out) :: nsteps
+    x = 1.0_c_double
+    z = 0.5_c_double
+    call check(esdirk_solver_set_tolerances(solver, tol, tol) == ESDIRK_SUCCESS, "tolerances")
+    call check(esdirk_solver_initialize(solver, 0.0_c_double, x, 1, z, 1, none, 0) == ESDIRK_SUCCESS, "initialize")
+    call check(esdirk_solver_set_stop_time(solver, 2.0_c_double) == ESDIRK_SUCCESS, "stop time")
+    call check(esdirk_solver_integrate_to(solver, 2.0_c_double, x, 1, z, 1) >= 0, "integrate")
+    call check(esdirk_solver_get_counter(solver, "steps", nsteps) == ESDIRK_SUCCESS, "steps")
+    err = abs(x(1) - 1.0_c_double / 3.0_c_double)
+  end subroutine run
+
+  subroutine check(condition, what)
+    logical, intent(in) :: condition
+    character(len=*), intent(in) :: what
+    if (condition) then
+      passed = passed + 1
+    else
+      failed = failed + 1
+      print '(a, a)', "check failed: ", what
+    end if
+  end subroutine check
+end program test_fortran_method
