@@ -128,6 +128,16 @@ void JacobianMatrix::add_transposed_product(int row0, int rows, ConstMatrixRef X
   }
 }
 
+void JacobianMatrix::copy_values_from(const JacobianMatrix& other) {
+  if (other.n_ != n_ || other.is_dense() != is_dense() ||
+      (!is_dense() && other.values_.size() != values_.size()))
+    throw std::invalid_argument("JacobianMatrix::copy_values_from: the matrices differ in size or storage");
+  if (is_dense())
+    std::copy(other.dense_.data(), other.dense_.data() + static_cast<std::size_t>(n_) * n_, dense_.data());
+  else
+    std::copy(other.values_.begin(), other.values_.end(), values_.begin());
+}
+
 void JacobianMatrix::swap(JacobianMatrix& other) noexcept {
   std::swap(n_, other.n_);
   dense_.swap(other.dense_);

@@ -577,15 +577,10 @@ void Stepper::accept(double t_end) {
   std::copy(Fa_.column(s_ - 1), Fa_.column(s_ - 1) + nx_, f_.begin());
   std::copy(Ga_.column(s_ - 1), Ga_.column(s_ - 1) + nz_, g_.begin());
   // Options::reuse_jacobian: keep this step's J for the next while Newton contracted fast with
-  // it and no stage needed a refreshed one.
-  const bool keep = options_.reuse_jacobian && jacobian_.is_dense() && !matrix_refreshed_ &&
+  // it and no stage needed a refreshed one (any back-end: dense entries or the pattern's values).
+  const bool keep = options_.reuse_jacobian && !matrix_refreshed_ &&
                     max_contraction_ <= options_.jacobian_reuse_contraction;
-  if (keep) {
-    const ConstMatrixRef used = std::as_const(accepted_jacobian_).dense();
-    const MatrixRef next = jacobian_.dense();
-    for (int j = 0; j < n_; ++j)
-      for (int i = 0; i < n_; ++i) next(i, j) = used(i, j);
-  }
+  if (keep) jacobian_.copy_values_from(accepted_jacobian_);
   jacobian_current_ = keep;
   jacobian_reused_ = keep;
   has_step_ = true;

@@ -5,10 +5,12 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "brusselator_1d.hpp"
 #include "dow/dow_model.hpp"
 #include "esdirk/integrator.hpp"
 #include "reference_problems.hpp"
@@ -20,6 +22,38 @@ esdirk::Options with_reuse(esdirk::Options o) {
   o.keep_step_ratio_low = 1.0;
   o.keep_step_ratio_high = 1.2;
   return o;
+}
+
+struct BrusselatorRun {
+  std::vector<double> x;
+  esdirk::Statistics stats;
+};
+
+// The 1-D Brusselator (n = 2 * 100, with or without the algebraic mean) to t = 10 on a back-end.
+BrusselatorRun brusselator(esdirk::LinearSolverKind solver, bool algebraic, double rtol, bool reuse) {
+  test_problems::Brusselator1d problem(100, algebraic, true);
+  problem.set_jacobian_pattern(problem.pattern(), solver);
+  esdirk::Options options;
+  options.rtol = rtol;
+  options.atol = rtol;
+  if (reuse) options = with_reuse(options);
+  esdirk::Integrator integrator(problem, options);
+  BrusselatorRun run;
+  run.x = problem.initial_state();
+  std::vector<double> z = problem.initial_algebraic();
+  BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, run.x, z, {})));
+  BOOST_REQUIRE(esdirk::ok(integrator.integrate_to(10.0, run.x, z).status));
+  run.stats = integrator.statistics();
+  return run;
+}
+
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0.0, scale = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return diff / scale;
 }
 
 bool names(const std::invalid_argument& e, const char* option) {
@@ -93,6 +127,51 @@ BOOST_AUTO_TEST_CASE(kept_steps_have_the_same_size) {
   BOOST_TEST(s.steps_kept > 0);
   BOOST_TEST(equal >= s.steps_kept - s.rejected_steps - s.newton_failures);
   BOOST_TEST(s.lu_reuses > 0);
+}
+
+// Reuse on the banded and sparse (KLU) back-ends: J's values and the LU are kept as on the dense
+// one (no n x n array), the achieved error stays within [0.1, 10] x rtol of a tight reference,
+// and most steps save their LU.
+BOOST_AUTO_TEST_CASE(reuse_works_on_the_banded_and_sparse_back_ends) {
+  for (bool algebraic : {false, true}) {
+    const auto reference = brusselator(esdirk::LinearSolverKind::sparse, algebraic, 1e-11, false);
+    for (auto solver : {esdirk::LinearSolverKind::banded, esdirk::LinearSolverKind::sparse})
+      for (double rtol : {1e-4, 1e-7}) {
+        const auto plain = brusselator(solver, algebraic, rtol, false);
+        const auto kept = brusselator(solver, algebraic, rtol, true);
+        const double error = relative_difference(kept.x, reference.x);
+        const auto& s = kept.stats;
+        std::ostringstream what;
+        what << esdirk::linear_solver_name(solver) << ", algebraic " << algebraic << ", rtol " << rtol
+             << ": error " << error / rtol << " rtol (without reuse "
+             << relative_difference(plain.x, reference.x) / rtol << "), " << s.steps << " steps ("
+             << plain.stats.steps << "), " << s.jacobian_evaluations << " J ("
+             << plain.stats.jacobian_evaluations << "), " << s.lu_factorizations << " LUs ("
+             << plain.stats.lu_factorizations << "), " << s.lu_reuses << " LU reuses";
+        BOOST_TEST_MESSAGE(what.str());
+        BOOST_TEST_INFO(what.str());
+        BOOST_TEST(error <= 10.0 * rtol);
+        BOOST_TEST(error >= 0.1 * rtol);
+        BOOST_TEST(s.jacobian_reuses > 0);
+        BOOST_TEST(s.lu_reuses > 0);
+        BOOST_TEST(s.lu_factorizations + s.lu_reuses >= s.steps);
+        BOOST_TEST(s.jacobian_evaluations < plain.stats.jacobian_evaluations / 2);
+        BOOST_TEST(s.lu_factorizations < plain.stats.lu_factorizations);
+      }
+  }
+}
+
+// The banded and sparse back-ends take the same steps as the dense one with reuse too: the kept
+// J is the same matrix in another storage.
+BOOST_AUTO_TEST_CASE(reuse_gives_the_dense_back_ends_solution_on_every_back_end) {
+  const auto dense = brusselator(esdirk::LinearSolverKind::dense, false, 1e-6, true);
+  for (auto solver : {esdirk::LinearSolverKind::banded, esdirk::LinearSolverKind::sparse}) {
+    const auto other = brusselator(solver, false, 1e-6, true);
+    BOOST_TEST_INFO(esdirk::linear_solver_name(solver));
+    BOOST_TEST(other.stats.steps == dense.stats.steps);
+    BOOST_TEST(other.stats.lu_reuses == dense.stats.lu_reuses);
+    BOOST_TEST(relative_difference(other.x, dense.x) <= 1e-12);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(out_of_range_reuse_options_are_clear_errors) {

@@ -353,6 +353,31 @@ BOOST_AUTO_TEST_CASE(a_banded_problem_with_only_a_dense_jacobian_is_refused) {
   BOOST_CHECK_THROW(esdirk::Integrator integrator(problem), std::invalid_argument);
 }
 
+// JacobianMatrix::copy_values_from (the kept J of Options::reuse_jacobian) copies every entry
+// in either storage and refuses a matrix of another size or storage.
+BOOST_AUTO_TEST_CASE(copying_jacobian_values_needs_the_same_storage) {
+  Brusselator1d problem(6);
+  const int n = problem.size();
+  for (auto solver : {esdirk::LinearSolverKind::dense, esdirk::LinearSolverKind::banded,
+                      esdirk::LinearSolverKind::sparse}) {
+    problem.set_jacobian_pattern(problem.pattern(), solver);
+    const esdirk::JacobianMatrix source = random_jacobian(problem.jacobian_structure(), n, 3);
+    esdirk::JacobianMatrix copy(n, problem.jacobian_structure());
+    copy.copy_values_from(source);
+    double difference = 0.0;
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) difference = std::max(difference, std::abs(copy(i, j) - source(i, j)));
+    BOOST_TEST_INFO(esdirk::linear_solver_name(solver));
+    BOOST_TEST(difference == 0.0);
+    esdirk::JacobianMatrix other_size(n + 2);
+    BOOST_CHECK_THROW(other_size.copy_values_from(source), std::invalid_argument);
+  }
+  problem.set_jacobian_pattern(problem.pattern(), esdirk::LinearSolverKind::sparse);
+  esdirk::JacobianMatrix sparse(n, problem.jacobian_structure()), dense(n);
+  BOOST_CHECK_THROW(dense.copy_values_from(sparse), std::invalid_argument);
+  BOOST_CHECK_THROW(sparse.copy_values_from(dense), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(a_sparse_jacobian_callback_writing_outside_its_pattern_throws) {
   Brusselator1d problem(5);
   problem.set_jacobian_bandwidths(1, 1);

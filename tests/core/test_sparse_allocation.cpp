@@ -34,7 +34,8 @@ void* counting_realloc(void* p, std::size_t size) {
 }
 
 // Allocations (operator new and KLU's) while integrating t in [0.5, 5] after setup and [0, 0.5].
-long allocations_while_integrating(esdirk::LinearSolverKind solver, bool algebraic, bool analytic) {
+long allocations_while_integrating(esdirk::LinearSolverKind solver, bool algebraic, bool analytic,
+                                   bool reuse = false) {
   SuiteSparse_config.malloc_func = counting_malloc;
   SuiteSparse_config.calloc_func = counting_calloc;
   SuiteSparse_config.realloc_func = counting_realloc;
@@ -43,6 +44,10 @@ long allocations_while_integrating(esdirk::LinearSolverKind solver, bool algebra
   esdirk::Options options;
   options.rtol = 1e-6;
   options.atol = 1e-8;
+  if (reuse) {
+    options.reuse_jacobian = true;
+    options.keep_step_ratio_high = 1.2;
+  }
   esdirk::Integrator integrator(problem, options);
   const auto x0 = problem.initial_state();
   const auto z0 = problem.initial_algebraic();
@@ -58,6 +63,7 @@ long allocations_while_integrating(esdirk::LinearSolverKind solver, bool algebra
   counting_new::enabled = false;
   BOOST_REQUIRE(all_ok);
   BOOST_REQUIRE(integrator.statistics().accepted_steps > steps_before + 20);
+  if (reuse) BOOST_REQUIRE(integrator.statistics().lu_reuses > 0);
   return allocations + suitesparse_allocations;
 }
 
@@ -118,6 +124,16 @@ BOOST_AUTO_TEST_CASE(each_back_end_allocates_nothing_in_the_step_loop) {
         BOOST_TEST_CONTEXT(esdirk::linear_solver_name(solver) << ", algebraic " << algebraic << ", analytic J " << analytic) {
           BOOST_TEST(allocations_while_integrating(solver, algebraic, analytic) == 0);
         }
+}
+
+// Options::reuse_jacobian keeps J's values and the LU in the buffers made at setup.
+BOOST_AUTO_TEST_CASE(jacobian_and_lu_reuse_allocate_nothing_in_the_step_loop) {
+  for (auto solver : {esdirk::LinearSolverKind::dense, esdirk::LinearSolverKind::banded,
+                      esdirk::LinearSolverKind::sparse})
+    for (bool algebraic : {false, true})
+      BOOST_TEST_CONTEXT(esdirk::linear_solver_name(solver) << ", algebraic " << algebraic) {
+        BOOST_TEST(allocations_while_integrating(solver, algebraic, true, true) == 0);
+      }
 }
 
 BOOST_AUTO_TEST_CASE(the_suitesparse_counter_counts) {

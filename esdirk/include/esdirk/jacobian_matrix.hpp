@@ -61,6 +61,11 @@ class ESDIRK_API JacobianMatrix {
   void add_transposed_product(int row0, int rows, ConstMatrixRef X, MatrixRef Y,
                               double alpha) const;
 
+  /// Copies the values of `other`, which must have the same size and storage (the same
+  /// pattern when sparse): O(n^2) dense, O(nonzeros) sparse; no allocation. Throws
+  /// std::invalid_argument otherwise.
+  void copy_values_from(const JacobianMatrix& other);
+
   void swap(JacobianMatrix& other) noexcept;
 
  private:

@@ -117,8 +117,8 @@ struct ESDIRK_API Options {
   /// iterations contracted at least as fast as jacobian_reuse_contraction (and no stage needed a
   /// refreshed Jacobian); a Newton failure makes the retry form J at t_n again. The steps then
   /// depend on the steps before them, so ForwardSensitivity and Adjoint refuse it (their
-  /// derivatives need J at t_n of each step) and a Trajectory replay is not bit for bit. Dense
-  /// back-end only (banded and sparse problems ignore it). Off: J at t_n every step (the seed).
+  /// derivatives need J at t_n of each step) and a Trajectory replay is not bit for bit. Every
+  /// back-end (dense, banded, sparse). Off: J at t_n every step (the seed).
   bool reuse_jacobian = false;
   /// The Newton contraction rate below which the Jacobian is kept for the next step; in (0, 1).
   double jacobian_reuse_contraction = 0.1;
