@@ -372,10 +372,13 @@ Stepper::Attempt Stepper::solve_stage(int i, double h) {
 
   const ConstVector Xv(X, static_cast<std::size_t>(nx_));
   const ConstVector Zv(Z, static_cast<std::size_t>(nz_));
-  const MatrixRef correction{residual_.data(), n_, 1, n_};
   const bool raw = options_.newton_test == NewtonTest::residual;
   double previous = 0.0;      // measure of the previous iterate
-  double best_measure = std::numeric_limits<double>::infinity();  // of the iterate in best_
+  double best_measure = std::numeric_limits<double>::infinity();  // of the best iterate
+  // The best iterate's x and z are in good_ rather than best_ (copied out only when good_ is
+  // about to take a worse iterate, or for a refresh): a contracting iteration copies each
+  // iterate once, not twice. f and g there are kept only for a difference Jacobian's base.
+  bool best_in_good = false;
   double stage_contraction = 0.0;
   double lambda = 1.0;        // damping factor of the last correction
   int dampings = 0;
@@ -407,7 +410,7 @@ Stepper::Attempt Stepper::solve_stage(int i, double h) {
       const bool solve_now = !raw || nz_ > 0;
       if (solve_now) {
         ++stats_.back_substitutions;
-        trial_matrix_->solve(correction);
+        trial_matrix_->solve(MatrixRef{residual_.data(), n_, 1, n_});
         if (!raw) measure = weighted_rms(residual_.data(), wx_.data(), nx_);
         measure = std::max(measure, weighted_rms(residual_.data() + nx_, wz_.data(), nz_));
       }
@@ -451,22 +454,30 @@ Stepper::Attempt Stepper::solve_stage(int i, double h) {
         if (measure < best_measure) {
           // The best evaluated iterate, where a refreshed Jacobian would be formed.
           best_measure = measure;
-          std::copy(X, X + nx_, best_.begin());
-          std::copy(Z, Z + nz_, best_.begin() + nx_);
-          std::copy(F, F + nx_, best_f_.begin());
-          std::copy(G, G + nz_, best_g_.begin());
+          if (!jacobians_.analytic()) {
+            std::copy(F, F + nx_, best_f_.begin());
+            std::copy(G, G + nz_, best_g_.begin());
+          }
+          best_in_good = !recover;  // good_ takes it below
+          if (recover) {
+            std::copy(X, X + nx_, best_.begin());
+            std::copy(Z, Z + nz_, best_.begin() + nx_);
+          }
+        } else if (!recover && best_in_good) {
+          std::copy(good_.begin(), good_.end(), best_.begin());
+          best_in_good = false;
         }
         if (!recover) {
           if (!solve_now) {
             ++stats_.back_substitutions;
-            trial_matrix_->solve(correction);
+            trial_matrix_->solve(MatrixRef{residual_.data(), n_, 1, n_});
           }
           std::copy(X, X + nx_, good_.begin());
           std::copy(Z, Z + nz_, good_.begin() + nx_);
-          std::copy(residual_.begin(), residual_.end(), delta_.begin());
+          residual_.swap(delta_);  // delta_ keeps the correction; residual_ is rewritten next
           lambda = 1.0;
-          for (int k = 0; k < nx_; ++k) X[k] -= residual_[k];
-          for (int k = 0; k < nz_; ++k) Z[k] -= residual_[nx_ + k];
+          for (int k = 0; k < nx_; ++k) X[k] -= delta_[k];
+          for (int k = 0; k < nz_; ++k) Z[k] -= delta_[nx_ + k];
           previous = measure;
           ++iteration;
           continue;
@@ -474,6 +485,10 @@ Stepper::Attempt Stepper::solve_stage(int i, double h) {
       }
     }
     // Diverged, too slow, or out of iterations.
+    if (best_in_good) {
+      std::copy(good_.begin(), good_.end(), best_.begin());
+      best_in_good = false;
+    }
     const Attempt refreshed = refresh_jacobian(T, hg, best_measure);
     if (refreshed != Attempt::converged) return refreshed;
     std::copy(best_.begin(), best_.begin() + nx_, X);
