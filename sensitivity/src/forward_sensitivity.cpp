@@ -98,6 +98,8 @@ Status ForwardSensitivity::initialize(ConstMatrixRef seed) {
   t_ = integrator_.t();
 
   jacobians_.use_increments_of(integrator_.jacobians());
+  uses_differences_ = !jacobians_.analytic() ||
+                      (uses_parameters_ && !integrator_.problem().has_parameter_jacobian());
   if (nz_ > 0) {
     const Status status = algebraic_from_states(
         integrator_.t(), integrator_.x(), integrator_.z(), integrator_.current_derivative(),
@@ -213,13 +215,16 @@ double ForwardSensitivity::sensitivity_error_norm() const {
   const ConstMatrixRef e = stages_.error_estimate();
   const auto& atol_dir = stages_.options().error_atol;
   const ErrorWeights& weights = integrator_.error_weights();
+  const double floor = uses_differences_ ? stages_.options().difference_rtol_floor : 0.0;
   double sum = 0.0;
   for (int j = 0; j < directions_; ++j)
     for (int k = 0; k < nx_; ++k) {
+      // Below the floor the differences' noise would set the step (difference_rtol_floor).
+      const double widen = std::max(1.0, floor / weights.rtol(k));
       const double atol = atol_dir.empty()
                               ? weights.atol(k) / direction_scale_[static_cast<std::size_t>(j)]
                               : atol_dir[static_cast<std::size_t>(j)];
-      const double w = 1.0 / (atol + weights.rtol(k) * std::abs(Sx_(k, j)));
+      const double w = 1.0 / (widen * (atol + weights.rtol(k) * std::abs(Sx_(k, j))));
       const double a = e(k, j) * w;
       sum += a * a;
     }

@@ -31,6 +31,8 @@ void SensitivityOptions::validate(int directions) const {
     throw std::invalid_argument("SensitivityOptions::stage_solve is not one of automatic, refinement, factorization");
   if (!(correction_tolerance > 0.0 && correction_tolerance < 1.0))
     throw std::invalid_argument("SensitivityOptions::correction_tolerance must be in (0, 1)");
+  if (!(difference_rtol_floor >= 0.0 && difference_rtol_floor < 1.0))
+    throw std::invalid_argument("SensitivityOptions::difference_rtol_floor must be in [0, 1)");
   if (max_corrections < 1)
     throw std::invalid_argument("SensitivityOptions::max_corrections must be >= 1");
 }

@@ -27,9 +27,8 @@ class DowWithoutJacobians : public dow::Model {
   bool has_parameter_jacobian() const override { return false; }
 };
 
-// The raw tolerances keep the runs short: with difference Jacobians, exact-mode sensitivities
-// under error control need 2000-25000 steps to 2 h at the calibrated rule's internal 1e-8
-// (the differences' noise), and the tolerance rule changes no code path of the step loop.
+// The raw tolerances keep the runs short; the tolerance rule changes no code path of the step
+// loop.
 esdirk::Options dow_options() {
   esdirk::Options o = dow::benchmark_options(1e-6);
   o.tolerance_rule = esdirk::ToleranceRule::raw;

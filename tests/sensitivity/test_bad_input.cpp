@@ -144,6 +144,12 @@ BOOST_AUTO_TEST_CASE(invalid_sensitivity_options) {
   esdirk::SensitivityOptions so;
   so.correction_tolerance = 0.0;
   BOOST_CHECK_THROW(esdirk::ForwardSensitivity(solver, so), std::invalid_argument);
+  for (const double bad : {-1e-6, 1.0, std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity()}) {
+    so = {};
+    so.difference_rtol_floor = bad;
+    BOOST_CHECK_THROW(esdirk::ForwardSensitivity(solver, so), std::invalid_argument);
+  }
   so = {};
   so.error_atol = {1e-6, 1e-6};  // 2 entries for 4 directions
   esdirk::ForwardSensitivity sens(solver, so);

@@ -106,6 +106,7 @@ class ESDIRK_API ForwardSensitivity final : public StepListener {
   int directions_ = 0;
   bool initialized_ = false;
   bool uses_parameters_ = false;
+  bool uses_differences_ = false;  // J or f_p of the stages by differences (difference_rtol_floor)
   bool trial_solved_ = false;  // the stages hold the trial step about to be accepted
   std::string trial_message_;
   Status status_ = Status::success;

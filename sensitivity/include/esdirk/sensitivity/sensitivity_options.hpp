@@ -54,6 +54,17 @@ struct ESDIRK_API SensitivityOptions {
   /// a parameter), the pbar convention of CVODES: 1 for a scaled parameter column p_l e_l,
   /// typical_k for a unit state column e_k.
   std::vector<double> error_atol;
+  /// When the stage sensitivities use forward differences (the problem supplies no Jacobian,
+  /// or parameter directions without parameter_jacobian()), the error test of the
+  /// sensitivities never asks for a relative accuracy below this (their absolute tolerances
+  /// scale alike): a difference quotient carries noise of ~sqrt(eps) per entry, which the
+  /// estimate h sum_i d_i SF_i of stages differenced at different points sees, so a tighter
+  /// test chases that noise with ever smaller steps (Dow at rtol 1e-8: the step limit, not an
+  /// answer). 1e-6 is the measured smallest value at which the steps on Dow (1 and 15
+  /// directions) and on a linear estimation problem at rtol 1e-10 are those of analytic
+  /// derivatives (doc/sensitivity-guide.md, "Error control"). Analytic derivatives are never
+  /// floored. 0: no floor. In [0, 1).
+  double difference_rtol_floor = 1e-6;
 
   /// Exact mode: how the stage equations are solved.
   StageSolve stage_solve = StageSolve::automatic;
