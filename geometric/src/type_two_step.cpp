@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "esdirk/linear_solver.hpp"
+#include "internal/dirk_adjoint_stages.hpp"
 
 namespace esdirk::geometric {
 namespace {
@@ -73,6 +74,7 @@ TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
       b.count = 1;
       b.identity = (nz_ == 0 && pair_.method.A(i, i) == 0.0);
       b.explicit_dae = (nz_ > 0 && pair_.method.A(i, i) == 0.0);
+      b.stage_value = pair_.method.A(i, i) != 0.0;
       blocks_.push_back(std::move(b));
     }
   } else {
@@ -82,7 +84,8 @@ TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
     blocks_.push_back(std::move(b));
   }
   for (Block& b : blocks_) {
-    if (b.identity) continue;
+    if (b.stage_value) b.stage_lu.resize(nx_, nz_);
+    if (b.identity || b.stage_value) continue;
     const int size = b.explicit_dae ? nz_ : b.count * n_;  // explicit DAE stage: phi_u only
     b.lu.resize(size, size);
     b.pivots.assign(static_cast<std::size_t>(size), 0);
@@ -98,8 +101,8 @@ TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
   residual_.assign(sn, 0.0);
   fval_.assign(static_cast<std::size_t>(nx_), 0.0);
   gval_.assign(static_cast<std::size_t>(nz_), 0.0);
-  J_.resize(s);
-  for (DenseMatrix& J : J_) J.resize(n_, n_);
+  J_.assign(s, JacobianMatrix(n_));
+  lambda_step_.assign(static_cast<std::size_t>(n_), 0.0);
   for (auto* v : {&kappa_, &lambda_hat_, &P_, &dLq_}) v->assign(s * nx_, 0.0);
   for (auto* v : {&mu_, &Lam_, &dLu_}) v->assign(s * nz_, 0.0);
   rhs_.assign(sn, 0.0);
@@ -180,7 +183,7 @@ Status TypeTwoStep::evaluate_stage(int i, bool with_jacobian) {
   for (int k = 0; k < nz_; ++k) r[nx_ + k] = gval_[static_cast<std::size_t>(k)];
   if (!with_jacobian) return Status::success;
   code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_,
-                                   J_[static_cast<std::size_t>(i)].ref());
+                                   J_[static_cast<std::size_t>(i)].dense());
   if (code != 0)
     return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
                 "the Jacobian " +
@@ -199,18 +202,18 @@ Status TypeTwoStep::jacobian_only(int i) {
   const ConstVector q(Q_.column(i), static_cast<std::size_t>(nx_));
   const ConstVector u(y_.data() + static_cast<std::size_t>(i) * n_ + nx_,
                       static_cast<std::size_t>(nz_));
-  DenseMatrix& J = J_[static_cast<std::size_t>(i)];
+  const MatrixRef J = J_[static_cast<std::size_t>(i)].dense();
   if (cache_valid_ && cache_point_[0] == t &&
       std::equal(q.begin(), q.end(), cache_point_.begin() + 1) &&
       std::equal(u.begin(), u.end(), cache_point_.begin() + 1 + nx_)) {
-    std::copy(cache_J_.data(), cache_J_.data() + static_cast<std::size_t>(n_) * n_, J.data());
+    std::copy(cache_J_.data(), cache_J_.data() + static_cast<std::size_t>(n_) * n_, J.data);
   } else {
     int code = 0;
     if (!problem_.has_jacobian()) {
       ++stats_.fd_function_evaluations;
       code = problem_.evaluate(t, q, u, params_, fval_, gval_);
     }
-    if (code == 0) code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_, J.ref());
+    if (code == 0) code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_, J);
     if (code != 0)
       return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
                   "the Jacobian " +
@@ -221,7 +224,7 @@ Status TypeTwoStep::jacobian_only(int i) {
     cache_point_[0] = t;
     std::copy(q.begin(), q.end(), cache_point_.begin() + 1);
     std::copy(u.begin(), u.end(), cache_point_.begin() + 1 + nx_);
-    std::copy(J.data(), J.data() + static_cast<std::size_t>(n_) * n_, cache_J_.data());
+    std::copy(J.data, J.data + static_cast<std::size_t>(n_) * n_, cache_J_.data());
     cache_valid_ = true;
   }
   return Status::success;
@@ -234,7 +237,7 @@ Status TypeTwoStep::factor_block(Block& block) {
   if (block.identity) return Status::success;
   DenseMatrix& M = block.lu;
   if (block.explicit_dae) {  // [I, -f_u; 0, phi_u]: only phi_u is factored
-    const DenseMatrix& J = J_[static_cast<std::size_t>(block.first)];
+    const ConstMatrixRef J = J_[static_cast<std::size_t>(block.first)].dense();
     for (int c = 0; c < nz_; ++c)
       for (int r = 0; r < nz_; ++r) M(r, c) = J(nx_ + r, nx_ + c);
     ++stats_.lu_factorizations;
@@ -245,10 +248,18 @@ Status TypeTwoStep::factor_block(Block& block) {
                     number(t_ + pair_.method.c[static_cast<std::size_t>(block.first)] * h_) +
                     ": the DAE is not of index 1 there");
   }
+  int info = 0;
+  if (block.stage_value) {  // M_i = [I - h a_ii f_x, -h a_ii f_z; phi_x, phi_z] (stage values)
+    ++stats_.lu_factorizations;
+    info = block.stage_lu.factor(J_[static_cast<std::size_t>(block.first)].dense(),
+                                 h_ * pair_.method.A(block.first, block.first));
+    if (info == 0 && !negligible_pivot(block.stage_lu.factors())) return Status::success;
+    return singular_block(block);
+  }
   M.fill(0.0);
   for (int bi = 0; bi < block.count; ++bi) {
     const int i = block.first + bi;
-    const DenseMatrix& J = J_[static_cast<std::size_t>(i)];
+    const ConstMatrixRef J = J_[static_cast<std::size_t>(i)].dense();
     for (int bj = 0; bj < block.count; ++bj) {
       const int j = block.first + bj;
       const double ha = h_ * pair_.method.A(i, j);
@@ -263,14 +274,18 @@ Status TypeTwoStep::factor_block(Block& block) {
     }
   }
   ++stats_.lu_factorizations;
-  const int info = lu_factor(M.ref(), block.pivots.data());
+  info = lu_factor(M.ref(), block.pivots.data());
   if (info == 0 && !negligible_pivot(M.cref())) return Status::success;
+  return singular_block(block);
+}
+
+Status TypeTwoStep::singular_block(const Block& block) {
   // Name the cause: a singular phi_u (not index 1) or a step too large for the stage matrix.
   for (int bi = 0; bi < block.count && nz_ > 0; ++bi) {
     const int i = block.first + bi;
     for (int c = 0; c < nz_; ++c)
       for (int r = 0; r < nz_; ++r)
-        phi_u_(r, c) = J_[static_cast<std::size_t>(i)](nx_ + r, nx_ + c);
+        phi_u_(r, c) = J_[static_cast<std::size_t>(i)].dense()(nx_ + r, nx_ + c);
     if (lu_factor(phi_u_.ref(), phi_u_pivots_.data()) != 0 || negligible_pivot(phi_u_.cref()))
       return fail(Status::singular_constraint_jacobian,
                   "dphi/du is singular at stage " + std::to_string(i + 1) +
@@ -286,6 +301,23 @@ Status TypeTwoStep::factor_block(Block& block) {
 void TypeTwoStep::block_solve(const Block& block, double* x, bool transpose) {
   if (block.identity) return;
   ++stats_.back_substitutions;
+  if (block.stage_value) {
+    // The stage-derivative unknowns (K, U) of the Newton iteration and the tangent relate to
+    // the stage values by X = base + h a_ii K: M_K = D^{-1} M_X D with D = diag(h a_ii I, I),
+    // so M_K^{-1} = D^{-1} M_X^{-1} D and M_K^{-T} = D M_X^{-T} D^{-1}.
+    const double ha = h_ * pair_.method.A(block.first, block.first);
+    const MatrixRef B{x, n_, 1, n_};
+    if (!transpose) {
+      for (int k = 0; k < nx_; ++k) x[k] *= ha;
+      block.stage_lu.solve(B);
+      for (int k = 0; k < nx_; ++k) x[k] /= ha;
+    } else {
+      for (int k = 0; k < nx_; ++k) x[k] /= ha;
+      block.stage_lu.solve_transposed(B);
+      for (int k = 0; k < nx_; ++k) x[k] *= ha;
+    }
+    return;
+  }
   if (!block.explicit_dae) {
     MatrixRef B{x, block.count * n_, 1, block.count * n_};
     lu_solve(block.lu.cref(), block.pivots.data(), B, transpose);
@@ -293,7 +325,7 @@ void TypeTwoStep::block_solve(const Block& block, double* x, bool transpose) {
   }
   // M = [I, -f_u; 0, phi_u] (a_ii = 0): M^{-1} [r1; r2] = [r1 + f_u v; v], v = phi_u^{-1} r2;
   // M^{-T} [r1; r2] = [r1; phi_u^{-T} (r2 + f_u^T r1)].
-  const DenseMatrix& J = J_[static_cast<std::size_t>(block.first)];
+  const ConstMatrixRef J = J_[static_cast<std::size_t>(block.first)].dense();
   MatrixRef v{x + nx_, nz_, 1, nz_};
   if (!transpose) {
     lu_solve(block.lu.cref(), block.pivots.data(), v);
@@ -572,6 +604,117 @@ Status TypeTwoStep::adjoint(ConstVector p1, const RunningCost* running, Vector p
                                                : adjoint_unnormalized(p1, p0);
 }
 
+// The back-end of the shared stage recursion (esdirk/src/internal/dirk_adjoint_stages.hpp):
+// the Jacobians and stage matrices formed by forward(), set_stages() or restore().
+struct TypeTwoStep::Stages {
+  TypeTwoStep& step;
+  int prepare_stage(int) { return 0; }
+  void add_jf_transposed(int i, ConstMatrixRef kappa, MatrixRef Y) {
+    step.J_[static_cast<std::size_t>(i)].add_transposed_product(0, step.nx_, kappa, Y, 1.0);
+  }
+  int solve_transposed(int i, MatrixRef W) {
+    step.stage_solve_transposed(i, W);
+    return 0;
+  }
+  void stage_done(int, ConstMatrixRef, ConstMatrixRef) {}
+};
+
+// W <- M_i^{-T} W with stage i's matrix in stage values (one block per stage here).
+void TypeTwoStep::stage_solve_transposed(int i, MatrixRef W) {
+  const Block& block = blocks_[static_cast<std::size_t>(i)];
+  if (block.identity) return;  // explicit ODE stage: M = I
+  ++stats_.back_substitutions;
+  if (block.stage_value) {
+    block.stage_lu.solve_transposed(W);
+    return;
+  }
+  // Explicit DAE stage (a_ii = 0, U solved from phi(Q, U) = 0): M = [I, 0; phi_q, phi_u], so
+  // rho_z = phi_u^{-T} W_z and rho_x = W_x - phi_q^T rho_z.
+  MatrixRef Wz{W.data + nx_, nz_, 1, W.ld};
+  lu_solve(block.lu.cref(), block.pivots.data(), Wz, true);
+  J_[static_cast<std::size_t>(i)].add_transposed_product(nx_, nz_, Wz, {W.data, nx_, 1, W.ld}, -1.0);
+}
+
+// The unnormalized adjoint of a lower-triangular tableau by the stage recursion the library's
+// reverse sweep runs (dirk_adjoint_stages.hpp), with seeds from the Type II step: p1 enters
+// the last stage when the method is stiffly accurate (q1 = Q^s, as in the integrator) and
+// otherwise every stage derivative with h b_i (q1 = q0 + h sum b_i K^i) and q0 directly; the
+// running cost enters stage i with h b_i. From rho_i = M_i^{-T} W_i and kappa_i (the adjoint of
+// K^i from the outputs and the later stages) the PRK quantities follow:
+//   kappa^i = kappa_i + h a_ii rho_i,x (= h b_i P^i),   mu^i = -rho_i,z (= h b_i Lambda^i),
+// and rho_i,x is Lambda-hat^i; p0 = the sum of what reaches q0.
+Status TypeTwoStep::adjoint_stages(ConstVector p1, Vector p0) {
+  const auto& A = pair_.method;
+  const bool end_is_last_stage = A.stiffly_accurate();
+  std::fill(rhs_.begin(), rhs_.end(), 0.0);
+  std::fill(kappa_.begin(), kappa_.end(), 0.0);
+  std::fill(lambda_step_.begin(), lambda_step_.end(), 0.0);
+  if (end_is_last_stage) {
+    double* Vs = rhs_.data() + static_cast<std::size_t>(s_ - 1) * n_;
+    for (int k = 0; k < nx_; ++k) Vs[k] = p1[static_cast<std::size_t>(k)];
+  } else {
+    for (int k = 0; k < nx_; ++k) lambda_step_[static_cast<std::size_t>(k)] = p1[static_cast<std::size_t>(k)];
+    for (int i = 0; i < s_; ++i) {
+      const double hb = h_ * A.b[static_cast<std::size_t>(i)];
+      for (int k = 0; k < nx_; ++k)
+        kappa_[static_cast<std::size_t>(i) * nx_ + k] = hb * p1[static_cast<std::size_t>(k)];
+    }
+  }
+  if (has_running_) {
+    for (int i = 0; i < s_; ++i) {
+      const double hb = h_ * A.b[static_cast<std::size_t>(i)];
+      if (hb == 0.0) continue;
+      double* V = rhs_.data() + static_cast<std::size_t>(i) * n_;
+      for (int k = 0; k < nx_; ++k) V[k] += hb * dLq_[static_cast<std::size_t>(i) * nx_ + k];
+      for (int k = 0; k < nz_; ++k) V[nx_ + k] += hb * dLu_[static_cast<std::size_t>(i) * nz_ + k];
+    }
+  }
+  esdirk::internal::DirkAdjointStep recursion;
+  recursion.nx = nx_;
+  recursion.n = n_;
+  recursion.rows = 1;
+  recursion.stages = s_;
+  recursion.h = h_;
+  // An ODE's explicit first stage is q0 itself (the integrator's step start); a DAE's solves
+  // phi(q0, U^1) = 0, which the stage solve reduces to the differential variables.
+  recursion.first_stage_is_step_start = nz_ == 0 && A.A(0, 0) == 0.0;
+  recursion.seeds = {rhs_.data(), n_, s_, n_};
+  recursion.kappa = {kappa_.data(), nx_, s_, nx_};
+  recursion.lambda = {lambda_step_.data(), n_, 1, n_};
+  Stages stages{*this};
+  esdirk::internal::reverse_dirk_stages(A, recursion, stages);
+  for (int k = 0; k < nx_; ++k) p0[static_cast<std::size_t>(k)] = lambda_step_[static_cast<std::size_t>(k)];
+  // The PRK's stage adjoints and the residual of (3.9f).
+  double worst_residual = 0.0, scale = 0.0;
+  for (int i = 0; i < s_; ++i) {
+    const double* rho = rhs_.data() + static_cast<std::size_t>(i) * n_;
+    double* kappa = kappa_.data() + static_cast<std::size_t>(i) * nx_;
+    double* mu = mu_.data() + static_cast<std::size_t>(i) * nz_;
+    const double ha = h_ * A.A(i, i), hb = h_ * A.b[static_cast<std::size_t>(i)];
+    for (int k = 0; k < nx_; ++k) {
+      kappa[k] += ha * rho[k];
+      lambda_hat_[static_cast<std::size_t>(i) * nx_ + k] = rho[k];
+    }
+    for (int k = 0; k < nz_; ++k) mu[k] = -rho[nx_ + k];
+    const ConstMatrixRef J = J_[static_cast<std::size_t>(i)].dense();
+    for (int c = nx_; c < n_; ++c) {
+      double sum = hb * dLu_[static_cast<std::size_t>(i) * nz_ + c - nx_];
+      for (int r = 0; r < nx_; ++r) sum += J(r, c) * kappa[r];
+      for (int r = 0; r < nz_; ++r) sum += J(nx_ + r, c) * mu[r];
+      worst_residual = std::max(worst_residual, std::abs(sum));
+    }
+    scale = std::max({scale, max_abs({kappa, static_cast<std::size_t>(nx_)}),
+                      max_abs({mu, static_cast<std::size_t>(nz_)})});
+    const double inv = hb != 0.0 ? 1.0 / hb : 1.0;
+    for (int k = 0; k < nx_; ++k) P_[static_cast<std::size_t>(i) * nx_ + k] = inv * kappa[k];
+    for (int k = 0; k < nz_; ++k) Lam_[static_cast<std::size_t>(i) * nz_ + k] = inv * mu[k];
+  }
+  adjoint_defect_ = scale > 0.0 ? worst_residual / scale : worst_residual;
+  if (std::isnan(max_abs(p0)) || !std::isfinite(max_abs(p0)))
+    return fail(Status::callback_failures, "the adjoint is not finite at t = " + number(t_));
+  return Status::success;
+}
+
 // The zero-weight-safe recursion (digest §3.6, "Unnormalized"), blocks last first. For the
 // stages j of a block, with Lambda^i = f_q^T kappa^i + phi_q^T mu^i + h b_i dL/dq_i:
 //   kappa^j - h sum_i a_ij (f_q^T kappa^i + phi_q^T mu^i)
@@ -580,6 +723,7 @@ Status TypeTwoStep::adjoint(ConstVector p1, const RunningCost* running, Vector p
 // which is M^T [kappa; -mu] = [...; h b_j dL/du_j] with the block's forward stage matrix M.
 Status TypeTwoStep::adjoint_unnormalized(ConstVector p1, Vector p0) {
   const auto& A = pair_.method;
+  if (A.lower_triangular()) return adjoint_stages(p1, p0);
   for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it) {
     const Block& block = *it;
     const int last = block.first + block.count;
@@ -608,7 +752,7 @@ Status TypeTwoStep::adjoint_unnormalized(ConstVector p1, Vector p0) {
       double* mu = mu_.data() + static_cast<std::size_t>(i) * nz_;
       for (int k = 0; k < nx_; ++k) kappa[k] = x[k];
       for (int k = 0; k < nz_; ++k) mu[k] = -x[nx_ + k];
-      const DenseMatrix& J = J_[static_cast<std::size_t>(i)];
+      const ConstMatrixRef J = J_[static_cast<std::size_t>(i)].dense();
       const double hb = h_ * A.b[static_cast<std::size_t>(i)];
       double* L = lambda_hat_.data() + static_cast<std::size_t>(i) * nx_;
       for (int c = 0; c < n_; ++c) {
@@ -658,7 +802,7 @@ Status TypeTwoStep::adjoint_partner(ConstVector p1, Vector p0) {
     for (int j = 0; j < s_; ++j) {
       const double w = h_ * (A.b[static_cast<std::size_t>(j)] -
                              pair_.partner[static_cast<std::size_t>(i) * s_ + j]);
-      const DenseMatrix& J = J_[static_cast<std::size_t>(j)];
+      const ConstMatrixRef J = J_[static_cast<std::size_t>(j)].dense();
       const int c0 = j * n_;
       // P rows: -w [f_q^T  phi_q^T] in the (P^j, Lambda^j) columns.
       for (int c = 0; c < n_; ++c)
@@ -667,7 +811,7 @@ Status TypeTwoStep::adjoint_partner(ConstVector p1, Vector p0) {
     }
     for (int k = 0; k < nx_; ++k) G(r0 + k, r0 + k) += 1.0;
     // (3.9f) rows: [f_u^T  phi_u^T] in the (P^i, Lambda^i) columns.
-    const DenseMatrix& J = J_[static_cast<std::size_t>(i)];
+    const ConstMatrixRef J = J_[static_cast<std::size_t>(i)].dense();
     for (int k = 0; k < nz_; ++k)
       for (int c = 0; c < n_; ++c) G(r0 + nx_ + k, r0 + c) = J(c, nx_ + k);
   }
@@ -681,7 +825,7 @@ Status TypeTwoStep::adjoint_partner(ConstVector p1, Vector p0) {
   for (int k = 0; k < nx_; ++k) p0[static_cast<std::size_t>(k)] = p1[static_cast<std::size_t>(k)];
   for (int j = 0; j < s_; ++j) {
     const double* x = rhs_.data() + static_cast<std::size_t>(j) * n_;
-    const DenseMatrix& J = J_[static_cast<std::size_t>(j)];
+    const ConstMatrixRef J = J_[static_cast<std::size_t>(j)].dense();
     const double hb = h_ * A.b[static_cast<std::size_t>(j)];
     for (int k = 0; k < nx_; ++k) {
       P_[static_cast<std::size_t>(j) * nx_ + k] = x[k];
@@ -718,7 +862,7 @@ void TypeTwoStep::tangent(ConstVector dq0, Vector dq1, Vector du1) {
         for (int k = 0; k < nx_; ++k)
           dQ[static_cast<std::size_t>(k)] += ha * d[static_cast<std::size_t>(j) * n_ + k];
       }
-      const DenseMatrix& J = J_[static_cast<std::size_t>(i)];
+      const ConstMatrixRef J = J_[static_cast<std::size_t>(i)].dense();
       double* r = d.data() + static_cast<std::size_t>(i) * n_;
       for (int row = 0; row < n_; ++row) {
         double sum = 0.0;
@@ -741,7 +885,7 @@ void TypeTwoStep::tangent(ConstVector dq0, Vector dq1, Vector du1) {
   } else {
     // The consistent du at (q1, u1): phi_u du = -phi_q dq1, with the Jacobian of the last
     // stage as the nearest available (exact only for stiffly accurate methods).
-    const DenseMatrix& J = J_[static_cast<std::size_t>(s_ - 1)];
+    const ConstMatrixRef J = J_[static_cast<std::size_t>(s_ - 1)].dense();
     for (int c = 0; c < nz_; ++c)
       for (int r = 0; r < nz_; ++r) phi_u_(r, c) = J(nx_ + r, nx_ + c);
     lu_factor(phi_u_.ref(), phi_u_pivots_.data());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "internal/dirk_adjoint_stages.hpp"
 #include "internal/format_number.hpp"
 
 namespace esdirk::internal {
@@ -129,11 +130,51 @@ void AdjointSweep::seed_interpolant(double start_weight, std::span<const double>
   seeded_ = true;
 }
 
+// The sweep's back-end of the stage recursion: J and [f_p; g_p] at the recorded stages, the
+// stage matrix on the problem's back-end (dense, band or KLU), and the parameter terms.
+struct AdjointSweep::Stages {
+  AdjointSweep& sweep;
+  const StepRecord& r;
+
+  int prepare_stage(int i) { return sweep.jacobians_at(r, i); }
+  void add_jf_transposed(int, ConstMatrixRef kappa, MatrixRef Y) {
+    sweep.J_.add_transposed_product(0, sweep.nx_, kappa, Y, 1.0);
+  }
+  int solve_transposed(int i, MatrixRef V) {
+    ++sweep.report_.stage_factorizations;
+    if (sweep.lu_.factor(sweep.J_, r.h_gamma, -1) != 0) {
+      sweep.message_ = "the stage matrix is singular at t = " +
+                       format_number(r.stage_times[static_cast<std::size_t>(i)]) + " (adjoint)";
+      return 1;
+    }
+    sweep.lu_.solve_transposed(V);  // V <- rho_i
+    sweep.report_.transposed_solves += sweep.rows_;
+    if (!all_finite(V)) {
+      sweep.message_ = "the stage adjoint is not finite at t = " +
+                       format_number(r.stage_times[static_cast<std::size_t>(i)]);
+      return 1;
+    }
+    return 0;
+  }
+  // Parameters: the stage derivative's f_p P (kappa_i) and, for a solved stage, the
+  // right-hand side's h gamma f_p P (rho_x) and -g_p P (rho_z).
+  void stage_done(int i, ConstMatrixRef kappa, ConstMatrixRef rho) {
+    const int nx = sweep.nx_, nz = sweep.nz_;
+    if (sweep.np_ == 0) return;
+    MatrixRef M = sweep.mu_.ref();
+    add_transposed_product(1.0, sweep.Jp_.cref(), 0, nx, kappa, M);
+    if (i == 0) return;  // the step start: no stage equation of its own
+    add_transposed_product(r.h_gamma, sweep.Jp_.cref(), 0, nx, {rho.data, nx, rho.cols, rho.ld}, M);
+    if (nz > 0)
+      add_transposed_product(-1.0, sweep.Jp_.cref(), nx, nz, {rho.data + nx, nz, rho.cols, rho.ld}, M);
+  }
+};
+
 // One step backwards (the transpose of the forward stage recursion of stage_sensitivities.cpp,
 // stages in reverse order).
 int AdjointSweep::step(const StepRecord& r, const ObjectiveGradient& running) {
   const Tableau& tab = method_;
-  const double h = r.h, hg = r.h_gamma;
+  const double h = r.h;
   stage_adjoint_.fill(0.0);
   // Interpolant seeds of this step (an event's left limit, an output point inside it).
   if (seeded_) std::copy(seed_kappa_.data(), seed_kappa_.data() + static_cast<std::size_t>(nx_) * rows_ * s_, kappa_.data());
@@ -166,55 +207,21 @@ int AdjointSweep::step(const StepRecord& r, const ObjectiveGradient& running) {
     }
   }
   lambda_.fill(0.0);
-  // Implicit stages, last first: M_i^T rho_i = V_i + J_i(f rows)^T kappa_i, where kappa_i is
-  // the adjoint of the stage derivative SF_i (h a_ki rho_k of the later stages).
-  for (int i = s_ - 1; i >= 1; --i) {
-    int code = jacobians_at(r, i);
-    if (code != 0) return code;
-    MatrixRef V = block(stage_adjoint_, i * rows_, rows_);
-    const ConstMatrixRef kappa = block(kappa_, i * rows_, rows_);
-    J_.add_transposed_product(0, nx_, kappa, V, 1.0);
-    ++report_.stage_factorizations;
-    if (lu_.factor(J_, hg, -1) != 0) {
-      message_ = "the stage matrix is singular at t = " +
-                 format_number(r.stage_times[static_cast<std::size_t>(i)]) + " (adjoint)";
-      return 1;
-    }
-    lu_.solve_transposed(V);  // V <- rho_i
-    report_.transposed_solves += rows_;
-    if (!all_finite(V)) {
-      message_ = "the stage adjoint is not finite at t = " +
-                 format_number(r.stage_times[static_cast<std::size_t>(i)]);
-      return 1;
-    }
-    // rho_x enters x_n directly and every earlier stage derivative with h a_ij.
-    for (int j = 0; j < rows_; ++j)
-      for (int k = 0; k < nx_; ++k) lambda_(k, j) += V(k, j);
-    for (int l = 0; l < i; ++l) {
-      const double a = h * tab.A(i, l);
-      if (a == 0.0) continue;
-      MatrixRef K = block(kappa_, l * rows_, rows_);
-      for (int j = 0; j < rows_; ++j)
-        for (int k = 0; k < nx_; ++k) K(k, j) += a * V(k, j);
-    }
-    // Parameters: the stage derivative's f_p P (kappa_i), the right-hand side's
-    // h gamma f_p P (rho_x) and -g_p P (rho_z).
-    if (np_ > 0) {
-      MatrixRef M = mu_.ref();
-      add_transposed_product(1.0, Jp_.cref(), 0, nx_, kappa, M);
-      add_transposed_product(hg, Jp_.cref(), 0, nx_, rows_of(V, 0, nx_), M);
-      if (nz_ > 0) add_transposed_product(-1.0, Jp_.cref(), nx_, nz_, rows_of(V, nx_, nz_), M);
-    }
-  }
-  // The explicit first stage: [SX_1; SZ_1] = [Sx_n; Sz_n], SF_1 = J_1(f rows) S_n + f_p P.
-  const int code = jacobians_at(r, 0);
-  if (code != 0) return code;
-  const ConstMatrixRef V1 = block(stage_adjoint_, 0, rows_);
-  const ConstMatrixRef kappa1 = block(kappa_, 0, rows_);
-  for (int j = 0; j < rows_; ++j)
-    for (int k = 0; k < n_; ++k) lambda_(k, j) += V1(k, j);
-  J_.add_transposed_product(0, nx_, kappa1, lambda_.ref(), 1.0);
-  if (np_ > 0) add_transposed_product(1.0, Jp_.cref(), 0, nx_, kappa1, mu_.ref());
+  // The stage recursion (internal/dirk_adjoint_stages.hpp): implicit stages last first,
+  // M_i^T rho_i = V_i + J_i(f rows)^T kappa_i with kappa_i the adjoint of the stage derivative
+  // SF_i (h a_ki rho_k of the later stages); the explicit first stage is [x_n; z_n] itself.
+  Stages stages{*this, r};
+  DirkAdjointStep recursion;
+  recursion.nx = nx_;
+  recursion.n = n_;
+  recursion.rows = rows_;
+  recursion.stages = s_;
+  recursion.h = h;
+  recursion.first_stage_is_step_start = true;
+  recursion.seeds = stage_adjoint_.ref();
+  recursion.kappa = kappa_.ref();
+  recursion.lambda = lambda_.ref();
+  if (const int code = reverse_dirk_stages(tab, recursion, stages); code != 0) return code;
   if (seeded_) {
     for (int j = 0; j < rows_; ++j)
       for (int k = 0; k < nx_; ++k) lambda_(k, j) += seed_start_(k, j);

@@ -73,6 +73,7 @@ class AdjointSweep {
   int finish(MatrixRef dx0, MatrixRef dp);
 
  private:
+  struct Stages;  // the back-end of the stage recursion (internal/dirk_adjoint_stages.hpp)
   static ConstVector column(const DenseMatrix& M, int j, int rows) {
     return {M.data() + static_cast<std::size_t>(j) * M.rows(), static_cast<std::size_t>(rows)};
   }

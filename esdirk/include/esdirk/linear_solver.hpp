@@ -45,6 +45,9 @@ class ESDIRK_API DenseLuSolver final : public LinearSolver {
   void solve_transposed(MatrixRef B) const override;
   void invert(MatrixRef W) const override;
   double h_gamma() const override { return h_gamma_; }
+  /// The factors of the last factor() (LAPACK's packed L and U): for callers that judge the
+  /// pivots (a pivot negligible against the largest is a singular matrix to them).
+  ConstMatrixRef factors() const { return lu_.cref(); }
 
  private:
   int nx_ = 0;

@@ -21,6 +21,8 @@
 #include "esdirk/export.hpp"
 #include "esdirk/geometric/rk_tableau.hpp"
 #include "esdirk/jacobian.hpp"
+#include "esdirk/jacobian_matrix.hpp"
+#include "esdirk/linear_solver.hpp"
 #include "esdirk/problem.hpp"
 #include "esdirk/statistics.hpp"
 #include "esdirk/status.hpp"
@@ -144,6 +146,12 @@ class ESDIRK_API TypeTwoStep {
     int first = 0, count = 0;   // stages first .. first+count-1
     bool identity = false;      // explicit ODE stage: the matrix is I
     bool explicit_dae = false;  // explicit DAE stage (a_ii = 0): [I, -f_u; 0, phi_u], phi_u's LU
+    // An implicit stage of a lower-triangular tableau: its matrix in stage values,
+    // M_X = [I - h a_ii f_x, -h a_ii f_z; phi_x, phi_z], factored like the integrator's
+    // (DenseLuSolver), for the shared stage recursion; the Newton iteration and the tangent
+    // use it through the diagonal similarity to the stage-derivative form.
+    bool stage_value = false;
+    DenseLuSolver stage_lu;
     DenseMatrix lu;
     std::vector<int> pivots;
   };
@@ -153,9 +161,13 @@ class ESDIRK_API TypeTwoStep {
   Status jacobian_only(int i);
   Status linearize_block(Block& block);
   Status factor_block(Block& block);
+  Status singular_block(const Block& block);
   void block_solve(const Block& block, double* x, bool transpose);
   void stage_states(const Block& block);
+  struct Stages;  // the back-end of the shared stage recursion (lower-triangular tableaus)
   Status adjoint_unnormalized(ConstVector p1, Vector p0);
+  Status adjoint_stages(ConstVector p1, Vector p0);
+  void stage_solve_transposed(int i, MatrixRef W);
   Status adjoint_partner(ConstVector p1, Vector p0);
   Status running_gradients(const RunningCost& running);
   Status fail(Status status, std::string message);
@@ -176,7 +188,8 @@ class ESDIRK_API TypeTwoStep {
   DenseMatrix Q_;                 // nx x s stage states
   std::vector<double> residual_;  // n per stage: [K - f; phi]
   std::vector<double> fval_, gval_;
-  std::vector<DenseMatrix> J_;                             // stage Jacobians [f_q f_u; phi_q phi_u]
+  std::vector<JacobianMatrix> J_;                          // stage Jacobians [f_q f_u; phi_q phi_u]
+  std::vector<double> lambda_step_;                        // n: the stage recursion's lambda
   std::vector<double> kappa_, mu_, lambda_hat_, P_, Lam_;  // adjoint multipliers per stage
   std::vector<double> dLq_, dLu_;                          // running-cost gradients per stage
   bool has_running_ = false;
