@@ -142,19 +142,20 @@ struct AdjointSweep::Stages {
   }
   int solve_transposed(int i, MatrixRef V) {
     ++sweep.report_.stage_factorizations;
-    if (sweep.lu_.factor(sweep.J_, r.h_gamma, -1) != 0) {
-      sweep.message_ = "the stage matrix is singular at t = " +
-                       format_number(r.stage_times[static_cast<std::size_t>(i)]) + " (adjoint)";
-      return 1;
-    }
+    if (sweep.lu_.factor(sweep.J_, r.h_gamma, -1) != 0)
+      return failure(sweep.message_, "the stage matrix is singular at t = ", stage_time(i), " (adjoint)");
     sweep.lu_.solve_transposed(V);  // V <- rho_i
     sweep.report_.transposed_solves += sweep.rows_;
-    if (!all_finite(V)) {
-      sweep.message_ = "the stage adjoint is not finite at t = " +
-                       format_number(r.stage_times[static_cast<std::size_t>(i)]);
-      return 1;
-    }
+    if (!all_finite(V))
+      return failure(sweep.message_, "the stage adjoint is not finite at t = ", stage_time(i), "");
     return 0;
+  }
+  double stage_time(int i) const { return r.stage_times[static_cast<std::size_t>(i)]; }
+  // Out of line, so that the hot path above stays small enough to be inlined.
+  [[gnu::noinline, gnu::cold]] static int failure(std::string& message, const char* what, double t,
+                                                   const char* suffix) {
+    message = what + format_number(t) + suffix;
+    return 1;
   }
   // Parameters: the stage derivative's f_p P (kappa_i) and, for a solved stage, the
   // right-hand side's h gamma f_p P (rho_x) and -g_p P (rho_z).

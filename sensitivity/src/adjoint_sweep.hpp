@@ -1,6 +1,7 @@
 #pragma once
-// Internal: the reverse sweep of recorded ESDIRK steps (doc/adjoint-theory.md, "The sweep"),
-// the one implementation of the adjoint algebra. The smooth Adjoint sweeps one run with it; the
+// Internal: the reverse sweep of recorded ESDIRK steps (doc/adjoint-theory.md, "The sweep").
+// Its stage loop is the core's reverse_dirk_stages (internal/dirk_adjoint_stages.hpp), which the
+// geometric module's Type II step runs too: the one implementation of the adjoint algebra. The smooth Adjoint sweeps one run with it; the
 // hybrid adjoint of the events module sweeps each segment between two events with it, setting
 // the segment's parameters (p and the latched memory) and seeding the interpolants the event
 // left limits and the output points were taken from.
