@@ -7,7 +7,7 @@
 #            unit, C, Fortran and binding tests
 #   tsan     GCC -O1 with ThreadSanitizer: integrators in several threads (tests/threads), the
 #            multiple-shooting thread pool and its C API
-#   clang    clang -O2 with ASan + UBSan + libFuzzer coverage (scripts/fuzz.sh's build): a 10 s
+#   clang    clang -O1 with ASan + UBSan + libFuzzer coverage (scripts/fuzz.sh's build): a 10 s
 #            run of each fuzz target, then the library's tests in the same build
 # Usage: ./scripts/test.sh [extra CMake arguments for the release stage]
 #        ESDIRK_CI_STAGES="release asan" ./scripts/test.sh    (a subset; default: all)
@@ -72,7 +72,7 @@ tsan() {
 # folder and configuration), so the library is compiled by clang once.
 clang_stage() {
   rm -rf build/fuzz
-  ./scripts/fuzz.sh 10
+  ESDIRK_FUZZ_OPT=-O1 ./scripts/fuzz.sh 10
   cmake --build build/fuzz -j "$jobs"
   UBSAN_OPTIONS=print_stacktrace=1 run_tests build/fuzz
 }
