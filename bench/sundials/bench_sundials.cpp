@@ -7,7 +7,8 @@
 //     bench_sundials --make-references DIR   the stored reference solutions (tight tolerances)
 //     bench_sundials --investigate           IDAS on Dow + 9 sensitivities: which settings work
 //
-// Options: --problems id,id,...  --rtols r,r,...  --references DIR  --min-time SECONDS
+// Options: --problems id,id,...  --solvers name,name,... (e.g. "IDAS,esdirk auto")  --rtols r,r,...
+//          --references DIR  --min-time SECONDS
 
 #include <algorithm>
 #include <chrono>
@@ -632,7 +633,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 int main(int argc, char** argv) {
   std::string mode = "--quick", csv_path, reference_dir = BENCH_REFERENCE_DIR, make_dir;
-  std::vector<std::string> problems;
+  std::vector<std::string> problems, solvers;
   std::vector<double> rtols;
   double min_time = 0.2;
   for (int a = 1; a < argc; ++a) {
@@ -646,6 +647,7 @@ int main(int argc, char** argv) {
     else if (arg == "--csv") csv_path = next();
     else if (arg == "--references") reference_dir = next();
     else if (arg == "--problems") problems = split(next());
+    else if (arg == "--solvers") solvers = split(next());
     else if (arg == "--rtols") for (const auto& r : split(next())) rtols.push_back(std::stod(r));
     else if (arg == "--min-time") min_time = std::stod(next());
     else { std::fprintf(stderr, "unknown argument %s\n", arg.c_str()); return 2; }
@@ -676,6 +678,7 @@ int main(int argc, char** argv) {
     const Reference ref = parse_reference(c, read_numbers(reference_dir + "/" + c.id + ".txt"));
     for (double rtol : rtols) {
       for (const std::string& solver : c.solvers) {
+        if (!solvers.empty() && std::find(solvers.begin(), solvers.end(), solver) == solvers.end()) continue;
         // The quick mode leaves out the configurations known to fail or to take minutes (IDAS's
         // difference-quotient sensitivities below rtol 1e-6, staggered IDAS on the shooting case).
         if (quick && c.ns() > 0 && (solver.find("DQ") != std::string::npos ||

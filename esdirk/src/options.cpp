@@ -35,19 +35,24 @@ void check_vector(const std::vector<double>& v, std::size_t expected, const char
 
 double Options::internal_rtol(double r) const {
   if (tolerance_rule == ToleranceRule::raw || !(r > 0.0)) return r;
+  // Error-per-step control with an estimate of order q (local error h^q) gives h ~ tol^(1/q)
+  // and a global error ~ h^p of the propagated order p: ~ tol^(p/q). The rule asks for
+  // kappa rtol^(q/p), so that the global error is ~ rtol: 4/3 for ESDIRK34 (p = 3, q = 4), 1 for
+  // ESDIRK436 and ESDIRK547, which propagate the higher-order solution (p = q).
   const double q = method.controller_order();
+  const double p = method.order;
   const double kappa = calibration_factor > 0.0 ? calibration_factor : method.tolerance_factor;
   // Never below floor (r/floor)^(1/10) (or r itself below the floor): tighter than ~1e-13 the
   // rounding of the stage equations of O(1) states (a few ulp) reaches the Newton tolerance and
   // the error test. The floor still rises with rtol, so the error stays monotone in rtol.
   const double floor = r <= internal_rtol_floor ? r : internal_rtol_floor * std::pow(r / internal_rtol_floor, 0.1);
-  return std::max(kappa * std::pow(r, q / (q - 1.0)), floor);
+  return std::max(kappa * std::pow(r, q / p), floor);
 }
 
 Tableau Options::automatic_method() const {
   double r = rtol;
   for (double v : rtol_vector) r = std::min(r, v);
-  return r < automatic_high_order_below ? Tableau::esdirk547() : Tableau::esdirk34();
+  return r <= automatic_high_order_from ? Tableau::esdirk436() : Tableau::esdirk34();
 }
 
 Options Options::seed002() {

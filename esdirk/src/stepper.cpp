@@ -25,6 +25,14 @@ double weighted_rms(const double* v, const double* w, int n) {
   return std::sqrt(sum / n);
 }
 
+// x^k for a small k >= 0 by repeated multiplication: the Newton test evaluates it once per
+// iteration, where std::pow cost 6 % of all instructions on the reference problems.
+double integer_power(double x, int k) {
+  double result = 1.0;
+  for (; k > 0; --k) result *= x;
+  return result;
+}
+
 bool all_finite(const double* v, int n) {
   for (int i = 0; i < n; ++i)
     if (!std::isfinite(v[i])) return false;
@@ -436,7 +444,7 @@ Stepper::Attempt Stepper::solve_stage(int i, double h) {
           const int remaining = options_.max_newton_iterations - 1 - iteration;
           recover = last_contraction_ >= 1.0 ||
                     (measure > options_.newton_tolerance &&
-                     measure * std::pow(last_contraction_, remaining) > options_.newton_tolerance);
+                     measure * integer_power(last_contraction_, remaining) > options_.newton_tolerance);
         }
         if (!recover && measure <= options_.newton_tolerance) {
           max_contraction_ = std::max(max_contraction_, stage_contraction);

@@ -27,9 +27,13 @@ Tableau from_long(const internal::LongTableau& l, const char* name, int order, i
 
 }  // namespace
 
-Tableau Tableau::esdirk436() { return from_long(internal::esdirk436_long(), "ESDIRK436", 4, 3, 1.0); }
+// kappa = 0.1 for both (doc/integrator-guide.md section 6): with it ESDIRK436's achieved error
+// on the five reference problems lies in [0.13, 6] x rtol at every one of 21 tolerances from
+// 1e-5 to 1e-10. ESDIRK547's does not fit any kappa (Robertson's error grows like rtol^0.6:
+// order reduction of a stage-order-2 method on a very stiff problem).
+Tableau Tableau::esdirk436() { return from_long(internal::esdirk436_long(), "ESDIRK436", 4, 3, 0.1); }
 
-Tableau Tableau::esdirk547() { return from_long(internal::esdirk547_long(), "ESDIRK547", 5, 4, 1.0); }
+Tableau Tableau::esdirk547() { return from_long(internal::esdirk547_long(), "ESDIRK547", 5, 4, 0.1); }
 
 Tableau Tableau::automatic() {
   Tableau t;

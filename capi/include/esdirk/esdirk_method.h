@@ -29,8 +29,9 @@ ESDIRK_C_API int esdirk_solver_set_tolerance_rule(esdirk_solver* solver, int rul
                                                   double calibration_factor);
 
 /** The Runge-Kutta method by name: "ESDIRK34" (default), "ESDIRK436" (order 4), "ESDIRK547"
- *  (order 5), "ESDIRK23", "ESDIRK12", or "auto" (the member chosen by rtol at initialize; see
- *  doc/integrator-guide.md). Names are case-sensitive; any other name is refused. */
+ *  (order 5), "ESDIRK23", "ESDIRK12", or "auto" (chosen by rtol at initialize: ESDIRK436 at and
+ *  below 1e-5, else ESDIRK34; see doc/integrator-guide.md). Names are case-sensitive; any other
+ *  name is refused. */
 ESDIRK_C_API int esdirk_solver_set_method(esdirk_solver* solver, const char* name);
 
 /** The name of the method: after esdirk_solver_initialize the one in use ("auto" resolved to

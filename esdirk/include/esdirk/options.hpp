@@ -148,8 +148,9 @@ struct ESDIRK_API Options {
   /// cost on the reference problems for this rtol (the smallest of rtol_vector, if set); see
   /// doc/integrator-guide.md for the measured choice.
   Tableau automatic_method() const;
-  /// rtol below which "auto" takes the order-5 member (ESDIRK547) instead of ESDIRK34.
-  static constexpr double automatic_high_order_below = 1e-8;
+  /// rtol at and below which "auto" takes the order-4 member (ESDIRK436) instead of ESDIRK34
+  /// (above it ESDIRK436's achieved error is not reliably within [0.1, 10] x rtol).
+  static constexpr double automatic_high_order_from = 1e-5;
 };
 
 }  // namespace esdirk
