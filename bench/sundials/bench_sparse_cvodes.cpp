@@ -1,32 +1,53 @@
 // Large systems: esdirk's banded (LAPACK dgbtrf) and sparse (KLU) back-ends against CVODES
-// (BDF) with the same back-ends (SUNLinSol_Band, SUNLinSol_KLU), on the 1-D Brusselator by the
-// method of lines (examples/brusselator_mol, n = 2N unknowns, t = 0 .. 10, analytic Jacobians on
-// both sides, rtol = atol), states alone and states with the sensitivities to the three
-// parameters (A, B, alpha; scaled columns p_l dy/dp_l, in the error test on both sides: esdirk's
-// exact mode with error control, CVODES's staggered corrector with analytic fS, pbar = 1 and
-// CVodeSensEEtolerances, so both measure them with the states' tolerances).
+// (BDF) and IDAS (BDF on the residual y' - f(y)) with the same back-ends (SUNLinSol_Band,
+// SUNLinSol_KLU), on the Brusselator by the method of lines (examples/brusselator_mol): 1-D with
+// n = 2N unknowns and 2-D on an N x N grid with n = 2N^2, t = 0 .. 10, analytic Jacobians on
+// every side, rtol = atol; states alone and states with the sensitivities to the three
+// parameters (A, B, alpha; scaled columns p_l dy/dp_l, in the error test on every side: esdirk's
+// exact mode with error control, the staggered correctors of CVODES and IDAS with analytic
+// sensitivity right-hand sides / residuals, pbar = 1 and EE tolerances, so all measure them
+// with the states' tolerances).
 //
-//  - Work-precision at n = 1e4: the achieved error (max-norm at t = 10, relative to the largest
-//    component; with sensitivities the largest of that and each sensitivity column's, relative
-//    to the column's largest entry) against a reference run at rtol 1e-11, and the best CPU
-//    time (CLOCK_PROCESS_CPUTIME_ID: the machine is shared) of --repeat runs;
-//    the time ratio at equal accuracy is CVODES's time, interpolated in log-log at esdirk's
-//    achieved error, divided by esdirk's time (> 1: esdirk is faster).
-//  - Cost against n at rtol 1e-6, n = 1e3 .. 1e5: CPU time per step, per step and unknown,
-//    and the heap held by the solver per unknown (glibc mallinfo2, small and mmapped blocks:
-//    the bytes in use at the end of the run minus before the solver was made; KLU's and
-//    SUNDIALS's allocations included).
+// esdirk runs with its defaults ("esdirk": J and the LU at every step) and, states only, with
+// LU and Jacobian reuse ("esdirk reuse": Options::reuse_jacobian, keep_step_ratio_high = 1.2,
+// as in bench_sundials).
 //
-//     bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] [--part cost|work-precision]
+//  - Work-precision (1-D at n = 1e4; 2-D at N = 40, n = 3200, KLU): the achieved error (max-norm
+//    at t = 10, relative to the largest component; with sensitivities the largest of that and
+//    each sensitivity column's, relative to the column's largest entry) against an esdirk KLU
+//    run at a tight rtol, and the best CPU time (CLOCK_PROCESS_CPUTIME_ID: the machine is
+//    shared) of --repeat runs; the time ratio at equal accuracy is the peer's time,
+//    interpolated in log-log at esdirk's achieved error, divided by esdirk's time (> 1: esdirk
+//    is faster).
+//  - Cost against n at rtol 1e-6 (1-D n = 1e3 .. 1e5; 2-D N = 20 .. 100, n = 800 .. 20 000, the
+//    band back-end up to N = 40; --part 2d-large: N = 200 and 300, n = 80 000 and 180 000, states,
+//    KLU, esdirk with reuse, CVODES and IDAS, one run each: a run of esdirk's defaults there
+//    takes tens of minutes, see doc/benchmarks.md):
+//    CPU time per step, per step and unknown, and the heap held by the solver per unknown (glibc
+//    mallinfo2, small and mmapped blocks: the bytes in use at the end of the run minus before the
+//    solver was made; KLU's and SUNDIALS's allocations included).
+//
+//     bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] [--part cost|work-precision|2d]
 //                         [--directions 0|3]
-// --part runs one of the two measurements (both by default); --directions 0 (states) or 3 (with
-// the sensitivities) one of the two cases (both by default).
-// --csv writes PREFIX_work_precision.csv and PREFIX_cost.csv (plot_sparse.py draws them).
-// --quick (CTest): n = 1e3, two tolerances, one repetition, states alone and with
-// sensitivities; checks that every run succeeds,
-// that the errors fall with rtol and that esdirk's band and KLU runs agree. No timing asserted.
+// --set option=value changes an option of every esdirk run (newton_tolerance, stage_predictor,
+// reuse_jacobian, keep_step_ratio_low/high, jacobian_reuse_contraction, raw, method,
+// max_newton_iterations; stage_solve of the sensitivities), for the measurements behind the
+// defaults.
+// KLU orders with AMD on every side (esdirk's KLU default; SUNDIALS' SUNLinSol_KLU defaults to
+// COLAMD, which --sundials-colamd restores: on the 2-D grid its factors fill more, N = 70 took
+// 2.7x the CPU time).
+// --part runs one of the measurements: cost and work-precision are the 1-D ones, 2d both on the
+// 2-D grid (by default all three), 2d-large the large grids (only when asked for); --directions 0 (states) or 3 (with the sensitivities) one of
+// the two cases (both by default).
+// --csv writes PREFIX_work_precision.csv and PREFIX_cost.csv (plot_sparse.py draws them; the
+// 2-D rows have model "2d").
+// --quick (CTest): 1-D n = 1e3 and 2-D N = 12 (KLU), rtol 1e-3 and 1e-5, one repetition, states
+// alone and with sensitivities; checks that every run succeeds, that the errors fall with rtol, that
+// esdirk's band and KLU runs agree and that the 2-D model's Jacobian passes the pattern checker.
+// No timing asserted.
 
 #include <cvodes/cvodes.h>
+#include <idas/idas.h>
 #include <malloc.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
@@ -41,13 +62,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "brusselator_mol/brusselator_2d_model.hpp"
 #include "brusselator_mol/brusselator_mol_model.hpp"
 #include "esdirk/integrator.hpp"
+#include "esdirk/jacobian.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 
 namespace {
@@ -58,12 +81,25 @@ constexpr int parameters = 3;  // sensitivities to A, B, alpha when asked for
 enum class Backend { band, klu };
 const char* backend_name(Backend b) { return b == Backend::band ? "band" : "KLU"; }
 
+enum class Solver { esdirk, esdirk_reuse, cvodes, idas };
+const char* solver_name(Solver s) {
+  switch (s) {
+    case Solver::esdirk: return "esdirk";
+    case Solver::esdirk_reuse: return "esdirk reuse";
+    case Solver::cvodes: return "CVODES";
+    case Solver::idas: return "IDAS";
+  }
+  return "?";
+}
+bool is_esdirk(Solver s) { return s == Solver::esdirk || s == Solver::esdirk_reuse; }
+
 struct Run {
   bool ok = false;
   std::vector<double> y;
   std::vector<double> S;   // n x directions, column-major: p_l dy/dp_l
   long steps = 0;          // accepted steps
   long factorizations = 0;
+  long newton_iterations = 0;  // nonlinear iterations (esdirk: over all stages)
   double seconds = 0.0;
   double heap_bytes = 0.0;  // held by the solver at the end of the run
 };
@@ -85,12 +121,40 @@ double cpu_seconds() {
 
 // ---- esdirk ---------------------------------------------------------------------------------
 
-Run esdirk_run(int points, Backend backend, double rtol, int directions) {
-  brusselator_mol::Model model(points);
-  if (backend == Backend::band)
-    model.set_jacobian_bandwidths(2, 2);
-  else
-    model.set_jacobian_pattern(model.pattern(), esdirk::LinearSolverKind::sparse);
+// --set name=value: options changed in every esdirk run (for the measurements behind defaults).
+std::vector<std::string> settings;
+// --set stage_solve=automatic|refinement|factorization: the forward sensitivities' stage solves.
+esdirk::StageSolve stage_solve = esdirk::StageSolve::automatic;
+
+bool apply(esdirk::Options& o, const std::string& setting) {
+  const auto eq = setting.find('=');
+  if (eq == std::string::npos) return false;
+  const std::string name = setting.substr(0, eq), text = setting.substr(eq + 1);
+  const double value = std::atof(text.c_str());
+  if (name == "newton_tolerance") o.newton_tolerance = value;
+  else if (name == "max_newton_iterations") o.max_newton_iterations = static_cast<int>(value);
+  else if (name == "stage_predictor")
+    o.stage_predictor = text == "dense_output" ? esdirk::StagePredictor::dense_output
+                                               : esdirk::StagePredictor::previous_stage;
+  else if (name == "raw") o.tolerance_rule = value > 0 ? esdirk::ToleranceRule::raw : esdirk::ToleranceRule::calibrated;
+  else if (name == "reuse_jacobian") o.reuse_jacobian = value > 0;
+  else if (name == "keep_step_ratio_high") o.keep_step_ratio_high = value;
+  else if (name == "keep_step_ratio_low") o.keep_step_ratio_low = value;
+  else if (name == "jacobian_reuse_contraction") o.jacobian_reuse_contraction = value;
+  else if (name == "method") o.method = esdirk::Tableau::named(text);
+  else if (name == "stage_solve" && (text == "automatic" || text == "refinement" || text == "factorization"))
+    stage_solve = text == "refinement"      ? esdirk::StageSolve::refinement
+                  : text == "factorization" ? esdirk::StageSolve::factorization
+                                            : esdirk::StageSolve::automatic;
+  else return false;
+  return true;
+}
+
+template <class Model>
+Run esdirk_run(int size, Backend backend, double rtol, int directions, bool reuse) {
+  Model model(size);
+  model.set_jacobian_pattern(model.pattern(), backend == Backend::band ? esdirk::LinearSolverKind::banded
+                                                                       : esdirk::LinearSolverKind::sparse);
   const auto y0 = model.initial_state();
   const auto p = model.nominal_parameters();
   Run run;
@@ -101,6 +165,11 @@ Run esdirk_run(int points, Backend backend, double rtol, int directions) {
   options.rtol = rtol;
   options.atol = rtol;
   options.max_steps = 10000000;
+  if (reuse) {
+    options.reuse_jacobian = true;
+    options.keep_step_ratio_high = 1.2;
+  }
+  for (const std::string& setting : settings) apply(options, setting);
   esdirk::Integrator integrator(model, options);
   run.ok = esdirk::ok(integrator.initialize(0.0, y0, {}, p));
   if (directions == 0) {
@@ -108,7 +177,9 @@ Run esdirk_run(int points, Backend backend, double rtol, int directions) {
     run.heap_bytes = heap_in_use() - heap0;
   } else {
     const int n = model.size();
-    esdirk::ForwardSensitivity sensitivities(integrator);
+    esdirk::SensitivityOptions sensitivity_options;
+    sensitivity_options.stage_solve = stage_solve;
+    esdirk::ForwardSensitivity sensitivities(integrator, sensitivity_options);
     esdirk::DenseMatrix seed(n + parameters, directions), S(n, directions);
     for (int l = 0; l < directions; ++l) seed(n + l, l) = p[static_cast<std::size_t>(l)];
     run.ok = run.ok && esdirk::ok(sensitivities.initialize(seed.cref())) &&
@@ -119,84 +190,115 @@ Run esdirk_run(int points, Backend backend, double rtol, int directions) {
   run.seconds = cpu_seconds() - start;
   run.steps = integrator.statistics().accepted_steps;
   run.factorizations = integrator.statistics().lu_factorizations;
+  run.newton_iterations = integrator.statistics().newton_iterations;
   return run;
 }
 
-// ---- CVODES (BDF, Newton, band or KLU direct solver, analytic Jacobian) ----------------------
+// ---- SUNDIALS: the model's callbacks ----------------------------------------------------------
 
-struct CvodesData {
-  brusselator_mol::Model* model;
+template <class Model>
+struct SundialsData {
+  Model* model;
   const esdirk::SparsityPattern* pattern;
   std::vector<double> p;
 };
 
-int cv_rhs(sunrealtype, N_Vector y, N_Vector ydot, void* user) {
-  auto* d = static_cast<CvodesData*>(user);
-  d->model->rhs(N_VGetArrayPointer(y), d->p.data(), N_VGetArrayPointer(ydot));
-  return 0;
-}
-
-// ySdot = J yS + pbar_l f_p e_l, pbar_l = p_l (the scaled sensitivity p_l dy/dp_l).
-int cv_sensitivity_rhs(int, sunrealtype, N_Vector y, N_Vector, int l, N_Vector yS, N_Vector ySdot,
-                       void* user, N_Vector tmp, N_Vector) {
-  auto* d = static_cast<CvodesData*>(user);
-  const double* x = N_VGetArrayPointer(y);
-  double* out = N_VGetArrayPointer(ySdot);
-  d->model->jacobian_product(x, d->p.data(), N_VGetArrayPointer(yS), out);
-  const int points = d->model->points();
-  const double pl = d->p[static_cast<std::size_t>(l)];
+// out = J(y) s + pbar_l f_p e_l, pbar_l = p_l: the right-hand side of the scaled sensitivity
+// p_l dy/dp_l (tmp: n values of workspace).
+template <class Model>
+void sensitivity_rhs(const SundialsData<Model>& d, const double* y, int l, const double* s,
+                     double* out, double* tmp) {
+  d.model->jacobian_product(y, d.p.data(), s, out);
+  const int points = d.model->points();
+  const double pl = d.p[static_cast<std::size_t>(l)];
   if (l == 0) {
     for (int i = 0; i < points; ++i) out[2 * i] += pl;
   } else if (l == 1) {
     for (int i = 0; i < points; ++i) {
-      out[2 * i] -= pl * x[2 * i];
-      out[2 * i + 1] += pl * x[2 * i];
+      out[2 * i] -= pl * y[2 * i];
+      out[2 * i + 1] += pl * y[2 * i];
     }
   } else {
-    double* diffusion = N_VGetArrayPointer(tmp);
-    d->model->diffusion_per_alpha(x, diffusion);
-    for (int i = 0; i < 2 * points; ++i) out[i] += pl * diffusion[i];
+    d.model->diffusion_per_alpha(y, tmp);
+    for (int i = 0; i < 2 * points; ++i) out[i] += pl * tmp[i];
   }
-  return 0;
 }
 
-int cv_band_jacobian(sunrealtype, N_Vector y, N_Vector, SUNMatrix J, void* user, N_Vector,
-                     N_Vector, N_Vector) {
-  auto* d = static_cast<CvodesData*>(user);
-  const double* x = N_VGetArrayPointer(y);
-  const int n = static_cast<int>(SUNBandMatrix_Columns(J));
-  for (int j = 0; j < n; ++j) {
-    double* column = SUNBandMatrix_Column(J, j);  // column[i - j] = J(i, j)
-    for (int i = std::max(0, j - 2); i <= std::min(n - 1, j + 2); ++i)
-      column[i - j] = d->model->entry(x, d->p.data(), i, j);
+// J, or c_j I - J for IDAS (scale = -1, shift = c_j), into SUNDIALS's band or CSC matrix over
+// the model's pattern (SUNDIALS zeroes the matrix, index arrays included, before each call).
+template <class Model>
+void fill_matrix(const SundialsData<Model>& d, const double* y, double scale, double shift,
+                 SUNMatrix J) {
+  const auto& pointers = d.pattern->column_pointers();
+  const auto& rows = d.pattern->row_indices();
+  const int n = d.pattern->size();
+  auto value = [&](int i, int j) {
+    return scale * d.model->entry(y, d.p.data(), i, j) + (i == j ? shift : 0.0);
+  };
+  if (SUNMatGetID(J) == SUNMATRIX_BAND) {
+    for (int j = 0; j < n; ++j) {
+      double* column = SUNBandMatrix_Column(J, j);  // column[i - j] = J(i, j)
+      for (int k = pointers[j]; k < pointers[j + 1]; ++k) column[rows[k] - j] = value(rows[k], j);
+    }
+    return;
   }
-  return 0;
-}
-
-int cv_sparse_jacobian(sunrealtype, N_Vector y, N_Vector, SUNMatrix J, void* user, N_Vector,
-                       N_Vector, N_Vector) {
-  auto* d = static_cast<CvodesData*>(user);
-  const double* x = N_VGetArrayPointer(y);
-  const auto& pointers = d->pattern->column_pointers();
-  const auto& rows = d->pattern->row_indices();
-  // CVODES zeroes the matrix, index arrays included, before each call.
   sunindextype* colptrs = SUNSparseMatrix_IndexPointers(J);
   sunindextype* rowvals = SUNSparseMatrix_IndexValues(J);
   double* values = SUNSparseMatrix_Data(J);
-  const int n = d->pattern->size();
   for (int j = 0; j <= n; ++j) colptrs[j] = pointers[j];
   for (int j = 0; j < n; ++j)
     for (int k = pointers[j]; k < pointers[j + 1]; ++k) {
       rowvals[k] = rows[k];
-      values[k] = d->model->entry(x, d->p.data(), rows[k], j);
+      values[k] = value(rows[k], j);
     }
+}
+
+// ---- CVODES (BDF, Newton, band or KLU direct solver, analytic Jacobian) ----------------------
+
+// --sundials-colamd: SUNDIALS' KLU with its own default ordering (COLAMD) instead of AMD.
+bool sundials_colamd = false;
+
+template <class Model>
+int cv_rhs(sunrealtype, N_Vector y, N_Vector ydot, void* user) {
+  auto* d = static_cast<SundialsData<Model>*>(user);
+  d->model->rhs(N_VGetArrayPointer(y), d->p.data(), N_VGetArrayPointer(ydot));
   return 0;
 }
 
-Run cvodes_run(int points, Backend backend, double rtol, int directions) {
-  brusselator_mol::Model model(points);
+template <class Model>
+int cv_sensitivity_rhs(int, sunrealtype, N_Vector y, N_Vector, int l, N_Vector yS, N_Vector ySdot,
+                       void* user, N_Vector tmp, N_Vector) {
+  sensitivity_rhs(*static_cast<SundialsData<Model>*>(user), N_VGetArrayPointer(y), l,
+                  N_VGetArrayPointer(yS), N_VGetArrayPointer(ySdot), N_VGetArrayPointer(tmp));
+  return 0;
+}
+
+template <class Model>
+int cv_jacobian(sunrealtype, N_Vector y, N_Vector, SUNMatrix J, void* user, N_Vector, N_Vector,
+                N_Vector) {
+  fill_matrix(*static_cast<SundialsData<Model>*>(user), N_VGetArrayPointer(y), 1.0, 0.0, J);
+  return 0;
+}
+
+// The band or KLU matrix and linear solver for the model.
+template <class Model>
+void make_linear_solver(const Model& model, const esdirk::SparsityPattern& pattern, Backend backend,
+                        N_Vector y, SUNContext ctx, SUNMatrix* A, SUNLinearSolver* LS) {
+  const int n = model.size();
+  const int bandwidth = model.bandwidth();
+  *A = backend == Backend::band ? SUNBandMatrix(n, bandwidth, bandwidth, ctx)
+                                : SUNSparseMatrix(n, n, pattern.nonzeros(), CSC_MAT, ctx);
+  *LS = backend == Backend::band ? SUNLinSol_Band(y, *A, ctx) : SUNLinSol_KLU(y, *A, ctx);
+  // KLU's fill-reducing ordering as esdirk's (AMD, KLU's own default); SUNDIALS' default is
+  // COLAMD, which fills the factors of the 2-D problem more (doc/benchmarks.md).
+  if (backend == Backend::klu && !sundials_colamd) SUNLinSol_KLUSetOrdering(*LS, 0);
+}
+
+template <class Model>
+Run cvodes_run(int size, Backend backend, double rtol, int directions) {
+  Model model(size);
   const esdirk::SparsityPattern pattern = model.pattern();
-  CvodesData data{&model, &pattern, model.nominal_parameters()};
+  SundialsData<Model> data{&model, &pattern, model.nominal_parameters()};
   const int n = model.size();
   const auto y0 = model.initial_state();
   Run run;
@@ -206,23 +308,22 @@ Run cvodes_run(int points, Backend backend, double rtol, int directions) {
   if (SUNContext_Create(nullptr, &ctx) != 0) throw std::runtime_error("SUNContext_Create failed");
   N_Vector y = N_VNew_Serial(n, ctx);
   std::copy(y0.begin(), y0.end(), N_VGetArrayPointer(y));
-  SUNMatrix A = backend == Backend::band ? SUNBandMatrix(n, 2, 2, ctx)
-                                          : SUNSparseMatrix(n, n, pattern.nonzeros(), CSC_MAT, ctx);
-  SUNLinearSolver LS =
-      backend == Backend::band ? SUNLinSol_Band(y, A, ctx) : SUNLinSol_KLU(y, A, ctx);
+  SUNMatrix A = nullptr;
+  SUNLinearSolver LS = nullptr;
+  make_linear_solver(model, pattern, backend, y, ctx, &A, &LS);
   void* mem = CVodeCreate(CV_BDF, ctx);
-  CVodeInit(mem, cv_rhs, 0.0, y);
+  CVodeInit(mem, cv_rhs<Model>, 0.0, y);
   CVodeSStolerances(mem, rtol, rtol);
   CVodeSetUserData(mem, &data);
   CVodeSetLinearSolver(mem, LS, A);
-  CVodeSetJacFn(mem, backend == Backend::band ? cv_band_jacobian : cv_sparse_jacobian);
+  CVodeSetJacFn(mem, cv_jacobian<Model>);
   CVodeSetMaxNumSteps(mem, 10000000);
   N_Vector* yS = nullptr;
   double pbar[parameters] = {1.0, 1.0, 1.0};  // yS is already scaled by p
   if (directions > 0) {
     yS = N_VCloneVectorArray(directions, y);
     for (int l = 0; l < directions; ++l) N_VConst(0.0, yS[l]);
-    CVodeSensInit1(mem, directions, CV_STAGGERED, cv_sensitivity_rhs, yS);
+    CVodeSensInit1(mem, directions, CV_STAGGERED, cv_sensitivity_rhs<Model>, yS);
     CVodeSetSensParams(mem, nullptr, pbar, nullptr);
     CVodeSensEEtolerances(mem);
     CVodeSetSensErrCon(mem, SUNTRUE);
@@ -240,6 +341,7 @@ Run cvodes_run(int points, Backend backend, double rtol, int directions) {
   long setups = 0;
   CVodeGetNumLinSolvSetups(mem, &setups);
   run.factorizations = setups;
+  CVodeGetNumNonlinSolvIters(mem, &run.newton_iterations);
   run.y.assign(N_VGetArrayPointer(y), N_VGetArrayPointer(y) + n);
   CVodeFree(&mem);
   if (yS != nullptr) N_VDestroyVectorArray(yS, directions);
@@ -250,21 +352,140 @@ Run cvodes_run(int points, Backend backend, double rtol, int directions) {
   return run;
 }
 
+// ---- IDAS (BDF on F(t, y, y') = y' - f(y), band or KLU, analytic Jacobian c_j I - J) --------
+
+template <class Model>
+int ida_residual(sunrealtype, N_Vector y, N_Vector yp, N_Vector r, void* user) {
+  auto* d = static_cast<SundialsData<Model>*>(user);
+  double* out = N_VGetArrayPointer(r);
+  d->model->rhs(N_VGetArrayPointer(y), d->p.data(), out);
+  const double* ydot = N_VGetArrayPointer(yp);
+  for (int i = 0; i < d->model->size(); ++i) out[i] = ydot[i] - out[i];
+  return 0;
+}
+
+// F_s,l = yS_l' - (J yS_l + pbar_l f_p e_l).
+template <class Model>
+int ida_sensitivity_residual(int Ns, sunrealtype, N_Vector y, N_Vector, N_Vector, N_Vector* yS,
+                             N_Vector* ypS, N_Vector* rS, void* user, N_Vector tmp, N_Vector,
+                             N_Vector) {
+  auto* d = static_cast<SundialsData<Model>*>(user);
+  for (int l = 0; l < Ns; ++l) {
+    double* out = N_VGetArrayPointer(rS[l]);
+    sensitivity_rhs(*d, N_VGetArrayPointer(y), l, N_VGetArrayPointer(yS[l]), out,
+                    N_VGetArrayPointer(tmp));
+    const double* sdot = N_VGetArrayPointer(ypS[l]);
+    for (int i = 0; i < d->model->size(); ++i) out[i] = sdot[i] - out[i];
+  }
+  return 0;
+}
+
+template <class Model>
+int ida_jacobian(sunrealtype, sunrealtype cj, N_Vector y, N_Vector, N_Vector, SUNMatrix J,
+                 void* user, N_Vector, N_Vector, N_Vector) {
+  fill_matrix(*static_cast<SundialsData<Model>*>(user), N_VGetArrayPointer(y), -1.0, cj, J);
+  return 0;
+}
+
+template <class Model>
+Run idas_run(int size, Backend backend, double rtol, int directions) {
+  Model model(size);
+  const esdirk::SparsityPattern pattern = model.pattern();
+  SundialsData<Model> data{&model, &pattern, model.nominal_parameters()};
+  const int n = model.size();
+  const auto y0 = model.initial_state();
+  Run run;
+  const double heap0 = heap_in_use();
+  const double start = cpu_seconds();
+  SUNContext ctx = nullptr;
+  if (SUNContext_Create(nullptr, &ctx) != 0) throw std::runtime_error("SUNContext_Create failed");
+  N_Vector y = N_VNew_Serial(n, ctx);
+  N_Vector yp = N_VNew_Serial(n, ctx);
+  std::copy(y0.begin(), y0.end(), N_VGetArrayPointer(y));
+  model.rhs(N_VGetArrayPointer(y), data.p.data(), N_VGetArrayPointer(yp));  // consistent y'(0)
+  SUNMatrix A = nullptr;
+  SUNLinearSolver LS = nullptr;
+  make_linear_solver(model, pattern, backend, y, ctx, &A, &LS);
+  void* mem = IDACreate(ctx);
+  IDAInit(mem, ida_residual<Model>, 0.0, y, yp);
+  IDASStolerances(mem, rtol, rtol);
+  IDASetUserData(mem, &data);
+  IDASetLinearSolver(mem, LS, A);
+  IDASetJacFn(mem, ida_jacobian<Model>);
+  IDASetMaxNumSteps(mem, 10000000);
+  N_Vector* yS = nullptr;
+  N_Vector* ypS = nullptr;
+  double pbar[parameters] = {1.0, 1.0, 1.0};
+  if (directions > 0) {
+    // yS(0) = 0, so yS'(0) = pbar_l f_p e_l at y0.
+    yS = N_VCloneVectorArray(directions, y);
+    ypS = N_VCloneVectorArray(directions, y);
+    std::vector<double> zero(static_cast<std::size_t>(n), 0.0), tmp(static_cast<std::size_t>(n));
+    for (int l = 0; l < directions; ++l) {
+      N_VConst(0.0, yS[l]);
+      sensitivity_rhs(data, y0.data(), l, zero.data(), N_VGetArrayPointer(ypS[l]), tmp.data());
+    }
+    IDASensInit(mem, directions, IDA_STAGGERED, ida_sensitivity_residual<Model>, yS, ypS);
+    IDASetSensParams(mem, nullptr, pbar, nullptr);
+    IDASensEEtolerances(mem);
+    IDASetSensErrCon(mem, SUNTRUE);
+  }
+  double t = 0.0;
+  run.ok = IDASolve(mem, t_end, &t, y, yp, IDA_NORMAL) == IDA_SUCCESS;
+  if (directions > 0) {
+    run.ok = run.ok && IDAGetSens(mem, &t, yS) == IDA_SUCCESS;
+    for (int l = 0; l < directions; ++l)
+      run.S.insert(run.S.end(), N_VGetArrayPointer(yS[l]), N_VGetArrayPointer(yS[l]) + n);
+  }
+  run.seconds = cpu_seconds() - start;
+  run.heap_bytes = heap_in_use() - heap0;
+  IDAGetNumSteps(mem, &run.steps);
+  long setups = 0;
+  IDAGetNumLinSolvSetups(mem, &setups);
+  run.factorizations = setups;
+  IDAGetNumNonlinSolvIters(mem, &run.newton_iterations);
+  run.y.assign(N_VGetArrayPointer(y), N_VGetArrayPointer(y) + n);
+  IDAFree(&mem);
+  if (yS != nullptr) N_VDestroyVectorArray(yS, directions);
+  if (ypS != nullptr) N_VDestroyVectorArray(ypS, directions);
+  SUNLinSolFree(LS);
+  SUNMatDestroy(A);
+  N_VDestroy(y);
+  N_VDestroy(yp);
+  SUNContext_Free(&ctx);
+  return run;
+}
+
 // ---- measurement ----------------------------------------------------------------------------
 
-using Solver = std::function<Run(int, Backend, double, int)>;
+template <class Model>
+Run run_once(Solver solver, int size, Backend backend, double rtol, int directions) {
+  switch (solver) {
+    case Solver::esdirk: return esdirk_run<Model>(size, backend, rtol, directions, false);
+    case Solver::esdirk_reuse: return esdirk_run<Model>(size, backend, rtol, directions, true);
+    case Solver::cvodes: return cvodes_run<Model>(size, backend, rtol, directions);
+    case Solver::idas: return idas_run<Model>(size, backend, rtol, directions);
+  }
+  return {};
+}
 
 // The best CPU time of `repeat` runs (the solution and counters of the last).
-Run best_of(const Solver& solve, int points, Backend backend, double rtol, int directions,
-            int repeat) {
+template <class Model>
+Run best_of(Solver solver, int size, Backend backend, double rtol, int directions, int repeat) {
   Run best;
   double seconds = INFINITY;
   for (int r = 0; r < repeat; ++r) {
-    best = solve(points, backend, rtol, directions);
+    best = run_once<Model>(solver, size, backend, rtol, directions);
     seconds = std::min(seconds, best.seconds);
   }
   best.seconds = seconds;
   return best;
+}
+
+// The solvers of one case: esdirk's reuse is states only (the sensitivities refuse it).
+std::vector<Solver> solvers_for(int directions) {
+  if (directions == 0) return {Solver::esdirk, Solver::esdirk_reuse, Solver::cvodes, Solver::idas};
+  return {Solver::esdirk, Solver::cvodes, Solver::idas};
 }
 
 // max_i |a_i - b_i| / max_i |b_i| over [offset, offset + size).
@@ -291,7 +512,7 @@ double error_of(const Run& run, const Run& reference) {
 
 struct Point {
   double rtol, error, seconds;
-  long steps;
+  long steps, factorizations, newton_iterations;
 };
 
 // The time along `points` (sorted by rtol) at `error`, log-log interpolated; NaN outside.
@@ -305,67 +526,93 @@ double time_at_error(const std::vector<Point>& points, double error) {
   return NAN;
 }
 
-int work_precision(int points, const std::vector<double>& rtols, int directions, int repeat,
-                   bool quick, std::FILE* csv) {
-  const int n = 2 * points;
-  std::printf("\nWork-precision, n = %d (N = %d), t = 0 .. %g, %s\n", n, points, t_end,
+// "n = 10000 (1-D, N = 5000)" or "n = 20000 (2-D, 100 x 100)".
+template <class Model>
+std::string describe(int size) {
+  const Model model(size);
+  char text[96];
+  if constexpr (std::is_same_v<Model, brusselator_mol::Model2d>)
+    std::snprintf(text, sizeof text, "n = %d (2-D, %d x %d grid)", model.size(), size, size);
+  else
+    std::snprintf(text, sizeof text, "n = %d (1-D, N = %d)", model.size(), size);
+  return text;
+}
+
+template <class Model>
+const char* model_name() {
+  return std::is_same_v<Model, brusselator_mol::Model2d> ? "2d" : "1d";
+}
+
+template <class Model>
+int work_precision(int size, const std::vector<Backend>& backends, const std::vector<double>& rtols,
+                   double reference_rtol, int directions, int repeat, bool quick, std::FILE* csv) {
+  const int n = Model(size).size();
+  std::printf("\nWork-precision, %s, t = 0 .. %g, %s\n", describe<Model>(size).c_str(), t_end,
               directions ? "states and 3 parameter sensitivities" : "states");
-  const Run reference = esdirk_run(points, Backend::klu, quick ? 1e-10 : 1e-11, directions);
-  const Run check = cvodes_run(points, Backend::klu, quick ? 1e-10 : 1e-11, directions);
+  const Run reference = esdirk_run<Model>(size, Backend::klu, reference_rtol, directions, false);
+  const Run check = cvodes_run<Model>(size, Backend::klu, reference_rtol, directions);
   const double reference_spread = error_of(check, reference);
   std::printf("reference: esdirk KLU at rtol %.0e (%ld steps); CVODES KLU at the same rtol differs "
-              "by %.1e\n", quick ? 1e-10 : 1e-11, reference.steps, reference_spread);
+              "by %.1e\n", reference_rtol, reference.steps, reference_spread);
   int failures = 0;
   if (!reference.ok || !check.ok) {
     std::printf("CHECK FAILED: a reference run failed\n");
     return 1;
   }
-  for (Backend backend : {Backend::band, Backend::klu}) {
-    std::printf("\n%s: %8s | %10s %10s %6s | %10s %10s %6s | %s\n", backend_name(backend), "rtol",
-                "esdirk err", "time [s]", "steps", "CVODES err", "time [s]", "steps",
-                "CVODES/esdirk at equal error");
-    std::vector<Point> ours, theirs;
-    std::vector<Run> our_runs;
-    for (double rtol : rtols) {
-      const Run a = best_of(esdirk_run, points, backend, rtol, directions, repeat);
-      const Run b = best_of(cvodes_run, points, backend, rtol, directions, repeat);
-      ours.push_back({rtol, error_of(a, reference), a.seconds, a.steps});
-      theirs.push_back({rtol, error_of(b, reference), b.seconds, b.steps});
-      our_runs.push_back(a);
-      if (csv != nullptr) {
-        std::fprintf(csv, "%d,%d,%s,esdirk,%.3e,%.6e,%.6e,%ld\n", n, directions,
-                     backend_name(backend), rtol, ours.back().error, a.seconds, a.steps);
-        std::fprintf(csv, "%d,%d,%s,CVODES,%.3e,%.6e,%.6e,%ld\n", n, directions,
-                     backend_name(backend), rtol, theirs.back().error, b.seconds, b.steps);
+  const std::vector<Solver> solvers = solvers_for(directions);
+  for (Backend backend : backends) {
+    std::printf("\n%s: %8s | %-12s %10s %10s %6s %6s %7s\n", backend_name(backend), "rtol", "solver",
+                "error", "time [s]", "steps", "LUs", "Newton");
+    std::vector<std::vector<Point>> curves(solvers.size());
+    std::vector<Run> last_esdirk;
+    for (double rtol : rtols)
+      for (std::size_t k = 0; k < solvers.size(); ++k) {
+        const Run r = best_of<Model>(solvers[k], size, backend, rtol, directions, repeat);
+        curves[k].push_back({rtol, error_of(r, reference), r.seconds, r.steps, r.factorizations,
+                             r.newton_iterations});
+        if (solvers[k] == Solver::esdirk) last_esdirk = {r};
+        std::printf("      %8.0e | %-12s %10.2e %10.3e %6ld %6ld %7ld\n", rtol, solver_name(solvers[k]),
+                    curves[k].back().error, r.seconds, r.steps, r.factorizations, r.newton_iterations);
+        std::fflush(stdout);
+        if (csv != nullptr)
+          std::fprintf(csv, "%s,%d,%d,%s,%s,%.3e,%.6e,%.6e,%ld,%ld,%ld\n", model_name<Model>(), n,
+                       directions, backend_name(backend), solver_name(solvers[k]), rtol,
+                       curves[k].back().error, r.seconds, r.steps, r.factorizations,
+                       r.newton_iterations);
+        if (!std::isfinite(curves[k].back().error)) {
+          std::printf("CHECK FAILED: %s failed at rtol %.0e\n", solver_name(solvers[k]), rtol);
+          ++failures;
+        }
+      }
+    // Each esdirk curve against each peer: the peer's time at esdirk's error / esdirk's time.
+    for (std::size_t a = 0; a < solvers.size(); ++a) {
+      if (!is_esdirk(solvers[a])) continue;
+      for (std::size_t b = 0; b < solvers.size(); ++b) {
+        if (is_esdirk(solvers[b])) continue;
+        std::vector<double> ratios;
+        for (const Point& ours : curves[a]) {
+          const double ratio = time_at_error(curves[b], ours.error) / ours.seconds;
+          if (std::isfinite(ratio)) ratios.push_back(ratio);
+        }
+        if (ratios.empty()) {
+          std::printf("      %s/%s at equal error: no overlap\n", solver_name(solvers[b]), solver_name(solvers[a]));
+          continue;
+        }
+        std::sort(ratios.begin(), ratios.end());
+        std::printf("      %s/%s at equal error: median %.2f (lowest %.2f, highest %.2f, %zu points)\n",
+                    solver_name(solvers[b]), solver_name(solvers[a]), ratios[ratios.size() / 2],
+                    ratios.front(), ratios.back(), ratios.size());
       }
     }
-    std::vector<double> ratios;
-    for (std::size_t i = 0; i < rtols.size(); ++i) {
-      const double ratio = time_at_error(theirs, ours[i].error) / ours[i].seconds;
-      if (std::isfinite(ratio)) ratios.push_back(ratio);
-      std::printf("      %8.0e | %10.2e %10.3e %6ld | %10.2e %10.3e %6ld | ", rtols[i],
-                  ours[i].error, ours[i].seconds, ours[i].steps, theirs[i].error,
-                  theirs[i].seconds, theirs[i].steps);
-      if (std::isfinite(ratio)) std::printf("%.2f\n", ratio); else std::printf("-\n");
-      if (!std::isfinite(ours[i].error) || !std::isfinite(theirs[i].error)) {
-        std::printf("CHECK FAILED: a run failed at rtol %.0e\n", rtols[i]);
+    for (std::size_t k = 0; k < solvers.size(); ++k)
+      if (curves[k].size() >= 2 && !(curves[k].back().error < curves[k].front().error)) {
+        std::printf("CHECK FAILED: the error of %s does not fall with rtol\n", solver_name(solvers[k]));
         ++failures;
       }
-    }
-    if (!ratios.empty()) {
-      std::sort(ratios.begin(), ratios.end());
-      std::printf("      median ratio %.2f (lowest %.2f, highest %.2f, %zu points)\n",
-                  ratios[ratios.size() / 2], ratios.front(), ratios.back(), ratios.size());
-    }
-    if (ours.size() >= 2 && !(ours.back().error < ours.front().error &&
-                              theirs.back().error < theirs.front().error)) {
-      std::printf("CHECK FAILED: an error does not fall with rtol\n");
-      ++failures;
-    }
     if (backend == Backend::klu && quick) {
       // The band run of the same rtol must agree (same method, same steps).
-      const Run band = esdirk_run(points, Backend::band, rtols.back(), directions);
-      if (error_of(band, our_runs.back()) > 1e-9) {
+      const Run band = esdirk_run<Model>(size, Backend::band, rtols.back(), directions, false);
+      if (error_of(band, last_esdirk.front()) > 1e-9) {
         std::printf("CHECK FAILED: esdirk's band and KLU runs differ\n");
         ++failures;
       }
@@ -374,31 +621,35 @@ int work_precision(int points, const std::vector<double>& rtols, int directions,
   return failures;
 }
 
-int cost_against_n(const std::vector<int>& point_counts, double rtol, int directions, int repeat,
-                   std::FILE* csv) {
-  std::printf("\nCost against n at rtol = atol = %.0e, %s (best of %d; n = 1e5 at most twice)\n",
-              rtol, directions ? "states and 3 parameter sensitivities" : "states", repeat);
-  std::printf("%8s %-7s %-7s | %6s %6s %10s %12s %12s %10s\n", "n", "solver", "backend", "steps",
+// `band_limit`: the largest size run on the band back-end (2-D: the band LU's O(n N^2) work).
+template <class Model>
+int cost_against_n(const std::vector<int>& sizes, const std::vector<Backend>& backends,
+                   int band_limit, double rtol, int directions, int repeat, std::FILE* csv,
+                   const std::vector<Solver>& solvers) {
+  std::printf("\nCost against n (%s) at rtol = atol = %.0e, %s (best of %d; n >= 5e4 at most twice)\n",
+              model_name<Model>(), rtol, directions ? "states and 3 parameter sensitivities" : "states",
+              repeat);
+  std::printf("%8s %-12s %-7s | %6s %6s %10s %12s %12s %10s\n", "n", "solver", "backend", "steps",
               "LUs", "time [s]", "us/step", "ns/step/n", "heap B/n");
   int failures = 0;
-  for (Backend backend : {Backend::band, Backend::klu})
-    for (int points : point_counts) {
-      const int n = 2 * points;
+  for (Backend backend : backends)
+    for (int size : sizes) {
+      if (backend == Backend::band && size > band_limit) continue;
+      const int n = Model(size).size();
       const int reps = n >= 50000 ? std::min(repeat, 2) : repeat;
-      for (int solver = 0; solver < 2; ++solver) {
-        const Run r = best_of(solver == 0 ? Solver(esdirk_run) : Solver(cvodes_run), points,
-                              backend, rtol, directions, reps);
-        const char* name = solver == 0 ? "esdirk" : "CVODES";
+      for (Solver solver : solvers) {
+        const Run r = best_of<Model>(solver, size, backend, rtol, directions, reps);
         const double per_step = r.seconds / static_cast<double>(std::max(1L, r.steps));
-        std::printf("%8d %-7s %-7s | %6ld %6ld %10.4f %12.1f %12.1f %10.0f\n", n, name,
+        std::printf("%8d %-12s %-7s | %6ld %6ld %10.4f %12.1f %12.1f %10.0f\n", n, solver_name(solver),
                     backend_name(backend), r.steps, r.factorizations, r.seconds, 1e6 * per_step,
                     1e9 * per_step / n, r.heap_bytes / n);
+        std::fflush(stdout);
         if (csv != nullptr)
-          std::fprintf(csv, "%d,%d,%s,%s,%.0e,%ld,%ld,%.6e,%.6e\n", n, directions,
-                       backend_name(backend), name, rtol, r.steps, r.factorizations, r.seconds,
-                       r.heap_bytes);
+          std::fprintf(csv, "%s,%d,%d,%s,%s,%.0e,%ld,%ld,%.6e,%.6e\n", model_name<Model>(), n,
+                       directions, backend_name(backend), solver_name(solver), rtol, r.steps,
+                       r.factorizations, r.seconds, r.heap_bytes);
         if (!r.ok) {
-          std::printf("CHECK FAILED: %s %s failed at n = %d\n", name, backend_name(backend), n);
+          std::printf("CHECK FAILED: %s %s failed at n = %d\n", solver_name(solver), backend_name(backend), n);
           ++failures;
         }
       }
@@ -406,32 +657,93 @@ int cost_against_n(const std::vector<int>& point_counts, double rtol, int direct
   return failures;
 }
 
+// The 2-D model's analytic Jacobian and pattern against central differences at the initial
+// state (a small grid: the checker costs 2n evaluations).
+int check_2d_model(int side) {
+  brusselator_mol::Model2d model(side);
+  model.set_jacobian_pattern(model.pattern(), esdirk::LinearSolverKind::sparse);
+  const auto y0 = model.initial_state();
+  const auto p = model.nominal_parameters();
+  const esdirk::JacobianPatternCheck check = esdirk::check_jacobian_pattern(model, 0.0, y0, {}, p);
+  const esdirk::JacobianCheck parameters_check = esdirk::check_jacobian(model, 0.0, y0, {}, p);
+  std::printf("\n2-D model (%d x %d): pattern and sparse Jacobian %s; parameter Jacobian %s\n", side,
+              side, check.ok ? "agree with differences" : "DISAGREE", parameters_check.ok ? "agrees" : "DISAGREES");
+  if (check.ok && parameters_check.ok) return 0;
+  std::printf("CHECK FAILED: %s\n%s\n", check.summary().c_str(), parameters_check.summary().c_str());
+  return 1;
+}
+
+// --run: one run, its counters and CPU time (for profiling one configuration, e.g. under
+// callgrind). SIZE is N (1-D: n = 2N; 2-D: an N x N grid).
+int run_single(const std::vector<std::string>& a) {
+  Solver solver = Solver::esdirk;
+  if (a[0] == "esdirk-reuse") solver = Solver::esdirk_reuse;
+  else if (a[0] == "CVODES") solver = Solver::cvodes;
+  else if (a[0] == "IDAS") solver = Solver::idas;
+  else if (a[0] != "esdirk") return 2;
+  const Backend backend = a[1] == "band" ? Backend::band : Backend::klu;
+  const int size = std::atoi(a[3].c_str());
+  const double rtol = std::atof(a[4].c_str());
+  const int directions = std::atoi(a[5].c_str()) == 0 ? 0 : parameters;
+  if (size < 1 || !(rtol > 0.0) || (a[2] != "1d" && a[2] != "2d")) return 2;
+  const Run r = a[2] == "2d" ? run_once<brusselator_mol::Model2d>(solver, size, backend, rtol, directions)
+                             : run_once<brusselator_mol::Model>(solver, size, backend, rtol, directions);
+  std::printf("%s %s %s size %d rtol %.0e directions %d: %s, %ld steps, %ld LUs, %ld Newton iterations, "
+              "%.4f s CPU, %.0f B heap\n", solver_name(solver), backend_name(backend), a[2].c_str(), size,
+              rtol, directions, r.ok ? "ok" : "FAILED", r.steps, r.factorizations, r.newton_iterations,
+              r.seconds, r.heap_bytes);
+  double sum = 0.0;
+  for (double v : r.y) sum += std::abs(v);
+  std::printf("y[0] = %.17g, sum |y_i| = %.17g\n", r.y.empty() ? 0.0 : r.y[0], sum);
+  return r.ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  using brusselator_mol::Model;
+  using brusselator_mol::Model2d;
   bool quick = false;
   int repeat = 3;
+  std::vector<std::string> single;  // --run SOLVER BACKEND MODEL SIZE RTOL DIRECTIONS
   std::string csv_prefix, part;
   std::vector<int> cases = {0, parameters};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
+    } else if (!std::strcmp(argv[i], "--run") && i + 6 < argc) {
+      single.assign(argv + i + 1, argv + i + 7);
+      i += 6;
+    } else if (!std::strcmp(argv[i], "--sundials-colamd")) {
+      sundials_colamd = true;
+    } else if (!std::strcmp(argv[i], "--set") && i + 1 < argc) {
+      esdirk::Options probe;
+      if (!apply(probe, argv[i + 1])) {
+        std::fprintf(stderr, "--set: unknown setting %s\n", argv[i + 1]);
+        return 2;
+      }
+      settings.push_back(argv[++i]);
     } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
     } else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) {
       csv_prefix = argv[++i];
     } else if (!std::strcmp(argv[i], "--part") && i + 1 < argc &&
-               (!std::strcmp(argv[i + 1], "cost") || !std::strcmp(argv[i + 1], "work-precision"))) {
+               (!std::strcmp(argv[i + 1], "cost") || !std::strcmp(argv[i + 1], "work-precision") ||
+                !std::strcmp(argv[i + 1], "2d") || !std::strcmp(argv[i + 1], "2d-large"))) {
       part = argv[++i];
     } else if (!std::strcmp(argv[i], "--directions") && i + 1 < argc &&
                (!std::strcmp(argv[i + 1], "0") || !std::strcmp(argv[i + 1], "3"))) {
       cases = {std::atoi(argv[++i])};
     } else {
       std::fprintf(stderr, "usage: bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] "
-                           "[--part cost|work-precision] [--directions 0|3]\n");
+                           "[--part cost|work-precision|2d|2d-large] [--directions 0|3] [--set option=value ...]\n"
+                           "                           [--sundials-colamd]\n"
+                           "       bench_sparse_cvodes --run esdirk|esdirk-reuse|CVODES|IDAS band|KLU "
+                           "1d|2d SIZE RTOL 0|3\n");
       return 2;
     }
   }
+  if (!single.empty()) return run_single(single);
   std::FILE* wp_csv = nullptr;
   std::FILE* cost_csv = nullptr;
   if (!csv_prefix.empty()) {
@@ -441,22 +753,39 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "cannot write %s_*.csv\n", csv_prefix.c_str());
       return 2;
     }
-    std::fprintf(wp_csv, "n,directions,backend,solver,rtol,error,seconds,steps\n");
-    std::fprintf(cost_csv, "n,directions,backend,solver,rtol,steps,factorizations,seconds,heap_bytes\n");
+    std::fprintf(wp_csv, "model,n,directions,backend,solver,rtol,error,seconds,steps,factorizations,newton_iterations\n");
+    std::fprintf(cost_csv, "model,n,directions,backend,solver,rtol,steps,factorizations,seconds,heap_bytes\n");
   }
   int failures = 0;
-  const bool precision = part != "cost", cost = part != "work-precision";
+  const bool precision = part.empty() || part == "work-precision";
+  const bool cost = part.empty() || part == "cost";
+  const bool two_d = part.empty() || part == "2d";
+  const bool large = part == "2d-large";
+  const std::vector<Backend> both = {Backend::band, Backend::klu};
+  if (quick && two_d) failures += check_2d_model(6);
   for (int directions : cases) {
     if (quick) {
-      if (precision) failures += work_precision(500, {1e-4, 1e-6}, directions, 1, true, wp_csv);
-      if (cost) failures += cost_against_n({500}, 1e-6, directions, 1, cost_csv);
+      if (precision) failures += work_precision<Model>(500, both, {1e-3, 1e-5}, 1e-7, directions, 1, true, wp_csv);
+      if (cost) failures += cost_against_n<Model>({500}, {Backend::klu}, 500, 1e-5, directions, 1, cost_csv,
+                                                     solvers_for(directions));
+      if (two_d)
+        failures += work_precision<Model2d>(12, {Backend::klu}, {1e-3, 1e-5}, 1e-7, directions, 1, true, wp_csv);
     } else {
       if (precision)
-        failures += work_precision(5000, {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8}, directions, repeat,
-                                   false, wp_csv);
+        failures += work_precision<Model>(5000, both, {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8}, 1e-10,
+                                          directions, repeat, false, wp_csv);
       if (cost)
-        failures += cost_against_n({500, 1500, 5000, 15000, 50000}, 1e-6, directions, repeat,
-                                   cost_csv);
+        failures += cost_against_n<Model>({500, 1500, 5000, 15000, 50000}, both, 50000, 1e-6,
+                                          directions, repeat, cost_csv, solvers_for(directions));
+      if (two_d) {
+        failures += work_precision<Model2d>(40, {Backend::klu}, {1e-3, 1e-4, 1e-5, 1e-6, 1e-7}, 1e-9,
+                                            directions, repeat, false, wp_csv);
+        failures += cost_against_n<Model2d>({20, 40, 70, 100}, both, 40, 1e-6, directions, repeat,
+                                            cost_csv, solvers_for(directions));
+      }
+      if (large && directions == 0)
+        failures += cost_against_n<Model2d>({200, 300}, {Backend::klu}, 0, 1e-6, 0, 1, cost_csv,
+                                            {Solver::esdirk_reuse, Solver::cvodes, Solver::idas});
     }
   }
   if (wp_csv != nullptr) std::fclose(wp_csv);

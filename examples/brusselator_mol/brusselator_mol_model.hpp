@@ -27,6 +27,8 @@ class Model : public esdirk::Problem {
   explicit Model(int points) : esdirk::Problem(2 * points, 0, 3), N_(points) {}
 
   int points() const { return N_; }
+  /// The bandwidth (lower = upper) of J in this ordering.
+  int bandwidth() const { return 2; }
   std::vector<double> nominal_parameters() const { return {nominal_A, nominal_B, nominal_alpha}; }
 
   std::vector<double> initial_state() const {
