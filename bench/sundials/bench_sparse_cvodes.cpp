@@ -75,7 +75,7 @@
 
 namespace {
 
-constexpr double t_end = 10.0;
+double t_end = 10.0;  // --t-end (with --run only: the measurements all run to 10)
 constexpr int parameters = 3;  // sensitivities to A, B, alpha when asked for
 
 enum class Backend { band, klu };
@@ -674,7 +674,8 @@ int check_2d_model(int side) {
 }
 
 // --run: one run, its counters and CPU time (for profiling one configuration, e.g. under
-// callgrind). SIZE is N (1-D: n = 2N; 2-D: an N x N grid).
+// callgrind). SIZE is N (1-D: n = 2N; 2-D: an N x N grid); --t-end T integrates to T instead
+// of 10 (the cost per step of the largest grids in minutes rather than hours).
 int run_single(const std::vector<std::string>& a) {
   Solver solver = Solver::esdirk;
   if (a[0] == "esdirk-reuse") solver = Solver::esdirk_reuse;
@@ -688,9 +689,9 @@ int run_single(const std::vector<std::string>& a) {
   if (size < 1 || !(rtol > 0.0) || (a[2] != "1d" && a[2] != "2d")) return 2;
   const Run r = a[2] == "2d" ? run_once<brusselator_mol::Model2d>(solver, size, backend, rtol, directions)
                              : run_once<brusselator_mol::Model>(solver, size, backend, rtol, directions);
-  std::printf("%s %s %s size %d rtol %.0e directions %d: %s, %ld steps, %ld LUs, %ld Newton iterations, "
+  std::printf("%s %s %s size %d rtol %.0e directions %d, t = 0 .. %g: %s, %ld steps, %ld LUs, %ld Newton iterations, "
               "%.4f s CPU, %.0f B heap\n", solver_name(solver), backend_name(backend), a[2].c_str(), size,
-              rtol, directions, r.ok ? "ok" : "FAILED", r.steps, r.factorizations, r.newton_iterations,
+              rtol, directions, t_end, r.ok ? "ok" : "FAILED", r.steps, r.factorizations, r.newton_iterations,
               r.seconds, r.heap_bytes);
   double sum = 0.0;
   for (double v : r.y) sum += std::abs(v);
@@ -714,6 +715,8 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--run") && i + 6 < argc) {
       single.assign(argv + i + 1, argv + i + 7);
       i += 6;
+    } else if (!std::strcmp(argv[i], "--t-end") && i + 1 < argc && std::atof(argv[i + 1]) > 0.0) {
+      t_end = std::atof(argv[++i]);
     } else if (!std::strcmp(argv[i], "--sundials-colamd")) {
       sundials_colamd = true;
     } else if (!std::strcmp(argv[i], "--set") && i + 1 < argc) {
@@ -739,11 +742,15 @@ int main(int argc, char** argv) {
                            "[--part cost|work-precision|2d|2d-large] [--directions 0|3] [--set option=value ...]\n"
                            "                           [--sundials-colamd]\n"
                            "       bench_sparse_cvodes --run esdirk|esdirk-reuse|CVODES|IDAS band|KLU "
-                           "1d|2d SIZE RTOL 0|3\n");
+                           "1d|2d SIZE RTOL 0|3 [--t-end T]\n");
       return 2;
     }
   }
   if (!single.empty()) return run_single(single);
+  if (t_end != 10.0) {
+    std::fprintf(stderr, "--t-end goes with --run only\n");
+    return 2;
+  }
   std::FILE* wp_csv = nullptr;
   std::FILE* cost_csv = nullptr;
   if (!csv_prefix.empty()) {
