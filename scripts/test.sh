@@ -21,6 +21,9 @@ cd "$(dirname "$0")/.."
 # comparison never rots; the library itself never links it. clang for its own stages.
 ESDIRK_WITH_SUNDIALS=1 ESDIRK_WITH_CLANG=1 ./scripts/install-deps.sh
 jobs=$(nproc)
+# One OpenBLAS thread per test: CTest runs $jobs tests at once, and OpenBLAS's own threads on
+# the small dense matrices of an integrator only spin (doc/linear-solvers-guide.md).
+export OPENBLAS_NUM_THREADS=1
 stages=${ESDIRK_CI_STAGES:-release asan tsan clang}
 extra_release_args=("$@")
 
