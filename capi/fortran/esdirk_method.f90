@@ -1,10 +1,12 @@
 ! esdirk_method: the Fortran 2003 interfaces of the method, tolerance-rule and LU/Jacobian-reuse
 ! setters (capi/include/esdirk/esdirk_method.h; doc/fortran-guide.md, "Method, tolerance rule
-! and LU reuse").
+! and LU reuse") of the handles that integrate: solver, shooting, reverse shooting and hybrid
+! solver (esdirk_<handle>_set_method, ...). The multiple-shooting evaluator has no Fortran
+! binding (its setters are C only).
 !
-! Solver handles are the esdirk module's type(c_ptr). Method names are Fortran strings (trailing
-! blanks are dropped); an invalid value returns ESDIRK_INVALID_ARGUMENT, leaves the options as
-! they were, and esdirk_last_error_string(solver) says why.
+! Handles are type(c_ptr), as the esdirk module (and esdirk_adjoint for the reverse shooting
+! interval) makes them. Method names are Fortran strings (trailing blanks are dropped); an invalid value returns ESDIRK_INVALID_ARGUMENT, leaves the options as
+! they were, and the handle's last-error function says why.
 module esdirk_method
   use, intrinsic :: iso_c_binding
   implicit none
@@ -16,6 +18,15 @@ module esdirk_method
   public :: esdirk_solver_set_tolerance_rule, esdirk_solver_set_method
   public :: esdirk_solver_method_name_string, esdirk_solver_set_jacobian_reuse
   public :: esdirk_solver_set_keep_step_ratio
+  public :: esdirk_shooting_set_tolerance_rule, esdirk_shooting_set_method
+  public :: esdirk_shooting_method_name_string, esdirk_shooting_set_jacobian_reuse
+  public :: esdirk_shooting_set_keep_step_ratio
+  public :: esdirk_reverse_shooting_set_tolerance_rule, esdirk_reverse_shooting_set_method
+  public :: esdirk_reverse_shooting_method_name_string, esdirk_reverse_shooting_set_jacobian_reuse
+  public :: esdirk_reverse_shooting_set_keep_step_ratio
+  public :: esdirk_hybrid_solver_set_tolerance_rule, esdirk_hybrid_solver_set_method
+  public :: esdirk_hybrid_solver_method_name_string, esdirk_hybrid_solver_set_jacobian_reuse
+  public :: esdirk_hybrid_solver_set_keep_step_ratio
 
   interface
     !> rule: ESDIRK_TOLERANCE_CALIBRATED or ESDIRK_TOLERANCE_RAW; calibration_factor 0 takes
@@ -58,6 +69,120 @@ module esdirk_method
       real(c_double), value :: low, high
     end function esdirk_solver_set_keep_step_ratio
 
+    ! --- esdirk_shooting: the same setters (reuse refused on the shooting, reverse shooting and
+    ! multiple-shooting handles, which always differentiate)
+    integer(c_int) function esdirk_shooting_set_tolerance_rule(handle, rule, calibration_factor) &
+        bind(C, name="esdirk_shooting_set_tolerance_rule")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: rule
+      real(c_double), value :: calibration_factor
+    end function esdirk_shooting_set_tolerance_rule
+
+    integer(c_int) function c_esdirk_shooting_set_method(handle, name) &
+        bind(C, name="esdirk_shooting_set_method")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: handle
+      character(kind=c_char), intent(in) :: name(*)
+    end function c_esdirk_shooting_set_method
+
+    type(c_ptr) function c_esdirk_shooting_method_name(handle) &
+        bind(C, name="esdirk_shooting_method_name")
+      import :: c_ptr
+      type(c_ptr), value :: handle
+    end function c_esdirk_shooting_method_name
+
+    integer(c_int) function esdirk_shooting_set_jacobian_reuse(handle, reuse, contraction) &
+        bind(C, name="esdirk_shooting_set_jacobian_reuse")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: reuse
+      real(c_double), value :: contraction
+    end function esdirk_shooting_set_jacobian_reuse
+
+    integer(c_int) function esdirk_shooting_set_keep_step_ratio(handle, low, high) &
+        bind(C, name="esdirk_shooting_set_keep_step_ratio")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      real(c_double), value :: low, high
+    end function esdirk_shooting_set_keep_step_ratio
+
+    ! --- esdirk_reverse_shooting: the same setters (reuse refused on the shooting, reverse shooting and
+    ! multiple-shooting handles, which always differentiate)
+    integer(c_int) function esdirk_reverse_shooting_set_tolerance_rule(handle, rule, calibration_factor) &
+        bind(C, name="esdirk_reverse_shooting_set_tolerance_rule")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: rule
+      real(c_double), value :: calibration_factor
+    end function esdirk_reverse_shooting_set_tolerance_rule
+
+    integer(c_int) function c_esdirk_reverse_shooting_set_method(handle, name) &
+        bind(C, name="esdirk_reverse_shooting_set_method")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: handle
+      character(kind=c_char), intent(in) :: name(*)
+    end function c_esdirk_reverse_shooting_set_method
+
+    type(c_ptr) function c_esdirk_reverse_shooting_method_name(handle) &
+        bind(C, name="esdirk_reverse_shooting_method_name")
+      import :: c_ptr
+      type(c_ptr), value :: handle
+    end function c_esdirk_reverse_shooting_method_name
+
+    integer(c_int) function esdirk_reverse_shooting_set_jacobian_reuse(handle, reuse, contraction) &
+        bind(C, name="esdirk_reverse_shooting_set_jacobian_reuse")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: reuse
+      real(c_double), value :: contraction
+    end function esdirk_reverse_shooting_set_jacobian_reuse
+
+    integer(c_int) function esdirk_reverse_shooting_set_keep_step_ratio(handle, low, high) &
+        bind(C, name="esdirk_reverse_shooting_set_keep_step_ratio")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      real(c_double), value :: low, high
+    end function esdirk_reverse_shooting_set_keep_step_ratio
+
+    ! --- esdirk_hybrid_solver: the same setters (reuse refused on the shooting, reverse shooting and
+    ! multiple-shooting handles, which always differentiate)
+    integer(c_int) function esdirk_hybrid_solver_set_tolerance_rule(handle, rule, calibration_factor) &
+        bind(C, name="esdirk_hybrid_solver_set_tolerance_rule")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: rule
+      real(c_double), value :: calibration_factor
+    end function esdirk_hybrid_solver_set_tolerance_rule
+
+    integer(c_int) function c_esdirk_hybrid_solver_set_method(handle, name) &
+        bind(C, name="esdirk_hybrid_solver_set_method")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: handle
+      character(kind=c_char), intent(in) :: name(*)
+    end function c_esdirk_hybrid_solver_set_method
+
+    type(c_ptr) function c_esdirk_hybrid_solver_method_name(handle) &
+        bind(C, name="esdirk_hybrid_solver_method_name")
+      import :: c_ptr
+      type(c_ptr), value :: handle
+    end function c_esdirk_hybrid_solver_method_name
+
+    integer(c_int) function esdirk_hybrid_solver_set_jacobian_reuse(handle, reuse, contraction) &
+        bind(C, name="esdirk_hybrid_solver_set_jacobian_reuse")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: reuse
+      real(c_double), value :: contraction
+    end function esdirk_hybrid_solver_set_jacobian_reuse
+
+    integer(c_int) function esdirk_hybrid_solver_set_keep_step_ratio(handle, low, high) &
+        bind(C, name="esdirk_hybrid_solver_set_keep_step_ratio")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      real(c_double), value :: low, high
+    end function esdirk_hybrid_solver_set_keep_step_ratio
+
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_ptr, c_size_t
       type(c_ptr), value :: s
@@ -78,10 +203,57 @@ contains
   function esdirk_solver_method_name_string(solver) result(name)
     type(c_ptr), intent(in) :: solver
     character(len=:), allocatable :: name
-    type(c_ptr) :: text
+    name = fortran_string(c_esdirk_solver_method_name(solver))
+  end function esdirk_solver_method_name_string
+
+  !> As esdirk_solver_set_method, on the shooting handle.
+  integer(c_int) function esdirk_shooting_set_method(handle, name) result(status)
+    type(c_ptr), intent(in) :: handle
+    character(len=*), intent(in) :: name
+    status = c_esdirk_shooting_set_method(handle, trim(name) // c_null_char)
+  end function esdirk_shooting_set_method
+
+  !> The method of the last run ("auto" resolved), else the one set.
+  function esdirk_shooting_method_name_string(handle) result(name)
+    type(c_ptr), intent(in) :: handle
+    character(len=:), allocatable :: name
+    name = fortran_string(c_esdirk_shooting_method_name(handle))
+  end function esdirk_shooting_method_name_string
+
+  !> As esdirk_solver_set_method, on the reverse shooting handle.
+  integer(c_int) function esdirk_reverse_shooting_set_method(handle, name) result(status)
+    type(c_ptr), intent(in) :: handle
+    character(len=*), intent(in) :: name
+    status = c_esdirk_reverse_shooting_set_method(handle, trim(name) // c_null_char)
+  end function esdirk_reverse_shooting_set_method
+
+  !> The method of the last run ("auto" resolved), else the one set.
+  function esdirk_reverse_shooting_method_name_string(handle) result(name)
+    type(c_ptr), intent(in) :: handle
+    character(len=:), allocatable :: name
+    name = fortran_string(c_esdirk_reverse_shooting_method_name(handle))
+  end function esdirk_reverse_shooting_method_name_string
+
+  !> As esdirk_solver_set_method, on the hybrid solver handle.
+  integer(c_int) function esdirk_hybrid_solver_set_method(handle, name) result(status)
+    type(c_ptr), intent(in) :: handle
+    character(len=*), intent(in) :: name
+    status = c_esdirk_hybrid_solver_set_method(handle, trim(name) // c_null_char)
+  end function esdirk_hybrid_solver_set_method
+
+  !> The method of the last run ("auto" resolved), else the one set.
+  function esdirk_hybrid_solver_method_name_string(handle) result(name)
+    type(c_ptr), intent(in) :: handle
+    character(len=:), allocatable :: name
+    name = fortran_string(c_esdirk_hybrid_solver_method_name(handle))
+  end function esdirk_hybrid_solver_method_name_string
+
+  ! A C string as a Fortran string ("" for NULL).
+  function fortran_string(text) result(name)
+    type(c_ptr), intent(in) :: text
+    character(len=:), allocatable :: name
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
-    text = c_esdirk_solver_method_name(solver)
     if (.not. c_associated(text)) then
       name = ""
       return
@@ -92,6 +264,6 @@ contains
     do i = 1, n
       name(i:i) = chars(i)
     end do
-  end function esdirk_solver_method_name_string
+  end function fortran_string
 
 end module esdirk_method

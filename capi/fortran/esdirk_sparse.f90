@@ -32,11 +32,34 @@ module esdirk_sparse
   end interface
   public :: esdirk_sparse_jacobian_fn
 
+  ! The analytic Jacobian of one mode of a hybrid problem on the declared pattern (nm: the
+  ! memory size; mem has nm entries).
+  abstract interface
+    integer(c_int) function esdirk_hybrid_sparse_jacobian_fn(mode, nx, nz, np, nm, t, x, z, p, mem, &
+        nnz, column_pointers, row_indices, values, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode
+      integer(esdirk_int), value :: nx, nz, np, nm, nnz
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+      integer(esdirk_int), intent(in) :: column_pointers(nx + nz + 1), row_indices(nnz)
+      real(c_double), intent(inout) :: values(nnz)
+      type(c_ptr), value :: user_data
+    end function esdirk_hybrid_sparse_jacobian_fn
+  end interface
+  public :: esdirk_hybrid_sparse_jacobian_fn
+
   public :: esdirk_problem_set_jacobian_bandwidths, esdirk_problem_set_jacobian_pattern
   public :: esdirk_problem_set_jacobian_pattern_1based, esdirk_problem_set_sparse_jacobian
   public :: esdirk_problem_clear_jacobian_structure, esdirk_problem_get_jacobian_structure
   public :: esdirk_problem_get_jacobian_pattern, esdirk_problem_check_jacobian_pattern
   public :: esdirk_problem_structure_error_string
+  ! Hybrid (event) problems: one structure for every mode (the union of the modes' patterns).
+  public :: esdirk_hybrid_problem_set_jacobian_bandwidths, esdirk_hybrid_problem_set_jacobian_pattern
+  public :: esdirk_hybrid_problem_set_jacobian_pattern_1based
+  public :: esdirk_hybrid_problem_set_sparse_jacobian, esdirk_hybrid_problem_clear_jacobian_structure
+  public :: esdirk_hybrid_problem_get_jacobian_structure, esdirk_hybrid_problem_get_jacobian_pattern
+  public :: esdirk_hybrid_problem_structure_error_string
 
   interface
     integer(c_int) function esdirk_problem_set_jacobian_bandwidths(problem, lower, upper) &
@@ -104,6 +127,57 @@ module esdirk_sparse
       type(c_ptr), value :: problem
     end function c_esdirk_problem_structure_error
 
+    ! --- Hybrid problems (the same arguments as the esdirk_problem_* functions above)
+    integer(c_int) function esdirk_hybrid_problem_set_jacobian_bandwidths(problem, lower, upper) &
+        bind(C, name="esdirk_hybrid_problem_set_jacobian_bandwidths")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: problem
+      integer(esdirk_int), value :: lower, upper
+    end function esdirk_hybrid_problem_set_jacobian_bandwidths
+
+    integer(c_int) function esdirk_hybrid_problem_set_jacobian_pattern(problem, column_pointers, row_indices, &
+        linear_solver) bind(C, name="esdirk_hybrid_problem_set_jacobian_pattern")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: problem
+      integer(esdirk_int), intent(in) :: column_pointers(*), row_indices(*)
+      integer(c_int), value :: linear_solver
+    end function esdirk_hybrid_problem_set_jacobian_pattern
+
+    integer(c_int) function esdirk_hybrid_problem_set_sparse_jacobian(problem, jacobian) &
+        bind(C, name="esdirk_hybrid_problem_set_sparse_jacobian")
+      import :: c_int, c_ptr, c_funptr
+      type(c_ptr), value :: problem
+      type(c_funptr), value :: jacobian
+    end function esdirk_hybrid_problem_set_sparse_jacobian
+
+    integer(c_int) function esdirk_hybrid_problem_clear_jacobian_structure(problem) &
+        bind(C, name="esdirk_hybrid_problem_clear_jacobian_structure")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: problem
+    end function esdirk_hybrid_problem_clear_jacobian_structure
+
+    integer(c_int) function esdirk_hybrid_problem_get_jacobian_structure(problem, linear_solver, lower, upper, &
+        nonzeros) bind(C, name="esdirk_hybrid_problem_get_jacobian_structure")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: problem
+      integer(c_int), intent(out) :: linear_solver
+      integer(esdirk_int), intent(out) :: lower, upper, nonzeros
+    end function esdirk_hybrid_problem_get_jacobian_structure
+
+    integer(c_int) function esdirk_hybrid_problem_get_jacobian_pattern(problem, column_pointers, row_indices, &
+        capacity) bind(C, name="esdirk_hybrid_problem_get_jacobian_pattern")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: problem
+      integer(esdirk_int), intent(out) :: column_pointers(*), row_indices(*)
+      integer(esdirk_int), value :: capacity
+    end function esdirk_hybrid_problem_get_jacobian_pattern
+
+    type(c_ptr) function c_esdirk_hybrid_problem_structure_error(problem) &
+        bind(C, name="esdirk_hybrid_problem_structure_error")
+      import :: c_ptr
+      type(c_ptr), value :: problem
+    end function c_esdirk_hybrid_problem_structure_error
+
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_size_t, c_ptr
       type(c_ptr), value :: s
@@ -147,4 +221,41 @@ contains
       text(i:i) = chars(i)
     end do
   end function esdirk_problem_structure_error_string
+
+  !> As esdirk_problem_set_jacobian_pattern_1based, for every mode of a hybrid problem:
+  !> n + 1 column pointers starting at 1, the rows of
+  !> column j in row_indices(column_pointers(j) : column_pointers(j+1) - 1), 1-based. The
+  !> checks and statuses are those of the C function (a row 0 or n + 1 is outside the matrix).
+  integer(c_int) function esdirk_hybrid_problem_set_jacobian_pattern_1based(problem, column_pointers, &
+      row_indices, linear_solver) result(status)
+    type(c_ptr), intent(in) :: problem
+    integer(esdirk_int), intent(in) :: column_pointers(:), row_indices(:)
+    integer(c_int), intent(in) :: linear_solver
+    integer(esdirk_int), allocatable :: pointers0(:), rows0(:)
+    integer(esdirk_int), target :: empty(1)
+    pointers0 = column_pointers - 1
+    rows0 = row_indices - 1
+    if (size(rows0) == 0) then
+      empty = 0
+      status = esdirk_hybrid_problem_set_jacobian_pattern(problem, pointers0, empty, linear_solver)
+    else
+      status = esdirk_hybrid_problem_set_jacobian_pattern(problem, pointers0, rows0, linear_solver)
+    end if
+  end function esdirk_hybrid_problem_set_jacobian_pattern_1based
+
+  !> Why the last structure call on the hybrid problem failed ("" if it did not).
+  function esdirk_hybrid_problem_structure_error_string(problem) result(text)
+    type(c_ptr), intent(in) :: problem
+    character(len=:), allocatable :: text
+    type(c_ptr) :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    s = c_esdirk_hybrid_problem_structure_error(problem)
+    n = int(c_strlen(s))
+    call c_f_pointer(s, chars, [n])
+    allocate(character(len=n) :: text)
+    do i = 1, n
+      text(i:i) = chars(i)
+    end do
+  end function esdirk_hybrid_problem_structure_error_string
 end module esdirk_sparse

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "esdirk/esdirk_adjoint.h"
-#include "esdirk/sensitivity/reverse_shooting_interval.hpp"
 #include "shim.hpp"
 
 using esdirk_capi::guarded;
@@ -27,16 +26,6 @@ struct esdirk_objective : esdirk_capi::Messages {
   std::vector<double> output_times;
   esdirk_output_gradient_fn at_output = nullptr;
   void* output_data = nullptr;
-};
-
-struct esdirk_reverse_shooting : esdirk_capi::Messages {
-  esdirk_problem* problem = nullptr;
-  esdirk::Options options;
-  bool options_changed = true;  // the interval object is rebuilt at the next integrate
-  std::unique_ptr<esdirk::ReverseShootingInterval> interval;
-  esdirk_running_cost_fn cost = nullptr;
-  void* cost_user_data = nullptr;
-  bool has_result = false;
 };
 
 namespace {

@@ -42,6 +42,15 @@ class CHybridProblem final : public esdirk::HybridProblem {
     return parameter_jacobian_fn(mode, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p),
                                  ptr(mem), Jp.data, Jp.ld, user_data_);
   }
+  // The analytic Jacobian on a declared pattern or band (esdirk_sparse.h).
+  bool has_sparse_jacobian() const override { return sparse_jacobian_fn != nullptr; }
+  int sparse_jacobian(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z,
+                      esdirk::ConstVector p, esdirk::ConstVector mem,
+                      esdirk::SparseMatrixRef J) override {
+    return sparse_jacobian_fn(mode, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p), ptr(mem),
+                              J.nonzeros(), J.column_pointers(), J.row_indices(), J.values,
+                              user_data_);
+  }
   int events(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z,
              esdirk::ConstVector p, esdirk::ConstVector mem, esdirk::Vector h) override {
     if (!events_fn) return HybridProblem::events(mode, t, x, z, p, mem, h);
@@ -78,6 +87,7 @@ class CHybridProblem final : public esdirk::HybridProblem {
   esdirk_transition_fn transition_fn = nullptr;
   esdirk_reset_jacobian_fn reset_jacobian_fn = nullptr;
   esdirk_has_mode_fn has_mode_fn = nullptr;
+  esdirk_hybrid_sparse_jacobian_fn sparse_jacobian_fn = nullptr;
 
  private:
   int nm() const { return memory_size(); }
@@ -90,6 +100,7 @@ class CHybridProblem final : public esdirk::HybridProblem {
 
 struct esdirk_hybrid_problem {
   std::unique_ptr<esdirk_capi::CHybridProblem> problem;
+  std::string structure_message;  // esdirk_hybrid_problem_structure_error (esdirk_sparse.h)
 };
 
 struct esdirk_hybrid_solver : esdirk_capi::Messages {

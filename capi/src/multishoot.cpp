@@ -7,31 +7,9 @@
 #include <memory>
 
 #include "esdirk/multishoot/estimation.hpp"
-#include "esdirk/multishoot/interval_evaluator.hpp"
-#include "shim.hpp"
+#include "multishoot_shim.hpp"
 
 namespace ms = esdirk::multishoot;
-
-struct esdirk_multishoot : esdirk_capi::Messages {
-  esdirk_problem* problem = nullptr;
-  esdirk_int intervals = 0, threads = 1;
-  esdirk::Options options;
-  esdirk::RunningCost cost;
-  std::unique_ptr<ms::IntervalEvaluator> evaluator;  // made at first use after an option change
-  ms::IntervalInputs inputs;
-  ms::IntervalOutputs outputs;
-
-  ms::IntervalEvaluator& get() {
-    if (!evaluator) {
-      const esdirk_capi::CProblem& p = *problem->problem;
-      evaluator = std::make_unique<ms::IntervalEvaluator>([&p] { return p.copy(); }, intervals,
-                                                          options, esdirk::SensitivityOptions{},
-                                                          threads);
-      if (cost) evaluator->set_running_cost(cost);
-    }
-    return *evaluator;
-  }
-};
 
 namespace {
 std::size_t sz(esdirk_int n) { return static_cast<std::size_t>(n); }

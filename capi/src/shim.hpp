@@ -16,6 +16,7 @@
 #include "esdirk/outcome.hpp"
 #include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "esdirk/sensitivity/reverse_shooting_interval.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
 
 namespace esdirk_capi {
@@ -243,6 +244,17 @@ struct esdirk_shooting : esdirk_capi::Messages {
   esdirk::SensitivityOptions sensitivity_options;
   bool options_changed = true;  // the interval object is rebuilt at the next integrate
   std::unique_ptr<esdirk::ShootingInterval> interval;
+  esdirk_running_cost_fn cost = nullptr;
+  void* cost_user_data = nullptr;
+  bool has_result = false;
+};
+
+// The reverse-mode shooting interval of esdirk_adjoint.h (capi/src/adjoint.cpp).
+struct esdirk_reverse_shooting : esdirk_capi::Messages {
+  esdirk_problem* problem = nullptr;
+  esdirk::Options options;
+  bool options_changed = true;  // the interval object is rebuilt at the next integrate
+  std::unique_ptr<esdirk::ReverseShootingInterval> interval;
   esdirk_running_cost_fn cost = nullptr;
   void* cost_user_data = nullptr;
   bool has_result = false;

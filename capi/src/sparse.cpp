@@ -11,7 +11,7 @@
 
 #include "esdirk/esdirk_sparse.h"
 #include "esdirk/jacobian.hpp"
-#include "shim.hpp"
+#include "hybrid_shim.hpp"
 
 static_assert(std::is_same_v<esdirk_int, int>,
               "the CSC arrays are passed between C and C++ without copies: esdirk_int must be int");
@@ -25,25 +25,25 @@ struct CallbackFailed : std::runtime_error {
 
 // Runs `body` (which may throw std::invalid_argument for bad input) and keeps the message.
 template <class Body>
-int structure_call(esdirk_problem* problem, Body&& body) noexcept {
-  problem->structure_message.clear();
+int structure_call(std::string& message, Body&& body) noexcept {
+  message.clear();
   try {
     body();
     return ESDIRK_SUCCESS;
   } catch (const std::invalid_argument& e) {
-    problem->structure_message = e.what();
+    message = e.what();
     return ESDIRK_INVALID_ARGUMENT;
   } catch (const CallbackFailed& e) {
-    problem->structure_message = e.what();
+    message = e.what();
     return ESDIRK_CALLBACK_FAILURES;
   } catch (const std::bad_alloc&) {
-    problem->structure_message = "out of memory";
+    message = "out of memory";
     return ESDIRK_OUT_OF_MEMORY;
   } catch (const std::exception& e) {
-    problem->structure_message = e.what();
+    message = e.what();
     return ESDIRK_INTERNAL_ERROR;
   } catch (...) {
-    problem->structure_message = "unknown error";
+    message = "unknown error";
     return ESDIRK_INTERNAL_ERROR;
   }
 }
@@ -66,71 +66,66 @@ int solver_code(esdirk::LinearSolverKind kind) {
   return ESDIRK_LINEAR_SOLVER_DENSE;
 }
 
-}  // namespace
+// --- One implementation for every problem handle (esdirk_problem, esdirk_hybrid_problem) -----
+// `Model` is the C++ problem (esdirk::Problem or esdirk::HybridProblem: both declare their
+// structure with the same calls and messages); `message` the handle's structure message.
 
-extern "C" {
+int size_of(const esdirk::Problem& model) { return model.size(); }
+int size_of(const esdirk::HybridProblem& model) { return model.nx() + model.nz(); }
 
-int esdirk_problem_set_jacobian_bandwidths(esdirk_problem* problem, esdirk_int lower,
-                                           esdirk_int upper) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return structure_call(problem, [&] { problem->problem->set_jacobian_bandwidths(lower, upper); });
+template <class Model>
+int set_bandwidths(Model& model, std::string& message, esdirk_int lower, esdirk_int upper) {
+  return structure_call(message, [&] { model.set_jacobian_bandwidths(lower, upper); });
 }
 
-int esdirk_problem_set_jacobian_pattern(esdirk_problem* problem, const esdirk_int* column_pointers,
-                                        const esdirk_int* row_indices, int linear_solver) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  problem->structure_message.clear();
+template <class Model>
+int set_pattern(Model& model, std::string& message, const esdirk_int* column_pointers,
+                const esdirk_int* row_indices, int linear_solver) {
+  message.clear();
   if (!column_pointers) {
-    problem->structure_message = "column_pointers is NULL";
+    message = "column_pointers is NULL";
     return ESDIRK_NULL_ARGUMENT;
   }
   esdirk::LinearSolverKind kind{};
   if (!solver_kind(linear_solver, kind)) {
-    problem->structure_message = "linear_solver " + std::to_string(linear_solver) +
-                                 " is not ESDIRK_LINEAR_SOLVER_DENSE, _BANDED or _SPARSE";
+    message = "linear_solver " + std::to_string(linear_solver) +
+              " is not ESDIRK_LINEAR_SOLVER_DENSE, _BANDED or _SPARSE";
     return ESDIRK_INVALID_ARGUMENT;
   }
-  const int n = problem->problem->size();
+  const int n = size_of(model);
   // Read only what the pointers promise: n + 1 pointers, then pointers[n] rows if that is a
   // sane count (the constructor checks the rest and names the first bad entry).
   const esdirk_int nonzeros = column_pointers[n];
   if (column_pointers[0] != 0 || nonzeros < 0 ||
       static_cast<long long>(nonzeros) > static_cast<long long>(n) * n) {
-    problem->structure_message = "column_pointers[0] must be 0 and column_pointers[n] (" +
-                                 std::to_string(nonzeros) + ") the number of entries, at most n^2 = " +
-                                 std::to_string(static_cast<long long>(n) * n);
+    message = "column_pointers[0] must be 0 and column_pointers[n] (" + std::to_string(nonzeros) +
+              ") the number of entries, at most n^2 = " +
+              std::to_string(static_cast<long long>(n) * n);
     return ESDIRK_INVALID_ARGUMENT;
   }
   if (nonzeros > 0 && !row_indices) {
-    problem->structure_message = "row_indices is NULL";
+    message = "row_indices is NULL";
     return ESDIRK_NULL_ARGUMENT;
   }
-  return structure_call(problem, [&] {
+  return structure_call(message, [&] {
     esdirk::SparsityPattern pattern(n, std::vector<int>(column_pointers, column_pointers + n + 1),
                                     std::vector<int>(row_indices, row_indices + nonzeros));
-    problem->problem->set_jacobian_pattern(std::move(pattern), kind);
+    model.set_jacobian_pattern(std::move(pattern), kind);
   });
 }
 
-int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem, esdirk_sparse_jacobian_fn jacobian) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  problem->problem->sparse_jacobian_fn = jacobian;
+template <class Model>
+int clear_structure(Model& model, std::string& message) {
+  message.clear();
+  model.clear_jacobian_structure();
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  problem->structure_message.clear();
-  problem->problem->clear_jacobian_structure();
-  return ESDIRK_SUCCESS;
-}
-
-int esdirk_problem_get_jacobian_structure(const esdirk_problem* problem, int* linear_solver,
-                                          esdirk_int* lower, esdirk_int* upper,
-                                          esdirk_int* nonzeros) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  const esdirk::JacobianStructure& s = problem->problem->jacobian_structure();
-  const int n = problem->problem->size();
+template <class Model>
+int get_structure(const Model& model, int* linear_solver, esdirk_int* lower, esdirk_int* upper,
+                  esdirk_int* nonzeros) {
+  const esdirk::JacobianStructure& s = model.jacobian_structure();
+  const int n = size_of(model);
   const bool dense = s.pattern == nullptr;
   if (linear_solver) *linear_solver = solver_code(s.solver);
   if (lower) *lower = dense ? n - 1 : s.lower;
@@ -143,10 +138,10 @@ int esdirk_problem_get_jacobian_structure(const esdirk_problem* problem, int* li
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_problem_get_jacobian_pattern(const esdirk_problem* problem, esdirk_int* column_pointers,
-                                        esdirk_int* row_indices, esdirk_int capacity) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  const esdirk::JacobianStructure& s = problem->problem->jacobian_structure();
+template <class Model>
+int get_pattern(const Model& model, esdirk_int* column_pointers, esdirk_int* row_indices,
+                esdirk_int capacity) {
+  const esdirk::JacobianStructure& s = model.jacobian_structure();
   if (s.pattern == nullptr) return ESDIRK_WRONG_CALL_ORDER;
   if (!column_pointers) return ESDIRK_NULL_ARGUMENT;
   if (capacity < s.pattern->nonzeros()) return ESDIRK_BUFFER_TOO_SMALL;
@@ -154,6 +149,47 @@ int esdirk_problem_get_jacobian_pattern(const esdirk_problem* problem, esdirk_in
   std::copy(s.pattern->column_pointers().begin(), s.pattern->column_pointers().end(), column_pointers);
   std::copy(s.pattern->row_indices().begin(), s.pattern->row_indices().end(), row_indices);
   return ESDIRK_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int esdirk_problem_set_jacobian_bandwidths(esdirk_problem* problem, esdirk_int lower,
+                                           esdirk_int upper) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return set_bandwidths(*problem->problem, problem->structure_message, lower, upper);
+}
+
+int esdirk_problem_set_jacobian_pattern(esdirk_problem* problem, const esdirk_int* column_pointers,
+                                        const esdirk_int* row_indices, int linear_solver) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return set_pattern(*problem->problem, problem->structure_message, column_pointers, row_indices,
+                     linear_solver);
+}
+
+int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem, esdirk_sparse_jacobian_fn jacobian) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  problem->problem->sparse_jacobian_fn = jacobian;
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return clear_structure(*problem->problem, problem->structure_message);
+}
+
+int esdirk_problem_get_jacobian_structure(const esdirk_problem* problem, int* linear_solver,
+                                          esdirk_int* lower, esdirk_int* upper,
+                                          esdirk_int* nonzeros) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return get_structure(*problem->problem, linear_solver, lower, upper, nonzeros);
+}
+
+int esdirk_problem_get_jacobian_pattern(const esdirk_problem* problem, esdirk_int* column_pointers,
+                                        esdirk_int* row_indices, esdirk_int capacity) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return get_pattern(*problem->problem, column_pointers, row_indices, capacity);
 }
 
 int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t, const double* x,
@@ -171,7 +207,7 @@ int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t, con
   }
   *missing = 0;
   *wrong = 0;
-  return structure_call(problem, [&] {
+  return structure_call(problem->structure_message, [&] {
     esdirk::JacobianCheckOptions options;
     if (threshold > 0.0) options.absolute_tolerance = threshold;
     options.max_reported = std::max(capacity, 10);
@@ -192,6 +228,53 @@ int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t, con
 
 const char* esdirk_problem_structure_error(const esdirk_problem* problem) {
   if (!problem) return "null problem handle";
+  return problem->structure_message.c_str();
+}
+
+// --- Hybrid problems: the same calls on the structure shared by every mode --------------------
+
+int esdirk_hybrid_problem_set_jacobian_bandwidths(esdirk_hybrid_problem* problem,
+                                                  esdirk_int lower, esdirk_int upper) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return set_bandwidths(*problem->problem, problem->structure_message, lower, upper);
+}
+
+int esdirk_hybrid_problem_set_jacobian_pattern(esdirk_hybrid_problem* problem,
+                                               const esdirk_int* column_pointers,
+                                               const esdirk_int* row_indices, int linear_solver) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return set_pattern(*problem->problem, problem->structure_message, column_pointers, row_indices,
+                     linear_solver);
+}
+
+int esdirk_hybrid_problem_set_sparse_jacobian(esdirk_hybrid_problem* problem,
+                                              esdirk_hybrid_sparse_jacobian_fn jacobian) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  problem->problem->sparse_jacobian_fn = jacobian;
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_hybrid_problem_clear_jacobian_structure(esdirk_hybrid_problem* problem) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return clear_structure(*problem->problem, problem->structure_message);
+}
+
+int esdirk_hybrid_problem_get_jacobian_structure(const esdirk_hybrid_problem* problem,
+                                                 int* linear_solver, esdirk_int* lower,
+                                                 esdirk_int* upper, esdirk_int* nonzeros) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return get_structure(*problem->problem, linear_solver, lower, upper, nonzeros);
+}
+
+int esdirk_hybrid_problem_get_jacobian_pattern(const esdirk_hybrid_problem* problem,
+                                               esdirk_int* column_pointers,
+                                               esdirk_int* row_indices, esdirk_int capacity) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return get_pattern(*problem->problem, column_pointers, row_indices, capacity);
+}
+
+const char* esdirk_hybrid_problem_structure_error(const esdirk_hybrid_problem* problem) {
+  if (!problem) return "null hybrid problem handle";
   return problem->structure_message.c_str();
 }
 

@@ -36,26 +36,11 @@ int Problem::sparse_jacobian(double, ConstVector, ConstVector, ConstVector, Spar
 }
 
 void Problem::set_jacobian_bandwidths(int lower, int upper) {
-  const int n = size();
-  if (lower < 0 || upper < 0 || lower >= n || upper >= n)
-    throw std::invalid_argument("set_jacobian_bandwidths: bandwidths must satisfy 0 <= lower, upper < n = " +
-                                std::to_string(n) + " (got lower " + std::to_string(lower) +
-                                ", upper " + std::to_string(upper) + ")");
-  structure_.solver = LinearSolverKind::banded;
-  structure_.pattern = std::make_shared<const SparsityPattern>(SparsityPattern::banded(n, lower, upper));
-  structure_.lower = lower;
-  structure_.upper = upper;
+  structure_ = JacobianStructure::banded(size(), lower, upper);
 }
 
 void Problem::set_jacobian_pattern(SparsityPattern pattern, LinearSolverKind solver) {
-  if (pattern.size() != size())
-    throw std::invalid_argument("set_jacobian_pattern: the pattern is " + std::to_string(pattern.size()) +
-                                " x " + std::to_string(pattern.size()) + ", the problem has nx + nz = " +
-                                std::to_string(size()));
-  structure_.solver = solver;
-  structure_.lower = pattern.lower_bandwidth();
-  structure_.upper = pattern.upper_bandwidth();
-  structure_.pattern = std::make_shared<const SparsityPattern>(std::move(pattern));
+  structure_ = JacobianStructure::of_pattern(size(), std::move(pattern), solver);
 }
 
 std::string Problem::state_name(int i) const {

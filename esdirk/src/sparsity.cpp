@@ -1,6 +1,7 @@
 #include "esdirk/sparsity.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -130,6 +131,32 @@ std::vector<int> colour_columns(const SparsityPattern& pattern) {
     colour[j] = c;
   }
   return colour;
+}
+
+JacobianStructure JacobianStructure::banded(int n, int lower, int upper) {
+  if (lower < 0 || upper < 0 || lower >= n || upper >= n)
+    throw std::invalid_argument("set_jacobian_bandwidths: bandwidths must satisfy 0 <= lower, upper < n = " +
+                                std::to_string(n) + " (got lower " + std::to_string(lower) +
+                                ", upper " + std::to_string(upper) + ")");
+  JacobianStructure s;
+  s.solver = LinearSolverKind::banded;
+  s.pattern = std::make_shared<const SparsityPattern>(SparsityPattern::banded(n, lower, upper));
+  s.lower = lower;
+  s.upper = upper;
+  return s;
+}
+
+JacobianStructure JacobianStructure::of_pattern(int n, SparsityPattern pattern, LinearSolverKind solver) {
+  if (pattern.size() != n)
+    throw std::invalid_argument("set_jacobian_pattern: the pattern is " + std::to_string(pattern.size()) +
+                                " x " + std::to_string(pattern.size()) + ", the problem has nx + nz = " +
+                                std::to_string(n));
+  JacobianStructure s;
+  s.solver = solver;
+  s.lower = pattern.lower_bandwidth();
+  s.upper = pattern.upper_bandwidth();
+  s.pattern = std::make_shared<const SparsityPattern>(std::move(pattern));
+  return s;
 }
 
 }  // namespace esdirk

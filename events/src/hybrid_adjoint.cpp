@@ -90,7 +90,8 @@ class HybridAdjoint::Replayer final : public StepListener {
  public:
   explicit Replayer(HybridAdjoint& owner)
       : owner_(owner),
-        problem_(static_cast<internal::ModeProblem&>(owner.solver_.integrator().problem()).hybrid()),
+        problem_(static_cast<internal::ModeProblem&>(owner.solver_.integrator().problem()).hybrid(),
+                 owner.solver_.integrator().problem().jacobian_structure()),  // the forward run's
         integrator_(problem_, owner.solver_.integrator().options()) {
     integrator_.jacobians().use_increments_of(owner.solver_.integrator().jacobians());
     integrator_.add_listener(*this);
@@ -314,7 +315,8 @@ class HybridAdjoint::Backward {
   Backward(HybridAdjoint& owner, const HybridObjective& objective)
       : owner_(owner),
         objective_(objective),
-        problem_(static_cast<internal::ModeProblem&>(owner.solver_.integrator().problem()).hybrid()),
+        problem_(static_cast<internal::ModeProblem&>(owner.solver_.integrator().problem()).hybrid(),
+                 owner.solver_.integrator().problem().jacobian_structure()),  // the forward run's
         jumps_(problem_, counters_),
         sweep_(problem_, owner.solver_.integrator().options().method, owner.solver_.integrator().jacobians(),
                objective.rows, owner.report_.sweep),

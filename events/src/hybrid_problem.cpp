@@ -21,6 +21,11 @@ int HybridProblem::jacobian(int, double, ConstVector, ConstVector, ConstVector, 
   throw std::logic_error("HybridProblem::jacobian called but has_jacobian() is false");
 }
 
+int HybridProblem::sparse_jacobian(int, double, ConstVector, ConstVector, ConstVector, ConstVector,
+                                   SparseMatrixRef) {
+  throw std::logic_error("HybridProblem::sparse_jacobian called but has_sparse_jacobian() is false");
+}
+
 int HybridProblem::parameter_jacobian(int, double, ConstVector, ConstVector, ConstVector,
                                       ConstVector, MatrixRef) {
   throw std::logic_error(

@@ -11,8 +11,15 @@ namespace esdirk::internal {
 
 class ModeProblem final : public Problem {
  public:
-  explicit ModeProblem(HybridProblem& hybrid)
-      : Problem(hybrid.nx(), hybrid.nz(), hybrid.np() + hybrid.memory_size()), hybrid_(hybrid) {}
+  // The hybrid problem's Jacobian structure (one for every mode) chooses the back-end.
+  explicit ModeProblem(HybridProblem& hybrid) : ModeProblem(hybrid, hybrid.jacobian_structure()) {}
+  // Another view of the same problem with the structure `forward` was made with (the adjoint's
+  // replay and sweep share the forward run's Jacobian evaluator: a structure declared on the
+  // hybrid problem after the run must not reach them).
+  ModeProblem(HybridProblem& hybrid, const JacobianStructure& structure)
+      : Problem(hybrid.nx(), hybrid.nz(), hybrid.np() + hybrid.memory_size()), hybrid_(hybrid) {
+    if (structure.pattern != nullptr) set_jacobian_pattern(*structure.pattern, structure.solver);
+  }
 
   int mode = 0;
 
@@ -30,6 +37,11 @@ class ModeProblem final : public Problem {
   bool has_jacobian() const override { return hybrid_.has_jacobian(); }
   int jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J) override {
     return hybrid_.jacobian(mode, t, x, z, parameters_of(p), memory_of(p), J);
+  }
+  bool has_sparse_jacobian() const override { return hybrid_.has_sparse_jacobian(); }
+  int sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                      SparseMatrixRef J) override {
+    return hybrid_.sparse_jacobian(mode, t, x, z, parameters_of(p), memory_of(p), J);
   }
   bool has_parameter_jacobian() const override { return hybrid_.has_parameter_jacobian(); }
   int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,

@@ -1,5 +1,5 @@
-/* esdirk C API: the method, the tolerance rule and LU/Jacobian reuse of an esdirk_solver
- * (C99; Fortran: the module esdirk_method).
+/* esdirk C API: the method, the tolerance rule and LU/Jacobian reuse of an esdirk_solver and
+ * of every other handle that integrates (C99; Fortran: the module esdirk_method).
  *
  * The options of doc/integrator-guide.md sections 2, 6 and 7 that the setters of esdirk.h do
  * not reach. Like those setters they take effect at the next esdirk_solver_initialize; unlike
@@ -12,6 +12,8 @@
 #define ESDIRK_ESDIRK_METHOD_H
 
 #include "esdirk/esdirk.h"
+#include "esdirk/esdirk_adjoint.h"
+#include "esdirk/esdirk_multishoot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,7 +45,7 @@ ESDIRK_C_API const char* esdirk_solver_method_name(const esdirk_solver* solver);
  *  least as fast as `contraction` (in (0, 1); default 0.1). reuse 0 (default): J at t_n every
  *  step. Sensitivities and the adjoint refuse a solver with reuse on
  *  (esdirk_solver_start_sensitivities and esdirk_solver_initialize with a recording adjoint
- *  return ESDIRK_INVALID_ARGUMENT). Dense problems only: banded and sparse ones ignore it. */
+ *  return ESDIRK_INVALID_ARGUMENT). Every back-end (dense, banded, sparse). */
 ESDIRK_C_API int esdirk_solver_set_jacobian_reuse(esdirk_solver* solver, int reuse,
                                                   double contraction);
 
@@ -53,6 +55,58 @@ ESDIRK_C_API int esdirk_solver_set_jacobian_reuse(esdirk_solver* solver, int reu
  *  [1, 1]: h always moves. */
 ESDIRK_C_API int esdirk_solver_set_keep_step_ratio(esdirk_solver* solver, double low,
                                                    double high);
+
+/* ---- The same setters on the other handles that integrate --------------------------------
+ * Same values, checks, statuses and messages (the handle's *_last_error) as the solver's above;
+ * each takes effect at the handle's next run (esdirk_shooting_integrate,
+ * esdirk_reverse_shooting_integrate, esdirk_multishoot_evaluate / _estimate,
+ * esdirk_hybrid_solver_initialize). *_method_name gives the method of the last run ("auto"
+ * resolved) if there was one, else the one set (the multiple-shooting evaluator: always the
+ * one set).
+ *
+ * Jacobian reuse is states-only: the shooting interval, the reverse shooting interval and the
+ * multiple-shooting evaluator always differentiate, so their set_jacobian_reuse refuses reuse
+ * != 0 with ESDIRK_INVALID_ARGUMENT (reuse 0 is accepted). A hybrid solver may reuse; then
+ * esdirk_hybrid_solver_start_sensitivities and an initialize with a recording hybrid adjoint
+ * return ESDIRK_INVALID_ARGUMENT, as on the solver. */
+
+ESDIRK_C_API int esdirk_shooting_set_tolerance_rule(esdirk_shooting* shooting, int rule,
+                                                    double calibration_factor);
+ESDIRK_C_API int esdirk_shooting_set_method(esdirk_shooting* shooting, const char* name);
+ESDIRK_C_API const char* esdirk_shooting_method_name(const esdirk_shooting* shooting);
+ESDIRK_C_API int esdirk_shooting_set_jacobian_reuse(esdirk_shooting* shooting, int reuse,
+                                                    double contraction);
+ESDIRK_C_API int esdirk_shooting_set_keep_step_ratio(esdirk_shooting* shooting, double low,
+                                                     double high);
+
+ESDIRK_C_API int esdirk_reverse_shooting_set_tolerance_rule(esdirk_reverse_shooting* shooting,
+                                                            int rule, double calibration_factor);
+ESDIRK_C_API int esdirk_reverse_shooting_set_method(esdirk_reverse_shooting* shooting,
+                                                    const char* name);
+ESDIRK_C_API const char* esdirk_reverse_shooting_method_name(
+    const esdirk_reverse_shooting* shooting);
+ESDIRK_C_API int esdirk_reverse_shooting_set_jacobian_reuse(esdirk_reverse_shooting* shooting,
+                                                            int reuse, double contraction);
+ESDIRK_C_API int esdirk_reverse_shooting_set_keep_step_ratio(esdirk_reverse_shooting* shooting,
+                                                             double low, double high);
+
+ESDIRK_C_API int esdirk_multishoot_set_tolerance_rule(esdirk_multishoot* ms, int rule,
+                                                      double calibration_factor);
+ESDIRK_C_API int esdirk_multishoot_set_method(esdirk_multishoot* ms, const char* name);
+ESDIRK_C_API const char* esdirk_multishoot_method_name(const esdirk_multishoot* ms);
+ESDIRK_C_API int esdirk_multishoot_set_jacobian_reuse(esdirk_multishoot* ms, int reuse,
+                                                      double contraction);
+ESDIRK_C_API int esdirk_multishoot_set_keep_step_ratio(esdirk_multishoot* ms, double low,
+                                                       double high);
+
+ESDIRK_C_API int esdirk_hybrid_solver_set_tolerance_rule(esdirk_hybrid_solver* solver, int rule,
+                                                         double calibration_factor);
+ESDIRK_C_API int esdirk_hybrid_solver_set_method(esdirk_hybrid_solver* solver, const char* name);
+ESDIRK_C_API const char* esdirk_hybrid_solver_method_name(const esdirk_hybrid_solver* solver);
+ESDIRK_C_API int esdirk_hybrid_solver_set_jacobian_reuse(esdirk_hybrid_solver* solver, int reuse,
+                                                         double contraction);
+ESDIRK_C_API int esdirk_hybrid_solver_set_keep_step_ratio(esdirk_hybrid_solver* solver,
+                                                          double low, double high);
 
 #ifdef __cplusplus
 }

@@ -9,9 +9,11 @@
  *    ESDIRK_LINEAR_SOLVER_SPARSE  KLU (SuiteSparse): symbolic analysis once, refactorization
  *                                 per step
  * Without an analytic Jacobian, J is formed by finite differences of coloured columns (one
- * evaluation of the residual per colour). Declare the structure before a solver, shooting
- * interval or multiple-shooting evaluator is created for the problem (their setup reads it);
- * a later declaration applies to handles created after it.
+ * evaluation of the residual per colour). The structure belongs to the problem, so every handle
+ * made for it uses it: solver (with its sensitivities and adjoint), shooting interval, reverse
+ * shooting interval and multiple-shooting evaluator. Declare it before such a handle is
+ * created (their setup reads it); a later declaration applies to handles created after it.
+ * Hybrid (event) problems take the same calls, at the end of this header.
  *
  * Patterns are compressed sparse column (CSC), 0-based: the rows of column j are
  * row_indices[column_pointers[j] .. column_pointers[j+1]-1], n+1 column pointers, the first 0.
@@ -99,6 +101,53 @@ ESDIRK_C_API int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, 
 /** Why the last structure call on this problem failed, or what the checker found ("" if
  *  nothing). Valid until the next call on the problem. */
 ESDIRK_C_API const char* esdirk_problem_structure_error(const esdirk_problem* problem);
+
+/* ---- Hybrid (event) problems ------------------------------------------------------------
+ * The same calls on an esdirk_hybrid_problem, with the same checks, statuses and messages.
+ * One structure serves every mode: declare the union of the modes' patterns (an entry of J
+ * that is nonzero in any mode must be in it). It takes effect at the next
+ * esdirk_hybrid_solver_initialize; a solver (and its adjoint) keeps the structure it was
+ * initialized with. The event and reset Jacobians stay dense (they are nx + nz wide rows and
+ * an nx-row matrix), and the sensitivity jumps at an event form one dense J of the mode. To
+ * check a pattern, check each mode's residual with a plain esdirk_problem
+ * (esdirk_problem_check_jacobian_pattern). doc/c-api-guide.md, "Structure and method on every
+ * handle". */
+
+/** The analytic Jacobian of `mode` on the declared pattern (nm: the memory size, 0 without
+ *  memory; mem NULL then). As esdirk_sparse_jacobian_fn otherwise. */
+typedef int (*esdirk_hybrid_sparse_jacobian_fn)(int mode, esdirk_int nx, esdirk_int nz,
+                                                esdirk_int np, esdirk_int nm, double t,
+                                                const double* x, const double* z, const double* p,
+                                                const double* mem, esdirk_int nnz,
+                                                const esdirk_int* column_pointers,
+                                                const esdirk_int* row_indices, double* values,
+                                                void* user_data);
+
+/** As esdirk_problem_set_jacobian_bandwidths, for every mode. */
+ESDIRK_C_API int esdirk_hybrid_problem_set_jacobian_bandwidths(esdirk_hybrid_problem* problem,
+                                                               esdirk_int lower, esdirk_int upper);
+/** As esdirk_problem_set_jacobian_pattern, for every mode. */
+ESDIRK_C_API int esdirk_hybrid_problem_set_jacobian_pattern(esdirk_hybrid_problem* problem,
+                                                            const esdirk_int* column_pointers,
+                                                            const esdirk_int* row_indices,
+                                                            int linear_solver);
+/** As esdirk_problem_set_sparse_jacobian (NULL: coloured finite differences). */
+ESDIRK_C_API int esdirk_hybrid_problem_set_sparse_jacobian(esdirk_hybrid_problem* problem,
+                                                           esdirk_hybrid_sparse_jacobian_fn jacobian);
+/** Back to a dense Jacobian and the dense LU. */
+ESDIRK_C_API int esdirk_hybrid_problem_clear_jacobian_structure(esdirk_hybrid_problem* problem);
+/** As esdirk_problem_get_jacobian_structure. */
+ESDIRK_C_API int esdirk_hybrid_problem_get_jacobian_structure(const esdirk_hybrid_problem* problem,
+                                                              int* linear_solver, esdirk_int* lower,
+                                                              esdirk_int* upper,
+                                                              esdirk_int* nonzeros);
+/** As esdirk_problem_get_jacobian_pattern. */
+ESDIRK_C_API int esdirk_hybrid_problem_get_jacobian_pattern(const esdirk_hybrid_problem* problem,
+                                                            esdirk_int* column_pointers,
+                                                            esdirk_int* row_indices,
+                                                            esdirk_int capacity);
+/** Why the last structure call on this hybrid problem failed ("" if it did not). */
+ESDIRK_C_API const char* esdirk_hybrid_problem_structure_error(const esdirk_hybrid_problem* problem);
 
 #ifdef __cplusplus
 }

@@ -66,11 +66,18 @@ class ESDIRK_API SparsityPattern {
 /// The Jacobian's structure as the problem declares it (Problem::set_jacobian_bandwidths,
 /// Problem::set_jacobian_pattern). `pattern` is null for a dense Jacobian; a banded
 /// structure without a pattern of its own carries the full band.
-struct JacobianStructure {
+struct ESDIRK_API JacobianStructure {
   LinearSolverKind solver = LinearSolverKind::dense;
   std::shared_ptr<const SparsityPattern> pattern;
   int lower = 0;  ///< bandwidths (banded back-end)
   int upper = 0;
+
+  /// The full band of an n x n Jacobian, factored by band LU. Throws std::invalid_argument
+  /// unless 0 <= lower, upper < n (the checks and messages of every set_jacobian_bandwidths).
+  static JacobianStructure banded(int n, int lower, int upper);
+  /// `pattern`, factored by `solver`, with the pattern's bandwidths. Throws
+  /// std::invalid_argument unless the pattern is n x n.
+  static JacobianStructure of_pattern(int n, SparsityPattern pattern, LinearSolverKind solver);
 };
 
 /// A greedy distance-2 colouring of the columns of `pattern`: two columns that share a row get

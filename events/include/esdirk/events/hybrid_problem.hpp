@@ -14,7 +14,9 @@
 
 #include <span>
 
+#include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/matrix.hpp"
+#include "esdirk/sparsity.hpp"
 #include "esdirk/export.hpp"
 
 namespace esdirk {
@@ -69,6 +71,32 @@ class ESDIRK_API HybridProblem {
   virtual int parameter_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
                                  ConstVector memory, MatrixRef Jp);
 
+  // --- Banded and sparse Jacobians (doc/linear-solvers-guide.md, doc/events-guide.md) --------
+  // One structure for every mode: declare the union of the modes' patterns (an entry of J that
+  // is nonzero in some mode must be in it). Declare it before a HybridSolver is made for the
+  // problem; the checks and messages are Problem's. Without a declaration J is dense.
+
+  /// J is banded in every mode: J(i, j) = 0 unless -upper <= i - j <= lower (band LU).
+  /// Throws std::invalid_argument unless 0 <= lower, upper < nx + nz.
+  void set_jacobian_bandwidths(int lower, int upper) {
+    structure_ = JacobianStructure::banded(nx_ + nz_, lower, upper);
+  }
+  /// J has the given pattern in every mode, factored by `solver` (as
+  /// Problem::set_jacobian_pattern). Throws std::invalid_argument if the size is wrong.
+  void set_jacobian_pattern(SparsityPattern pattern, LinearSolverKind solver = LinearSolverKind::sparse) {
+    structure_ = JacobianStructure::of_pattern(nx_ + nz_, std::move(pattern), solver);
+  }
+  /// Back to a dense Jacobian and the dense LU.
+  void clear_jacobian_structure() { structure_ = {}; }
+  /// The declared structure (dense by default).
+  const JacobianStructure& jacobian_structure() const { return structure_; }
+  /// True if sparse_jacobian() is implemented (needs a declared pattern or bandwidths).
+  virtual bool has_sparse_jacobian() const { return false; }
+  /// The values of J of `mode` on the declared pattern (as Problem::sparse_jacobian). Only
+  /// called when has_sparse_jacobian().
+  virtual int sparse_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                              ConstVector memory, SparseMatrixRef J);
+
   // --- Events -------------------------------------------------------------------------------
   /// The ne event functions of `mode` at one point.
   virtual int events(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
@@ -95,6 +123,7 @@ class ESDIRK_API HybridProblem {
  private:
   int nx_, nz_, np_, ne_;
   bool memory_;
+  JacobianStructure structure_;
 };
 
 }  // namespace esdirk
