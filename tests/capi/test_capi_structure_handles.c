@@ -4,7 +4,7 @@
  * multiple-shooting evaluator. Banded and sparse (KLU) runs equal the dense run to rounding
  * (events at the same times, the same sensitivities and gradients); each setter changes the run;
  * every bad value is refused with a status and a message and changes nothing.
- * (test_capi_structure_handles_cpp.cpp: the same runs through C and C++, bit for bit.) */
+ * (test_capi_structure_handles_cpp.cpp: the hybrid runs through C and C++, bit for bit.) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
