@@ -7,7 +7,9 @@
 // --set changes one integrator option of every run (for the measurements behind the defaults):
 // max_jacobian_refreshes, max_newton_dampings, max_newton_iterations (integers), method=NAME,
 // raw=1 (the seed's tolerances), kappa=K (calibration factor), reuse_jacobian=1,
-// keep_step_ratio_low=R, keep_step_ratio_high=R, jacobian_reuse_contraction=A.
+// keep_step_ratio_low=R, keep_step_ratio_high=R, jacobian_reuse_contraction=A,
+// dense_predictor=1, newton_tolerance=K, newton_rate_floor=F, newton_test=N (0
+// preconditioned_residual, 1 residual, 2 contraction_rate).
 // --summary prints one line per problem with the totals over the rtols.
 
 #include <cstdio>
@@ -32,6 +34,10 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "raw") o.tolerance_rule = value > 0 ? esdirk::ToleranceRule::raw : esdirk::ToleranceRule::calibrated;
   else if (name == "kappa") o.calibration_factor = value;
   else if (name == "reuse_jacobian") o.reuse_jacobian = value > 0;
+  else if (name == "dense_predictor") o.stage_predictor = value > 0 ? esdirk::StagePredictor::dense_output : esdirk::StagePredictor::previous_stage;
+  else if (name == "newton_tolerance") o.newton_tolerance = value;
+  else if (name == "newton_rate_floor") o.newton_rate_floor = value;
+  else if (name == "newton_test") o.newton_test = static_cast<esdirk::NewtonTest>(static_cast<int>(value));
   else if (name == "keep_step_ratio_high") o.keep_step_ratio_high = value;
   else if (name == "keep_step_ratio_low") o.keep_step_ratio_low = value;
   else if (name == "jacobian_reuse_contraction") o.jacobian_reuse_contraction = value;

@@ -120,11 +120,15 @@ void Options::validate(int nx, int nz) const {
           "jacobian_reuse_contraction", "in (0, 1)", jacobian_reuse_contraction);
   if (stage_predictor != StagePredictor::dense_output && stage_predictor != StagePredictor::previous_stage)
     invalid("stage_predictor is neither dense_output nor previous_stage");
-  if (newton_test != NewtonTest::preconditioned_residual && newton_test != NewtonTest::residual)
-    invalid("newton_test is neither preconditioned_residual nor residual");
+  if (newton_test != NewtonTest::preconditioned_residual && newton_test != NewtonTest::residual &&
+      newton_test != NewtonTest::contraction_rate)
+    invalid("newton_test is none of preconditioned_residual, residual, contraction_rate (got " +
+            std::to_string(static_cast<int>(newton_test)) + ")");
   require(max_newton_iterations >= 1, "max_newton_iterations", ">= 1", max_newton_iterations);
   require(newton_tolerance > 0.0 && newton_tolerance < 1.0, "newton_tolerance", "in (0, 1)",
           newton_tolerance);
+  require(newton_rate_floor >= 0.0 && newton_rate_floor < 1.0, "newton_rate_floor", "in [0, 1)",
+          newton_rate_floor);
   require(reference_contraction > 0.0 && reference_contraction < 1.0, "reference_contraction",
           "in (0, 1)", reference_contraction);
   require(newton_failure_factor > 0.0 && newton_failure_factor < 1.0, "newton_failure_factor",

@@ -11,8 +11,17 @@ namespace esdirk {
 
 /// How the Newton iteration of a stage decides it has converged (see doc/integrator-theory.md).
 enum class NewtonTest {
-  preconditioned_residual,  ///< ||M^{-1} R(X_i, Z_i)|| in the error weights (default)
-  residual,                 ///< seed 002: ||R|| on the differential rows, M^{-1} R on the algebraic
+  /// Converged when the correction just computed, m_k = ||M^{-1} R(X_i, Z_i)|| in the error
+  /// weights, is <= newton_tolerance; the correction is then applied.
+  preconditioned_residual,
+  residual,  ///< seed 002: ||R|| on the differential rows, M^{-1} R on the algebraic
+  /// Measured as preconditioned_residual, but converged when the error left after applying the
+  /// correction, estimated from the observed contraction rate theta = m_k/m_{k-1} (at least
+  /// Options::newton_rate_floor) as eta m_k with eta = theta/(1 - theta), is <= newton_tolerance
+  /// (Hairer & Wanner, Solving ODEs II, IV.8; RADAU5). Before the stage has shown a rate, eta
+  /// is the previous stage's eta^0.8, and 1 at the first implicit stage of every attempt (so an
+  /// attempt depends only on its start and h). Usually one iteration fewer per stage.
+  contraction_rate,
 };
 
 /// Where the Newton iteration of a stage starts (see doc/integrator-theory.md section 2).
@@ -96,7 +105,11 @@ struct ESDIRK_API Options {
   NewtonTest newton_test = NewtonTest::preconditioned_residual;
   StagePredictor stage_predictor = StagePredictor::previous_stage;
   int max_newton_iterations = 8;  ///< per stage
-  double newton_tolerance = 0.1;  ///< converged when the weighted residual measure <= this
+  /// Converged when the tested quantity of newton_test (in the error weights) is <= this.
+  double newton_tolerance = 0.1;
+  /// NewtonTest::contraction_rate: the smallest contraction rate its error estimate trusts; in
+  /// [0, 1). A stage's first rate is often far below its next (doc/integrator-theory.md §3).
+  double newton_rate_floor = 0.01;
   double reference_contraction =
       0.3;  ///< alpha_ref: above it the next step ratio is alpha_ref/alpha
   double newton_failure_factor = 0.25;     ///< h reduction after a failure with unknown rate

@@ -119,6 +119,9 @@ class ESDIRK_API Stepper final : public DenseOutput {
   double error_norm_ = 0.0;
   double max_contraction_ = 0.0;   // largest Newton rate in the current attempt
   double last_contraction_ = 0.0;
+  // NewtonTest::contraction_rate: eta = theta/(1 - theta) of the last stage iteration that
+  // observed a rate, carried to the next stage (as eta^0.8); 1 at the start of every attempt.
+  double newton_eta_ = 1.0;
   std::string message_;
 
   std::vector<double> x_, z_, f_, g_, p_;  // accepted state, f and g at it, parameters
