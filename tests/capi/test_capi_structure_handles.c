@@ -449,13 +449,20 @@ static void test_hybrid_method_setters(void) {
 typedef struct {
   int status;
   double x[N], A[N * N], B[N * NP];
-  int64_t steps;
+  int64_t steps, steps_kept;
   char method[32];
 } ShootingRun;
 
 static const double u_nominal[NP] = {0.5, 12.0};
 
-static ShootingRun run_shooting(esdirk_problem* problem, const char* method, int raw) {
+/* The setters a shooting-type run applies. */
+typedef struct {
+  const char* method;
+  int raw;          /* ESDIRK_TOLERANCE_RAW */
+  double keep_high; /* 0: not set */
+} Setters;
+
+static ShootingRun run_shooting(esdirk_problem* problem, Setters set) {
   ShootingRun run;
   memset(&run, 0, sizeof run);
   esdirk_shooting* sh = NULL;
@@ -463,21 +470,23 @@ static ShootingRun run_shooting(esdirk_problem* problem, const char* method, int
   for (int i = 0; i < N; ++i) x0[i] = 0.1 * i;
   int st = esdirk_shooting_create(problem, &sh);
   if (!st) st = esdirk_shooting_set_tolerances(sh, 1e-7, 1e-9);
-  if (!st && method) st = esdirk_shooting_set_method(sh, method);
-  if (!st && raw) st = esdirk_shooting_set_tolerance_rule(sh, ESDIRK_TOLERANCE_RAW, 0.0);
+  if (!st && set.method) st = esdirk_shooting_set_method(sh, set.method);
+  if (!st && set.raw) st = esdirk_shooting_set_tolerance_rule(sh, ESDIRK_TOLERANCE_RAW, 0.0);
+  if (!st && set.keep_high > 0.0) st = esdirk_shooting_set_keep_step_ratio(sh, 1.0, set.keep_high);
   if (!st)
     st = esdirk_shooting_integrate(sh, 0.0, 1.0, x0, N, u_nominal, NP, NULL, 0, run.x, NULL, run.A,
                                    N, run.B, N, NULL, NULL, NULL);
   run.status = st;
   if (st) fprintf(stderr, "run_shooting: %s\n", esdirk_shooting_last_error(sh));
   esdirk_shooting_get_counter(sh, 0, "steps", &run.steps);
+  esdirk_shooting_get_counter(sh, 0, "steps_kept", &run.steps_kept);
   snprintf(run.method, sizeof run.method, "%s", esdirk_shooting_method_name(sh));
   esdirk_shooting_free(&sh);
   return run;
 }
 
 /* gx = A^T, gu = B^T (lambda = I) from the reverse shooting interval. */
-static ShootingRun run_reverse(esdirk_problem* problem, const char* method) {
+static ShootingRun run_reverse(esdirk_problem* problem, Setters set) {
   ShootingRun run;
   memset(&run, 0, sizeof run);
   esdirk_reverse_shooting* sh = NULL;
@@ -487,7 +496,10 @@ static ShootingRun run_reverse(esdirk_problem* problem, const char* method) {
   for (int i = 0; i < N; ++i) identity[i * (N + 1)] = 1.0;
   int st = esdirk_reverse_shooting_create(problem, &sh);
   if (!st) st = esdirk_reverse_shooting_set_tolerances(sh, 1e-7, 1e-9);
-  if (!st && method) st = esdirk_reverse_shooting_set_method(sh, method);
+  if (!st && set.method) st = esdirk_reverse_shooting_set_method(sh, set.method);
+  if (!st && set.raw) st = esdirk_reverse_shooting_set_tolerance_rule(sh, ESDIRK_TOLERANCE_RAW, 0.0);
+  if (!st && set.keep_high > 0.0)
+    st = esdirk_reverse_shooting_set_keep_step_ratio(sh, 1.0, set.keep_high);
   if (!st)
     st = esdirk_reverse_shooting_integrate(sh, 0.0, 1.0, x0, N, u_nominal, NP, NULL, 0, run.x,
                                            NULL, NULL);
@@ -501,6 +513,7 @@ static ShootingRun run_reverse(esdirk_problem* problem, const char* method) {
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < NP; ++j) run.B[j * N + i] = gu[i * NP + j];
   esdirk_reverse_shooting_get_counter(sh, 0, "steps", &run.steps);
+  esdirk_reverse_shooting_get_counter(sh, 0, "steps_kept", &run.steps_kept);
   snprintf(run.method, sizeof run.method, "%s", esdirk_reverse_shooting_method_name(sh));
   esdirk_reverse_shooting_free(&sh);
   return run;
@@ -512,7 +525,7 @@ typedef struct {
   double x[INTERVALS * N], A[INTERVALS * N * N], B[INTERVALS * N * NP];
 } MultishootRun;
 
-static MultishootRun run_multishoot(esdirk_problem* problem, const char* method) {
+static MultishootRun run_multishoot(esdirk_problem* problem, Setters set) {
   MultishootRun run;
   memset(&run, 0, sizeof run);
   esdirk_multishoot* ms = NULL;
@@ -522,7 +535,9 @@ static MultishootRun run_multishoot(esdirk_problem* problem, const char* method)
   for (int k = 0; k < INTERVALS; ++k) u[k * NP] = u_nominal[0], u[k * NP + 1] = u_nominal[1] * (k + 1);
   int st = esdirk_multishoot_create(problem, INTERVALS, 1, &ms);
   if (!st) st = esdirk_multishoot_set_tolerances(ms, 1e-7, 1e-9);
-  if (!st && method) st = esdirk_multishoot_set_method(ms, method);
+  if (!st && set.method) st = esdirk_multishoot_set_method(ms, set.method);
+  if (!st && set.raw) st = esdirk_multishoot_set_tolerance_rule(ms, ESDIRK_TOLERANCE_RAW, 0.0);
+  if (!st && set.keep_high > 0.0) st = esdirk_multishoot_set_keep_step_ratio(ms, 1.0, set.keep_high);
   if (!st)
     st = esdirk_multishoot_evaluate(ms, t0, t1, x, u, NULL, run.x, NULL, run.A, run.B, NULL, NULL,
                                     NULL, NULL);
@@ -539,9 +554,9 @@ static void test_shooting_handles_on_structures(void) {
   MultishootRun multi[SPARSE_ANALYTIC + 1];
   for (int s = DENSE; s <= SPARSE_ANALYTIC; ++s) {
     declare(problem, (Structure)s);
-    forward[s] = run_shooting(problem, "ESDIRK34", 0);
-    reverse[s] = run_reverse(problem, "ESDIRK34");
-    multi[s] = run_multishoot(problem, "ESDIRK34");
+    forward[s] = run_shooting(problem, (Setters){"ESDIRK34", 0, 0.0});
+    reverse[s] = run_reverse(problem, (Setters){"ESDIRK34", 0, 0.0});
+    multi[s] = run_multishoot(problem, (Setters){"ESDIRK34", 0, 0.0});
     CHECK_STATUS(forward[s].status, ESDIRK_SUCCESS);
     CHECK_STATUS(reverse[s].status, ESDIRK_SUCCESS);
     CHECK_STATUS(multi[s].status, ESDIRK_SUCCESS);
@@ -570,24 +585,39 @@ static void test_shooting_handles_on_structures(void) {
   /* The forward and reverse derivatives of one interval agree (different step sequences: the
    * shooting interval's sensitivities enter its error test). */
   declare(problem, SPARSE);
-  const ShootingRun f = run_shooting(problem, "ESDIRK34", 0), b = run_reverse(problem, "ESDIRK34");
+  const ShootingRun f = run_shooting(problem, (Setters){"ESDIRK34", 0, 0.0});
+  const ShootingRun b = run_reverse(problem, (Setters){"ESDIRK34", 0, 0.0});
   CHECK(max_difference(f.A, b.A, N * N) <= 1e-5 && max_difference(f.B, b.B, N * NP) <= 1e-5);
 
   /* Each setter changes the run: method (and its name after the run), tolerance rule. */
-  const ShootingRun order4 = run_shooting(problem, "ESDIRK436", 0);
+  const ShootingRun order4 = run_shooting(problem, (Setters){"ESDIRK436", 0, 0.0});
   CHECK(strcmp(f.method, "ESDIRK34") == 0 && strcmp(order4.method, "ESDIRK436") == 0);
   CHECK(order4.steps != f.steps);
-  const ShootingRun automatic = run_shooting(problem, "auto", 0);
+  const ShootingRun automatic = run_shooting(problem, (Setters){"auto", 0, 0.0});
   CHECK(strcmp(automatic.method, "ESDIRK436") == 0 && same_bits(automatic.A, order4.A, N * N));
-  const ShootingRun raw = run_shooting(problem, "ESDIRK34", 1);
+  const ShootingRun raw = run_shooting(problem, (Setters){"ESDIRK34", 1, 0.0});
   CHECK(raw.steps != f.steps);
-  const ShootingRun reverse4 = run_reverse(problem, "ESDIRK436");
+  const ShootingRun reverse4 = run_reverse(problem, (Setters){"ESDIRK436", 0, 0.0});
   CHECK(strcmp(reverse4.method, "ESDIRK436") == 0 && strcmp(b.method, "ESDIRK34") == 0);
   CHECK(reverse4.steps != b.steps);
-  const MultishootRun ms34 = run_multishoot(problem, "ESDIRK34");
-  const MultishootRun ms436 = run_multishoot(problem, "ESDIRK436");
-  CHECK_STATUS(ms436.status, ESDIRK_SUCCESS);
-  CHECK(!same_bits(ms34.x, ms436.x, INTERVALS * N) && max_difference(ms34.x, ms436.x, INTERVALS * N) < 1e-5);
+  const ShootingRun reverse_raw = run_reverse(problem, (Setters){"ESDIRK34", 1, 0.0});
+  CHECK(reverse_raw.steps != b.steps);
+  /* Keeping h for ratios in [1, 1.2] keeps some steps (none by default). */
+  const ShootingRun kept = run_shooting(problem, (Setters){"ESDIRK34", 0, 1.2});
+  const ShootingRun reverse_kept = run_reverse(problem, (Setters){"ESDIRK34", 0, 1.2});
+  CHECK(f.steps_kept == 0 && b.steps_kept == 0);
+  CHECK(kept.steps_kept > 0 && reverse_kept.steps_kept > 0);
+  /* The multiple-shooting evaluator (no counters through C): each setter changes the result,
+   * within the tolerance. */
+  const MultishootRun ms34 = run_multishoot(problem, (Setters){"ESDIRK34", 0, 0.0});
+  const MultishootRun ms_set[3] = {run_multishoot(problem, (Setters){"ESDIRK436", 0, 0.0}),
+                                   run_multishoot(problem, (Setters){"ESDIRK34", 1, 0.0}),
+                                   run_multishoot(problem, (Setters){"ESDIRK34", 0, 1.2})};
+  for (int k = 0; k < 3; ++k) {
+    CHECK_STATUS(ms_set[k].status, ESDIRK_SUCCESS);
+    CHECK(!same_bits(ms34.x, ms_set[k].x, INTERVALS * N));
+    CHECK(max_difference(ms34.x, ms_set[k].x, INTERVALS * N) < 1e-5);
+  }
   esdirk_problem_free(&problem);
 }
 
