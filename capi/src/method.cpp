@@ -42,7 +42,7 @@ std::pair<int, int> sizes_of(const esdirk_hybrid_solver* h) {
 }
 
 // After an option changed: the handles that keep their integrator between runs rebuild it.
-void options_changed(esdirk_solver*) {}  // initialize makes a new integrator
+void options_changed(esdirk_solver*) {}         // initialize makes a new integrator
 void options_changed(esdirk_hybrid_solver*) {}  // initialize makes a new solver
 void options_changed(esdirk_shooting* h) { h->options_changed = true; }
 void options_changed(esdirk_reverse_shooting* h) { h->options_changed = true; }
@@ -94,12 +94,17 @@ int set_tolerance_rule(Handle* h, int rule, double calibration_factor) {
   return guarded(h, [&]() -> int {
     esdirk::Options probe;
     switch (rule) {
-      case ESDIRK_TOLERANCE_CALIBRATED: probe.tolerance_rule = esdirk::ToleranceRule::calibrated; break;
-      case ESDIRK_TOLERANCE_RAW: probe.tolerance_rule = esdirk::ToleranceRule::raw; break;
+      case ESDIRK_TOLERANCE_CALIBRATED:
+        probe.tolerance_rule = esdirk::ToleranceRule::calibrated;
+        break;
+      case ESDIRK_TOLERANCE_RAW:
+        probe.tolerance_rule = esdirk::ToleranceRule::raw;
+        break;
       default:
-        return h->fail(ESDIRK_INVALID_ARGUMENT,
-                       "set_tolerance_rule: rule " + std::to_string(rule) +
-                           " is neither ESDIRK_TOLERANCE_CALIBRATED (0) nor ESDIRK_TOLERANCE_RAW (1)");
+        return h->fail(
+            ESDIRK_INVALID_ARGUMENT,
+            "set_tolerance_rule: rule " + std::to_string(rule) +
+                " is neither ESDIRK_TOLERANCE_CALIBRATED (0) nor ESDIRK_TOLERANCE_RAW (1)");
     }
     probe.calibration_factor = calibration_factor;
     check(probe, h, "set_tolerance_rule");
@@ -229,7 +234,8 @@ int esdirk_reverse_shooting_set_keep_step_ratio(esdirk_reverse_shooting* s, doub
 }
 
 // --- esdirk_multishoot ---------------------------------------------------------------------
-int esdirk_multishoot_set_tolerance_rule(esdirk_multishoot* s, int rule, double calibration_factor) {
+int esdirk_multishoot_set_tolerance_rule(esdirk_multishoot* s, int rule,
+                                         double calibration_factor) {
   return set_tolerance_rule(s, rule, calibration_factor);
 }
 int esdirk_multishoot_set_method(esdirk_multishoot* s, const char* name) {

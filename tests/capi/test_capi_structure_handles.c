@@ -18,8 +18,8 @@
 #include "esdirk/esdirk_multishoot.h"
 #include "esdirk/esdirk_sparse.h"
 
-#define N 10  /* states of the chain */
-#define NP 2  /* parameters: decay p0, heating p1 */
+#define N 10 /* states of the chain */
+#define NP 2 /* parameters: decay p0, heating p1 */
 #define MAX_EVENTS 64
 
 /* A heated chain with a thermostat: x_i' = c (x_{i-1} - 2 x_i + x_{i+1}) - p0 x_i (+ p1 at the
@@ -108,8 +108,8 @@ static int switch_heater(int mode, esdirk_int ne, const int* fired, int time_eve
                          esdirk_int nz, esdirk_int np, esdirk_int nm, double t, const double* x,
                          const double* z, const double* p, const double* mem, int* next_mode,
                          double* x_plus, void* user_data) {
-  (void)ne, (void)fired, (void)time_event, (void)nx, (void)nz, (void)np, (void)nm, (void)t,
-      (void)x, (void)z, (void)p, (void)mem, (void)x_plus, (void)user_data;
+  (void)ne, (void)fired, (void)time_event, (void)nx, (void)nz, (void)np, (void)nm, (void)t, (void)x,
+      (void)z, (void)p, (void)mem, (void)x_plus, (void)user_data;
   *next_mode = 1 - mode;
   return 0;
 }
@@ -178,8 +178,8 @@ static int same_bits(const double* a, const double* b, int n) {
  * between dense and coloured columns, and between two runs whose states differ in the last
  * bit (a KLU and a dense LU): derivatives computed with them agree to that, not to rounding. */
 typedef enum { DENSE, DENSE_ANALYTIC, BANDED, SPARSE, BANDED_ANALYTIC, SPARSE_ANALYTIC } Structure;
-static const char* structure_name[] = {"dense", "dense + analytic J", "banded", "KLU",
-                                       "banded + analytic J", "KLU + analytic J"};
+static const char* structure_name[] = {"dense", "dense + analytic J",  "banded",
+                                       "KLU",   "banded + analytic J", "KLU + analytic J"};
 
 static void declare_hybrid(esdirk_hybrid_problem* hp, Structure s) {
   esdirk_int ptr[N + 1], rows[3 * N];
@@ -194,10 +194,12 @@ static void declare_hybrid(esdirk_hybrid_problem* hp, Structure s) {
   if (s == BANDED || s == BANDED_ANALYTIC)
     CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, 1, 1), ESDIRK_SUCCESS);
   if (s == SPARSE || s == SPARSE_ANALYTIC)
-    CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-                 ESDIRK_SUCCESS);
+    CHECK_STATUS(
+        esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+        ESDIRK_SUCCESS);
   if (s == BANDED_ANALYTIC || s == SPARSE_ANALYTIC)
-    CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(hp, hybrid_chain_jacobian), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(hp, hybrid_chain_jacobian),
+                 ESDIRK_SUCCESS);
 }
 
 static void declare(esdirk_problem* problem, Structure s) {
@@ -206,22 +208,26 @@ static void declare(esdirk_problem* problem, Structure s) {
   CHECK_STATUS(esdirk_problem_clear_jacobian_structure(problem), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_problem_set_sparse_jacobian(problem, NULL), ESDIRK_SUCCESS);
   const int analytic = s == DENSE_ANALYTIC || s == BANDED_ANALYTIC || s == SPARSE_ANALYTIC;
-  CHECK_STATUS(esdirk_problem_set_jacobian(problem, s == DENSE_ANALYTIC ? chain_dense_jacobian : NULL),
-               ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_problem_set_parameter_jacobian(problem, analytic ? chain_parameter_jacobian : NULL),
-               ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_problem_set_jacobian(problem, s == DENSE_ANALYTIC ? chain_dense_jacobian : NULL),
+      ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_problem_set_parameter_jacobian(problem, analytic ? chain_parameter_jacobian : NULL),
+      ESDIRK_SUCCESS);
   if (s == BANDED || s == BANDED_ANALYTIC)
     CHECK_STATUS(esdirk_problem_set_jacobian_bandwidths(problem, 1, 1), ESDIRK_SUCCESS);
   if (s == SPARSE || s == SPARSE_ANALYTIC)
-    CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-                 ESDIRK_SUCCESS);
+    CHECK_STATUS(
+        esdirk_problem_set_jacobian_pattern(problem, ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+        ESDIRK_SUCCESS);
   if (s == BANDED_ANALYTIC || s == SPARSE_ANALYTIC)
     CHECK_STATUS(esdirk_problem_set_sparse_jacobian(problem, chain_jacobian), ESDIRK_SUCCESS);
 }
 
 static esdirk_hybrid_problem* make_hybrid(void) {
   esdirk_hybrid_problem* hp = NULL;
-  CHECK_STATUS(esdirk_hybrid_problem_create(N, 0, NP, 1, 0, hybrid_chain, NULL, &hp), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_create(N, 0, NP, 1, 0, hybrid_chain, NULL, &hp),
+               ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_events(hp, thermostat, NULL), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_transition(hp, switch_heater, NULL), ESDIRK_SUCCESS);
   return hp;
@@ -233,11 +239,11 @@ static const double t_final = 3.0;
 /* ---- The hybrid solver ---------------------------------------------------------------------- */
 
 typedef struct {
-  const char* method;  /* NULL: not set */
-  int raw;             /* ESDIRK_TOLERANCE_RAW */
+  const char* method; /* NULL: not set */
+  int raw;            /* ESDIRK_TOLERANCE_RAW */
   int reuse;
-  double keep_high;    /* 0: not set */
-  int sensitivities;   /* d/dp0, d/dp1 */
+  double keep_high;  /* 0: not set */
+  int sensitivities; /* d/dp0, d/dp1 */
 } HybridConfig;
 
 typedef struct {
@@ -266,7 +272,8 @@ static HybridRun run_hybrid(esdirk_hybrid_problem* hp, HybridConfig config) {
   if (!st && config.keep_high > 0.0)
     st = esdirk_hybrid_solver_set_keep_step_ratio(s, 1.0, config.keep_high);
   if (!st) st = esdirk_hybrid_solver_initialize(s, 0.0, 1, x0, N, NULL, 0, p_nominal, NP, NULL, 0);
-  if (!st && config.sensitivities) st = esdirk_hybrid_solver_start_sensitivities(s, seed, N + NP, NP, N + NP);
+  if (!st && config.sensitivities)
+    st = esdirk_hybrid_solver_start_sensitivities(s, seed, N + NP, NP, N + NP);
   if (!st)
     st = config.sensitivities
              ? esdirk_hybrid_solver_integrate_sensitivities_to(s, t_final, run.x, N, NULL, 0, run.S,
@@ -316,17 +323,20 @@ static void test_hybrid_structures_equal_dense(void) {
     const int events = (int)dense->events;
     CHECK(r->events == dense->events && r->steps == dense->steps);
     const double dt = max_difference(r->event_times, dense->event_times, events);
-    const double dx = max_difference(r->x, dense->x, N), dS = max_difference(r->S, dense->S, N * NP);
+    const double dx = max_difference(r->x, dense->x, N),
+                 dS = max_difference(r->S, dense->S, N * NP);
     printf("hybrid %s - %s: %d events, t* %.1e, x %.1e, S %.1e\n", structure_name[s],
            structure_name[dense_of_kind((Structure)s)], events, dt, dx, dS);
-    CHECK(dt <= tolerance_against_dense((Structure)s) && dx <= tolerance_against_dense((Structure)s) &&
+    CHECK(dt <= tolerance_against_dense((Structure)s) &&
+          dx <= tolerance_against_dense((Structure)s) &&
           dS <= tolerance_against_dense((Structure)s));
   }
   /* Band LU and KLU with the same coloured differences: the same run to rounding. */
   const HybridRun* band = &runs[BANDED];
   const HybridRun* klu = &runs[SPARSE];
   CHECK(max_difference(band->event_times, klu->event_times, (int)klu->events) <= 1e-12);
-  CHECK(max_difference(band->x, klu->x, N) <= 1e-12 && max_difference(band->S, klu->S, N * NP) <= 1e-12);
+  CHECK(max_difference(band->x, klu->x, N) <= 1e-12 &&
+        max_difference(band->S, klu->S, N * NP) <= 1e-12);
   esdirk_hybrid_problem_free(&hp);
 }
 
@@ -377,7 +387,8 @@ static void test_hybrid_adjoint_on_structures(void) {
   /* Forward against adjoint on KLU (the objective's gradient is 1^T S). With difference
    * derivatives the forward sensitivities' error test is floored (difference_rtol_floor) and
    * takes the states' steps: the adjoint is the transpose of the same discrete derivative. With
-   * analytic ones it takes more steps: two approximations of the derivative, within the tolerance. */
+   * analytic ones it takes more steps: two approximations of the derivative, within the tolerance.
+   */
   for (int s = SPARSE; s <= SPARSE_ANALYTIC; s += SPARSE_ANALYTIC - SPARSE) {
     declare_hybrid(hp, (Structure)s);
     const HybridRun run = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 1});
@@ -497,12 +508,13 @@ static ShootingRun run_reverse(esdirk_problem* problem, Setters set) {
   int st = esdirk_reverse_shooting_create(problem, &sh);
   if (!st) st = esdirk_reverse_shooting_set_tolerances(sh, 1e-7, 1e-9);
   if (!st && set.method) st = esdirk_reverse_shooting_set_method(sh, set.method);
-  if (!st && set.raw) st = esdirk_reverse_shooting_set_tolerance_rule(sh, ESDIRK_TOLERANCE_RAW, 0.0);
+  if (!st && set.raw)
+    st = esdirk_reverse_shooting_set_tolerance_rule(sh, ESDIRK_TOLERANCE_RAW, 0.0);
   if (!st && set.keep_high > 0.0)
     st = esdirk_reverse_shooting_set_keep_step_ratio(sh, 1.0, set.keep_high);
   if (!st)
-    st = esdirk_reverse_shooting_integrate(sh, 0.0, 1.0, x0, N, u_nominal, NP, NULL, 0, run.x,
-                                           NULL, NULL);
+    st = esdirk_reverse_shooting_integrate(sh, 0.0, 1.0, x0, N, u_nominal, NP, NULL, 0, run.x, NULL,
+                                           NULL);
   if (!st)
     st = esdirk_reverse_shooting_transpose_products(sh, identity, N, N, NULL, 0, 0, NULL, N, gx, N,
                                                     gu, NP, NP);
@@ -532,12 +544,14 @@ static MultishootRun run_multishoot(esdirk_problem* problem, Setters set) {
   const double t0[INTERVALS] = {0.0, 0.5}, t1[INTERVALS] = {0.5, 1.0};
   double x[INTERVALS * N], u[INTERVALS * NP];
   for (int i = 0; i < INTERVALS * N; ++i) x[i] = 0.05 * i;
-  for (int k = 0; k < INTERVALS; ++k) u[k * NP] = u_nominal[0], u[k * NP + 1] = u_nominal[1] * (k + 1);
+  for (int k = 0; k < INTERVALS; ++k)
+    u[k * NP] = u_nominal[0], u[k * NP + 1] = u_nominal[1] * (k + 1);
   int st = esdirk_multishoot_create(problem, INTERVALS, 1, &ms);
   if (!st) st = esdirk_multishoot_set_tolerances(ms, 1e-7, 1e-9);
   if (!st && set.method) st = esdirk_multishoot_set_method(ms, set.method);
   if (!st && set.raw) st = esdirk_multishoot_set_tolerance_rule(ms, ESDIRK_TOLERANCE_RAW, 0.0);
-  if (!st && set.keep_high > 0.0) st = esdirk_multishoot_set_keep_step_ratio(ms, 1.0, set.keep_high);
+  if (!st && set.keep_high > 0.0)
+    st = esdirk_multishoot_set_keep_step_ratio(ms, 1.0, set.keep_high);
   if (!st)
     st = esdirk_multishoot_evaluate(ms, t0, t1, x, u, NULL, run.x, NULL, run.A, run.B, NULL, NULL,
                                     NULL, NULL);
@@ -565,7 +579,8 @@ static void test_shooting_handles_on_structures(void) {
     const int o = dense_of_kind((Structure)s);
     const ShootingRun *r = &forward[s], *rr = &reverse[s];
     const MultishootRun* m = &multi[s];
-    const double d[] = {max_difference(r->x, forward[o].x, N), max_difference(r->A, forward[o].A, N * N),
+    const double d[] = {max_difference(r->x, forward[o].x, N),
+                        max_difference(r->A, forward[o].A, N * N),
                         max_difference(r->B, forward[o].B, N * NP),
                         max_difference(rr->x, reverse[o].x, N),
                         max_difference(rr->A, reverse[o].A, N * N),
@@ -573,9 +588,10 @@ static void test_shooting_handles_on_structures(void) {
                         max_difference(m->x, multi[o].x, INTERVALS * N),
                         max_difference(m->A, multi[o].A, INTERVALS * N * N),
                         max_difference(m->B, multi[o].B, INTERVALS * N * NP)};
-    printf("%s - %s: shooting x %.1e A %.1e B %.1e; reverse x %.1e A^T %.1e B^T %.1e; "
-           "multishoot x %.1e A %.1e B %.1e\n",
-           structure_name[s], structure_name[o], d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8]);
+    printf(
+        "%s - %s: shooting x %.1e A %.1e B %.1e; reverse x %.1e A^T %.1e B^T %.1e; "
+        "multishoot x %.1e A %.1e B %.1e\n",
+        structure_name[s], structure_name[o], d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8]);
     for (int k = 0; k < 9; ++k) CHECK(d[k] <= tolerance_against_dense((Structure)s));
     CHECK(r->steps == forward[o].steps && rr->steps == reverse[o].steps);
   }
@@ -643,7 +659,8 @@ static void test_hybrid_structure_bad_input(void) {
   /* Negative, and too large, bandwidths. */
   CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, -1, 1), ESDIRK_INVALID_ARGUMENT);
   message = esdirk_hybrid_problem_structure_error(hp);
-  CHECK(strstr(message, "0 <= lower, upper < n = 10") != NULL && strstr(message, "lower -1") != NULL);
+  CHECK(strstr(message, "0 <= lower, upper < n = 10") != NULL &&
+        strstr(message, "lower -1") != NULL);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
   CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, 1, N), ESDIRK_INVALID_ARGUMENT);
   CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "upper 10") != NULL);
@@ -652,16 +669,18 @@ static void test_hybrid_structure_bad_input(void) {
   esdirk_int bad_rows[3 * N];
   memcpy(bad_rows, rows, sizeof rows);
   bad_rows[ptr[N] - 1] = N;
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, bad_rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, bad_rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+      ESDIRK_INVALID_ARGUMENT);
   message = esdirk_hybrid_problem_structure_error(hp);
   printf("out of range: %s\n", message);
   CHECK(strlen(message) > 0 && strstr(message, "10") != NULL);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
   memcpy(bad_rows, rows, sizeof rows);
   bad_rows[1] = bad_rows[0]; /* column 0: rows 0, 0 */
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, bad_rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, bad_rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+      ESDIRK_INVALID_ARGUMENT);
   message = esdirk_hybrid_problem_structure_error(hp);
   printf("duplicate: %s\n", message);
   CHECK(strstr(message, "twice") != NULL || strstr(message, "duplicate") != NULL);
@@ -669,24 +688,30 @@ static void test_hybrid_structure_bad_input(void) {
   esdirk_int bad_ptr[N + 1];
   memcpy(bad_ptr, ptr, sizeof ptr);
   bad_ptr[3] = bad_ptr[2] - 1;
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, bad_ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      esdirk_hybrid_problem_set_jacobian_pattern(hp, bad_ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+      ESDIRK_INVALID_ARGUMENT);
   CHECK(strlen(esdirk_hybrid_problem_structure_error(hp)) > 0);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, rows, 7), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, rows, 7),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "linear_solver 7") != NULL);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
   /* NULL arrays and handles. */
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, NULL, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(
+      esdirk_hybrid_problem_set_jacobian_pattern(hp, NULL, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+      ESDIRK_NULL_ARGUMENT);
   CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "column_pointers is NULL") != NULL);
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, NULL, ESDIRK_LINEAR_SOLVER_SPARSE),
-               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(
+      esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, NULL, ESDIRK_LINEAR_SOLVER_SPARSE),
+      ESDIRK_NULL_ARGUMENT);
   CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "row_indices is NULL") != NULL);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
   CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(NULL, 1, 1), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(NULL, ptr, rows, 2), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(NULL, hybrid_chain_jacobian), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(NULL, ptr, rows, 2),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(NULL, hybrid_chain_jacobian),
+               ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_problem_clear_jacobian_structure(NULL), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_problem_get_jacobian_structure(NULL, NULL, NULL, NULL, NULL),
                ESDIRK_NULL_ARGUMENT);
@@ -695,14 +720,16 @@ static void test_hybrid_structure_bad_input(void) {
   esdirk_int reversed[3 * N], ptr_back[N + 1], rows_back[3 * N];
   for (int j = 0; j < N; ++j)
     for (int k = ptr[j]; k < ptr[j + 1]; ++k) reversed[k] = rows[ptr[j + 1] - 1 - (k - ptr[j])];
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, reversed, ESDIRK_LINEAR_SOLVER_SPARSE),
-               ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, reversed, ESDIRK_LINEAR_SOLVER_SPARSE),
+      ESDIRK_SUCCESS);
   CHECK(strcmp(esdirk_hybrid_problem_structure_error(hp), "") == 0);
   CHECK_STATUS(esdirk_hybrid_problem_get_jacobian_pattern(hp, ptr_back, rows_back, 3 * N - 3),
                ESDIRK_BUFFER_TOO_SMALL);
   CHECK_STATUS(esdirk_hybrid_problem_get_jacobian_pattern(hp, ptr_back, rows_back, 3 * N),
                ESDIRK_SUCCESS);
-  CHECK(memcmp(ptr_back, ptr, sizeof ptr) == 0 && memcmp(rows_back, rows, (size_t)ptr[N] * sizeof(esdirk_int)) == 0);
+  CHECK(memcmp(ptr_back, ptr, sizeof ptr) == 0 &&
+        memcmp(rows_back, rows, (size_t)ptr[N] * sizeof(esdirk_int)) == 0);
   CHECK_STATUS(esdirk_hybrid_problem_clear_jacobian_structure(hp), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_get_jacobian_pattern(hp, ptr_back, rows_back, 3 * N),
                ESDIRK_WRONG_CALL_ORDER);
@@ -749,7 +776,8 @@ static void test_method_setters_bad_values(void) {
   CHECK_STATUS(esdirk_reverse_shooting_set_tolerance_rule(rs, ESDIRK_TOLERANCE_CALIBRATED, -1.0),
                ESDIRK_INVALID_ARGUMENT);
   CHECK(strstr(esdirk_reverse_shooting_last_error(rs), "set_tolerance_rule") != NULL);
-  CHECK_STATUS(esdirk_multishoot_set_tolerance_rule(ms, ESDIRK_TOLERANCE_RAW, NAN), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_multishoot_set_tolerance_rule(ms, ESDIRK_TOLERANCE_RAW, NAN),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_tolerance_rule(hs, ESDIRK_TOLERANCE_CALIBRATED, INFINITY),
                ESDIRK_INVALID_ARGUMENT);
   CHECK(strstr(esdirk_hybrid_solver_last_error(hs), "calibration_factor") != NULL);
@@ -773,7 +801,8 @@ static void test_method_setters_bad_values(void) {
   CHECK(strstr(esdirk_shooting_last_error(sh), "set_keep_step_ratio") != NULL);
   CHECK_STATUS(esdirk_reverse_shooting_set_keep_step_ratio(rs, 0.0, 1.0), ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_multishoot_set_keep_step_ratio(ms, 1.0, 0.5), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_solver_set_keep_step_ratio(hs, 1.0, INFINITY), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_set_keep_step_ratio(hs, 1.0, INFINITY),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK(strstr(esdirk_hybrid_solver_last_error(hs), "finite") != NULL);
   /* A keep ratio above the controller's max_step_ratio is refused where the options are used. */
   CHECK_STATUS(esdirk_hybrid_solver_set_keep_step_ratio(hs, 1.0, 1e6), ESDIRK_SUCCESS);
@@ -800,8 +829,10 @@ static void test_method_setters_bad_values(void) {
   CHECK_STATUS(esdirk_reverse_shooting_set_keep_step_ratio(NULL, 1.0, 1.0), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_multishoot_set_keep_step_ratio(NULL, 1.0, 1.0), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_keep_step_ratio(NULL, 1.0, 1.0), ESDIRK_NULL_ARGUMENT);
-  CHECK(esdirk_shooting_method_name(NULL) == NULL && esdirk_reverse_shooting_method_name(NULL) == NULL &&
-        esdirk_multishoot_method_name(NULL) == NULL && esdirk_hybrid_solver_method_name(NULL) == NULL);
+  CHECK(esdirk_shooting_method_name(NULL) == NULL &&
+        esdirk_reverse_shooting_method_name(NULL) == NULL &&
+        esdirk_multishoot_method_name(NULL) == NULL &&
+        esdirk_hybrid_solver_method_name(NULL) == NULL);
 
   esdirk_hybrid_solver_free(&hs);
   esdirk_multishoot_free(&ms);
@@ -811,7 +842,8 @@ static void test_method_setters_bad_values(void) {
   esdirk_problem_free(&problem);
 }
 
-/* Refused values change nothing: the runs after a refusal equal the runs without it, bit for bit. */
+/* Refused values change nothing: the runs after a refusal equal the runs without it, bit for bit.
+ */
 static void test_refusals_change_nothing(void) {
   esdirk_problem* problem = NULL;
   CHECK_STATUS(esdirk_problem_create(N, 0, NP, chain, NULL, &problem), ESDIRK_SUCCESS);
@@ -824,15 +856,16 @@ static void test_refusals_change_nothing(void) {
   CHECK_STATUS(esdirk_shooting_create(problem, &sh), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_shooting_create(problem, &other), ESDIRK_SUCCESS);
   for (int k = 0; k < 2; ++k) {
-    CHECK_STATUS(esdirk_shooting_integrate(other, 0.0, 1.0, x0, N, u_nominal, NP, NULL, 0, x_a, NULL,
-                                           A_a, N, NULL, 0, NULL, NULL, NULL),
+    CHECK_STATUS(esdirk_shooting_integrate(other, 0.0, 1.0, x0, N, u_nominal, NP, NULL, 0, x_a,
+                                           NULL, A_a, N, NULL, 0, NULL, NULL, NULL),
                  ESDIRK_SUCCESS);
     CHECK_STATUS(esdirk_shooting_integrate(sh, 0.0, 1.0, x0, N, u_nominal, NP, NULL, 0, x_b, NULL,
                                            A_b, N, NULL, 0, NULL, NULL, NULL),
                  ESDIRK_SUCCESS);
     CHECK_STATUS(esdirk_shooting_set_method(sh, "nonsense"), ESDIRK_INVALID_ARGUMENT);
     CHECK_STATUS(esdirk_shooting_set_tolerance_rule(sh, 5, 0.0), ESDIRK_INVALID_ARGUMENT);
-    CHECK_STATUS(esdirk_shooting_set_tolerance_rule(sh, ESDIRK_TOLERANCE_RAW, -2.0), ESDIRK_INVALID_ARGUMENT);
+    CHECK_STATUS(esdirk_shooting_set_tolerance_rule(sh, ESDIRK_TOLERANCE_RAW, -2.0),
+                 ESDIRK_INVALID_ARGUMENT);
     CHECK_STATUS(esdirk_shooting_set_jacobian_reuse(sh, 1, 0.1), ESDIRK_INVALID_ARGUMENT);
     CHECK_STATUS(esdirk_shooting_set_keep_step_ratio(sh, 2.0, 3.0), ESDIRK_INVALID_ARGUMENT);
     CHECK_STATUS(esdirk_problem_set_jacobian_bandwidths(problem, -3, 1), ESDIRK_INVALID_ARGUMENT);
@@ -847,8 +880,9 @@ static void test_refusals_change_nothing(void) {
   esdirk_int ptr[N + 1], rows[3 * N];
   tridiagonal(ptr, rows);
   rows[2] = -1;
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+      ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, N, 0), ESDIRK_INVALID_ARGUMENT);
   const HybridRun b = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 1});
   CHECK(a.steps == b.steps && same_bits(a.x, b.x, N) && same_bits(a.S, b.S, N * NP));

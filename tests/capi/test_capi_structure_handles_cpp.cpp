@@ -86,7 +86,8 @@ class Chain final : public esdirk::HybridProblem {
 };
 
 struct Run {
-  std::vector<double> x = std::vector<double>(kStates), S = std::vector<double>(kStates * kParameters), times;
+  std::vector<double> x = std::vector<double>(kStates),
+                      S = std::vector<double>(kStates * kParameters), times;
   std::int64_t steps = 0, lus = 0, jacobians = 0;
   std::string method;
 };
@@ -114,7 +115,9 @@ Run through_c(Kind kind, const char* method, int raw) {
   Run run;
   esdirk_hybrid_problem* hp = nullptr;
   esdirk_hybrid_solver* s = nullptr;
-  CHECK_STATUS(esdirk_hybrid_problem_create(kStates, 0, kParameters, 1, 0, c_residual, nullptr, &hp), ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_hybrid_problem_create(kStates, 0, kParameters, 1, 0, c_residual, nullptr, &hp),
+      ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_events(hp, c_events, nullptr), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_transition(hp, c_transition, nullptr), ESDIRK_SUCCESS);
   if (kind == Kind::band_analytic) {
@@ -130,15 +133,19 @@ Run through_c(Kind kind, const char* method, int raw) {
   CHECK_STATUS(esdirk_hybrid_solver_create(hp, &s), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_set_tolerances(s, 1e-7, 1e-9), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_set_method(s, method), ESDIRK_SUCCESS);
-  if (raw) CHECK_STATUS(esdirk_hybrid_solver_set_tolerance_rule(s, ESDIRK_TOLERANCE_RAW, 0.0), ESDIRK_SUCCESS);
+  if (raw)
+    CHECK_STATUS(esdirk_hybrid_solver_set_tolerance_rule(s, ESDIRK_TOLERANCE_RAW, 0.0),
+                 ESDIRK_SUCCESS);
   const std::vector<double> x0(kStates, 0.0), sd = seed();
-  CHECK_STATUS(esdirk_hybrid_solver_initialize(s, 0.0, 1, x0.data(), kStates, nullptr, 0, p_nominal, kParameters,
-                                               nullptr, 0),
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(s, 0.0, 1, x0.data(), kStates, nullptr, 0, p_nominal,
+                                               kParameters, nullptr, 0),
                ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(s, sd.data(), kStates + kParameters, kParameters, kStates + kParameters), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(s, t_final, run.x.data(), kStates, nullptr,
-                                                               0, run.S.data(), kStates, nullptr, 0, kParameters,
-                                                               nullptr),
+  CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(s, sd.data(), kStates + kParameters,
+                                                        kParameters, kStates + kParameters),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(s, t_final, run.x.data(), kStates,
+                                                               nullptr, 0, run.S.data(), kStates,
+                                                               nullptr, 0, kParameters, nullptr),
                ESDIRK_SUCCESS);
   std::int64_t located = 0;
   esdirk_int logged = 0;
@@ -165,7 +172,8 @@ Run through_cpp(Kind kind, const char* method, int raw) {
   } else {
     std::vector<int> ptr, rows;
     tridiagonal(ptr, rows);
-    chain.set_jacobian_pattern(esdirk::SparsityPattern(kStates, ptr, rows), esdirk::LinearSolverKind::sparse);
+    chain.set_jacobian_pattern(esdirk::SparsityPattern(kStates, ptr, rows),
+                               esdirk::LinearSolverKind::sparse);
   }
   esdirk::HybridOptions options;
   options.integrator.rtol = 1e-7;
@@ -174,11 +182,13 @@ Run through_cpp(Kind kind, const char* method, int raw) {
   if (raw) options.integrator.tolerance_rule = esdirk::ToleranceRule::raw;
   esdirk::HybridSolver solver(chain, options);
   const std::vector<double> x0(kStates, 0.0), sd = seed();
-  CHECK(solver.initialize(0.0, 1, x0, {}, std::vector<double>(p_nominal, p_nominal + kParameters), {}) ==
+  CHECK(solver.initialize(0.0, 1, x0, {}, std::vector<double>(p_nominal, p_nominal + kParameters),
+                          {}) == esdirk::Status::success);
+  CHECK(solver.initialize_sensitivities(esdirk::ConstMatrixRef(
+            sd.data(), kStates + kParameters, kParameters, kStates + kParameters)) ==
         esdirk::Status::success);
-  CHECK(solver.initialize_sensitivities(esdirk::ConstMatrixRef(sd.data(), kStates + kParameters, kParameters, kStates + kParameters)) ==
-        esdirk::Status::success);
-  const esdirk::Outcome o = solver.integrate_to(t_final, run.x, {}, esdirk::MatrixRef(run.S.data(), kStates, kParameters, kStates));
+  const esdirk::Outcome o = solver.integrate_to(
+      t_final, run.x, {}, esdirk::MatrixRef{run.S.data(), kStates, kParameters, kStates});
   CHECK(esdirk::ok(o.status));
   for (int k = 0; k < solver.logged_events(); ++k) run.times.push_back(solver.event(k).t);
   run.steps = solver.statistics().steps;
@@ -202,7 +212,8 @@ void compare(Kind kind, const char* method, int raw) {
   CHECK(same_bits(c_run.x, cpp_run.x));
   CHECK(same_bits(c_run.S, cpp_run.S));
   CHECK(same_bits(c_run.times, cpp_run.times));
-  CHECK(c_run.steps == cpp_run.steps && c_run.lus == cpp_run.lus && c_run.jacobians == cpp_run.jacobians);
+  CHECK(c_run.steps == cpp_run.steps && c_run.lus == cpp_run.lus &&
+        c_run.jacobians == cpp_run.jacobians);
   CHECK(c_run.method == cpp_run.method && c_run.method == method);
 }
 
