@@ -59,7 +59,7 @@ module esdirk_sparse
   public :: esdirk_hybrid_problem_set_jacobian_pattern_1based
   public :: esdirk_hybrid_problem_set_sparse_jacobian, esdirk_hybrid_problem_clear_jacobian_structure
   public :: esdirk_hybrid_problem_get_jacobian_structure, esdirk_hybrid_problem_get_jacobian_pattern
-  public :: esdirk_hybrid_problem_structure_error_string
+  public :: esdirk_hybrid_problem_check_jacobian_pattern, esdirk_hybrid_problem_structure_error_string
 
   interface
     integer(c_int) function esdirk_problem_set_jacobian_bandwidths(problem, lower, upper) &
@@ -171,6 +171,21 @@ module esdirk_sparse
       integer(esdirk_int), intent(out) :: column_pointers(*), row_indices(*)
       integer(esdirk_int), value :: capacity
     end function esdirk_hybrid_problem_get_jacobian_pattern
+
+    !> One mode at a time; rows, cols come back 0-based; z, p, mem: pass arrays (any content
+    !> when nz, np or the memory size is 0).
+    integer(c_int) function esdirk_hybrid_problem_check_jacobian_pattern(problem, mode, t, x, z, p, mem, &
+        threshold, missing, rows, cols, capacity, wrong) &
+        bind(C, name="esdirk_hybrid_problem_check_jacobian_pattern")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: problem
+      integer(c_int), value :: mode
+      real(c_double), value :: t, threshold
+      real(c_double), intent(in) :: x(*), z(*), p(*), mem(*)
+      integer(esdirk_int), intent(out) :: missing, wrong
+      integer(esdirk_int), intent(out) :: rows(*), cols(*)
+      integer(esdirk_int), value :: capacity
+    end function esdirk_hybrid_problem_check_jacobian_pattern
 
     type(c_ptr) function c_esdirk_hybrid_problem_structure_error(problem) &
         bind(C, name="esdirk_hybrid_problem_structure_error")

@@ -151,6 +151,36 @@ int get_pattern(const Model& model, esdirk_int* column_pointers, esdirk_int* row
   return ESDIRK_SUCCESS;
 }
 
+// The pattern checker's C side for either problem kind: `run(options)` runs the C++ checker.
+template <class Model, class Run>
+int check_pattern(const Model& model, std::string& message, double threshold, esdirk_int* missing,
+                  esdirk_int* rows, esdirk_int* cols, esdirk_int capacity, esdirk_int* wrong,
+                  Run&& run) {
+  if (!missing || !wrong || (capacity > 0 && (!rows || !cols))) return ESDIRK_NULL_ARGUMENT;
+  if (capacity < 0) return ESDIRK_INVALID_ARGUMENT;
+  if (model.jacobian_structure().pattern == nullptr) {
+    message = "the problem declares no pattern or bandwidths to check";
+    return ESDIRK_WRONG_CALL_ORDER;
+  }
+  *missing = 0;
+  *wrong = 0;
+  return structure_call(message, [&] {
+    esdirk::JacobianCheckOptions options;
+    if (threshold > 0.0) options.absolute_tolerance = threshold;
+    options.max_reported = std::max(capacity, 10);
+    const esdirk::JacobianPatternCheck check = run(options);
+    if (!check.callback_error.empty()) throw CallbackFailed(check.callback_error);
+    *missing = check.missing_count;
+    *wrong = static_cast<esdirk_int>(check.wrong.size());
+    const int reported = std::min<int>(capacity, static_cast<int>(check.missing.size()));
+    for (int k = 0; k < reported; ++k) {
+      rows[k] = check.missing[static_cast<std::size_t>(k)].row;
+      cols[k] = check.missing[static_cast<std::size_t>(k)].col;
+    }
+    if (!check.ok) message = check.summary();
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -196,34 +226,16 @@ int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t, con
                                           const double* z, const double* p, double threshold,
                                           esdirk_int* missing, esdirk_int* rows, esdirk_int* cols,
                                           esdirk_int capacity, esdirk_int* wrong) {
-  if (!problem || !x || !missing || !wrong) return ESDIRK_NULL_ARGUMENT;
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
   esdirk_capi::CProblem& model = *problem->problem;
-  if ((model.nz() > 0 && !z) || (model.np() > 0 && !p) || (capacity > 0 && (!rows || !cols)))
-    return ESDIRK_NULL_ARGUMENT;
-  if (capacity < 0) return ESDIRK_INVALID_ARGUMENT;
-  if (model.jacobian_structure().pattern == nullptr) {
-    problem->structure_message = "the problem declares no pattern or bandwidths to check";
-    return ESDIRK_WRONG_CALL_ORDER;
-  }
-  *missing = 0;
-  *wrong = 0;
-  return structure_call(problem->structure_message, [&] {
-    esdirk::JacobianCheckOptions options;
-    if (threshold > 0.0) options.absolute_tolerance = threshold;
-    options.max_reported = std::max(capacity, 10);
-    const esdirk::JacobianPatternCheck check = esdirk::check_jacobian_pattern(
-        model, t, esdirk_capi::in(x, model.nx()), esdirk_capi::in(z, model.nz()),
-        esdirk_capi::in(p, model.np()), options);
-    if (!check.callback_error.empty()) throw CallbackFailed(check.callback_error);
-    *missing = check.missing_count;
-    *wrong = static_cast<esdirk_int>(check.wrong.size());
-    const int reported = std::min<int>(capacity, static_cast<int>(check.missing.size()));
-    for (int k = 0; k < reported; ++k) {
-      rows[k] = check.missing[static_cast<std::size_t>(k)].row;
-      cols[k] = check.missing[static_cast<std::size_t>(k)].col;
-    }
-    if (!check.ok) problem->structure_message = check.summary();
-  });
+  if (!x || (model.nz() > 0 && !z) || (model.np() > 0 && !p)) return ESDIRK_NULL_ARGUMENT;
+  return check_pattern(model, problem->structure_message, threshold, missing, rows, cols, capacity,
+                       wrong, [&](const esdirk::JacobianCheckOptions& options) {
+                         return esdirk::check_jacobian_pattern(
+                             model, t, esdirk_capi::in(x, model.nx()),
+                             esdirk_capi::in(z, model.nz()), esdirk_capi::in(p, model.np()),
+                             options);
+                       });
 }
 
 const char* esdirk_problem_structure_error(const esdirk_problem* problem) {
@@ -271,6 +283,25 @@ int esdirk_hybrid_problem_get_jacobian_pattern(const esdirk_hybrid_problem* prob
                                                esdirk_int* row_indices, esdirk_int capacity) {
   if (!problem) return ESDIRK_NULL_ARGUMENT;
   return get_pattern(*problem->problem, column_pointers, row_indices, capacity);
+}
+
+int esdirk_hybrid_problem_check_jacobian_pattern(esdirk_hybrid_problem* problem, int mode,
+                                                 double t, const double* x, const double* z,
+                                                 const double* p, const double* mem,
+                                                 double threshold, esdirk_int* missing,
+                                                 esdirk_int* rows, esdirk_int* cols,
+                                                 esdirk_int capacity, esdirk_int* wrong) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  esdirk_capi::CHybridProblem& model = *problem->problem;
+  if (!x || (model.nz() > 0 && !z) || (model.np() > 0 && !p) || (model.memory_size() > 0 && !mem))
+    return ESDIRK_NULL_ARGUMENT;
+  return check_pattern(model, problem->structure_message, threshold, missing, rows, cols, capacity,
+                       wrong, [&](const esdirk::JacobianCheckOptions& options) {
+                         return esdirk::check_jacobian_pattern(
+                             model, mode, t, esdirk_capi::in(x, model.nx()),
+                             esdirk_capi::in(z, model.nz()), esdirk_capi::in(p, model.np()),
+                             esdirk_capi::in(mem, model.memory_size()), options);
+                       });
 }
 
 const char* esdirk_hybrid_problem_structure_error(const esdirk_hybrid_problem* problem) {

@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "mode_problem.hpp"
 
 namespace esdirk {
 
@@ -54,6 +57,22 @@ int HybridProblem::transition(int, const TransitionCause&, double, ConstVector, 
 int HybridProblem::reset_jacobian(int, const TransitionCause&, double, ConstVector, ConstVector,
                                   ConstVector, ConstVector, MatrixRef) {
   throw std::logic_error("HybridProblem::reset_jacobian called but has_reset_jacobian() is false");
+}
+
+JacobianPatternCheck check_jacobian_pattern(HybridProblem& problem, int mode, double t,
+                                            ConstVector x, ConstVector z, ConstVector p,
+                                            ConstVector memory, const JacobianCheckOptions& options) {
+  if (static_cast<int>(p.size()) != problem.np() ||
+      static_cast<int>(memory.size()) != problem.memory_size())
+    throw std::invalid_argument("check_jacobian_pattern: p and memory must have sizes np = " +
+                                std::to_string(problem.np()) + " and " +
+                                std::to_string(problem.memory_size()));
+  // The mode's view of the problem, as the solver sees it: parameters [p; memory].
+  internal::ModeProblem view(problem);
+  view.mode = mode;
+  std::vector<double> extended(p.begin(), p.end());
+  extended.insert(extended.end(), memory.begin(), memory.end());
+  return check_jacobian_pattern(view, t, x, z, extended, options);
 }
 
 }  // namespace esdirk

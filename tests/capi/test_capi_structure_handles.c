@@ -890,12 +890,93 @@ static void test_refusals_change_nothing(void) {
   esdirk_problem_free(&problem);
 }
 
+/* The pattern checker, one mode at a time: mode 0 of this variant also couples x_0 to x_2 (an
+ * entry outside the tridiagonal pattern), and the analytic J below forgets p0 in mode 1. */
+static int hybrid_chain_wide(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm,
+                             double t, const double* x, const double* z, const double* p,
+                             const double* mem, double* f, double* g, void* user_data) {
+  hybrid_chain(mode, nx, nz, np, nm, t, x, z, p, mem, f, g, user_data);
+  if (mode == 0) f[0] += 0.5 * x[2];
+  return 0;
+}
+
+static int hybrid_chain_wrong_jacobian(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                       esdirk_int nm, double t, const double* x, const double* z,
+                                       const double* p, const double* mem, esdirk_int nnz,
+                                       const esdirk_int* ptr, const esdirk_int* rows,
+                                       double* values, void* user_data) {
+  hybrid_chain_jacobian(mode, nx, nz, np, nm, t, x, z, p, mem, nnz, ptr, rows, values, user_data);
+  if (mode == 1)
+    for (int j = 0; j < N; ++j)
+      for (int k = ptr[j]; k < ptr[j + 1]; ++k)
+        if (rows[k] == j) values[k] += p[0];
+  return 0;
+}
+
+static void test_hybrid_pattern_checker(void) {
+  esdirk_hybrid_problem* hp = NULL;
+  CHECK_STATUS(esdirk_hybrid_problem_create(N, 0, NP, 1, 0, hybrid_chain_wide, NULL, &hp),
+               ESDIRK_SUCCESS);
+  double x[N];
+  for (int i = 0; i < N; ++i) x[i] = 0.1 * (i + 1);
+  esdirk_int missing = -1, wrong = -1, rows[4], cols[4];
+  /* Nothing declared: nothing to check. */
+  CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 1, 0.0, x, NULL, p_nominal, NULL,
+                                                            0.0, &missing, rows, cols, 4, &wrong),
+               ESDIRK_WRONG_CALL_ORDER);
+  CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "no pattern") != NULL);
+  esdirk_int ptr[N + 1], pattern_rows[3 * N];
+  tridiagonal(ptr, pattern_rows);
+  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, pattern_rows,
+                                                          ESDIRK_LINEAR_SOLVER_SPARSE),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 1, 0.0, x, NULL, p_nominal, NULL,
+                                                            0.0, &missing, rows, cols, 4, &wrong),
+               ESDIRK_SUCCESS);
+  CHECK(missing == 0 && wrong == 0);
+  CHECK(strcmp(esdirk_hybrid_problem_structure_error(hp), "") == 0);
+  CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 0, 0.0, x, NULL, p_nominal, NULL,
+                                                            0.0, &missing, rows, cols, 4, &wrong),
+               ESDIRK_SUCCESS);
+  CHECK(missing == 1 && wrong == 0 && rows[0] == 0 && cols[0] == 2);
+  printf("mode 0: %s\n", esdirk_hybrid_problem_structure_error(hp));
+  CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "x[2]") != NULL);
+  /* A wrong analytic J in mode 1: every diagonal entry. */
+  CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(hp, hybrid_chain_wrong_jacobian),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 1, 0.0, x, NULL, p_nominal, NULL,
+                                                            0.0, &missing, rows, cols, 4, &wrong),
+               ESDIRK_SUCCESS);
+  CHECK(missing == 0 && wrong == N);
+  CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(hp, hybrid_chain_jacobian),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 1, 0.0, x, NULL, p_nominal, NULL,
+                                                            0.0, &missing, rows, cols, 4, &wrong),
+               ESDIRK_SUCCESS);
+  CHECK(missing == 0 && wrong == 0);
+  /* Bad arguments. */
+  CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(NULL, 1, 0.0, x, NULL, p_nominal, NULL,
+                                                            0.0, &missing, rows, cols, 4, &wrong),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 1, 0.0, NULL, NULL, p_nominal, NULL,
+                                                            0.0, &missing, rows, cols, 4, &wrong),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 1, 0.0, x, NULL, NULL, NULL, 0.0,
+                                                            &missing, rows, cols, 4, &wrong),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 1, 0.0, x, NULL, p_nominal, NULL,
+                                                            0.0, &missing, rows, cols, -1, &wrong),
+               ESDIRK_INVALID_ARGUMENT);
+  esdirk_hybrid_problem_free(&hp);
+}
+
 int main(void) {
   test_hybrid_structures_equal_dense();
   test_hybrid_adjoint_on_structures();
   test_hybrid_method_setters();
   test_shooting_handles_on_structures();
   test_hybrid_structure_bad_input();
+  test_hybrid_pattern_checker();
   test_method_setters_bad_values();
   test_refusals_change_nothing();
   return report();

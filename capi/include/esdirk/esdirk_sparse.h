@@ -108,10 +108,9 @@ ESDIRK_C_API const char* esdirk_problem_structure_error(const esdirk_problem* pr
  * that is nonzero in any mode must be in it). It takes effect at the next
  * esdirk_hybrid_solver_initialize; a solver (and its adjoint) keeps the structure it was
  * initialized with. The event and reset Jacobians stay dense (they are nx + nz wide rows and
- * an nx-row matrix), and the sensitivity jumps at an event form one dense J of the mode. To
- * check a pattern, check each mode's residual with a plain esdirk_problem
- * (esdirk_problem_check_jacobian_pattern). doc/c-api-guide.md, "Structure and method on every
- * handle". */
+ * an nx-row matrix), and the sensitivity jumps at an event form one dense J of the mode.
+ * esdirk_hybrid_problem_check_jacobian_pattern checks the pattern one mode at a time.
+ * doc/c-api-guide.md, "Structure and method on every handle". */
 
 /** The analytic Jacobian of `mode` on the declared pattern (nm: the memory size, 0 without
  *  memory; mem NULL then). As esdirk_sparse_jacobian_fn otherwise. */
@@ -146,7 +145,14 @@ ESDIRK_C_API int esdirk_hybrid_problem_get_jacobian_pattern(const esdirk_hybrid_
                                                             esdirk_int* column_pointers,
                                                             esdirk_int* row_indices,
                                                             esdirk_int capacity);
-/** Why the last structure call on this hybrid problem failed ("" if it did not). */
+/** esdirk_problem_check_jacobian_pattern for one mode (mem: the memory, NULL without memory).
+ *  Check every mode: the pattern must hold the entries of all of them. */
+ESDIRK_C_API int esdirk_hybrid_problem_check_jacobian_pattern(
+    esdirk_hybrid_problem* problem, int mode, double t, const double* x, const double* z,
+    const double* p, const double* mem, double threshold, esdirk_int* missing, esdirk_int* rows,
+    esdirk_int* cols, esdirk_int capacity, esdirk_int* wrong);
+/** Why the last structure call on this hybrid problem failed, or what the checker found ("" if
+ *  nothing). */
 ESDIRK_C_API const char* esdirk_hybrid_problem_structure_error(const esdirk_hybrid_problem* problem);
 
 #ifdef __cplusplus

@@ -14,6 +14,7 @@
 
 #include <span>
 
+#include "esdirk/jacobian.hpp"
 #include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/matrix.hpp"
 #include "esdirk/sparsity.hpp"
@@ -125,5 +126,15 @@ class ESDIRK_API HybridProblem {
   bool memory_;
   JacobianStructure structure_;
 };
+
+/// check_jacobian_pattern (esdirk/jacobian.hpp) for one mode of a hybrid problem: its declared
+/// pattern (and analytic sparse_jacobian, if any) against central differences of `mode`'s f, g
+/// at (t, x, z, p, memory); memory is empty without memory. Check every mode: the pattern must
+/// hold the entries of all of them. Throws std::invalid_argument for wrong sizes or without a
+/// declared structure.
+ESDIRK_API JacobianPatternCheck check_jacobian_pattern(HybridProblem& problem, int mode, double t,
+                                                       ConstVector x, ConstVector z, ConstVector p,
+                                                       ConstVector memory,
+                                                       const JacobianCheckOptions& options = {});
 
 }  // namespace esdirk
