@@ -9,6 +9,8 @@
 //
 // Options: --problems id,id,...  --solvers name,name,... (e.g. "IDAS,esdirk auto")  --rtols r,r,...
 //          --references DIR  --min-time SECONDS
+// --solvers may also name "esdirk (correction test)" and "esdirk auto (correction test)": the
+// Newton test before the rate-based one (doc/benchmarks.md).
 
 #include <algorithm>
 #include <chrono>
@@ -151,7 +153,9 @@ Task make_task(const Case& c, esdirk::Problem& problem, double rtol) {
 // "esdirk": the library's defaults (exact sensitivities under error control); "esdirk (seed
 // 002)": the seed's configuration (paper mode, sensitivities out of the error test).
 esdirk::SensitivityOptions esdirk_sensitivity_options(const std::string& solver) {
-  if (solver == "esdirk" || solver == "esdirk calibrated" || solver == "esdirk reuse" || solver == "esdirk auto") return {};
+  if (solver == "esdirk" || solver == "esdirk calibrated" || solver == "esdirk reuse" || solver == "esdirk auto" ||
+      solver == "esdirk (correction test)" || solver == "esdirk auto (correction test)")
+    return {};
   if (solver == "esdirk (seed 002)") return esdirk::SensitivityOptions::seed002();
   throw std::invalid_argument("unknown esdirk configuration " + solver);
 }
@@ -174,6 +178,13 @@ esdirk::Options esdirk_integrator_options(const std::string& solver, const Task&
   }
   if (solver == "esdirk auto") {
     o.method = esdirk::Tableau::automatic();
+    return o;
+  }
+  if (solver == "esdirk (correction test)" || solver == "esdirk auto (correction test)") {
+    // The Newton stopping test before the rate-based one: only through --solvers, to measure
+    // what the change bought.
+    o.newton_test = esdirk::NewtonTest::preconditioned_residual;
+    if (solver == "esdirk auto (correction test)") o.method = esdirk::Tableau::automatic();
     return o;
   }
   if (solver != "esdirk (seed 002)") return o;
@@ -676,8 +687,15 @@ int main(int argc, char** argv) {
               "states", "sens", "steps", "f evals", "Jacs", "LUs", "time [ms]");
   for (const Case& c : cases) {
     const Reference ref = parse_reference(c, read_numbers(reference_dir + "/" + c.id + ".txt"));
+    // The configurations with the correction-size Newton test run only when --solvers names
+    // them (states-only problems, where "esdirk auto" runs).
+    std::vector<std::string> case_solvers = c.solvers;
+    for (const std::string& s : solvers)
+      if (s.find("(correction test)") != std::string::npos &&
+          std::find(c.solvers.begin(), c.solvers.end(), "esdirk auto") != c.solvers.end())
+        case_solvers.push_back(s);
     for (double rtol : rtols) {
-      for (const std::string& solver : c.solvers) {
+      for (const std::string& solver : case_solvers) {
         if (!solvers.empty() && std::find(solvers.begin(), solvers.end(), solver) == solvers.end()) continue;
         // The quick mode leaves out the configurations known to fail or to take minutes (IDAS's
         // difference-quotient sensitivities below rtol 1e-6, staggered IDAS on the shooting case).

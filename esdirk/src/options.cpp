@@ -60,6 +60,7 @@ Options Options::seed002() {
   o.tolerance_rule = ToleranceRule::raw;
   o.method = Tableau::esdirk34();
   o.stage_predictor = StagePredictor::previous_stage;
+  o.newton_test = NewtonTest::preconditioned_residual;
   o.max_jacobian_refreshes = 0;
   o.max_newton_dampings = 0;
   o.repeated_rejection_min_ratio = o.min_step_ratio;

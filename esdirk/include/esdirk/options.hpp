@@ -12,7 +12,8 @@ namespace esdirk {
 /// How the Newton iteration of a stage decides it has converged (see doc/integrator-theory.md).
 enum class NewtonTest {
   /// Converged when the correction just computed, m_k = ||M^{-1} R(X_i, Z_i)|| in the error
-  /// weights, is <= newton_tolerance; the correction is then applied.
+  /// weights, is <= newton_tolerance; the correction is then applied (the default before the
+  /// rate-based test; Options::seed002() keeps it).
   preconditioned_residual,
   residual,  ///< seed 002: ||R|| on the differential rows, M^{-1} R on the algebraic
   /// Measured as preconditioned_residual, but converged when the error left after applying the
@@ -20,7 +21,7 @@ enum class NewtonTest {
   /// Options::newton_rate_floor) as eta m_k with eta = theta/(1 - theta), is <= newton_tolerance
   /// (Hairer & Wanner, Solving ODEs II, IV.8; RADAU5). Before the stage has shown a rate, eta
   /// is the previous stage's eta^0.8, and 1 at the first implicit stage of every attempt (so an
-  /// attempt depends only on its start and h). Usually one iteration fewer per stage.
+  /// attempt depends only on its start and h). Usually one iteration fewer per stage (default).
   contraction_rate,
 };
 
@@ -102,14 +103,14 @@ struct ESDIRK_API Options {
   double keep_step_ratio_high = 1.0;
 
   // --- Newton iteration -------------------------------------------------------------------
-  NewtonTest newton_test = NewtonTest::preconditioned_residual;
+  NewtonTest newton_test = NewtonTest::contraction_rate;
   StagePredictor stage_predictor = StagePredictor::previous_stage;
   int max_newton_iterations = 8;  ///< per stage
   /// Converged when the tested quantity of newton_test (in the error weights) is <= this.
   double newton_tolerance = 0.1;
   /// NewtonTest::contraction_rate: the smallest contraction rate its error estimate trusts; in
   /// [0, 1). A stage's first rate is often far below its next (doc/integrator-theory.md §3).
-  double newton_rate_floor = 0.01;
+  double newton_rate_floor = 0.03;
   double reference_contraction =
       0.3;  ///< alpha_ref: above it the next step ratio is alpha_ref/alpha
   double newton_failure_factor = 0.25;     ///< h reduction after a failure with unknown rate
@@ -152,8 +153,9 @@ struct ESDIRK_API Options {
   /// The calibrated rule never asks for less than this (unless rtol itself is smaller).
   static constexpr double internal_rtol_floor = 1e-13;
 
-  /// The configuration of seed 002: raw tolerances, ESDIRK34, the seed's stage predictors and
-  /// no Newton recovery (a failing Newton cuts h). Pair with SensitivityOptions::seed002() to
+  /// The configuration of seed 002: raw tolerances, ESDIRK34, the seed's stage predictors,
+  /// Newton stopped on the size of its correction and no Newton recovery (a failing Newton
+  /// cuts h). Pair with SensitivityOptions::seed002() to
   /// reproduce the seed's Table 1.
   static Options seed002();
 
