@@ -91,7 +91,7 @@ Result measure(esdirk::Problem& problem, const std::vector<double>& x0,
                               std::max<int>(1, static_cast<int>(p.size()))};
   out.steps = trajectory.size();
   double best_sweep = 1e30, best_ghvi = 1e30;
-  g::TypeTwoStep step(problem, g::symplectic_pair(g::from_esdirk(options.method)));
+  g::TypeTwoStep step(problem, g::symplectic_pair(g::from_esdirk(options.resolved_method())));
   step.set_parameters(p);
   std::vector<double> pn(static_cast<std::size_t>(nx)), p0(static_cast<std::size_t>(nx)),
       q0(static_cast<std::size_t>(nx));

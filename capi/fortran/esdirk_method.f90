@@ -28,6 +28,8 @@ module esdirk_method
   public :: esdirk_hybrid_solver_method_name_string, esdirk_hybrid_solver_set_jacobian_reuse
   public :: esdirk_hybrid_solver_set_keep_step_ratio
 
+  public :: esdirk_method_stages
+
   interface
     !> rule: ESDIRK_TOLERANCE_CALIBRATED or ESDIRK_TOLERANCE_RAW; calibration_factor 0 takes
     !> the method's measured constant.
@@ -183,6 +185,12 @@ module esdirk_method
       real(c_double), value :: low, high
     end function esdirk_hybrid_solver_set_keep_step_ratio
 
+    integer(c_int) function c_esdirk_method_stages(name, rtol) bind(C, name="esdirk_method_stages")
+      import :: c_int, c_char, c_double
+      character(kind=c_char), intent(in) :: name(*)
+      real(c_double), value :: rtol
+    end function c_esdirk_method_stages
+
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_ptr, c_size_t
       type(c_ptr), value :: s
@@ -191,8 +199,8 @@ module esdirk_method
 
 contains
 
-  !> The method by name: "ESDIRK34" (default), "ESDIRK436", "ESDIRK547", "ESDIRK23", "ESDIRK12"
-  !> or "auto" (chosen by rtol at initialize).
+  !> The method by name: "auto" (default: chosen by rtol at initialize), "ESDIRK34", "ESDIRK436",
+  !> "ESDIRK547", "ESDIRK23" or "ESDIRK12".
   integer(c_int) function esdirk_solver_set_method(solver, name) result(status)
     type(c_ptr), intent(in) :: solver
     character(len=*), intent(in) :: name
@@ -265,5 +273,13 @@ contains
       name(i:i) = chars(i)
     end do
   end function fortran_string
+
+  !> The stages s of the method `name` resolves to at rtol ("auto" by rtol): an adjoint step
+  !> record holds 5 + s (2 nx + 2 nz + 1) doubles. -1 for an unknown name.
+  integer(c_int) function esdirk_method_stages(name, rtol) result(stages)
+    character(len=*), intent(in) :: name
+    real(c_double), intent(in) :: rtol
+    stages = c_esdirk_method_stages(trim(name) // c_null_char, rtol)
+  end function esdirk_method_stages
 
 end module esdirk_method

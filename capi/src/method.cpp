@@ -268,4 +268,19 @@ int esdirk_hybrid_solver_set_keep_step_ratio(esdirk_hybrid_solver* s, double low
   return set_keep_step_ratio(s, low, high);
 }
 
+int esdirk_method_stages(const char* name, double rtol) {
+  if (!name) return -1;
+  try {
+    esdirk::Options o;
+    o.method = esdirk::Tableau::named(name);
+    if (o.method.is_automatic()) {
+      if (!(rtol > 0.0) || !std::isfinite(rtol)) return -1;
+      o.rtol = rtol;
+    }
+    return o.resolved_method().stages;
+  } catch (const std::exception&) {
+    return -1;  // an unknown name
+  }
+}
+
 }  // extern "C"

@@ -15,7 +15,7 @@ constexpr double eps = std::numeric_limits<double>::epsilon();
 using internal::format_number;
 
 Options validated(Options options, const Problem& problem) {
-  if (options.method.is_automatic()) options.method = options.automatic_method();
+  options.method = options.resolved_method();
   options.validate(problem.nx(), problem.nz());
   return options;
 }

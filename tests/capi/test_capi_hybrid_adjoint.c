@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "esdirk/esdirk_method.h"
 #include "esdirk/esdirk.h"
 #include "esdirk/esdirk_hybrid_adjoint.h"
 
@@ -339,7 +340,7 @@ static void test_terminal_event(void) {
   esdirk_hybrid_problem_free(&problem);
 }
 
-/* ---- Checkpointing: a budget of k step records (25 doubles each for nx = 2, nz = 0) ---------- */
+/* ---- Checkpointing: a budget of k step records (5 + 5 s doubles each for nx = 2, nz = 0) ----- */
 static int ball_gradient(esdirk_hybrid_solver* solver, esdirk_hybrid_objective* objective, long budget,
                          double dx0[4], double dp[4], esdirk_hybrid_adjoint_report* report) {
   double x[2];
@@ -358,7 +359,7 @@ static int ball_gradient(esdirk_hybrid_solver* solver, esdirk_hybrid_objective* 
 
 static void test_checkpointing(void) {
   const double W[4] = {0.0, 0.0, 0.0, 1.0};
-  const long record = 25;
+  const long record = 5 + 5L * esdirk_method_stages("auto", 1e-10); /* ball_solver's rtol */
   double dx0[4], dp[4], cx0[4], cp[4];
   int i, same = 1;
   esdirk_hybrid_adjoint_report all = ESDIRK_HYBRID_ADJOINT_REPORT_INIT,

@@ -43,15 +43,16 @@ int main(void) {
   CHECK_STATUS(esdirk_problem_create(1, 1, 0, hyperbola, NULL, &problem), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
 
-  /* Defaults: ESDIRK34 under the calibrated rule. */
-  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0);
+  /* Defaults: "auto" (resolved at initialize: ESDIRK436 at rtol 1e-8) under the calibrated rule. */
+  CHECK(strcmp(esdirk_solver_method_name(solver), "auto") == 0);
   error_calibrated = run(solver, 1e-8, &steps_calibrated);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK436") == 0);
   /* The raw rule asks the error test for less: fewer steps, a larger error. */
   CHECK_STATUS(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_RAW, 0.0), ESDIRK_SUCCESS);
   error_raw = run(solver, 1e-8, &steps_raw);
   CHECK(steps_raw < steps_calibrated);
   CHECK(error_raw > 3.0 * error_calibrated);
-  /* A calibration factor of 100 (the method's is about 1) loosens the calibrated rule. */
+  /* A calibration factor of 100 (the method's is 0.1) loosens the calibrated rule. */
   CHECK_STATUS(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_CALIBRATED, 100.0),
                ESDIRK_SUCCESS);
   error = run(solver, 1e-8, &steps);
@@ -63,8 +64,11 @@ int main(void) {
   CHECK(steps == steps_calibrated && error == error_calibrated);
 
   /* "auto": ESDIRK34 at rtol 1e-4, the order-4 member at 1e-9 (resolved at initialize). */
+  CHECK_STATUS(esdirk_solver_set_method(solver, "ESDIRK34"), ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK436") == 0); /* still the integrator's */
+  run(solver, 1e-8, &steps);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0);
   CHECK_STATUS(esdirk_solver_set_method(solver, "auto"), ESDIRK_SUCCESS);
-  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0); /* still the integrator's */
   run(solver, 1e-4, &steps);
   CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0);
   error = run(solver, 1e-9, &steps);
@@ -73,7 +77,15 @@ int main(void) {
   CHECK_STATUS(esdirk_solver_set_method(solver, "ESDIRK547"), ESDIRK_SUCCESS);
   run(solver, 1e-6, &steps);
   CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK547") == 0);
-  CHECK_STATUS(esdirk_solver_set_method(solver, "ESDIRK34"), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_method(solver, "auto"), ESDIRK_SUCCESS);
+
+  /* Stage counts (what sizes an adjoint's step records), "auto" by rtol; bad names and rtols. */
+  CHECK(esdirk_method_stages("ESDIRK34", 1e-9) == 4 && esdirk_method_stages("ESDIRK436", 0.0) == 6);
+  CHECK(esdirk_method_stages("ESDIRK547", 1e-3) == 7);
+  CHECK(esdirk_method_stages("auto", 1e-4) == 4 && esdirk_method_stages("auto", 1e-5) == 6);
+  CHECK(esdirk_method_stages(NULL, 1e-6) == -1 && esdirk_method_stages("esdirk34", 1e-6) == -1);
+  CHECK(esdirk_method_stages("auto", 0.0) == -1 && esdirk_method_stages("auto", NAN) == -1);
+  CHECK(esdirk_method_stages("auto", INFINITY) == -1);
 
   /* Jacobian reuse and kept steps show in their counters; sensitivities refuse reuse. */
   CHECK_STATUS(esdirk_solver_set_jacobian_reuse(solver, 1, 0.5), ESDIRK_SUCCESS);
@@ -118,9 +130,9 @@ int main(void) {
   CHECK(contains(esdirk_solver_last_error(solver), "keep_step_ratio_high"));
   CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, INFINITY), ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, NAN), ESDIRK_INVALID_ARGUMENT);
-  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0); /* the integrator's */
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK436") == 0); /* the integrator's */
   error = run(solver, 1e-8, &steps);
-  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK34") == 0);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK436") == 0);
   CHECK(steps == steps_calibrated && error == error_calibrated);
   CHECK_STATUS(esdirk_solver_get_counter(solver, "jacobian_reuses", &value), ESDIRK_SUCCESS);
   CHECK(value == 0);

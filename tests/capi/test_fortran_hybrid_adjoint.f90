@@ -63,6 +63,7 @@ program test_fortran_hybrid_adjoint
   use esdirk
   use esdirk_events
   use esdirk_hybrid_adjoint
+  use esdirk_method
   use ball_model
   implicit none
   integer :: passed = 0, failed = 0, j, k
@@ -150,7 +151,9 @@ program test_fortran_hybrid_adjoint
   end do
   call check(esdirk_hybrid_solver_adjoint_gradient(solver, objective, cx0, 2, 2, cp, 2, 2) == ESDIRK_SUCCESS, &
              "states-only gradient")
-  call check(esdirk_hybrid_solver_set_adjoint(solver, 1, 50_c_long) == ESDIRK_SUCCESS, "budget")
+  ! Two step records of 5 + 5 s doubles (nx = 2, nz = 0), s of the method "auto" takes at 1e-10.
+  call check(esdirk_hybrid_solver_set_adjoint(solver, 1, int(2 * (5 + 5 * esdirk_method_stages("auto", 1d-10)), &
+             c_long)) == ESDIRK_SUCCESS, "budget")
   call check(esdirk_hybrid_solver_initialize(solver, 0.0_c_double, 0, x0, 2, none, 0, p, 2, none, 0) &
              == ESDIRK_SUCCESS, "initialize")
   do k = 1, 3

@@ -31,7 +31,7 @@ program test_fortran_method
 
   call check(esdirk_problem_create(1, 1, 0, c_funloc(residual), c_null_ptr, problem) == ESDIRK_SUCCESS, "create")
   call check(esdirk_solver_create(problem, solver) == ESDIRK_SUCCESS, "solver")
-  call check(esdirk_solver_method_name_string(solver) == "ESDIRK34", "default method")
+  call check(esdirk_solver_method_name_string(solver) == "auto", "default method")
 
   call run(1d-8, error_calibrated, steps_calibrated)
   call check(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_RAW, 0.0_c_double) == ESDIRK_SUCCESS, "raw")
@@ -41,13 +41,18 @@ program test_fortran_method
   call check(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_CALIBRATED, 0.0_c_double) == ESDIRK_SUCCESS, &
              "calibrated")
 
+  call check(esdirk_solver_set_method(solver, "ESDIRK34") == ESDIRK_SUCCESS, "ESDIRK34")
+  call run(1d-8, error, steps)
+  call check(esdirk_solver_method_name_string(solver) == "ESDIRK34", "ESDIRK34 at 1e-8")
+  call check(esdirk_method_stages("ESDIRK34", 1d-8) == 4 .and. esdirk_method_stages("auto", 1d-8) == 6 .and. &
+             esdirk_method_stages("auto", 1d-4) == 4 .and. esdirk_method_stages("ESDIRK99", 1d-8) == -1, "stages")
   call check(esdirk_solver_set_method(solver, "auto") == ESDIRK_SUCCESS, "auto")
   call run(1d-9, error, steps)
   call check(esdirk_solver_method_name_string(solver) == "ESDIRK436", "auto at 1e-9")
   call check(error < 1d-7, "auto: error")
   call run(1d-4, error, steps)
   call check(esdirk_solver_method_name_string(solver) == "ESDIRK34", "auto at 1e-4")
-  call check(esdirk_solver_set_method(solver, "ESDIRK34  ") == ESDIRK_SUCCESS, "trailing blanks")
+  call check(esdirk_solver_set_method(solver, "auto  ") == ESDIRK_SUCCESS, "trailing blanks")
 
   call check(esdirk_solver_set_jacobian_reuse(solver, 1_c_int, 0.5_c_double) == ESDIRK_SUCCESS, "reuse")
   call check(esdirk_solver_set_keep_step_ratio(solver, 0.5_c_double, 2.0_c_double) == ESDIRK_SUCCESS, "keep")

@@ -1,6 +1,7 @@
 // Dense output (order 3 for x and z), stop times, one-step mode, the step observer, restarts.
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -108,26 +109,40 @@ BOOST_AUTO_TEST_CASE(dense_output_is_continuous_and_keeps_linear_invariants) {
   BOOST_CHECK_THROW(solver.dense_output(solver.t() + 1.0, x, z), std::domain_error);
 }
 
+// The step ends on the stop time exactly. Its stages stay at or before it for ESDIRK34 (all
+// c_i <= 1); ESDIRK436 has c_5 = 26/25, so one stage of the last step may lie up to 0.04 h past
+// it (doc/integrator-guide.md, "Stop times").
 BOOST_AUTO_TEST_CASE(stop_time_is_hit_exactly_and_never_passed) {
-  auto problem = hyperbola();
-  esdirk::Options options;
-  options.rtol = options.atol = 1e-9;
-  esdirk::Integrator solver(problem, options);
-  BOOST_REQUIRE(
-      esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
-  double latest_stage = 0.0;
-  solver.set_step_observer([&](const esdirk::StepView& s) {
-    for (int i = 0; i < s.stages; ++i) latest_stage = std::max(latest_stage, s.stage_times[i]);
-  });
-  solver.set_stop_time(0.7);
-  std::vector<double> x(1), z(1);
-  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(5.0, x, z)));  // stops at the stop time
-  BOOST_TEST(solver.t() == 0.7);
-  BOOST_TEST(latest_stage <= 0.7);
-  BOOST_TEST(x[0] == 1.0 / 1.7, boost::test_tools::tolerance(1e-5));
-  solver.clear_stop_time();
-  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(5.0, x, z)));
-  BOOST_TEST(x[0] == 1.0 / 6.0, boost::test_tools::tolerance(1e-5));
+  for (const auto& method : {esdirk::Tableau::esdirk34(), esdirk::Tableau::esdirk436()}) {
+    BOOST_TEST_CONTEXT(method.name) {
+      auto problem = hyperbola();
+      esdirk::Options options;
+      options.method = method;
+      options.rtol = options.atol = 1e-9;
+      esdirk::Integrator solver(problem, options);
+      BOOST_REQUIRE(
+          esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})));
+      double latest_stage = 0.0, overshoot_allowed = 0.0;
+      const double c_max = *std::max_element(method.c.begin(), method.c.end());
+      solver.set_step_observer([&](const esdirk::StepView& s) {
+        for (int i = 0; i < s.stages; ++i)
+          if (s.stage_times[i] > latest_stage) {
+            latest_stage = s.stage_times[i];
+            overshoot_allowed = (c_max - 1.0) * s.h;  // of the step that has the latest stage
+          }
+      });
+      solver.set_stop_time(0.7);
+      std::vector<double> x(1), z(1);
+      BOOST_REQUIRE(esdirk::ok(solver.integrate_to(5.0, x, z)));  // stops at the stop time
+      BOOST_TEST(solver.t() == 0.7);
+      BOOST_TEST(latest_stage <= 0.7 + overshoot_allowed);
+      if (c_max <= 1.0) BOOST_TEST(latest_stage <= 0.7);
+      BOOST_TEST(x[0] == 1.0 / 1.7, boost::test_tools::tolerance(1e-5));
+      solver.clear_stop_time();
+      BOOST_REQUIRE(esdirk::ok(solver.integrate_to(5.0, x, z)));
+      BOOST_TEST(x[0] == 1.0 / 6.0, boost::test_tools::tolerance(1e-5));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(one_step_mode_and_observer_agree) {

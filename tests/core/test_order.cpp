@@ -2,6 +2,7 @@
 // and 3 on the Dow DAE for the differential and the algebraic states.
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -76,13 +77,12 @@ BOOST_AUTO_TEST_CASE(logistic_ode_order_matches_each_method) {
   }
 }
 
-// Dow from t = 1 h (a state of a tight adaptive run, past the initial transient) to t = 2 h.
-// The reference is the same fixed-step scheme with 32 times as many steps.
-BOOST_AUTO_TEST_CASE(dow_dae_order_3_for_differential_and_algebraic_states) {
-  dow::Model model;
-  const std::vector<double> p(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
-  std::vector<double> x1(6), z1(4);
-  {
+// Dow from t = 1 h (a state of a tight adaptive run, past the initial transient) to t = 2 h,
+// for a fixed-step method.
+struct DowOrderRun {
+  std::vector<double> x1 = std::vector<double>(6), z1 = std::vector<double>(4), p;
+  DowOrderRun() : p(dow::nominal_parameters.begin(), dow::nominal_parameters.end()) {
+    dow::Model model;
     esdirk::Options tight;
     tight.rtol = 1e-10;
     tight.atol = 1e-16;
@@ -92,28 +92,58 @@ BOOST_AUTO_TEST_CASE(dow_dae_order_3_for_differential_and_algebraic_states) {
         0.0, {dow::initial_states.begin(), dow::initial_states.end()}, {zs.begin(), zs.end()}, p)));
     BOOST_REQUIRE(esdirk::ok(solver.integrate_to(1.0, x1, z1)));
   }
-  esdirk::Options options;
-  const auto reference = fixed_steps(model, options, 1.0, 2.0, 1024, x1, z1, p);
-  std::vector<double> differential_errors, algebraic_errors;
-  for (int n : {8, 16, 32}) {
-    const auto y = fixed_steps(model, options, 1.0, 2.0, n, x1, z1, p);
-    double ed = 0.0, ea = 0.0;
-    for (int i = 0; i < 10; ++i) {
-      const double rel = std::abs(y[i] - reference[i]) / std::abs(reference[i]);
-      (i < 6 ? ed : ea) = std::max(i < 6 ? ed : ea, rel);
+  // Relative errors of the 10 components after n steps, against the same scheme with 1024 steps.
+  std::vector<std::vector<double>> errors(const esdirk::Tableau& method, std::initializer_list<int> ns) const {
+    dow::Model model;
+    esdirk::Options options;
+    options.method = method;
+    const auto reference = fixed_steps(model, options, 1.0, 2.0, 1024, x1, z1, p);
+    std::vector<std::vector<double>> out;
+    for (int n : ns) {
+      const auto y = fixed_steps(model, options, 1.0, 2.0, n, x1, z1, p);
+      std::vector<double> e(10);
+      for (int i = 0; i < 10; ++i) e[i] = std::abs(y[i] - reference[i]) / std::abs(reference[i]);
+      out.push_back(e);
     }
-    differential_errors.push_back(ed);
-    algebraic_errors.push_back(ea);
+    return out;
   }
-  for (std::size_t k = 1; k < differential_errors.size(); ++k) {
-    BOOST_TEST_MESSAGE("Dow order: differential "
-                       << order(differential_errors[k - 1], differential_errors[k])
-                       << ", algebraic " << order(algebraic_errors[k - 1], algebraic_errors[k]));
-    BOOST_TEST_INFO("differential: " << differential_errors[k - 1] << " -> "
-                                     << differential_errors[k]);
-    BOOST_TEST(std::abs(order(differential_errors[k - 1], differential_errors[k]) - 3.0) <= 0.2);
-    BOOST_TEST_INFO("algebraic: " << algebraic_errors[k - 1] << " -> " << algebraic_errors[k]);
-    BOOST_TEST(std::abs(order(algebraic_errors[k - 1], algebraic_errors[k]) - 3.0) <= 0.2);
+};
+
+double largest(const std::vector<double>& e, int from, int to) {
+  return *std::max_element(e.begin() + from, e.begin() + to);
+}
+
+// ESDIRK34, stiffly accurate with stage order 2: order 3 in both the differential and the
+// algebraic states.
+BOOST_AUTO_TEST_CASE(dow_dae_order_3_for_differential_and_algebraic_states) {
+  const auto e = DowOrderRun().errors(esdirk::Tableau::esdirk34(), {8, 16, 32});
+  for (std::size_t k = 1; k < e.size(); ++k) {
+    const double differential = order(largest(e[k - 1], 0, 6), largest(e[k], 0, 6));
+    const double algebraic = order(largest(e[k - 1], 6, 10), largest(e[k], 6, 10));
+    BOOST_TEST_MESSAGE("Dow order: differential " << differential << ", algebraic " << algebraic);
+    BOOST_TEST(std::abs(differential - 3.0) <= 0.2);
+    BOOST_TEST(std::abs(algebraic - 3.0) <= 0.2);
+  }
+}
+
+// ESDIRK436 (order 4, stage order 2; what the default "auto" takes at tight tolerances): the
+// largest differential error falls at order 4, but Dow's stiff components (x6 and, through the
+// fast equilibria, the algebraic states) show the order reduction of a stage-order-2 method in
+// the stiff regime: the algebraic states' largest error falls at 3.3, 2.8, 2.4 for n = 8 ... 64,
+// the smallest of them (z3) at 1.3, 1.9, 2.1 (doc/integrator-theory.md, section 4b). From
+// n = 16 on every component converges at least at the stage order (2, within 0.2).
+BOOST_AUTO_TEST_CASE(dow_dae_esdirk436_order_4_and_stage_order_in_the_stiff_components) {
+  const auto e = DowOrderRun().errors(esdirk::Tableau::esdirk436(), {8, 16, 32, 64});
+  for (std::size_t k = 1; k < e.size(); ++k) {
+    const double differential = order(largest(e[k - 1], 0, 6), largest(e[k], 0, 6));
+    BOOST_TEST_MESSAGE("Dow ESDIRK436 order: differential " << differential << ", algebraic "
+                                                             << order(largest(e[k - 1], 6, 10), largest(e[k], 6, 10)));
+    BOOST_TEST(std::abs(differential - 4.0) <= 0.2);
+    if (k < 2) continue;
+    for (int i = 0; i < 10; ++i) {
+      BOOST_TEST_INFO("component " << i << ": " << e[k - 1][i] << " -> " << e[k][i]);
+      BOOST_TEST(order(e[k - 1][i], e[k][i]) >= 1.8);
+    }
   }
 }
 

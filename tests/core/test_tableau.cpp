@@ -151,6 +151,7 @@ BOOST_AUTO_TEST_CASE(one_step_returns_the_stability_function) {
       return 0;
     });
     esdirk::Options options;
+    options.method = tab;  // R(z) above is ESDIRK34's
     options.newton_tolerance = 1e-6;  // a linear problem: Newton is exact after one iteration
     esdirk::Integrator solver(problem, options);
     const std::vector<double> y0{1.0};
@@ -165,7 +166,7 @@ BOOST_AUTO_TEST_CASE(one_step_returns_the_stability_function) {
   }
 }
 
-// R(i) from the rotation x' = [[0,-1],[1,0]] x: one step from (1, 0) gives (Re R(i), Im R(i)).
+// ESDIRK34's R(i) from the rotation x' = [[0,-1],[1,0]] x: one step from (1, 0) gives (Re R(i), Im R(i)).
 BOOST_AUTO_TEST_CASE(one_step_of_a_rotation_returns_R_of_i) {
   esdirk::FunctionProblem problem(2, 0, 0, [](double, auto x, auto, auto, auto f) {
     f[0] = -x[1];
@@ -173,6 +174,7 @@ BOOST_AUTO_TEST_CASE(one_step_of_a_rotation_returns_R_of_i) {
     return 0;
   });
   esdirk::Options options;
+  options.method = esdirk::Tableau::esdirk34();  // the values below are ESDIRK34's R(i)
   options.newton_tolerance = 1e-6;
   problem.set_jacobian([](double, auto, auto, auto, esdirk::MatrixRef J) {
     J(0, 0) = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "esdirk/events/hybrid_solver.hpp"
@@ -28,6 +29,7 @@ struct Run {
   std::vector<esdirk::EventRecord> events;
   esdirk::Statistics stats;
   std::string message;
+  std::vector<std::pair<double, double>> step_spans;  ///< [t_n, t_n + h] of every accepted step
 };
 
 /// Integrates to t_end from (t0, mode, x0, z0, p, memory0); with `seed` (nx + np) x ns, also
@@ -40,6 +42,8 @@ inline Run run(esdirk::HybridProblem& problem, const esdirk::HybridOptions& opti
   Run r;
   r.x.assign(x0.size(), 0.0);
   r.z.assign(z0.size(), 0.0);
+  solver.integrator().set_step_observer(
+      [&r](const esdirk::StepView& step) { r.step_spans.emplace_back(step.t, step.t + step.h); });
   r.status = solver.initialize(t0, mode, x0, z0, p, memory0);
   if (!esdirk::ok(r.status)) return r;
   esdirk::MatrixRef Sx, Sz;

@@ -201,6 +201,7 @@ BOOST_AUTO_TEST_CASE(defect_scales_with_the_constraint_tolerance) {
 BOOST_AUTO_TEST_CASE(esdirk34_dae_agrees_with_the_reverse_sweep_step_by_step) {
   esdirk::FunctionProblem p = pendulum();
   esdirk::Options options;
+  options.method = esdirk::Tableau::esdirk34();
   options.rtol = 1e-7;
   options.atol = 1e-9;
   esdirk::Integrator solver(p, options);

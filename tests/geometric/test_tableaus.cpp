@@ -4,9 +4,11 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "esdirk/geometric/rk_tableau.hpp"
+#include "esdirk/options.hpp"
 
 namespace g = esdirk::geometric;
 
@@ -237,6 +239,20 @@ BOOST_AUTO_TEST_CASE(structure_flags) {
   BOOST_TEST(!g::gauss_legendre(2).lower_triangular());
   BOOST_TEST(g::explicit_midpoint().has_zero_weight());
   BOOST_TEST(g::from_esdirk(esdirk::Tableau::esdirk12()).has_zero_weight());
+}
+
+// Regression: the default Options::method is "auto" (no stages until an Integrator resolves
+// it); from_esdirk(options.method) failed with a message about the number of stages.
+BOOST_AUTO_TEST_CASE(from_esdirk_names_the_unresolved_auto_method) {
+  try {
+    (void)g::from_esdirk(esdirk::Options{}.method);
+    BOOST_FAIL("from_esdirk accepted \"auto\"");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find("resolved_method") != std::string::npos);
+  }
+  esdirk::Options tight;
+  tight.rtol = 1e-8;
+  BOOST_TEST(g::from_esdirk(tight.resolved_method()).name == "ESDIRK436");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -65,9 +65,12 @@ struct Shot {
   long steps = 0;
 };
 
-Shot shoot(const Node& node, double rtol, const esdirk::SensitivityOptions& so) {
+Shot shoot(const Node& node, double rtol, const esdirk::SensitivityOptions& so,
+           const esdirk::Tableau& method = esdirk::Options{}.method) {
   dow::Model model;
-  esdirk::ShootingInterval interval(model, dow_options(rtol), so);
+  esdirk::Options options = dow_options(rtol);
+  options.method = method;
+  esdirk::ShootingInterval interval(model, options, so);
   const std::vector<double> u(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
   const esdirk::ShootingResult& r = interval.integrate(node.t, node.t + 0.2, node.x, u, node.z);
   BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
@@ -153,10 +156,11 @@ struct ShootingCase {
       BOOST_TEST(check < 1e-6);
     }
   }
-  ShootingErrors errors(double rtol, const esdirk::SensitivityOptions& so) const {
+  ShootingErrors errors(double rtol, const esdirk::SensitivityOptions& so,
+                        const esdirk::Tableau& method = esdirk::Options{}.method) const {
     ShootingErrors e;
     for (std::size_t k = 0; k < nodes.size(); ++k) {
-      const Shot shot = shoot(nodes[k], rtol, so);
+      const Shot shot = shoot(nodes[k], rtol, so, method);
       e.states = std::max(e.states, test_helpers::relative_error(shot.y, references[k].y, dow_atol(rtol)[0]));
       e.sensitivities = std::max(e.sensitivities, sensitivity_error(shot.S.cref(), references[k].S.cref()));
     }
@@ -164,13 +168,33 @@ struct ShootingCase {
   }
 };
 
-BOOST_AUTO_TEST_CASE(shooting_sensitivities_are_as_accurate_as_the_states_at_every_tolerance) {
+// Defaults ("auto": ESDIRK34 above rtol 1e-5, ESDIRK436 at and below): the sensitivities are
+// as accurate as requested at every tolerance and improve with it. With ESDIRK436 the states of
+// these 0.2 h intervals come out far more accurate than requested (0.002 x rtol) and the
+// sensitivities 12-30 times less so (0.02-0.04 x rtol), so "within 10 x the states' error" is
+// asserted for ESDIRK34 only (the next test).
+BOOST_AUTO_TEST_CASE(shooting_sensitivities_are_as_accurate_as_requested_at_every_tolerance) {
   for (const double amplitude : {0.0, 0.01}) {
     const ShootingCase run(amplitude);
     double previous = 1e300;
     for (const double rtol : {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10}) {
       const ShootingErrors e = run.errors(rtol, {});
       BOOST_TEST_MESSAGE("  defaults, rtol " << rtol << ": states " << e.states << ", sensitivities " << e.sensitivities);
+      BOOST_TEST(e.sensitivities <= 0.1 * rtol, "rtol " << rtol);
+      BOOST_TEST(e.states <= 0.1 * rtol, "rtol " << rtol);
+      BOOST_TEST(e.sensitivities < previous, "rtol " << rtol);
+      previous = e.sensitivities;
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(esdirk34_shooting_sensitivities_are_as_accurate_as_the_states_at_every_tolerance) {
+  for (const double amplitude : {0.0, 0.01}) {
+    const ShootingCase run(amplitude);
+    double previous = 1e300;
+    for (const double rtol : {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10}) {
+      const ShootingErrors e = run.errors(rtol, {}, esdirk::Tableau::esdirk34());
+      BOOST_TEST_MESSAGE("  ESDIRK34, rtol " << rtol << ": states " << e.states << ", sensitivities " << e.sensitivities);
       BOOST_TEST(e.sensitivities <= 10.0 * e.states, "rtol " << rtol);
       BOOST_TEST(e.sensitivities < previous, "rtol " << rtol);
       previous = e.sensitivities;
@@ -295,8 +319,11 @@ BOOST_AUTO_TEST_CASE(difference_jacobians_at_tight_tolerances_do_not_chase_the_d
     long steps = 0;
     DenseMatrix Sx{nx, 1};
   };
-  auto run = [&](esdirk::Problem& model, double rtol, const esdirk::SensitivityOptions& so) {
-    esdirk::Integrator solver(model, dow_options(rtol));
+  auto run = [&](esdirk::Problem& model, double rtol, const esdirk::SensitivityOptions& so,
+                 const esdirk::Tableau& method = esdirk::Options{}.method) {
+    esdirk::Options options = dow_options(rtol);
+    options.method = method;
+    esdirk::Integrator solver(model, options);
     esdirk::ForwardSensitivity sens(solver, so);
     BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, s.z0, s.p)));
     BOOST_REQUIRE(esdirk::ok(sens.initialize(seed.cref())));
@@ -324,10 +351,11 @@ BOOST_AUTO_TEST_CASE(difference_jacobians_at_tight_tolerances_do_not_chase_the_d
     BOOST_TEST(differenced.steps <= exact.steps);
     BOOST_TEST(error <= rtol);
   }
-  // Without the floor the same run at rtol 1e-6 takes 2563 steps.
+  // Where it broke: ESDIRK34 without the floor takes 2563 steps at rtol 1e-6 (547 with it).
   esdirk::SensitivityOptions unfloored;
   unfloored.difference_rtol_floor = 0.0;
-  BOOST_TEST(run(differences, 1e-6, unfloored).steps > 3 * run(differences, 1e-6, {}).steps);
+  const esdirk::Tableau esdirk34 = esdirk::Tableau::esdirk34();
+  BOOST_TEST(run(differences, 1e-6, unfloored, esdirk34).steps > 3 * run(differences, 1e-6, {}, esdirk34).steps);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -30,10 +30,10 @@ extern "C" {
 ESDIRK_C_API int esdirk_solver_set_tolerance_rule(esdirk_solver* solver, int rule,
                                                   double calibration_factor);
 
-/** The Runge-Kutta method by name: "ESDIRK34" (default), "ESDIRK436" (order 4), "ESDIRK547"
- *  (order 5), "ESDIRK23", "ESDIRK12", or "auto" (chosen by rtol at initialize: ESDIRK436 at and
- *  below 1e-5, else ESDIRK34; see doc/integrator-guide.md). Names are case-sensitive; any other
- *  name is refused. */
+/** The Runge-Kutta method by name: "auto" (default: chosen by rtol at initialize, ESDIRK436 at
+ *  and below 1e-5, else ESDIRK34; see doc/integrator-guide.md), "ESDIRK34" (the seed's method),
+ *  "ESDIRK436" (order 4), "ESDIRK547" (order 5), "ESDIRK23" or "ESDIRK12". Names are
+ *  case-sensitive; any other name is refused. */
 ESDIRK_C_API int esdirk_solver_set_method(esdirk_solver* solver, const char* name);
 
 /** The name of the method: after esdirk_solver_initialize the one in use ("auto" resolved to
@@ -107,6 +107,12 @@ ESDIRK_C_API int esdirk_hybrid_solver_set_jacobian_reuse(esdirk_hybrid_solver* s
                                                          double contraction);
 ESDIRK_C_API int esdirk_hybrid_solver_set_keep_step_ratio(esdirk_hybrid_solver* solver,
                                                           double low, double high);
+
+/** The number of stages s of the method `name` resolves to at relative tolerance rtol ("auto" as
+ *  at initialize, by rtol; any other name ignores rtol), what sizes the adjoint's step records:
+ *  5 + s (2 nx + 2 nz + 1) doubles each (esdirk_solver_set_adjoint's memory_budget). -1 for a
+ *  NULL or unknown name, or "auto" with an rtol that is not finite and > 0. */
+ESDIRK_C_API int esdirk_method_stages(const char* name, double rtol);
 
 #ifdef __cplusplus
 }

@@ -64,10 +64,12 @@ struct ESDIRK_API Options {
   double calibration_factor = 0.0;
 
   // --- Method -----------------------------------------------------------------------------
-  /// The Runge-Kutta method: ESDIRK34 (default), a member by name (Tableau::named: "ESDIRK34",
-  /// "ESDIRK436", "ESDIRK547", ...), or "auto" (Tableau::automatic()), which the Integrator
-  /// resolves by the tolerance (automatic_method()).
-  Tableau method = Tableau::esdirk34();
+  /// The Runge-Kutta method: "auto" (default, Tableau::automatic()), which the Integrator
+  /// resolves by the tolerance (automatic_method(): ESDIRK34 above rtol 1e-5, ESDIRK436 at and
+  /// below), or a member by name (Tableau::named: "ESDIRK34", "ESDIRK436", "ESDIRK547", ...).
+  /// Code that sizes storage by the stage count must use the resolved method
+  /// (Integrator::options().method or automatic_method()), never this field directly.
+  Tableau method = Tableau::automatic();
 
   /// Filter the error estimate through the iteration matrix, e <- M^{-1} [e; 0] (Shampine's
   /// filter for stiff problems, as RADAU5). Off: the raw estimate h sum d_i F_i of seed 002.
@@ -163,6 +165,9 @@ struct ESDIRK_API Options {
   /// cost on the reference problems for this rtol (the smallest of rtol_vector, if set); see
   /// doc/integrator-guide.md for the measured choice.
   Tableau automatic_method() const;
+  /// The method a run with these options takes: `method`, or automatic_method() when it is
+  /// "auto". Size storage by its stage count (e.g. Trajectory::reserve).
+  Tableau resolved_method() const { return method.is_automatic() ? automatic_method() : method; }
   /// rtol at and below which "auto" takes the order-4 member (ESDIRK436) instead of ESDIRK34
   /// (above it ESDIRK436's achieved error is not reliably within [0.1, 10] x rtol).
   static constexpr double automatic_high_order_from = 1e-5;

@@ -23,7 +23,8 @@ class ESDIRK_API Trajectory final : public StepListener {
  public:
   /// Records are reused across runs: after clear() (or a new initialize()), steps are copied
   /// into the records already allocated, so a run no longer than an earlier one (or than
-  /// reserve()) does not allocate.
+  /// reserve()) does not allocate. `stages` is that of the resolved method,
+  /// Integrator::options().method.stages (Options::method may still be "auto").
   void reserve(int steps, int nx, int nz, int stages);
   void clear() { count_ = 0; }
 

@@ -22,7 +22,8 @@ struct ESDIRK_API HybridOptions {
   std::vector<bool> terminal;
 
   // --- Location -----------------------------------------------------------------------------
-  /// Width of the final bracket around t* (absolute, in t). 0: 4 ulp of max(|t*|, |h|).
+  /// Width of the final bracket around t* (absolute, in t). 0: 4 ulp of the larger end of the
+  /// root finder's first bracket (inside the step that contains t*, so at most 4 ulp of its end).
   double location_tolerance = 0.0;
   /// Root-finder iterations per event before giving up with callback_failures.
   int max_location_iterations = 200;
