@@ -143,7 +143,9 @@ int main(int argc, char** argv) {
   }
   const double z0 = bouncing_ball::z0, v0 = bouncing_ball::v0, g = bouncing_ball::gravity;
   const double S = std::sqrt(v0 * v0 + 2 * g * z0);
-  std::printf("Bouncing ball, ESDIRK34, rtol = %.1e\n\n", rtol);
+  esdirk::Options resolved;  // the method the runs below take ("auto" resolves by rtol)
+  resolved.rtol = rtol;
+  std::printf("Bouncing ball, %s, rtol = %.1e\n\n", resolved.resolved_method().name.c_str(), rtol);
 
   std::printf("t_end = %.2f (one impact):\n", bouncing_ball::t_end);
   const Result imp = solve(rtol, bouncing_ball::t_end, true);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "esdirk/esdirk.h"
+#include "esdirk/esdirk_method.h"
 
 static const double z0 = 5.0, v0 = -0.1, gravity = 10.0, restitution = 0.8, t_end = 1.9;
 
@@ -103,12 +104,13 @@ int main(void) {
   esdirk_hybrid_solver_set_tolerances(solver, 1e-10, 1e-12);
   esdirk_hybrid_solver_set_event_directions(solver, falling, 1);
   esdirk_hybrid_solver_set_terminal(solver, terminal, 1);
-  printf("Bouncing ball through the C API, ESDIRK34, rtol = 1e-10\n\n");
   if (require(esdirk_hybrid_solver_initialize(solver, 0.0, 0, x0, 2, NULL, 0, p, 2, NULL, 0),
               "initialize", solver) < 0 ||
       require(esdirk_hybrid_solver_start_sensitivities(solver, NULL, 4, 4, 4), "sensitivities",
               solver) < 0)
     return 1;
+  /* The method the default "auto" resolved to at this rtol. */
+  printf("Bouncing ball through the C API, %s, rtol = 1e-10\n\n", esdirk_hybrid_solver_method_name(solver));
   /* The terminal impact stops the run at tau (left limit); the next call applies the reset. */
   status = require(esdirk_hybrid_solver_integrate_sensitivities_to(solver, t_end, x, 2, NULL, 0, Sx,
                                                                    2, NULL, 0, 4, &t),

@@ -5,6 +5,7 @@ program bouncing_ball_fortran
   use, intrinsic :: iso_c_binding
   use esdirk
   use esdirk_events
+  use esdirk_method, only: esdirk_hybrid_solver_method_name_string
   use ball_model
   implicit none
   type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr
@@ -40,7 +41,8 @@ program bouncing_ball_fortran
   status = esdirk_hybrid_solver_integrate_sensitivities_to(solver, t_end, x, 2, none, 0, Sx, 2, none, 0, 4, t)
   call require(status, "integrate")
 
-  print '(a)', "Bouncing ball through the Fortran module, ESDIRK34, rtol = 1e-10"
+  print '(a)', "Bouncing ball through the Fortran module, " // esdirk_hybrid_solver_method_name_string(solver) // &
+      ", rtol = 1e-10"
   print '(a)', ""
   call require(esdirk_hybrid_solver_get_event_count(solver, located, logged), "event count")
   call check(located == 1 .and. logged == 1 .and. status == ESDIRK_SUCCESS .and. t == t_end, &

@@ -132,9 +132,10 @@ int main(int argc, char** argv) {
     std::printf("CHECK FAILED\n");
     return 1;
   }
-  std::printf(
-      "Seed 000 section 5.2, EM oscillator, ESDIRK34, rtol = %.1e: %zu reversals, %ld steps\n\n",
-      rtol, r.events.size(), r.steps);
+  esdirk::Options resolved;  // the method the run took ("auto" resolves by rtol)
+  resolved.rtol = rtol;
+  std::printf("Seed 000 section 5.2, EM oscillator, %s, rtol = %.1e: %zu reversals, %ld steps\n\n",
+              resolved.resolved_method().name.c_str(), rtol, r.events.size(), r.steps);
   std::printf("  G = int_0^10 u^2 dt = %.10f (seed: 0.04994)\n", r.G);
   std::printf("  dG/dp (FSA) = [%.6e, %.6e, %.6e, %.6e]\n", r.dG[0], r.dG[1], r.dG[2], r.dG[3]);
   std::printf("  seed, FSA row = [-1.337e-05, 3.266e-03, -1.518e-06, 0]\n\n");

@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
     std::printf("failed: %s\nCHECK FAILED\n", solver.message().c_str());
     return 1;
   }
-  std::printf("Seed 000 Example 5.1, p = %.1f, ESDIRK34, rtol = %.1e\n\n", p, rtol);
+  std::printf("Seed 000 Example 5.1, p = %.1f, %s, rtol = %.1e\n\n", p,
+              solver.integrator().options().method.name.c_str(), rtol);
   // Event times carry the integrator's global error (about 40 rtol); tau and the jumps follow.
   const double time_bound = std::max(1e-8, 100 * rtol), sens_bound = 1e-8;
   for (int k = 0; k < 3; ++k) {

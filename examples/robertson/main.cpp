@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
   const Result as_ode = solve(ode, options, {1.0, 0.0, 0.0}, {});
   const Result as_dae = solve(dae, dae_options, {1.0, 0.0}, {0.0});
 
-  std::printf("Robertson to t = 1e11, ESDIRK34, rtol = %.1e, atol = %.1e\n\n", rtol, options.atol);
+  std::printf("Robertson to t = 1e11, %s, rtol = %.1e, atol = %.1e\n\n",
+              options.resolved_method().name.c_str(), rtol, options.atol);
   std::printf("%-4s %24s %24s %24s\n", "", "ODE", "index-1 DAE", "reference");
   double worst = 0.0;
   for (int i = 0; i < 3; ++i) {

@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
     std::printf("failed: %s\nCHECK FAILED\n", solver.message().c_str());
     return 1;
   }
-  std::printf("Tank with a switching valve (index-1 DAE), ESDIRK34, rtol = %.1e\n\n", rtol);
+  std::printf("Tank with a switching valve (index-1 DAE), %s, rtol = %.1e\n\n",
+              solver.integrator().options().method.name.c_str(), rtol);
   const esdirk::EventRecord& e = solver.event(0);
   const double x1 = tank_switch::c / tank_switch::a;
   check(rel(e.t, ex.t1.v) < 1e-8, "switch time t1", e.t, ex.t1.v);
