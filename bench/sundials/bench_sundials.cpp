@@ -9,8 +9,9 @@
 //
 // Options: --problems id,id,...  --solvers name,name,... (e.g. "IDAS,esdirk auto")  --rtols r,r,...
 //          --references DIR  --min-time SECONDS
-// --solvers may also name "esdirk (correction test)" and "esdirk auto (correction test)": the
-// Newton test before the rate-based one (doc/benchmarks.md).
+// --solvers may also name "esdirk ESDIRK34", "esdirk ESDIRK34 (correction test)" and "esdirk auto
+// (correction test)": ESDIRK34 alone, and the Newton test before the rate-based one
+// (doc/benchmarks.md, "Third states-only rerun").
 
 #include <algorithm>
 #include <chrono>
@@ -150,11 +151,17 @@ Task make_task(const Case& c, esdirk::Problem& problem, double rtol) {
   return t;
 }
 
+// The configurations run only when --solvers names them (states-only problems).
+bool is_extra_esdirk_configuration(const std::string& solver) {
+  return solver == "esdirk ESDIRK34" || solver == "esdirk ESDIRK34 (correction test)" ||
+         solver == "esdirk auto (correction test)";
+}
+
 // "esdirk": the library's defaults (exact sensitivities under error control); "esdirk (seed
 // 002)": the seed's configuration (paper mode, sensitivities out of the error test).
 esdirk::SensitivityOptions esdirk_sensitivity_options(const std::string& solver) {
   if (solver == "esdirk" || solver == "esdirk calibrated" || solver == "esdirk reuse" || solver == "esdirk auto" ||
-      solver == "esdirk (correction test)" || solver == "esdirk auto (correction test)")
+      is_extra_esdirk_configuration(solver))
     return {};
   if (solver == "esdirk (seed 002)") return esdirk::SensitivityOptions::seed002();
   throw std::invalid_argument("unknown esdirk configuration " + solver);
@@ -180,11 +187,12 @@ esdirk::Options esdirk_integrator_options(const std::string& solver, const Task&
     o.method = esdirk::Tableau::automatic();
     return o;
   }
-  if (solver == "esdirk (correction test)" || solver == "esdirk auto (correction test)") {
-    // The Newton stopping test before the rate-based one: only through --solvers, to measure
-    // what the change bought.
-    o.newton_test = esdirk::NewtonTest::preconditioned_residual;
-    if (solver == "esdirk auto (correction test)") o.method = esdirk::Tableau::automatic();
+  if (is_extra_esdirk_configuration(solver)) {
+    // ESDIRK34 alone, and the Newton stopping test before the rate-based one: only through
+    // --solvers, to measure what the change bought.
+    o.method = solver.rfind("esdirk ESDIRK34", 0) == 0 ? esdirk::Tableau::esdirk34() : esdirk::Tableau::automatic();
+    if (solver.find("(correction test)") != std::string::npos)
+      o.newton_test = esdirk::NewtonTest::preconditioned_residual;
     return o;
   }
   if (solver != "esdirk (seed 002)") return o;
@@ -687,11 +695,11 @@ int main(int argc, char** argv) {
               "states", "sens", "steps", "f evals", "Jacs", "LUs", "time [ms]");
   for (const Case& c : cases) {
     const Reference ref = parse_reference(c, read_numbers(reference_dir + "/" + c.id + ".txt"));
-    // The configurations with the correction-size Newton test run only when --solvers names
-    // them (states-only problems, where "esdirk auto" runs).
+    // The extra configurations run only when --solvers names them (states-only problems, where
+    // "esdirk auto" runs).
     std::vector<std::string> case_solvers = c.solvers;
     for (const std::string& s : solvers)
-      if (s.find("(correction test)") != std::string::npos &&
+      if (is_extra_esdirk_configuration(s) &&
           std::find(c.solvers.begin(), c.solvers.end(), "esdirk auto") != c.solvers.end())
         case_solvers.push_back(s);
     for (double rtol : rtols) {
