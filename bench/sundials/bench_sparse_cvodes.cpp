@@ -31,7 +31,8 @@
 //                         [--directions 0|3]
 // --set option=value changes an option of every esdirk run (newton_tolerance, stage_predictor,
 // reuse_jacobian, keep_step_ratio_low/high, jacobian_reuse_contraction, raw, method,
-// max_newton_iterations; stage_solve of the sensitivities), for the measurements behind the
+// max_newton_iterations, newton_test=contraction_rate|preconditioned_residual; stage_solve of the
+// sensitivities), for the measurements behind the
 // defaults.
 // KLU orders with AMD on every side (esdirk's KLU default; SUNDIALS' SUNLinSol_KLU defaults to
 // COLAMD, which --sundials-colamd restores: on the 2-D grid its factors fill more, N = 70 took
@@ -142,6 +143,9 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "keep_step_ratio_low") o.keep_step_ratio_low = value;
   else if (name == "jacobian_reuse_contraction") o.jacobian_reuse_contraction = value;
   else if (name == "method") o.method = esdirk::Tableau::named(text);
+  else if (name == "newton_test" && (text == "contraction_rate" || text == "preconditioned_residual"))
+    o.newton_test = text == "contraction_rate" ? esdirk::NewtonTest::contraction_rate
+                                               : esdirk::NewtonTest::preconditioned_residual;
   else if (name == "stage_solve" && (text == "automatic" || text == "refinement" || text == "factorization"))
     stage_solve = text == "refinement"      ? esdirk::StageSolve::refinement
                   : text == "factorization" ? esdirk::StageSolve::factorization
