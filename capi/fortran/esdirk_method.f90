@@ -14,6 +14,9 @@ module esdirk_method
 
   integer(c_int), parameter, public :: ESDIRK_TOLERANCE_CALIBRATED = 0
   integer(c_int), parameter, public :: ESDIRK_TOLERANCE_RAW = 1
+  integer(c_int), parameter, public :: ESDIRK_NEWTON_CONTRACTION_RATE = 0
+  integer(c_int), parameter, public :: ESDIRK_NEWTON_CORRECTION = 1
+  integer(c_int), parameter, public :: ESDIRK_NEWTON_RESIDUAL = 2
 
   public :: esdirk_solver_set_tolerance_rule, esdirk_solver_set_method
   public :: esdirk_solver_method_name_string, esdirk_solver_set_jacobian_reuse
@@ -29,6 +32,8 @@ module esdirk_method
   public :: esdirk_hybrid_solver_set_keep_step_ratio
 
   public :: esdirk_method_stages
+  public :: esdirk_solver_set_newton_test, esdirk_shooting_set_newton_test
+  public :: esdirk_reverse_shooting_set_newton_test, esdirk_hybrid_solver_set_newton_test
 
   interface
     !> rule: ESDIRK_TOLERANCE_CALIBRATED or ESDIRK_TOLERANCE_RAW; calibration_factor 0 takes
@@ -184,6 +189,40 @@ module esdirk_method
       type(c_ptr), value :: handle
       real(c_double), value :: low, high
     end function esdirk_hybrid_solver_set_keep_step_ratio
+
+    !> test: ESDIRK_NEWTON_CONTRACTION_RATE (default), ESDIRK_NEWTON_CORRECTION or
+    !> ESDIRK_NEWTON_RESIDUAL; rate_floor in [0, 1) (0.03 by default).
+    integer(c_int) function esdirk_solver_set_newton_test(handle, test, rate_floor) &
+        bind(C, name="esdirk_solver_set_newton_test")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: test
+      real(c_double), value :: rate_floor
+    end function esdirk_solver_set_newton_test
+
+    integer(c_int) function esdirk_shooting_set_newton_test(handle, test, rate_floor) &
+        bind(C, name="esdirk_shooting_set_newton_test")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: test
+      real(c_double), value :: rate_floor
+    end function esdirk_shooting_set_newton_test
+
+    integer(c_int) function esdirk_reverse_shooting_set_newton_test(handle, test, rate_floor) &
+        bind(C, name="esdirk_reverse_shooting_set_newton_test")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: test
+      real(c_double), value :: rate_floor
+    end function esdirk_reverse_shooting_set_newton_test
+
+    integer(c_int) function esdirk_hybrid_solver_set_newton_test(handle, test, rate_floor) &
+        bind(C, name="esdirk_hybrid_solver_set_newton_test")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: test
+      real(c_double), value :: rate_floor
+    end function esdirk_hybrid_solver_set_newton_test
 
     integer(c_int) function c_esdirk_method_stages(name, rtol) bind(C, name="esdirk_method_stages")
       import :: c_int, c_char, c_double

@@ -183,9 +183,56 @@ int set_keep_step_ratio(Handle* h, double low, double high) {
   });
 }
 
+template <class Handle>
+int set_newton_test(Handle* h, int test, double rate_floor) {
+  if (!h) return ESDIRK_NULL_ARGUMENT;
+  return guarded(h, [&]() -> int {
+    esdirk::Options probe;
+    switch (test) {
+      case ESDIRK_NEWTON_CONTRACTION_RATE:
+        probe.newton_test = esdirk::NewtonTest::contraction_rate;
+        break;
+      case ESDIRK_NEWTON_CORRECTION:
+        probe.newton_test = esdirk::NewtonTest::preconditioned_residual;
+        break;
+      case ESDIRK_NEWTON_RESIDUAL:
+        probe.newton_test = esdirk::NewtonTest::residual;
+        break;
+      default:
+        return h->fail(ESDIRK_INVALID_ARGUMENT,
+                       "set_newton_test: test " + std::to_string(test) +
+                           " is none of ESDIRK_NEWTON_CONTRACTION_RATE (0), ESDIRK_NEWTON_CORRECTION "
+                           "(1), ESDIRK_NEWTON_RESIDUAL (2)");
+    }
+    probe.newton_rate_floor = rate_floor;
+    check(probe, h, "set_newton_test");
+    esdirk::Options& options = options_of(h);
+    options.newton_test = probe.newton_test;
+    options.newton_rate_floor = rate_floor;
+    options_changed(h);
+    return ESDIRK_SUCCESS;
+  });
+}
+
 }  // namespace
 
 extern "C" {
+
+int esdirk_solver_set_newton_test(esdirk_solver* s, int test, double rate_floor) {
+  return set_newton_test(s, test, rate_floor);
+}
+int esdirk_shooting_set_newton_test(esdirk_shooting* s, int test, double rate_floor) {
+  return set_newton_test(s, test, rate_floor);
+}
+int esdirk_reverse_shooting_set_newton_test(esdirk_reverse_shooting* s, int test, double rate_floor) {
+  return set_newton_test(s, test, rate_floor);
+}
+int esdirk_multishoot_set_newton_test(esdirk_multishoot* s, int test, double rate_floor) {
+  return set_newton_test(s, test, rate_floor);
+}
+int esdirk_hybrid_solver_set_newton_test(esdirk_hybrid_solver* s, int test, double rate_floor) {
+  return set_newton_test(s, test, rate_floor);
+}
 
 // --- esdirk_solver -------------------------------------------------------------------------
 int esdirk_solver_set_tolerance_rule(esdirk_solver* s, int rule, double calibration_factor) {

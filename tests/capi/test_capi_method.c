@@ -149,6 +149,34 @@ int main(void) {
     CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, &x, 1, &z, 1, NULL, 0), ESDIRK_SUCCESS);
   }
 
+  /* The Newton stopping test: the correction-size test takes more iterations at the same
+   * tolerance; the default again gives the default run bit for bit; bad values refused. */
+  {
+    int64_t iterations_rate = 0, iterations_correction = 0, steps_again = 0;
+    const double error_rate = run(solver, 1e-8, &steps);
+    CHECK_STATUS(esdirk_solver_get_counter(solver, "newton_iterations", &iterations_rate), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_solver_set_newton_test(solver, ESDIRK_NEWTON_CORRECTION, 0.03), ESDIRK_SUCCESS);
+    run(solver, 1e-8, &steps_again);
+    CHECK_STATUS(esdirk_solver_get_counter(solver, "newton_iterations", &iterations_correction),
+                 ESDIRK_SUCCESS);
+    CHECK(iterations_correction > iterations_rate);
+    CHECK_STATUS(esdirk_solver_set_newton_test(solver, ESDIRK_NEWTON_RESIDUAL, 0.03), ESDIRK_SUCCESS);
+    CHECK(run(solver, 1e-8, &steps_again) < 1e-6);
+    CHECK_STATUS(esdirk_solver_set_newton_test(solver, 3, 0.03), ESDIRK_INVALID_ARGUMENT);
+    CHECK(contains(esdirk_solver_last_error(solver), "ESDIRK_NEWTON_CONTRACTION_RATE"));
+    CHECK_STATUS(esdirk_solver_set_newton_test(solver, ESDIRK_NEWTON_CONTRACTION_RATE, 1.0),
+                 ESDIRK_INVALID_ARGUMENT);
+    CHECK(contains(esdirk_solver_last_error(solver), "newton_rate_floor"));
+    CHECK_STATUS(esdirk_solver_set_newton_test(solver, ESDIRK_NEWTON_CONTRACTION_RATE, -0.1),
+                 ESDIRK_INVALID_ARGUMENT);
+    CHECK_STATUS(esdirk_solver_set_newton_test(solver, ESDIRK_NEWTON_CONTRACTION_RATE, NAN),
+                 ESDIRK_INVALID_ARGUMENT);
+    CHECK_STATUS(esdirk_solver_set_newton_test(solver, ESDIRK_NEWTON_CONTRACTION_RATE, 0.03), ESDIRK_SUCCESS);
+    CHECK(run(solver, 1e-8, &steps_again) == error_rate && steps_again == steps);
+    CHECK_STATUS(esdirk_solver_get_counter(solver, "newton_iterations", &value), ESDIRK_SUCCESS);
+    CHECK(value == iterations_rate);
+  }
+
   /* NULL handles. */
   CHECK_STATUS(esdirk_solver_set_tolerance_rule(NULL, ESDIRK_TOLERANCE_RAW, 0.0),
                ESDIRK_NULL_ARGUMENT);
@@ -156,6 +184,11 @@ int main(void) {
   CHECK_STATUS(esdirk_solver_set_jacobian_reuse(NULL, 1, 0.1), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_solver_set_keep_step_ratio(NULL, 1.0, 1.0), ESDIRK_NULL_ARGUMENT);
   CHECK(esdirk_solver_method_name(NULL) == NULL);
+  CHECK_STATUS(esdirk_solver_set_newton_test(NULL, 0, 0.03), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_shooting_set_newton_test(NULL, 0, 0.03), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_reverse_shooting_set_newton_test(NULL, 0, 0.03), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_multishoot_set_newton_test(NULL, 0, 0.03), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_set_newton_test(NULL, 0, 0.03), ESDIRK_NULL_ARGUMENT);
 
   esdirk_solver_free(&solver);
   esdirk_problem_free(&problem);

@@ -110,6 +110,14 @@ int main() {
        [](esdirk_solver* s) { CHECK_STATUS(esdirk_solver_set_method(s, "ESDIRK34"), ESDIRK_SUCCESS); }},
       {"ESDIRK547 at 1e-9", 1e-9, [](esdirk::Options& o) { o.method = esdirk::Tableau::esdirk547(); },
        [](esdirk_solver* s) { CHECK_STATUS(esdirk_solver_set_method(s, "ESDIRK547"), ESDIRK_SUCCESS); }},
+      {"correction-size Newton test", 1e-6,
+       [](esdirk::Options& o) {
+         o.newton_test = esdirk::NewtonTest::preconditioned_residual;
+         o.newton_rate_floor = 0.05;
+       },
+       [](esdirk_solver* s) {
+         CHECK_STATUS(esdirk_solver_set_newton_test(s, ESDIRK_NEWTON_CORRECTION, 0.05), ESDIRK_SUCCESS);
+       }},
       {"reuse and kept steps", 1e-6,
        [](esdirk::Options& o) {
          o.reuse_jacobian = true;
@@ -131,15 +139,18 @@ int main() {
     CHECK(a.z == b.z);
     CHECK(a.counters == b.counters);
     CHECK(a.method == b.method);
-    CHECK(counter(b, "steps") != counter(d, "steps"));  // the setter changed the run
-    if (a.counters != b.counters || a.x != b.x || counter(b, "steps") == counter(d, "steps"))
+    // The setter changed the run (the Newton test keeps the steps, not the iterations).
+    const bool changed = counter(b, "steps") != counter(d, "steps") ||
+                         counter(b, "newton_iterations") != counter(d, "newton_iterations");
+    CHECK(changed);
+    if (a.counters != b.counters || a.x != b.x || !changed)
       std::fprintf(stderr, "configuration \"%s\" differs\n", configuration.what);
   }
   // What the configurations must show on their own.
   const Result automatic = run_c({"defaults at 1e-9", 1e-9, [](esdirk::Options&) {}, [](esdirk_solver*) {}});
   CHECK(automatic.method == "ESDIRK436");  // the default "auto", at and below rtol 1e-5
   CHECK(run_c(configurations[2]).method == "ESDIRK34");
-  const Result reuse = run_c(configurations[4]);
+  const Result reuse = run_c(configurations[5]);
   CHECK(counter(reuse, "jacobian_reuses") > 0);
   CHECK(counter(reuse, "steps_kept") > 0);
   CHECK(counter(reuse, "jacobian_evaluations") < counter(reuse, "accepted_steps"));

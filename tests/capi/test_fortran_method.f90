@@ -26,7 +26,7 @@ program test_fortran_method
   implicit none
   integer :: passed = 0, failed = 0
   type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr
-  integer(c_int64_t) :: steps_calibrated, steps_raw, steps, reuses
+  integer(c_int64_t) :: steps_calibrated, steps_raw, steps, reuses, iterations_rate, iterations_correction
   real(c_double) :: error_calibrated, error_raw, error, x(1), z(1), none(1)
 
   call check(esdirk_problem_create(1, 1, 0, c_funloc(residual), c_null_ptr, problem) == ESDIRK_SUCCESS, "create")
@@ -54,6 +54,17 @@ program test_fortran_method
   call check(esdirk_solver_method_name_string(solver) == "ESDIRK34", "auto at 1e-4")
   call check(esdirk_solver_set_method(solver, "auto  ") == ESDIRK_SUCCESS, "trailing blanks")
 
+  call run(1d-8, error, steps)
+  call check(esdirk_solver_get_counter(solver, "newton_iterations", iterations_rate) == ESDIRK_SUCCESS, "iterations")
+  call check(esdirk_solver_set_newton_test(solver, ESDIRK_NEWTON_CORRECTION, 0.03_c_double) == ESDIRK_SUCCESS, &
+             "correction test")
+  call run(1d-8, error, steps)
+  call check(esdirk_solver_get_counter(solver, "newton_iterations", iterations_correction) == ESDIRK_SUCCESS, &
+             "iterations")
+  call check(iterations_correction > iterations_rate, "the correction test iterates more")
+  call check(esdirk_solver_set_newton_test(solver, ESDIRK_NEWTON_CONTRACTION_RATE, 0.03_c_double) == ESDIRK_SUCCESS, &
+             "rate test")
+
   call check(esdirk_solver_set_jacobian_reuse(solver, 1_c_int, 0.5_c_double) == ESDIRK_SUCCESS, "reuse")
   call check(esdirk_solver_set_keep_step_ratio(solver, 0.5_c_double, 2.0_c_double) == ESDIRK_SUCCESS, "keep")
   call run(1d-6, error, steps)
@@ -67,6 +78,10 @@ program test_fortran_method
   call check(esdirk_solver_set_tolerance_rule(solver, ESDIRK_TOLERANCE_RAW, -2.0_c_double) == ESDIRK_INVALID_ARGUMENT, &
              "bad factor")
   call check(index(esdirk_last_error_string(solver), "calibration_factor") > 0, "factor message")
+  call check(esdirk_solver_set_newton_test(solver, 3_c_int, 0.03_c_double) == ESDIRK_INVALID_ARGUMENT, "bad Newton test")
+  call check(esdirk_solver_set_newton_test(solver, ESDIRK_NEWTON_CORRECTION, 1.0_c_double) == ESDIRK_INVALID_ARGUMENT, &
+             "bad rate floor")
+  call check(index(esdirk_last_error_string(solver), "newton_rate_floor") > 0, "rate floor message")
   call check(esdirk_solver_set_method(solver, "ESDIRK99") == ESDIRK_INVALID_ARGUMENT, "bad method")
   call check(index(esdirk_last_error_string(solver), "ESDIRK99") > 0, "method message")
   call check(esdirk_solver_set_jacobian_reuse(solver, 1_c_int, 1.5_c_double) == ESDIRK_INVALID_ARGUMENT, "bad contraction")

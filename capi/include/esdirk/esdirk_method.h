@@ -24,6 +24,13 @@ extern "C" {
 #define ESDIRK_TOLERANCE_CALIBRATED 0 /* default: the achieved global error is about rtol */
 #define ESDIRK_TOLERANCE_RAW 1        /* seed 002: the error test uses rtol and atol as given */
 
+/* How a stage's Newton iteration decides it has converged (doc/integrator-theory.md section 3). */
+#define ESDIRK_NEWTON_CONTRACTION_RATE 0 /* default: the error left after the correction, from the
+                                            observed contraction rate (RADAU5's test) */
+#define ESDIRK_NEWTON_CORRECTION 1       /* the size of the correction itself (the test before
+                                            the rate-based one) */
+#define ESDIRK_NEWTON_RESIDUAL 2         /* seed 002: the raw residual on the differential rows */
+
 /** The tolerance rule (ESDIRK_TOLERANCE_CALIBRATED or ESDIRK_TOLERANCE_RAW) and the calibrated
  *  rule's factor kappa: 0 takes the method's measured constant (the default), otherwise finite
  *  and > 0 (ignored by the raw rule, but still checked). */
@@ -107,6 +114,20 @@ ESDIRK_C_API int esdirk_hybrid_solver_set_jacobian_reuse(esdirk_hybrid_solver* s
                                                          double contraction);
 ESDIRK_C_API int esdirk_hybrid_solver_set_keep_step_ratio(esdirk_hybrid_solver* solver,
                                                           double low, double high);
+
+/** The Newton stopping test of every handle above: ESDIRK_NEWTON_CONTRACTION_RATE (default),
+ *  ESDIRK_NEWTON_CORRECTION or ESDIRK_NEWTON_RESIDUAL, and the smallest contraction rate the
+ *  rate-based test trusts (Options::newton_rate_floor, default 0.03; in [0, 1), checked for
+ *  every test). Checked when set like the setters above; takes effect at the next run. */
+ESDIRK_C_API int esdirk_solver_set_newton_test(esdirk_solver* solver, int test, double rate_floor);
+ESDIRK_C_API int esdirk_shooting_set_newton_test(esdirk_shooting* shooting, int test,
+                                                 double rate_floor);
+ESDIRK_C_API int esdirk_reverse_shooting_set_newton_test(esdirk_reverse_shooting* shooting,
+                                                         int test, double rate_floor);
+ESDIRK_C_API int esdirk_multishoot_set_newton_test(esdirk_multishoot* ms, int test,
+                                                   double rate_floor);
+ESDIRK_C_API int esdirk_hybrid_solver_set_newton_test(esdirk_hybrid_solver* solver, int test,
+                                                      double rate_floor);
 
 /** The number of stages s of the method `name` resolves to at relative tolerance rtol ("auto" as
  *  at initialize, by rtol; any other name ignores rtol), what sizes the adjoint's step records:
