@@ -73,6 +73,7 @@
 #include "esdirk/integrator.hpp"
 #include "esdirk/jacobian.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "esdirk/stage_linear_system.hpp"
 
 namespace {
 
@@ -101,6 +102,8 @@ struct Run {
   long steps = 0;          // accepted steps
   long factorizations = 0;
   long newton_iterations = 0;  // nonlinear iterations (esdirk: over all stages)
+  long stage_factorizations = 0;  // esdirk's sensitivities: LUs of stage matrices M_i
+  long back_substitutions = 0;    // esdirk's sensitivities: right-hand sides solved
   double seconds = 0.0;
   double heap_bytes = 0.0;  // held by the solver at the end of the run
 };
@@ -190,6 +193,8 @@ Run esdirk_run(int size, Backend backend, double rtol, int directions, bool reus
              esdirk::ok(sensitivities.integrate_to(t_end, run.y, {}, S.ref()));
     run.heap_bytes = heap_in_use() - heap0;  // with the sensitivities' workspaces
     run.S.assign(S.data(), S.data() + static_cast<std::size_t>(n) * directions);
+    run.stage_factorizations = sensitivities.counters().stage_factorizations;
+    run.back_substitutions = sensitivities.counters().back_substitutions;
   }
   run.seconds = cpu_seconds() - start;
   run.steps = integrator.statistics().accepted_steps;
@@ -677,6 +682,21 @@ int check_2d_model(int side) {
   return 1;
 }
 
+// The fill of KLU's factors of M = I - h gamma J at the initial state (what the sensitivities'
+// automatic stage-solve rule weighs).
+template <class Model>
+esdirk::FactorizationCost factor_cost(int size) {
+  Model model(size);
+  const esdirk::SparsityPattern pattern = model.pattern();
+  model.set_jacobian_pattern(pattern, esdirk::LinearSolverKind::sparse);
+  esdirk::StageLinearSystem lu(model.nx(), model.nz(), model.jacobian_structure());
+  esdirk::JacobianMatrix J(model.size(), model.jacobian_structure());
+  const auto y0 = model.initial_state();
+  const auto p = model.nominal_parameters();
+  if (model.sparse_jacobian(0.0, y0, {}, p, J.sparse()) != 0 || lu.factor(J, 0.01, 0) != 0) return {};
+  return lu.factorization_cost();
+}
+
 // --run: one run, its counters and CPU time (for profiling one configuration, e.g. under
 // callgrind). SIZE is N (1-D: n = 2N; 2-D: an N x N grid); --t-end T integrates to T instead
 // of 10 (the cost per step of the largest grids in minutes rather than hours).
@@ -697,6 +717,18 @@ int run_single(const std::vector<std::string>& a) {
               "%.4f s CPU, %.0f B heap\n", solver_name(solver), backend_name(backend), a[2].c_str(), size,
               rtol, directions, t_end, r.ok ? "ok" : "FAILED", r.steps, r.factorizations, r.newton_iterations,
               r.seconds, r.heap_bytes);
+  if (solver == Solver::esdirk || solver == Solver::esdirk_reuse)
+    std::printf("esdirk: %.2f Newton iterations per step; sensitivities: %ld stage LUs, %ld back-substitutions\n",
+                static_cast<double>(r.newton_iterations) / static_cast<double>(std::max(1L, r.steps)),
+                r.stage_factorizations, r.back_substitutions);
+  if (backend == Backend::klu) {
+    const esdirk::FactorizationCost c = a[2] == "2d" ? factor_cost<brusselator_mol::Model2d>(size)
+                                                     : factor_cost<brusselator_mol::Model>(size);
+    std::printf("KLU on M at the initial state (h gamma = 0.01): %.0f entries of M, %.0f of the factors "
+                "(%.2f x), %.3g flops per factorization (%.1f per entry of M)\n",
+                c.matrix_entries, c.factor_entries, c.factor_entries / c.matrix_entries,
+                c.factorization_flops, c.factorization_flops / c.matrix_entries);
+  }
   double sum = 0.0;
   for (double v : r.y) sum += std::abs(v);
   std::printf("y[0] = %.17g, sum |y_i| = %.17g\n", r.y.empty() ? 0.0 : r.y[0], sum);

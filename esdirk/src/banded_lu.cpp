@@ -71,6 +71,11 @@ class BandedLu final : public StructuredLu {
            position_.size() * sizeof(std::size_t);
   }
 
+  FactorizationCost cost() const override {
+    const double n = n_, kl = kl_, ku = ku_;
+    return {n * (kl + ku + 1.0), n * (2.0 * kl + ku + 1.0), 2.0 * n * kl * (kl + ku)};
+  }
+
  private:
   int nx_, n_, kl_, ku_, ldab_;
   std::vector<double> ab_;

@@ -83,6 +83,19 @@ class SparseLu final : public StructuredLu {
            (pointers_.size() + rows_.size() + from_j_.size() + diagonal_.size()) * sizeof(int);
   }
 
+  // The fill of the last factorization (L and U of the diagonal blocks of the block triangular
+  // form, and the entries off those blocks, which the solves use as they are); klu_flops only
+  // walks the factors' index arrays. Before any factorization: the symbolic estimates.
+  FactorizationCost cost() const override {
+    const double entries = static_cast<double>(rows_.size());
+    if (numeric_ == nullptr)
+      return {entries, symbolic_->lnz + symbolic_->unz + static_cast<double>(symbolic_->nzoff),
+              symbolic_->est_flops};
+    klu_flops(symbolic_, numeric_, &common_);
+    return {entries, static_cast<double>(numeric_->lnz) + numeric_->unz + numeric_->nzoff,
+            common_.flops};
+  }
+
  private:
   // The pattern of M: J's entries and the whole diagonal, with the position of each of J's
   // entries and of each diagonal entry in M's value array.

@@ -52,4 +52,10 @@ std::size_t StageLinearSystem::bytes() const {
   return static_cast<std::size_t>(n_) * n_ * sizeof(double) + static_cast<std::size_t>(n_) * sizeof(int);
 }
 
+FactorizationCost StageLinearSystem::factorization_cost() const {
+  if (kind_ != LinearSolverKind::dense) return structured_->cost();
+  const double n = n_;
+  return {n * n, n * n, 2.0 / 3.0 * n * n * n};
+}
+
 }  // namespace esdirk

@@ -80,8 +80,34 @@ void StageSensitivities::resize(int directions) {
   inverse_.resize(use_inverse_ ? n_ : 0, use_inverse_ ? n_ : 0);
   factor_stages_ = options_.mode == SensitivityMode::exact &&
                    (options_.stage_solve == StageSolve::factorization ||
-                    (options_.stage_solve == StageSolve::automatic &&
-                     (structured_ || factorization_pays())));
+                    (options_.stage_solve == StageSolve::automatic && !structured_ && factorization_pays()));
+  // Banded and sparse problems: the rule needs the fill of the factors, known once the step's
+  // iteration matrix has been factored (the first solve).
+  decide_at_solve_ = options_.mode == SensitivityMode::exact && structured_ &&
+                     options_.stage_solve == StageSolve::automatic;
+}
+
+// Per stage, in multiply-adds: a stage LU forms M_i, factors it and does ns back-substitutions;
+// refinement does ns back-substitutions and then, per sweep and direction, J S and one more.
+// The first ns back-substitutions are common, so the LU pays when forming and factoring M_i
+// cost less than the sweeps. Two constants, measured with bench_sparse_cvodes --run (2-D
+// Brusselator, KLU, 3 directions, rtol 1e-5; doc/linear-solvers-guide.md):
+//  - expected_sweeps: the refinement took 4.2 sweeps per stage on the 1-D and the 2-D grids;
+//  - flop_cost: a factorization's flop costs 0.75 of a back-substitution's multiply-add (KLU's
+//    refactorization scatters and gathers through the index arrays; its flop count counts the
+//    multiply and the add): with these the rule's crossover is at the measured one, the
+//    16 x 16 grid (both ways equally fast; stage LUs faster at 12 x 12, refinement at 20 x 20).
+bool stage_factorization_pays(const FactorizationCost& cost, double jacobian_entries, int directions) {
+  if (directions < 1)
+    throw std::invalid_argument("stage_factorization_pays: at least one direction is needed");
+  if (!(cost.matrix_entries >= 0.0) || !(cost.factor_entries >= 0.0) ||
+      !(cost.factorization_flops >= 0.0) || !(jacobian_entries >= 0.0))
+    throw std::invalid_argument("stage_factorization_pays: sizes must be non-negative numbers");
+  constexpr double expected_sweeps = 4.0;
+  constexpr double flop_cost = 0.75;
+  const double factorization = cost.matrix_entries + flop_cost * cost.factorization_flops;
+  const double sweeps = expected_sweeps * directions * (cost.factor_entries + jacobian_entries);
+  return factorization < sweeps;
 }
 
 ConstMatrixRef StageSensitivities::stage_states(int i) const {
@@ -386,6 +412,11 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     throw std::logic_error("StageSensitivities::solve: the step has no iteration matrix (a recorded "
                            "step must be replayed through the integrator)");
   matrix_ = step.matrix;
+  if (decide_at_solve_) {
+    factor_stages_ = stage_factorization_pays(matrix_->factorization_cost(),
+                                              structured_jacobian_.pattern().nonzeros(), directions_);
+    decide_at_solve_ = false;
+  }
   const double hg = matrix_->h_gamma();
   if (structured_ && step.jacobian_matrix == nullptr)
     throw std::logic_error("StageSensitivities::solve: the step of a banded or sparse problem has "

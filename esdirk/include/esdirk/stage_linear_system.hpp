@@ -23,6 +23,16 @@ namespace internal {
 class StructuredLu;
 }
 
+/// The size of a factored iteration matrix M, for cost models that choose between more
+/// factorizations and more back-substitutions (the forward sensitivities' automatic stage
+/// solve, doc/linear-solvers-guide.md). A back-substitution of one column touches every entry
+/// of the factors once; a factorization does `factorization_flops` floating-point operations.
+struct FactorizationCost {
+  double matrix_entries = 0.0;       ///< stored entries of M (dense: n^2; band: n (kl + ku + 1))
+  double factor_entries = 0.0;       ///< entries of L and U with their fill-in
+  double factorization_flops = 0.0;  ///< flops of one numeric factorization
+};
+
 class ESDIRK_API StageLinearSystem {
  public:
   /// A dense LU back-end sized for (nx, nz).
@@ -64,6 +74,11 @@ class ESDIRK_API StageLinearSystem {
   long step_index() const { return step_index_; }
   /// Bytes held by the factorization (the LU and its workspace).
   std::size_t bytes() const;
+  /// Entries of M and of its factors, flops of one factorization. KLU reports the fill-in of
+  /// the last factorization (before the first one, its symbolic analysis's estimates); the
+  /// dense and banded back-ends their fixed storage (band: the kl rows of pivoting fill
+  /// included) and the textbook flop counts (2/3 n^3; 2 n kl (kl + ku)).
+  FactorizationCost factorization_cost() const;
 
  private:
   void solve_structured(MatrixRef B, bool transpose) const;

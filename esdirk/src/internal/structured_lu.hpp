@@ -9,6 +9,7 @@
 #include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/matrix.hpp"
 #include "esdirk/sparsity.hpp"
+#include "esdirk/stage_linear_system.hpp"
 
 namespace esdirk::internal {
 
@@ -21,6 +22,8 @@ class StructuredLu {
   virtual void solve(MatrixRef B, bool transpose) const = 0;
   /// Bytes held by the factorization and its workspace (memory reports).
   virtual std::size_t bytes() const = 0;
+  /// Entries of M, of its factors and the flops of one factorization (cost models).
+  virtual FactorizationCost cost() const = 0;
 };
 
 /// LAPACK band LU (dgbtrf/dgbtrs) with the structure's bandwidths.

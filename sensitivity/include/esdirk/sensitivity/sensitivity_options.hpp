@@ -21,8 +21,11 @@ enum class SensitivityMode {
 
 /// How exact mode solves the stage equations M_i S_i = rhs, M_i = E - h gamma J(stage i).
 enum class StageSolve {
-  /// A cost model: an LU of M_i per stage when it is cheaper than refinement, which is always
-  /// except for large systems with few directions (n > 50 ns).
+  /// A cost model: an LU of M_i per stage when it is cheaper than refinement. Dense problems:
+  /// always except for large systems with few directions (n > 50 ns). Banded and sparse
+  /// problems: decided at the first solve from the fill of the step's factors
+  /// (stage_factorization_pays): stage LUs on a 1-D grid, refinement on a 2-D grid whose
+  /// factors fill in.
   automatic,
   /// Iterative refinement with the step's single LU of M (the seed's one-LU-per-step rule for
   /// the sensitivities too); an LU of M_i only if the refinement does not converge.

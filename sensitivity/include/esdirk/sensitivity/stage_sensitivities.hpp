@@ -26,6 +26,19 @@
 
 namespace esdirk {
 
+/// The automatic stage solve's rule on a banded or sparse problem (StageSolve::automatic; the
+/// cost model in doc/linear-solvers-guide.md, "Sensitivities on grids whose factors fill in"):
+/// true when an LU of each stage matrix M_i is expected to cost less than refining the stage
+/// with the step's LU, given the size of the step's factored M (`cost`), the entries of the
+/// Jacobian's pattern and the number of sensitivity directions. Per stage and in entry visits,
+/// an LU costs forming M_i, the factorization's flops / 2 and one back-substitution per
+/// direction; refinement one back-substitution per direction and then, per sweep and
+/// direction, a product with J and a back-substitution. The factors' fill decides: without
+/// fill (a 1-D grid) the factorization costs a few back-substitutions, with the fill of a 2-D
+/// grid many sweeps' worth. Throws std::invalid_argument for directions < 1 or negative sizes.
+ESDIRK_API bool stage_factorization_pays(const FactorizationCost& cost, double jacobian_entries,
+                                         int directions);
+
 class ESDIRK_API StageSensitivities {
  public:
   /// Sizes the Jacobian workspaces for the integrator's problem. The integrator, `jacobians`
@@ -59,7 +72,8 @@ class ESDIRK_API StageSensitivities {
 
   /// True when exact mode solves each stage with an LU of its own matrix M_i (counted in
   /// stage_factorizations), false when it refines with the step's LU. On a banded or sparse
-  /// problem an LU costs O(n) like a few back-substitutions, so `automatic` factors the stages.
+  /// problem `automatic` decides at the first solve, once the step's LU shows the factors'
+  /// fill (stage_factorization_pays); false until then.
   bool factors_stages() const { return factor_stages_; }
   /// Exact mode: the largest number of refinement sweeps a stage needed in the last solve
   /// (with the doubling, the sweeps its partial sum stands for: 2^k - 1 after k doublings; 0
@@ -139,6 +153,8 @@ class ESDIRK_API StageSensitivities {
   int base_stage_ = -1;                    // the stage f_base_, g_base_ belong to (this solve)
   DenseLuSolver stage_lu_;                 // LU of a stage matrix M_i (exact mode)
   bool factor_stages_ = false;             // exact mode solves with stage_lu_ (resize())
+  bool decide_at_solve_ = false;           // automatic on a banded/sparse problem: decided by
+                                           // the first solve from the fill of the step's LU
   bool inverse_ready_ = false;             // inverse_ belongs to the step being solved
   int last_max_corrections_ = 0;
   long fallbacks_ = 0;
