@@ -3,10 +3,12 @@
 states) against CVODES and IDAS with the band and KLU back-ends, states alone and with three
 parameter sensitivities.
 
-    plot_sparse.py results/sparse results/
+    plot_sparse.py results/sparse results/ [results/sparse_before]
 
 reads PREFIX_work_precision.csv and PREFIX_cost.csv (the rows of several runs may be
-concatenated, one header) and writes into the output folder
+concatenated, one header) and, if a third argument is given, BEFORE_work_precision.csv, an
+earlier run whose esdirk curves are drawn in grey for comparison (the work-precision panels);
+writes into the output folder
   brusselator_work_precision.png  1-D, n = 1e4: CPU time against the achieved error
   brusselator_cost_vs_n.png       1-D: time per step and unknown against n
   brusselator_2d.png              2-D: work-precision at N = 40, time per step and unknown and
@@ -48,6 +50,17 @@ def draw(ax, rows, model, directions, x, y, backends=("band", "KLU")):
     ax.grid(True, which="both", alpha=0.3)
 
 
+def draw_before(ax, rows, model, directions, backends=("band", "KLU"), marker=None):
+    """esdirk's curves of an earlier run, grey (before a change of defaults)."""
+    for solver in ("esdirk", "esdirk reuse"):
+        for backend in backends:
+            chosen = series(rows, model, solver, backend, directions)
+            if chosen:
+                ax.loglog([error(r) for r in chosen], [seconds(r) for r in chosen],
+                          (marker or MARKER[backend]) + LINE[solver], color="0.6", lw=1,
+                          mfc="none", ms=4, label=f"{solver} {backend}, before")
+
+
 def error(r):
     return float(r["error"])
 
@@ -72,9 +85,11 @@ def main():
     prefix, out = sys.argv[1], sys.argv[2]
     wp = read(prefix + "_work_precision.csv")
     cost = read(prefix + "_cost.csv")
+    before = read(sys.argv[3] + "_work_precision.csv") if len(sys.argv) > 3 else []
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 5), sharey=True)
     for ax, (directions, title) in zip(axes, PANELS.items()):
+        draw_before(ax, before, "1d", directions, backends=("KLU",))
         draw(ax, wp, "1d", directions, error, seconds)
         n = next(r["n"] for r in wp if r["model"] == "1d")
         ax.set_xlabel("achieved error at t = 10 (max-norm, relative)")
@@ -98,6 +113,8 @@ def main():
 
     fig, axes = plt.subplots(1, 3, figsize=(17, 5))
     ax = axes[0]
+    for directions in ("0", "3"):
+        draw_before(ax, before, "2d", directions, backends=("KLU",), marker="s" if directions == "0" else "^")
     for directions, face in (("0", None), ("3", "none")):
         for solver in COLOUR:
             chosen = series(wp, "2d", solver, "KLU", directions)
