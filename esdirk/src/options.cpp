@@ -119,6 +119,8 @@ void Options::validate(int nx, int nz) const {
           "in [1, max_step_ratio]", keep_step_ratio_high);
   require(jacobian_reuse_contraction > 0.0 && jacobian_reuse_contraction < 1.0,
           "jacobian_reuse_contraction", "in (0, 1)", jacobian_reuse_contraction);
+  require(lu_reuse_h_change >= 0.0 && lu_reuse_h_change < 1.0, "lu_reuse_h_change", "in [0, 1)",
+          lu_reuse_h_change);
   if (stage_predictor != StagePredictor::dense_output && stage_predictor != StagePredictor::previous_stage)
     invalid("stage_predictor is neither dense_output nor previous_stage");
   if (newton_test != NewtonTest::preconditioned_residual && newton_test != NewtonTest::residual &&

@@ -174,6 +174,44 @@ BOOST_AUTO_TEST_CASE(reuse_gives_the_dense_back_ends_solution_on_every_back_end)
   }
 }
 
+// Options::lu_reuse_h_change: with h free to change (keep_step_ratio_high = 1) the kept LU
+// serves steps whose h gamma is within 30 % of its own. The error test still holds the achieved
+// error in [0.1, 10] x rtol, and the LUs fall well below those of same-h reuse.
+BOOST_AUTO_TEST_CASE(lu_reuse_across_small_changes_of_h) {
+  const auto reference = brusselator(esdirk::LinearSolverKind::sparse, false, 1e-11, false);
+  for (auto solver : {esdirk::LinearSolverKind::dense, esdirk::LinearSolverKind::sparse})
+    for (double rtol : {1e-4, 1e-7}) {
+      test_problems::Brusselator1d problem(100, false, true);
+      problem.set_jacobian_pattern(problem.pattern(), solver);
+      esdirk::Options options;
+      options.rtol = rtol;
+      options.atol = rtol;
+      options.reuse_jacobian = true;
+      const auto run = [&](double change) {
+        esdirk::Options o = options;
+        o.lu_reuse_h_change = change;
+        esdirk::Integrator integrator(problem, o);
+        BrusselatorRun r;
+        r.x = problem.initial_state();
+        std::vector<double> z;
+        BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, r.x, z, {})));
+        BOOST_REQUIRE(esdirk::ok(integrator.integrate_to(10.0, r.x, z).status));
+        r.stats = integrator.statistics();
+        return r;
+      };
+      const auto same_h = run(0.0);
+      const auto nearby = run(0.3);
+      const double error = relative_difference(nearby.x, reference.x);
+      BOOST_TEST_INFO(esdirk::linear_solver_name(solver) << ", rtol " << rtol << ": error " << error / rtol
+                                                         << " rtol, LUs " << nearby.stats.lu_factorizations
+                                                         << " (same h only " << same_h.stats.lu_factorizations << ")");
+      BOOST_TEST(error <= 10.0 * rtol);
+      BOOST_TEST(error >= 0.1 * rtol);
+      BOOST_TEST(nearby.stats.lu_reuses > same_h.stats.lu_reuses);
+      BOOST_TEST(nearby.stats.lu_factorizations < same_h.stats.lu_factorizations / 2);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(out_of_range_reuse_options_are_clear_errors) {
   auto problem = esdirk::FunctionProblem(1, 0, 0, [](double, auto y, auto, auto, auto f) {
     f[0] = -y[0];
@@ -193,6 +231,9 @@ BOOST_AUTO_TEST_CASE(out_of_range_reuse_options_are_clear_errors) {
       {"jacobian_reuse_contraction", [](esdirk::Options& o) { o.jacobian_reuse_contraction = 0.0; }},
       {"jacobian_reuse_contraction", [](esdirk::Options& o) { o.jacobian_reuse_contraction = 1.0; }},
       {"jacobian_reuse_contraction", [](esdirk::Options& o) { o.jacobian_reuse_contraction = std::nan(""); }},
+      {"lu_reuse_h_change", [](esdirk::Options& o) { o.lu_reuse_h_change = -0.1; }},
+      {"lu_reuse_h_change", [](esdirk::Options& o) { o.lu_reuse_h_change = 1.0; }},
+      {"lu_reuse_h_change", [](esdirk::Options& o) { o.lu_reuse_h_change = std::nan(""); }},
   };
   for (const Bad& b : bad) {
     esdirk::Options o;
