@@ -9,7 +9,9 @@
 // raw=1 (the seed's tolerances), kappa=K (calibration factor), reuse_jacobian=1,
 // keep_step_ratio_low=R, keep_step_ratio_high=R, jacobian_reuse_contraction=A,
 // dense_predictor=1, newton_tolerance=K, newton_rate_floor=F, newton_test=N (0
-// preconditioned_residual, 1 residual, 2 contraction_rate).
+// preconditioned_residual, 1 residual, 2 contraction_rate), difference_increment=N (0
+// error_weighted, 1 relative), differences=1 (the problems' Jacobians hidden: forward
+// differences).
 // --summary prints one line per problem with the totals over the rtols.
 
 #include <cstdio>
@@ -21,6 +23,20 @@
 #include "reference_problems.hpp"
 
 namespace {
+
+// A problem without its Jacobians, so that the integrator forms them by forward differences.
+class WithoutJacobians : public esdirk::Problem {
+ public:
+  explicit WithoutJacobians(std::unique_ptr<esdirk::Problem> inner)
+      : Problem(inner->nx(), inner->nz(), inner->np()), inner_(std::move(inner)) {}
+  int evaluate(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
+               esdirk::Vector f, esdirk::Vector g) override {
+    return inner_->evaluate(t, x, z, p, f, g);
+  }
+
+ private:
+  std::unique_ptr<esdirk::Problem> inner_;
+};
 
 bool apply(esdirk::Options& o, const std::string& setting) {
   const auto eq = setting.find('=');
@@ -41,6 +57,8 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "keep_step_ratio_high") o.keep_step_ratio_high = value;
   else if (name == "keep_step_ratio_low") o.keep_step_ratio_low = value;
   else if (name == "jacobian_reuse_contraction") o.jacobian_reuse_contraction = value;
+  else if (name == "difference_increment") o.difference_increment = static_cast<esdirk::DifferenceIncrement>(static_cast<int>(value));
+  else if (name == "differences") {}  // applied to the problem (main)
   else return false;
   return true;
 }
@@ -76,7 +94,13 @@ int main(int argc, char** argv) {
       "| problem | rtol | error | error/rtol | steps | rejected | Newton failures | f evals | "
       "Newton iterations | Jacobians | LUs | refreshes | J reuses | LU reuses | h kept |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  bool differences = false;
+  for (const auto& s : settings) differences = differences || s == "differences=1";
   for (auto& c : reference_problems::all()) {
+    if (differences) {
+      const auto make = c.make;
+      c.make = [make] { return std::make_unique<WithoutJacobians>(make()); };
+    }
     const auto base = c.options;
     c.options = [&](double rtol) {
       auto o = base(rtol);

@@ -1,5 +1,8 @@
 #include "esdirk/error_weights.hpp"
 
+#include <algorithm>
+#include <limits>
+
 namespace esdirk {
 
 ErrorWeights::ErrorWeights(const Options& options, int nx, int nz)
@@ -22,6 +25,21 @@ ErrorWeights::ErrorWeights(const Options& options, int nx, int nz)
   }
   for (std::size_t i = 0; i < atolz_.size(); ++i)
     atolz_[i] = scalar_factor * (options.algebraic_atol.empty() ? options.atol : options.algebraic_atol[i]);
+}
+
+// Measured on Dow (doc/sensitivity-guide.md, "Difference Jacobians of tiny states"): the floor
+// atol/rtol puts the columns of the tiny differential state u4 right (its rows hold large
+// cancelling terms); uncapped on the algebraic states it would move [H+] ~ 5e-9 by 1.5e-12 at
+// rtol 1e-10 (its absolute tolerance 1e-14 is fixed, so atol/rtol = 1e-4) and the truncation
+// error of its column spoils every sensitivity. Algebraic absolute tolerances are usually set
+// for the state's own scale, so their increment is bounded by atol itself.
+std::vector<double> ErrorWeights::increment_floors() const {
+  const double sqrt_eps = std::sqrt(std::numeric_limits<double>::epsilon());
+  std::vector<double> m;
+  m.reserve(rtol_.size() + atolz_.size());
+  for (std::size_t i = 0; i < rtol_.size(); ++i) m.push_back(rtol_[i] > 0.0 ? atol_[i] / rtol_[i] : 0.0);
+  for (double a : atolz_) m.push_back(rtolz_ > 0.0 ? std::min(a / rtolz_, a / sqrt_eps) : 0.0);
+  return m;
 }
 
 }  // namespace esdirk

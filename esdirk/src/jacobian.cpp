@@ -24,6 +24,7 @@ JacobianEvaluator::JacobianEvaluator(Problem& problem, Statistics& stats)
     : problem_(problem),
       stats_(stats),
       typical_(static_cast<std::size_t>(problem.size()), 1.0),
+      floors_(static_cast<std::size_t>(problem.size()), 0.0),
       v_(static_cast<std::size_t>(problem.size())),
       p_(static_cast<std::size_t>(problem.np())),
       f1_(static_cast<std::size_t>(problem.nx())),
@@ -68,10 +69,36 @@ void JacobianEvaluator::set_typical_values(std::vector<double> typical) {
   typical_ = std::move(typical);
 }
 
+void JacobianEvaluator::set_increment_floors(std::vector<double> floors) {
+  if (floors.size() != v_.size())
+    throw std::invalid_argument(
+        "set_increment_floors: expected nx + nz = " + std::to_string(v_.size()) + " values, got " +
+        std::to_string(floors.size()));
+  for (double v : floors)
+    if (!(v >= 0.0) || !std::isfinite(v))
+      throw std::invalid_argument("set_increment_floors: values must be finite and >= 0");
+  floors_ = std::move(floors);
+}
+
 void JacobianEvaluator::use_increments_of(const JacobianEvaluator& other) {
   if (other.typical_.size() != typical_.size())
     throw std::invalid_argument("use_increments_of: the evaluators belong to problems of different sizes");
   std::copy(other.typical_.begin(), other.typical_.end(), typical_.begin());
+  std::copy(other.floors_.begin(), other.floors_.end(), floors_.begin());
+}
+
+// The increment of column j at value v: relative to |v| (MINPACK), never below sqrt(eps) times
+// the floor (ErrorWeights::increment_floors under DifferenceIncrement::error_weighted, else 0)
+// or the typical value, whichever is smaller. A state that is tiny but not zero in rows whose
+// terms are large and cancel must move by more than the rounding of those terms, which
+// sqrt(eps)|v| does not (doc/sensitivity-guide.md, "Difference Jacobians of tiny states"); the
+// typical value keeps a large atol/rtol from moving a state of ordinary size by more than
+// sqrt(eps) times its scale. The typical value alone serves where both |v| and the floor are
+// zero. One rule for dense and coloured columns, so the two give the same columns.
+double JacobianEvaluator::increment(int j, double v) const {
+  const auto k = static_cast<std::size_t>(j);
+  const double scale = std::max(std::abs(v), std::min(floors_[k], typical_[k]));
+  return sqrt_eps * (scale != 0.0 ? scale : typical_[k]);
 }
 
 int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
@@ -95,9 +122,7 @@ int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, Co
   const ConstVector zv(v_.data() + nx, static_cast<std::size_t>(n - nx));
   for (int j = 0; j < n; ++j) {
     const double saved = v_[j];
-    // Relative increments (MINPACK's rule): a state's own size is its scale; only a state that
-    // is exactly zero falls back to its typical value.
-    v_[j] = saved + sqrt_eps * (saved != 0.0 ? std::abs(saved) : typical_[j]);
+    v_[j] = saved + increment(j, saved);
     const double actual = v_[j] - saved;  // the representable increment
     ++stats_.fd_function_evaluations;
     const int code = problem_.evaluate(t, xv, zv, p, f1_, g1_);
@@ -162,7 +187,7 @@ int JacobianEvaluator::coloured_differences(double t, ConstVector p, ConstVector
     for (int m = first; m < last; ++m) {
       const int j = colour_columns_[m];
       const double saved = v_[j];
-      v_[j] = saved + sqrt_eps * (saved != 0.0 ? std::abs(saved) : typical_[j]);
+      v_[j] = saved + increment(j, saved);
       increments_[j] = v_[j] - saved;
     }
     ++stats_.fd_function_evaluations;

@@ -123,6 +123,10 @@ void Options::validate(int nx, int nz) const {
           lu_reuse_h_change);
   if (stage_predictor != StagePredictor::dense_output && stage_predictor != StagePredictor::previous_stage)
     invalid("stage_predictor is neither dense_output nor previous_stage");
+  if (difference_increment != DifferenceIncrement::error_weighted &&
+      difference_increment != DifferenceIncrement::relative)
+    invalid("difference_increment is neither error_weighted nor relative (got " +
+            std::to_string(static_cast<int>(difference_increment)) + ")");
   if (newton_test != NewtonTest::preconditioned_residual && newton_test != NewtonTest::residual &&
       newton_test != NewtonTest::contraction_rate)
     invalid("newton_test is none of preconditioned_residual, residual, contraction_rate (got " +

@@ -60,6 +60,8 @@ Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
       newton_jacobian_(problem.size(), problem.jacobian_structure()) {
   trial_matrix_ = matrix_storage_[0].get();
   accepted_matrix_ = matrix_storage_[1].get();
+  if (options.difference_increment == DifferenceIncrement::error_weighted)
+    jacobians_.set_increment_floors(weights_.increment_floors());
   const auto ux = static_cast<std::size_t>(nx_), uz = static_cast<std::size_t>(nz_);
   const auto us = static_cast<std::size_t>(s_);
   x_.assign(ux, 0.0);

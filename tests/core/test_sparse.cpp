@@ -140,19 +140,34 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(colouring)
 
+// With increment floors (DifferenceIncrement::error_weighted) as well, at a point where some
+// states are tiny, zero or negative: one increment rule for both.
 BOOST_AUTO_TEST_CASE(coloured_differences_equal_dense_differences) {
-  for (bool algebraic : {false, true}) {
+  for (bool algebraic : {false, true})
+  for (bool floored : {false, true}) {
     Brusselator1d coloured(30, algebraic, false), plain(30, algebraic, false);
     coloured.set_jacobian_pattern(coloured.pattern(), LinearSolverKind::sparse);
     const int n = coloured.size();
     auto x = coloured.initial_state();
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += 0.1 * std::cos(static_cast<double>(i));  // generic point
+    if (floored) {
+      x[3] = 1e-20;
+      x[7] = 0.0;
+      x[11] = -3e-15;
+    }
     const auto z = coloured.initial_algebraic();
     std::vector<double> f(x.size()), g(z.size());
     BOOST_REQUIRE(plain.evaluate(0.0, x, z, {}, f, g) == 0);
 
     esdirk::Statistics sparse_stats, dense_stats;
     esdirk::JacobianEvaluator sparse_evaluator(coloured, sparse_stats), dense_evaluator(plain, dense_stats);
+    if (floored) {
+      std::vector<double> floors(static_cast<std::size_t>(n));
+      for (int j = 0; j < n; ++j) floors[static_cast<std::size_t>(j)] = 1e-4 * (1 + j % 3);
+      floors[5] = 0.0;
+      sparse_evaluator.set_increment_floors(floors);
+      dense_evaluator.use_increments_of(sparse_evaluator);
+    }
     esdirk::JacobianMatrix Js(n, coloured.jacobian_structure());
     esdirk::DenseMatrix Jd(n, n);
     BOOST_REQUIRE(sparse_evaluator.state_jacobian(0.0, x, z, {}, f, g, Js) == 0);
@@ -163,7 +178,7 @@ BOOST_AUTO_TEST_CASE(coloured_differences_equal_dense_differences) {
         const double scale = std::max(1.0, std::abs(Jd(i, j)));
         worst = std::max(worst, std::abs(Js(i, j) - Jd(i, j)) / scale);
       }
-    BOOST_TEST_CONTEXT("algebraic state: " << algebraic) {
+    BOOST_TEST_CONTEXT("algebraic state: " << algebraic << ", floors: " << floored) {
       BOOST_TEST(worst <= 1e-13);
       // One f evaluation per colour, counted; n without the pattern.
       BOOST_TEST(sparse_stats.fd_function_evaluations == sparse_evaluator.colours());

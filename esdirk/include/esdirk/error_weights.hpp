@@ -30,6 +30,15 @@ class ESDIRK_API ErrorWeights {
   }
   double rtol(int i) const { return rtol_[static_cast<std::size_t>(i)]; }
   double atol(int i) const { return atol_[static_cast<std::size_t>(i)]; }
+  /// The tolerances of algebraic state i (one rtol for all of them).
+  double algebraic_rtol() const { return rtolz_; }
+  double algebraic_atol(int i) const { return atolz_[static_cast<std::size_t>(i)]; }
+  /// The floors of the difference-Jacobian increments under
+  /// DifferenceIncrement::error_weighted, nx + nz values in units of the states: atol_j/rtol_j
+  /// for a differential state (the magnitude below which the error test measures it
+  /// absolutely); for an algebraic state the same, but at most atol_j/sqrt(eps), so that its
+  /// increment never exceeds atol_j (IDA's bound 1/ewt_j). 0 where rtol_j = 0.
+  std::vector<double> increment_floors() const;
 
  private:
   std::vector<double> rtol_, atol_, atolz_;

@@ -29,12 +29,19 @@ class ESDIRK_API JacobianEvaluator {
   /// (n without a pattern).
   int colours() const { return colours_; }
 
-  /// Difference increments are delta_j = sqrt(eps) |v_j|, and sqrt(eps) typical_j for a state
-  /// that is exactly zero (nx + nz values, each > 0; default 1).
+  /// Difference increments are delta_j = sqrt(eps) max(|v_j|, min(floor_j, typical_j)) (the
+  /// increment floors below), and sqrt(eps) typical_j where that is zero (nx + nz values, each
+  /// > 0; default 1).
   void set_typical_values(std::vector<double> typical);
   const std::vector<double>& typical_values() const { return typical_; }
-  /// Takes the typical values of `other` (an evaluator of the same problem), so both form
-  /// the same difference Jacobians. Does not allocate.
+  /// The floors of the increments in units of the states (nx + nz values, each finite and
+  /// >= 0). Default 0: MINPACK's relative rule. The integrator sets
+  /// ErrorWeights::increment_floors() (Options::difference_increment,
+  /// DifferenceIncrement::error_weighted).
+  void set_increment_floors(std::vector<double> floors);
+  const std::vector<double>& increment_floors() const { return floors_; }
+  /// Takes the typical values and increment floors of `other` (an evaluator of the same
+  /// problem), so both form the same difference Jacobians. Does not allocate.
   void use_increments_of(const JacobianEvaluator& other);
 
   /// `f0`, `g0` must hold f and g at the point (the forward-difference base).
@@ -50,7 +57,8 @@ class ESDIRK_API JacobianEvaluator {
  private:
   Problem& problem_;
   Statistics& stats_;
-  std::vector<double> typical_;
+  std::vector<double> typical_, floors_;
+  double increment(int j, double v) const;  // the increment of column j at value v
   int coloured_differences(double t, ConstVector p, ConstVector f0, ConstVector g0,
                            const double* x, const double* z, double* values, MatrixRef dense);
   int sparse_into_dense(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J);

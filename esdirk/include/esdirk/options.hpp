@@ -45,6 +45,24 @@ enum class ToleranceRule {
   raw,
 };
 
+/// How forward-difference Jacobians choose the increment of column j (doc/integrator-guide.md
+/// section 1, "Jacobians: analytic, by differences, and checked"; doc/integrator-theory.md
+/// section 2b). v_j is the state, atol_j and rtol_j the tolerances of its error test.
+enum class DifferenceIncrement {
+  /// sqrt(eps) max(|v_j|, min(F_j, typical_j)) with F_j = atol_j/rtol_j, the magnitude under
+  /// which the error test measures state j absolutely (for an algebraic state at most
+  /// atol_j/sqrt(eps), so that its increment never exceeds atol_j), and typical_j the
+  /// evaluator's typical value (default 1). Relative to the state above that magnitude; a state
+  /// that is tiny but not zero is moved by enough to rise above the rounding of the large terms
+  /// that cancel in its rows. F_j = 0 where rtol_j = 0. Default.
+  error_weighted,
+  /// MINPACK's rule: sqrt(eps) |v_j|, and sqrt(eps) times the typical value of j
+  /// (JacobianEvaluator::set_typical_values, default 1) only where v_j is exactly zero. The
+  /// columns of tiny nonzero states can be wrong by O(1) (Dow's u4, u9, u10 in the first steps;
+  /// Robertson's DAE fails).
+  relative,
+};
+
 struct ESDIRK_API Options {
   // --- Tolerances -------------------------------------------------------------------------
   /// Scalar relative and absolute tolerances of the error test (seed 002 eq. 21), used for
@@ -145,6 +163,10 @@ struct ESDIRK_API Options {
   /// (keep_step_ratio_*). In [0, 1). Pays on grids whose factors fill in (2-D: 0.3 with
   /// keep_step_ratio_high = 1 saves 20-25 % over same-h reuse; doc/linear-solvers-guide.md).
   double lu_reuse_h_change = 0.0;
+
+  // --- Difference Jacobians (when the problem supplies no jacobian()) ----------------------
+  /// The increment of each difference column (see DifferenceIncrement).
+  DifferenceIncrement difference_increment = DifferenceIncrement::error_weighted;
 
   // --- Consistent initialization of z -----------------------------------------------------
   int max_initialization_iterations = 30;
