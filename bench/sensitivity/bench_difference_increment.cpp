@@ -2,7 +2,11 @@
 // Jacobians of tiny states"): how wrong the difference columns are, and what that does to
 // exact-mode forward sensitivities, under three increment rules.
 //
-//     bench_difference_increment [--rtols 1e-6,1e-8,1e-10] [--t-end 2]
+//     bench_difference_increment [--rtols 1e-6,1e-8,1e-10] [--t-end 2] [--floor j=F ...]
+//
+// --floor j=F sets the increment floor of state j (0-based, x then z) to F under the
+// error-weighted rule (as JacobianEvaluator::set_increment_floors would): e.g. 3=1 gives u4
+// its real scale.
 //
 // For each rtol: the accepted steps of a states-only run with the analytic Jacobian (the
 // benchmark's tolerances) are replayed with step_exactly and fifteen directions (the six initial
@@ -26,6 +30,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dow/dow_model.hpp"
@@ -59,13 +64,17 @@ const char* rule_name(Rule r) {
   return "?";
 }
 
+std::vector<std::pair<int, double>> floor_overrides;  // --floor j=F
+
 // The increment floors of a rule for the options `o`.
 std::vector<double> floors_of(Rule rule, esdirk::Options o) {
   o.method = o.resolved_method();  // the tolerance rule depends on the method
   const esdirk::ErrorWeights w(o, 6, 4);
   std::vector<double> floors(10, 0.0);
   if (rule == Rule::error_weighted) {
-    return w.increment_floors();
+    std::vector<double> f = w.increment_floors();
+    for (const auto& [j, value] : floor_overrides) f[static_cast<std::size_t>(j)] = value;
+    return f;
   }
   if (rule == Rule::atol_floor) {
     const double sqrt_eps = std::sqrt(std::numeric_limits<double>::epsilon());
@@ -133,16 +142,24 @@ int main(int argc, char** argv) {
   std::vector<double> rtols{1e-6, 1e-8, 1e-10};
   double t_end = 2.0;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--t-end") && i + 1 < argc)
+    if (!std::strcmp(argv[i], "--t-end") && i + 1 < argc) {
       t_end = std::atof(argv[++i]);
-    else if (!std::strcmp(argv[i], "--rtols") && i + 1 < argc) {
+    } else if (!std::strcmp(argv[i], "--floor") && i + 1 < argc) {
+      char* end = nullptr;
+      const long j = std::strtol(argv[++i], &end, 10);
+      if (j < 0 || j >= 10 || *end != '=') {
+        std::fprintf(stderr, "--floor expects j=F with j in [0, 10)\n");
+        return 2;
+      }
+      floor_overrides.emplace_back(static_cast<int>(j), std::atof(end + 1));
+    } else if (!std::strcmp(argv[i], "--rtols") && i + 1 < argc) {
       rtols.clear();
       for (char* p = argv[++i]; *p;) {
         rtols.push_back(std::strtod(p, &p));
         if (*p == ',') ++p;
       }
     } else {
-      std::fprintf(stderr, "usage: %s [--rtols r,r,...] [--t-end T]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--rtols r,r,...] [--t-end T] [--floor j=F ...]\n", argv[0]);
       return 2;
     }
   }
