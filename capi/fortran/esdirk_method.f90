@@ -20,7 +20,7 @@ module esdirk_method
 
   public :: esdirk_solver_set_tolerance_rule, esdirk_solver_set_method
   public :: esdirk_solver_method_name_string, esdirk_solver_set_jacobian_reuse
-  public :: esdirk_solver_set_keep_step_ratio
+  public :: esdirk_solver_set_keep_step_ratio, esdirk_solver_set_lu_reuse_h_change
   public :: esdirk_shooting_set_tolerance_rule, esdirk_shooting_set_method
   public :: esdirk_shooting_method_name_string, esdirk_shooting_set_jacobian_reuse
   public :: esdirk_shooting_set_keep_step_ratio
@@ -29,7 +29,7 @@ module esdirk_method
   public :: esdirk_reverse_shooting_set_keep_step_ratio
   public :: esdirk_hybrid_solver_set_tolerance_rule, esdirk_hybrid_solver_set_method
   public :: esdirk_hybrid_solver_method_name_string, esdirk_hybrid_solver_set_jacobian_reuse
-  public :: esdirk_hybrid_solver_set_keep_step_ratio
+  public :: esdirk_hybrid_solver_set_keep_step_ratio, esdirk_hybrid_solver_set_lu_reuse_h_change
 
   public :: esdirk_method_stages
   public :: esdirk_solver_set_newton_test, esdirk_shooting_set_newton_test
@@ -75,6 +75,15 @@ module esdirk_method
       type(c_ptr), value :: solver
       real(c_double), value :: low, high
     end function esdirk_solver_set_keep_step_ratio
+
+    !> With Jacobian reuse: the kept LU also serves a step whose h*gamma is within this
+    !> fraction of its own; in [0, 1), 0 (the default): only a step of the same h.
+    integer(c_int) function esdirk_solver_set_lu_reuse_h_change(solver, fraction) &
+        bind(C, name="esdirk_solver_set_lu_reuse_h_change")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: solver
+      real(c_double), value :: fraction
+    end function esdirk_solver_set_lu_reuse_h_change
 
     ! --- esdirk_shooting: the same setters (reuse refused on the shooting, reverse shooting and
     ! multiple-shooting handles, which always differentiate)
@@ -189,6 +198,13 @@ module esdirk_method
       type(c_ptr), value :: handle
       real(c_double), value :: low, high
     end function esdirk_hybrid_solver_set_keep_step_ratio
+
+    integer(c_int) function esdirk_hybrid_solver_set_lu_reuse_h_change(handle, fraction) &
+        bind(C, name="esdirk_hybrid_solver_set_lu_reuse_h_change")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      real(c_double), value :: fraction
+    end function esdirk_hybrid_solver_set_lu_reuse_h_change
 
     !> test: ESDIRK_NEWTON_CONTRACTION_RATE (default), ESDIRK_NEWTON_CORRECTION or
     !> ESDIRK_NEWTON_RESIDUAL; rate_floor in [0, 1) (0.03 by default).

@@ -163,6 +163,19 @@ int set_jacobian_reuse(Handle* h, int reuse, double contraction) {
 }
 
 template <class Handle>
+int set_lu_reuse_h_change(Handle* h, double fraction) {
+  if (!h) return ESDIRK_NULL_ARGUMENT;
+  return guarded(h, [&]() -> int {
+    esdirk::Options probe;
+    probe.lu_reuse_h_change = fraction;
+    check(probe, h, "set_lu_reuse_h_change");
+    options_of(h).lu_reuse_h_change = fraction;
+    options_changed(h);
+    return ESDIRK_SUCCESS;
+  });
+}
+
+template <class Handle>
 int set_keep_step_ratio(Handle* h, double low, double high) {
   if (!h) return ESDIRK_NULL_ARGUMENT;
   return guarded(h, [&]() -> int {
@@ -246,6 +259,9 @@ int esdirk_solver_set_jacobian_reuse(esdirk_solver* s, int reuse, double contrac
 int esdirk_solver_set_keep_step_ratio(esdirk_solver* s, double low, double high) {
   return set_keep_step_ratio(s, low, high);
 }
+int esdirk_solver_set_lu_reuse_h_change(esdirk_solver* s, double fraction) {
+  return set_lu_reuse_h_change(s, fraction);
+}
 
 // --- esdirk_shooting -----------------------------------------------------------------------
 int esdirk_shooting_set_tolerance_rule(esdirk_shooting* s, int rule, double calibration_factor) {
@@ -313,6 +329,9 @@ int esdirk_hybrid_solver_set_jacobian_reuse(esdirk_hybrid_solver* s, int reuse,
 }
 int esdirk_hybrid_solver_set_keep_step_ratio(esdirk_hybrid_solver* s, double low, double high) {
   return set_keep_step_ratio(s, low, high);
+}
+int esdirk_hybrid_solver_set_lu_reuse_h_change(esdirk_hybrid_solver* s, double fraction) {
+  return set_lu_reuse_h_change(s, fraction);
 }
 
 int esdirk_method_stages(const char* name, double rtol) {

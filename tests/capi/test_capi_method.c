@@ -97,6 +97,19 @@ int main(void) {
   CHECK(value > 0);
   CHECK_STATUS(esdirk_solver_start_sensitivities(solver, NULL, 1, 1, 1), ESDIRK_INVALID_ARGUMENT);
   CHECK(contains(esdirk_solver_last_error(solver), "reuse_jacobian"));
+  /* With h free to move, only a nearby h lets the kept LU serve the next step. */
+  {
+    int64_t lu_reuses_same_h = 0, lu_reuses_nearby = 0;
+    CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, 1.0), ESDIRK_SUCCESS);
+    run(solver, 1e-6, &steps);
+    CHECK_STATUS(esdirk_solver_get_counter(solver, "lu_reuses", &lu_reuses_same_h), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_solver_set_lu_reuse_h_change(solver, 0.3), ESDIRK_SUCCESS);
+    error = run(solver, 1e-6, &steps);
+    CHECK_STATUS(esdirk_solver_get_counter(solver, "lu_reuses", &lu_reuses_nearby), ESDIRK_SUCCESS);
+    CHECK(lu_reuses_nearby > lu_reuses_same_h);
+    CHECK(error < 1e-5);
+    CHECK_STATUS(esdirk_solver_set_lu_reuse_h_change(solver, 0.0), ESDIRK_SUCCESS);
+  }
   CHECK_STATUS(esdirk_solver_set_jacobian_reuse(solver, 0, 0.1), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, 1.0), ESDIRK_SUCCESS);
   run(solver, 1e-6, &steps);
@@ -130,6 +143,10 @@ int main(void) {
   CHECK(contains(esdirk_solver_last_error(solver), "keep_step_ratio_high"));
   CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, INFINITY), ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_solver_set_keep_step_ratio(solver, 1.0, NAN), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_lu_reuse_h_change(solver, -0.1), ESDIRK_INVALID_ARGUMENT);
+  CHECK(contains(esdirk_solver_last_error(solver), "lu_reuse_h_change"));
+  CHECK_STATUS(esdirk_solver_set_lu_reuse_h_change(solver, 1.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_lu_reuse_h_change(solver, NAN), ESDIRK_INVALID_ARGUMENT);
   CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK436") == 0); /* the integrator's */
   error = run(solver, 1e-8, &steps);
   CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK436") == 0);
@@ -183,6 +200,7 @@ int main(void) {
   CHECK_STATUS(esdirk_solver_set_method(NULL, "auto"), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_solver_set_jacobian_reuse(NULL, 1, 0.1), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_solver_set_keep_step_ratio(NULL, 1.0, 1.0), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_lu_reuse_h_change(NULL, 0.3), ESDIRK_NULL_ARGUMENT);
   CHECK(esdirk_solver_method_name(NULL) == NULL);
   CHECK_STATUS(esdirk_solver_set_newton_test(NULL, 0, 0.03), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_shooting_set_newton_test(NULL, 0, 0.03), ESDIRK_NULL_ARGUMENT);

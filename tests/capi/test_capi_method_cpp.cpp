@@ -129,6 +129,15 @@ int main() {
          CHECK_STATUS(esdirk_solver_set_jacobian_reuse(s, 1, 0.2), ESDIRK_SUCCESS);
          CHECK_STATUS(esdirk_solver_set_keep_step_ratio(s, 0.8, 1.3), ESDIRK_SUCCESS);
        }},
+      {"reuse across nearby h", 1e-6,
+       [](esdirk::Options& o) {
+         o.reuse_jacobian = true;
+         o.lu_reuse_h_change = 0.3;
+       },
+       [](esdirk_solver* s) {
+         CHECK_STATUS(esdirk_solver_set_jacobian_reuse(s, 1, 0.1), ESDIRK_SUCCESS);
+         CHECK_STATUS(esdirk_solver_set_lu_reuse_h_change(s, 0.3), ESDIRK_SUCCESS);
+       }},
   };
   for (const Configuration& configuration : configurations) {
     const Result a = run_cpp(configuration), b = run_c(configuration);
@@ -154,5 +163,13 @@ int main() {
   CHECK(counter(reuse, "jacobian_reuses") > 0);
   CHECK(counter(reuse, "steps_kept") > 0);
   CHECK(counter(reuse, "jacobian_evaluations") < counter(reuse, "accepted_steps"));
+  // h moves every step (keep [1, 1]): the LU serves a next step only within the h change.
+  const Result nearby = run_c(configurations[6]);
+  const Result same_h = run_c({"reuse, same h only", 1e-6,
+                               [](esdirk::Options& o) { o.reuse_jacobian = true; },
+                               [](esdirk_solver* s) {
+                                 CHECK_STATUS(esdirk_solver_set_jacobian_reuse(s, 1, 0.1), ESDIRK_SUCCESS);
+                               }});
+  CHECK(counter(nearby, "lu_reuses") > counter(same_h, "lu_reuses"));
   return report();
 }

@@ -244,6 +244,7 @@ typedef struct {
   int reuse;
   double keep_high;  /* 0: not set */
   int sensitivities; /* d/dp0, d/dp1 */
+  double lu_h_change; /* 0: not set */
 } HybridConfig;
 
 typedef struct {
@@ -271,6 +272,8 @@ static HybridRun run_hybrid(esdirk_hybrid_problem* hp, HybridConfig config) {
   if (!st && config.reuse) st = esdirk_hybrid_solver_set_jacobian_reuse(s, 1, 0.1);
   if (!st && config.keep_high > 0.0)
     st = esdirk_hybrid_solver_set_keep_step_ratio(s, 1.0, config.keep_high);
+  if (!st && config.lu_h_change > 0.0)
+    st = esdirk_hybrid_solver_set_lu_reuse_h_change(s, config.lu_h_change);
   if (!st) st = esdirk_hybrid_solver_initialize(s, 0.0, 1, x0, N, NULL, 0, p_nominal, NP, NULL, 0);
   if (!st && config.sensitivities)
     st = esdirk_hybrid_solver_start_sensitivities(s, seed, N + NP, NP, N + NP);
@@ -309,7 +312,7 @@ static Structure dense_of_kind(Structure s) {
 
 static void test_hybrid_structures_equal_dense(void) {
   esdirk_hybrid_problem* hp = make_hybrid();
-  const HybridConfig with_s = {"ESDIRK34", 0, 0, 0.0, 1};
+  const HybridConfig with_s = {"ESDIRK34", 0, 0, 0.0, 1, 0.0};
   HybridRun runs[SPARSE_ANALYTIC + 1];
   for (int s = DENSE; s <= SPARSE_ANALYTIC; ++s) {
     declare_hybrid(hp, (Structure)s);
@@ -401,7 +404,7 @@ static void test_hybrid_adjoint_on_structures(void) {
    */
   for (int s = SPARSE; s <= SPARSE_ANALYTIC; s += SPARSE_ANALYTIC - SPARSE) {
     declare_hybrid(hp, (Structure)s);
-    const HybridRun run = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 1});
+    const HybridRun run = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 1, 0.0});
     double forward[NP] = {0.0, 0.0};
     for (int j = 0; j < NP; ++j)
       for (int i = 0; i < N; ++i) forward[j] += run.S[j * N + i];
@@ -428,34 +431,44 @@ static void test_hybrid_adjoint_on_structures(void) {
 static void test_hybrid_method_setters(void) {
   esdirk_hybrid_problem* hp = make_hybrid();
   declare_hybrid(hp, SPARSE);
-  const HybridRun base = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 0});
+  const HybridRun base = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 0, 0.0});
   CHECK_STATUS(base.status, ESDIRK_SUCCESS);
   CHECK(strcmp(base.method, "ESDIRK34") == 0);
-  const HybridRun order4 = run_hybrid(hp, (HybridConfig){"ESDIRK436", 0, 0, 0.0, 0});
+  const HybridRun order4 = run_hybrid(hp, (HybridConfig){"ESDIRK436", 0, 0, 0.0, 0, 0.0});
   CHECK_STATUS(order4.status, ESDIRK_SUCCESS);
   CHECK(strcmp(order4.method, "ESDIRK436") == 0 && order4.steps != base.steps);
   CHECK(order4.events == base.events);
-  const HybridRun automatic = run_hybrid(hp, (HybridConfig){"auto", 0, 0, 0.0, 0});
+  const HybridRun automatic = run_hybrid(hp, (HybridConfig){"auto", 0, 0, 0.0, 0, 0.0});
   CHECK(strcmp(automatic.method, "ESDIRK436") == 0); /* rtol 1e-7 */
   CHECK(automatic.steps == order4.steps && same_bits(automatic.x, order4.x, N));
-  const HybridRun raw = run_hybrid(hp, (HybridConfig){"ESDIRK34", 1, 0, 0.0, 0});
+  const HybridRun raw = run_hybrid(hp, (HybridConfig){"ESDIRK34", 1, 0, 0.0, 0, 0.0});
   CHECK_STATUS(raw.status, ESDIRK_SUCCESS);
   CHECK(raw.steps != base.steps);
-  const HybridRun reuse = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 1, 1.2, 0});
+  const HybridRun reuse = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 1, 1.2, 0, 0.0});
   CHECK_STATUS(reuse.status, ESDIRK_SUCCESS);
   CHECK(base.jacobian_reuses == 0 && base.steps_kept == 0);
   CHECK(reuse.jacobian_reuses > 0 && reuse.steps_kept > 0 && reuse.lus < base.lus);
   CHECK(reuse.events == base.events);
   CHECK(max_difference(reuse.event_times, base.event_times, (int)base.events) < 1e-4);
-  const HybridRun kept = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 1.2, 0});
+  const HybridRun kept = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 1.2, 0, 0.0});
   CHECK(kept.steps_kept > 0 && kept.jacobian_reuses == 0);
+  /* With h free to move (keep [1, 1]) the LU also serves steps of a nearby h. */
+  const HybridRun same_h = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 1, 1.0, 0, 0.0});
+  const HybridRun nearby_h = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 1, 1.0, 0, 0.3});
+  CHECK_STATUS(nearby_h.status, ESDIRK_SUCCESS);
+  CHECK(nearby_h.lus < same_h.lus);
+  CHECK(nearby_h.events == base.events);
+  CHECK(max_difference(nearby_h.event_times, base.event_times, (int)base.events) < 1e-4);
   /* Reuse is states-only: sensitivities and the adjoint refuse it, with a message. */
-  const HybridRun refused = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 1, 0.0, 1});
+  const HybridRun refused = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 1, 0.0, 1, 0.0});
   CHECK_STATUS(refused.status, ESDIRK_INVALID_ARGUMENT);
   esdirk_hybrid_solver* s = NULL;
   double x0[N];
   memset(x0, 0, sizeof x0);
   CHECK_STATUS(esdirk_hybrid_solver_create(hp, &s), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_lu_reuse_h_change(s, 1.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_hybrid_solver_last_error(s), "lu_reuse_h_change") != NULL);
+  CHECK_STATUS(esdirk_hybrid_solver_set_lu_reuse_h_change(NULL, 0.3), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_solver_set_jacobian_reuse(s, 1, 0.1), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_set_adjoint(s, 1, 0), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_initialize(s, 0.0, 1, x0, N, NULL, 0, p_nominal, NP, NULL, 0),
@@ -886,7 +899,7 @@ static void test_refusals_change_nothing(void) {
 
   esdirk_hybrid_problem* hp = make_hybrid();
   declare_hybrid(hp, BANDED);
-  const HybridRun a = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 1});
+  const HybridRun a = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 1, 0.0});
   esdirk_int ptr[N + 1], rows[3 * N];
   tridiagonal(ptr, rows);
   rows[2] = -1;
@@ -894,7 +907,7 @@ static void test_refusals_change_nothing(void) {
       esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
       ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, N, 0), ESDIRK_INVALID_ARGUMENT);
-  const HybridRun b = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 1});
+  const HybridRun b = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 1, 0.0});
   CHECK(a.steps == b.steps && same_bits(a.x, b.x, N) && same_bits(a.S, b.S, N * NP));
   esdirk_hybrid_problem_free(&hp);
   esdirk_problem_free(&problem);

@@ -24,7 +24,7 @@ struct ESDIRK_API Statistics {
   long jacobian_refreshes = 0;  ///< Newton recoveries: J at a stage iterate and its LU (in NJAC, NLU)
   long newton_dampings = 0;     ///< Newton corrections halved because the model left its domain
   long jacobian_reuses = 0;  ///< attempts with the Jacobian of an earlier step (Options::reuse_jacobian)
-  long lu_reuses = 0;        ///< attempts with the previous step's LU (same J, same h): not in NLU
+  long lu_reuses = 0;        ///< attempts with the previous step's LU (same J; same h, or one within Options::lu_reuse_h_change): not in NLU
   long steps_kept = 0;       ///< accepted steps after which h was kept (Options::keep_step_ratio_*)
   long callback_failures = 0;        ///< recoverable callback failures and non-finite values
   long parameter_jacobian_evaluations = 0;  ///< NJACP: [f_p; g_p] formed (sensitivities)
