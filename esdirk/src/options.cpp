@@ -39,9 +39,13 @@ double Options::internal_rtol(double r) const {
   // and a global error ~ h^p of the propagated order p: ~ tol^(p/q). The rule asks for
   // kappa rtol^(q/p), so that the global error is ~ rtol: 4/3 for ESDIRK34 (p = 3, q = 4), 1 for
   // ESDIRK436 and ESDIRK547, which propagate the higher-order solution (p = q).
-  const double q = method.controller_order();
-  const double p = method.order;
-  const double kappa = calibration_factor > 0.0 ? calibration_factor : method.tolerance_factor;
+  // "auto" has no order of its own: the rule is that of the member it resolves to (as the
+  // Integrator resolves it), so ErrorWeights built from unresolved options are the run's.
+  const Tableau resolved = method.is_automatic() ? automatic_method() : Tableau{};
+  const Tableau& m = method.is_automatic() ? resolved : method;
+  const double q = m.controller_order();
+  const double p = m.order;
+  const double kappa = calibration_factor > 0.0 ? calibration_factor : m.tolerance_factor;
   // Never below floor (r/floor)^(1/10) (or r itself below the floor): tighter than ~1e-13 the
   // rounding of the stage equations of O(1) states (a few ulp) reaches the Newton tolerance and
   // the error test. The floor still rises with rtol, so the error stays monotone in rtol.

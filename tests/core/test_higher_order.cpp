@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/error_weights.hpp"
 #include "esdirk/integrator.hpp"
 #include "internal/higher_order_tableaux.hpp"
 #include "reference_problems.hpp"
@@ -304,6 +305,27 @@ BOOST_AUTO_TEST_CASE(default_tolerances_mean_what_they_say) {
 // The same for ESDIRK34 at every tolerance (the seed's method with the calibrated rule).
 BOOST_AUTO_TEST_CASE(esdirk34_tolerances_mean_what_they_say) {
   check_tolerances_mean_what_they_say([](esdirk::Options& o) { o.method = esdirk::Tableau::esdirk34(); });
+}
+
+// Options::internal_rtol (and so ErrorWeights) of options whose method is still "auto" took the
+// order and factor of the empty "auto" tableau (an internal rtol near the 1e-13 floor at every
+// rtol: 1e-12 at rtol 1e-3);
+// it must give the rule of the member "auto" resolves to at that rtol, as a run does.
+BOOST_AUTO_TEST_CASE(internal_tolerances_of_auto_are_those_of_the_member_it_takes) {
+  for (double rtol : {1e-3, 1e-5, 1e-8, 1e-11}) {
+    esdirk::Options automatic;
+    automatic.rtol = rtol;
+    automatic.atol = 1e-3 * rtol;
+    esdirk::Options resolved = automatic;
+    resolved.method = automatic.resolved_method();
+    BOOST_TEST_INFO("rtol " << rtol << " (" << resolved.method.name << ")");
+    BOOST_TEST(automatic.internal_rtol(rtol) == resolved.internal_rtol(rtol));
+    BOOST_TEST(std::isfinite(automatic.internal_rtol(rtol)));
+    const esdirk::ErrorWeights a(automatic, 2, 1), b(resolved, 2, 1);
+    BOOST_TEST(a.rtol(0) == b.rtol(0));
+    BOOST_TEST(a.atol(1) == b.atol(1));
+    BOOST_TEST(a.algebraic_atol(0) == b.algebraic_atol(0));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

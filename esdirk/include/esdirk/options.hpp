@@ -180,6 +180,7 @@ struct ESDIRK_API Options {
   /// rule max(kappa rtol^(q/(q-1)), F (rtol/F)^(1/10)) with F = internal_rtol_floor (rtol itself
   /// when rtol <= F), under ToleranceRule::raw
   /// rtol itself. Absolute tolerances scale by the same factor internal_rtol(rtol) / rtol.
+  /// q and kappa are those of resolved_method() (with method "auto", the member it takes).
   double internal_rtol(double rtol) const;
   /// The calibrated rule never asks for less than this (unless rtol itself is smaller).
   static constexpr double internal_rtol_floor = 1e-13;
