@@ -17,6 +17,8 @@ module esdirk_method
   integer(c_int), parameter, public :: ESDIRK_NEWTON_CONTRACTION_RATE = 0
   integer(c_int), parameter, public :: ESDIRK_NEWTON_CORRECTION = 1
   integer(c_int), parameter, public :: ESDIRK_NEWTON_RESIDUAL = 2
+  integer(c_int), parameter, public :: ESDIRK_DIFFERENCE_ERROR_WEIGHTED = 0
+  integer(c_int), parameter, public :: ESDIRK_DIFFERENCE_RELATIVE = 1
 
   public :: esdirk_solver_set_tolerance_rule, esdirk_solver_set_method
   public :: esdirk_solver_method_name_string, esdirk_solver_set_jacobian_reuse
@@ -34,6 +36,9 @@ module esdirk_method
   public :: esdirk_method_stages
   public :: esdirk_solver_set_newton_test, esdirk_shooting_set_newton_test
   public :: esdirk_reverse_shooting_set_newton_test, esdirk_hybrid_solver_set_newton_test
+  public :: esdirk_solver_set_difference_increment, esdirk_shooting_set_difference_increment
+  public :: esdirk_reverse_shooting_set_difference_increment
+  public :: esdirk_hybrid_solver_set_difference_increment
 
   interface
     !> rule: ESDIRK_TOLERANCE_CALIBRATED or ESDIRK_TOLERANCE_RAW; calibration_factor 0 takes
@@ -239,6 +244,36 @@ module esdirk_method
       integer(c_int), value :: test
       real(c_double), value :: rate_floor
     end function esdirk_hybrid_solver_set_newton_test
+
+    !> rule: ESDIRK_DIFFERENCE_ERROR_WEIGHTED (default) or ESDIRK_DIFFERENCE_RELATIVE, the
+    !> increments of difference Jacobians.
+    integer(c_int) function esdirk_solver_set_difference_increment(handle, rule) &
+        bind(C, name="esdirk_solver_set_difference_increment")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), value :: rule
+    end function esdirk_solver_set_difference_increment
+
+    integer(c_int) function esdirk_shooting_set_difference_increment(handle, rule) &
+        bind(C, name="esdirk_shooting_set_difference_increment")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), value :: rule
+    end function esdirk_shooting_set_difference_increment
+
+    integer(c_int) function esdirk_reverse_shooting_set_difference_increment(handle, rule) &
+        bind(C, name="esdirk_reverse_shooting_set_difference_increment")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), value :: rule
+    end function esdirk_reverse_shooting_set_difference_increment
+
+    integer(c_int) function esdirk_hybrid_solver_set_difference_increment(handle, rule) &
+        bind(C, name="esdirk_hybrid_solver_set_difference_increment")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), value :: rule
+    end function esdirk_hybrid_solver_set_difference_increment
 
     integer(c_int) function c_esdirk_method_stages(name, rtol) bind(C, name="esdirk_method_stages")
       import :: c_int, c_char, c_double

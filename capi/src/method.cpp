@@ -227,9 +227,49 @@ int set_newton_test(Handle* h, int test, double rate_floor) {
   });
 }
 
+template <class Handle>
+int set_difference_increment(Handle* h, int rule) {
+  if (!h) return ESDIRK_NULL_ARGUMENT;
+  return guarded(h, [&]() -> int {
+    esdirk::DifferenceIncrement increment;
+    switch (rule) {
+      case ESDIRK_DIFFERENCE_ERROR_WEIGHTED:
+        increment = esdirk::DifferenceIncrement::error_weighted;
+        break;
+      case ESDIRK_DIFFERENCE_RELATIVE:
+        increment = esdirk::DifferenceIncrement::relative;
+        break;
+      default:
+        return h->fail(ESDIRK_INVALID_ARGUMENT,
+                       "set_difference_increment: rule " + std::to_string(rule) +
+                           " is none of ESDIRK_DIFFERENCE_ERROR_WEIGHTED (0), "
+                           "ESDIRK_DIFFERENCE_RELATIVE (1)");
+    }
+    options_of(h).difference_increment = increment;
+    options_changed(h);
+    return ESDIRK_SUCCESS;
+  });
+}
+
 }  // namespace
 
 extern "C" {
+
+int esdirk_solver_set_difference_increment(esdirk_solver* s, int rule) {
+  return set_difference_increment(s, rule);
+}
+int esdirk_shooting_set_difference_increment(esdirk_shooting* s, int rule) {
+  return set_difference_increment(s, rule);
+}
+int esdirk_reverse_shooting_set_difference_increment(esdirk_reverse_shooting* s, int rule) {
+  return set_difference_increment(s, rule);
+}
+int esdirk_multishoot_set_difference_increment(esdirk_multishoot* s, int rule) {
+  return set_difference_increment(s, rule);
+}
+int esdirk_hybrid_solver_set_difference_increment(esdirk_hybrid_solver* s, int rule) {
+  return set_difference_increment(s, rule);
+}
 
 int esdirk_solver_set_newton_test(esdirk_solver* s, int test, double rate_floor) {
   return set_newton_test(s, test, rate_floor);

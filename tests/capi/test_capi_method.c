@@ -1,6 +1,7 @@
-/* The method, tolerance-rule and reuse setters of esdirk_method.h, compiled as C99: their effect
- * on the DAE x' = -z, 0 = z - x^2 (x = 1/(1+t)), "auto" resolved by rtol, the refusal of
- * sensitivities with Jacobian reuse, and every invalid value refused with the options kept. */
+/* The method, tolerance-rule, reuse and difference-increment setters of esdirk_method.h,
+ * compiled as C99: their effect on the DAE x' = -z, 0 = z - x^2 (x = 1/(1+t)) and on Robertson's
+ * DAE with difference Jacobians, "auto" resolved by rtol, the refusal of sensitivities with
+ * Jacobian reuse, and every invalid value refused with the options kept. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +21,41 @@ static int hyperbola(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, cons
   f[0] = -z[0];
   g[0] = z[0] - x[0] * x[0];
   return 0;
+}
+
+/* Robertson's DAE (y1, y2 differential, y3 algebraic) without a Jacobian callback. */
+static int robertson(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                     const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)p;
+  (void)user_data;
+  f[0] = -0.04 * x[0] + 1e4 * x[1] * z[0];
+  f[1] = 0.04 * x[0] - 1e4 * x[1] * z[0] - 3e7 * x[1] * x[1];
+  g[0] = x[0] + x[1] + z[0] - 1.0;
+  return 0;
+}
+
+/* Robertson's DAE to t = 1e11 at rtol 1e-6 with difference Jacobians under `rule`: the relative
+ * error of y1 against the published value, or INFINITY if the run failed. Difference columns
+ * of the tiny y2 and y3 with MINPACK's relative increments are wrong enough to fail the run. */
+static double robertson_error(int rule) {
+  esdirk_problem* problem = NULL;
+  esdirk_solver* solver = NULL;
+  double x[2] = {1.0, 0.0}, z = 0.0, algebraic_atol = 1e-6;
+  int status;
+  CHECK_STATUS(esdirk_problem_create(2, 1, 0, robertson, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_tolerances(solver, 1e-6, 1e-13), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_algebraic_atol(solver, &algebraic_atol, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_difference_increment(solver, rule), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, x, 2, &z, 1, NULL, 0), ESDIRK_SUCCESS);
+  status = esdirk_solver_integrate_to(solver, 1e11, x, 2, &z, 1);
+  esdirk_solver_free(&solver);
+  esdirk_problem_free(&problem);
+  return status < 0 ? INFINITY : fabs(x[0] / 0.2083340149701255e-07 - 1.0);
 }
 
 /* Integrates to t = 2 at rtol = atol = tol and returns the error of x; *steps gets the steps. */
@@ -116,6 +152,11 @@ int main(void) {
   CHECK_STATUS(esdirk_solver_get_counter(solver, "jacobian_reuses", &value), ESDIRK_SUCCESS);
   CHECK(value == 0);
 
+  /* Difference-Jacobian increments: the default rule integrates Robertson's DAE to its
+   * published value, MINPACK's relative rule does not. */
+  CHECK(robertson_error(ESDIRK_DIFFERENCE_ERROR_WEIGHTED) < 1e-5); /* 10 rtol; measured 2.0e-6 */
+  CHECK(robertson_error(ESDIRK_DIFFERENCE_RELATIVE) > 1.0);
+
   /* Bad values: refused with a message naming what was wrong; the options stay as they were
    * (the run after them equals the calibrated default run above, bit for bit). */
   CHECK_STATUS(esdirk_solver_set_tolerance_rule(solver, 2, 0.0), ESDIRK_INVALID_ARGUMENT);
@@ -147,6 +188,9 @@ int main(void) {
   CHECK(contains(esdirk_solver_last_error(solver), "lu_reuse_h_change"));
   CHECK_STATUS(esdirk_solver_set_lu_reuse_h_change(solver, 1.0), ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(esdirk_solver_set_lu_reuse_h_change(solver, NAN), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_difference_increment(solver, 2), ESDIRK_INVALID_ARGUMENT);
+  CHECK(contains(esdirk_solver_last_error(solver), "ESDIRK_DIFFERENCE_RELATIVE"));
+  CHECK_STATUS(esdirk_solver_set_difference_increment(solver, -1), ESDIRK_INVALID_ARGUMENT);
   CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK436") == 0); /* the integrator's */
   error = run(solver, 1e-8, &steps);
   CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK436") == 0);
@@ -201,6 +245,11 @@ int main(void) {
   CHECK_STATUS(esdirk_solver_set_jacobian_reuse(NULL, 1, 0.1), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_solver_set_keep_step_ratio(NULL, 1.0, 1.0), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_solver_set_lu_reuse_h_change(NULL, 0.3), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_solver_set_difference_increment(NULL, 0), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_shooting_set_difference_increment(NULL, 0), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_reverse_shooting_set_difference_increment(NULL, 0), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_multishoot_set_difference_increment(NULL, 0), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_set_difference_increment(NULL, 0), ESDIRK_NULL_ARGUMENT);
   CHECK(esdirk_solver_method_name(NULL) == NULL);
   CHECK_STATUS(esdirk_solver_set_newton_test(NULL, 0, 0.03), ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_shooting_set_newton_test(NULL, 0, 0.03), ESDIRK_NULL_ARGUMENT);

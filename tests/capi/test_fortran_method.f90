@@ -95,6 +95,11 @@ program test_fortran_method
   call check(esdirk_solver_set_keep_step_ratio(solver, 1.0_c_double, 0.5_c_double) == ESDIRK_INVALID_ARGUMENT, "bad high")
   call check(esdirk_solver_set_lu_reuse_h_change(solver, 1.0_c_double) == ESDIRK_INVALID_ARGUMENT, "bad h change")
   call check(index(esdirk_last_error_string(solver), "lu_reuse_h_change") > 0, "h change message")
+  call check(esdirk_solver_set_difference_increment(solver, 2_c_int) == ESDIRK_INVALID_ARGUMENT, "bad increment rule")
+  call check(index(esdirk_last_error_string(solver), "ESDIRK_DIFFERENCE_RELATIVE") > 0, "increment message")
+  call check(esdirk_solver_set_difference_increment(solver, ESDIRK_DIFFERENCE_RELATIVE) == ESDIRK_SUCCESS, "relative")
+  call check(esdirk_solver_set_difference_increment(solver, ESDIRK_DIFFERENCE_ERROR_WEIGHTED) == ESDIRK_SUCCESS, &
+             "error-weighted")
   call run(1d-8, error, steps)
   call check(steps == steps_calibrated .and. error == error_calibrated, "options kept")
   call check(esdirk_solver_get_counter(solver, "jacobian_reuses", reuses) == ESDIRK_SUCCESS, "counter")

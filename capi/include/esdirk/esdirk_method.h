@@ -31,6 +31,13 @@ extern "C" {
                                             the rate-based one) */
 #define ESDIRK_NEWTON_RESIDUAL 2         /* seed 002: the raw residual on the differential rows */
 
+/* How difference Jacobians (a problem without a Jacobian callback) choose the increment of
+ * column j (doc/integrator-theory.md section 2b). */
+#define ESDIRK_DIFFERENCE_ERROR_WEIGHTED 0 /* default: sqrt(eps) max(|v_j|, min(atol_j/rtol_j, 1))
+                                              (an algebraic state's increment at most atol_j) */
+#define ESDIRK_DIFFERENCE_RELATIVE 1       /* MINPACK's sqrt(eps)|v_j| (sqrt(eps) where v_j = 0):
+                                              the columns of tiny nonzero states can be wrong */
+
 /** The tolerance rule (ESDIRK_TOLERANCE_CALIBRATED or ESDIRK_TOLERANCE_RAW) and the calibrated
  *  rule's factor kappa: 0 takes the method's measured constant (the default), otherwise finite
  *  and > 0 (ignored by the raw rule, but still checked). */
@@ -139,6 +146,18 @@ ESDIRK_C_API int esdirk_multishoot_set_newton_test(esdirk_multishoot* ms, int te
                                                    double rate_floor);
 ESDIRK_C_API int esdirk_hybrid_solver_set_newton_test(esdirk_hybrid_solver* solver, int test,
                                                       double rate_floor);
+
+/** The increment rule of difference Jacobians on every handle above:
+ *  ESDIRK_DIFFERENCE_ERROR_WEIGHTED (default) or ESDIRK_DIFFERENCE_RELATIVE
+ *  (Options::difference_increment). The sensitivities and adjoints of the handle form the same
+ *  columns. No effect on a problem with an analytic Jacobian. */
+ESDIRK_C_API int esdirk_solver_set_difference_increment(esdirk_solver* solver, int rule);
+ESDIRK_C_API int esdirk_shooting_set_difference_increment(esdirk_shooting* shooting, int rule);
+ESDIRK_C_API int esdirk_reverse_shooting_set_difference_increment(esdirk_reverse_shooting* shooting,
+                                                                  int rule);
+ESDIRK_C_API int esdirk_multishoot_set_difference_increment(esdirk_multishoot* ms, int rule);
+ESDIRK_C_API int esdirk_hybrid_solver_set_difference_increment(esdirk_hybrid_solver* solver,
+                                                               int rule);
 
 /** The number of stages s of the method `name` resolves to at relative tolerance rtol ("auto" as
  *  at initialize, by rtol; any other name ignores rtol), what sizes the adjoint's step records:
