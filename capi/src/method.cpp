@@ -73,7 +73,6 @@ const esdirk::Integrator* last_run(const esdirk_reverse_shooting* h) {
 const esdirk::Integrator* last_run(const esdirk_hybrid_solver* h) {
   return h->solver ? &h->solver->integrator() : nullptr;
 }
-const esdirk::Integrator* last_run(const esdirk_multishoot*) { return nullptr; }
 
 // Throws std::invalid_argument (prefixed by `who`) if `probe` is not valid for the handle.
 template <class Handle>
@@ -138,6 +137,12 @@ const char* method_name(const Handle* h) {
   if (!h) return nullptr;
   const esdirk::Integrator* run = last_run(h);
   return run ? run->options().method.name.c_str() : options_of(h).method.name.c_str();
+}
+// The multiple-shooting evaluator keeps no integrator between evaluations; its intervals all
+// take the method its options resolve to.
+const char* method_name(const esdirk_multishoot* h) {
+  if (!h) return nullptr;
+  return h->evaluator ? h->method_in_use.c_str() : options_of(h).method.name.c_str();
 }
 
 template <class Handle>

@@ -3,6 +3,7 @@
 // entry points (multishoot.cpp) and the method setters (method.cpp). Not installed.
 
 #include <memory>
+#include <string>
 
 #include "esdirk/esdirk_multishoot.h"
 #include "esdirk/multishoot/interval_evaluator.hpp"
@@ -15,6 +16,8 @@ struct esdirk_multishoot : esdirk_capi::Messages {
   esdirk::RunningCost cost;
   // Made at first use after an option change.
   std::unique_ptr<esdirk::multishoot::IntervalEvaluator> evaluator;
+  // The method the evaluator's intervals take ("auto" resolved), set with it.
+  std::string method_in_use;
   esdirk::multishoot::IntervalInputs inputs;
   esdirk::multishoot::IntervalOutputs outputs;
 
@@ -24,6 +27,7 @@ struct esdirk_multishoot : esdirk_capi::Messages {
       evaluator = std::make_unique<esdirk::multishoot::IntervalEvaluator>(
           [&p] { return p.copy(); }, intervals, options, esdirk::SensitivityOptions{}, threads);
       if (cost) evaluator->set_running_cost(cost);
+      method_in_use = options.resolved_method().name;
     }
     return *evaluator;
   }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "esdirk/esdirk_method.h"
 #include "esdirk/esdirk_multishoot.h"
 
 static int model(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
@@ -62,14 +63,22 @@ static void test_initial_step(esdirk_problem* problem) {
   esdirk_multishoot* ms = NULL;
   CHECK_STATUS(esdirk_multishoot_create(problem, 1, 1, &ms), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_multishoot_set_tolerances(ms, 1e-9, 1e-12), ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_multishoot_method_name(ms), "auto") == 0); /* before a run: the one set */
   CHECK_STATUS(esdirk_multishoot_evaluate(ms, &t0, &t1, &x, &u, &z, &automatic, NULL, NULL, NULL,
                                           NULL, NULL, NULL, NULL),
                ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_multishoot_method_name(ms), "ESDIRK436") == 0); /* "auto" at rtol 1e-9 */
   CHECK_STATUS(esdirk_multishoot_set_initial_step(ms, 1e-6), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_multishoot_evaluate(ms, &t0, &t1, &x, &u, &z, &given, NULL, NULL, NULL, NULL,
                                           NULL, NULL, NULL),
                ESDIRK_SUCCESS);
   CHECK(fabs(automatic - 0.5) < 1e-7 && fabs(given - 0.5) < 1e-7);
+  CHECK_STATUS(esdirk_multishoot_set_tolerances(ms, 1e-4, 1e-6), ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_multishoot_method_name(ms), "auto") == 0); /* an option changed */
+  CHECK_STATUS(esdirk_multishoot_evaluate(ms, &t0, &t1, &x, &u, &z, &given, NULL, NULL, NULL, NULL,
+                                          NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_multishoot_method_name(ms), "ESDIRK34") == 0); /* "auto" at rtol 1e-4 */
   esdirk_multishoot_free(&ms);
 }
 

@@ -84,8 +84,8 @@ ESDIRK_C_API int esdirk_solver_set_keep_step_ratio(esdirk_solver* solver, double
  * each takes effect at the handle's next run (esdirk_shooting_integrate,
  * esdirk_reverse_shooting_integrate, esdirk_multishoot_evaluate / _estimate,
  * esdirk_hybrid_solver_initialize). *_method_name gives the method of the last run ("auto"
- * resolved) if there was one, else the one set (the multiple-shooting evaluator: always the
- * one set).
+ * resolved) if there was one, else the one set (the multiple-shooting evaluator forgets its
+ * last run when an option changes).
  *
  * Jacobian reuse is states-only: the shooting interval, the reverse shooting interval and the
  * multiple-shooting evaluator always differentiate, so their set_jacobian_reuse refuses reuse
