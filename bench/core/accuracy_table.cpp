@@ -21,22 +21,11 @@
 #include <vector>
 
 #include "reference_problems.hpp"
+#include "without_jacobians.hpp"
 
 namespace {
 
-// A problem without its Jacobians, so that the integrator forms them by forward differences.
-class WithoutJacobians : public esdirk::Problem {
- public:
-  explicit WithoutJacobians(std::unique_ptr<esdirk::Problem> inner)
-      : Problem(inner->nx(), inner->nz(), inner->np()), inner_(std::move(inner)) {}
-  int evaluate(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
-               esdirk::Vector f, esdirk::Vector g) override {
-    return inner_->evaluate(t, x, z, p, f, g);
-  }
-
- private:
-  std::unique_ptr<esdirk::Problem> inner_;
-};
+using test_helpers::WithoutJacobians;
 
 bool apply(esdirk::Options& o, const std::string& setting) {
   const auto eq = setting.find('=');

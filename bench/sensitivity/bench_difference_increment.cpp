@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "dow/dow_model.hpp"
+#include "without_jacobians.hpp"
 #include "esdirk/error_weights.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/jacobian.hpp"
@@ -44,10 +45,7 @@ namespace {
 using esdirk::ConstVector;
 using esdirk::DenseMatrix;
 
-struct DowWithoutJacobians : dow::Model {
-  bool has_jacobian() const override { return false; }
-  bool has_parameter_jacobian() const override { return false; }
-};
+using DowWithoutJacobians = test_helpers::WithoutJacobiansOf<dow::Model>;
 
 enum class Rule { analytic, relative, error_weighted, atol_floor };
 const char* rule_name(Rule r) {

@@ -15,22 +15,11 @@
 #include "esdirk/integrator.hpp"
 #include "esdirk/jacobian.hpp"
 #include "reference_problems.hpp"
+#include "without_jacobians.hpp"
 
 namespace {
 
-// A problem without its Jacobians, so that the integrator forms them by forward differences.
-class WithoutJacobians : public esdirk::Problem {
- public:
-  explicit WithoutJacobians(std::unique_ptr<esdirk::Problem> inner)
-      : Problem(inner->nx(), inner->nz(), inner->np()), inner_(std::move(inner)) {}
-  int evaluate(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
-               esdirk::Vector f, esdirk::Vector g) override {
-    return inner_->evaluate(t, x, z, p, f, g);
-  }
-
- private:
-  std::unique_ptr<esdirk::Problem> inner_;
-};
+using test_helpers::WithoutJacobians;
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dow/dow_model.hpp"
+#include "without_jacobians.hpp"
 #include "esdirk/jacobian.hpp"
 
 namespace {
@@ -26,12 +27,7 @@ class WrongDow : public dow::Model {
   }
 };
 
-// The Dow model without its Jacobians, so the evaluator differences it.
-class DowWithoutJacobians : public dow::Model {
- public:
-  bool has_jacobian() const override { return false; }
-  bool has_parameter_jacobian() const override { return false; }
-};
+using DowWithoutJacobians = test_helpers::WithoutJacobiansOf<dow::Model>;
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dow/dow_model.hpp"
+#include "without_jacobians.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
@@ -21,11 +22,7 @@ using counting_new::allocations;
 
 namespace {
 
-class DowWithoutJacobians : public dow::Model {
- public:
-  bool has_jacobian() const override { return false; }
-  bool has_parameter_jacobian() const override { return false; }
-};
+using DowWithoutJacobians = test_helpers::WithoutJacobiansOf<dow::Model>;
 
 // The raw tolerances keep the runs short; the tolerance rule changes no code path of the step
 // loop.

@@ -12,6 +12,7 @@
 #include "dow_estimation/log_dow.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
 #include "run_helpers.hpp"
+#include "without_jacobians.hpp"
 #include "sensitivity_fixtures.hpp"
 
 using namespace sens_test;
@@ -308,10 +309,7 @@ BOOST_AUTO_TEST_CASE(a_cold_started_interval_with_a_fast_sensitivity_transient_t
 // derivatives. The sensitivities' test is now floored at difference_rtol_floor when differences
 // are used: the steps are then those the states need, and the sensitivities stay within rtol.
 BOOST_AUTO_TEST_CASE(difference_jacobians_at_tight_tolerances_do_not_chase_the_differences_noise) {
-  struct DowWithoutJacobians : dow::Model {
-    bool has_jacobian() const override { return false; }
-    bool has_parameter_jacobian() const override { return false; }
-  };
+  using DowWithoutJacobians = test_helpers::WithoutJacobiansOf<dow::Model>;
   const Setup s = dow_setup(2.0);
   DenseMatrix seed(ns, 1);
   seed(0, 0) = 1.0;  // d/du1(0)

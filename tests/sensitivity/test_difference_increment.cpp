@@ -8,15 +8,13 @@
 #include <vector>
 
 #include "sensitivity_fixtures.hpp"
+#include "without_jacobians.hpp"
 
 using namespace sens_test;
 
 namespace {
 
-struct DowWithoutJacobians : dow::Model {
-  bool has_jacobian() const override { return false; }
-  bool has_parameter_jacobian() const override { return false; }
-};
+using DowWithoutJacobians = test_helpers::WithoutJacobiansOf<dow::Model>;
 
 // max_i |a_ij - b_ij| / max_i |b_ij| over the differential rows, per column j.
 std::vector<double> column_errors(ConstMatrixRef a, ConstMatrixRef b, int rows) {
