@@ -1,8 +1,8 @@
 ! esdirk_method: the Fortran 2003 interfaces of the method, tolerance-rule and LU/Jacobian-reuse
 ! setters (capi/include/esdirk/esdirk_method.h; doc/fortran-guide.md, "Method, tolerance rule
 ! and LU reuse") of the handles that integrate: solver, shooting, reverse shooting and hybrid
-! solver (esdirk_<handle>_set_method, ...). The multiple-shooting evaluator has no Fortran
-! binding (its setters are C only).
+! solver, and the multiple-shooting evaluator of esdirk_multishoot (esdirk_<handle>_set_method,
+! ...).
 !
 ! Handles are type(c_ptr), as the esdirk module (and esdirk_adjoint for the reverse shooting
 ! interval) makes them. Method names are Fortran strings (trailing blanks are dropped); an invalid value returns ESDIRK_INVALID_ARGUMENT, leaves the options as
@@ -39,6 +39,10 @@ module esdirk_method
   public :: esdirk_solver_set_difference_increment, esdirk_shooting_set_difference_increment
   public :: esdirk_reverse_shooting_set_difference_increment
   public :: esdirk_hybrid_solver_set_difference_increment
+  public :: esdirk_multishoot_set_tolerance_rule, esdirk_multishoot_set_method
+  public :: esdirk_multishoot_method_name_string, esdirk_multishoot_set_jacobian_reuse
+  public :: esdirk_multishoot_set_keep_step_ratio, esdirk_multishoot_set_newton_test
+  public :: esdirk_multishoot_set_difference_increment
 
   interface
     !> rule: ESDIRK_TOLERANCE_CALIBRATED or ESDIRK_TOLERANCE_RAW; calibration_factor 0 takes
@@ -275,6 +279,59 @@ module esdirk_method
       integer(c_int), value :: rule
     end function esdirk_hybrid_solver_set_difference_increment
 
+    ! --- esdirk_multishoot (the multiple-shooting evaluator of the esdirk_multishoot module): the
+    ! same setters, for every interval (reuse refused: its intervals always differentiate)
+    integer(c_int) function esdirk_multishoot_set_tolerance_rule(handle, rule, calibration_factor) &
+        bind(C, name="esdirk_multishoot_set_tolerance_rule")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: rule
+      real(c_double), value :: calibration_factor
+    end function esdirk_multishoot_set_tolerance_rule
+
+    integer(c_int) function c_esdirk_multishoot_set_method(handle, name) &
+        bind(C, name="esdirk_multishoot_set_method")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: handle
+      character(kind=c_char), intent(in) :: name(*)
+    end function c_esdirk_multishoot_set_method
+
+    type(c_ptr) function c_esdirk_multishoot_method_name(handle) &
+        bind(C, name="esdirk_multishoot_method_name")
+      import :: c_ptr
+      type(c_ptr), value :: handle
+    end function c_esdirk_multishoot_method_name
+
+    integer(c_int) function esdirk_multishoot_set_jacobian_reuse(handle, reuse, contraction) &
+        bind(C, name="esdirk_multishoot_set_jacobian_reuse")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: reuse
+      real(c_double), value :: contraction
+    end function esdirk_multishoot_set_jacobian_reuse
+
+    integer(c_int) function esdirk_multishoot_set_keep_step_ratio(handle, low, high) &
+        bind(C, name="esdirk_multishoot_set_keep_step_ratio")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      real(c_double), value :: low, high
+    end function esdirk_multishoot_set_keep_step_ratio
+
+    integer(c_int) function esdirk_multishoot_set_newton_test(handle, test, rate_floor) &
+        bind(C, name="esdirk_multishoot_set_newton_test")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: test
+      real(c_double), value :: rate_floor
+    end function esdirk_multishoot_set_newton_test
+
+    integer(c_int) function esdirk_multishoot_set_difference_increment(handle, rule) &
+        bind(C, name="esdirk_multishoot_set_difference_increment")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), value :: rule
+    end function esdirk_multishoot_set_difference_increment
+
     integer(c_int) function c_esdirk_method_stages(name, rtol) bind(C, name="esdirk_method_stages")
       import :: c_int, c_char, c_double
       character(kind=c_char), intent(in) :: name(*)
@@ -345,6 +402,20 @@ contains
     character(len=:), allocatable :: name
     name = fortran_string(c_esdirk_hybrid_solver_method_name(handle))
   end function esdirk_hybrid_solver_method_name_string
+
+  !> As esdirk_solver_set_method, on the multiple-shooting handle (every interval).
+  integer(c_int) function esdirk_multishoot_set_method(handle, name) result(status)
+    type(c_ptr), intent(in) :: handle
+    character(len=*), intent(in) :: name
+    status = c_esdirk_multishoot_set_method(handle, trim(name) // c_null_char)
+  end function esdirk_multishoot_set_method
+
+  !> The method the intervals of the last evaluation took ("auto" resolved), else the one set.
+  function esdirk_multishoot_method_name_string(handle) result(name)
+    type(c_ptr), intent(in) :: handle
+    character(len=:), allocatable :: name
+    name = fortran_string(c_esdirk_multishoot_method_name(handle))
+  end function esdirk_multishoot_method_name_string
 
   ! A C string as a Fortran string ("" for NULL).
   function fortran_string(text) result(name)
