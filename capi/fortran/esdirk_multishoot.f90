@@ -12,7 +12,8 @@
 ! esdirk_method (esdirk_multishoot_set_method, ...).
 !
 ! The intervals run on several threads at once: the model and running-cost callbacks must be
-! safe to call concurrently (pure functions of their arguments are).
+! safe to call concurrently (pure functions of their arguments are) and should be declared
+! RECURSIVE, so that their local variables live on each thread's stack.
 module esdirk_multishoot
   use, intrinsic :: iso_c_binding
   use esdirk, only: esdirk_int

@@ -8,7 +8,7 @@ module multishoot_model
   use esdirk, only: esdirk_int
   implicit none
 contains
-  integer(c_int) function residual(nx, nz, np, t, x, z, u, f, g, user_data) bind(C)
+  recursive integer(c_int) function residual(nx, nz, np, t, x, z, u, f, g, user_data) bind(C)
     integer(esdirk_int), value :: nx, nz, np
     real(c_double), value :: t
     real(c_double), intent(in) :: x(nx), z(*), u(*)
@@ -24,7 +24,7 @@ contains
   end function residual
 
   ! h = x + z: H = ln(s) / u + x0^2 d / s over an interval of length d, s = 1 + u x0 d.
-  integer(c_int) function running_cost(nx, nz, nu, t, x, z, u, value, dh_dx, dh_dz, dh_du, user_data) bind(C)
+  recursive integer(c_int) function running_cost(nx, nz, nu, t, x, z, u, value, dh_dx, dh_dz, dh_du, user_data) bind(C)
     integer(esdirk_int), value :: nx, nz, nu
     real(c_double), value :: t
     real(c_double), intent(in) :: x(*), z(*), u(*)
