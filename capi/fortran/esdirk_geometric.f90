@@ -26,7 +26,7 @@ module esdirk_geometric
   ! ESDIRK_GEOMETRIC_PARTNER_FORM here: Fortran names ignore case, and esdirk_geometric_partner
   ! is the function.
   integer(c_int), parameter, public :: ESDIRK_GEOMETRIC_UNNORMALIZED = 0  ! zero-weight-safe, any tableau (default)
-  integer(c_int), parameter, public :: ESDIRK_GEOMETRIC_PARTNER_FORM = 1       ! the PRK with the pair's a~; all b_i /= 0
+  integer(c_int), parameter, public :: ESDIRK_GEOMETRIC_PARTNER_FORM = 1  ! the PRK with the pair's a~; all b_i /= 0
 
   ! The gradient of a running cost L(t, q, u): dq(nx) and du(nz) arrive zero. Returns 0, > 0 for
   ! a failure, < 0 fatal. Write yours with bind(C) and pass c_funloc(yours) to the backward sweep.

@@ -5,8 +5,9 @@
 ! ...).
 !
 ! Handles are type(c_ptr), as the esdirk module (and esdirk_adjoint for the reverse shooting
-! interval) makes them. Method names are Fortran strings (trailing blanks are dropped); an invalid value returns ESDIRK_INVALID_ARGUMENT, leaves the options as
-! they were, and the handle's last-error function says why.
+! interval, esdirk_multishoot for the multiple-shooting evaluator) makes them. Method names are
+! Fortran strings (trailing blanks are dropped); an invalid value returns ESDIRK_INVALID_ARGUMENT,
+! leaves the options as they were, and the handle's last-error function says why.
 module esdirk_method
   use, intrinsic :: iso_c_binding
   implicit none

@@ -183,7 +183,8 @@ contains
     call check(esdirk_geometric_get(g, 0, 1, 0, p=p0) == ESDIRK_SUCCESS, "get p_0")
     call check(abs(p0(1) - (1 - 1 / sqrt(3d0))) < 1d-8, "L = q: p_0 = 1 - 1/sqrt(3)")
     ! The partner form gives the same gradient.
-    call check(esdirk_geometric_set_options(g, 1d-13, 25, ESDIRK_GEOMETRIC_PARTNER_FORM) == ESDIRK_SUCCESS, "partner form")
+    call check(esdirk_geometric_set_options(g, 1d-13, 25, ESDIRK_GEOMETRIC_PARTNER_FORM) == ESDIRK_SUCCESS, &
+               "partner form")
     call check(esdirk_geometric_forward(g, times, 33, q0, 1, nz=0) == ESDIRK_SUCCESS, "forward")
     call check(esdirk_geometric_backward(g, one, 1, c_null_funptr, c_null_ptr) == ESDIRK_SUCCESS, "backward")
     call check(esdirk_geometric_get(g, 0, 1, 0, p=p0) == ESDIRK_SUCCESS, "get p_0")
@@ -272,7 +273,8 @@ contains
     call esdirk_geometric_free(g)
     call check(esdirk_geometric_create(dae, "be1", g) == ESDIRK_SUCCESS, "create be1")
     call check(esdirk_geometric_symplecticity_defect(g, defect) == ESDIRK_SUCCESS .and. defect == 1, "be1: defect 1")
-    call check(esdirk_geometric_set_options(g, 1d-13, 25, ESDIRK_GEOMETRIC_PARTNER_FORM) == ESDIRK_SUCCESS, "partner form")
+    call check(esdirk_geometric_set_options(g, 1d-13, 25, ESDIRK_GEOMETRIC_PARTNER_FORM) == ESDIRK_SUCCESS, &
+               "partner form")
     call check(esdirk_geometric_one_step_defect(g, 0d0, 0.5d0, q0, one, defect, u0) == ESDIRK_SUCCESS, "defect")
     call check(defect >= 1d-3, "BE-1: not presymplectic")
     call esdirk_geometric_free(g)
@@ -319,7 +321,8 @@ contains
     call check(index(esdirk_geometric_last_error_string(g), "index 1") > 0, "index-1 message")
     call esdirk_geometric_free(g)
     call check(esdirk_geometric_create(ode, "gauss2", g) == ESDIRK_SUCCESS, "create gauss2")
-    call check(esdirk_geometric_set_options(g, 1d-13, 1, ESDIRK_GEOMETRIC_UNNORMALIZED) == ESDIRK_SUCCESS, "1 iteration")
+    call check(esdirk_geometric_set_options(g, 1d-13, 1, ESDIRK_GEOMETRIC_UNNORMALIZED) == ESDIRK_SUCCESS, &
+               "1 iteration")
     call check(esdirk_geometric_forward(g, times, 33, q0, 1, nz=0) == ESDIRK_CONSTRAINT_SOLVE_FAILED, "no convergence")
     call esdirk_geometric_free(g)
     call esdirk_geometric_free(g)  ! a null handle: harmless
