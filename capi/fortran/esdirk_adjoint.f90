@@ -199,7 +199,8 @@ module esdirk_adjoint
       integer(c_long), value :: max_steps
     end function esdirk_reverse_shooting_set_max_steps
 
-    ! cost: the esdirk module's esdirk_running_cost_fn shape.
+    ! cost: c_funloc of a bind(C) function of the shape esdirk_running_cost_fn (the abstract
+    ! interface of the module esdirk_multishoot; C's esdirk_running_cost_fn in esdirk.h).
     integer(c_int) function esdirk_reverse_shooting_set_running_cost(shooting, cost, user_data) &
         bind(C, name="esdirk_reverse_shooting_set_running_cost")
       import :: c_int, c_ptr, c_funptr
