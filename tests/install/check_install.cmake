@@ -25,9 +25,8 @@ file(GLOB_RECURSE pc_files ${prefix}/*/esdirk.pc)
 list(GET pc_files 0 pc_file)
 get_filename_component(pc_dir ${pc_file} DIRECTORY)
 set(ENV{PKG_CONFIG_PATH} ${pc_dir})
-# The .pc file names the configured prefix; --define-variable points it at the staged one
-# (without it the consumer would look in the configured prefix, e.g. /usr/local).
-run(${PKG_CONFIG} --define-variable=prefix=${prefix} --cflags --libs esdirk)
+# The .pc file finds its prefix relative to itself, so the staged tree works as it is.
+run(${PKG_CONFIG} --cflags --libs esdirk)
 string(STRIP "${last_output}" flags)
 separate_arguments(flags UNIX_COMMAND "${flags}")
 get_filename_component(libdir ${pc_dir} DIRECTORY)
