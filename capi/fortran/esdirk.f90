@@ -75,6 +75,7 @@ module esdirk
   public :: esdirk_solver_get_state, esdirk_solver_get_statistics, esdirk_solver_get_counter
   public :: esdirk_counter_name_string
   public :: esdirk_status_string, esdirk_status_message_string, esdirk_last_error_string
+  public :: esdirk_string_from_c
   public :: esdirk_solver_set_sensitivity_options, esdirk_solver_start_sensitivities
   public :: esdirk_solver_integrate_sensitivities_to
   public :: esdirk_shooting_create, esdirk_shooting_free, esdirk_shooting_set_tolerances
@@ -422,32 +423,38 @@ module esdirk
 
 contains
 
-  ! A C string as a Fortran string.
-  function from_c_string(s) result(text)
+  !> A NUL-terminated C string (a message, a name) as a Fortran string; "" for NULL. Every
+  !> *_string wrapper of the esdirk modules uses it; it serves any const char* the C API returns.
+  function esdirk_string_from_c(s) result(text)
     type(c_ptr), intent(in) :: s
     character(len=:), allocatable :: text
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
+    if (.not. c_associated(s)) then
+      text = ""
+      return
+    end if
     n = int(c_strlen(s))
-    call c_f_pointer(s, chars, [n])
     allocate(character(len=n) :: text)
+    if (n == 0) return
+    call c_f_pointer(s, chars, [n])
     do i = 1, n
       text(i:i) = chars(i)
     end do
-  end function from_c_string
+  end function esdirk_string_from_c
 
   !> The name of a status ("success", "too_many_steps", ...).
   function esdirk_status_string(status) result(name)
     integer(c_int), intent(in) :: status
     character(len=:), allocatable :: name
-    name = from_c_string(c_esdirk_status_name(status))
+    name = esdirk_string_from_c(c_esdirk_status_name(status))
   end function esdirk_status_string
 
   !> One line that says what a status means.
   function esdirk_status_message_string(status) result(message)
     integer(c_int), intent(in) :: status
     character(len=:), allocatable :: message
-    message = from_c_string(c_esdirk_status_message(status))
+    message = esdirk_string_from_c(c_esdirk_status_message(status))
   end function esdirk_status_message_string
 
   !> The integrator's counters. The struct size is set here, so a program compiled against
@@ -492,25 +499,21 @@ contains
     character(len=:), allocatable :: name
     type(c_ptr) :: text
     text = c_esdirk_counter_name(int(index - 1, c_int))
-    if (c_associated(text)) then
-      name = from_c_string(text)
-    else
-      name = ""
-    end if
+    name = esdirk_string_from_c(text)
   end function esdirk_counter_name_string
 
   !> The message of the last failure on a solver handle.
   function esdirk_last_error_string(solver) result(message)
     type(c_ptr), intent(in) :: solver
     character(len=:), allocatable :: message
-    message = from_c_string(c_esdirk_solver_last_error(solver))
+    message = esdirk_string_from_c(c_esdirk_solver_last_error(solver))
   end function esdirk_last_error_string
 
   !> The message of the last failure on a shooting handle.
   function esdirk_shooting_last_error_string(shooting) result(message)
     type(c_ptr), intent(in) :: shooting
     character(len=:), allocatable :: message
-    message = from_c_string(c_esdirk_shooting_last_error(shooting))
+    message = esdirk_string_from_c(c_esdirk_shooting_last_error(shooting))
   end function esdirk_shooting_last_error_string
 
   !> The Sigma-method with Fortran's 1-based equation and variable indices in the entries
@@ -542,7 +545,7 @@ end module esdirk
 ! callback); the log is read with 1-based event indices. See doc/fortran-guide.md.
 module esdirk_events
   use, intrinsic :: iso_c_binding
-  use esdirk, only: esdirk_int, esdirk_statistics
+  use esdirk, only: esdirk_int, esdirk_statistics, esdirk_string_from_c
   implicit none
   private
 
@@ -870,11 +873,6 @@ module esdirk_events
       character(kind=c_char), intent(in) :: name(*)
       integer(c_int64_t), intent(out) :: value
     end function c_esdirk_hybrid_solver_get_counter
-
-    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
-      import :: c_ptr, c_size_t
-      type(c_ptr), value :: s
-    end function c_strlen
   end interface
 
 contains
@@ -883,16 +881,7 @@ contains
   function esdirk_hybrid_last_error_string(solver) result(message)
     type(c_ptr), intent(in) :: solver
     character(len=:), allocatable :: message
-    character(kind=c_char), pointer :: chars(:)
-    type(c_ptr) :: text
-    integer :: i, n
-    text = c_esdirk_hybrid_solver_last_error(solver)
-    n = int(c_strlen(text))
-    call c_f_pointer(text, chars, [n])
-    allocate(character(len=n) :: message)
-    do i = 1, n
-      message(i:i) = chars(i)
-    end do
+    message = esdirk_string_from_c(c_esdirk_hybrid_solver_last_error(solver))
   end function esdirk_hybrid_last_error_string
 
   !> Event `index` of the log, 1-based (struct_size is set here).

@@ -8,7 +8,7 @@
 ! zeros when there is nothing to pass: a zero weight does not call the running cost).
 module esdirk_adjoint
   use, intrinsic :: iso_c_binding
-  use esdirk, only: esdirk_int, esdirk_statistics
+  use esdirk, only: esdirk_int, esdirk_statistics, esdirk_string_from_c
   implicit none
   private
 
@@ -245,41 +245,22 @@ module esdirk_adjoint
       character(kind=c_char), intent(in) :: name(*)
       integer(c_int64_t), intent(out) :: value
     end function c_esdirk_reverse_shooting_get_counter
-
-    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
-      import :: c_ptr, c_size_t
-      type(c_ptr), value :: s
-    end function c_strlen
   end interface
 
 contains
-
-  function from_c_string(s) result(text)
-    type(c_ptr), intent(in) :: s
-    character(len=:), allocatable :: text
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i, n
-    n = int(c_strlen(s))
-    allocate(character(len=n) :: text)
-    if (n == 0) return
-    call c_f_pointer(s, chars, [n])
-    do i = 1, n
-      text(i:i) = chars(i)
-    end do
-  end function from_c_string
 
   !> The message of the last failure on an objective handle.
   function esdirk_objective_last_error_string(objective) result(message)
     type(c_ptr), intent(in) :: objective
     character(len=:), allocatable :: message
-    message = from_c_string(c_esdirk_objective_last_error(objective))
+    message = esdirk_string_from_c(c_esdirk_objective_last_error(objective))
   end function esdirk_objective_last_error_string
 
   !> The message of the last failure on a reverse shooting handle.
   function esdirk_reverse_shooting_last_error_string(shooting) result(message)
     type(c_ptr), intent(in) :: shooting
     character(len=:), allocatable :: message
-    message = from_c_string(c_esdirk_reverse_shooting_last_error(shooting))
+    message = esdirk_string_from_c(c_esdirk_reverse_shooting_last_error(shooting))
   end function esdirk_reverse_shooting_last_error_string
 
   !> The run-time gradient check (esdirk_solver_check_gradient of the C API): worst_error, passed

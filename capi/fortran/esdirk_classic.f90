@@ -8,7 +8,7 @@
 ! (esdirk_residual_fn, ...), passed with c_funloc; c_null_funptr for an absent Jacobian.
 module esdirk_classic
   use, intrinsic :: iso_c_binding
-  use esdirk, only: esdirk_int
+  use esdirk, only: esdirk_int, esdirk_string_from_c
   implicit none
   private
 
@@ -94,11 +94,6 @@ module esdirk_classic
     type(c_ptr) function c_esdirk_classic_last_error() bind(C, name="esdirk_classic_last_error")
       import :: c_ptr
     end function c_esdirk_classic_last_error
-
-    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
-      import :: c_ptr, c_size_t
-      type(c_ptr), value :: s
-    end function c_strlen
   end interface
 
 contains
@@ -106,17 +101,7 @@ contains
   !> Why the last classic call of this thread failed ("" after a success).
   function esdirk_classic_last_error_string() result(text)
     character(len=:), allocatable :: text
-    character(kind=c_char), pointer :: chars(:)
-    type(c_ptr) :: s
-    integer :: i, n
-    s = c_esdirk_classic_last_error()
-    n = int(c_strlen(s))
-    allocate(character(len=n) :: text)
-    if (n == 0) return
-    call c_f_pointer(s, chars, [n])
-    do i = 1, n
-      text(i:i) = chars(i)
-    end do
+    text = esdirk_string_from_c(c_esdirk_classic_last_error())
   end function esdirk_classic_last_error_string
 
 end module esdirk_classic

@@ -18,7 +18,7 @@
 ! - Step numbers n of esdirk_geometric_get are those of the C API: 0 .. steps (t_0 .. t_N).
 module esdirk_geometric
   use, intrinsic :: iso_c_binding
-  use esdirk, only: esdirk_int, ESDIRK_SUCCESS
+  use esdirk, only: esdirk_int, ESDIRK_SUCCESS, esdirk_string_from_c
   implicit none
   private
 
@@ -203,11 +203,6 @@ module esdirk_geometric
       type(c_ptr), value :: u_guess
       real(c_double), intent(out) :: defect
     end function c_esdirk_geometric_one_step_defect
-
-    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
-      import :: c_ptr, c_size_t
-      type(c_ptr), value :: s
-    end function c_strlen
   end interface
 
 contains
@@ -216,7 +211,7 @@ contains
   function esdirk_geometric_tableau_name_string(k) result(name)
     integer, intent(in) :: k
     character(len=:), allocatable :: name
-    name = fortran_string(c_esdirk_geometric_tableau_name(int(k - 1, esdirk_int)))
+    name = esdirk_string_from_c(c_esdirk_geometric_tableau_name(int(k - 1, esdirk_int)))
   end function esdirk_geometric_tableau_name_string
 
   !> The stage count of a built-in tableau (ESDIRK_INVALID_ARGUMENT for an unknown name).
@@ -290,7 +285,7 @@ contains
   function esdirk_geometric_last_error_string(geometric) result(message)
     type(c_ptr), intent(in) :: geometric
     character(len=:), allocatable :: message
-    message = fortran_string(c_esdirk_geometric_last_error(geometric))
+    message = esdirk_string_from_c(c_esdirk_geometric_last_error(geometric))
   end function esdirk_geometric_last_error_string
 
   !> The forward sweep over the step ends times(1:ntimes) (strictly monotone, ntimes >= 2) from
@@ -358,24 +353,5 @@ contains
     p = c_null_ptr
     if (present(array)) p = c_loc(array(1))
   end function address
-
-  ! A C string as a Fortran string ("" for NULL).
-  function fortran_string(text) result(name)
-    type(c_ptr), intent(in) :: text
-    character(len=:), allocatable :: name
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i, n
-    if (.not. c_associated(text)) then
-      name = ""
-      return
-    end if
-    n = int(c_strlen(text))
-    allocate(character(len=n) :: name)
-    if (n == 0) return
-    call c_f_pointer(text, chars, [n])
-    do i = 1, n
-      name(i:i) = chars(i)
-    end do
-  end function fortran_string
 
 end module esdirk_geometric

@@ -9,7 +9,7 @@
 ! pass an array here.
 module esdirk_hybrid_adjoint
   use, intrinsic :: iso_c_binding
-  use esdirk, only: esdirk_int
+  use esdirk, only: esdirk_int, esdirk_string_from_c
   implicit none
   private
 
@@ -123,11 +123,6 @@ module esdirk_hybrid_adjoint
       type(c_ptr), value :: solver
       type(esdirk_hybrid_adjoint_report), intent(inout) :: report
     end function c_esdirk_hybrid_solver_get_adjoint_report
-
-    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
-      import :: c_ptr, c_size_t
-      type(c_ptr), value :: s
-    end function c_strlen
   end interface
 
 contains
@@ -136,17 +131,7 @@ contains
   function esdirk_hybrid_objective_last_error_string(objective) result(text)
     type(c_ptr), intent(in) :: objective
     character(len=:), allocatable :: text
-    character(kind=c_char), pointer :: chars(:)
-    type(c_ptr) :: s
-    integer :: i, n
-    s = c_esdirk_hybrid_objective_last_error(objective)
-    n = int(c_strlen(s))
-    allocate(character(len=n) :: text)
-    if (n == 0) return
-    call c_f_pointer(s, chars, [n])
-    do i = 1, n
-      text(i:i) = chars(i)
-    end do
+    text = esdirk_string_from_c(c_esdirk_hybrid_objective_last_error(objective))
   end function esdirk_hybrid_objective_last_error_string
 
   !> What the recording and the last sweep did (the struct size is set here).

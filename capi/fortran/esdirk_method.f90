@@ -10,6 +10,7 @@
 ! leaves the options as they were, and the handle's last-error function says why.
 module esdirk_method
   use, intrinsic :: iso_c_binding
+  use esdirk, only: esdirk_string_from_c
   implicit none
   private
 
@@ -338,11 +339,6 @@ module esdirk_method
       character(kind=c_char), intent(in) :: name(*)
       real(c_double), value :: rtol
     end function c_esdirk_method_stages
-
-    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
-      import :: c_ptr, c_size_t
-      type(c_ptr), value :: s
-    end function c_strlen
   end interface
 
 contains
@@ -359,7 +355,7 @@ contains
   function esdirk_solver_method_name_string(solver) result(name)
     type(c_ptr), intent(in) :: solver
     character(len=:), allocatable :: name
-    name = fortran_string(c_esdirk_solver_method_name(solver))
+    name = esdirk_string_from_c(c_esdirk_solver_method_name(solver))
   end function esdirk_solver_method_name_string
 
   !> As esdirk_solver_set_method, on the shooting handle.
@@ -373,7 +369,7 @@ contains
   function esdirk_shooting_method_name_string(handle) result(name)
     type(c_ptr), intent(in) :: handle
     character(len=:), allocatable :: name
-    name = fortran_string(c_esdirk_shooting_method_name(handle))
+    name = esdirk_string_from_c(c_esdirk_shooting_method_name(handle))
   end function esdirk_shooting_method_name_string
 
   !> As esdirk_solver_set_method, on the reverse shooting handle.
@@ -387,7 +383,7 @@ contains
   function esdirk_reverse_shooting_method_name_string(handle) result(name)
     type(c_ptr), intent(in) :: handle
     character(len=:), allocatable :: name
-    name = fortran_string(c_esdirk_reverse_shooting_method_name(handle))
+    name = esdirk_string_from_c(c_esdirk_reverse_shooting_method_name(handle))
   end function esdirk_reverse_shooting_method_name_string
 
   !> As esdirk_solver_set_method, on the hybrid solver handle.
@@ -401,7 +397,7 @@ contains
   function esdirk_hybrid_solver_method_name_string(handle) result(name)
     type(c_ptr), intent(in) :: handle
     character(len=:), allocatable :: name
-    name = fortran_string(c_esdirk_hybrid_solver_method_name(handle))
+    name = esdirk_string_from_c(c_esdirk_hybrid_solver_method_name(handle))
   end function esdirk_hybrid_solver_method_name_string
 
   !> As esdirk_solver_set_method, on the multiple-shooting handle (every interval).
@@ -415,26 +411,8 @@ contains
   function esdirk_multishoot_method_name_string(handle) result(name)
     type(c_ptr), intent(in) :: handle
     character(len=:), allocatable :: name
-    name = fortran_string(c_esdirk_multishoot_method_name(handle))
+    name = esdirk_string_from_c(c_esdirk_multishoot_method_name(handle))
   end function esdirk_multishoot_method_name_string
-
-  ! A C string as a Fortran string ("" for NULL).
-  function fortran_string(text) result(name)
-    type(c_ptr), intent(in) :: text
-    character(len=:), allocatable :: name
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i, n
-    if (.not. c_associated(text)) then
-      name = ""
-      return
-    end if
-    n = int(c_strlen(text))
-    call c_f_pointer(text, chars, [n])
-    allocate(character(len=n) :: name)
-    do i = 1, n
-      name(i:i) = chars(i)
-    end do
-  end function fortran_string
 
   !> The stages s of the method `name` resolves to at rtol ("auto" by rtol): an adjoint step
   !> record holds 5 + s (2 nx + 2 nz + 1) doubles. -1 for an unknown name.

@@ -16,7 +16,7 @@
 ! RECURSIVE, so that their local variables live on each thread's stack.
 module esdirk_multishoot
   use, intrinsic :: iso_c_binding
-  use esdirk, only: esdirk_int
+  use esdirk, only: esdirk_int, esdirk_string_from_c
   implicit none
   private
 
@@ -143,11 +143,6 @@ module esdirk_multishoot
       real(c_double), value :: rcond
       type(estimation_result), intent(inout) :: result
     end function c_esdirk_multishoot_estimate
-
-    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
-      import :: c_ptr, c_size_t
-      type(c_ptr), value :: s
-    end function c_strlen
   end interface
 
 contains
@@ -236,7 +231,7 @@ contains
   function esdirk_multishoot_last_error_string(ms) result(message)
     type(c_ptr), intent(in) :: ms
     character(len=:), allocatable :: message
-    message = fortran_string(c_esdirk_multishoot_last_error(ms))
+    message = esdirk_string_from_c(c_esdirk_multishoot_last_error(ms))
   end function esdirk_multishoot_last_error_string
 
   ! The address of an optional array, c_null_ptr when it is absent (C's "not wanted").
@@ -267,24 +262,5 @@ contains
     p = c_null_ptr
     if (present(array)) p = c_loc(array(1))
   end function int_address_in
-
-  ! A C string as a Fortran string ("" for NULL).
-  function fortran_string(text) result(name)
-    type(c_ptr), intent(in) :: text
-    character(len=:), allocatable :: name
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i, n
-    if (.not. c_associated(text)) then
-      name = ""
-      return
-    end if
-    n = int(c_strlen(text))
-    allocate(character(len=n) :: name)
-    if (n == 0) return
-    call c_f_pointer(text, chars, [n])
-    do i = 1, n
-      name(i:i) = chars(i)
-    end do
-  end function fortran_string
 
 end module esdirk_multishoot

@@ -8,7 +8,7 @@
 ! entry of row row_indices(k) + 1 (1-based) in the column k lies in.
 module esdirk_sparse
   use, intrinsic :: iso_c_binding
-  use esdirk, only: esdirk_int
+  use esdirk, only: esdirk_int, esdirk_string_from_c
   implicit none
   private
 
@@ -192,11 +192,6 @@ module esdirk_sparse
       import :: c_ptr
       type(c_ptr), value :: problem
     end function c_esdirk_hybrid_problem_structure_error
-
-    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
-      import :: c_size_t, c_ptr
-      type(c_ptr), value :: s
-    end function c_strlen
   end interface
 
 contains
@@ -225,16 +220,7 @@ contains
   function esdirk_problem_structure_error_string(problem) result(text)
     type(c_ptr), intent(in) :: problem
     character(len=:), allocatable :: text
-    type(c_ptr) :: s
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i, n
-    s = c_esdirk_problem_structure_error(problem)
-    n = int(c_strlen(s))
-    call c_f_pointer(s, chars, [n])
-    allocate(character(len=n) :: text)
-    do i = 1, n
-      text(i:i) = chars(i)
-    end do
+    text = esdirk_string_from_c(c_esdirk_problem_structure_error(problem))
   end function esdirk_problem_structure_error_string
 
   !> As esdirk_problem_set_jacobian_pattern_1based, for every mode of a hybrid problem:
@@ -262,15 +248,6 @@ contains
   function esdirk_hybrid_problem_structure_error_string(problem) result(text)
     type(c_ptr), intent(in) :: problem
     character(len=:), allocatable :: text
-    type(c_ptr) :: s
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i, n
-    s = c_esdirk_hybrid_problem_structure_error(problem)
-    n = int(c_strlen(s))
-    call c_f_pointer(s, chars, [n])
-    allocate(character(len=n) :: text)
-    do i = 1, n
-      text(i:i) = chars(i)
-    end do
+    text = esdirk_string_from_c(c_esdirk_hybrid_problem_structure_error(problem))
   end function esdirk_hybrid_problem_structure_error_string
 end module esdirk_sparse
