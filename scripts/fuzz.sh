@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets of tests/fuzz with clang (ASan + UBSan + libFuzzer coverage
 # over the whole library) and runs each for a while on a copy of the seed corpus.
 #   ./scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 10 s, all targets)
-#   ESDIRK_FUZZ_OPT=-O1 ./scripts/fuzz.sh 10   (the CI smoke: half the compile time of -O2)
+#   ESDIRK_FUZZ_OPT=-O1 ESDIRK_FUZZ_DEBUG=-g1 ./scripts/fuzz.sh 10
+#       (the CI smoke: -O1 halves the compile time of -O2, line tables only save more)
 # Long runs: ./scripts/fuzz.sh 3600; findings (crash-*, leak-*, timeout-*, oom-*) are
 # written to build/fuzz/findings/, the grown corpus stays in build/fuzz/corpus/ (see
 # doc/hardening.md). Exits non-zero on the first finding.
@@ -15,8 +16,9 @@ targets=("$@")
 ESDIRK_WITH_CLANG=1 ./scripts/install-deps.sh
 build=build/fuzz
 opt=${ESDIRK_FUZZ_OPT:--O2}
+debug=${ESDIRK_FUZZ_DEBUG:--g}
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$opt -g -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt -g -DNDEBUG" \
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$opt $debug -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt $debug -DNDEBUG" \
   -DESDIRK_BUILD_FUZZ=ON -DESDIRK_SANITIZE=ON -DESDIRK_BUILD_TESTS=ON \
   -DESDIRK_BUILD_EXAMPLES=OFF -DESDIRK_BUILD_FORTRAN=OFF -DESDIRK_BUILD_BENCH=OFF > /dev/null
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
