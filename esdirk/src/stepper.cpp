@@ -294,11 +294,10 @@ Stepper::Attempt Stepper::attempt(double h) {
     ++stats_.jacobian_reuses;
   }
   if (jacobian_reused_ && has_step_ &&
-      (accepted_matrix_->h_gamma() == h * tab_.gamma ||
-       std::abs(h * tab_.gamma / accepted_matrix_->h_gamma() - 1.0) < options_.lu_reuse_h_change)) {
-    // The last step's J and the same h (Options::keep_step_ratio_*) or one close enough
-    // (Options::lu_reuse_h_change): its LU is this step's. The residual uses this step's h, so
-    // the stages are this step's; the nearby M only slows the contraction a little.
+      std::abs(h * tab_.gamma / accepted_matrix_->h_gamma() - 1.0) <= options_.lu_reuse_h_change) {
+    // The last step's J and the same h (the ratio is exactly 1: Options::keep_step_ratio_*) or
+    // one close enough (Options::lu_reuse_h_change): its LU is this step's. The residual uses
+    // this step's h, so the stages are this step's; the nearby M only slows the contraction.
     trial_matrix_ = accepted_matrix_;
     ++stats_.lu_reuses;
   } else {

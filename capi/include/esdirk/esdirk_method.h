@@ -64,7 +64,7 @@ ESDIRK_C_API int esdirk_solver_set_jacobian_reuse(esdirk_solver* solver, int reu
                                                   double contraction);
 
 /** With Jacobian reuse: the kept LU of E - h' gamma J also serves a step whose h gamma differs
- *  from h' gamma by less than `fraction` (in [0, 1); default 0: only a step of the same h), so
+ *  from h' gamma by at most `fraction` (in [0, 1); default 0: only a step of the same h), so
  *  h may change without a new LU; the stages are still the step's own (its residual uses its
  *  h), the Newton iteration only contracts a little more slowly. Pays on grids whose factors
  *  fill in: 0.3 with esdirk_solver_set_keep_step_ratio(solver, 1, 1) on a 2-D reaction-diffusion

@@ -157,7 +157,7 @@ struct ESDIRK_API Options {
   /// The Newton contraction rate below which the Jacobian is kept for the next step; in (0, 1).
   double jacobian_reuse_contraction = 0.1;
   /// With reuse_jacobian: the kept LU of M = E - h' gamma J also serves a step whose h gamma
-  /// differs from h' gamma by less than this fraction (CVODES keeps its matrix while gamma
+  /// differs from h' gamma by at most this fraction (CVODES keeps its matrix while gamma
   /// changes by less than 30 %), so h may change without a new LU; the Newton iteration
   /// converges to the same stage values, a little more slowly. 0: only a step of the same h
   /// (keep_step_ratio_*). In [0, 1). Pays on grids whose factors fill in (2-D: 0.3 with
