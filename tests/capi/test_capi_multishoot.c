@@ -63,20 +63,34 @@ static void test_initial_step(esdirk_problem* problem) {
   esdirk_multishoot* ms = NULL;
   CHECK_STATUS(esdirk_multishoot_create(problem, 1, 1, &ms), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_multishoot_set_tolerances(ms, 1e-9, 1e-12), ESDIRK_SUCCESS);
-  CHECK(strcmp(esdirk_multishoot_method_name(ms), "auto") == 0); /* before a run: the one set */
   CHECK_STATUS(esdirk_multishoot_evaluate(ms, &t0, &t1, &x, &u, &z, &automatic, NULL, NULL, NULL,
                                           NULL, NULL, NULL, NULL),
                ESDIRK_SUCCESS);
-  CHECK(strcmp(esdirk_multishoot_method_name(ms), "ESDIRK436") == 0); /* "auto" at rtol 1e-9 */
   CHECK_STATUS(esdirk_multishoot_set_initial_step(ms, 1e-6), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_multishoot_evaluate(ms, &t0, &t1, &x, &u, &z, &given, NULL, NULL, NULL, NULL,
                                           NULL, NULL, NULL),
                ESDIRK_SUCCESS);
   CHECK(fabs(automatic - 0.5) < 1e-7 && fabs(given - 0.5) < 1e-7);
+  esdirk_multishoot_free(&ms);
+}
+
+/* esdirk_multishoot_method_name gave the name set ("auto") even after an evaluation; it gives
+ * the method the intervals took, and the one set again once an option changed. */
+static void test_method_name_is_the_one_auto_resolved_to(esdirk_problem* problem) {
+  const double t0 = 0.0, t1 = 1.0, x = 1.0, u = 1.0, z = 1.0;
+  double x_end = 0.0;
+  esdirk_multishoot* ms = NULL;
+  CHECK_STATUS(esdirk_multishoot_create(problem, 1, 1, &ms), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_multishoot_set_tolerances(ms, 1e-9, 1e-12), ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_multishoot_method_name(ms), "auto") == 0); /* before a run: the one set */
+  CHECK_STATUS(esdirk_multishoot_evaluate(ms, &t0, &t1, &x, &u, &z, &x_end, NULL, NULL, NULL,
+                                          NULL, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_multishoot_method_name(ms), "ESDIRK436") == 0); /* "auto" at rtol 1e-9 */
   CHECK_STATUS(esdirk_multishoot_set_tolerances(ms, 1e-4, 1e-6), ESDIRK_SUCCESS);
   CHECK(strcmp(esdirk_multishoot_method_name(ms), "auto") == 0); /* an option changed */
-  CHECK_STATUS(esdirk_multishoot_evaluate(ms, &t0, &t1, &x, &u, &z, &given, NULL, NULL, NULL, NULL,
-                                          NULL, NULL, NULL),
+  CHECK_STATUS(esdirk_multishoot_evaluate(ms, &t0, &t1, &x, &u, &z, &x_end, NULL, NULL, NULL,
+                                          NULL, NULL, NULL, NULL),
                ESDIRK_SUCCESS);
   CHECK(strcmp(esdirk_multishoot_method_name(ms), "ESDIRK34") == 0); /* "auto" at rtol 1e-4 */
   esdirk_multishoot_free(&ms);
@@ -146,6 +160,7 @@ int main(void) {
   CHECK_STATUS(esdirk_problem_create(1, 1, 1, model, NULL, &problem), ESDIRK_SUCCESS);
   test_intervals_match_the_closed_form(problem);
   test_initial_step(problem);
+  test_method_name_is_the_one_auto_resolved_to(problem);
   test_a_failing_interval(problem);
   test_bad_input(problem);
   esdirk_problem_free(&problem);
