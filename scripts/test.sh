@@ -2,7 +2,9 @@
 # Builds esdirk from scratch and runs the whole test suite (unit tests, examples, install
 # test) through CTest, then the hardening stages of doc/hardening.md:
 #   release  GCC Release: every test, example and the benchmark's quick mode, with the
-#            optional Ipopt and MPI components required (ESDIRK_REQUIRE_SOLVERS)
+#            optional Ipopt and MPI components required (ESDIRK_REQUIRE_SOLVERS) and the
+#            Python package and its pytest suite (ESDIRK_REQUIRE_PYTHON; never in the
+#            sanitizer stages, whose runtimes the interpreter does not load)
 #   asan     GCC -O1 with AddressSanitizer + UndefinedBehaviorSanitizer and assertions: the
 #            unit, C, Fortran and binding tests
 #   tsan     GCC -O1 with ThreadSanitizer: integrators in several threads (tests/threads), the
@@ -38,7 +40,7 @@ configure() {
 release() {
   configure build/test -DCMAKE_BUILD_TYPE=Release -DESDIRK_BUILD_TESTS=ON \
     -DESDIRK_BUILD_EXAMPLES=ON -DESDIRK_BUILD_FORTRAN=ON -DESDIRK_BUILD_BENCH=ON \
-    -DESDIRK_REQUIRE_SOLVERS=ON \
+    -DESDIRK_REQUIRE_SOLVERS=ON -DESDIRK_REQUIRE_PYTHON=ON \
     "${extra_release_args[@]}"
   cmake --build build/test -j "$jobs"
   (cd build/test && ctest --output-on-failure -j "$jobs")

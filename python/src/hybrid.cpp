@@ -1,0 +1,464 @@
+// Hybrid systems from Python: esdirk.HybridProblem / esdirk.HybridSolver (modes, event
+// functions, resets, sensitivity jumps), and _solve_events, the event path of solve_ivp (one
+// mode, identity resets: scipy's events).
+
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+
+#include "bindings.hpp"
+#include "esdirk/events/hybrid_solver.hpp"
+#include "problem.hpp"
+#include "solvers.hpp"
+
+namespace esdirk::python {
+
+namespace {
+
+// solve_ivp's events on a smooth problem: one mode, the problem's f and g, one callback per
+// event function, no reset.
+class EventProblem final : public HybridProblem {
+ public:
+  EventProblem(ModelProblem& model, std::vector<Callback> events)
+      : HybridProblem(model.nx(), model.nz(), model.np(), static_cast<int>(events.size())),
+        model_(model),
+        events_(std::move(events)) {}
+
+  int evaluate(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector f,
+               Vector g) override {
+    return model_.evaluate(t, x, z, p, f, g);
+  }
+  bool has_jacobian() const override { return model_.has_jacobian(); }
+  int jacobian(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, MatrixRef J) override {
+    return model_.jacobian(t, x, z, p, J);
+  }
+  bool has_parameter_jacobian() const override { return model_.has_parameter_jacobian(); }
+  int parameter_jacobian(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+                         MatrixRef Jp) override {
+    return model_.parameter_jacobian(t, x, z, p, Jp);
+  }
+  int events(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector h) override {
+    for (std::size_t k = 0; k < events_.size(); ++k) {
+      const int code = events_[k].call(t, x, z, p, &h[k], 1, 0, 1, model_.errors());
+      if (code != 0) return code;
+    }
+    return 0;
+  }
+
+ private:
+  ModelProblem& model_;
+  std::vector<Callback> events_;
+};
+
+std::vector<double> optional_vector(const py::object& value, int n, const char* what) {
+  if (value.is_none()) return std::vector<double>(static_cast<std::size_t>(n), 0.0);
+  return vector_argument(value, n, what);
+}
+
+// A hybrid problem whose callbacks are Python functions of (mode, t, x, z, p).
+class PythonHybridProblem final : public HybridProblem {
+ public:
+  PythonHybridProblem(int nx, int nz, int np, int ne, py::object f, py::object g, py::object events,
+                      py::object transition, py::object jac, py::object jac_p)
+      : HybridProblem(nx, nz, np, ne), transition_(std::move(transition)) {
+    PythonStyle style;
+    style.mode = true;
+    f_ = make_callback(f, style, "f");
+    g_ = make_callback(g, style, "g");
+    events_ = make_callback(events, style, "events");
+    jacobian_ = make_callback(jac, style, "jac");
+    parameter_jacobian_ = make_callback(jac_p, style, "jac_p");
+    for (const Callback* c : {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_})
+      if (c->is_compiled())
+        throw py::type_error("HybridProblem takes Python callables (fn(mode, t, x, z, p)); " + c->what() +
+                             " is a compiled function");
+    if (f_.empty()) throw py::type_error("the right-hand side f is required");
+    if (nz > 0 && g_.empty()) throw py::type_error("a DAE (nz > 0) needs the algebraic equations g");
+    if (ne > 0 && events_.empty()) throw py::type_error("n_events > 0 needs the event functions");
+  }
+
+  int evaluate(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector f,
+               Vector g) override {
+    const int code = f_.call(t, x, z, p, f.data(), nx(), 0, nx(), errors_, mode);
+    if (code != 0 || nz() == 0) return code;
+    return g_.call(t, x, z, p, g.data(), nz(), 0, nz(), errors_, mode);
+  }
+  bool has_jacobian() const override { return !jacobian_.empty(); }
+  int jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, MatrixRef J) override {
+    return jacobian_.call(t, x, z, p, J.data, J.rows, J.cols, J.ld, errors_, mode);
+  }
+  bool has_parameter_jacobian() const override { return !parameter_jacobian_.empty(); }
+  int parameter_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+                         MatrixRef Jp) override {
+    return parameter_jacobian_.call(t, x, z, p, Jp.data, Jp.rows, Jp.cols, Jp.ld, errors_, mode);
+  }
+  int events(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector h) override {
+    return events_.call(t, x, z, p, h.data(), event_count(), 0, event_count(), errors_, mode);
+  }
+  // transition(mode, fired, t, x, z, p) -> (next_mode, x_plus) or None (no change).
+  int transition(int mode, const TransitionCause& cause, double t, ConstVector x, ConstVector z,
+                 ConstVector p, ConstVector, int& next_mode, Vector x_plus) override {
+    if (transition_.is_none()) return 0;
+    py::gil_scoped_acquire gil;
+    if (errors_.pending()) return -1;
+    try {
+      py::list fired;
+      for (int k : cause.fired) fired.append(k);
+      py::object r = transition_(mode, fired, t, to_array(x), to_array(z), to_array(p));
+      if (r.is_none()) return 0;
+      auto pair = r.cast<py::tuple>();
+      if (pair.size() != 2) throw py::value_error("transition must return (next_mode, x_plus)");
+      next_mode = pair[0].cast<int>();
+      const auto xp = vector_argument(pair[1], nx(), "transition's x_plus");
+      std::copy(xp.begin(), xp.end(), x_plus.begin());
+      return 0;
+    } catch (py::error_already_set& e) {
+      e.restore();
+    } catch (py::cast_error&) {
+      PyErr_SetString(PyExc_TypeError, "transition must return (next_mode, x_plus) or None");
+    } catch (py::builtin_exception& e) {
+      e.set_error();
+    }
+    errors_.store_current();
+    return -1;
+  }
+
+  ErrorSlot& errors() { return errors_; }
+
+ private:
+  Callback f_, g_, events_, jacobian_, parameter_jacobian_;
+  py::object transition_;
+  ErrorSlot errors_;
+};
+
+// Owns the problem and the solver (the solver refers to the problem).
+class HybridBinding {
+ public:
+  HybridBinding(std::shared_ptr<PythonHybridProblem> problem, HybridOptions options)
+      : problem_(std::move(problem)) {
+    solver_ = std::make_unique<HybridSolver>(*problem_, std::move(options));
+    x_.resize(problem_->nx());
+    z_.resize(problem_->nz());
+  }
+
+  template <class Work>
+  auto run(Work&& work) {
+    problem_->errors().clear();
+    std::optional<decltype(work())> result;
+    {
+      py::gil_scoped_release release;
+      result.emplace(work());
+    }
+    problem_->errors().raise_if_pending();
+    return *result;
+  }
+
+  void initialize(double t0, int mode, const py::object& x0, const py::object& z0, const py::object& p) {
+    const auto x = vector_argument(x0, problem_->nx(), "x0");
+    const auto z = optional_vector(z0, problem_->nz(), "z0");
+    const auto pv = optional_vector(p, problem_->np(), "p");
+    sensitivities_ = false;
+    check(run([&] { return solver_->initialize(t0, mode, x, z, pv); }), solver_->message());
+  }
+
+  void initialize_sensitivities(const py::object& seed, const py::dict& keywords) {
+    const int n = problem_->nx() + problem_->np();
+    DenseMatrix S;
+    if (seed.is_none()) {
+      S.resize(n, n);
+      for (int i = 0; i < n; ++i) S(i, i) = 1.0;
+    } else {
+      S = matrix_argument(seed, n, -1, "seed");
+    }
+    const auto options = sensitivity_options_from(keywords);
+    check(run([&] { return solver_->initialize_sensitivities(S.cref(), options); }), solver_->message());
+    sensitivities_ = true;
+    Sx_.resize(problem_->nx(), solver_->directions());
+    Sz_.resize(problem_->nz(), solver_->directions());
+  }
+
+  std::string integrate_to(double tout) {
+    const Outcome o = run([&] {
+      return sensitivities_ ? solver_->integrate_to(tout, x_, z_, Sx_.ref(), Sz_.ref())
+                            : solver_->integrate_to(tout, x_, z_);
+    });
+    check(o.status, solver_->message());
+    t_ = o.t;
+    return std::string(stop_reason_name(o.reason));
+  }
+
+  py::list events() const {
+    py::list out;
+    for (int i = 0; i < solver_->logged_events(); ++i) {
+      const EventRecord& e = solver_->event(i);
+      py::dict d;
+      d["t"] = e.t;
+      d["mode_before"] = e.mode_before;
+      d["mode_after"] = e.mode_after;
+      d["fired"] = e.fired;
+      d["time_event"] = e.time_event;
+      d["x_minus"] = to_array(e.x_minus);
+      d["x_plus"] = to_array(e.x_plus);
+      d["z_minus"] = to_array(e.z_minus);
+      d["z_plus"] = to_array(e.z_plus);
+      if (!e.tau.empty()) {
+        d["tau"] = to_array(e.tau);
+        d["Sx_minus"] = to_array(e.sx_minus.cref());
+        d["Sx_plus"] = to_array(e.sx_plus.cref());
+      }
+      out.append(d);
+    }
+    return out;
+  }
+
+  HybridSolver& solver() { return *solver_; }
+  double t() const { return t_; }
+  py::array_t<double> x() const { return to_array(x_); }
+  py::array_t<double> z() const { return to_array(z_); }
+  py::object Sx() const { return sensitivities_ ? py::object(to_array(Sx_.cref())) : py::none(); }
+  py::object Sz() const { return sensitivities_ ? py::object(to_array(Sz_.cref())) : py::none(); }
+
+ private:
+  std::shared_ptr<PythonHybridProblem> problem_;
+  std::unique_ptr<HybridSolver> solver_;
+  std::vector<double> x_, z_;
+  DenseMatrix Sx_, Sz_;
+  bool sensitivities_ = false;
+  double t_ = 0.0;
+};
+
+EventDirection direction_of(int d) {
+  return d > 0 ? EventDirection::rising : d < 0 ? EventDirection::falling : EventDirection::both;
+}
+
+}  // namespace
+
+// The event path of solve_ivp: HybridSolver on one mode. Output at t_eval (or at every step
+// end), stopped at the first terminal event (status 1).
+SolveResult solve_with_events(ModelProblem& model, std::vector<Callback> event_callbacks,
+                              const std::vector<bool>& terminal, const std::vector<int>& directions,
+                              const Options& options, const SolveRequest& request, bool& terminated) {
+  const int nx = model.nx(), nz = model.nz(), ne = static_cast<int>(event_callbacks.size());
+  EventProblem problem(model, std::move(event_callbacks));
+  HybridOptions ho;
+  ho.integrator = options;
+  ho.terminal = terminal;
+  for (int d : directions) ho.directions.push_back(direction_of(d));
+  ho.event_log_capacity = 100000;
+  HybridSolver solver(problem, ho);
+  SolveResult r;
+  r.method = options.resolved_method().name;
+  terminated = false;
+  int terminal_component = -1;
+  double terminal_t = 0.0;
+  std::vector<double> x(nx), z(nz);
+  auto finish = [&](Status status, const std::string& message) {
+    r.status = status;
+    r.message = message;
+    r.statistics = solver.statistics();
+    r.t_events.assign(static_cast<std::size_t>(ne), {});
+    r.events.assign(static_cast<std::size_t>(ne), {});
+    for (int i = 0; i < solver.logged_events(); ++i) {
+      const EventRecord& e = solver.event(i);
+      for (int k = 0; k < ne; ++k) {
+        if (e.fired[static_cast<std::size_t>(k)] == 0) continue;
+        r.t_events[static_cast<std::size_t>(k)].push_back(e.t);
+        std::vector<double> y = e.x_minus;
+        y.insert(y.end(), e.z_minus.begin(), e.z_minus.end());
+        r.events[static_cast<std::size_t>(k)].push_back(std::move(y));
+      }
+    }
+    // The terminal event is not in the log yet (its transition is applied by a next call).
+    if (terminal_component >= 0) {
+      const auto k = static_cast<std::size_t>(terminal_component);
+      r.t_events[k].push_back(terminal_t);
+      std::vector<double> y = x;
+      y.insert(y.end(), z.begin(), z.end());
+      r.events[k].push_back(std::move(y));
+    }
+    return r;
+  };
+  Status s = solver.initialize(request.t0, 0, request.x0, request.z0, request.p);
+  if (!ok(s)) return finish(s, solver.message());
+  if (request.sensitivities) {
+    DenseMatrix seed = request.seed;
+    if (!seed.rows()) {
+      const int n = nx + model.np();
+      seed.resize(n, n);
+      for (int i = 0; i < n; ++i) seed(i, i) = 1.0;
+    }
+    s = solver.initialize_sensitivities(seed.cref(), request.sensitivity_options);
+    if (!ok(s)) return finish(s, solver.message());
+    r.directions = solver.directions();
+  }
+  const int ns = r.directions;
+  DenseMatrix Sx(nx, ns), Sz(nz, ns);
+  auto record = [&](double t, ConstVector xv, ConstVector zv) {
+    r.t.push_back(t);
+    r.x.insert(r.x.end(), xv.begin(), xv.end());
+    r.z.insert(r.z.end(), zv.begin(), zv.end());
+    for (int i = 0; i < nx; ++i)
+      for (int j = 0; j < ns; ++j) r.Sx.push_back(Sx(i, j));
+    for (int i = 0; i < nz; ++i)
+      for (int j = 0; j < ns; ++j) r.Sz.push_back(Sz(i, j));
+  };
+  const bool every_step = request.t_eval.empty();
+  if (every_step || request.dense) {
+    if (every_step) record(request.t0, solver.x(), solver.z());
+    if (request.dense) {
+      r.dense_t.push_back(request.t0);
+      r.dense_x.insert(r.dense_x.end(), solver.x().begin(), solver.x().end());
+      r.dense_f.insert(r.dense_f.end(), solver.integrator().current_derivative().begin(),
+                       solver.integrator().current_derivative().end());
+    }
+    solver.integrator().set_step_observer([&](const StepView& step) {
+      const int last = step.stages - 1;
+      const ConstVector xe(step.X.column(last), nx), fe(step.F.column(last), nx);
+      if (request.dense) {
+        r.dense_t.push_back(step.t_end);
+        r.dense_x.insert(r.dense_x.end(), xe.begin(), xe.end());
+        r.dense_f.insert(r.dense_f.end(), fe.begin(), fe.end());
+      }
+      if (every_step) record(step.t_end, xe, ConstVector(step.Z.column(last), nz));
+    });
+  }
+  // Drops what the observer recorded beyond t (a step that ended after a terminal event).
+  auto trim_after = [&](double t) {
+    std::size_t keep = r.t.size();
+    while (keep > 0 && r.t[keep - 1] > t) --keep;
+    r.t.resize(keep);
+    r.x.resize(keep * nx);
+    r.z.resize(keep * nz);
+    r.Sx.resize(keep * nx * ns);
+    r.Sz.resize(keep * nz * ns);
+    std::size_t dense_keep = r.dense_t.size();
+    while (dense_keep > 0 && r.dense_t[dense_keep - 1] > t) --dense_keep;
+    r.dense_t.resize(dense_keep);
+    r.dense_x.resize(dense_keep * nx);
+    r.dense_f.resize(dense_keep * nx);
+  };
+  const std::vector<double> single{request.t_final};
+  for (double tout : every_step ? single : request.t_eval) {
+    if (tout == request.t0) {
+      record(tout, solver.x(), solver.z());
+      continue;
+    }
+    const Outcome o = request.sensitivities ? solver.integrate_to(tout, x, z, Sx.ref(), Sz.ref())
+                                            : solver.integrate_to(tout, x, z);
+    if (!ok(o)) return finish(o.status, solver.message());
+    if (o.reason == StopReason::listener_stop) {  // a terminal event: the left limit at t*
+      terminated = true;
+      terminal_component = solver.pending_event_component();
+      terminal_t = o.t;
+      trim_after(o.t);
+      record(o.t, x, z);
+      if (request.dense) {  // the interpolant's last point: the event
+        r.dense_t.push_back(o.t);
+        r.dense_x.insert(r.dense_x.end(), x.begin(), x.end());
+        std::vector<double> f(nx), g(nz);
+        model.evaluate(o.t, x, z, request.p, f, g);
+        r.dense_f.insert(r.dense_f.end(), f.begin(), f.end());
+      }
+      break;
+    }
+    if (!every_step) record(tout, x, z);
+  }
+  return finish(Status::success, "");
+}
+
+void register_hybrid(py::module_& m) {
+  m.def("_solve_events", [](std::shared_ptr<ModelProblem> problem, const Options& options, double t0,
+                            double t_final, py::object x0, py::object z0, py::object p, py::object t_eval,
+                            bool dense, bool sensitivities, py::object seed, const SensitivityOptions& sens,
+                            py::list events, std::vector<bool> terminal, std::vector<int> directions,
+                            bool pass_z, bool pass_p, py::tuple args) {
+    SolveRequest q;
+    q.t0 = t0;
+    q.t_final = t_final;
+    q.x0 = vector_argument(x0, problem->nx(), "y0");
+    q.z0 = optional_vector(z0, problem->nz(), "z0");
+    q.p = optional_vector(p, problem->np(), "p");
+    if (!t_eval.is_none()) q.t_eval = vector_argument(t_eval, "t_eval");
+    q.dense = dense;
+    q.sensitivities = sensitivities;
+    if (sensitivities && !seed.is_none())
+      q.seed = matrix_argument(seed, problem->nx() + problem->np(), -1, "seed");
+    q.sensitivity_options = sens;
+    options.validate(problem->nx(), problem->nz());
+    PythonStyle style;
+    style.z = pass_z;
+    style.p = pass_p;
+    style.extra = args;
+    std::vector<Callback> callbacks;
+    for (std::size_t k = 0; k < events.size(); ++k)
+      callbacks.push_back(make_callback(events[k], style, "events[" + std::to_string(k) + "]"));
+    bool terminated = false;
+    problem->errors().clear();
+    SolveResult r;
+    {
+      py::gil_scoped_release release;
+      r = solve_with_events(*problem, std::move(callbacks), terminal, directions, options, q, terminated);
+    }
+    problem->errors().raise_if_pending();
+    py::dict d = result_dict(r, problem->nx(), problem->nz());
+    d["terminated"] = terminated;
+    return d;
+  });
+
+  py::class_<PythonHybridProblem, std::shared_ptr<PythonHybridProblem>>(m, "HybridProblem", R"(A hybrid
+system: per mode x' = f(mode, t, x, z, p), 0 = g(mode, t, x, z, p), event functions
+events(mode, t, x, z, p) -> (n_events,), and transitions
+transition(mode, fired, t, x, z, p) -> (next_mode, x_plus) (None: same mode, no reset).
+fired[k] is +1 / -1 for a component that crossed rising / falling, 0 otherwise.)")
+      .def(py::init([](int nx, int nz, int np, int n_events, py::object f, py::object g, py::object events,
+                       py::object transition, py::object jac, py::object jac_p) {
+             try {
+               return std::make_shared<PythonHybridProblem>(nx, nz, np, n_events, f, g, events, transition,
+                                                            jac, jac_p);
+             } catch (const std::invalid_argument& e) {
+               throw py::value_error(e.what());
+             }
+           }),
+           py::arg("nx"), py::arg("nz"), py::arg("np"), py::arg("n_events"), py::arg("f"),
+           py::arg("g") = py::none(), py::arg("events") = py::none(), py::arg("transition") = py::none(),
+           py::arg("jac") = py::none(), py::arg("jac_p") = py::none());
+
+  py::class_<HybridBinding>(m, "HybridSolver", R"(Integrates a HybridProblem across its events
+(esdirk::HybridSolver): HybridSolver(problem, options=None, terminal=None, directions=None,
+time_events=None); initialize(t0, mode, x0, z0=None, p=None);
+initialize_sensitivities(seed=None, **sensitivity_options); integrate_to(tout) -> stop reason
+("listener_stop" at a terminal event); .t, .x, .z, .Sx, .mode, .events (a list of dicts:
+t, modes, fired, left and right limits, tau and the sensitivity jump), .statistics.)")
+      .def(py::init([](std::shared_ptr<PythonHybridProblem> problem, std::optional<Options> options,
+                       std::optional<std::vector<bool>> terminal, std::optional<std::vector<int>> directions,
+                       std::optional<std::vector<double>> time_events) {
+             HybridOptions ho;
+             if (options) ho.integrator = *options;
+             if (terminal) ho.terminal = *terminal;
+             if (directions)
+               for (int d : *directions) ho.directions.push_back(direction_of(d));
+             if (time_events) ho.time_events = *time_events;
+             return std::make_unique<HybridBinding>(std::move(problem), std::move(ho));
+           }),
+           py::arg("problem"), py::arg("options") = py::none(), py::arg("terminal") = py::none(),
+           py::arg("directions") = py::none(), py::arg("time_events") = py::none())
+      .def("initialize", &HybridBinding::initialize, py::arg("t0"), py::arg("mode"), py::arg("x0"),
+           py::arg("z0") = py::none(), py::arg("p") = py::none())
+      .def("initialize_sensitivities",
+           [](HybridBinding& b, py::object seed, py::kwargs kw) { b.initialize_sensitivities(seed, kw); },
+           py::arg("seed") = py::none())
+      .def("integrate_to", &HybridBinding::integrate_to, py::arg("tout"))
+      .def_property_readonly("t", &HybridBinding::t)
+      .def_property_readonly("x", &HybridBinding::x)
+      .def_property_readonly("z", &HybridBinding::z)
+      .def_property_readonly("Sx", &HybridBinding::Sx)
+      .def_property_readonly("Sz", &HybridBinding::Sz)
+      .def_property_readonly("mode", [](HybridBinding& b) { return b.solver().mode(); })
+      .def_property_readonly("events", &HybridBinding::events)
+      .def_property_readonly("event_count", [](HybridBinding& b) { return b.solver().event_count(); })
+      .def_property_readonly("statistics", [](HybridBinding& b) { return statistics_dict(b.solver().statistics()); })
+      .def_property_readonly("message", [](HybridBinding& b) { return b.solver().message(); });
+}
+
+}  // namespace esdirk::python

@@ -1,0 +1,300 @@
+// esdirk.Integrator (the driver, optionally with forward sensitivities) and _solve, the C++
+// loop behind esdirk.solve_ivp: the whole integration runs without the interpreter unless a
+// callback is a Python function.
+
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+
+#include "bindings.hpp"
+#include "esdirk/integrator.hpp"
+#include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "problem.hpp"
+#include "solvers.hpp"
+
+namespace esdirk::python {
+
+namespace {
+
+// Runs `work` with the GIL released, then raises a Python exception a callback left behind.
+template <class Work>
+auto without_gil(ModelProblem& problem, Work&& work) {
+  problem.errors().clear();
+  std::optional<decltype(work())> result;
+  {
+    py::gil_scoped_release release;
+    result.emplace(work());
+  }
+  problem.errors().raise_if_pending();
+  return *result;
+}
+
+std::vector<double> optional_vector(const py::object& value, int n, const char* what) {
+  if (value.is_none()) return std::vector<double>(static_cast<std::size_t>(n), 0.0);
+  return vector_argument(value, n, what);
+}
+
+// esdirk.Integrator: the problem, the driver and (after enable_sensitivities) the forward
+// sensitivities, owned together so that Python's lifetimes cannot break the references
+// between them.
+class IntegratorBinding {
+ public:
+  IntegratorBinding(std::shared_ptr<ModelProblem> problem, Options options)
+      : problem_(std::move(problem)) {
+    options.validate(problem_->nx(), problem_->nz());
+    integrator_ = std::make_unique<Integrator>(*problem_, std::move(options));
+    x_.resize(problem_->nx());
+    z_.resize(problem_->nz());
+  }
+
+  void initialize(double t0, const py::object& x0, const py::object& z0, const py::object& p) {
+    const auto x = vector_argument(x0, problem_->nx(), "x0");
+    const auto z = optional_vector(z0, problem_->nz(), "z0");
+    const auto pv = optional_vector(p, problem_->np(), "p");
+    sensitivity_.reset();
+    const Status s = without_gil(*problem_, [&] { return integrator_->initialize(t0, x, z, pv); });
+    check(s, integrator_->message());
+  }
+
+  void enable_sensitivities(const py::object& seed, const py::dict& keywords) {
+    const int n = problem_->nx() + problem_->np();
+    sensitivity_.reset();
+    auto sens = std::make_unique<ForwardSensitivity>(*integrator_, sensitivity_options_from(keywords));
+    Status s;
+    if (seed.is_none()) {
+      s = without_gil(*problem_, [&] { return sens->initialize_all(); });
+    } else {
+      const DenseMatrix S = matrix_argument(seed, n, -1, "seed");
+      s = without_gil(*problem_, [&] { return sens->initialize(S.cref()); });
+    }
+    check(s, sens->message());
+    sensitivity_ = std::move(sens);
+    Sx_.resize(problem_->nx(), sensitivity_->directions());
+    Sz_.resize(problem_->nz(), sensitivity_->directions());
+  }
+
+  std::string integrate_to(double tout) {
+    const Outcome o = without_gil(*problem_, [&] {
+      return sensitivity_ ? sensitivity_->integrate_to(tout, x_, z_, Sx_.ref(), Sz_.ref())
+                          : integrator_->integrate_to(tout, x_, z_);
+    });
+    check(o.status, sensitivity_ ? sensitivity_->message() : integrator_->message());
+    t_out_ = o.t;
+    return std::string(stop_reason_name(o.reason));
+  }
+
+  std::string step(double tout) {
+    const Outcome o = without_gil(*problem_, [&] { return integrator_->step(tout); });
+    check(o.status, sensitivity_ ? sensitivity_->message() : integrator_->message());
+    t_out_ = integrator_->t();
+    std::copy(integrator_->x().begin(), integrator_->x().end(), x_.begin());
+    std::copy(integrator_->z().begin(), integrator_->z().end(), z_.begin());
+    if (sensitivity_) copy(sensitivity_->state_sensitivity(), sensitivity_->algebraic_sensitivity());
+    return std::string(stop_reason_name(o.reason));
+  }
+
+  py::tuple dense_output(double t) {
+    std::vector<double> x(x_.size()), z(z_.size());
+    integrator_->dense_output(t, x, z);
+    return py::make_tuple(to_array(x), to_array(z));
+  }
+
+  Integrator& integrator() { return *integrator_; }
+  const ForwardSensitivity* sensitivity() const { return sensitivity_.get(); }
+  double t() const { return t_out_; }
+  py::array_t<double> x() const { return to_array(x_); }
+  py::array_t<double> z() const { return to_array(z_); }
+  py::object Sx() const { return sensitivity_ ? py::object(to_array(Sx_.cref())) : py::none(); }
+  py::object Sz() const { return sensitivity_ ? py::object(to_array(Sz_.cref())) : py::none(); }
+
+ private:
+  void copy(ConstMatrixRef sx, ConstMatrixRef sz) {
+    for (int j = 0; j < sx.cols; ++j) {
+      for (int i = 0; i < sx.rows; ++i) Sx_(i, j) = sx(i, j);
+      for (int i = 0; i < sz.rows; ++i) Sz_(i, j) = sz(i, j);
+    }
+  }
+
+  std::shared_ptr<ModelProblem> problem_;
+  std::unique_ptr<Integrator> integrator_;
+  std::unique_ptr<ForwardSensitivity> sensitivity_;
+  std::vector<double> x_, z_;
+  DenseMatrix Sx_, Sz_;
+  double t_out_ = 0.0;
+};
+
+}  // namespace
+
+SolveResult solve(ModelProblem& problem, const Options& options, const SolveRequest& request) {
+  const int nx = problem.nx(), nz = problem.nz();
+  SolveResult r;
+  Integrator solver(problem, options);
+  r.method = solver.options().resolved_method().name;
+  std::unique_ptr<ForwardSensitivity> sensitivity;
+  auto finish = [&](Status status, const std::string& message) {
+    r.status = status;
+    r.message = message;
+    r.statistics = solver.statistics();
+    return r;
+  };
+  Status s = solver.initialize(request.t0, request.x0, request.z0, request.p);
+  if (!ok(s)) return finish(s, solver.message());
+  if (request.sensitivities) {
+    sensitivity = std::make_unique<ForwardSensitivity>(solver, request.sensitivity_options);
+    s = request.seed.rows() ? sensitivity->initialize(request.seed.cref()) : sensitivity->initialize_all();
+    if (!ok(s)) return finish(s, sensitivity->message());
+    r.directions = sensitivity->directions();
+  }
+  const int ns = r.directions;
+  std::vector<double> x(nx), z(nz);
+  DenseMatrix Sx(nx, ns), Sz(nz, ns);
+  auto record = [&](double t, ConstVector xv, ConstVector zv, ConstMatrixRef sx, ConstMatrixRef sz) {
+    r.t.push_back(t);
+    r.x.insert(r.x.end(), xv.begin(), xv.end());
+    r.z.insert(r.z.end(), zv.begin(), zv.end());
+    for (int i = 0; i < nx; ++i)  // row-major (nx, ns) per time
+      for (int j = 0; j < ns; ++j) r.Sx.push_back(sx(i, j));
+    for (int i = 0; i < nz; ++i)
+      for (int j = 0; j < ns; ++j) r.Sz.push_back(sz(i, j));
+  };
+  // The steps, for the dense output (end of each step: t, x, z, x') and for t_eval = None.
+  const bool every_step = request.t_eval.empty();
+  if (every_step) {
+    r.t.reserve(1024);
+    record(request.t0, solver.x(), solver.z(),
+           sensitivity ? sensitivity->state_sensitivity() : Sx.cref(),
+           sensitivity ? sensitivity->algebraic_sensitivity() : Sz.cref());
+  }
+  if (request.dense) {
+    r.dense_t.push_back(request.t0);
+    r.dense_x.insert(r.dense_x.end(), solver.x().begin(), solver.x().end());
+    r.dense_f.insert(r.dense_f.end(), solver.current_derivative().begin(), solver.current_derivative().end());
+  }
+  if (every_step || request.dense) {
+    solver.set_step_observer([&](const StepView& step) {
+      const int last = step.stages - 1;
+      const ConstVector xe(step.X.column(last), nx), fe(step.F.column(last), nx);
+      if (request.dense) {
+        r.dense_t.push_back(step.t_end);
+        r.dense_x.insert(r.dense_x.end(), xe.begin(), xe.end());
+        r.dense_f.insert(r.dense_f.end(), fe.begin(), fe.end());
+      }
+      if (every_step)
+        record(step.t_end, xe, ConstVector(step.Z.column(last), nz),
+               sensitivity ? sensitivity->state_sensitivity() : Sx.cref(),
+               sensitivity ? sensitivity->algebraic_sensitivity() : Sz.cref());
+    });
+  }
+  solver.set_stop_time(request.t_final);
+  const std::vector<double> single{request.t_final};
+  for (double tout : every_step ? single : request.t_eval) {
+    if (tout == request.t0) {  // t_eval may start at t0 (scipy allows it)
+      record(tout, solver.x(), solver.z(), sensitivity ? sensitivity->state_sensitivity() : Sx.cref(),
+             sensitivity ? sensitivity->algebraic_sensitivity() : Sz.cref());
+      continue;
+    }
+    const Outcome o = sensitivity ? sensitivity->integrate_to(tout, x, z, Sx.ref(), Sz.ref())
+                                  : solver.integrate_to(tout, x, z);
+    if (!ok(o)) return finish(o.status, sensitivity ? sensitivity->message() : solver.message());
+    if (!every_step) record(tout, x, z, Sx.cref(), Sz.cref());
+  }
+  return finish(Status::success, "");
+}
+
+void register_solvers(py::module_& m) {
+  py::class_<IntegratorBinding>(m, "Integrator", R"(The driver (esdirk::Integrator) on a Problem.
+
+Integrator(problem, options=None, **option_keywords); initialize(t0, x0, z0=None, p=None);
+integrate_to(tout) -> stop reason, with the solution in .t, .x, .z; step(tout);
+dense_output(t) -> (x, z); enable_sensitivities(seed=None, **sensitivity_options) adds the
+forward sensitivities (.Sx, .Sz after each call); statistics (a dict). A numerical failure
+raises esdirk.SolverError with the library's message; the integrator keeps its last good
+state, so a later call can continue.)")
+      .def(py::init([](std::shared_ptr<ModelProblem> problem, std::optional<Options> options, py::kwargs kw) {
+             Options o = options ? *options : Options{};
+             if (kw.size()) {
+               py::object obj = py::cast(o);
+               for (auto [k, v] : kw) {
+                 const std::string name = py::str(k);
+                 if (!py::hasattr(obj, name.c_str())) throw py::type_error("Options has no option '" + name + "'");
+                 obj.attr(name.c_str()) = v;
+               }
+               o = obj.cast<Options>();
+             }
+             return std::make_unique<IntegratorBinding>(std::move(problem), std::move(o));
+           }),
+           py::arg("problem"), py::arg("options") = py::none())
+      .def("initialize", &IntegratorBinding::initialize, py::arg("t0"), py::arg("x0"),
+           py::arg("z0") = py::none(), py::arg("p") = py::none())
+      .def("enable_sensitivities", [](IntegratorBinding& b, py::object seed, py::kwargs kw) {
+        b.enable_sensitivities(seed, kw);
+      }, py::arg("seed") = py::none())
+      .def("integrate_to", &IntegratorBinding::integrate_to, py::arg("tout"))
+      .def("step", &IntegratorBinding::step, py::arg("tout"))
+      .def("dense_output", &IntegratorBinding::dense_output, py::arg("t"))
+      .def("set_stop_time", [](IntegratorBinding& b, double t) { b.integrator().set_stop_time(t); })
+      .def("clear_stop_time", [](IntegratorBinding& b) { b.integrator().clear_stop_time(); })
+      .def_property_readonly("t", &IntegratorBinding::t)
+      .def_property_readonly("x", &IntegratorBinding::x)
+      .def_property_readonly("z", &IntegratorBinding::z)
+      .def_property_readonly("Sx", &IntegratorBinding::Sx)
+      .def_property_readonly("Sz", &IntegratorBinding::Sz)
+      .def_property_readonly("statistics",
+                             [](IntegratorBinding& b) { return statistics_dict(b.integrator().statistics()); })
+      .def_property_readonly("message", [](IntegratorBinding& b) { return b.integrator().message(); })
+      .def_property_readonly("options", [](IntegratorBinding& b) { return b.integrator().options(); });
+
+  m.def("_solve", [](std::shared_ptr<ModelProblem> problem, const Options& options, double t0,
+                     double t_final, py::object x0, py::object z0, py::object p, py::object t_eval,
+                     bool dense, bool sensitivities, py::object seed, const SensitivityOptions& sens) {
+    SolveRequest q;
+    q.t0 = t0;
+    q.t_final = t_final;
+    q.x0 = vector_argument(x0, problem->nx(), "y0");
+    q.z0 = optional_vector(z0, problem->nz(), "z0");
+    q.p = optional_vector(p, problem->np(), "p");
+    if (!t_eval.is_none()) q.t_eval = vector_argument(t_eval, "t_eval");
+    q.dense = dense;
+    q.sensitivities = sensitivities;
+    if (sensitivities && !seed.is_none())
+      q.seed = matrix_argument(seed, problem->nx() + problem->np(), -1, "seed");
+    q.sensitivity_options = sens;
+    options.validate(problem->nx(), problem->nz());
+    SolveResult r = without_gil(*problem, [&] { return solve(*problem, options, q); });
+    return result_dict(r, problem->nx(), problem->nz());
+  });
+}
+
+py::dict result_dict(const SolveResult& r, int nx, int nz) {
+  const auto nt = static_cast<py::ssize_t>(r.t.size());
+  const py::ssize_t ns = r.directions;
+  auto array = [](const std::vector<double>& v, std::vector<py::ssize_t> shape) {
+    py::array_t<double> a(shape);
+    if (!v.empty()) std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+  };
+  py::dict d;
+  d["t"] = array(r.t, {nt});
+  // x, z stored time-major: (nt, n), returned transposed to scipy's (n, nt).
+  d["x"] = array(r.x, {nt, nx}).attr("T").attr("copy")();
+  d["z"] = array(r.z, {nt, nz}).attr("T").attr("copy")();
+  if (ns) {
+    d["Sx"] = array(r.Sx, {nt, nx, ns});
+    d["Sz"] = array(r.Sz, {nt, nz, ns});
+  }
+  const auto nd = static_cast<py::ssize_t>(r.dense_t.size());
+  d["dense_t"] = array(r.dense_t, {nd});
+  d["dense_x"] = array(r.dense_x, {nd, nx});
+  d["dense_f"] = array(r.dense_f, {nd, nx});
+  d["status"] = static_cast<int>(r.status);
+  d["status_name"] = std::string(status_name(r.status));
+  d["message"] = r.message;
+  d["statistics"] = statistics_dict(r.statistics);
+  d["method"] = r.method;
+  d["t_events"] = r.t_events;
+  d["events"] = r.events;
+  return d;
+}
+
+}  // namespace esdirk::python

@@ -1,0 +1,39 @@
+/* Compiled callbacks for the Python tests (the ctypes and cffi routes): Robertson's kinetics
+ * with the signature of every esdirk compiled callback,
+ *     int fn(double t, const double *x, const double *z, const double *p, double *out). */
+
+int robertson_f(double t, const double *y, const double *z, const double *p, double *f) {
+  (void)t, (void)z, (void)p;
+  f[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
+  f[1] = 0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] * y[1];
+  f[2] = 3e7 * y[1] * y[1];
+  return 0;
+}
+
+/* Column-major 3 x 3. */
+int robertson_jac(double t, const double *y, const double *z, const double *p, double *J) {
+  (void)t, (void)z, (void)p;
+  J[0] = -0.04;
+  J[1] = 0.04;
+  J[2] = 0.0;
+  J[3] = 1e4 * y[2];
+  J[4] = -1e4 * y[2] - 6e7 * y[1];
+  J[5] = 6e7 * y[1];
+  J[6] = 1e4 * y[1];
+  J[7] = -1e4 * y[1];
+  J[8] = 0.0;
+  return 0;
+}
+
+/* An event: y3 reaches 0.5. */
+int robertson_half_converted(double t, const double *y, const double *z, const double *p, double *h) {
+  (void)t, (void)z, (void)p;
+  h[0] = y[2] - 0.5;
+  return 0;
+}
+
+/* A callback that reports a fatal failure (the integration must stop with a clear status). */
+int always_fails(double t, const double *y, const double *z, const double *p, double *f) {
+  (void)t, (void)y, (void)z, (void)p, (void)f;
+  return -1;
+}

@@ -1,0 +1,147 @@
+"""Bad input: a clear Python exception, and the solver state kept (a later call works)."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import esdirk
+from conftest import robertson
+
+
+def decay(t, y):
+    return -y
+
+
+def test_wrong_y0_shape_and_dtype():
+    with pytest.raises(ValueError, match="one-dimensional"):
+        esdirk.solve_ivp(decay, (0, 1), [[1.0, 2.0]])
+    with pytest.raises(TypeError, match="real numbers"):
+        esdirk.solve_ivp(decay, (0, 1), np.array([1.0 + 1j]))
+    with pytest.raises(TypeError, match="real numbers"):
+        esdirk.solve_ivp(decay, (0, 1), np.array(["a"]))
+
+
+def test_non_contiguous_input_is_copied_correctly():
+    y = (np.arange(6.0) + 1.0)[::2]  # a strided view
+    assert not y.flags.c_contiguous
+    res = esdirk.solve_ivp(decay, (0, 1), y, rtol=1e-8, atol=1e-12)
+    ref = esdirk.solve_ivp(decay, (0, 1), np.ascontiguousarray(y), rtol=1e-8, atol=1e-12)
+    assert np.array_equal(res.y, ref.y)
+
+
+def test_callback_returning_the_wrong_shape():
+    with pytest.raises(ValueError, match=r"f returned shape \(3,\), expected \(2,\)"):
+        esdirk.solve_ivp(lambda t, y: [1.0, 2.0, 3.0], (0, 1), [1.0, 1.0])
+    with pytest.raises(ValueError, match="returned None"):
+        esdirk.solve_ivp(lambda t, y: None, (0, 1), [1.0])
+    with pytest.raises(ValueError, match=r"jac returned shape \(2,\), expected \(2, 2\)"):
+        esdirk.solve_ivp(decay, (0, 1), [1.0, 1.0], jac=lambda t, y: [1.0, 2.0])
+
+
+def test_callback_raising_propagates_the_exception():
+    def broken(t, y):
+        if t > 0.5:
+            raise KeyError("model table has no entry")
+        return -y
+    with pytest.raises(KeyError, match="model table"):
+        esdirk.solve_ivp(broken, (0, 1), [1.0])
+
+
+def test_nan_ends_with_a_failed_result():
+    res = esdirk.solve_ivp(lambda t, y: [np.nan], (0, 1), [1.0])
+    assert not res.success
+    assert "non-finite" in res.message or "failing" in res.message
+
+
+def test_recoverable_error_retries_the_step():
+    calls = {"failed": 0}
+
+    def sometimes(t, y):
+        if y[0] < 0.0:  # outside the model's domain: the step is retried smaller
+            calls["failed"] += 1
+            raise esdirk.RecoverableError("negative concentration")
+        return -50.0 * y
+    res = esdirk.solve_ivp(sometimes, (0, 1), [1.0], rtol=1e-3, atol=1e-8, first_step=0.5)
+    assert res.success
+
+
+def test_unknown_option_and_scipy_method_names():
+    with pytest.raises(TypeError, match="unexpected option 'max_stepz'"):
+        esdirk.solve_ivp(decay, (0, 1), [1.0], max_stepz=3)
+    with pytest.raises(ValueError, match="scipy's"):
+        esdirk.solve_ivp(decay, (0, 1), [1.0], method="Radau")
+    with pytest.raises(ValueError, match="unknown"):
+        esdirk.solve_ivp(decay, (0, 1), [1.0], method="RK4")
+    with pytest.raises(ValueError, match="rtol"):
+        esdirk.solve_ivp(decay, (0, 1), [1.0], rtol=-1.0)
+    with pytest.raises(ValueError, match="newton_test"):
+        esdirk.Options(newton_test="fast")
+
+
+def test_t_eval_outside_the_span():
+    with pytest.raises(ValueError, match="t_span"):
+        esdirk.solve_ivp(decay, (0, 1), [1.0], t_eval=[2.0])
+
+
+def test_wrongly_declared_function_pointer_is_refused():
+    fn_type = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_double, ctypes.POINTER(ctypes.c_double))
+    wrong = fn_type(lambda t, y: 0)
+    with pytest.raises(TypeError, match="signature"):
+        esdirk.solve_ivp(wrong, (0, 1), [1.0])
+    with pytest.raises(TypeError, match="CFunction"):
+        esdirk.solve_ivp(12345, (0, 1), [1.0])
+
+
+def test_integrator_keeps_its_state_after_a_callback_error():
+    fail = {"now": False}
+
+    def f(t, x, z, p):
+        if fail["now"]:
+            raise RuntimeError("sensor offline")
+        return -x
+
+    problem = esdirk.Problem(1, 0, 0, f)
+    solver = esdirk.Integrator(problem, rtol=1e-8, atol=1e-12)
+    solver.initialize(0.0, [1.0])
+    solver.integrate_to(0.5)
+    x_half = solver.x.copy()
+    fail["now"] = True
+    with pytest.raises(RuntimeError, match="sensor offline"):
+        solver.integrate_to(1.0)
+    fail["now"] = False
+    solver.integrate_to(1.0)  # continues from the last good step
+    assert solver.t == 1.0
+    assert solver.x[0] == pytest.approx(np.exp(-1.0), rel=1e-7)
+    assert x_half[0] == pytest.approx(np.exp(-0.5), rel=1e-7)
+
+
+def test_integrator_failure_raises_solver_error_and_can_continue():
+    problem = esdirk.Problem(3, 0, 0, lambda t, y, z, p: robertson(t, y))
+    solver = esdirk.Integrator(problem, rtol=1e-6, atol=1e-12, max_steps=3)
+    solver.initialize(0.0, [1.0, 0.0, 0.0])
+    with pytest.raises(esdirk.SolverError, match="steps taken in this call") as info:
+        solver.integrate_to(1e3)
+    assert info.value.status_name == "too_many_steps"
+    t_stuck = solver.t
+    for _ in range(200):  # each call may take three more steps
+        try:
+            solver.integrate_to(1e3)
+            break
+        except esdirk.SolverError:
+            assert solver.t >= t_stuck
+    assert solver.t == 1e3
+
+
+def test_wrong_sizes_in_the_integrator():
+    problem = esdirk.Problem(2, 0, 1, lambda t, x, z, p: -p[0] * x)
+    solver = esdirk.Integrator(problem)
+    with pytest.raises(ValueError, match="x0 must have 2 entries"):
+        solver.initialize(0.0, [1.0])
+    with pytest.raises(ValueError, match="p must have 1 entries"):
+        solver.initialize(0.0, [1.0, 1.0], p=[1.0, 2.0])
+    with pytest.raises(ValueError, match=r"seed must have shape \(3, m\)"):
+        solver.initialize(0.0, [1.0, 1.0], p=[1.0])
+        solver.enable_sensitivities(np.ones((2, 2)))
+    solver.integrate_to(1.0)  # still usable
+    assert solver.x == pytest.approx(np.exp(-1.0) * np.ones(2), rel=1e-4)

@@ -1,0 +1,136 @@
+"""esdirk.solve_ivp against closed forms and scipy's Radau and BDF."""
+
+import numpy as np
+import pytest
+import scipy.integrate
+
+import esdirk
+from conftest import robertson, robertson_jac, van_der_pol
+
+
+def test_linear_decay_matches_closed_form():
+    res = esdirk.solve_ivp(lambda t, y: -2.0 * y, (0.0, 3.0), [1.0, 2.0], rtol=1e-8, atol=1e-12)
+    assert res.success and res.status == 0
+    assert res.t[0] == 0.0 and res.t[-1] == 3.0
+    assert np.allclose(res.y[:, -1], [np.exp(-6.0), 2 * np.exp(-6.0)], rtol=1e-6)
+    assert res.nfev > 0 and res.njev > 0 and res.nlu > 0
+
+
+def test_t_eval_and_dense_output():
+    t_eval = np.linspace(0.0, 2.0, 11)
+    res = esdirk.solve_ivp(lambda t, y: [y[1], -y[0]], (0.0, 2.0), [0.0, 1.0], t_eval=t_eval,
+                           dense_output=True, rtol=1e-8, atol=1e-10)
+    assert np.array_equal(res.t, t_eval)
+    assert np.allclose(res.y[0], np.sin(t_eval), atol=1e-7)
+    tt = np.linspace(0.0, 2.0, 37)
+    assert res.sol(tt).shape == (2, 37)
+    assert np.allclose(res.sol(tt)[0], np.sin(tt), atol=1e-6)
+    assert np.allclose(res.sol(1.3), [np.sin(1.3), np.cos(1.3)], atol=1e-6)
+
+
+def test_backwards_in_time():
+    res = esdirk.solve_ivp(lambda t, y: -y, (1.0, 0.0), [1.0], rtol=1e-8, atol=1e-12,
+                           t_eval=[0.5, 0.0])
+    assert np.allclose(res.y[0], np.exp([0.5, 1.0]), rtol=1e-6)
+
+
+def test_args_are_passed_like_scipy():
+    res = esdirk.solve_ivp(van_der_pol, (0.0, 1.0), [2.0, 0.0], args=(5.0,), rtol=1e-6)
+    ref = scipy.integrate.solve_ivp(van_der_pol, (0.0, 1.0), [2.0, 0.0], args=(5.0,),
+                                    method="Radau", rtol=1e-10, atol=1e-12)
+    assert np.allclose(res.y[:, -1], ref.y[:, -1], rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("scipy_method", ["Radau", "BDF"])
+def test_robertson_agrees_with_scipy(scipy_method):
+    t_eval = [1e-2, 1.0, 1e2, 1e4]
+    res = esdirk.solve_ivp(robertson, (0.0, 1e4), [1.0, 0.0, 0.0], t_eval=t_eval, rtol=1e-8,
+                           atol=1e-14, jac=robertson_jac)
+    ref = scipy.integrate.solve_ivp(robertson, (0.0, 1e4), [1.0, 0.0, 0.0], t_eval=t_eval,
+                                    method=scipy_method, rtol=1e-10, atol=1e-16,
+                                    jac=robertson_jac)
+    assert res.success and ref.success
+    # Both close to the true solution: esdirk at its requested 1e-8, scipy tighter.
+    assert np.allclose(res.y, ref.y, rtol=1e-6, atol=1e-13)
+
+
+def test_van_der_pol_stiff_agrees_with_radau():
+    res = esdirk.solve_ivp(van_der_pol, (0.0, 2.0), [2.0, 0.0], args=(1000.0,), rtol=1e-7,
+                           atol=1e-9)
+    ref = scipy.integrate.solve_ivp(van_der_pol, (0.0, 2.0), [2.0, 0.0], args=(1000.0,),
+                                    method="Radau", rtol=1e-11, atol=1e-13)
+    assert np.allclose(res.y[:, -1], ref.y[:, -1], rtol=1e-5, atol=1e-7)
+
+
+def test_robertson_dae_form_keeps_the_mass_balance():
+    def f(t, x, z):
+        return [-0.04 * x[0] + 1e4 * x[1] * z[0], 0.04 * x[0] - 1e4 * x[1] * z[0] - 3e7 * x[1] ** 2]
+
+    def g(t, x, z):
+        return [x[0] + x[1] + z[0] - 1.0]
+
+    res = esdirk.solve_ivp(f, (0.0, 1e3), [1.0, 0.0], g=g, z0=[0.0], rtol=1e-7, atol=1e-13,
+                           t_eval=[1.0, 1e3])
+    ode = esdirk.solve_ivp(robertson, (0.0, 1e3), [1.0, 0.0, 0.0], rtol=1e-9, atol=1e-15,
+                           t_eval=[1.0, 1e3])
+    assert res.y.shape == (3, 2) and res.z.shape == (1, 2)
+    assert np.allclose(res.y.sum(axis=0), 1.0, atol=1e-12)
+    assert np.allclose(res.y, ode.y, rtol=1e-5, atol=1e-12)
+
+
+def test_events_terminal_and_direction():
+    # Free fall from 10 m: the ground at t = sqrt(2), the apex never.
+    def ground(t, y):
+        return y[0]
+    ground.terminal = True
+    ground.direction = -1
+
+    def half(t, y):
+        return y[0] - 5.0
+
+    res = esdirk.solve_ivp(lambda t, y: [y[1], -10.0], (0.0, 5.0), [10.0, 0.0],
+                           events=[ground, half], rtol=1e-8, atol=1e-10)
+    assert res.status == 1 and res.success
+    assert res.t_events[0] == pytest.approx([np.sqrt(2.0)], rel=1e-9)
+    assert res.t_events[1] == pytest.approx([1.0], rel=1e-9)
+    assert res.t[-1] == pytest.approx(np.sqrt(2.0), rel=1e-9)
+    assert res.y_events[0].shape == (1, 2)
+    assert res.y_events[0][0, 0] == pytest.approx(0.0, abs=1e-8)
+
+
+def test_options_by_keyword_and_statistics():
+    res = esdirk.solve_ivp(robertson, (0.0, 10.0), [1.0, 0.0, 0.0], method="ESDIRK34",
+                           rtol=1e-5, atol=1e-11, max_steps=100000, first_step=1e-6)
+    assert res.method == "ESDIRK34"
+    assert set(res.statistics) == set(esdirk.statistics_counters())
+    assert res.statistics["accepted_steps"] == len(res.t) - 1
+    assert res.nlu == res.statistics["lu_factorizations"]
+
+
+def test_too_many_steps_is_a_failed_result_with_the_library_message():
+    res = esdirk.solve_ivp(robertson, (0.0, 1e4), [1.0, 0.0, 0.0], rtol=1e-8, atol=1e-14,
+                           max_steps=5)
+    assert not res.success and res.status == -1
+    assert "steps" in res.message
+    assert res.status_name == "too_many_steps"
+
+
+def test_forward_sensitivities_match_finite_differences():
+    mu = 3.0
+
+    def f(t, y, p):
+        return [y[1], p[0] * (1.0 - y[0] * y[0]) * y[1] - y[0]]
+
+    t_eval = [0.5, 1.0]
+    res = esdirk.solve_ivp(f, (0.0, 1.0), [2.0, 0.0], p=[mu], t_eval=t_eval, rtol=1e-10,
+                           atol=1e-12, sensitivities=True)
+    assert res.dy_dy0.shape == (2, 2, 2) and res.dy_dp.shape == (2, 2, 1)
+
+    def solve(y0, p):
+        return esdirk.solve_ivp(f, (0.0, 1.0), y0, p=[p], t_eval=t_eval, rtol=1e-12,
+                                atol=1e-14).y
+    eps = 1e-6
+    dp = (solve([2.0, 0.0], mu + eps) - solve([2.0, 0.0], mu - eps)) / (2 * eps)
+    dy0 = (solve([2.0 + eps, 0.0], mu) - solve([2.0 - eps, 0.0], mu)) / (2 * eps)
+    assert np.allclose(res.dy_dp[:, :, 0].T, dp, rtol=1e-5, atol=1e-7)
+    assert np.allclose(res.dy_dy0[:, :, 0].T, dy0, rtol=1e-5, atol=1e-7)
