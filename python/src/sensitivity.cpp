@@ -1,7 +1,267 @@
+// esdirk.ShootingInterval (x, A, B, z, H, q, r of one interval) and esdirk.adjoint_gradient
+// (the discrete adjoint's gradient of an objective with respect to x0 and p).
+
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+
 #include "bindings.hpp"
+#include "esdirk/sensitivity/adjoint.hpp"
+#include "esdirk/sensitivity/shooting_interval.hpp"
+#include "problem.hpp"
+#include "shooting.hpp"
 
 namespace esdirk::python {
 
-void register_sensitivity(py::module_& m) { (void)m; }
+namespace {
+
+std::vector<double> optional_vector(const py::object& value, int n, const char* what) {
+  if (value.is_none()) return std::vector<double>(static_cast<std::size_t>(n), 0.0);
+  return vector_argument(value, n, what);
+}
+
+// Calls a Python gradient function (t, x, z, p) -> (dC/dx, dC/dz, dC/dp) and writes the three
+// blocks (rows = objective rows). Each returned block may be None (zero); a block's shape is
+// (n,) for a single objective row or (n, rows).
+int python_gradient(const py::object& fn, ErrorSlot& errors, const char* what, int rows, double t,
+                    ConstVector x, ConstVector z, ConstVector p, MatrixRef dx, MatrixRef dz, MatrixRef dp,
+                    std::optional<int> index = {}) {
+  py::gil_scoped_acquire gil;
+  if (errors.pending()) return -1;
+  try {
+    py::object r = index ? fn(*index, t, to_array(x), to_array(z), to_array(p))
+                         : fn(t, to_array(x), to_array(z), to_array(p));
+    auto parts = r.cast<py::tuple>();
+    if (parts.size() != 3)
+      throw py::value_error(std::string(what) + " must return (dC/dx, dC/dz, dC/dp)");
+    MatrixRef blocks[3] = {dx, dz, dp};
+    for (int b = 0; b < 3; ++b) {
+      if (parts[b].is_none() || blocks[b].rows == 0) continue;
+      DenseMatrix m = rows == 1 && py::array::ensure(parts[b]).ndim() == 1
+                          ? [&] {
+                              const auto v = vector_argument(parts[b], blocks[b].rows, what);
+                              DenseMatrix c(blocks[b].rows, 1);
+                              for (int i = 0; i < c.rows(); ++i) c(i, 0) = v[static_cast<std::size_t>(i)];
+                              return c;
+                            }()
+                          : matrix_argument(parts[b], blocks[b].rows, rows, what);
+      for (int j = 0; j < rows; ++j)
+        for (int i = 0; i < blocks[b].rows; ++i) blocks[b](i, j) = m(i, j);
+    }
+    return 0;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (py::cast_error&) {
+    PyErr_SetString(PyExc_TypeError, (std::string(what) + " must return a tuple (dC/dx, dC/dz, dC/dp)").c_str());
+  } catch (py::builtin_exception& e) {
+    e.set_error();
+  }
+  errors.store_current();
+  return -1;
+}
+
+}  // namespace
+
+RunningCost running_cost_from(const py::object& cost, ModelProblem& problem) {
+  if (cost.is_none()) return {};
+  if (!PyCallable_Check(cost.ptr())) throw py::type_error("running_cost must be callable");
+  ErrorSlot* errors = &problem.errors();
+  const int nx = problem.nx(), nz = problem.nz(), nu = problem.np();
+  // cost(t, x, z, u) -> (value, dh/dx, dh/dz, dh/du)
+  return [cost, errors, nx, nz, nu](double t, ConstVector x, ConstVector z, ConstVector u, double& value,
+                                    Vector hx, Vector hz, Vector hu) -> int {
+    py::gil_scoped_acquire gil;
+    if (errors->pending()) return -1;
+    try {
+      auto parts = cost(t, to_array(x), to_array(z), to_array(u)).cast<py::tuple>();
+      if (parts.size() != 4)
+        throw py::value_error("running_cost must return (value, dh/dx, dh/dz, dh/du)");
+      value = parts[0].cast<double>();
+      const auto gx = vector_argument(parts[1], nx, "running_cost's dh/dx");
+      const auto gz = nz ? vector_argument(parts[2], nz, "running_cost's dh/dz") : std::vector<double>{};
+      const auto gu = nu ? vector_argument(parts[3], nu, "running_cost's dh/du") : std::vector<double>{};
+      std::copy(gx.begin(), gx.end(), hx.begin());
+      std::copy(gz.begin(), gz.end(), hz.begin());
+      std::copy(gu.begin(), gu.end(), hu.begin());
+      return 0;
+    } catch (py::error_already_set& e) {
+      e.restore();
+    } catch (py::cast_error&) {
+      PyErr_SetString(PyExc_TypeError, "running_cost must return (value, dh/dx, dh/dz, dh/du)");
+    } catch (py::builtin_exception& e) {
+      e.set_error();
+    }
+    errors->store_current();
+    return -1;
+  };
+}
+
+py::dict shooting_result_dict(const ShootingResult& r) {
+  py::dict d;
+  d["t_end"] = r.t_end;
+  d["x"] = to_array(r.x);
+  d["z"] = to_array(r.z);
+  d["A"] = to_array(r.A.cref());
+  d["B"] = to_array(r.B.cref());
+  d["Az"] = to_array(r.Az.cref());
+  d["Bz"] = to_array(r.Bz.cref());
+  d["H"] = r.H;
+  d["q"] = to_array(r.q);
+  d["r"] = to_array(r.r);
+  d["statistics"] = statistics_dict(r.statistics);
+  return d;
+}
+
+namespace {
+
+class ShootingBinding {
+ public:
+  ShootingBinding(std::shared_ptr<ModelProblem> problem, Options options, SensitivityOptions sensitivity)
+      : problem_(std::move(problem)) {
+    interval_ = std::make_unique<ShootingInterval>(*problem_, std::move(options), std::move(sensitivity));
+  }
+
+  void set_running_cost(const py::object& cost) { interval_->set_running_cost(running_cost_from(cost, *problem_)); }
+
+  py::dict integrate(double t_k, double t_end, const py::object& x_k, const py::object& u_k,
+                     const py::object& z_guess) {
+    const auto x = vector_argument(x_k, problem_->nx(), "x_k");
+    const auto u = optional_vector(u_k, problem_->np(), "u_k");
+    const auto z = z_guess.is_none() ? std::vector<double>{} : vector_argument(z_guess, problem_->nz(), "z_guess");
+    problem_->errors().clear();
+    const ShootingResult* r = nullptr;
+    {
+      py::gil_scoped_release release;
+      r = &interval_->integrate(t_k, t_end, x, u, z);
+    }
+    problem_->errors().raise_if_pending();
+    check(r->status, r->message);
+    return shooting_result_dict(*r);
+  }
+
+  ShootingInterval& interval() { return *interval_; }
+
+ private:
+  std::shared_ptr<ModelProblem> problem_;
+  std::unique_ptr<ShootingInterval> interval_;
+};
+
+}  // namespace
+
+void register_sensitivity(py::module_& m) {
+  py::class_<ShootingBinding>(m, "ShootingInterval", R"(One shooting interval (esdirk::ShootingInterval):
+integrate(t_k, t_end, x_k, u_k, z_guess=None) -> dict with x, z (at t_end), A = dx/dx_k,
+B = dx/du_k, Az, Bz, H (the running cost's integral), q = dH/dx_k, r = dH/du_k and the
+interval's statistics. The problem's parameters are the controls u. A running cost is
+set_running_cost(cost) with cost(t, x, z, u) -> (value, dh/dx, dh/dz, dh/du). Repeated calls
+start from the last step size (warm start) unless cold_start() is called.)")
+      .def(py::init([](std::shared_ptr<ModelProblem> problem, std::optional<Options> options,
+                       std::optional<SensitivityOptions> sensitivity, py::object running_cost) {
+             auto b = std::make_unique<ShootingBinding>(std::move(problem), options.value_or(Options{}),
+                                                        sensitivity.value_or(SensitivityOptions{}));
+             b->set_running_cost(running_cost);
+             return b;
+           }),
+           py::arg("problem"), py::arg("options") = py::none(), py::arg("sensitivity_options") = py::none(),
+           py::arg("running_cost") = py::none())
+      .def("set_running_cost", &ShootingBinding::set_running_cost)
+      .def("integrate", &ShootingBinding::integrate, py::arg("t_k"), py::arg("t_end"), py::arg("x_k"),
+           py::arg("u_k") = py::none(), py::arg("z_guess") = py::none())
+      .def("cold_start", [](ShootingBinding& b) { b.interval().cold_start(); })
+      .def_property_readonly("total_statistics",
+                             [](ShootingBinding& b) { return statistics_dict(b.interval().total_statistics()); });
+
+  m.def(
+      "adjoint_gradient",
+      [](std::shared_ptr<ModelProblem> problem, py::object t_span, py::object x0, py::object z0, py::object p,
+         py::object weights, py::object terminal, py::object running, int rows, std::optional<Options> options,
+         long memory_budget) {
+        const auto span = vector_argument(t_span, 2, "t_span");
+        const int nx = problem->nx(), nz = problem->nz(), np = problem->np();
+        const auto x = vector_argument(x0, nx, "x0");
+        const auto z = optional_vector(z0, nz, "z0");
+        const auto pv = optional_vector(p, np, "p");
+        AdjointObjective objective;
+        DenseMatrix w;
+        if (!weights.is_none()) {
+          py::array a = py::array::ensure(weights);
+          if (a && a.ndim() == 1) {
+            const auto v = vector_argument(weights, nx + nz, "weights");
+            w.resize(nx + nz, 1);
+            for (int i = 0; i < nx + nz; ++i) w(i, 0) = v[static_cast<std::size_t>(i)];
+          } else {
+            w = matrix_argument(weights, nx + nz, -1, "weights");
+          }
+          rows = w.cols();
+        }
+        objective.rows = rows;
+        if (w.rows()) objective.set_terminal_weights(w.cref());
+        ErrorSlot& errors = problem->errors();
+        if (!terminal.is_none())
+          objective.terminal = [terminal, &errors, rows](double t, ConstVector xv, ConstVector zv, ConstVector pp,
+                                                          MatrixRef dx, MatrixRef dz, MatrixRef dp) {
+            return python_gradient(terminal, errors, "terminal", rows, t, xv, zv, pp, dx, dz, dp);
+          };
+        if (!running.is_none())
+          objective.running = [running, &errors, rows](double t, ConstVector xv, ConstVector zv, ConstVector pp,
+                                                        MatrixRef dx, MatrixRef dz, MatrixRef dp) {
+            return python_gradient(running, errors, "running", rows, t, xv, zv, pp, dx, dz, dp);
+          };
+        try {
+          objective.validate();
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+        Options o = options.value_or(Options{});
+        o.validate(nx, nz);
+        AdjointOptions ao;
+        ao.memory_budget = memory_budget;
+        Integrator solver(*problem, o);
+        Adjoint adjoint(solver, ao);
+        DenseMatrix dx0(nx, rows), dp(np, rows);
+        std::vector<double> xe(nx), ze(nz);
+        std::string message;
+        Status status = Status::success;
+        problem->errors().clear();
+        {
+          py::gil_scoped_release release;
+          status = solver.initialize(span[0], x, z, pv);
+          message = solver.message();
+          if (ok(status)) {
+            solver.set_stop_time(span[1]);
+            status = solver.integrate_to(span[1], xe, ze);
+            message = solver.message();
+          }
+          if (ok(status)) {
+            status = adjoint.gradient(objective, dx0.ref(), dp.ref());
+            message = adjoint.message();
+          }
+        }
+        problem->errors().raise_if_pending();
+        check(status, message);
+        py::dict d;
+        auto out = [rows](const DenseMatrix& g) -> py::object {
+          py::array_t<double> a = to_array(g.cref());
+          if (rows == 1) return a.attr("reshape")(-1);
+          return a;
+        };
+        d["dx0"] = out(dx0);
+        d["dp"] = out(dp);
+        d["x"] = to_array(xe);
+        d["z"] = to_array(ze);
+        d["steps"] = adjoint.steps();
+        d["statistics"] = statistics_dict(solver.statistics());
+        return d;
+      },
+      py::arg("problem"), py::arg("t_span"), py::arg("x0"), py::arg("z0") = py::none(), py::arg("p") = py::none(),
+      py::arg("weights") = py::none(), py::arg("terminal") = py::none(), py::arg("running") = py::none(),
+      py::arg("rows") = 1, py::arg("options") = py::none(), py::arg("memory_budget") = 0,
+      R"(The gradient of an objective Phi = C(x(tf), z(tf), p) + int L dt with respect to x0 and p by
+the discrete adjoint (esdirk::Adjoint), on the steps of one forward run over t_span.
+C is given as weights w (C = w . [x(tf); z(tf)]) or as terminal(t, x, z, p) -> (dC/dx, dC/dz,
+dC/dp); L as running(t, x, z, p) -> (dL/dx, dL/dz, dL/dp) (None blocks are zero). Returns a
+dict: dx0, dp (1-D for one objective row; (n, rows) otherwise), x, z at tf, steps, statistics.)");
+}
 
 }  // namespace esdirk::python
