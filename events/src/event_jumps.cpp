@@ -23,7 +23,10 @@ EventJumps::EventJumps(ModeProblem& problem, Statistics& counters)
       nx_(problem.nx()),
       nz_(problem.nz()),
       npe_(problem.np()),
-      ne_(problem.hybrid().event_count()) {
+      ne_(problem.hybrid().event_count()),
+      np_(problem.hybrid().np()) {
+  p1_.assign(static_cast<std::size_t>(np_), 0.0);
+  p2_.assign(static_cast<std::size_t>(np_), 0.0);
   const auto nx = static_cast<std::size_t>(nx_), nz = static_cast<std::size_t>(nz_);
   f0_.assign(nx, 0.0);
   f1_.assign(nx, 0.0);
@@ -235,6 +238,51 @@ int EventJumps::reset_jacobian(const TransitionCause& cause, double t, ConstVect
     if (code != 0) return code;
     for (int i = 0; i < nx_; ++i)
       D(i, c) = (x1_[static_cast<std::size_t>(i)] - x2_[static_cast<std::size_t>(i)]) / (2.0 * d);
+  }
+  return 0;
+}
+
+int EventJumps::parameter_reset(const TransitionCause& cause, double t, ConstVector x, ConstVector z,
+                                ConstVector pe, Vector p_plus) {
+  const int code = problem_.hybrid().reset_parameters(problem_.mode, cause, t, x, z, problem_.parameters_of(pe),
+                                                      problem_.memory_of(pe), p_plus);
+  return finite_or(code, p_plus);
+}
+
+// As reset_jacobian: the user's E, or central differences of psi in every argument.
+int EventJumps::parameter_reset_jacobian(const TransitionCause& cause, double t, ConstVector x,
+                                         ConstVector z, ConstVector pe, MatrixRef E) {
+  HybridProblem& hybrid = problem_.hybrid();
+  const int mode = problem_.mode;
+  if (hybrid.has_parameter_reset_jacobian()) {
+    const int code = hybrid.parameter_reset_jacobian(mode, cause, t, x, z, problem_.parameters_of(pe),
+                                                     problem_.memory_of(pe), E);
+    if (code != 0) return code;
+    for (int j = 0; j < E.cols; ++j)
+      for (int i = 0; i < E.rows; ++i)
+        if (!std::isfinite(E(i, j))) return 1;
+    return 0;
+  }
+  pack(t, x, z, pe);
+  for (int c = 0; c < columns(); ++c) {
+    const auto cc = static_cast<std::size_t>(c);
+    const double v = point_[cc], d = step_for(v);
+    point_[cc] = v + d;
+    const ConstVector p_now = problem_.parameters_of(part_pe());
+    std::copy(p_now.begin(), p_now.end(), p1_.begin());
+    counters_.event_fd_evaluations += 2;
+    int code = hybrid.reset_parameters(mode, cause, point_[0], part_x(), part_z(), p_now,
+                                       problem_.memory_of(part_pe()), p1_);
+    point_[cc] = v - d;
+    std::copy(p_now.begin(), p_now.end(), p2_.begin());
+    if (code == 0)
+      code = hybrid.reset_parameters(mode, cause, point_[0], part_x(), part_z(), p_now,
+                                     problem_.memory_of(part_pe()), p2_);
+    point_[cc] = v;
+    code = finite_or(finite_or(code, p1_), p2_);
+    if (code != 0) return code;
+    for (int i = 0; i < np_; ++i)
+      E(i, c) = (p1_[static_cast<std::size_t>(i)] - p2_[static_cast<std::size_t>(i)]) / (2.0 * d);
   }
   return 0;
 }

@@ -46,6 +46,14 @@ class EventJumps {
   int reset_jacobian(const TransitionCause& cause, double t, ConstVector x, ConstVector z,
                      ConstVector pe, MatrixRef D);
 
+  /// The parameter reset of the current mode, p+ = psi (p_plus must hold p- on entry), and
+  /// its Jacobian E = [psi_t | psi_x | psi_z | psi_pe], np x columns(). Only for a problem with
+  /// has_parameter_reset().
+  int parameter_reset(const TransitionCause& cause, double t, ConstVector x, ConstVector z,
+                      ConstVector pe, Vector p_plus);
+  int parameter_reset_jacobian(const TransitionCause& cause, double t, ConstVector x,
+                               ConstVector z, ConstVector pe, MatrixRef E);
+
   /// 1 + nx + nz + np + nm: the columns of a gradient [t, x, z, p, mem].
   int columns() const { return 1 + nx_ + nz_ + npe_; }
 
@@ -64,7 +72,8 @@ class EventJumps {
   ModeProblem& problem_;
   Statistics& counters_;
   JacobianEvaluator jacobians_;
-  int nx_, nz_, npe_, ne_;
+  int nx_, nz_, npe_, ne_, np_;
+  std::vector<double> p1_, p2_;
   std::vector<double> f0_, g0_, g1_, g2_, f1_, point_, h1_, h2_, x1_, x2_;
   DenseMatrix J_, Jp_, gz_, rhs_;
   std::vector<int> pivots_;

@@ -221,7 +221,7 @@ void HybridAdjoint::on_restart(double t, RestartKind kind) {
     tr.x_minus = e.x_minus;
     tr.z_minus = e.z_minus;
     tr.jumps = solver_.options().sensitivity_jumps;
-    tr.moving = e.time_event < 0 && solver_.options().event_time_sensitivity;
+    tr.moving = e.time_event < 0 && !e.initial && solver_.options().event_time_sensitivity;
     transitions_.push_back(std::move(tr));
     segments_.back().end_step = count_;
   }
@@ -339,6 +339,7 @@ class HybridAdjoint::Backward {
     a_tau_.assign(size(m_), 0.0);
     row_.assign(size(jumps_.columns()), 0.0);
     reset_jacobian_.resize(nx_, jumps_.columns());
+    parameter_reset_jacobian_.resize(np_, jumps_.columns());
     f_minus_.assign(size(nx_), 0.0);
     f_plus_.assign(size(nx_), 0.0);
     zdot_minus_.assign(size(nz_), 0.0);
@@ -388,7 +389,7 @@ class HybridAdjoint::Backward {
   DenseMatrix a_sx_, a_sz_, a_pe_, a_dx_, gx_, gz_, gp_, tmp_x_, tmp_pe_, carry_z_;
   bool carry_valid_ = false;  // printed_recurrence: the z*-adjoint A carried to the next event
   std::vector<double> a_tau_, row_, f_minus_, f_plus_, zdot_minus_, g_, weights_;
-  DenseMatrix reset_jacobian_;
+  DenseMatrix reset_jacobian_, parameter_reset_jacobian_;
   std::string message_;
 };
 
@@ -636,28 +637,37 @@ Status HybridAdjoint::Backward::transpose_event(int j) {
     const TransitionCause cause{tr.fired, tr.time_event};
     int code = jumps_.reset_jacobian(cause, tr.t, tr.x_minus, tr.z_minus, before.pe, reset_jacobian_.ref());
     if (code != 0) return callback_failure(code, "the reset Jacobian", tr.t);
-    const DenseMatrix& D = reset_jacobian_;
-    // s+ = dX+ - f+ tau and M+ = [dX+; w- + z'- tau] (J4, J6): the adjoint of dX+.
+    const bool resets_p = problem_.hybrid().has_parameter_reset();
+    if (resets_p) {
+      code = jumps_.parameter_reset_jacobian(cause, tr.t, tr.x_minus, tr.z_minus, before.pe,
+                                             parameter_reset_jacobian_.ref());
+      if (code != 0) return callback_failure(code, "the parameter reset's Jacobian", tr.t);
+    }
+    // s+ = dX+ - f+ tau and M+ = [dX+; w- + z'- tau] (J4, J6): the adjoint of dX+; the
+    // adjoint of P+ is mu's parameter rows, P+ = P- without a parameter reset, dP+ with (J3p).
     for (int c = 0; c < m_; ++c) {
       for (int i = 0; i < nx_; ++i) a_dx_(i, c) = lam(i, c) + (nm > 0 ? mu(np_ + i, c) : 0.0);
-      for (int i = 0; i < np_; ++i) a_pe_(i, c) = mu(i, c);
+      for (int i = 0; i < np_ && !resets_p; ++i) a_pe_(i, c) = mu(i, c);
     }
-    // dX+ = phi_t tau + phi_x (s- + f- tau) + phi_z (w- + z'- tau) + phi_pe [P; M-] (J3).
+    // dX+ = D v and dP+ = E v with v = [tau; s- + f- tau; w- + z'- tau; [P; M-]] (J3, J3p):
+    // row r of D (or E) with adjoint a adds a D(r, .) to the adjoints of v's parts.
     for (int c = 0; c < m_; ++c) {
       double tau = 0.0;
-      for (int r = 0; r < nx_; ++r) {
-        const double a = a_dx_(r, c);
+      for (int r = 0; r < nx_ + (resets_p ? np_ : 0); ++r) {
+        const double a = r < nx_ ? a_dx_(r, c) : mu(r - nx_, c);
         if (a == 0.0) continue;
-        double rate = D(r, 0);
+        const DenseMatrix& D = r < nx_ ? reset_jacobian_ : parameter_reset_jacobian_;
+        const int row = r < nx_ ? r : r - nx_;
+        double rate = D(row, 0);
         for (int i = 0; i < nx_; ++i) {
-          a_sx_(i, c) += D(r, 1 + i) * a;
-          rate += D(r, 1 + i) * f_minus_[size(i)];
+          a_sx_(i, c) += D(row, 1 + i) * a;
+          rate += D(row, 1 + i) * f_minus_[size(i)];
         }
         for (int i = 0; i < nz_; ++i) {
-          a_sz_(i, c) += D(r, 1 + nx_ + i) * a;
-          rate += D(r, 1 + nx_ + i) * zdot_minus_[size(i)];
+          a_sz_(i, c) += D(row, 1 + nx_ + i) * a;
+          rate += D(row, 1 + nx_ + i) * zdot_minus_[size(i)];
         }
-        for (int i = 0; i < npe_; ++i) a_pe_(i, c) += D(r, 1 + nx_ + nz_ + i) * a;
+        for (int i = 0; i < npe_; ++i) a_pe_(i, c) += D(row, 1 + nx_ + nz_ + i) * a;
         tau += rate * a;
       }
       if (nm > 0)

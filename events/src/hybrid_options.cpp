@@ -18,6 +18,9 @@ void HybridOptions::validate(int events, int nx, int nz) const {
   if (events == 0) {
     require(directions.empty() && terminal.empty(),
             "direction filters or terminal flags are set, but the problem has no event functions");
+    require(initial_events.empty(),
+            "initial_events is set (" + std::to_string(initial_events.size()) +
+                " entries), but the problem has no event functions");
   }
   require(directions.empty() || static_cast<int>(directions.size()) == events,
           "directions has " + std::to_string(directions.size()) +
@@ -25,6 +28,10 @@ void HybridOptions::validate(int events, int nx, int nz) const {
               std::to_string(events) + ")");
   require(terminal.empty() || static_cast<int>(terminal.size()) == events,
           "terminal has " + std::to_string(terminal.size()) +
+              " entries; it must be empty or have one per event function (" +
+              std::to_string(events) + ")");
+  require(initial_events.empty() || static_cast<int>(initial_events.size()) == events,
+          "initial_events has " + std::to_string(initial_events.size()) +
               " entries; it must be empty or have one per event function (" +
               std::to_string(events) + ")");
   require(std::isfinite(location_tolerance) && location_tolerance >= 0.0,

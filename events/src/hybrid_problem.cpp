@@ -59,6 +59,18 @@ int HybridProblem::reset_jacobian(int, const TransitionCause&, double, ConstVect
   throw std::logic_error("HybridProblem::reset_jacobian called but has_reset_jacobian() is false");
 }
 
+// Without a parameter reset p_plus already holds p-.
+int HybridProblem::reset_parameters(int, const TransitionCause&, double, ConstVector, ConstVector,
+                                    ConstVector, ConstVector, Vector) {
+  return 0;
+}
+
+int HybridProblem::parameter_reset_jacobian(int, const TransitionCause&, double, ConstVector,
+                                            ConstVector, ConstVector, ConstVector, MatrixRef) {
+  throw std::logic_error(
+      "HybridProblem::parameter_reset_jacobian called but has_parameter_reset_jacobian() is false");
+}
+
 JacobianPatternCheck check_jacobian_pattern(HybridProblem& problem, int mode, double t,
                                             ConstVector x, ConstVector z, ConstVector p,
                                             ConstVector memory, const JacobianCheckOptions& options) {

@@ -40,6 +40,9 @@ HybridSolver::HybridSolver(HybridProblem& problem, HybridOptions options)
       ne_(problem.event_count()),
       nm_(problem.memory_size()) {
   options_.validate(ne_, nx_, nz_);
+  if (problem.has_parameter_reset() && np_ == 0)
+    throw std::invalid_argument("HybridSolver: the problem declares parameter resets (has_parameter_reset()) "
+                                "but has no parameters (np = 0)");
   mode_problem_ = std::make_unique<internal::ModeProblem>(problem_);
   integrator_ = std::make_unique<Integrator>(*mode_problem_, options_.integrator);
   detector_ = std::make_unique<internal::EventDetector>(*integrator_, *mode_problem_, options_, counters_);
@@ -62,6 +65,9 @@ HybridSolver::HybridSolver(HybridProblem& problem, HybridOptions options)
   hints_.assign(size(ne_), 0);
   no_fired_.assign(size(ne_), 0);
   reset_jacobian_.resize(nx_, jumps_->columns());
+  p_plus_.assign(size(np_), 0.0);
+  parameter_reset_jacobian_.resize(np_, jumps_->columns());
+  initial_fired_.assign(size(ne_), 0);
   recent_.assign(size(options_.event_window), 0.0);
   auto size_record = [&](EventRecord& r) {
     r.fired.assign(size(ne_), 0);
@@ -69,6 +75,8 @@ HybridSolver::HybridSolver(HybridProblem& problem, HybridOptions options)
     r.x_plus.assign(size(nx_), 0.0);
     r.z_minus.assign(size(nz_), 0.0);
     r.z_plus.assign(size(nz_), 0.0);
+    r.p_minus.assign(size(np_), 0.0);
+    r.p_plus.assign(size(np_), 0.0);
   };
   log_.resize(size(options_.event_log_capacity));
   for (EventRecord& r : log_) size_record(r);
@@ -104,6 +112,7 @@ Status HybridSolver::initialize(double t0, int mode, ConstVector x0, ConstVector
   initialized_ = false;
   failed_ = false;
   pending_ = false;
+  initial_pending_ = false;
   message_.clear();
   mode_ = mode;
   mode_problem_->mode = mode;
@@ -127,6 +136,8 @@ Status HybridSolver::initialize(double t0, int mode, ConstVector x0, ConstVector
     ++next_time_event_;  // a time event at t0 is suppressed, as a state event there
   const Status armed = arm_detector(no_fired_);
   if (!ok(armed)) return armed;
+  const Status initial = find_initial_events();
+  if (!ok(initial)) return initial;
   initialized_ = true;
   return Status::success;
 }
@@ -150,6 +161,8 @@ Status HybridSolver::initialize_sensitivities(ConstMatrixRef seed, SensitivityOp
   dx_total_.resize(nx_, ns);
   wstar_.resize(nz_, ns);
   pe_dirs_.resize(npe, ns);
+  dp_total_.resize(np_, ns);
+  left_dirs_.resize(jumps_->columns(), ns);
   tau_.assign(size(ns), 0.0);
   for (EventRecord* r = log_.data(); r != log_.data() + log_.size(); ++r) {
     r->tau.assign(size(ns), 0.0);
@@ -173,6 +186,12 @@ Status HybridSolver::initialize_sensitivities(ConstMatrixRef seed, SensitivityOp
     for (int i = 0; i < nz_; ++i) sz_(i, j) = sensitivity_->algebraic_sensitivity()(i, j);
   }
   return Status::success;
+}
+
+ConstMatrixRef HybridSolver::parameter_sensitivity() const {
+  if (!sensitivity_) return {};
+  const ConstMatrixRef Pe = sensitivity_->parameter_directions();
+  return {Pe.data, np_, Pe.cols, Pe.ld};
 }
 
 // --- Output and failures --------------------------------------------------------------------
@@ -232,9 +251,18 @@ Outcome HybridSolver::integrate_to(double tout, Vector x, Vector z, MatrixRef Sx
     throw std::invalid_argument("HybridSolver::integrate_to: tout = " + format_number(tout) +
                                 " is before t = " + format_number(t_) + " (hybrid runs go forward)");
   message_.clear();
+  if (initial_pending_) {
+    // Initial events at t0: at tout = t0 the caller gets the left limit, as at any event.
+    initial_pending_ = false;
+    if (t_ == tout) write_output(x, z, Sx, Sz);
+    const Status status = apply_transition(TransitionKind::initial_event);
+    if (!ok(status)) return failed(status, x, z, Sx, Sz);
+    if (t_ == tout) return {Status::success, StopReason::reached_output_time, t_};
+  }
   if (pending_) {
     pending_ = false;
-    const Status status = apply_transition(pending_time_event_);
+    const Status status =
+        apply_transition(pending_time_event_ ? TransitionKind::time_event : TransitionKind::state_event);
     if (!ok(status)) return failed(status, x, z, Sx, Sz);
   }
   for (;;) {
@@ -276,7 +304,7 @@ Outcome HybridSolver::integrate_to(double tout, Vector x, Vector z, MatrixRef Sx
     }
     // A state or time event before (or at) tout: at tout the caller gets the left limit.
     if (t_ == tout) write_output(x, z, Sx, Sz);
-    const Status status = apply_transition(time_event);
+    const Status status = apply_transition(time_event ? TransitionKind::time_event : TransitionKind::state_event);
     if (!ok(status)) return failed(status, x, z, Sx, Sz);
     if (t_ == tout) return {Status::success, StopReason::reached_output_time, t_};
   }
@@ -421,34 +449,78 @@ const EventRecord& HybridSolver::last_event() const {
 
 int HybridSolver::pending_event_component() const { return pending_ ? detector_->primary() : -1; }
 
+// Which event a message is about: "event function k", "time event i" or "the initial event".
+std::string HybridSolver::event_name(const TransitionCause& cause, bool initial) const {
+  if (cause.time_event >= 0) return "time event " + std::to_string(cause.time_event);
+  std::string components;
+  for (int k = 0; k < ne_; ++k)
+    if (cause.fired_component(k)) components += (components.empty() ? "" : ", ") + std::to_string(k);
+  return std::string(initial ? "the initial event (event function " : "the event (event function ") +
+         components + ")";
+}
+
+// Initial events: the flagged components whose trigger is true at t0 (h > 0 a rising, h < 0 a
+// falling crossing from the "false just before t0", subject to the direction filters).
+Status HybridSolver::find_initial_events() {
+  initial_pending_ = false;
+  if (options_.initial_events.empty()) return Status::success;
+  const double t = integrator_->t();
+  const int code = detector_->evaluate(t, integrator_->x(), integrator_->z(), h_);
+  if (code != 0)
+    return transition_failure(callback_status(code), "the event functions failed or were not finite at t0 = " +
+                                                         format_number(t) + ", where the initial events are checked");
+  for (int k = 0; k < ne_; ++k) {
+    const auto kk = size(k);
+    initial_fired_[kk] = 0;
+    if (!options_.initial_events[kk]) continue;
+    const EventDirection filter = options_.directions.empty() ? EventDirection::both : options_.directions[kk];
+    if (h_[kk] > 0.0 && filter != EventDirection::falling) initial_fired_[kk] = 1;
+    if (h_[kk] < 0.0 && filter != EventDirection::rising) initial_fired_[kk] = -1;
+    initial_pending_ = initial_pending_ || initial_fired_[kk] != 0;
+  }
+  return Status::success;
+}
+
 // The transition at t_ (x_, z_ hold the left limit; sx_, sz_ its sensitivities): gradient and
-// D_h of the event, reset, new mode and memory, restart of the integrator (z+ consistent),
-// sensitivity jumps, and the detector armed again. On failure nothing changes.
-Status HybridSolver::apply_transition(bool time_event) {
+// D_h of the event, reset of x (and of p), new mode and memory, restart of the integrator (z+
+// consistent), sensitivity jumps, and the detector armed again. On failure nothing changes.
+Status HybridSolver::apply_transition(TransitionKind kind) {
   const double t = t_;
+  const bool time_event = kind == TransitionKind::time_event;
+  const bool initial = kind == TransitionKind::initial_event;
   const int time_index = time_event ? static_cast<int>(next_time_event_) : -1;
-  const std::span<const int> fired = time_event ? std::span<const int>(no_fired_) : detector_->fired();
+  const std::span<const int> fired = time_event ? std::span<const int>(no_fired_)
+                                     : initial  ? std::span<const int>(initial_fired_)
+                                                : detector_->fired();
   const TransitionCause cause{fired, time_index};
   const bool with_sensitivities = sensitivity_ != nullptr;
   const bool jumps = with_sensitivities && options_.sensitivity_jumps;
-  const bool moving = !time_event && options_.event_time_sensitivity;
+  // An initial event happens at the fixed t0: its time does not move with the parameters.
+  const bool moving = kind == TransitionKind::state_event && options_.event_time_sensitivity;
+  const bool resets_p = problem_.has_parameter_reset();
   const int ns = directions_, npe = np_ + nm_;
 
   EventRecord& record = next_record();
   record.t = t;
   record.mode_before = mode_;
   record.time_event = time_index;
-  record.bracket = time_event ? 0.0 : detector_->bracket();
-  record.iterations = time_event ? 0 : detector_->iterations();
-  record.primary = time_event ? -1 : detector_->primary();
+  record.initial = initial;
+  record.bracket = kind == TransitionKind::state_event ? detector_->bracket() : 0.0;
+  record.iterations = kind == TransitionKind::state_event ? detector_->iterations() : 0;
+  record.primary = kind == TransitionKind::state_event ? detector_->primary() : -1;
+  if (initial)
+    for (int k = 0; k < ne_ && record.primary < 0; ++k)
+      if (fired[size(k)] != 0) record.primary = k;
+  record.dh_dt = 0.0;
   std::copy(fired.begin(), fired.end(), record.fired.begin());
   std::copy(x_.begin(), x_.end(), record.x_minus.begin());
   std::copy(z_.begin(), z_.end(), record.z_minus.begin());
+  std::copy(p_ext_.begin(), p_ext_.begin() + np_, record.p_minus.begin());
   ++events_;
 
   // dh/dt along the solution at t*- (transversality), and the rates the jumps need.
   double dh_dt = 0.0;
-  if (!time_event) {
+  if (kind == TransitionKind::state_event) {
     int code = jumps_->rates(t, x_, z_, p_ext_, f_minus_, zdot_minus_);
     if (code == 0) code = jumps_->event_gradient(record.primary, t, x_, z_, p_ext_, row_);
     if (code != 0)
@@ -477,58 +549,39 @@ Status HybridSolver::apply_transition(bool time_event) {
     }
   }
 
-  // The reset and the successor mode.
+  // The reset and the successor mode, then the new parameters (both from the left limit).
   int next = mode_;
   std::copy(x_.begin(), x_.end(), x_plus_.begin());
   int code = jumps_->reset(cause, t, x_, z_, p_ext_, next, x_plus_);
   if (code != 0)
-    return transition_failure(callback_status(code), "the transition (reset) failed or returned non-finite "
-                              "values at t = " + format_number(t));
+    return transition_failure(callback_status(code), "the transition (reset) of " + event_name(cause, initial) +
+                                                         " failed or returned non-finite values at t = " +
+                                                         format_number(t));
   if (!problem_.has_mode(next))
     return transition_failure(Status::unknown_mode, "the transition at t = " + format_number(t) + " from mode " +
                                                         std::to_string(mode_) + " returned mode " +
                                                         std::to_string(next) + ", which the problem does not know");
-
-  // Total derivative of x+ along the moving event (doc/events-theory.md, eq. J3):
-  // dX = phi_x (Sx + f- tau) + phi_z (Sz + z'- tau) + phi_t tau + phi_pe Pe.
-  if (jumps) {
-    const ConstMatrixRef Pe = sensitivity_->parameter_directions();
-    for (int j = 0; j < ns; ++j)
-      for (int i = 0; i < npe; ++i) pe_dirs_(i, j) = Pe(i, j);
-    for (int j = 0; j < ns; ++j) {
-      double v = 0.0;
-      if (moving) {
-        for (int i = 0; i < nx_; ++i) v += row_[size(1 + i)] * sx_(i, j);
-        for (int i = 0; i < nz_; ++i) v += row_[size(1 + nx_ + i)] * sz_(i, j);
-        for (int i = 0; i < npe; ++i) v += row_[size(1 + nx_ + nz_ + i)] * pe_dirs_(i, j);
-        tau_[size(j)] = -v / dh_dt;
-      } else {
-        tau_[size(j)] = 0.0;
-      }
-    }
-    code = jumps_->reset_jacobian(cause, t, x_, z_, p_ext_, reset_jacobian_.ref());
+  if (resets_p) {
+    std::copy(p_ext_.begin(), p_ext_.begin() + np_, p_plus_.begin());
+    code = jumps_->parameter_reset(cause, t, x_, z_, p_ext_, p_plus_);
     if (code != 0)
-      return transition_failure(callback_status(code), "the reset Jacobian failed at t = " + format_number(t));
-    const DenseMatrix& D = reset_jacobian_;
-    for (int j = 0; j < ns; ++j) {
-      const double tau = tau_[size(j)];
-      for (int r = 0; r < nx_; ++r) {
-        double v = D(r, 0) * tau;
-        for (int i = 0; i < nx_; ++i) v += D(r, 1 + i) * (sx_(i, j) + (moving ? f_minus_[size(i)] * tau : 0.0));
-        for (int i = 0; i < nz_; ++i)
-          v += D(r, 1 + nx_ + i) * (sz_(i, j) + (moving ? zdot_minus_[size(i)] * tau : 0.0));
-        for (int i = 0; i < npe; ++i) v += D(r, 1 + nx_ + nz_ + i) * pe_dirs_(i, j);
-        dx_total_(r, j) = v;
-      }
-      for (int i = 0; i < nz_; ++i) wstar_(i, j) = sz_(i, j) + (moving ? zdot_minus_[size(i)] * tau : 0.0);
-    }
+      return transition_failure(callback_status(code), "the parameter reset of " + event_name(cause, initial) +
+                                                           " failed or returned non-finite values at t = " +
+                                                           format_number(t) + " (the state before the event is kept)");
   }
 
-  // The new mode and memory (x*, z*) = (x+, z-), then a restart: z+ from g of the new mode.
+  if (jumps) {
+    const Status status = jump_sensitivities(cause, t, dh_dt, moving);
+    if (!ok(status)) return status;
+  }
+
+  // The new mode, parameters and memory (x*, z*) = (x+, z-), then a restart: z+ from g of the
+  // new mode.
   const int old_mode = mode_;
   std::copy(memory_.begin(), memory_.end(), saved_memory_.begin());
   std::copy(p_ext_.begin(), p_ext_.end(), saved_p_ext_.begin());
   mode_problem_->mode = next;
+  if (resets_p) std::copy(p_plus_.begin(), p_plus_.end(), p_ext_.begin());
   if (nm_ > 0) {
     std::copy(x_plus_.begin(), x_plus_.end(), memory_.begin());
     std::copy(z_.begin(), z_.end(), memory_.begin() + nx_);
@@ -552,7 +605,8 @@ Status HybridSolver::apply_transition(bool time_event) {
     if (jumps) {
       for (int j = 0; j < ns; ++j) {
         for (int i = 0; i < nx_; ++i) seed_(i, j) = dx_total_(i, j) - f_plus[size(i)] * tau_[size(j)];
-        for (int i = 0; i < np_; ++i) seed_(nx_ + i, j) = pe_dirs_(i, j);
+        // p is constant within a mode: P+ = dP+ (no rate term, unlike x).
+        for (int i = 0; i < np_; ++i) seed_(nx_ + i, j) = resets_p ? dp_total_(i, j) : pe_dirs_(i, j);
         // The memory's sensitivity is the total derivative of the latched values (erratum E7).
         for (int i = 0; i < nm_; ++i)
           seed_(nx_ + np_ + i, j) = i < nx_ ? dx_total_(i, j) : wstar_(i - nx_, j);
@@ -586,8 +640,59 @@ Status HybridSolver::apply_transition(bool time_event) {
   record.mode_after = mode_;
   std::copy(x_.begin(), x_.end(), record.x_plus.begin());
   std::copy(z_.begin(), z_.end(), record.z_plus.begin());
+  std::copy(p_ext_.begin(), p_ext_.begin() + np_, record.p_plus.begin());
   if (time_event) ++next_time_event_;
   return arm_detector(fired);
+}
+
+// The total derivatives of the reset along the (moving) event (doc/events-theory.md, J3, J3p):
+// with the left limit's total directions v = [tau; s- + f- tau; w- + z'- tau; P; M],
+// dX+ = D v and, with a parameter reset, dP+ = E v. tau = -(h_x s- + h_z w- + h_pe [P; M]) / D_h
+// for a moving event, 0 otherwise. Fills tau_, pe_dirs_, dx_total_, dp_total_ and wstar_.
+Status HybridSolver::jump_sensitivities(const TransitionCause& cause, double t, double dh_dt, bool moving) {
+  const int ns = directions_, npe = np_ + nm_;
+  const ConstMatrixRef Pe = sensitivity_->parameter_directions();
+  for (int j = 0; j < ns; ++j)
+    for (int i = 0; i < npe; ++i) pe_dirs_(i, j) = Pe(i, j);
+  for (int j = 0; j < ns; ++j) {
+    double v = 0.0;
+    if (moving) {
+      for (int i = 0; i < nx_; ++i) v += row_[size(1 + i)] * sx_(i, j);
+      for (int i = 0; i < nz_; ++i) v += row_[size(1 + nx_ + i)] * sz_(i, j);
+      for (int i = 0; i < npe; ++i) v += row_[size(1 + nx_ + nz_ + i)] * pe_dirs_(i, j);
+      v = -v / dh_dt;
+    }
+    const double tau = tau_[size(j)] = v;
+    left_dirs_(0, j) = tau;
+    for (int i = 0; i < nx_; ++i) left_dirs_(1 + i, j) = sx_(i, j) + (moving ? f_minus_[size(i)] * tau : 0.0);
+    for (int i = 0; i < nz_; ++i)
+      left_dirs_(1 + nx_ + i, j) = wstar_(i, j) = sz_(i, j) + (moving ? zdot_minus_[size(i)] * tau : 0.0);
+    for (int i = 0; i < npe; ++i) left_dirs_(1 + nx_ + nz_ + i, j) = pe_dirs_(i, j);
+  }
+  int code = jumps_->reset_jacobian(cause, t, x_, z_, p_ext_, reset_jacobian_.ref());
+  if (code != 0)
+    return transition_failure(callback_status(code), "the reset Jacobian failed at t = " + format_number(t));
+  if (problem_.has_parameter_reset()) {
+    code = jumps_->parameter_reset_jacobian(cause, t, x_, z_, p_ext_, parameter_reset_jacobian_.ref());
+    if (code != 0)
+      return transition_failure(callback_status(code), "the parameter reset's Jacobian failed or was not finite at t = " +
+                                                           format_number(t));
+  }
+  const int columns = jumps_->columns();
+  for (int j = 0; j < ns; ++j) {
+    for (int r = 0; r < nx_; ++r) {
+      double v = 0.0;
+      for (int c = 0; c < columns; ++c) v += reset_jacobian_(r, c) * left_dirs_(c, j);
+      dx_total_(r, j) = v;
+    }
+    if (!problem_.has_parameter_reset()) continue;
+    for (int r = 0; r < np_; ++r) {
+      double v = 0.0;
+      for (int c = 0; c < columns; ++c) v += parameter_reset_jacobian_(r, c) * left_dirs_(c, j);
+      dp_total_(r, j) = v;
+    }
+  }
+  return Status::success;
 }
 
 }  // namespace esdirk

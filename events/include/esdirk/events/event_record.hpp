@@ -15,10 +15,12 @@ struct ESDIRK_API EventRecord {
   int mode_after = 0;
   int time_event = -1;           ///< index into HybridOptions::time_events, -1 for a state event
   int primary = -1;              ///< the state-event component whose root defines t* (and tau)
+  bool initial = false;          ///< an initial event (HybridOptions::initial_events) at t0
   std::vector<int> fired;        ///< per component: +1 rising, -1 falling, 0 not fired
   int iterations = 0;            ///< root-finder iterations
   double dh_dt = 0.0;            ///< D_h = h_t + h_x x' + h_z z' at t*- (with sensitivities)
   std::vector<double> x_minus, z_minus, x_plus, z_plus;  ///< left and right limits
+  std::vector<double> p_minus, p_plus;  ///< the parameters before and after (np)
   /// With sensitivities: tau = dt*/dtheta (1 x ns), and the state sensitivities either side.
   std::vector<double> tau;
   DenseMatrix sx_minus, sx_plus;

@@ -20,6 +20,13 @@ struct ESDIRK_API HybridOptions {
   /// returns the left limit at t* (StopReason::listener_stop); the transition is applied when
   /// the integration continues.
   std::vector<bool> terminal;
+  /// Initial events (size event_count()); empty: none. A flagged component whose trigger is
+  /// already true at t0 fires there, as if it had been false just before t0 (SBML's
+  /// initialValue = false): h(t0) > 0 counts as a rising crossing, h(t0) < 0 as a falling one,
+  /// subject to `directions`; h(t0) = 0 does not fire. The transition is applied at the start
+  /// of the first integrate_to (doc/events-guide.md, "Initial events"). Unflagged components
+  /// (the default) never fire at t0.
+  std::vector<bool> initial_events;
 
   // --- Location -----------------------------------------------------------------------------
   /// Width of the final bracket around t* (absolute, in t). 0: 4 ulp of the larger end of the

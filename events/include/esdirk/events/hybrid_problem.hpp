@@ -5,6 +5,7 @@
 //     mode m:   x' = f_m(t, x, z, p, mem)      0 = g_m(t, x, z, p, mem)
 //     events:   h_m(t, x, z, p, mem) in R^ne   a zero crossing of component k ends the mode
 //     reset:    x+ = phi(t, x-, z-, p, mem)    next mode from the same callback
+//     optional: p+ = psi(t, x-, z-, p, mem)    new parameters for the next mode
 //     memory:   mem = (x*, z*) latched at each transition (optional)
 //
 // Modes are integers the problem knows (has_mode). Every callback returns 0 on success, > 0
@@ -120,6 +121,25 @@ class ESDIRK_API HybridProblem {
   /// Only called when has_reset_jacobian().
   virtual int reset_jacobian(int mode, const TransitionCause& cause, double t, ConstVector x,
                              ConstVector z, ConstVector p, ConstVector memory, MatrixRef D);
+
+  // --- Parameter resets (doc/events-guide.md, "Parameter resets") ----------------------------
+  /// True if transitions may assign new parameter values: the solver then calls
+  /// reset_parameters() at every event and integrates the next mode with p+ (the p given to
+  /// initialize is the first mode's). Needs np >= 1.
+  virtual bool has_parameter_reset() const { return false; }
+  /// At an event, after transition(): p+ = psi(t, x-, z-, p-, mem) (`p_plus` holds p- on
+  /// entry: assign the parameters that change, leave the others). The arguments are those
+  /// transition() had (the left limit, the parameters and memory of the mode that ends). Must
+  /// be a function of its arguments (it is also differentiated by differences).
+  virtual int reset_parameters(int mode, const TransitionCause& cause, double t, ConstVector x,
+                               ConstVector z, ConstVector p, ConstVector memory, Vector p_plus);
+  virtual bool has_parameter_reset_jacobian() const { return false; }
+  /// E = [psi_t | psi_x | psi_z | psi_p | psi_mem], np x (1 + nx + nz + np + memory_size())
+  /// (psi_p is the identity for a parameter the reset leaves alone). Only called when
+  /// has_parameter_reset() and has_parameter_reset_jacobian().
+  virtual int parameter_reset_jacobian(int mode, const TransitionCause& cause, double t,
+                                       ConstVector x, ConstVector z, ConstVector p,
+                                       ConstVector memory, MatrixRef E);
 
  private:
   int nx_, nz_, np_, ne_;

@@ -46,8 +46,11 @@ class ESDIRK_API HybridSolver {
   HybridSolver& operator=(const HybridSolver&) = delete;
 
   /// Starts in `mode` at t0: z made consistent from `z_guess`, the memory set to `memory0`
-  /// (size memory_size(); required with memory, must be empty without). An event whose
-  /// function is zero at t0 does not fire there. Throws std::invalid_argument for wrong sizes,
+  /// (size memory_size(); required with memory, must be empty without), the parameters to p
+  /// (the first mode's; parameter resets change them at events). An event whose function is
+  /// zero at t0 does not fire there; a component flagged in HybridOptions::initial_events whose
+  /// trigger is true at t0 fires at the start of the first integrate_to (x() is the state
+  /// before it until then). Returns the event functions' failure at t0 as a status. Throws std::invalid_argument for wrong sizes,
   /// non-finite input or a mode the problem does not know; returns the integrator's status if
   /// z cannot be made consistent. Clears any sensitivities (initialize_sensitivities again).
   Status initialize(double t0, int mode, ConstVector x0, ConstVector z_guess, ConstVector p,
@@ -71,10 +74,17 @@ class ESDIRK_API HybridSolver {
   ConstVector x() const { return x_; }
   ConstVector z() const { return z_; }
   ConstVector memory() const { return memory_; }
+  /// The parameters of the current mode (np): the p of initialize until a parameter reset.
+  ConstVector parameters() const { return ConstVector(p_ext_).first(static_cast<std::size_t>(np_)); }
+  /// An initial event found by initialize that the next integrate_to applies first.
+  bool initial_event_pending() const { return initial_pending_; }
   /// The state sensitivities at t() (nx x ns) and the memory's ((nx + nz) x ns).
   ConstMatrixRef state_sensitivity() const { return sx_.cref(); }
   ConstMatrixRef memory_sensitivity() const { return smem_.cref(); }
   int directions() const { return directions_; }
+  /// With sensitivities: dp/dtheta of the current mode's parameters (np x ns), the seed's
+  /// parameter rows until a parameter reset, then their jumps (doc/events-theory.md, J3p).
+  ConstMatrixRef parameter_sensitivity() const;
 
   /// The events so far (the first event_log_capacity of them), and how many there were.
   const EventRecord& event(int i) const { return log_[static_cast<std::size_t>(i)]; }
@@ -97,7 +107,11 @@ class ESDIRK_API HybridSolver {
  private:
   Outcome finish(StopReason reason, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz);
   Outcome failed(Status status, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz);
-  Status apply_transition(bool time_event);
+  enum class TransitionKind { state_event, time_event, initial_event };
+  Status apply_transition(TransitionKind kind);
+  Status find_initial_events();
+  std::string event_name(const TransitionCause& cause, bool initial) const;
+  Status jump_sensitivities(const TransitionCause& cause, double t, double dh_dt, bool moving);
   Status refine_event();
   Status arm_detector(std::span<const int> fired);
   Status transition_failure(Status status, std::string message);
@@ -126,6 +140,8 @@ class ESDIRK_API HybridSolver {
   DenseMatrix sx_, sz_, smem_, seed_;
   bool pending_ = false;  // a located event (terminal, or at tout) whose transition is due
   bool pending_time_event_ = false;  // the pending transition is a time event
+  bool initial_pending_ = false;     // initial events fire at the start of the next integrate_to
+  std::vector<int> initial_fired_;   // their components (+1 / -1 / 0)
   std::size_t next_time_event_ = 0;
   std::vector<EventRecord> log_;
   int logged_ = 0;
@@ -141,6 +157,10 @@ class ESDIRK_API HybridSolver {
   std::vector<double> saved_memory_, saved_p_ext_, tau_;
   std::vector<int> hints_, no_fired_;
   DenseMatrix reset_jacobian_, dx_total_, wstar_, pe_dirs_;
+  // Parameter resets: p+, its Jacobian E, the total derivative dP+ and the left limit's total
+  // directions [tau; s- + f- tau; w- + z'- tau; P; M] that D and E act on.
+  std::vector<double> p_plus_;
+  DenseMatrix parameter_reset_jacobian_, dp_total_, left_dirs_;
 };
 
 }  // namespace esdirk

@@ -1,0 +1,238 @@
+// Parameter resets: a transition assigns new parameter values, p+ = psi(t, x-, z-, p-, mem).
+// A controller gain switched by an event, x' = -k x with k := 2 k where x falls through 1/2:
+//     t* = ln(2 x0) / k0,   x(T) = (1/2) exp(-2 k0 (T - t*)) = 2 x0^2 exp(-2 k0 T),
+// and a reset that reads the state, k := k + 3 x-^2, whose total derivative along the moving
+// event is that of k- alone (x(t*) = 1/2 for every (x0, k0)). Forward sensitivities against the
+// closed forms and central differences of the whole run, the adjoint against the forward.
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "adjoint_fixtures.hpp"
+#include "bouncing_ball/dual.hpp"
+#include "event_fixtures.hpp"
+
+namespace {
+
+using namespace event_tests;
+
+enum class GainReset { doubled, plus_state_squared, not_finite };
+
+class SwitchedGain : public esdirk::HybridProblem {
+ public:
+  explicit SwitchedGain(GainReset reset, bool analytic_jacobian = false)
+      : HybridProblem(1, 0, 1, 1), reset_(reset), analytic_(analytic_jacobian) {}
+  int evaluate(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+               esdirk::ConstVector, esdirk::Vector f, esdirk::Vector) override {
+    f[0] = -p[0] * x[0];
+    return 0;
+  }
+  int events(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector,
+             esdirk::ConstVector, esdirk::Vector h) override {
+    h[0] = x[0] - 0.5;
+    return 0;
+  }
+  bool has_parameter_reset() const override { return true; }
+  int reset_parameters(int, const esdirk::TransitionCause&, double, esdirk::ConstVector x,
+                       esdirk::ConstVector, esdirk::ConstVector p, esdirk::ConstVector,
+                       esdirk::Vector p_plus) override {
+    ++resets;
+    switch (reset_) {
+      case GainReset::doubled: p_plus[0] = 2.0 * p[0]; break;
+      case GainReset::plus_state_squared: p_plus[0] = p[0] + 3.0 * x[0] * x[0]; break;
+      case GainReset::not_finite: p_plus[0] = std::nan(""); break;
+    }
+    return 0;
+  }
+  bool has_parameter_reset_jacobian() const override { return analytic_; }
+  // E = [psi_t, psi_x, psi_k].
+  int parameter_reset_jacobian(int, const esdirk::TransitionCause&, double, esdirk::ConstVector x,
+                               esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+                               esdirk::MatrixRef E) override {
+    E(0, 0) = 0.0;
+    E(0, 1) = reset_ == GainReset::plus_state_squared ? 6.0 * x[0] : 0.0;
+    E(0, 2) = reset_ == GainReset::doubled ? 2.0 : 1.0;
+    return 0;
+  }
+  int resets = 0;
+
+ private:
+  GainReset reset_;
+  bool analytic_;
+};
+
+constexpr double x0 = 1.3, k0 = 0.8, T = 2.5;
+
+esdirk::HybridOptions falling(double rtol) {
+  esdirk::HybridOptions o = tight(rtol);
+  o.directions = {esdirk::EventDirection::falling};
+  return o;
+}
+
+// x(T) and its derivatives in (x0, k0), both resets, from the closed form.
+dual::Dual<2> closed_form(GainReset reset) {
+  using D2 = dual::Dual<2>;
+  const D2 X0 = D2::variable(x0, 0), K = D2::variable(k0, 1);
+  const D2 t_star = dual::log(2.0 * X0) / K;
+  const D2 k_plus = reset == GainReset::doubled ? 2.0 * K : K + 0.75;
+  return 0.5 * dual::exp(-k_plus * (T - t_star));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(parameter_reset_tests)
+
+BOOST_AUTO_TEST_CASE(gain_doubled_by_an_event_matches_the_closed_form) {
+  SwitchedGain model(GainReset::doubled);
+  esdirk::HybridSolver solver(model, falling(1e-10));
+  const std::vector<double> x0v{x0}, p{k0};
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, x0v, {}, p)));
+  BOOST_REQUIRE(esdirk::ok(solver.initialize_sensitivities(identity(2).cref())));
+  std::vector<double> x(1);
+  esdirk::DenseMatrix Sx(1, 2);
+  const esdirk::Outcome out = solver.integrate_to(T, x, {}, Sx.ref());
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(out), solver.message());
+  BOOST_REQUIRE_EQUAL(solver.event_count(), 1);
+  const esdirk::EventRecord& e = solver.event(0);
+  BOOST_TEST(relative_error(e.t, std::log(2.0 * x0) / k0) < 1e-10);
+  BOOST_TEST(e.p_minus[0] == k0);
+  BOOST_TEST(e.p_plus[0] == 2.0 * k0);
+  BOOST_TEST(solver.parameters()[0] == 2.0 * k0);  // the mode's p; the user's p is the first value
+  const dual::Dual<2> exact = closed_form(GainReset::doubled);
+  BOOST_TEST(relative_error(x[0], exact.v) < 1e-8);
+  BOOST_TEST(relative_error(Sx(0, 0), exact.d[0]) < 1e-7);  // 4 x0 exp(-2 k0 T)
+  BOOST_TEST(relative_error(Sx(0, 1), exact.d[1]) < 1e-7);  // -2 T x(T)
+  // dk+/d(x0, k0) = (0, 2): the chain rule through the reset.
+  const esdirk::ConstMatrixRef P = solver.parameter_sensitivity();
+  BOOST_REQUIRE_EQUAL(P.rows, 1);
+  BOOST_TEST(std::abs(P(0, 0)) < 1e-14);
+  BOOST_TEST(std::abs(P(0, 1) - 2.0) < 1e-9);
+}
+
+BOOST_AUTO_TEST_CASE(reset_reading_the_state_follows_the_moving_event) {
+  // dk+/dtheta = 6 x- (s- + f- tau) + dk-/dtheta, and s- + f- tau = 0 here: a reset Jacobian
+  // that forgot tau would give dk+/dx0 = 6 x- s- != 0 and a wrong x(T).
+  for (const bool analytic : {false, true}) {
+    SwitchedGain model(GainReset::plus_state_squared, analytic);
+    const esdirk::DenseMatrix seed = identity(2);
+    const Run r = run(model, falling(1e-10), 0.0, 0, {x0}, {}, {k0}, T, &seed);
+    BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+    BOOST_REQUIRE_EQUAL(r.events.size(), 1u);
+    BOOST_TEST(std::abs(r.events[0].p_plus[0] - (k0 + 0.75)) < 1e-9);
+    const dual::Dual<2> exact = closed_form(GainReset::plus_state_squared);
+    BOOST_TEST(relative_error(r.x[0], exact.v) < 1e-8);
+    BOOST_TEST(relative_error(r.Sx(0, 0), exact.d[0]) < 1e-7, "analytic E " << analytic);
+    BOOST_TEST(relative_error(r.Sx(0, 1), exact.d[1]) < 1e-7, "analytic E " << analytic);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sensitivities_match_central_differences_of_the_whole_run) {
+  for (const GainReset reset : {GainReset::doubled, GainReset::plus_state_squared}) {
+    SwitchedGain model(reset);
+    const esdirk::DenseMatrix seed = identity(2);
+    const Run r = run(model, falling(1e-11), 0.0, 0, {x0}, {}, {k0}, T, &seed);
+    BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+    const double base[2] = {x0, k0};
+    for (int j = 0; j < 2; ++j) {
+      double v[2] = {base[0], base[1]};
+      const double d = 1e-5 * base[j];
+      v[j] = base[j] + d;
+      const Run up = run(model, falling(1e-11), 0.0, 0, {v[0]}, {}, {v[1]}, T);
+      v[j] = base[j] - d;
+      const Run down = run(model, falling(1e-11), 0.0, 0, {v[0]}, {}, {v[1]}, T);
+      BOOST_REQUIRE(esdirk::ok(up.status) && esdirk::ok(down.status));
+      const double fd = (up.x[0] - down.x[0]) / (2.0 * d);
+      BOOST_TEST(relative_error(r.Sx(0, j), fd) < 1e-5, "direction " << j << ": " << r.Sx(0, j) << " vs " << fd);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(adjoint_equals_forward_through_parameter_resets) {
+  // Outputs before, at and after the event; the adjoint's transposed jump carries the adjoint of
+  // k+ back through E (doc/events-theory.md, J3p).
+  for (const GainReset reset : {GainReset::doubled, GainReset::plus_state_squared}) {
+    SwitchedGain model(reset);
+    const double t_star = std::log(2.0 * x0) / k0;
+    const std::vector<double> times{0.2, 0.9 * t_star, 1.5, T};
+    const AdjointComparison r = compare_adjoint(model, falling(1e-9), 0.0, 0, {x0}, {}, {k0}, times,
+                                                {pick(1, 0), pick(1, 0), pick(1, 0), pick(1, 0)});
+    BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+    BOOST_TEST(r.events == 1);
+    BOOST_TEST(r.worst_relative_error() < 1e-12, "worst " << r.worst_relative_error());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(adjoint_of_an_objective_on_the_reset_parameter) {
+  // C = x(T) + k(T)^2 with k(T) = k+: the objective's p is the mode's; its dp term enters the
+  // adjoint of k+ and goes back through the reset to k0 (forward: Sx + 2 k+ dk+/dtheta).
+  SwitchedGain model(GainReset::doubled);
+  esdirk::HybridSolver solver(model, falling(1e-9));
+  esdirk::HybridAdjoint adjoint(solver);
+  const std::vector<double> x0v{x0}, p{k0};
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, x0v, {}, p)));
+  esdirk::SensitivityOptions so;
+  so.stage_solve = esdirk::StageSolve::factorization;
+  BOOST_REQUIRE(esdirk::ok(solver.initialize_sensitivities(identity(2).cref(), so)));
+  std::vector<double> x(1);
+  esdirk::DenseMatrix Sx(1, 2);
+  BOOST_REQUIRE(esdirk::ok(adjoint.integrate_to(T, x, {}, Sx.ref())));
+  const double k_final = solver.parameters()[0];
+  const esdirk::ConstMatrixRef P = solver.parameter_sensitivity();
+  double seen_k = 0.0;
+  esdirk::HybridObjective objective;
+  objective.terminal = [&](double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector pk,
+                           esdirk::MatrixRef dx, esdirk::MatrixRef, esdirk::MatrixRef dp) {
+    seen_k = pk[0];
+    dx(0, 0) = 1.0;
+    dp(0, 0) = 2.0 * pk[0];
+    return 0;
+  };
+  esdirk::DenseMatrix dx0(1, 1), dp(1, 1);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref())), adjoint.message());
+  BOOST_TEST(seen_k == 2.0 * k0);
+  const double forward[2] = {Sx(0, 0) + 2.0 * k_final * P(0, 0), Sx(0, 1) + 2.0 * k_final * P(0, 1)};
+  const double scale = std::max(std::abs(forward[0]), std::abs(forward[1]));
+  BOOST_TEST(std::abs(dx0(0, 0) - forward[0]) < 1e-12 * scale, dx0(0, 0) << " vs " << forward[0]);
+  BOOST_TEST(std::abs(dp(0, 0) - forward[1]) < 1e-12 * scale, dp(0, 0) << " vs " << forward[1]);
+  const dual::Dual<2> exact = closed_form(GainReset::doubled);
+  BOOST_TEST(relative_error(dp(0, 0), exact.d[1] + 2.0 * (2.0 * k0) * 2.0) < 1e-6);
+}
+
+BOOST_AUTO_TEST_CASE(non_finite_parameter_reset_is_refused_and_keeps_the_left_limit) {
+  SwitchedGain model(GainReset::not_finite);
+  esdirk::HybridSolver solver(model, falling(1e-9));
+  const std::vector<double> x0v{x0}, p{k0};
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, x0v, {}, p)));
+  std::vector<double> x(1);
+  const esdirk::Outcome out = solver.integrate_to(T, x);
+  BOOST_TEST((out.status == esdirk::Status::callback_failures));
+  const std::string& m = solver.message();
+  BOOST_TEST(m.find("parameter reset of the event (event function 0)") != std::string::npos, m);
+  BOOST_TEST(m.find("t = ") != std::string::npos, m);
+  // The state before the event: the left limit at t*, the old parameters.
+  BOOST_TEST(std::abs(solver.t() - std::log(2.0 * x0) / k0) < 1e-6);
+  BOOST_TEST(std::abs(x[0] - 0.5) < 1e-7);
+  BOOST_TEST(solver.parameters()[0] == k0);
+  BOOST_TEST(solver.mode() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(parameter_reset_on_a_problem_without_parameters_is_refused) {
+  class NoParameters : public esdirk::HybridProblem {
+   public:
+    NoParameters() : HybridProblem(1, 0, 0, 1) {}
+    int evaluate(int, double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+                 esdirk::ConstVector, esdirk::Vector f, esdirk::Vector) override {
+      f[0] = 1.0;
+      return 0;
+    }
+    bool has_parameter_reset() const override { return true; }
+  } model;
+  BOOST_CHECK_EXCEPTION(esdirk::HybridSolver(model, {}), std::invalid_argument, [](const std::invalid_argument& e) {
+    return std::string(e.what()).find("no parameters (np = 0)") != std::string::npos;
+  });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
