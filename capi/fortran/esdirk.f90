@@ -624,6 +624,28 @@ module esdirk_events
       real(c_double), intent(inout) :: D(ldd, *)
       type(c_ptr), value :: user_data
     end function esdirk_reset_jacobian_fn
+    integer(c_int) function esdirk_parameter_reset_fn(mode, ne, fired, time_event, nx, nz, np, nm, t, &
+        x, z, p, mem, p_plus, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode, time_event
+      integer(esdirk_int), value :: ne, nx, nz, np, nm
+      integer(c_int), intent(in) :: fired(*)
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(np), mem(*)
+      real(c_double), intent(inout) :: p_plus(np)
+      type(c_ptr), value :: user_data
+    end function esdirk_parameter_reset_fn
+    integer(c_int) function esdirk_parameter_reset_jacobian_fn(mode, ne, fired, time_event, nx, nz, np, &
+        nm, t, x, z, p, mem, E, lde, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode, time_event
+      integer(esdirk_int), value :: ne, nx, nz, np, nm, lde
+      integer(c_int), intent(in) :: fired(*)
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(np), mem(*)
+      real(c_double), intent(inout) :: E(lde, *)
+      type(c_ptr), value :: user_data
+    end function esdirk_parameter_reset_jacobian_fn
     integer(c_int) function esdirk_has_mode_fn(mode, user_data) bind(C)
       import :: c_int, c_ptr
       integer(c_int), value :: mode
@@ -632,6 +654,9 @@ module esdirk_events
   end interface
   public :: esdirk_hybrid_residual_fn, esdirk_hybrid_jacobian_fn, esdirk_event_fn
   public :: esdirk_event_jacobian_fn, esdirk_transition_fn, esdirk_reset_jacobian_fn, esdirk_has_mode_fn
+  public :: esdirk_parameter_reset_fn, esdirk_parameter_reset_jacobian_fn
+  public :: esdirk_hybrid_problem_set_parameter_reset, esdirk_hybrid_solver_set_initial_events
+  public :: esdirk_hybrid_solver_get_parameters
 
   public :: esdirk_hybrid_problem_create, esdirk_hybrid_problem_set_events
   public :: esdirk_hybrid_problem_set_transition, esdirk_hybrid_problem_set_jacobians
@@ -672,6 +697,14 @@ module esdirk_events
       type(c_ptr), value :: problem
       type(c_funptr), value :: transition, reset_jacobian
     end function esdirk_hybrid_problem_set_transition
+
+    integer(c_int) function esdirk_hybrid_problem_set_parameter_reset(problem, np, reset, &
+        parameter_reset_jacobian) bind(C, name="esdirk_hybrid_problem_set_parameter_reset")
+      import :: c_int, c_funptr, c_ptr, esdirk_int
+      type(c_ptr), value :: problem
+      integer(esdirk_int), value :: np
+      type(c_funptr), value :: reset, parameter_reset_jacobian
+    end function esdirk_hybrid_problem_set_parameter_reset
 
     integer(c_int) function esdirk_hybrid_problem_set_jacobians(problem, jacobian, parameter_jacobian) &
         bind(C, name="esdirk_hybrid_problem_set_jacobians")
@@ -738,6 +771,14 @@ module esdirk_events
       integer(c_int), intent(in) :: terminal(*)
       integer(esdirk_int), value :: n
     end function esdirk_hybrid_solver_set_terminal
+
+    integer(c_int) function esdirk_hybrid_solver_set_initial_events(solver, initial, n) &
+        bind(C, name="esdirk_hybrid_solver_set_initial_events")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: solver
+      integer(c_int), intent(in) :: initial(*)
+      integer(esdirk_int), value :: n
+    end function esdirk_hybrid_solver_set_initial_events
 
     integer(c_int) function esdirk_hybrid_solver_set_time_events(solver, times, n) &
         bind(C, name="esdirk_hybrid_solver_set_time_events")
@@ -817,6 +858,14 @@ module esdirk_events
       integer(c_int), intent(out) :: mode
       integer(esdirk_int), value :: nx, nz
     end function esdirk_hybrid_solver_get_state
+
+    integer(c_int) function esdirk_hybrid_solver_get_parameters(solver, p, np, Sp, ld, ns) &
+        bind(C, name="esdirk_hybrid_solver_get_parameters")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      real(c_double), intent(out) :: p(*), Sp(ld, *)
+      integer(esdirk_int), value :: np, ld, ns
+    end function esdirk_hybrid_solver_get_parameters
 
     integer(c_int) function esdirk_hybrid_solver_get_memory(solver, mem, nm, Smem, ld, ns) &
         bind(C, name="esdirk_hybrid_solver_get_memory")

@@ -81,6 +81,18 @@ int esdirk_hybrid_problem_set_transition(esdirk_hybrid_problem* problem,
   return ESDIRK_SUCCESS;
 }
 
+int esdirk_hybrid_problem_set_parameter_reset(
+    esdirk_hybrid_problem* problem, esdirk_int np, esdirk_parameter_reset_fn reset,
+    esdirk_parameter_reset_jacobian_fn parameter_reset_jacobian) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  esdirk_capi::CHybridProblem& m = *problem->problem;
+  // A reset of the wrong length would write past p+: refused here, where the sizes meet.
+  if (reset && (np != m.np() || m.np() == 0)) return ESDIRK_INVALID_ARGUMENT;
+  m.parameter_reset_fn = reset;
+  m.parameter_reset_jacobian_fn = reset ? parameter_reset_jacobian : nullptr;
+  return ESDIRK_SUCCESS;
+}
+
 int esdirk_hybrid_problem_set_jacobians(esdirk_hybrid_problem* problem,
                                         esdirk_hybrid_jacobian_fn jacobian,
                                         esdirk_hybrid_jacobian_fn parameter_jacobian) {
@@ -177,6 +189,26 @@ int esdirk_hybrid_solver_set_terminal(esdirk_hybrid_solver* s, const int* termin
     s->options.terminal.assign(static_cast<std::size_t>(n), false);
     for (esdirk_int k = 0; k < n; ++k)
       s->options.terminal[static_cast<std::size_t>(k)] = terminal[k] != 0;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_hybrid_solver_set_initial_events(esdirk_hybrid_solver* s, const int* initial,
+                                            esdirk_int n) {
+  if (!s) return ESDIRK_NULL_ARGUMENT;
+  const char* who = "set_initial_events";
+  if (!vector_ok(initial, n))
+    return s->fail(ESDIRK_NULL_ARGUMENT, std::string(who) + ": initial is NULL");
+  const int ne = s->model().event_count();
+  if (n != 0 && ne == 0)
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   std::string(who) + ": the problem has no event functions (n = " +
+                       std::to_string(n) + ")");
+  if (n != 0 && n != ne) return s->size_error(who, "n", n, ne);
+  return guarded(s, [&] {
+    s->options.initial_events.assign(static_cast<std::size_t>(n), false);
+    for (esdirk_int k = 0; k < n; ++k)
+      s->options.initial_events[static_cast<std::size_t>(k)] = initial[k] != 0;
     return ESDIRK_SUCCESS;
   });
 }
@@ -343,6 +375,31 @@ int esdirk_hybrid_solver_get_state(const esdirk_hybrid_solver* cs, double* t, in
   if (mode) *mode = s->solver->mode();
   if (x) std::copy(s->solver->x().begin(), s->solver->x().end(), x);
   if (z) std::copy(s->solver->z().begin(), s->solver->z().end(), z);
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_hybrid_solver_get_parameters(const esdirk_hybrid_solver* cs, double* p, esdirk_int np,
+                                        double* Sp, esdirk_int ld, esdirk_int ns) {
+  auto* s = const_cast<esdirk_hybrid_solver*>(cs);
+  if (!s) return ESDIRK_NULL_ARGUMENT;
+  if (!s->solver) return s->require_initialized("hybrid get_parameters");
+  const int n = s->model().np();
+  if (np != n) return s->size_error("hybrid get_parameters", "np", np, n);
+  if (p) std::copy(s->solver->parameters().begin(), s->solver->parameters().end(), p);
+  if (Sp && ns == 0) Sp = nullptr;  // not asked for (a Fortran caller cannot pass NULL)
+  if (Sp) {
+    if (!s->sensitivities)
+      return s->fail(ESDIRK_WRONG_CALL_ORDER, "hybrid get_parameters: no sensitivities were started");
+    if (ns != s->solver->directions() || ld < std::max(n, 1))
+      return s->fail(ESDIRK_INVALID_ARGUMENT, "hybrid get_parameters: ns must be " +
+                                                  std::to_string(s->solver->directions()) +
+                                                  " and ld >= np");
+    const esdirk::ConstMatrixRef S = s->solver->parameter_sensitivity();
+    for (int j = 0; j < ns; ++j)
+      for (int i = 0; i < n; ++i)
+        Sp[static_cast<std::size_t>(j) * static_cast<std::size_t>(ld) +
+           static_cast<std::size_t>(i)] = S(i, j);
+  }
   return ESDIRK_SUCCESS;
 }
 

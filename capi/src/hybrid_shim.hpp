@@ -81,7 +81,28 @@ class CHybridProblem final : public esdirk::HybridProblem {
                              ptr(mem), D.data, D.ld, user_data_);
   }
 
+  bool has_parameter_reset() const override { return parameter_reset_fn != nullptr; }
+  int reset_parameters(int mode, const esdirk::TransitionCause& cause, double t,
+                       esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
+                       esdirk::ConstVector mem, esdirk::Vector p_plus) override {
+    return parameter_reset_fn(mode, event_count(), event_count() ? cause.fired.data() : nullptr,
+                              cause.time_event, nx(), nz(), np(), nm(), t, x.data(), ptr(z),
+                              ptr(p), ptr(mem), p_plus.data(), user_data_);
+  }
+  bool has_parameter_reset_jacobian() const override {
+    return parameter_reset_jacobian_fn != nullptr;
+  }
+  int parameter_reset_jacobian(int mode, const esdirk::TransitionCause& cause, double t,
+                               esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
+                               esdirk::ConstVector mem, esdirk::MatrixRef E) override {
+    return parameter_reset_jacobian_fn(
+        mode, event_count(), event_count() ? cause.fired.data() : nullptr, cause.time_event, nx(),
+        nz(), np(), nm(), t, x.data(), ptr(z), ptr(p), ptr(mem), E.data, E.ld, user_data_);
+  }
+
   esdirk_hybrid_jacobian_fn jacobian_fn = nullptr, parameter_jacobian_fn = nullptr;
+  esdirk_parameter_reset_fn parameter_reset_fn = nullptr;
+  esdirk_parameter_reset_jacobian_fn parameter_reset_jacobian_fn = nullptr;
   esdirk_event_fn events_fn = nullptr;
   esdirk_event_jacobian_fn event_jacobian_fn = nullptr;
   esdirk_transition_fn transition_fn = nullptr;

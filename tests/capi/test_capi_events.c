@@ -271,9 +271,115 @@ static void test_memory_and_modes(void) {
   esdirk_hybrid_problem_free(&problem);
 }
 
+/* A gain switched by an event: x' = -k x, k := 2 k where x falls through 1/2 (or, as an initial
+ * event, where x > 1/2 at t0). user_data: a nonzero int makes the reset return NaN. */
+static int decay(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, double t,
+                 const double* x, const double* z, const double* p, const double* mem, double* f,
+                 double* g, void* user_data) {
+  (void)mode, (void)nx, (void)nz, (void)np, (void)nm, (void)t, (void)z, (void)mem, (void)g,
+      (void)user_data;
+  f[0] = -p[0] * x[0];
+  return 0;
+}
+static int half(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, esdirk_int ne,
+                double t, const double* x, const double* z, const double* p, const double* mem,
+                double* h, void* user_data) {
+  (void)mode, (void)nx, (void)nz, (void)np, (void)nm, (void)ne, (void)t, (void)z, (void)p,
+      (void)mem, (void)user_data;
+  h[0] = x[0] - 0.5;
+  return 0;
+}
+static int double_gain(int mode, esdirk_int ne, const int* fired, int time_event, esdirk_int nx,
+                       esdirk_int nz, esdirk_int np, esdirk_int nm, double t, const double* x,
+                       const double* z, const double* p, const double* mem, double* p_plus,
+                       void* user_data) {
+  (void)mode, (void)ne, (void)fired, (void)time_event, (void)nx, (void)nz, (void)np, (void)nm,
+      (void)t, (void)x, (void)z, (void)mem;
+  p_plus[0] = user_data && *(const int*)user_data ? NAN : 2.0 * p[0];
+  return 0;
+}
+
+static void test_parameter_reset_and_initial_events(void) {
+  esdirk_hybrid_problem* problem = NULL;
+  esdirk_hybrid_solver* solver = NULL;
+  const double k0 = 0.8, p[1] = {0.8}, x0[1] = {1.3}, T = 2.5;
+  const double t_star = log(2.0 * 1.3) / 0.8, exact = 2.0 * 1.3 * 1.3 * exp(-2.0 * k0 * T);
+  double x[1], S[2], t = 0.0, pk[1], Sp[2];
+  int falling[1] = {ESDIRK_EVENT_FALLING}, rising[1] = {ESDIRK_EVENT_RISING}, initial[2] = {1, 1};
+  int broken = 0;
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 1, 0, decay, &broken, &problem),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_set_events(problem, half, NULL), ESDIRK_SUCCESS);
+  /* A reset of the wrong length is refused where the sizes meet. */
+  CHECK_STATUS(esdirk_hybrid_problem_set_parameter_reset(problem, 2, double_gain, NULL),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_set_parameter_reset(NULL, 1, double_gain, NULL),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_set_parameter_reset(problem, 1, double_gain, NULL),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_tolerances(solver, 1e-10, 1e-12), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_event_directions(solver, falling, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, NULL, 0),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, NULL, 2, 2, 2), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(solver, T, x, 1, NULL, 0, S, 1,
+                                                               NULL, 0, 2, &t),
+               ESDIRK_SUCCESS);
+  CHECK(fabs(x[0] - exact) < 1e-8 * exact);
+  CHECK(fabs(S[0] - 4.0 * 1.3 * exp(-2.0 * k0 * T)) < 1e-7 * fabs(S[0])); /* dx/dx0 */
+  CHECK(fabs(S[1] + 2.0 * T * exact) < 1e-7 * fabs(S[1]));                /* dx/dk0 */
+  CHECK_STATUS(esdirk_hybrid_solver_get_parameters(solver, pk, 1, Sp, 1, 2), ESDIRK_SUCCESS);
+  CHECK(pk[0] == 2.0 * k0 && fabs(Sp[0]) < 1e-14 && fabs(Sp[1] - 2.0) < 1e-9);
+  CHECK_STATUS(esdirk_hybrid_solver_get_parameters(solver, pk, 2, NULL, 1, 0),
+               ESDIRK_INVALID_ARGUMENT);
+
+  /* A reset to NaN: ESDIRK_CALLBACK_FAILURES naming the event and the time, the left limit and
+   * the old gain kept. */
+  broken = 1;
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, NULL, 0),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, T, x, 1, NULL, 0, &t),
+               ESDIRK_CALLBACK_FAILURES);
+  CHECK(fabs(t - t_star) < 1e-6 && fabs(x[0] - 0.5) < 1e-7);
+  CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "parameter reset of the event (event function 0)") != NULL);
+  CHECK_STATUS(esdirk_hybrid_solver_get_parameters(solver, pk, 1, NULL, 1, 0), ESDIRK_SUCCESS);
+  CHECK(pk[0] == k0);
+  broken = 0;
+
+  /* An initial event: x0 > 1/2 with a rising filter fires at t0 (k doubles from the start). */
+  CHECK_STATUS(esdirk_hybrid_solver_set_initial_events(solver, initial, 2), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "set_initial_events") != NULL);
+  CHECK_STATUS(esdirk_hybrid_solver_set_initial_events(solver, NULL, 1), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_set_initial_events(solver, initial, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_event_directions(solver, rising, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 1, NULL, 0, p, 1, NULL, 0),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, T, x, 1, NULL, 0, &t), ESDIRK_SUCCESS);
+  CHECK(fabs(x[0] - 1.3 * exp(-2.0 * k0 * T)) < 1e-8 * x[0]);
+  esdirk_hybrid_solver_free(&solver);
+  esdirk_hybrid_problem_free(&problem);
+
+  /* The initial-event option on a problem without events is refused with a message. */
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 1, 0, 0, decay, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_initial_events(solver, initial, 1), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "no event functions") != NULL);
+  CHECK_STATUS(esdirk_hybrid_solver_set_initial_events(solver, NULL, 0), ESDIRK_SUCCESS);
+  /* A parameter reset on a problem without parameters: there is no length it could have. */
+  esdirk_hybrid_solver_free(&solver);
+  esdirk_hybrid_problem_free(&problem);
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 0, 0, 1, 0, decay, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_set_parameter_reset(problem, 0, double_gain, NULL),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_set_parameter_reset(problem, 0, NULL, NULL), ESDIRK_SUCCESS);
+  esdirk_hybrid_problem_free(&problem);
+}
+
 int main(void) {
   test_null_handles();
   test_wrong_sizes_and_order();
   test_memory_and_modes();
+  test_parameter_reset_and_initial_events();
   return report();
 }

@@ -358,6 +358,22 @@ typedef int (*esdirk_reset_jacobian_fn)(int mode, esdirk_int ne, const int* fire
                                         esdirk_int nm, double t, const double* x, const double* z,
                                         const double* p, const double* mem, double* D,
                                         esdirk_int ldd, void* user_data);
+/** A parameter reset at an event, p+ = psi(t, x-, z-, p-, mem), called after the transition
+ *  with the same arguments: on entry p_plus (np) holds p-; assign the parameters that change.
+ *  Must be a function of its arguments (it is differenced when no Jacobian is given). */
+typedef int (*esdirk_parameter_reset_fn)(int mode, esdirk_int ne, const int* fired, int time_event,
+                                         esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                         esdirk_int nm, double t, const double* x, const double* z,
+                                         const double* p, const double* mem, double* p_plus,
+                                         void* user_data);
+/** E = [psi_t psi_x psi_z psi_p psi_mem], np x (1 + nx + nz + np + nm), leading dimension lde
+ *  (psi_p is the identity for a parameter the reset leaves alone). */
+typedef int (*esdirk_parameter_reset_jacobian_fn)(int mode, esdirk_int ne, const int* fired,
+                                                  int time_event, esdirk_int nx, esdirk_int nz,
+                                                  esdirk_int np, esdirk_int nm, double t,
+                                                  const double* x, const double* z,
+                                                  const double* p, const double* mem, double* E,
+                                                  esdirk_int lde, void* user_data);
 /** Nonzero if the model knows `mode` (checked at initialize and at every transition). */
 typedef int (*esdirk_has_mode_fn)(int mode, void* user_data);
 
@@ -376,6 +392,13 @@ ESDIRK_C_API int esdirk_hybrid_problem_set_events(esdirk_hybrid_problem* problem
 ESDIRK_C_API int esdirk_hybrid_problem_set_transition(esdirk_hybrid_problem* problem,
                                                       esdirk_transition_fn transition,
                                                       esdirk_reset_jacobian_fn reset_jacobian);
+/** Parameter resets at events (doc/events-guide.md, "Parameter resets"): the solver then
+ *  integrates each mode with the parameters the last reset gave (the p of initialize first).
+ *  np must be the problem's number of parameters (>= 1); reset NULL removes the reset (then
+ *  np is not checked); parameter_reset_jacobian NULL: central differences. */
+ESDIRK_C_API int esdirk_hybrid_problem_set_parameter_reset(
+    esdirk_hybrid_problem* problem, esdirk_int np, esdirk_parameter_reset_fn reset,
+    esdirk_parameter_reset_jacobian_fn parameter_reset_jacobian);
 /** Optional analytic Jacobians of f and g (NULL: the integrator's differences). */
 ESDIRK_C_API int esdirk_hybrid_problem_set_jacobians(esdirk_hybrid_problem* problem,
                                                      esdirk_hybrid_jacobian_fn jacobian,
@@ -405,6 +428,12 @@ ESDIRK_C_API int esdirk_hybrid_solver_set_event_directions(esdirk_hybrid_solver*
 /** Terminal flags (nonzero: integrate_to returns at that event); n = ne. */
 ESDIRK_C_API int esdirk_hybrid_solver_set_terminal(esdirk_hybrid_solver* solver,
                                                    const int* terminal, esdirk_int n);
+/** Initial events (nonzero: the component fires at t0 if its trigger is already true there,
+ *  h(t0) > 0 rising, h(t0) < 0 falling, subject to the direction filters; SBML's initialValue =
+ *  false); n = ne, or n = 0 to clear them. The transition is applied at the start of the first
+ *  integrate call (an output at t0 is its left limit). */
+ESDIRK_C_API int esdirk_hybrid_solver_set_initial_events(esdirk_hybrid_solver* solver,
+                                                         const int* initial, esdirk_int n);
 /** Known event times (increasing; n may be 0 to clear them). */
 ESDIRK_C_API int esdirk_hybrid_solver_set_time_events(esdirk_hybrid_solver* solver,
                                                       const double* times, esdirk_int n);
@@ -458,6 +487,11 @@ ESDIRK_C_API int esdirk_hybrid_solver_integrate_sensitivities_to(
 ESDIRK_C_API int esdirk_hybrid_solver_get_state(const esdirk_hybrid_solver* solver, double* t,
                                                 int* mode, double* x, esdirk_int nx, double* z,
                                                 esdirk_int nz);
+/** The parameters of the current mode (np values; those of initialize until a parameter reset)
+ *  and, with sensitivities, their sensitivity dp/dtheta (np x ns, ld; may be NULL). */
+ESDIRK_C_API int esdirk_hybrid_solver_get_parameters(const esdirk_hybrid_solver* solver, double* p,
+                                                     esdirk_int np, double* Sp, esdirk_int ld,
+                                                     esdirk_int ns);
 /** The memory (nm values) and, with sensitivities, its sensitivity (nm x ns, ld; may be NULL). */
 ESDIRK_C_API int esdirk_hybrid_solver_get_memory(const esdirk_hybrid_solver* solver, double* mem,
                                                  esdirk_int nm, double* Smem, esdirk_int ld,

@@ -41,8 +41,9 @@ typedef struct esdirk_hybrid_objective esdirk_hybrid_objective;
  *      Phi = sum_k C_k(x(t_k), z(t_k), p) + C(x(t_f), z(t_f), p),   t_f the last output.
  *  An output at an event time is the left limit (what integrate_to wrote). If the last call
  *  stopped at a terminal event (ESDIRK_LISTENER_STOP), t_f = t* moves with x0 and p and the
- *  gradient includes that (the terminal term must then not depend on t explicitly). At least
- *  one term must be set. */
+ *  gradient includes that (the terminal term must then not depend on t explicitly). The p the
+ *  terms receive is that of the output's mode (after a parameter reset, esdirk.h, the reset's
+ *  p+); the gradient dp is with respect to the p of initialize. At least one term must be set. */
 ESDIRK_C_API int esdirk_hybrid_objective_create(esdirk_int rows, esdirk_hybrid_objective** objective);
 ESDIRK_C_API void esdirk_hybrid_objective_free(esdirk_hybrid_objective** objective);
 ESDIRK_C_API const char* esdirk_hybrid_objective_last_error(const esdirk_hybrid_objective* objective);

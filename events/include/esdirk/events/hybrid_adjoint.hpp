@@ -77,6 +77,9 @@ struct ESDIRK_API HybridAdjointOptions {
 /// parameters and the gradient is that of C(x(t*(theta))) (seed 001's implicit event that ends
 /// the integration), where C must not depend on t explicitly. If the run went on past a terminal
 /// event, its output counts as the left limit at a fixed output time, like any other event.
+/// The p the terms receive is that of the output's mode (with parameter resets, the p+ of the
+/// last reset before it; their dp is the derivative with respect to that p); the gradient's dp
+/// is with respect to the p of initialize (doc/events-theory.md, J3p).
 struct ESDIRK_API HybridObjective {
   int rows = 1;
   /// Gradient of C at the last recorded output.
