@@ -19,7 +19,7 @@ set(ESDIRK_MODULE_USES_multishoot sensitivity)
 set(ESDIRK_MODULE_USES_capi esdirk sensitivity events structural geometric multishoot)
 # The modules that may include the core's internal headers (esdirk/src/internal), which are
 # not installed.
-set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk sensitivity events geometric)
+set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk sensitivity events geometric multishoot capi)
 
 # Symbol visibility. Modules whose public declarations all carry ESDIRK_API (C++) or
 # ESDIRK_C_API (C) are compiled with -fvisibility=hidden -fvisibility-inlines-hidden, so that

@@ -144,7 +144,7 @@ int esdirk_objective_create(esdirk_int rows, esdirk_objective** objective) {
 void esdirk_objective_free(esdirk_objective** objective) { esdirk_capi::free_handle(objective); }
 
 const char* esdirk_objective_last_error(const esdirk_objective* objective) {
-  return objective ? objective->message.c_str() : "null objective handle";
+  return objective ? objective->text() : "null objective handle";
 }
 
 int esdirk_objective_set_terminal(esdirk_objective* o, esdirk_objective_gradient_fn gradient,
@@ -284,13 +284,17 @@ int esdirk_solver_get_adjoint_report(const esdirk_solver* cs, esdirk_adjoint_rep
   if (report->struct_size < sizeof(size_t) + sizeof(int64_t))
     return s->fail(ESDIRK_INVALID_ARGUMENT,
                    "get_adjoint_report: set struct_size (ESDIRK_ADJOINT_REPORT_INIT)");
+  if (report->struct_size > sizeof(esdirk_adjoint_report))  // garbage, or a newer header: nothing written
+    return s->fail(ESDIRK_INVALID_ARGUMENT, "get_adjoint_report: struct_size = " + std::to_string(report->struct_size) +
+                                                " is larger than the esdirk_adjoint_report of this library (" +
+                                                std::to_string(sizeof(esdirk_adjoint_report)) + " bytes)");
   const esdirk::AdjointReport r = s->adjoint ? s->adjoint->report() : esdirk::AdjointReport{};
   const long values[] = {r.adjoint_steps,          r.transposed_solves,
                          r.stage_factorizations,   r.jacobian_evaluations,
                          r.parameter_jacobian_evaluations, r.objective_evaluations,
                          r.recomputed_steps,       r.checkpoints,
                          r.peak_stored_doubles,    r.stored_records};
-  // Fill what the caller's struct has room for; zero what this library does not know.
+  // Fill what the caller's struct has room for.
   const std::size_t known = sizeof(values) / sizeof(values[0]);
   const std::size_t room = (report->struct_size - offsetof(esdirk_adjoint_report, adjoint_steps)) / sizeof(int64_t);
   auto* fields = reinterpret_cast<unsigned char*>(report) + offsetof(esdirk_adjoint_report, adjoint_steps);
@@ -312,7 +316,7 @@ void esdirk_reverse_shooting_free(esdirk_reverse_shooting** shooting) {
 }
 
 const char* esdirk_reverse_shooting_last_error(const esdirk_reverse_shooting* shooting) {
-  return shooting ? shooting->message.c_str() : "null reverse shooting handle";
+  return shooting ? shooting->text() : "null reverse shooting handle";
 }
 
 int esdirk_reverse_shooting_set_tolerances(esdirk_reverse_shooting* sh, double rtol, double atol) {

@@ -99,20 +99,24 @@ int fill_statistics(const esdirk::Statistics& st, esdirk_statistics* out, Messag
     return messages.fail(ESDIRK_INVALID_ARGUMENT,
                          "get_statistics: set statistics->struct_size to "
                          "sizeof(esdirk_statistics) (or start from ESDIRK_STATISTICS_INIT)");
-  // Only whole counters inside the caller's struct are written; counters of a longer struct
-  // from a newer header that this library does not know become 0.
+  // A size beyond this library's struct is refused before anything is written: it is as
+  // likely garbage from an uninitialized struct as a newer header, and filling it would write
+  // past the caller's memory. Only whole counters inside the caller's struct are written.
+  if (size > sizeof(esdirk_statistics))
+    return messages.fail(ESDIRK_INVALID_ARGUMENT,
+                         "get_statistics: statistics->struct_size = " + std::to_string(size) +
+                             " is larger than the esdirk_statistics of this library (" +
+                             std::to_string(sizeof(esdirk_statistics)) +
+                             " bytes): an uninitialized struct? Start from ESDIRK_STATISTICS_INIT");
   auto* bytes = reinterpret_cast<unsigned char*>(out);
-  const std::size_t known = std::min(size, sizeof(esdirk_statistics));
   for (const CField& field : c_fields) {
-    if (field.offset + sizeof(std::int64_t) > known) continue;
+    if (field.offset + sizeof(std::int64_t) > size) continue;
     std::int64_t value = 0;
     if (!counter_value(st, field.name, value))
       return messages.fail(ESDIRK_INTERNAL_ERROR,
                            std::string("get_statistics: no counter named ") + field.name);
     std::memcpy(bytes + field.offset, &value, sizeof value);
   }
-  if (size > sizeof(esdirk_statistics))
-    std::memset(bytes + sizeof(esdirk_statistics), 0, size - sizeof(esdirk_statistics));
   return ESDIRK_SUCCESS;
 }
 
@@ -225,7 +229,7 @@ void esdirk_solver_free(esdirk_solver** solver) { esdirk_capi::free_handle(solve
 
 const char* esdirk_solver_last_error(const esdirk_solver* solver) {
   if (!solver) return "null solver handle";
-  return solver->message.c_str();
+  return solver->text();
 }
 
 int esdirk_solver_set_tolerances(esdirk_solver* s, double rtol, double atol) {

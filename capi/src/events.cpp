@@ -123,7 +123,7 @@ void esdirk_hybrid_solver_free(esdirk_hybrid_solver** solver) { esdirk_capi::fre
 
 const char* esdirk_hybrid_solver_last_error(const esdirk_hybrid_solver* solver) {
   if (!solver) return "null hybrid solver handle";
-  return solver->message.c_str();
+  return solver->text();
 }
 
 // --- Options (validated by the C++ options at the next initialize) ---------------------------

@@ -184,7 +184,7 @@ int esdirk_geometric_create_pair(esdirk_problem* problem, esdirk_int stages, con
 void esdirk_geometric_free(esdirk_geometric** geometric) { esdirk_capi::free_handle(geometric); }
 
 const char* esdirk_geometric_last_error(const esdirk_geometric* geometric) {
-  return geometric ? geometric->message.c_str() : "NULL handle";
+  return geometric ? geometric->text() : "NULL handle";
 }
 
 int esdirk_geometric_set_options(esdirk_geometric* geometric, double tolerance,

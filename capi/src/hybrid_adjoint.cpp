@@ -104,7 +104,7 @@ void esdirk_hybrid_objective_free(esdirk_hybrid_objective** objective) {
 }
 
 const char* esdirk_hybrid_objective_last_error(const esdirk_hybrid_objective* objective) {
-  return objective ? objective->message.c_str() : "null hybrid objective handle";
+  return objective ? objective->text() : "null hybrid objective handle";
 }
 
 int esdirk_hybrid_objective_set_terminal(esdirk_hybrid_objective* o,
@@ -251,6 +251,10 @@ int esdirk_hybrid_solver_get_adjoint_report(const esdirk_hybrid_solver* cs,
   if (report->struct_size < sizeof(size_t) + sizeof(int64_t))
     return s->fail(ESDIRK_INVALID_ARGUMENT,
                    "hybrid get_adjoint_report: set struct_size (ESDIRK_HYBRID_ADJOINT_REPORT_INIT)");
+  if (report->struct_size > sizeof(esdirk_hybrid_adjoint_report))  // garbage, or a newer header: nothing written
+    return s->fail(ESDIRK_INVALID_ARGUMENT, "hybrid get_adjoint_report: struct_size = " + std::to_string(report->struct_size) +
+                                                " is larger than the esdirk_hybrid_adjoint_report of this library (" +
+                                                std::to_string(sizeof(esdirk_hybrid_adjoint_report)) + " bytes)");
   const esdirk::HybridAdjointReport r =
       s->adjoint ? s->adjoint->report() : esdirk::HybridAdjointReport{};
   const long steps = s->adjoint ? s->adjoint->steps() : 0;
@@ -269,7 +273,7 @@ int esdirk_hybrid_solver_get_adjoint_report(const esdirk_hybrid_solver* cs,
                          r.checkpoints,
                          r.recomputed_steps,
                          r.stored_records};
-  // Fill what the caller's struct has room for; zero what this library does not know.
+  // Fill what the caller's struct has room for.
   const std::size_t known = sizeof(values) / sizeof(values[0]);
   const std::size_t first = offsetof(esdirk_hybrid_adjoint_report, adjoint_steps);
   const std::size_t room = (report->struct_size - first) / sizeof(int64_t);

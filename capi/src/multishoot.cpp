@@ -7,12 +7,50 @@
 #include <memory>
 
 #include "esdirk/multishoot/estimation.hpp"
+#include "internal/format_number.hpp"
 #include "multishoot_shim.hpp"
 
 namespace ms = esdirk::multishoot;
 
 namespace {
 std::size_t sz(esdirk_int n) { return static_cast<std::size_t>(n); }
+
+// The inputs of esdirk_multishoot_evaluate checked as esdirk_shooting_integrate checks one
+// interval's: finite ends with t_end > t_begin, finite node states, controls and guesses.
+// Empty if they are fine, else what is wrong with the first bad one.
+std::string bad_interval_input(esdirk_int n, esdirk_int nx, esdirk_int nz, esdirk_int nu,
+                               const double* t_begin, const double* t_end, const double* x,
+                               const double* u, const double* z_guess) {
+  using esdirk::internal::format_number;
+  const auto bad_value = [](const double* v, esdirk_int count) -> esdirk_int {
+    for (esdirk_int i = 0; i < count; ++i)
+      if (!std::isfinite(v[i])) return i;
+    return -1;
+  };
+  for (esdirk_int k = 0; k < n; ++k) {
+    const std::string at = "evaluate: interval " + std::to_string(k) + ": ";
+    if (!std::isfinite(t_begin[k]) || !std::isfinite(t_end[k]))
+      return at + "the ends t_begin = " + format_number(t_begin[k]) + " and t_end = " +
+             format_number(t_end[k]) + " must be finite";
+    if (!(t_end[k] > t_begin[k]))
+      return at + "[" + format_number(t_begin[k]) + ", " + format_number(t_end[k]) +
+             "] has zero or negative length (t_end must be > t_begin)";
+    const struct {
+      const double* v;
+      esdirk_int count;
+      const char* name;
+    } vectors[] = {{x + k * nx, nx, "x"}, {u ? u + k * nu : nullptr, nu, "u"},
+                   {z_guess ? z_guess + k * nz : nullptr, nz, "z_guess"}};
+    for (const auto& vec : vectors) {
+      if (!vec.v) continue;
+      const esdirk_int i = bad_value(vec.v, vec.count);
+      if (i >= 0)
+        return at + vec.name + "[" + std::to_string(i) + "] = " + format_number(vec.v[i]) +
+               " is not finite";
+    }
+  }
+  return {};
+}
 }  // namespace
 
 int esdirk_multishoot_create(esdirk_problem* problem, esdirk_int intervals, esdirk_int threads,
@@ -32,7 +70,7 @@ int esdirk_multishoot_create(esdirk_problem* problem, esdirk_int intervals, esdi
 void esdirk_multishoot_free(esdirk_multishoot** handle) { esdirk_capi::free_handle(handle); }
 
 const char* esdirk_multishoot_last_error(const esdirk_multishoot* h) {
-  return h ? h->message.c_str() : "null multishoot handle";
+  return h ? h->text() : "null multishoot handle";
 }
 
 int esdirk_multishoot_set_tolerances(esdirk_multishoot* h, double rtol, double atol) {
@@ -102,6 +140,11 @@ int esdirk_multishoot_evaluate(esdirk_multishoot* h, const double* t_begin, cons
   if (!t_begin || !t_end || !x || (nu > 0 && !u) || (nz > 0 && !z_guess))
     return h->fail(ESDIRK_NULL_ARGUMENT, "evaluate: t_begin, t_end, x, u and (nz > 0) z_guess are required");
   return esdirk_capi::guarded(h, [&]() -> int {
+    // Bad inputs are the caller's error (as for esdirk_shooting_integrate), not failures of
+    // the intervals: refused before anything runs, outputs untouched.
+    const std::string bad = bad_interval_input(n, nx, nz, nu, t_begin, t_end, x, nu > 0 ? u : nullptr,
+                                               nz > 0 ? z_guess : nullptr);
+    if (!bad.empty()) return h->fail(ESDIRK_INVALID_ARGUMENT, bad);
     ms::IntervalEvaluator& ev = h->get();
     h->inputs = ms::IntervalInputs(n, nx, nz, nu);
     std::copy_n(t_begin, n, h->inputs.t_begin.begin());

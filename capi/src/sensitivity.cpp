@@ -115,7 +115,7 @@ int esdirk_shooting_create(esdirk_problem* problem, esdirk_shooting** shooting) 
 void esdirk_shooting_free(esdirk_shooting** shooting) { esdirk_capi::free_handle(shooting); }
 
 const char* esdirk_shooting_last_error(const esdirk_shooting* shooting) {
-  return shooting ? shooting->message.c_str() : "null shooting handle";
+  return shooting ? shooting->text() : "null shooting handle";
 }
 
 int esdirk_shooting_set_tolerances(esdirk_shooting* sh, double rtol, double atol) {

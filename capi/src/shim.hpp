@@ -2,6 +2,7 @@
 // Internal to the C shim: the handle types and the helpers every entry point uses (not
 // installed). The handles are defined at global scope because esdirk.h declares them there.
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "esdirk/esdirk.h"
 #include "esdirk/esdirk_sparse.h"
@@ -105,17 +107,28 @@ inline std::span<double> out(double* data, esdirk_int n) {
   return {data, static_cast<std::size_t>(n)};
 }
 
-/// Marks a handle busy while one of its entry points runs (see guarded()).
+/// Marks a handle busy while one of its entry points runs (see guarded()); the flag was set by
+/// the caller (atomically, so that two threads cannot both take it), this records the thread
+/// that owns the call and clears both at the end.
 class BusyScope {
  public:
-  explicit BusyScope(bool& busy) : busy_(busy) { busy_ = true; }
-  ~BusyScope() { busy_ = false; }
+  BusyScope(std::atomic<bool>& busy, std::atomic<std::thread::id>& owner) : busy_(busy), owner_(owner) {
+    owner_.store(std::this_thread::get_id());
+  }
+  ~BusyScope() {
+    owner_.store(std::thread::id{});
+    busy_.store(false);
+  }
   BusyScope(const BusyScope&) = delete;
   BusyScope& operator=(const BusyScope&) = delete;
 
  private:
-  bool& busy_;
+  std::atomic<bool>& busy_;
+  std::atomic<std::thread::id>& owner_;
 };
+
+inline constexpr const char* in_use_message =
+    "this handle is in use: its functions may not be called from inside its own callbacks";
 
 /// Something with a `fail(status, message)` member and a `busy` flag: runs `body`, mapping
 /// exceptions to statuses and messages, so that no exception crosses the C boundary. A call
@@ -123,11 +136,8 @@ class BusyScope {
 /// would replace or free what the running call is using.
 template <class Handle, class Body>
 int guarded(Handle* handle, Body&& body) noexcept {
-  if (handle->busy)
-    return handle->fail(ESDIRK_WRONG_CALL_ORDER,
-                        "this handle is in use: its functions may not be called from inside its "
-                        "own callbacks");
-  BusyScope scope(handle->busy);
+  if (handle->busy.exchange(true)) return handle->fail(ESDIRK_WRONG_CALL_ORDER, in_use_message);
+  BusyScope scope(handle->busy, handle->owner);
   try {
     return body();
   } catch (const std::length_error& e) {
@@ -185,14 +195,27 @@ inline bool tolerances_ok(double rtol, double atol) {
 inline constexpr const char* tolerances_message = "set_tolerances: rtol and atol must be finite and >= 0";
 
 /// A handle's message store and failure helper.
+///
+/// While an entry point runs, the handle's callbacks may run on other threads too (the
+/// multiple-shooting pool): a refused call from such a thread returns its status without
+/// touching the message, which belongs to the running call, and last_error there answers the
+/// in-use text. Only the thread that owns the running call writes or reads the message.
 struct Messages {
   std::string message;
-  bool busy = false;  // one of the handle's entry points is running (see guarded())
+  std::atomic<bool> busy{false};  // one of the handle's entry points is running (see guarded())
+  std::atomic<std::thread::id> owner{};  // the thread running it
   /// Never throws: if the message cannot be stored, the status still is returned.
   int fail(int status, std::string why) noexcept {
+    if (!mine()) return status;
     message.swap(why);
     return status;
   }
+  /// The message for last_error.
+  const char* text() const noexcept { return mine() ? message.c_str() : in_use_message; }
+
+ private:
+  // Not busy, or busy in a call this thread owns.
+  bool mine() const noexcept { return !busy.load() || owner.load() == std::this_thread::get_id(); }
 };
 
 }  // namespace esdirk_capi

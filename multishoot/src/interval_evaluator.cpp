@@ -1,5 +1,6 @@
 #include "esdirk/multishoot/interval_evaluator.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -127,7 +128,8 @@ IntervalEvaluator::IntervalEvaluator(const ProblemFactory& make_problem, int int
     slots_.push_back(std::make_unique<ShootingInterval>(*problem, options, sensitivity));
     problems_.push_back(std::move(problem));
   }
-  pool_ = std::make_unique<ThreadPool>(threads);
+  // More workers than intervals would only wait; a system that refuses threads gives fewer.
+  pool_ = std::make_unique<ThreadPool>(std::min(threads, count_));
 }
 
 IntervalEvaluator::~IntervalEvaluator() = default;

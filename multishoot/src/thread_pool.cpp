@@ -1,16 +1,29 @@
 #include "esdirk/multishoot/thread_pool.hpp"
 
 #include <stdexcept>
+#include <new>
 #include <string>
+#include <system_error>
 
 namespace esdirk::multishoot {
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads, const Starter& start) {
   if (threads < 1)
     throw std::invalid_argument("ThreadPool: needs at least 1 thread, got " +
                                 std::to_string(threads));
-  threads_.reserve(static_cast<std::size_t>(threads - 1));
-  for (int w = 1; w < threads; ++w) threads_.emplace_back([this, w] { work(w); });
+  // A refused thread start ends the starting: the pool works with the threads it has. Throwing
+  // instead would leave the started workers waiting on the condition variables that the
+  // unwinding destroys (a hang in pthread_cond_destroy), and fewer threads give the same
+  // results (the tasks do not depend on the worker that runs them).
+  try {
+    threads_.reserve(static_cast<std::size_t>(threads - 1));
+    for (int w = 1; w < threads; ++w) {
+      std::function<void()> body = [this, w] { work(w); };
+      threads_.push_back(start ? start(std::move(body)) : std::thread(std::move(body)));
+    }
+  } catch (const std::system_error&) {
+  } catch (const std::bad_alloc&) {
+  }
 }
 
 ThreadPool::~ThreadPool() {

@@ -1,5 +1,7 @@
 #include <atomic>
+#include <functional>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -56,6 +58,31 @@ BOOST_AUTO_TEST_CASE(a_throwing_task_is_rethrown_after_the_others_finished) {
 
 BOOST_AUTO_TEST_CASE(zero_threads_is_rejected) {
   BOOST_CHECK_THROW(ThreadPool(0), std::invalid_argument);
+}
+
+// Issue 27: under `ulimit -v` the constructor threw after ~105 of 10000 threads and the
+// unwinding hung in pthread_cond_destroy on the workers already waiting. A refused start now
+// leaves a smaller pool that runs every task.
+BOOST_AUTO_TEST_CASE(a_refused_thread_start_leaves_a_smaller_pool_that_works) {
+  for (const int allowed : {0, 1, 3}) {
+    int started = 0;
+    const ThreadPool::Starter start = [&](std::function<void()> work) {
+      if (started == allowed)
+        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
+                                "injected: no more threads");
+      ++started;
+      return std::thread(std::move(work));
+    };
+    ThreadPool pool(8, start);
+    BOOST_TEST(pool.size() == allowed + 1);
+    for (int batch = 0; batch < 20; ++batch) {
+      std::vector<std::atomic<int>> count(13);
+      pool.run(13, [&](int task, int worker) {
+        if (worker >= 0 && worker <= allowed) ++count[static_cast<std::size_t>(task)];
+      });
+      for (const auto& c : count) BOOST_TEST(c.load() == 1);
+    }
+  }  // the destructor joins the started workers: no hang
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -166,9 +166,11 @@ ESDIRK_C_API int esdirk_solver_get_state(const esdirk_solver* solver, double* t,
  *  The struct only grows at its end, and the library fills only as much of it as the caller
  *  says it has: set struct_size to sizeof(esdirk_statistics) (ESDIRK_STATISTICS_INIT does),
  *  and a program compiled against an older, shorter struct keeps working with a newer
- *  library (the counters it knows are filled, nothing past struct_size is written). A newer,
- *  longer struct given to an older library gets its unknown counters set to 0. struct_size is
- *  read, never written; 0 (a struct left zeroed) is ESDIRK_INVALID_ARGUMENT.
+ *  library (the counters it knows are filled, nothing past struct_size is written). A
+ *  struct_size larger than this library's struct (a newer header, or garbage from a struct
+ *  left uninitialized) is ESDIRK_INVALID_ARGUMENT and nothing is written: read newer
+ *  counters by name. struct_size is read, never written; 0 (a struct left zeroed) is
+ *  ESDIRK_INVALID_ARGUMENT too.
  *  Every counter, including ones added after this struct was last extended, can also be read
  *  by name with esdirk_solver_get_counter. */
 typedef struct esdirk_statistics {
@@ -379,7 +381,9 @@ typedef int (*esdirk_has_mode_fn)(int mode, void* user_data);
 
 /** A hybrid problem with nx >= 1, nz >= 0, np >= 0, ne >= 0 event functions and memory (0 or
  *  1: then nm = nx + nz). `residual` is required; with ne > 0 so is the event function
- *  (esdirk_hybrid_problem_set_events) before a solver is initialized. */
+ *  (esdirk_hybrid_problem_set_events) before a solver is initialized. Sizes are capped as for
+ *  esdirk_problem_create: nx + nz, 1 + nx + nz + np + nm and ne at most 2^26, else
+ *  ESDIRK_INVALID_ARGUMENT. */
 ESDIRK_C_API int esdirk_hybrid_problem_create(esdirk_int nx, esdirk_int nz, esdirk_int np,
                                               esdirk_int ne, int memory,
                                               esdirk_hybrid_residual_fn residual, void* user_data,

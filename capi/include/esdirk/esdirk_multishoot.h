@@ -44,7 +44,11 @@ ESDIRK_C_API int esdirk_multishoot_set_running_cost(esdirk_multishoot* ms,
 
 /** Evaluates all intervals. ESDIRK_SUCCESS if every interval succeeded; otherwise the status
  * of the first failing one, with a message naming it (the others are still evaluated). The
- * per-interval statuses go to `status` (N entries; may be NULL). */
+ * per-interval statuses go to `status` (N entries; may be NULL). Inputs that no interval can
+ * take (an end that is not finite, t_end <= t_begin, a node state, control or guess that is
+ * not finite) are ESDIRK_INVALID_ARGUMENT, as for esdirk_shooting_integrate: nothing is
+ * evaluated and no output is written. Called from inside one of the handle's own callbacks
+ * (on any of its threads) it returns ESDIRK_WRONG_CALL_ORDER and changes nothing. */
 ESDIRK_C_API int esdirk_multishoot_evaluate(esdirk_multishoot* ms, const double* t_begin,
                                             const double* t_end, const double* x, const double* u,
                                             const double* z_guess, double* x_end, double* z_end,

@@ -135,6 +135,7 @@ class ESDIRK_API IntervalEvaluator {
   int nx() const { return nx_; }
   int nz() const { return nz_; }
   int nu() const { return nu_; }
+  /// The workers running: min(threads, count()), fewer if the system refused a thread start.
   int threads() const;
 
   /// The running cost of every interval (shared by all: it must be safe to call from several

@@ -26,14 +26,23 @@ class ESDIRK_API ThreadPool {
  public:
   using Task = std::function<void(int task, int worker)>;
 
-  /// A pool of `threads` workers (the caller plus threads - 1 started here). Throws
-  /// std::invalid_argument unless threads >= 1.
-  explicit ThreadPool(int threads);
+  /// Starts one worker thread running `work`; throws std::system_error (as std::thread does)
+  /// when the system refuses a thread. Replaceable so that tests can make a start fail.
+  using Starter = std::function<std::thread(std::function<void()> work)>;
+
+  /// A pool of up to `threads` workers (the caller plus threads - 1 started here). Throws
+  /// std::invalid_argument unless threads >= 1. If the system refuses a thread (a process or
+  /// memory limit: ulimit -u, ulimit -v, cgroups), the pool keeps the threads it has and works
+  /// with fewer: size() says how many; a pool of one works on the caller alone.
+  explicit ThreadPool(int threads) : ThreadPool(threads, Starter{}) {}
+  /// The same with `start` instead of std::thread's constructor (empty: std::thread).
+  ThreadPool(int threads, const Starter& start);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  /// Number of workers, the caller included; worker ids are 0 .. size() - 1 (0 = the caller).
+  /// Number of workers running, the caller included (at most the threads asked for); worker
+  /// ids are 0 .. size() - 1 (0 = the caller).
   int size() const { return static_cast<int>(threads_.size()) + 1; }
 
   /// Runs task(i, worker) for i = 0 .. tasks - 1 and returns when all have finished. If tasks
