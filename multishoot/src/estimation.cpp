@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "esdirk/multishoot/measurements.hpp"
+#include "internal/format_number.hpp"
 #include "svd.hpp"
 
 namespace esdirk::multishoot {
@@ -71,7 +73,8 @@ void EstimationProblem::validate() const {
     for (std::size_t k = 0; k + 1 < n; ++k)
       if (!(x.times[k + 1] > x.times[k]) || !std::isfinite(x.times[k + 1]))
         fail(name + "times must be finite and increasing; times[" + std::to_string(k + 1) +
-             "] = " + std::to_string(x.times[k + 1]) + " follows " + std::to_string(x.times[k]));
+             "] = " + internal::format_number(x.times[k + 1]) + " follows " +
+             internal::format_number(x.times[k]));
     if (x.data.size() != n * ny)
       fail(name + "has " + std::to_string(x.data.size()) + " data values, expected " +
            std::to_string(n) + " times x " + std::to_string(ny) + " measured states");
@@ -87,9 +90,10 @@ void EstimationProblem::validate() const {
     if (!all_finite(x.data) || !all_finite(x.nodes) || !all_finite(x.z_guess))
       fail(name + "data, node guesses or algebraic guesses contain non-finite values");
     for (std::size_t i = 0; i < x.sigma.size(); ++i)
-      if (!(x.sigma[i] > 0.0) || !std::isfinite(x.sigma[i]))
-        fail(name + "sigma[" + std::to_string(i) + "] = " + std::to_string(x.sigma[i]) +
-             " is not a positive finite number");
+      if (!(x.sigma[i] >= min_sigma) || !std::isfinite(x.sigma[i]))
+        fail(name + "sigma[" + std::to_string(i) + "] = " + internal::format_number(x.sigma[i]) +
+             " is not a finite number >= " + internal::format_number(min_sigma) +
+             " (1/sigma^2 must be a finite double)");
   }
 }
 

@@ -41,7 +41,7 @@ using EvaluateIntervals = std::function<bool(const IntervalInputs&, IntervalOutp
 struct ESDIRK_API Experiment {
   std::vector<double> times;     ///< M + 1 increasing times t_0 .. t_M (M >= 1)
   std::vector<double> data;      ///< (M + 1) * ny: row k (ny values) measured at times[k]
-  std::vector<double> sigma;     ///< (M + 1) * ny standard deviations, > 0
+  std::vector<double> sigma;     ///< (M + 1) * ny standard deviations, >= min_sigma (1e-150)
   std::vector<double> nodes;     ///< (M + 1) * nx initial guesses of the node states s_k
   std::vector<double> z_guess;   ///< M * nz: guesses of the algebraic states at t_0 .. t_{M-1}
   bool initial_state_known = true;  ///< s_0 = nodes[0..nx) is fixed (a batch recipe); else estimated
@@ -54,7 +54,7 @@ struct ESDIRK_API EstimationProblem {
   /// Total number of intervals (sum of M over the experiments).
   int intervals() const;
   /// Throws std::invalid_argument naming the experiment and what is inconsistent (sizes,
-  /// non-increasing times, sigma <= 0, non-finite data).
+  /// non-increasing times, sigma < min_sigma, non-finite data).
   void validate() const;
 };
 
