@@ -142,8 +142,8 @@ HybridAdjoint::HybridAdjoint(HybridSolver& solver, HybridAdjointOptions options)
       throw std::invalid_argument("HybridAdjointOptions: memory_budget = " + std::to_string(options_.memory_budget) +
                                   " doubles cannot hold one step record (" + std::to_string(record_doubles()) +
                                   " doubles)");
-    steps_.resize(size(static_cast<int>(capacity_)));
-    slot_step_.assign(size(static_cast<int>(capacity_)), -1);
+    // The ring grows with the run up to capacity_ records (keep): a budget is a bound, not an
+    // allocation (a long budget cut to an int gave a 2-record ring that keep() ran past).
   }
   solver_.integrator().add_listener(*this);
 }
@@ -158,15 +158,19 @@ long HybridAdjoint::record_doubles() const {
 }
 
 void HybridAdjoint::keep(const StepView& step, int n) {
-  const std::size_t slot = size(static_cast<int>(n % capacity_));
+  const auto slot = static_cast<std::size_t>(n % capacity_);
+  if (slot >= steps_.size()) {  // still growing towards capacity_
+    steps_.resize(slot + 1);
+    slot_step_.resize(slot + 1, -1);
+  }
   steps_[slot].assign(step);
   slot_step_[slot] = n;
 }
 
 const StepRecord* HybridAdjoint::record(int n) {
   if (capacity_ == 0) return &steps_[size(n)];
-  const std::size_t slot = size(static_cast<int>(n % capacity_));
-  if (slot_step_[slot] != n) {
+  const auto slot = static_cast<std::size_t>(n % capacity_);
+  if (slot >= slot_step_.size() || slot_step_[slot] != n) {
     // Not in the ring (any more): replay its block, which puts the block's steps there.
     const int block = static_cast<int>(std::upper_bound(block_first_.begin(), block_first_.end(), n) -
                                        block_first_.begin()) - 1;
@@ -181,8 +185,10 @@ const StepRecord* HybridAdjoint::record(int n) {
     // The replay starts at the checkpoint by construction; it must also give the records the
     // recording run had. The schedule is the cheap witness: every replayed step ends where the
     // recorded one did. Anything else is a defect of the replay, not a numerical failure.
+    if (slot >= slot_step_.size() || slot_step_[slot] != n)
+      throw std::logic_error("HybridAdjoint: the replay did not record step " + std::to_string(n));
     const StepRecord& r = steps_[slot];
-    if (slot_step_[slot] != n || r.t != schedule_[size(3 * n)] || r.t_end != step_end(n))
+    if (r.t != schedule_[size(3 * n)] || r.t_end != step_end(n))
       throw std::logic_error("HybridAdjoint: the replayed step " + std::to_string(n) +
                              " does not repeat the recorded one bit for bit");
   }
@@ -197,7 +203,7 @@ int HybridAdjoint::steps() const { return count_; }
 void HybridAdjoint::on_restart(double t, RestartKind kind) {
   Integrator& integrator = solver_.integrator();
   if (kind == RestartKind::initialize) {
-    if (capacity_ == 0) steps_.clear();  // with a budget steps_ is a fixed block of records
+    if (capacity_ == 0) steps_.clear();  // with a budget steps_ is a ring, reused
     count_ = 0;
     schedule_.clear();
     block_first_.clear();

@@ -44,7 +44,9 @@ void HybridOptions::validate(int events, int nx, int nz) const {
   }
   require(max_events_per_step >= 1, "max_events_per_step must be >= 1");
   require(max_events_per_unit_time > 0.0, "max_events_per_unit_time must be > 0");
-  require(event_window >= 2, "event_window must be >= 2");
+  require(event_window >= 2 && event_window <= max_event_window,
+          "event_window must be in [2, " + std::to_string(max_event_window) + "] (got " +
+              std::to_string(event_window) + ")");
   require(std::isfinite(grazing_tolerance) && grazing_tolerance >= 0.0,
           "grazing_tolerance must be finite and >= 0");
   require(event_log_capacity >= 0, "event_log_capacity must be >= 0");

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/problem.hpp"
 #include "mode_problem.hpp"
 
 namespace esdirk {
@@ -17,6 +18,16 @@ HybridProblem::HybridProblem(int nx, int nz, int np, int n_events, bool memory)
   if (n_events < 0)
     throw std::invalid_argument("HybridProblem: the number of event functions is " +
                                 std::to_string(n_events) + "; it must be >= 0");
+  // The sizes the modes and event Jacobians are made of, summed in 64 bits: nx + nz and
+  // 1 + nx + nz + np + memory overflowed an int (INT_MAX states were accepted and a later
+  // call reported np = -2147483648). The caps are Problem::max_size, as for a Problem.
+  const long long n = static_cast<long long>(nx) + nz;
+  const long long columns = 1 + n + np + (memory ? n : 0);
+  if (n > Problem::max_size || columns > Problem::max_size || n_events > Problem::max_size)
+    throw std::invalid_argument("HybridProblem: nx + nz = " + std::to_string(n) +
+                                ", 1 + nx + nz + np + memory = " + std::to_string(columns) +
+                                " and the event functions (" + std::to_string(n_events) +
+                                ") must not exceed " + std::to_string(Problem::max_size));
 }
 
 int HybridProblem::jacobian(int, double, ConstVector, ConstVector, ConstVector, ConstVector,

@@ -78,8 +78,11 @@ HybridSolver::HybridSolver(HybridProblem& problem, HybridOptions options)
     r.p_minus.assign(size(np_), 0.0);
     r.p_plus.assign(size(np_), 0.0);
   };
-  log_.resize(size(options_.event_log_capacity));
-  for (EventRecord& r : log_) size_record(r);
+  // The first records are made here, so that the default log (256) never allocates at an
+  // event; a larger capacity grows the log as events happen (next_record): made whole at
+  // setup, 2^20 records took 423 MB for a run with one event.
+  const int made = std::min(options_.event_log_capacity, HybridOptions::preallocated_event_records);
+  for (int i = static_cast<int>(log_.size()); i < made; ++i) size_record(log_.emplace_back());
   size_record(scratch_);
 }
 
@@ -164,12 +167,12 @@ Status HybridSolver::initialize_sensitivities(ConstMatrixRef seed, SensitivityOp
   dp_total_.resize(np_, ns);
   left_dirs_.resize(jumps_->columns(), ns);
   tau_.assign(size(ns), 0.0);
-  for (EventRecord* r = log_.data(); r != log_.data() + log_.size(); ++r) {
-    r->tau.assign(size(ns), 0.0);
-    r->sx_minus.resize(nx_, ns);
-    r->sx_plus.resize(nx_, ns);
-    r->sz_minus.resize(nz_, ns);
-    r->sz_plus.resize(nz_, ns);
+  for (EventRecord& r : log_) {
+    r.tau.assign(size(ns), 0.0);
+    r.sx_minus.resize(nx_, ns);
+    r.sx_plus.resize(nx_, ns);
+    r.sz_minus.resize(nz_, ns);
+    r.sz_plus.resize(nz_, ns);
   }
   scratch_.tau.assign(size(ns), 0.0);
   scratch_.sx_minus.resize(nx_, ns);
@@ -436,7 +439,14 @@ Status HybridSolver::arm_detector(std::span<const int> fired) {
 }
 
 EventRecord& HybridSolver::next_record() {
-  EventRecord& r = logged_ < static_cast<int>(log_.size()) ? log_[size(logged_++)] : scratch_;
+  if (logged_ >= options_.event_log_capacity) {
+    last_record_ = &scratch_;
+    return scratch_;
+  }
+  // Beyond the records made at setup the log grows with the events, up to its capacity; a
+  // deque keeps the records already handed out in place.
+  if (static_cast<std::size_t>(logged_) == log_.size()) log_.push_back(scratch_);
+  EventRecord& r = log_[size(logged_++)];
   last_record_ = &r;
   return r;
 }

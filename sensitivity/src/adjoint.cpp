@@ -101,7 +101,7 @@ class Adjoint::Replayer final : public StepListener {
 
   AcceptVerdict on_accept(const StepView& step, DenseOutput&) override {
     if (step.index >= first_)
-      (*ring_)[static_cast<std::size_t>(step.index) % ring_->size()].assign(step);
+      (*ring_)[static_cast<std::size_t>(step.index % owner_.capacity_)].assign(step);
     return AcceptVerdict::proceed();
   }
 
@@ -125,7 +125,8 @@ Adjoint::Adjoint(Integrator& integrator, AdjointOptions options)
       throw std::invalid_argument("AdjointOptions: memory_budget = " + std::to_string(options_.memory_budget) +
                                   " doubles cannot hold one step record (" +
                                   std::to_string(record_doubles()) + " doubles)");
-    ring_.resize(static_cast<std::size_t>(capacity_));
+    // The ring grows with the run up to capacity_ records (on_accept): a budget is a bound,
+    // not an allocation (1e7 doubles took 90 MB for a 14-step run, LONG_MAX threw).
   }
   integrator_.add_listener(*this);
 }
@@ -167,7 +168,9 @@ AcceptVerdict Adjoint::on_accept(const StepView& step, DenseOutput&) {
     if (static_cast<std::size_t>(steps_) == ring_.size()) ring_.emplace_back();
     ring_[static_cast<std::size_t>(steps_)].assign(step);
   } else {
-    ring_[static_cast<std::size_t>(steps_ % capacity_)].assign(step);
+    const auto slot = static_cast<std::size_t>(steps_ % capacity_);
+    if (slot == ring_.size()) ring_.emplace_back();  // still growing towards capacity_
+    ring_[slot].assign(step);
     if (steps_ % capacity_ == 0) {  // a segment starts: its checkpoint (x, z, f, g there)
       for (int i = 0; i < step.X.rows; ++i) checkpoint_states_.push_back(step.X(i, 0));
       for (int i = 0; i < step.Z.rows; ++i) checkpoint_states_.push_back(step.Z(i, 0));
@@ -265,7 +268,8 @@ Status Adjoint::run_sweep(const AdjointObjective& objective, MatrixRef dx0, Matr
   };
   if (!external) {
     report_.stored_records = capacity_ > 0 ? std::min<long>(capacity_, N) : N;
-    report_.checkpoints = capacity_ > 0 ? static_cast<long>(checkpoint_states_.size()) / problem.size() : 0;
+    // A checkpoint is x, z, f and g: 2 (nx + nz) doubles (counting nx + nz gave twice the segments).
+    report_.checkpoints = capacity_ > 0 ? static_cast<long>(checkpoint_states_.size()) / (2L * problem.size()) : 0;
     report_.peak_stored_doubles = report_.stored_records * record_doubles() +
                                   static_cast<long>(schedule_.size() + checkpoint_states_.size());
   }

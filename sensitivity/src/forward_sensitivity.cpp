@@ -71,6 +71,9 @@ Status ForwardSensitivity::initialize(ConstMatrixRef seed) {
                                 " (leading dimension " + std::to_string(seed.ld) +
                                 "); it must have nx + np = " + std::to_string(nx_ + np_) +
                                 " rows (initial states, then parameters) and at least one column");
+  // Sizes first: a seed beyond the limits was read to the end (28 s for a 4 GB one) before
+  // its size was refused.
+  stages_.check_directions(seed.cols);
   if (!detail::all_finite(seed))
     throw std::invalid_argument("ForwardSensitivity::initialize: the seed matrix has non-finite entries");
   const int ns = seed.cols;

@@ -48,12 +48,7 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
   g_base_.assign(static_cast<std::size_t>(nz_), 0.0);
 }
 
-void StageSensitivities::resize(int directions) {
-  if (directions < 1)
-    throw std::invalid_argument("StageSensitivities: at least one direction is needed");
-  if (!options_.error_atol.empty() && static_cast<int>(options_.error_atol.size()) != directions)
-    options_.validate(directions);  // throws with the explanation
-  if (directions == directions_) return;
+void StageSensitivities::check_directions(int directions) const {
   // The stage blocks hold n x (directions * stages) values.
   if (static_cast<long long>(directions) * s_ > Problem::max_size ||
       static_cast<unsigned long long>(directions) * static_cast<unsigned long long>(s_) *
@@ -61,6 +56,15 @@ void StageSensitivities::resize(int directions) {
     throw std::length_error("StageSensitivities: " + std::to_string(directions) + " directions x " +
                             std::to_string(s_) + " stages x " + std::to_string(n_) +
                             " states of stage sensitivities");
+}
+
+void StageSensitivities::resize(int directions) {
+  if (directions < 1)
+    throw std::invalid_argument("StageSensitivities: at least one direction is needed");
+  if (!options_.error_atol.empty() && static_cast<int>(options_.error_atol.size()) != directions)
+    options_.validate(directions);  // throws with the explanation
+  if (directions == directions_) return;
+  check_directions(directions);
   directions_ = directions;
   jpP_.resize(n_, directions);
   values_.resize(n_, directions * s_);

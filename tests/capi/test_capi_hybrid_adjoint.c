@@ -397,6 +397,33 @@ static void test_checkpointing(void) {
   esdirk_hybrid_problem_free(&problem);
 }
 
+/* Issue 27: a budget of (2^32 + 2) records was cut to an int (2 records) and the ring was
+ * written past its end (SIGSEGV). The ring now grows with the run: the gradient is the
+ * keep-everything one bit for bit, and the stored records are the steps taken. */
+static void a_record_budget_beyond_the_int_range_stays_inside_the_ring(void) {
+  const double W[4] = {0.0, 0.0, 0.0, 1.0};
+  const long record = 5 + 5L * esdirk_method_stages("auto", 1e-10);
+  double dx0[4], dp[4], cx0[4], cp[4];
+  int i, same = 1;
+  esdirk_hybrid_adjoint_report all = ESDIRK_HYBRID_ADJOINT_REPORT_INIT,
+                               huge = ESDIRK_HYBRID_ADJOINT_REPORT_INIT;
+  esdirk_hybrid_problem* problem = ball_problem();
+  esdirk_hybrid_solver* solver = ball_solver(problem);
+  esdirk_hybrid_objective* objective = NULL;
+  CHECK_STATUS(esdirk_hybrid_objective_create(2, &objective), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_objective_set_outputs(objective, ball_outputs, NULL), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_objective_set_terminal_weights(objective, W, 2, 2), ESDIRK_SUCCESS);
+  CHECK_STATUS(ball_gradient(solver, objective, 0, dx0, dp, &all), ESDIRK_SUCCESS);
+  CHECK_STATUS(ball_gradient(solver, objective, record * ((1L << 32) + 2), cx0, cp, &huge), ESDIRK_SUCCESS);
+  for (i = 0; i < 4; ++i) same = same && cx0[i] == dx0[i] && cp[i] == dp[i];
+  CHECK(same);
+  CHECK(huge.stored_records == all.recorded_steps && huge.recomputed_steps == 0);
+  CHECK(huge.checkpoints >= 1 && huge.checkpoints <= huge.segments); /* one per mode: its first block */
+  esdirk_hybrid_objective_free(&objective);
+  esdirk_hybrid_solver_free(&solver);
+  esdirk_hybrid_problem_free(&problem);
+}
+
 /* ---- Bad input ---------------------------------------------------------------------------- */
 static void test_null_handles(void) {
   double d[4];
@@ -559,6 +586,7 @@ int main(void) {
   test_bouncing_ball();
   test_terminal_event();
   test_checkpointing();
+  a_record_budget_beyond_the_int_range_stays_inside_the_ring();
   test_null_handles();
   test_bad_input();
   return report();

@@ -50,15 +50,20 @@ struct ESDIRK_API HybridOptions {
   int max_events_per_step = 100;
   /// Largest mean event rate over the last `event_window` events before too_many_events.
   double max_events_per_unit_time = 1e6;
+  /// In [2, max_event_window]: the solver keeps the last event_window event times.
   int event_window = 16;
+  static constexpr int max_event_window = 1 << 16;
   /// Transversality: |D_h| <= grazing_tolerance * scale (D_h = dh/dt along the solution,
   /// scale = the same sum in absolute values with the step's mean rates) is grazing. With
   /// sensitivities it ends the call with event_grazing (tau is not defined there); without
   /// it is counted in grazing_warnings.
   double grazing_tolerance = 1e-8;
 
-  /// Events kept in the solver's log (sized at setup; later events are counted, not kept).
+  /// Events kept in the solver's log (later events are counted, not kept). The first
+  /// preallocated_event_records records are made at setup (no allocation at those events);
+  /// beyond, records are made as events happen, so a large capacity costs nothing until used.
   int event_log_capacity = 256;
+  static constexpr int preallocated_event_records = 256;
 
   // --- Sensitivities ------------------------------------------------------------------------
   /// Apply the sensitivity jumps at events (false only to show what ignoring them gives).

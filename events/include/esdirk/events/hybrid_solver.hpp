@@ -12,6 +12,7 @@
 // kept); the memory values and their sensitivities travel as extra parameters of the mode
 // (doc/events-guide.md, "Memory"). Setup allocates; integrate_to does not.
 
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -143,7 +144,7 @@ class ESDIRK_API HybridSolver {
   bool initial_pending_ = false;     // initial events fire at the start of the next integrate_to
   std::vector<int> initial_fired_;   // their components (+1 / -1 / 0)
   std::size_t next_time_event_ = 0;
-  std::vector<EventRecord> log_;
+  std::deque<EventRecord> log_;  // grows with the events up to event_log_capacity
   int logged_ = 0;
   long events_ = 0;
   int events_in_a_row_ = 0;        // transitions each found in the first step after the last

@@ -50,6 +50,9 @@ class ESDIRK_API StageSensitivities {
 
   /// Sizes the stage workspaces for `directions` seed columns (allocates; call at setup).
   void resize(int directions);
+  /// Throws std::length_error (as resize does) if `directions` is beyond the workspace limits;
+  /// allocates and reads nothing, so that a caller can refuse a huge seed before reading it.
+  void check_directions(int directions) const;
   int directions() const { return directions_; }
   const SensitivityOptions& options() const { return options_; }
 
