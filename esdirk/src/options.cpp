@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "internal/format_number.hpp"
+
 namespace esdirk {
 namespace {
 
@@ -14,7 +16,7 @@ namespace {
 
 void require(bool condition, const char* name, const char* rule, double value) {
   if (!condition)
-    invalid(std::string(name) + " must be " + rule + " (got " + std::to_string(value) + ")");
+    invalid(std::string(name) + " must be " + rule + " (got " + internal::format_number(value) + ")");
 }
 
 void check_vector(const std::vector<double>& v, std::size_t expected, const char* name,
@@ -27,7 +29,7 @@ void check_vector(const std::vector<double>& v, std::size_t expected, const char
     const bool good = std::isfinite(v[i]) && (positive ? v[i] > 0.0 : v[i] >= 0.0);
     if (!good)
       invalid(std::string(name) + "[" + std::to_string(i) + "] must be finite and " +
-              (positive ? "> 0" : ">= 0") + " (got " + std::to_string(v[i]) + ")");
+              (positive ? "> 0" : ">= 0") + " (got " + internal::format_number(v[i]) + ")");
   }
 }
 
@@ -75,9 +77,15 @@ Options Options::seed002() {
 }
 
 void Options::validate(int nx, int nz) const {
-  require(std::isfinite(rtol) && rtol >= 0.0, "rtol", "finite and >= 0", rtol);
+  // A relative tolerance above 1 asks for no accuracy at all; 1e300 overflowed the internal
+  // tolerance and the difference increments derived from it.
+  require(rtol >= 0.0 && rtol <= 1.0, "rtol", "in [0, 1]", rtol);
   require(std::isfinite(atol) && atol >= 0.0, "atol", "finite and >= 0", atol);
   check_vector(rtol_vector, static_cast<std::size_t>(nx), "rtol_vector", false);
+  for (std::size_t i = 0; i < rtol_vector.size(); ++i)
+    if (rtol_vector[i] > 1.0)
+      invalid("rtol_vector[" + std::to_string(i) + "] must be in [0, 1] (got " +
+              internal::format_number(rtol_vector[i]) + ")");
   check_vector(atol_vector, static_cast<std::size_t>(nx), "atol_vector", false);
   check_vector(algebraic_atol, static_cast<std::size_t>(nz), "algebraic_atol", true);
   // A zero weight denominator would make the error norm infinite as soon as x_i = 0.
