@@ -2,6 +2,8 @@
  * with the signature of every esdirk compiled callback,
  *     int fn(double t, const double *x, const double *z, const double *p, double *out). */
 
+#include <dlfcn.h>
+
 int robertson_f(double t, const double *y, const double *z, const double *p, double *f) {
   (void)t, (void)z, (void)p;
   f[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
@@ -37,3 +39,19 @@ int always_fails(double t, const double *y, const double *z, const double *p, do
   (void)t, (void)y, (void)z, (void)p, (void)f;
   return -1;
 }
+
+/* x' = -x, counting the calls made while the calling thread holds Python's GIL (found at run
+ * time, so that this library does not link Python): with compiled callbacks the integration
+ * must run with the GIL released. */
+
+static int gil_held_calls = 0;
+
+int gil_probe_f(double t, const double *y, const double *z, const double *p, double *f) {
+  (void)t, (void)z, (void)p;
+  int (*held)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "PyGILState_Check");
+  if (held && held()) ++gil_held_calls;
+  f[0] = -y[0];
+  return 0;
+}
+
+int gil_probe_count(void) { return gil_held_calls; }
