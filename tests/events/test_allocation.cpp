@@ -83,3 +83,28 @@ BOOST_AUTO_TEST_CASE(dae_with_an_algebraic_jump) {
   BOOST_TEST(count(solver, 1, 1, 4, 0.5, 4.0, events) == 0);
   BOOST_TEST(events == 1);
 }
+
+// Parameter resets: p+ by the model, its Jacobian E by central differences, the jump of P.
+class SofteningBall : public bouncing_ball::Model {
+ public:
+  bool has_parameter_reset() const override { return true; }
+  int reset_parameters(int, const esdirk::TransitionCause&, double, esdirk::ConstVector, esdirk::ConstVector,
+                       esdirk::ConstVector p, esdirk::ConstVector, esdirk::Vector p_plus) override {
+    p_plus[1] = 0.98 * p[1];  // the restitution softens at every impact
+    return 0;
+  }
+};
+
+BOOST_AUTO_TEST_CASE(parameter_resets_with_sensitivities) {
+  SofteningBall model;
+  esdirk::HybridSolver solver(model, options());
+  const std::vector<double> x0{5.0, -0.1}, p{10.0, 0.8};
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, x0, {}, p)));
+  esdirk::DenseMatrix seed(4, 4);
+  for (int i = 0; i < 4; ++i) seed(i, i) = 1.0;
+  BOOST_REQUIRE(esdirk::ok(solver.initialize_sensitivities(seed.cref())));
+  long events = 0;
+  BOOST_TEST(count(solver, 2, 0, 4, 1.5, 6.0, events) == 0);
+  BOOST_TEST(events >= 4);
+  BOOST_TEST(solver.parameters()[1] < 0.8 * 0.98 * 0.98);
+}
