@@ -63,7 +63,30 @@ function(esdirk_add_module)
                                                VISIBILITY_INLINES_HIDDEN ON)
   endif()
   set_property(GLOBAL APPEND PROPERTY ESDIRK_MODULES ${module})
+  set_property(GLOBAL APPEND PROPERTY ESDIRK_PUBLIC_INCLUDE_DIRS ${CMAKE_CURRENT_SOURCE_DIR}/include)
   install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endfunction()
+
+# The one include folder of the build tree (<build>/include): every module's public headers,
+# as symbolic links, in the layout the install tree has, so that a program built against the
+# build tree needs one -I (and the exported build-tree package its one include directory). The
+# links follow edits of a header; a header added or removed re-runs the configuration
+# (CONFIGURE_DEPENDS), which refreshes the folder.
+set(ESDIRK_BUILD_TREE_INCLUDE_DIR ${PROJECT_BINARY_DIR}/include)
+function(esdirk_build_tree_include_folder folder)
+  get_property(dirs GLOBAL PROPERTY ESDIRK_PUBLIC_INCLUDE_DIRS)
+  file(REMOVE_RECURSE ${folder})
+  foreach(dir ${dirs})
+    file(GLOB_RECURSE headers CONFIGURE_DEPENDS RELATIVE ${dir} ${dir}/*)
+    foreach(header ${headers})
+      if(EXISTS ${folder}/${header})
+        message(FATAL_ERROR "two modules install the public header ${header}")
+      endif()
+      get_filename_component(sub ${folder}/${header} DIRECTORY)
+      file(MAKE_DIRECTORY ${sub})
+      file(CREATE_LINK ${dir}/${header} ${folder}/${header} SYMBOLIC)
+    endforeach()
+  endforeach()
 endfunction()
 
 # Called once after every module folder: links each module to the modules it uses (known only
@@ -71,7 +94,6 @@ endfunction()
 function(esdirk_build_libraries)
   get_property(modules GLOBAL PROPERTY ESDIRK_MODULES)
   set(objects)
-  set(includes)
   foreach(module ${modules})
     esdirk_module_target(${module} target)
     foreach(used ${ESDIRK_MODULE_USES_${module}})
@@ -81,9 +103,9 @@ function(esdirk_build_libraries)
       endif()
     endforeach()
     list(APPEND objects $<TARGET_OBJECTS:${target}>)
-    get_target_property(dirs ${target} INCLUDE_DIRECTORIES)
-    list(APPEND includes ${dirs})
   endforeach()
+
+  esdirk_build_tree_include_folder(${ESDIRK_BUILD_TREE_INCLUDE_DIR})
 
   # Internal symbols never leave the shared library, whatever the compile-time visibility.
   set(version_script ${PROJECT_SOURCE_DIR}/cmake/esdirk.map)
@@ -92,9 +114,8 @@ function(esdirk_build_libraries)
     add_library(esdirk_${kind} ${KIND} ${objects})
     set_target_properties(esdirk_${kind} PROPERTIES OUTPUT_NAME esdirk EXPORT_NAME ${kind}
                           VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
-    foreach(dir ${includes})
-      target_include_directories(esdirk_${kind} PUBLIC $<BUILD_INTERFACE:${dir}>)
-    endforeach()
+    # Users see one include folder, in the build tree as after an install.
+    target_include_directories(esdirk_${kind} PUBLIC $<BUILD_INTERFACE:${ESDIRK_BUILD_TREE_INCLUDE_DIR}>)
     target_include_directories(esdirk_${kind} PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
     # Threads: the multishoot module's thread pool. KLU: the sparse stage linear system.
     target_link_libraries(esdirk_${kind} PUBLIC ${ESDIRK_KLU_LIBRARIES} ${LAPACK_LIBRARIES} Threads::Threads)
