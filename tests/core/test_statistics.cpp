@@ -106,4 +106,37 @@ BOOST_AUTO_TEST_CASE(reports_name_every_counter) {
   BOOST_TEST(sum.steps == 154);
 }
 
+// table() shows a module's counters only when the run used it; csv() always shows all.
+BOOST_AUTO_TEST_CASE(table_shows_the_counters_of_the_modules_in_use) {
+  const auto shows = [](const esdirk::Statistics& s, const char* name) {
+    return s.table().find(std::string(name) + " ") != std::string::npos;
+  };
+  esdirk::Statistics ode;  // a plain ODE run: integrator counters only
+  ode.steps = 12;
+  BOOST_TEST(shows(ode, "steps (NSTEP)"));
+  BOOST_TEST(shows(ode, "newton_failures"));  // integrator counters show even at zero
+  for (const char* name : {"sensitivity_solves", "parameter_jacobian_evaluations", "events",
+                           "event_function_evaluations", "adjoint_steps", "checkpoints"})
+    BOOST_TEST(!shows(ode, name), name);
+  BOOST_TEST(ode.csv().find("adjoint_steps,0\n") != std::string::npos);
+
+  esdirk::Statistics with_events = ode;
+  with_events.event_root_iterations = 3;
+  BOOST_TEST(shows(with_events, "events"));
+  BOOST_TEST(shows(with_events, "event_grazing_warnings"));
+  BOOST_TEST(!shows(with_events, "sensitivity_solves"));
+  BOOST_TEST(!shows(with_events, "adjoint_steps"));
+
+  esdirk::Statistics with_adjoint = ode;
+  with_adjoint.checkpoints = 1;
+  BOOST_TEST(shows(with_adjoint, "adjoint_recomputed_steps"));
+  BOOST_TEST(!shows(with_adjoint, "events"));
+
+  esdirk::Statistics with_sensitivities = ode;
+  with_sensitivities.sensitivity_solves = 5;
+  BOOST_TEST(shows(with_sensitivities, "stage_factorizations"));
+  BOOST_TEST(shows(with_sensitivities, "parameter_jacobian_evaluations (NJACP)"));
+  BOOST_TEST(!shows(with_sensitivities, "event_transitions"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
