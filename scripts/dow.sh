@@ -9,8 +9,6 @@ rm -rf "$build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DESDIRK_BUILD_TESTS=OFF -DESDIRK_BUILD_EXAMPLES=ON
 cmake --build "$build" -j "$(nproc)" --target dow
 mkdir -p "$build/output"
+# dow draws its plots itself (states and scaled sensitivities over a log time axis) with the
+# Python that has matplotlib (Debian's, installed above), found when it was configured.
 "$build/examples/dow/dow" --output "$build/output" "$@"
-# Plots of the CSV files (states and scaled sensitivities over time), with Debian's matplotlib.
-if [[ -f examples/dow/plot.py ]]; then
-  /usr/bin/python3 examples/dow/plot.py "$build/output"
-fi

@@ -1,5 +1,6 @@
 #pragma once
-// The exact bouncing ball (seed 001): free flight z = z0 + v0 t - g t^2 / 2 until the first
+// The exact bouncing ball (Schaefer, "Sensitivity Analysis of Hybrid Differential Equations",
+// GSoC 2021): free flight z = z0 + v0 t - g t^2 / 2 until the first
 // impact at tau = (v0 + S)/g, S = sqrt(v0^2 + 2 g z0), then arcs with take-off speeds
 // gamma^k S. Written for any number type T (double, or dual::Dual for exact derivatives with
 // respect to z0, v0, g, gamma).

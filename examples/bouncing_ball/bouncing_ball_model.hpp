@@ -1,5 +1,6 @@
 #pragma once
-// The bouncing ball of seed 001: z' = v, v' = -g, an impact where z falls through 0, and the
+// The bouncing ball of Schaefer, "Sensitivity Analysis of Hybrid Differential Equations" (a GSoC
+// 2021 post): z' = v, v' = -g, an impact where z falls through 0, and the
 // reset v+ = -gamma v-. States x = (z, v), parameters p = (g, gamma). One mode (0).
 
 #include "esdirk/events/hybrid_problem.hpp"

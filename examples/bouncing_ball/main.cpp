@@ -1,6 +1,7 @@
-// The bouncing ball of seed 001 with event sensitivities. Checks, against the closed form:
+// The bouncing ball of F. Schaefer, "Sensitivity Analysis of Hybrid Differential Equations" (a
+// GSoC 2021 post, "the post" below) with event sensitivities. Checks, against the closed form:
 // the impact time tau (printed 0.99005), dz(t_end)/dz0 with the implicit event (printed 0.84)
-// and with the explicit (fixed-time) event (printed 1), the blog's mislabelled derivative
+// and with the explicit (fixed-time) event (printed 1), the post's mislabelled derivative
 // (-0.99995 is dv(tau-)/dz0, not dv(tau-)/dg), and all sensitivities after several bounces.
 // With --adjoint the same gradients by the hybrid adjoint (HybridAdjoint), checked against the
 // forward sensitivities of the same run (1e-12) and the closed form, and the run stopped at the
@@ -16,7 +17,7 @@
 
 #include "bouncing_ball/bouncing_ball_closed_form.hpp"
 #include "bouncing_ball/bouncing_ball_model.hpp"
-#include "bouncing_ball/plot_support.hpp"
+#include "common/example_support.hpp"
 #include "esdirk/events/hybrid_adjoint.hpp"
 #include "esdirk/events/hybrid_solver.hpp"
 
@@ -83,7 +84,7 @@ Result solve(double rtol, double t_end, bool implicit_event) {
 }
 
 // The run stopped at the impact (a terminal event): the adjoint of L = v(tau-), the total
-// derivative along the moving impact time (seed 001's implicit event that ends the run).
+// derivative along the moving impact time (the post's implicit event that ends the run).
 bool terminal_adjoint(double rtol, double out[4]) {
   bouncing_ball::Model model;
   esdirk::HybridOptions o;
@@ -110,7 +111,8 @@ bool terminal_adjoint(double rtol, double out[4]) {
   return true;
 }
 
-const char* plot_script = R"PY(import csv
+const char* plot_script = R"PY(import csv, os, sys
+os.chdir(sys.argv[1])  # the folder of the CSV files
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -120,7 +122,7 @@ fig, ax = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
 ax[0].plot(t, [float(r["z"]) for r in rows], label="height z")
 ax[0].plot(t, [float(r["v"]) for r in rows], label="velocity v")
 ax[0].axhline(0, color="gray", lw=0.5)
-ax[0].legend(); ax[0].set_title("Bouncing ball (seed 001): g = 10, gamma = 0.8")
+ax[0].legend(); ax[0].set_title("Bouncing ball: g = 10, gamma = 0.8")
 for key, lab in [("dz_dz0", "dz/dz0"), ("dz_dg", "dz/dg"), ("dz_dgamma", "dz/dgamma")]:
     ax[1].plot(t, [float(r[key]) for r in rows], label=lab)
 ax[1].set_xlabel("t"); ax[1].legend(); ax[1].set_title("sensitivities with jumps at the impacts")
@@ -129,7 +131,19 @@ fig.tight_layout(); fig.savefig("bouncing_ball.png", dpi=110)
 
 }  // namespace
 
+const char* const usage =
+    "usage: bouncing_ball [--rtol R] [--adjoint] [--plot DIR]\n"
+    "\n"
+    "The bouncing ball of Schaefer's \"Sensitivity Analysis of Hybrid Differential Equations\" with\n"
+    "event sensitivities (impact time, jumps), checked against the closed form.\n"
+    "\n"
+    "  --rtol R     relative tolerance (default 1e-10)\n"
+    "  --adjoint    also the gradients by the hybrid adjoint, and a run stopped at the impact\n"
+    "  --plot DIR   write bouncing_ball.csv and draw bouncing_ball.png in DIR\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   double rtol = 1e-10;
   std::string plot_dir;
   for (int i = 1; i < argc; ++i) {
@@ -137,7 +151,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--adjoint")) with_adjoint = true;
     else if (!std::strcmp(argv[i], "--plot") && i + 1 < argc) plot_dir = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--rtol R] [--adjoint] [--plot DIR]\n", argv[0]);
+      std::fputs(usage, stderr);
       return 2;
     }
   }
@@ -156,18 +170,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   const esdirk::EventRecord& e = imp.events[0];
-  check(std::round(e.t * 1e5) / 1e5 == 0.99005, "impact time tau (blog: 0.99005)", e.t, (v0 + S) / g);
+  check(std::round(e.t * 1e5) / 1e5 == 0.99005, "impact time tau (the post: 0.99005)", e.t, (v0 + S) / g);
   const double implicit_dz0 = -bouncing_ball::restitution + (1 + bouncing_ball::restitution) * g * (bouncing_ball::t_end - e.t) / S;
   check(rel(imp.S(0, 0), implicit_dz0) < 1e-8 && std::round(imp.S(0, 0) * 100) / 100 == 0.84,
-        "dz(t_end)/dz0, implicit event (blog: 0.84)", imp.S(0, 0), implicit_dz0);
-  check(std::abs(exp.S(0, 0) - 1.0) < 1e-8, "dz(t_end)/dz0, explicit event (blog: 1)", exp.S(0, 0), 1.0);
+        "dz(t_end)/dz0, implicit event (the post: 0.84)", imp.S(0, 0), implicit_dz0);
+  check(std::abs(exp.S(0, 0) - 1.0) < 1e-8, "dz(t_end)/dz0, explicit event (the post: 1)", exp.S(0, 0), 1.0);
   // v(tau-) as a function of the inputs: its total derivative s_v(tau-) + v'(tau-) tau_j.
   const double dv_dz0 = e.sx_minus(1, 0) - g * e.tau[0];
   const double dv_dg = e.sx_minus(1, 2) - g * e.tau[2];
   check(rel(dv_dz0, -g / S) < 1e-8 && std::round(dv_dz0 * 1e5) / 1e5 == -0.99995,
-        "dv(tau-)/dz0 = -g/S (the blog's '-0.99995 = dL/dg')", dv_dz0, -g / S);
+        "dv(tau-)/dz0 = -g/S (the post's '-0.99995 = dL/dg')", dv_dz0, -g / S);
   check(rel(dv_dg, -z0 / S) < 1e-8, "dv(tau-)/dg = -z0/S (the true implicit d/dg)", dv_dg, -z0 / S);
-  check(std::abs(exp.events[0].sx_minus(1, 2) + e.t) < 1e-8, "dv(tau-)/dg at the fixed time (blog: -0.99005)",
+  check(std::abs(exp.events[0].sx_minus(1, 2) + e.t) < 1e-8, "dv(tau-)/dg at the fixed time (the post: -0.99005)",
         exp.events[0].sx_minus(1, 2), -e.t);
 
   const double t_long = 6.0;
@@ -209,12 +223,11 @@ int main(int argc, char** argv) {
       std::snprintf(what, sizeof what, "dv(tau-)/d%s, adjoint", names[j]);
       check(ok && std::abs(terminal[j] - exact[j]) < 1e-10, what, terminal[j], exact[j]);
     }
-    check(ok && std::round(terminal[0] * 1e5) / 1e5 == -0.99995, "dv(tau-)/dz0 (blog: -0.99995)", terminal[0], -g / S);
+    check(ok && std::round(terminal[0] * 1e5) / 1e5 == -0.99995, "dv(tau-)/dz0 (the post: -0.99995)", terminal[0], -g / S);
   }
   if (!plot_dir.empty()) {
-    plot_support::write_csv(plot_dir + "/bouncing_ball.csv", {"t", "z", "v", "dz_dz0", "dz_dg", "dz_dgamma"}, many.samples);
-    if (plot_support::run_python(plot_dir, "plot_bouncing_ball.py", plot_script) != 0) std::printf("(plotting failed)\n");
-    else std::printf("\nwrote %s/bouncing_ball.png\n", plot_dir.c_str());
+    example_support::write_csv(plot_dir + "/bouncing_ball.csv", {"t", "z", "v", "dz_dz0", "dz_dg", "dz_dgamma"}, many.samples);
+    example_support::plot(plot_dir, "plot_bouncing_ball.py", plot_script, "bouncing_ball.png");
   }
   std::printf("\n%s\n", all_ok ? "CHECK PASSED" : "CHECK FAILED");
   return all_ok ? 0 : 1;

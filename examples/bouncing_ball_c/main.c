@@ -1,6 +1,7 @@
-/* The bouncing ball of seed 001 through the C API: z' = v, v' = -g, an impact where z falls
+/* The bouncing ball of F. Schaefer, "Sensitivity Analysis of Hybrid Differential Equations" (a
+ * GSoC 2021 post, "the post" below) through the C API: z' = v, v' = -g, an impact where z falls
  * through 0 (a terminal event, so the program sees it), the reset v+ = -gamma v-. Prints the
- * impact time tau (blog: 0.99005) and dz(t_end)/dz0 at t_end = 1.9 (blog: 0.84; 1 with the
+ * impact time tau (the post: 0.99005) and dz(t_end)/dz0 at t_end = 1.9 (the post: 0.84; 1 with the
  * event time held fixed) and checks them, with all four sensitivities, against the closed form
  * (the numbers examples/bouncing_ball prints from C++). */
 #include <math.h>
@@ -8,6 +9,7 @@
 
 #include "esdirk/esdirk.h"
 #include "esdirk/esdirk_method.h"
+#include "common/example_help.h"
 
 static const double z0 = 5.0, v0 = -0.1, gravity = 10.0, restitution = 0.8, t_end = 1.9;
 
@@ -81,7 +83,16 @@ static double exact_z(const double q[4], double t) {
   return q[3] * S * s - 0.5 * q[2] * s * s;
 }
 
-int main(void) {
+static const char* const usage =
+    "usage: bouncing_ball_c\n"
+    "\n"
+    "The bouncing ball through the C API: the impact time and the sensitivities of z(1.9), checked\n"
+    "against the closed form.\n"
+    "\n"
+    "  --help       this text\n";
+
+int main(int argc, char** argv) {
+  if (example_print_help_if_asked(argc, argv, usage)) return 0;
   esdirk_hybrid_problem* problem = NULL;
   esdirk_hybrid_solver* solver = NULL;
   const double x0[2] = {z0, v0}, p[2] = {gravity, restitution},
@@ -118,7 +129,7 @@ int main(void) {
   if (status < 0) return 1;
   check(status == ESDIRK_LISTENER_STOP, "stopped at the terminal impact (status 2)", status,
         ESDIRK_LISTENER_STOP);
-  check(fabs(t - tau_exact) < 1e-12, "impact time tau (blog: 0.99005)", t, tau_exact);
+  check(fabs(t - tau_exact) < 1e-12, "impact time tau (the post: 0.99005)", t, tau_exact);
   check(fabs(x[1] - (v0 - gravity * tau_exact)) < 1e-10, "v(tau-)", x[1], v0 - gravity * tau_exact);
   check(fabs(Sx[1]) < 1e-12, "dv/dz0 at t = tau-, fixed t", Sx[1], 0.0);
   status = require(esdirk_hybrid_solver_integrate_sensitivities_to(solver, t_end, x, 2, NULL, 0, Sx,
@@ -128,7 +139,7 @@ int main(void) {
   check(status == ESDIRK_SUCCESS && t == t_end, "reached t_end = 1.9 (status 0)", t, t_end);
   check(fabs(x[0] - exact_z(q, t_end)) < 1e-10, "z(t_end)", x[0], exact_z(q, t_end));
   for (k = 0; k < 4; ++k) {
-    static const char* names[4] = {"dz(t_end)/dz0 (blog: 0.84)", "dz(t_end)/dv0", "dz(t_end)/dg",
+    static const char* names[4] = {"dz(t_end)/dz0 (the post: 0.84)", "dz(t_end)/dv0", "dz(t_end)/dg",
                                    "dz(t_end)/dgamma"};
     double qp[4], qm[4], reference;
     const double h = 1e-5;
@@ -146,7 +157,7 @@ int main(void) {
         (restitution * gravity * (t_end - tau_exact) - restitution * S +
          gravity * (t_end - tau_exact)) /
             S);
-  printf("  dz(t_end)/dz0 rounded to 2 digits: %.2f (blog: 0.84)\n", Sx[0]);
+  printf("  dz(t_end)/dz0 rounded to 2 digits: %.2f (the post: 0.84)\n", Sx[0]);
   all_ok = all_ok && floor(Sx[0] * 100.0 + 0.5) == 84.0;
 
   /* The event log and counters by name. */
@@ -165,16 +176,16 @@ int main(void) {
   check(fabs(tau_dtheta[0] - 1.0 / S) < 1e-10, "d tau/dz0 = 1/S", tau_dtheta[0], 1.0 / S);
   check(fabs(tau_dtheta[2] - (z0 / S - tau_exact) / gravity) < 1e-10, "d tau/dg = (z0/S - tau)/g",
         tau_dtheta[2], (z0 / S - tau_exact) / gravity);
-  /* The blog's -0.99995 is the total derivative along the moving event, s + f tau. */
+  /* The post's -0.99995 is the total derivative along the moving event, s + f tau. */
   if (require(esdirk_hybrid_solver_get_event_sensitivities(solver, 0, sx_minus, NULL, 2, 4),
               "get_event_sensitivities", solver) < 0)
     return 1;
   check(fabs(sx_minus[1] - gravity * tau_dtheta[0] + gravity / S) < 1e-10,
-        "d v(tau-)/dz0 = s + f tau (blog: -0.99995)", sx_minus[1] - gravity * tau_dtheta[0],
+        "d v(tau-)/dz0 = s + f tau (the post: -0.99995)", sx_minus[1] - gravity * tau_dtheta[0],
         -gravity / S);
   printf("  root-finder iterations (counter by name): %lld\n", (long long)iterations);
 
-  /* The explicit (fixed-time) event of the blog: no event-time sensitivity, dz/dz0 = 1. */
+  /* The explicit (fixed-time) event of the post: no event-time sensitivity, dz/dz0 = 1. */
   esdirk_hybrid_solver_set_sensitivity_jumps(solver, 1, 0);
   esdirk_hybrid_solver_set_terminal(solver, not_terminal, 1);
   if (require(esdirk_hybrid_solver_initialize(solver, 0.0, 0, x0, 2, NULL, 0, p, 2, NULL, 0),
@@ -185,7 +196,7 @@ int main(void) {
                                                               dz_fixed, 2, NULL, 0, 4, &t),
               "explicit event run", solver) < 0)
     return 1;
-  check(fabs(dz_fixed[0] - 1.0) < 1e-9, "dz(t_end)/dz0, explicit event (blog: 1)", dz_fixed[0],
+  check(fabs(dz_fixed[0] - 1.0) < 1e-9, "dz(t_end)/dz0, explicit event (the post: 1)", dz_fixed[0],
         1.0);
 
   esdirk_hybrid_solver_free(&solver);

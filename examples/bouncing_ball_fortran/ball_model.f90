@@ -1,4 +1,5 @@
-! The bouncing ball of seed 001 as bind(C) callbacks: x = (z, v), p = (g, gamma), one mode (0).
+! The bouncing ball (Schaefer, GSoC 2021) as bind(C) callbacks: x = (z, v), p = (g, gamma),
+! one mode (0).
 module ball_model
   use, intrinsic :: iso_c_binding
   use esdirk, only: esdirk_int

@@ -1,4 +1,6 @@
-! The bouncing ball of seed 001 through the Fortran module: the impact time tau (blog: 0.99005)
+! The bouncing ball of F. Schaefer, "Sensitivity Analysis of Hybrid Differential Equations"
+! (a GSoC 2021 post, "the post" below) through the Fortran module: the impact time tau
+! (the post: 0.99005)
 ! and the sensitivities of z(t_end = 1.9) with respect to (z0, v0, g, gamma), dz/dz0 = 0.84,
 ! checked against the closed form (the numbers examples/bouncing_ball and bouncing_ball_c print).
 program bouncing_ball_fortran
@@ -7,6 +9,7 @@ program bouncing_ball_fortran
   use esdirk_events
   use esdirk_method, only: esdirk_hybrid_solver_method_name_string
   use ball_model
+  use example_help
   implicit none
   type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr
   real(c_double) :: x(2), none(0), Sx(2, 4), seed(4, 4), tau(4), t, S, tau_exact, s_after, reference(4)
@@ -17,6 +20,14 @@ program bouncing_ball_fortran
   type(esdirk_event) :: event
   logical :: all_ok = .true.
   integer :: k
+
+  call print_help_if_asked([character(len=96) :: &
+      "usage: bouncing_ball_fortran", &
+      "", &
+      "The bouncing ball through the Fortran module: the impact time and the sensitivities of", &
+      "z(1.9), checked against the closed form.", &
+      "", &
+      "  --help       this text"])
 
   S = sqrt(v0**2 + 2d0 * gravity * z0)
   tau_exact = (v0 + S) / gravity
@@ -49,12 +60,13 @@ program bouncing_ball_fortran
       "one impact, t_end reached", real(located, c_double), 1d0)
   call require(esdirk_hybrid_solver_get_event(solver, 1, event), "event")
   call require(esdirk_hybrid_solver_get_event_vectors(solver, 1, fired, tau, x_minus, x_plus, none, none), "vectors")
-  call check(abs(event%t - tau_exact) < 1d-12 .and. fired(1) == -1, "impact time tau (blog: 0.99005)", event%t, tau_exact)
+  call check(abs(event%t - tau_exact) < 1d-12 .and. fired(1) == -1, "impact time tau (the post: 0.99005)", &
+             event%t, tau_exact)
   call check(abs(x_plus(2) + restitution * x_minus(2)) < 1d-14, "v+ = -gamma v-", x_plus(2), -restitution * x_minus(2))
   call check(abs(tau(1) - 1d0 / S) < 1d-10, "d tau/dz0 = 1/S", tau(1), 1d0 / S)
   call check(abs(x(1) - (restitution * S * s_after - 0.5d0 * gravity * s_after**2)) < 1d-10, "z(t_end)", x(1), &
       restitution * S * s_after - 0.5d0 * gravity * s_after**2)
-  call check(abs(Sx(1, 1) - reference(1)) < 1d-9, "dz(t_end)/dz0 (blog: 0.84)", Sx(1, 1), reference(1))
+  call check(abs(Sx(1, 1) - reference(1)) < 1d-9, "dz(t_end)/dz0 (the post: 0.84)", Sx(1, 1), reference(1))
   call check(abs(Sx(1, 4) - reference(4)) < 1d-9, "dz(t_end)/dgamma = S s", Sx(1, 4), reference(4))
   call check(nint(Sx(1, 1) * 100d0) == 84, "dz(t_end)/dz0 rounded to 2 digits", &
       real(nint(Sx(1, 1) * 100d0), c_double) / 100d0, 0.84d0)

@@ -1,5 +1,5 @@
 #pragma once
-// The Dow Chemical batch reactor (Caracotsios & Stewart 1985; seed 002 section 5): 6
+// The Dow Chemical batch reactor (Caracotsios & Stewart 1985; Kristensen et al., IFAC 2005, section 5): 6
 // differential and 4 algebraic equations, 9 kinetic parameters. Concentrations in mol/kg, time
 // in hours. Equations, parameters and initial values as in the project's reference (dow.md).
 

@@ -1,16 +1,17 @@
-// The Dow Chemical batch reactor benchmark (seed 002, section 5): integrate the 6 + 4 index-1
+// The Dow Chemical batch reactor benchmark (Kristensen et al., "Sensitivity analysis in index-1
+// DAEs by ESDIRK methods", IFAC 2005, section 5): integrate the 6 + 4 index-1
 // DAE over 10 h with the default method (ESDIRK34 above rtol 1e-5, ESDIRK436 at and below)
 // together with the sensitivities to its nine kinetic parameters, compare the states with the reference solution, check the linear invariants (of the states
-// and of their sensitivities), print the statistics in the form of the seed's Table 1 and the
+// and of their sensitivities), print the statistics in the form of the paper's Table 1 and the
 // scaled sensitivities p_j du_i/dp_j at 10 h, and write CSV files (plotted by plot.py).
 //
 //     dow [--rtol 1e-6] [--mode exact|paper] [--error-control | --no-error-control] [--seed]
 //         [--output DIR]
 //
 // The sensitivity options are the library's defaults (exact mode, under error control) unless
-// changed; --seed runs the configuration of seed 002 (Options::seed002(): raw tolerances, no
+// changed; --seed runs the paper's configuration (Options::seed002(): raw tolerances, no
 // Newton recovery; SensitivityOptions::seed002(): paper mode, sensitivities left out of the error
-// test), which is what a reproduction of the seed's Table 1
+// test), which is what a reproduction of the paper's Table 1
 // uses.
 //
 // Exit status 0 when the run succeeded, stayed on the physical branch ([H+] > 0), kept the
@@ -31,6 +32,7 @@
 #include "dow_model.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "common/example_support.hpp"
 
 namespace {
 
@@ -235,10 +237,28 @@ bool parse(int argc, char** argv, Settings& s) {
 
 }  // namespace
 
+const char* const usage =
+    "usage: dow [--rtol R] [--mode exact|paper] [--error-control | --no-error-control] [--seed] [--output DIR]\n"
+    "\n"
+    "The Dow Chemical batch reactor (an index-1 DAE, 6 + 4 states) over 10 h with the sensitivities\n"
+    "to its nine kinetic parameters, checked against the reference solution and the conserved\n"
+    "quantities; statistics in the form of Table 1 of Kristensen et al., \"Sensitivity analysis in\n"
+    "index-1 DAEs by ESDIRK methods\" (IFAC 2005).\n"
+    "\n"
+    "  --rtol R             relative tolerance (default 1e-6)\n"
+    "  --mode exact|paper   sensitivities of the discrete solution (default) or the paper's\n"
+    "  --error-control      sensitivities in the error test (the default)\n"
+    "  --no-error-control   sensitivities left out of the error test\n"
+    "  --seed               the paper's own configuration (Options::seed002(), its Table 1)\n"
+    "  --output DIR         write dow_states.csv, dow_sensitivities.csv, dow_statistics.csv and\n"
+    "                       draw dow_states.png, dow_sensitivities.png in DIR\n"
+    "  --help               this text\n";
+
 int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   Settings settings;
   if (!parse(argc, argv, settings)) {
-    std::fprintf(stderr, "usage: %s [--rtol R] [--mode exact|paper] [--error-control | --no-error-control] [--seed] [--output DIR]\n", argv[0]);
+    std::fputs(usage, stderr);
     return 2;
   }
   const esdirk::SensitivityOptions& so = settings.sensitivity;
@@ -253,7 +273,7 @@ int main(int argc, char** argv) {
   std::printf("Dow Chemical batch reactor, %s, rtol = %.1e, t = 0 .. 10 h, sensitivities: %s mode, %s%s\n\n",
               r.method.c_str(), settings.rtol, exact ? "exact" : "paper",
               so.error_controlled() ? "under error control" : "not in the error test",
-              settings.seed ? " (the configuration of seed 002)" : !so.error_control ? " (library default)" : "");
+              settings.seed ? " (the configuration of Kristensen et al., IFAC 2005)" : !so.error_control ? " (library default)" : "");
   std::printf("%-12s %24s %24s %10s\n", "state", "esdirk", "reference", "rel. err");
   double worst_error = 0.0;
   for (int i = 0; i < nx + nz; ++i) {
@@ -297,8 +317,8 @@ int main(int argc, char** argv) {
 
   const double cpu = best_time(settings.rtol, so, true, end_only, settings.seed);
   const double cpu_states = best_time(settings.rtol, so, false, end_only, settings.seed);
-  std::printf("statistics in the form of seed 002, Table 1 (9 parameter sensitivities, %s):\n",
-              settings.seed ? "the seed's configuration" : "the options above; --seed for the seed's");
+  std::printf("statistics in the form of Table 1 of Kristensen et al., IFAC 2005 (9 parameter sensitivities, %s):\n",
+              settings.seed ? "the paper's configuration" : "the options above; --seed for the paper's");
   print_table1(r, cpu);
   std::printf("\nCPU without sensitivities: %.4f s (overhead ratio %.2f)\n", cpu_states, cpu / cpu_states);
 
@@ -306,6 +326,8 @@ int main(int argc, char** argv) {
     write_csv(settings.output_dir, r);
     std::printf("\nwrote dow_states.csv, dow_sensitivities.csv and dow_statistics.csv in %s\n",
                 settings.output_dir.c_str());
+    example_support::run_plot_script(ESDIRK_EXAMPLE_PLOT_SCRIPT, settings.output_dir,
+                                     "dow_states.png, dow_sensitivities.png");
   }
 
   bool good = physical && finite && worst_invariant <= 1e-12 && sens_invariant <= 1e-10 &&

@@ -1,4 +1,4 @@
-// The gradient of a least-squares fit of the Dow batch reactor (seed 002, section 5) by the
+// The gradient of a least-squares fit of the Dow batch reactor (Kristensen et al., IFAC 2005, section 5) by the
 // discrete adjoint, checked against forward sensitivities on the same steps.
 //
 // Synthetic data d_k are the six concentrations at t_k = 1, 2, 5, 10 h of a run with every
@@ -23,6 +23,7 @@
 
 #include "dow/dow_model.hpp"
 #include "esdirk/sensitivity/adjoint.hpp"
+#include "common/example_support.hpp"
 
 namespace {
 
@@ -47,7 +48,18 @@ bool synthetic_data(const std::vector<double>& p, std::vector<std::array<double,
 
 }  // namespace
 
+const char* const usage =
+    "usage: dow_adjoint [--rtol R]\n"
+    "\n"
+    "The gradient of a least-squares fit of the Dow batch reactor with respect to its 9 parameters\n"
+    "and 6 initial states by one adjoint sweep, checked against forward sensitivities on the same\n"
+    "steps.\n"
+    "\n"
+    "  --rtol R     relative tolerance (default 1e-6)\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   double rtol = 1e-6;
   for (int i = 1; i + 1 < argc; i += 2)
     if (std::strcmp(argv[i], "--rtol") == 0) rtol = std::atof(argv[i + 1]);

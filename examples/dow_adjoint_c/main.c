@@ -23,6 +23,7 @@
 
 #include "dow_model.h"
 #include "esdirk/esdirk_adjoint.h"
+#include "common/example_help.h"
 
 enum { NX = 6, NZ = 4, NP = 9, NT = 4, NTHETA = NX + NP };
 static const double times[NT] = {1.0, 2.0, 5.0, 10.0};
@@ -82,7 +83,17 @@ static int recorded_run(esdirk_solver* solver, long budget, const struct fit* fi
   return 0;
 }
 
+static const char* const usage =
+    "usage: dow_adjoint_c [--rtol R]\n"
+    "\n"
+    "The gradient of a least-squares fit of the Dow batch reactor by the adjoint through the C API,\n"
+    "checked against the C API's forward sensitivities on the same steps.\n"
+    "\n"
+    "  --rtol R     relative tolerance (default 1e-6)\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_print_help_if_asked(argc, argv, usage)) return 0;
   double rtol = 1e-6;
   for (int i = 1; i + 1 < argc; i += 2)
     if (!strcmp(argv[i], "--rtol")) rtol = atof(argv[i + 1]);

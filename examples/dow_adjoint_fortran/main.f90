@@ -15,6 +15,7 @@ program dow_adjoint_fortran
   use esdirk_adjoint
   use dow_model
   use fit_data
+  use example_help
   implicit none
   integer(esdirk_int), parameter :: nx = 6, nz = 4, np = 9, ntheta = nx + np
   real(c_double), parameter :: rtol = 1d-6
@@ -29,6 +30,14 @@ program dow_adjoint_fortran
       "k-1 ", "k2  ", "k3  ", "k-3 ", "K1  ", "K2  ", "K3  ", "Q+  "]
   integer :: i, j, k
   type(esdirk_adjoint_report) :: report
+
+  call print_help_if_asked([character(len=96) :: &
+      "usage: dow_adjoint_fortran", &
+      "", &
+      "The gradient of a least-squares fit of the Dow batch reactor by the adjoint through the", &
+      "Fortran modules, checked against the forward sensitivities on the same steps.", &
+      "", &
+      "  --help       this text"])
 
   call require(esdirk_problem_create(nx, nz, np, c_funloc(dow_residual), c_null_ptr, problem), "problem")
   call require(esdirk_problem_set_jacobian(problem, c_funloc(dow_jacobian)), "jacobian")

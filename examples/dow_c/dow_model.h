@@ -1,4 +1,4 @@
-/* The Dow Chemical batch reactor (seed 002 section 5) as C callbacks for the esdirk C API:
+/* The Dow Chemical batch reactor (Kristensen et al., IFAC 2005, section 5) as C callbacks for the esdirk C API:
  * 6 differential + 4 algebraic states, 9 parameters (k1, k-1, k2, k3, k-3, K1, K2, K3, Q+).
  * The same equations, in the same order of operations, as examples/dow/dow_model.hpp, so the
  * C and C++ runs produce the same numbers. */

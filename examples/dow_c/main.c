@@ -13,6 +13,7 @@
 
 #include "dow_model.h"
 #include "esdirk/esdirk.h"
+#include "common/example_help.h"
 
 enum { NX = 6, NZ = 4, NP = 9 };
 
@@ -28,7 +29,18 @@ enum { NX = 6, NZ = 4, NP = 9 };
     }                                                                            \
   } while (0)
 
+static const char* const usage =
+    "usage: dow_c [--rtol R] [--mode exact|paper]\n"
+    "\n"
+    "The Dow Chemical batch reactor with the sensitivities to its nine parameters through the C API\n"
+    "(the numbers of the C++ example dow).\n"
+    "\n"
+    "  --rtol R             relative tolerance (default 1e-6)\n"
+    "  --mode exact|paper   sensitivities of the discrete solution (default) or the IFAC 2005 paper's\n"
+    "  --help               this text\n";
+
 int main(int argc, char** argv) {
+  if (example_print_help_if_asked(argc, argv, usage)) return 0;
   double rtol = 1e-6;
   int mode = ESDIRK_SENSITIVITY_EXACT;
   for (int i = 1; i < argc; ++i) {
@@ -37,7 +49,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mode") && i + 1 < argc)
       mode = strcmp(argv[++i], "paper") ? ESDIRK_SENSITIVITY_EXACT : ESDIRK_SENSITIVITY_PAPER;
     else {
-      fprintf(stderr, "usage: %s [--rtol R] [--mode exact|paper]\n", argv[0]);
+      fputs(usage, stderr);
       return 2;
     }
   }

@@ -17,6 +17,7 @@
 #include "dow_model.h"
 #include "esdirk/esdirk.h"
 #include "esdirk/esdirk_classic.h"
+#include "common/example_help.h"
 
 enum { NX = 6, NZ = 4, NP = 9, N = NX + NZ };
 
@@ -59,7 +60,18 @@ static int handle_run(double rtol, int mode, double y[N], double S[N * NP],
   return status;
 }
 
+static const char* const usage =
+    "usage: dow_classic [--rtol R] [--mode exact|paper]\n"
+    "\n"
+    "The Dow batch reactor by one call of the classic driver (esdirk_classic.h), compared bit for\n"
+    "bit with the same run through the handle API.\n"
+    "\n"
+    "  --rtol R             relative tolerance (default 1e-6)\n"
+    "  --mode exact|paper   sensitivities of the discrete solution (default) or the IFAC 2005 paper's\n"
+    "  --help               this text\n";
+
 int main(int argc, char** argv) {
+  if (example_print_help_if_asked(argc, argv, usage)) return 0;
   double rtol_value = 1e-6;
   int mode = 0;
   for (int i = 1; i < argc; ++i) {
@@ -68,7 +80,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mode") && i + 1 < argc)
       mode = strcmp(argv[++i], "paper") ? 0 : 1;
     else {
-      fprintf(stderr, "usage: %s [--rtol R] [--mode exact|paper]\n", argv[0]);
+      fputs(usage, stderr);
       return 2;
     }
   }

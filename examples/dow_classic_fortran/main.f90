@@ -8,6 +8,7 @@ program dow_classic_fortran
   use esdirk
   use esdirk_classic
   use dow_model
+  use example_help
   implicit none
   integer(esdirk_int), parameter :: nx = 6, nz = 4, np = 9, n = nx + nz
   real(c_double), parameter :: algebraic_atol(nz) = [1d-14, 1d-14, 1d-16, 1d-16]
@@ -16,6 +17,14 @@ program dow_classic_fortran
   integer(esdirk_int) :: iwork(ESDIRK_CLASSIC_LIWORK)
   integer(c_int) :: idid, status
   integer :: i, j
+
+  call print_help_if_asked([character(len=96) :: &
+      "usage: dow_classic_fortran", &
+      "", &
+      "The Dow batch reactor by one call of the Fortran classic driver (esdirk_classic), with the", &
+      "nine scaled parameter sensitivities.", &
+      "", &
+      "  --help       this text"])
 
   t = 0d0
   tend = 10d0

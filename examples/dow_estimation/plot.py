@@ -2,6 +2,8 @@
 """The Dow estimation's fit: data and the model at the estimate, per experiment and state.
 
     plot.py OUTPUT_DIR     (reads dow_estimation_fit.csv, writes dow_estimation_fit.png)
+
+dow_estimation runs it itself with the Python found when it was configured.
 """
 import csv
 import sys
@@ -28,10 +30,14 @@ for e in experiments:
                 color=colors[e % 4], label=f"experiment {e}: data")
 for ax, s in zip(axes, states):
     ax.set_title(f"{s} {names[s]}")
-    ax.set_xlabel("t [h]")
+    # Log time (linear below 0.01 h, so that the initial charge at t = 0 shows): the start-up
+    # transient, where most of the early data lie, is as wide as the slow approach to 10 h.
+    ax.set_xscale("symlog", linthresh=0.01)
+    ax.set_xlim(0.0, 10.5)
+    ax.set_xlabel("t [h] (log scale above 0.01 h)")
     ax.grid(alpha=0.3)
 axes[0].set_ylabel("mol/kg")
-axes[0].legend(fontsize=7)
+axes[3].legend(fontsize=7, loc="upper left")  # the empty corner of u4
 fig.suptitle("Dow reactor: multiple-shooting estimate of the kinetic parameters against the data")
 fig.tight_layout()
 fig.savefig(f"{out}/dow_estimation_fit.png", dpi=110)

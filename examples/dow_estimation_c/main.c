@@ -16,6 +16,7 @@
 #include "../dow_c/dow_model.h"
 #include "esdirk/esdirk.h"
 #include "esdirk/esdirk_multishoot.h"
+#include "common/example_help.h"
 
 enum { NX = 6, NZ = 4, NP = 9, NY = 5, POINTS = 12, EXPERIMENTS = 3 };
 static const double times[POINTS] = {0.0, 0.05, 0.15, 0.3, 0.6, 1.0, 1.5, 2.5, 4.0, 6.0, 8.0, 10.0};
@@ -98,7 +99,17 @@ static int configure(esdirk_multishoot* ms) {
   return s;
 }
 
+static const char* const usage =
+    "usage: dow_estimation_c [THREADS]\n"
+    "\n"
+    "The Dow parameter estimation by multiple shooting through the C API (esdirk_multishoot.h):\n"
+    "the identifiable parameters recovered from noise-free data.\n"
+    "\n"
+    "  THREADS      threads evaluating the intervals (default 2)\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_print_help_if_asked(argc, argv, usage)) return 0;
   const int threads = argc > 1 ? atoi(argv[1]) : 2;
   (void)dow_algebraic_start; /* the header's start is for the nominal charge only */
   esdirk_problem* problem = NULL;

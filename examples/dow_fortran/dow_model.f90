@@ -1,4 +1,4 @@
-! The Dow Chemical batch reactor (seed 002 section 5) as bind(C) callbacks for the esdirk
+! The Dow Chemical batch reactor (Kristensen et al., IFAC 2005, section 5) as bind(C) callbacks for the esdirk
 ! Fortran module: the same equations, in the same order of operations, as the C and C++ models
 ! (examples/dow_c/dow_model.h, examples/dow/dow_model.hpp), so all three give the same numbers.
 ! States u1..u6 (x), u7..u10 (z); parameters k1, k-1, k2, k3, k-3, K1, K2, K3, Q+.

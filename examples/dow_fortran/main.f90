@@ -7,6 +7,7 @@ program dow_fortran
   use, intrinsic :: iso_c_binding
   use esdirk
   use dow_model
+  use example_help
   implicit none
   integer(esdirk_int), parameter :: nx = 6, nz = 4, np = 9
   type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr
@@ -17,6 +18,15 @@ program dow_fortran
   integer :: i, j, k
   character(len=16) :: argument
   type(esdirk_statistics) :: s
+
+  call print_help_if_asked([character(len=96) :: &
+      "usage: dow_fortran [paper]", &
+      "", &
+      "The Dow Chemical batch reactor with the sensitivities to its nine parameters through the", &
+      "Fortran module (the numbers of the C++ and C examples).", &
+      "", &
+      "  paper        the IFAC 2005 paper's sensitivity mode instead of the exact one", &
+      "  --help       this text"])
 
   if (command_argument_count() >= 1) then
     call get_command_argument(1, argument)

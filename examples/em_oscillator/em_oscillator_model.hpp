@@ -1,5 +1,6 @@
 #pragma once
-// Seed 000, section 5.2: a one-degree-of-freedom oscillator whose internal stress follows the
+// Serban & Recuero, "Sensitivity Analysis for Hybrid Systems and Systems with Memory"
+// (TR-2019-01), section 5.2: a one-degree-of-freedom oscillator whose internal stress follows the
 // exponential hysteresis model (EM) of Vaiana et al., a hybrid index-1 DAE with memory:
 //
 //     u' = v,   m v' = -A z + f(t),   q' = u^2 (G = q(t_f) = int u^2 dt),   0 = z - sigma(u)
@@ -12,7 +13,7 @@
 //     sigma = phi(u) - Q exp(-alpha xi (u - u*)) + xi c,       phi(u) = -2 beta u + 2 sinh(beta u)
 //     + k_b u Q = phi(u*) + xi c - z*,   c = delta/alpha + fbar = (k_a - k_b + delta) / (2 alpha)
 //
-// This is the seed's formula exactly (exp(-alpha(xi(u - u_i*) + 2 u0)) = xi alpha Q exp(-alpha xi
+// This is the report's formula exactly (exp(-alpha(xi(u - u_i*) + 2 u0)) = xi alpha Q exp(-alpha xi
 // (u - u*)) / (k_a - k_b) by the definition of u_i*), with the 2 sinh of erratum E10, the internal
 // constants u0(p), fbar(p) differentiated through (E11: they drop out into c), and no logarithm
 // of a quantity that has to stay positive. sigma(u*) = z* identically, so z is continuous at every

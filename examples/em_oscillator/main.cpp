@@ -1,12 +1,13 @@
-// Seed 000, section 5.2: the EM hysteresis oscillator with memory. Prints G = int_0^10 u^2 dt
-// (the seed prints 0.04994) and the forward-sensitivity gradient dG/dp, p = (k_a, k_b, alpha,
-// beta), and checks: G to the seed's 4 digits and under tolerance refinement; dG/dp against
-// central differences of whole runs (every reversal re-located) and within 2 % of the seed's
+// Serban & Recuero, "Sensitivity Analysis for Hybrid Systems and Systems with Memory"
+// (TR-2019-01), section 5.2: the EM hysteresis oscillator with memory. Prints G = int_0^10 u^2 dt
+// (the report prints 0.04994) and the forward-sensitivity gradient dG/dp, p = (k_a, k_b, alpha,
+// beta), and checks: G to the report's 4 digits and under tolerance refinement; dG/dp against
+// central differences of whole runs (every reversal re-located) and within 2 % of the report's
 // FSA row (its rows differ among themselves by up to 1.4 %, erratum E16); dG/dbeta = 0 (E17);
 // z and its sensitivity w continuous at every reversal (the 2 sinh of erratum E10). With
 // --adjoint also dG/dp by the hybrid adjoint (HybridAdjoint: the memory's adjoint carried back
-// as seed 000's Algorithm 1 read correctly), checked against the forward sensitivities of the
-// same run (1e-12) and within 2 % of the seed's ASA row.
+// as the report's Algorithm 1 read correctly), checked against the forward sensitivities of the
+// same run (1e-12) and within 2 % of the report's ASA row.
 //
 //     em_oscillator [--rtol 1e-10] [--adjoint] [--plot DIR]
 
@@ -17,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "bouncing_ball/plot_support.hpp"
+#include "common/example_support.hpp"
 #include "em_oscillator/em_oscillator_model.hpp"
 #include "esdirk/events/hybrid_adjoint.hpp"
 #include "esdirk/events/hybrid_solver.hpp"
@@ -85,7 +86,8 @@ Result solve(double rtol, const std::vector<double>& p, bool sensitivities, int 
   return r;
 }
 
-const char* plot_script = R"PY(import csv
+const char* plot_script = R"PY(import csv, os, sys
+os.chdir(sys.argv[1])  # the folder of the CSV files
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -96,7 +98,7 @@ fig, ax = plt.subplots(1, 2, figsize=(12, 4.8))
 ax[0].plot(col("u"), col("z"), lw=0.8)
 ax[0].plot([float(r["u"]) for r in rev], [float(r["z"]) for r in rev], "o", ms=3, color="C3", label="reversals (v = 0)")
 ax[0].set_xlabel("u"); ax[0].set_ylabel("z (stress)"); ax[0].legend(loc="upper left")
-ax[0].set_title("EM oscillator (seed 000, 5.2): hysteresis loops")
+ax[0].set_title("EM oscillator (Serban & Recuero 2019, 5.2): hysteresis loops")
 t = col("t")
 ka, kb, al = 32 * 3.141592653589793**2, 3.141592653589793**2, 205.0
 ax[1].plot(t, [ka * v for v in col("du_dka")], label="k_a du/dk_a")
@@ -110,7 +112,20 @@ fig.tight_layout(); fig.savefig("em_oscillator.png", dpi=110)
 
 }  // namespace
 
+const char* const usage =
+    "usage: em_oscillator [--rtol R] [--adjoint] [--plot DIR]\n"
+    "\n"
+    "The hysteresis oscillator with memory of Serban and Recuero, \"Sensitivity Analysis for Hybrid\n"
+    "Systems and Systems with Memory\" (section 5.2): G = int u^2 dt and its gradient, checked\n"
+    "against the report's values and central differences.\n"
+    "\n"
+    "  --rtol R     relative tolerance (default 1e-10)\n"
+    "  --adjoint    also the gradient by the hybrid adjoint\n"
+    "  --plot DIR   write em_oscillator.csv and draw em_oscillator.png in DIR\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   double rtol = 1e-10;
   std::string plot_dir;
   bool with_adjoint = false;
@@ -122,7 +137,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--plot") && i + 1 < argc)
       plot_dir = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--rtol R] [--adjoint] [--plot DIR]\n", argv[0]);
+      std::fputs(usage, stderr);
       return 2;
     }
   }
@@ -134,7 +149,7 @@ int main(int argc, char** argv) {
   }
   esdirk::Options resolved;  // the method the run took ("auto" resolves by rtol)
   resolved.rtol = rtol;
-  std::printf("Seed 000 section 5.2, EM oscillator, %s, rtol = %.1e: %zu reversals, %ld steps\n\n",
+  std::printf("EM oscillator of Serban & Recuero (TR-2019-01, section 5.2), %s, rtol = %.1e: %zu reversals, %ld steps\n\n",
               resolved.resolved_method().name.c_str(), rtol, r.events.size(), r.steps);
   std::printf("  G = int_0^10 u^2 dt = %.10f (seed: 0.04994)\n", r.G);
   std::printf("  dG/dp (FSA) = [%.6e, %.6e, %.6e, %.6e]\n", r.dG[0], r.dG[1], r.dG[2], r.dG[3]);
@@ -197,14 +212,11 @@ int main(int argc, char** argv) {
     std::vector<std::vector<double>> reversals;
     for (const esdirk::EventRecord& e : r.events)
       reversals.push_back({e.t, e.x_minus[0], e.z_minus[0]});
-    plot_support::write_csv(plot_dir + "/em_oscillator.csv",
+    example_support::write_csv(plot_dir + "/em_oscillator.csv",
                             {"t", "u", "v", "z", "du_dka", "du_dkb", "du_dalpha", "w_dkb"},
                             r.samples);
-    plot_support::write_csv(plot_dir + "/em_oscillator_reversals.csv", {"t", "u", "z"}, reversals);
-    if (plot_support::run_python(plot_dir, "plot_em_oscillator.py", plot_script) != 0)
-      std::printf("(plotting failed)\n");
-    else
-      std::printf("\nwrote %s/em_oscillator.png\n", plot_dir.c_str());
+    example_support::write_csv(plot_dir + "/em_oscillator_reversals.csv", {"t", "u", "z"}, reversals);
+    example_support::plot(plot_dir, "plot_em_oscillator.py", plot_script, "em_oscillator.png");
   }
   std::printf("\n%s\n", all_ok ? "CHECK PASSED" : "CHECK FAILED");
   return all_ok ? 0 : 1;

@@ -1,5 +1,5 @@
 #pragma once
-// The exact solution of seed 000's Example 5.1 (x increases monotonically and crosses
+// The exact solution of Example 5.1 of Serban & Recuero (TR-2019-01) (x increases monotonically and crosses
 // h(x) = x^3 - 5x^2 + 7x = p three times for 49/27 < p < 3: A -> B -> A -> B), for any number
 // type (double, or dual::Dual for exact derivatives with respect to p). In A
 // x = 4 - (4 - x_s) e^{-(t - t_s)}, in B x = 5 - (5 - x_s) e^{-2(t - t_s)}; the crossings are

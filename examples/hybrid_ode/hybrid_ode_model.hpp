@@ -1,5 +1,6 @@
 #pragma once
-// Seed 000, section 5.1: x' = 4 - x while x^3 - 5x^2 + 7x <= p (mode A = 0), x' = 10 - 2x
+// Serban & Recuero, "Sensitivity Analysis for Hybrid Systems and Systems with Memory"
+// (TR-2019-01), section 5.1: x' = 4 - x while x^3 - 5x^2 + 7x <= p (mode A = 0), x' = 10 - 2x
 // otherwise (mode B = 1), x(0) = 0, p = 2.9; the event function h = x^3 - 5x^2 + 7x - p, the
 // identity reset. A second state q' = x carries the output G = q(5) = int_0^5 x dt, so that its
 // sensitivity (with the Leibniz term of a jumping integrand, zero here) comes with the jumps.
@@ -37,7 +38,7 @@ class Model : public esdirk::HybridProblem {
   bool has_parameter_jacobian() const override { return true; }
   int parameter_jacobian(int, double, esdirk::ConstVector, esdirk::ConstVector,
                          esdirk::ConstVector, esdirk::ConstVector, esdirk::MatrixRef Jp) override {
-    Jp.fill(0.0);  // f does not depend on p: without the jumps s stays 0 (the seed's footnote)
+    Jp.fill(0.0);  // f does not depend on p: without the jumps s stays 0 (the report's footnote)
     return 0;
   }
 

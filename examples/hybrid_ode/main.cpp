@@ -1,5 +1,6 @@
-// Seed 000, Example 5.1 (p = 2.9): three events A -> B -> A -> B, the sensitivity s = dx/dp
-// with its jumps, and dG/dp for G = int_0^5 x dt (printed in the seed: -2.31195), checked
+// Serban & Recuero, "Sensitivity Analysis for Hybrid Systems and Systems with Memory"
+// (TR-2019-01), Example 5.1 (p = 2.9): three events A -> B -> A -> B, the sensitivity s = dx/dp
+// with its jumps, and dG/dp for G = int_0^5 x dt (printed in the report: -2.31195), checked
 // against the closed form (hybrid_ode_closed_form.hpp) and the printed value. With --adjoint
 // also dG/dp and dx(5)/dp by the hybrid adjoint (HybridAdjoint), checked against the forward
 // sensitivities of the same run (1e-12) and the closed form.
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bouncing_ball/plot_support.hpp"
+#include "common/example_support.hpp"
 #include "esdirk/events/hybrid_adjoint.hpp"
 #include "esdirk/events/hybrid_solver.hpp"
 #include "hybrid_ode/hybrid_ode_closed_form.hpp"
@@ -28,7 +29,8 @@ void check(bool ok, const char* what, double value, double reference) {
   all_ok = all_ok && ok;
 }
 
-const char* plot_script = R"PY(import csv
+const char* plot_script = R"PY(import csv, os, sys
+os.chdir(sys.argv[1])  # the folder of the CSV files
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -36,7 +38,7 @@ rows = list(csv.DictReader(open("hybrid_ode.csv")))
 t = [float(r["t"]) for r in rows]
 fig, ax = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
 ax[0].plot(t, [float(r["x"]) for r in rows])
-ax[0].set_ylabel("x"); ax[0].set_title("Seed 000, Example 5.1 (p = 2.9): modes A, B, A, B")
+ax[0].set_ylabel("x"); ax[0].set_title("Serban & Recuero 2019, Example 5.1 (p = 2.9): modes A, B, A, B")
 ax[1].plot(t, [float(r["s"]) for r in rows], color="C1")
 ax[1].set_ylabel("s = dx/dp"); ax[1].set_xlabel("t")
 for e in open("hybrid_ode_events.csv").read().split()[1:]:
@@ -46,7 +48,20 @@ fig.tight_layout(); fig.savefig("hybrid_ode.png", dpi=110)
 
 }  // namespace
 
+const char* const usage =
+    "usage: hybrid_ode [--rtol R] [--adjoint] [--plot DIR]\n"
+    "\n"
+    "The hybrid ODE of Serban and Recuero, \"Sensitivity Analysis for Hybrid Systems and Systems\n"
+    "with Memory\" (Example 5.1, p = 2.9): three events, the sensitivity with its jumps and\n"
+    "dG/dp, checked against the closed form.\n"
+    "\n"
+    "  --rtol R     relative tolerance (default 1e-10)\n"
+    "  --adjoint    also dG/dp by the hybrid adjoint\n"
+    "  --plot DIR   write hybrid_ode.csv and draw hybrid_ode.png in DIR\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   double rtol = 1e-10;
   std::string plot_dir;
   bool with_adjoint = false;
@@ -55,7 +70,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--adjoint")) with_adjoint = true;
     else if (!std::strcmp(argv[i], "--plot") && i + 1 < argc) plot_dir = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--rtol R] [--adjoint] [--plot DIR]\n", argv[0]);
+      std::fputs(usage, stderr);
       return 2;
     }
   }
@@ -85,7 +100,7 @@ int main(int argc, char** argv) {
     std::printf("failed: %s\nCHECK FAILED\n", solver.message().c_str());
     return 1;
   }
-  std::printf("Seed 000 Example 5.1, p = %.1f, %s, rtol = %.1e\n\n", p,
+  std::printf("Example 5.1 of Serban & Recuero, \"Sensitivity Analysis for Hybrid Systems and Systems with Memory\" (TR-2019-01), p = %.1f, %s, rtol = %.1e\n\n", p,
               solver.integrator().options().method.name.c_str(), rtol);
   // Event times carry the integrator's global error (about 40 rtol); tau and the jumps follow.
   const double time_bound = std::max(1e-8, 100 * rtol), sens_bound = 1e-8;
@@ -108,7 +123,7 @@ int main(int argc, char** argv) {
   check(std::abs(x[1] - ex.G.v) < 100 * rtol * ex.G.v, "G = int x dt", x[1], ex.G.v);
   check(std::abs(S(1, 0) - ex.G.d[0]) < sens_bound * std::abs(ex.G.d[0]), "dG/dp", S(1, 0), ex.G.d[0]);
   const bool printed = std::round(S(1, 0) * 1e5) / 1e5 == -2.31195;
-  std::printf("  dG/dp rounded to 6 digits: %.5f (seed 000 prints -2.31195): %s\n", S(1, 0), printed ? "ok" : "WRONG");
+  std::printf("  dG/dp rounded to 6 digits: %.5f (the report prints -2.31195): %s\n", S(1, 0), printed ? "ok" : "WRONG");
   all_ok = all_ok && printed;
   if (with_adjoint) {
     // G = q(5) and x(5): one sweep back through the three events for both rows.
@@ -132,7 +147,7 @@ int main(int argc, char** argv) {
     all_ok = all_ok && same(dp(0, 0), S(1, 0)) && same(dp(0, 1), S(0, 0));
     check(std::abs(dp(0, 0) - ex.G.d[0]) < sens_bound * std::abs(ex.G.d[0]), "dG/dp (adjoint)", dp(0, 0), ex.G.d[0]);
     const bool seed_digits = std::round(dp(0, 0) * 1e5) / 1e5 == -2.31195;
-    std::printf("  adjoint dG/dp rounded to 6 digits: %.5f (seed 000 prints -2.31195 for its ASA): %s\n", dp(0, 0),
+    std::printf("  adjoint dG/dp rounded to 6 digits: %.5f (the report prints -2.31195 for its ASA): %s\n", dp(0, 0),
                 seed_digits ? "ok" : "WRONG");
     all_ok = all_ok && seed_digits;
   }
@@ -140,11 +155,10 @@ int main(int argc, char** argv) {
   std::printf("\n  steps %ld, events %ld, root-finder iterations %ld, dense evaluations for events %ld\n",
               st.accepted_steps, st.events, st.event_root_iterations, st.event_dense_evaluations);
   if (!plot_dir.empty()) {
-    plot_support::write_csv(plot_dir + "/hybrid_ode.csv", {"t", "x", "s"}, samples);
-    plot_support::write_csv(plot_dir + "/hybrid_ode_events.csv", {"t"},
+    example_support::write_csv(plot_dir + "/hybrid_ode.csv", {"t", "x", "s"}, samples);
+    example_support::write_csv(plot_dir + "/hybrid_ode_events.csv", {"t"},
                             {{solver.event(0).t}, {solver.event(1).t}, {solver.event(2).t}});
-    if (plot_support::run_python(plot_dir, "plot_hybrid_ode.py", plot_script) != 0) std::printf("(plotting failed)\n");
-    else std::printf("\nwrote %s/hybrid_ode.png\n", plot_dir.c_str());
+    example_support::plot(plot_dir, "plot_hybrid_ode.py", plot_script, "hybrid_ode.png");
   }
   std::printf("\n%s\n", all_ok ? "CHECK PASSED" : "CHECK FAILED");
   return all_ok ? 0 : 1;

@@ -1,4 +1,4 @@
-// Linear-quadratic optimal control (seed 003 §3.3, digest T9): minimize
+// Linear-quadratic optimal control (Tran & Leok, "Geometric Methods for Adjoint Systems", §3.3): minimize
 //     J = int_0^T (q^2 + u^2) / 2 dt,   q' = u,   q(0) = q0,   free end,
 // whose optimum is q(t) = q0 cosh(T - t) / cosh T, u = -p = -q0 sinh(T - t) / cosh T and
 // J* = q0^2 tanh(T) / 2 (the Riccati solution).
@@ -21,6 +21,7 @@
 
 #include "esdirk/geometric/geometric_adjoint.hpp"
 #include "esdirk/problem.hpp"
+#include "common/example_support.hpp"
 
 namespace {
 
@@ -144,7 +145,17 @@ Discrete solve(const g::RkTableau& method, int N, double T, double q0) {
 
 }  // namespace
 
-int main() {
+const char* const usage =
+    "usage: lq_optimal_control\n"
+    "\n"
+    "Linear-quadratic optimal control discretized by Runge-Kutta methods with their partner\n"
+    "tableaus (Tran and Leok, \"Geometric Methods for Adjoint Systems\"): the discrete optimum\n"
+    "converges to the Riccati solution at the method's order.\n"
+    "\n"
+    "  --help       this text\n";
+
+int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   const double T = 1.0, q0 = 1.0, exact = 0.5 * q0 * q0 * std::tanh(T);
   bool all_ok = true;
   std::printf(

@@ -29,6 +29,7 @@
 #include "esdirk/integrator.hpp"
 #include "esdirk/multishoot/interval_evaluator.hpp"
 #include "esdirk/multishoot/ipopt_ocp.hpp"
+#include "common/example_support.hpp"
 
 namespace ms = esdirk::multishoot;
 
@@ -55,7 +56,25 @@ std::array<double, 2> steady_state(double Tc, double CA, double T) {
 
 }  // namespace
 
+const char* const usage =
+    "usage: nmpc [--horizon N] [--samples S] [--dt DT] [--threads T] [--output DIR] [--lbfgs]\n"
+    "            [--cold-multipliers]\n"
+    "\n"
+    "Nonlinear model predictive control of an exothermic CSTR by multiple shooting with Ipopt,\n"
+    "from the low-conversion steady state to the unstable middle one under input and state bounds.\n"
+    "\n"
+    "  --horizon N          shooting intervals per NLP (default 20)\n"
+    "  --samples S          closed-loop samples (default 60)\n"
+    "  --dt DT              sample time in minutes (default 0.05)\n"
+    "  --threads T          threads evaluating the intervals (default 2)\n"
+    "  --output DIR         write nmpc_closed_loop.csv and draw nmpc_closed_loop.png in DIR\n"
+    "                       (default .)\n"
+    "  --lbfgs              Ipopt's limited-memory Hessian instead of Gauss-Newton\n"
+    "  --cold-multipliers   no warm start of the multipliers\n"
+    "  --help               this text\n";
+
 int main(int argc, char** argv) try {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   int N = 20, samples = 60, threads = 2;
   bool cold = false, lbfgs = false;
   double dt = 0.05;
@@ -182,6 +201,7 @@ int main(int argc, char** argv) try {
     guess = ms::shift_for_warm_start(spec, sol);
   }
   std::fclose(f);
+  example_support::run_plot_script(ESDIRK_EXAMPLE_PLOT_SCRIPT, output, "nmpc_closed_loop.png");
   const double err_CA = std::abs(x[0] - CA_ref), err_T = std::abs(x[1] - T_ref);
   std::printf("\nfinal C_A = %.6f (set point %.1f), T = %.5f K (set point %.1f); max T = %.5f K "
               "(limit %.1f, between samples included)\n",

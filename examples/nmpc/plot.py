@@ -2,6 +2,8 @@
 """The CSTR's closed loop under NMPC: C_A, T (with the limit) and the coolant temperature.
 
     plot.py OUTPUT_DIR     (reads nmpc_closed_loop.csv, writes nmpc_closed_loop.png)
+
+nmpc runs it itself with the Python found when it was configured.
 """
 import csv
 import sys

@@ -1,4 +1,4 @@
-// The planar pendulum of seed 003 §3.2.2 as an index-1 DAE, its adjoint integrated by the
+// The planar pendulum of Tran & Leok, "Geometric Methods for Adjoint Systems", §3.2.2, as an index-1 DAE, its adjoint integrated by the
 // presymplectic PGHVI-1 and, for contrast, by backward Euler on the adjoint (BE-1: the same
 // q-method, p-coefficients A~ = A instead of the symplectic partner A~ = 0).
 //
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "bouncing_ball/plot_support.hpp"
+#include "common/example_support.hpp"
 #include "esdirk/geometric/diagnostics.hpp"
 #include "esdirk/geometric/type_two_step.hpp"
 #include "esdirk/problem.hpp"
@@ -170,7 +170,8 @@ MethodRun run_method(esdirk::FunctionProblem& problem, const g::PrkPair& pair, b
   return out;
 }
 
-const char* plot_script = R"PY(import csv
+const char* plot_script = R"PY(import csv, os, sys
+os.chdir(sys.argv[1])  # the folder of the CSV files
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -200,7 +201,18 @@ fig.tight_layout(); fig.savefig("pendulum_adjoint.png", dpi=110)
 
 }  // namespace
 
+const char* const usage =
+    "usage: pendulum_adjoint [--plot DIR]\n"
+    "\n"
+    "The planar pendulum of Tran and Leok, \"Geometric Methods for Adjoint Systems\" (3.2.2), as an\n"
+    "index-1 DAE: its adjoint by the presymplectic PGHVI-1 (phase area conserved) against backward\n"
+    "Euler (not conserved).\n"
+    "\n"
+    "  --plot DIR   write the CSV files and draw pendulum_adjoint.png in DIR\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   std::string plot_dir;
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--plot") == 0 && i + 1 < argc) plot_dir = argv[++i];
@@ -214,7 +226,7 @@ int main(int argc, char** argv) {
   // The paper's step: dt = 2 (about a third of the small-oscillation period 2 pi).
   std::printf(
       "Pendulum (m = g = L = 1) as an index-1 DAE, adjoint one-step map (x, v_x, p_x, p_vx)\n\n");
-  std::printf("seed 003 §3.2.2: one step dt = 2 from x0 = 0.5, v_x0 = 0, p_x1 = 1, p_vx1 = 0\n");
+  std::printf("Tran & Leok, \"Geometric Methods for Adjoint Systems\", §3.2.2: one step dt = 2 from x0 = 0.5, v_x0 = 0, p_x1 = 1, p_vx1 = 0\n");
   const std::vector<double> q0{0.5, 0.0}, u0{-std::sqrt(0.75), 0.0, -std::sqrt(0.75)}, p1{1.0, 0.0};
   g::StepOptions tight;
   tight.tolerance = 1e-15;
@@ -265,7 +277,7 @@ int main(int argc, char** argv) {
     std::vector<std::vector<double>> areas, curve_rows;
     for (int n = 0; n <= steps; ++n)
       areas.push_back({double(n), good.area_ratio[n], bad.area_ratio[n]});
-    plot_support::write_csv(plot_dir + "/pendulum_adjoint_areas.csv", {"step", "PGHVI-1", "BE-1"},
+    example_support::write_csv(plot_dir + "/pendulum_adjoint_areas.csv", {"step", "PGHVI-1", "BE-1"},
                             areas);
     std::FILE* f = std::fopen((plot_dir + "/pendulum_adjoint_curves.csv").c_str(), "w");
     if (f) {
@@ -278,10 +290,7 @@ int main(int argc, char** argv) {
                          m->curves[s][k + 3]);
       std::fclose(f);
     }
-    if (plot_support::run_python(plot_dir, "plot_pendulum_adjoint.py", plot_script) != 0)
-      std::printf("(plotting failed)\n");
-    else
-      std::printf("wrote %s/pendulum_adjoint.png\n", plot_dir.c_str());
+    example_support::plot(plot_dir, "plot_pendulum_adjoint.py", plot_script, "pendulum_adjoint.png");
   }
   std::printf("\n%s\n", all_ok ? "CHECK PASSED" : "CHECK FAILED");
   return all_ok ? 0 : 1;

@@ -1,5 +1,5 @@
-// The RLDC2 circuit of seed 004 (92) in all four modes (γ1, γ2 ∈ {false, true}) and all mode
-// changes. The seed gives no structural results for it; the expected per-mode values below
+// The RLDC2 circuit of Benveniste, Caillaud & Malandain (Inria RR-9387, (92)) in all four modes (γ1, γ2 ∈ {false, true}) and all mode
+// changes. The report gives no structural results for it; the expected per-mode values below
 // were derived by hand (doc/structural-theory.md, "RLDC2"). Exits 1 on any mismatch.
 
 #include <iostream>
@@ -8,10 +8,20 @@
 #include <string>
 
 #include "esdirk/structural/structural.hpp"
+#include "common/example_support.hpp"
 
 using namespace esdirk::structural;
 
-int main() {
+const char* const usage =
+    "usage: example_structural_rldc2\n"
+    "\n"
+    "Structural analysis of the RLDC2 circuit of Benveniste, Caillaud and Malandain (Inria\n"
+    "RR-9387) in all four modes and all mode changes, checked against hand-derived values.\n"
+    "\n"
+    "  --help       this text\n";
+
+int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   ModelBuilder b("rldc2");
   b.mode_variable("g1").mode_variable("g2");
   b.variables({"i1", "i2", "j1", "j2", "u1", "u2", "v1", "v2", "w1", "w2", "x1", "x2", "s1", "s2"});

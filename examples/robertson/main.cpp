@@ -15,6 +15,7 @@
 
 #include "esdirk/integrator.hpp"
 #include "robertson_model.hpp"
+#include "common/example_support.hpp"
 
 namespace {
 
@@ -40,12 +41,22 @@ Result solve(esdirk::Problem& problem, const esdirk::Options& options, std::vect
 
 }  // namespace
 
+const char* const usage =
+    "usage: robertson [--rtol R]\n"
+    "\n"
+    "Robertson's stiff chemical kinetics to t = 1e11, as an ODE and as an index-1 DAE, against the\n"
+    "published reference values.\n"
+    "\n"
+    "  --rtol R     relative tolerance (default 1e-8)\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   double rtol = 1e-8;
   if (argc == 3 && !std::strcmp(argv[1], "--rtol"))
     rtol = std::atof(argv[2]);
   else if (argc != 1) {
-    std::fprintf(stderr, "usage: %s [--rtol R]\n", argv[0]);
+    std::fputs(usage, stderr);
     return 2;
   }
   // y2 (~1e-13 .. 4e-5) drives y1 through 1e4 y2 y3: it needs a small absolute tolerance.

@@ -1,13 +1,13 @@
 /* A minimal multiple-shooting loop in C: the Dow reactor over N = 50 intervals of 0.2 h with
  * the nine parameters as (constant) controls u_k. Each interval returns x_{k+1}, A_k, B_k and
  * the running cost H_k = int u1(t)^2 dt with its gradients q_k, r_k, as an SQP code for NMPC
- * or parameter estimation needs them (seed 002 section 2).
+ * or parameter estimation needs them (Kristensen et al., IFAC 2005, section 2).
  *
  *     shooting_c [N]
  *
  * Two checks that the pieces fit: (1) chaining the intervals from the exact states reproduces
  * one long integration, so the continuity defects x_{k+1} - s_{k+1} vanish to tolerance; (2)
- * the chain rule (seed eq. 15): the product A_{N-1} ... A_0 equals the A of one interval
+ * the chain rule (the paper's eq. 15): the product A_{N-1} ... A_0 equals the A of one interval
  * over the whole horizon. */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 
 #include "../dow_c/dow_model.h"
 #include "esdirk/esdirk.h"
+#include "common/example_help.h"
 
 enum { NX = 6, NZ = 4, NU = 9 };
 
@@ -72,7 +73,17 @@ static int chain(esdirk_shooting* sh, int n, const double* x0, double* x_end, do
   return ESDIRK_SUCCESS;
 }
 
+static const char* const usage =
+    "usage: shooting_c [N]\n"
+    "\n"
+    "A minimal multiple-shooting loop in C: the Dow reactor over N intervals of 0.2 h with x_k+1,\n"
+    "A_k, B_k and a running cost per interval; checks continuity and the chain rule.\n"
+    "\n"
+    "  N            number of intervals (default 50)\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_print_help_if_asked(argc, argv, usage)) return 0;
   const int n = argc > 1 ? atoi(argv[1]) : 50;
   esdirk_problem* problem = NULL;
   esdirk_shooting* sh = NULL;

@@ -19,6 +19,7 @@
 
 #include "esdirk/integrator.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "common/example_support.hpp"
 
 namespace {
 
@@ -70,12 +71,22 @@ class Threshold : public esdirk::StepListener {
 
 }  // namespace
 
+const char* const usage =
+    "usage: step_listeners [--rtol R]\n"
+    "\n"
+    "Step listeners: a logger of every accepted step beside the forward sensitivities, and a\n"
+    "listener that stops the run where x crosses 1/2, checked against the exact solution.\n"
+    "\n"
+    "  --rtol R     relative tolerance (default 1e-8)\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   double rtol = 1e-8;
   if (argc == 3 && !std::strcmp(argv[1], "--rtol"))
     rtol = std::atof(argv[2]);
   else if (argc != 1) {
-    std::fprintf(stderr, "usage: %s [--rtol R]\n", argv[0]);
+    std::fputs(usage, stderr);
     return 2;
   }
   const double p = 2.0;

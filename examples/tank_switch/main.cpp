@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bouncing_ball/plot_support.hpp"
+#include "common/example_support.hpp"
 #include "esdirk/events/hybrid_solver.hpp"
 #include "tank_switch/tank_switch_model.hpp"
 
@@ -25,7 +25,8 @@ void check(bool ok, const char* what, double value, double reference) {
 
 double rel(double a, double b) { return std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-3}); }
 
-const char* plot_script = R"PY(import csv
+const char* plot_script = R"PY(import csv, os, sys
+os.chdir(sys.argv[1])  # the folder of the CSV files
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -44,14 +45,25 @@ fig.tight_layout(); fig.savefig("tank_switch.png", dpi=110)
 
 }  // namespace
 
+const char* const usage =
+    "usage: tank_switch [--rtol R] [--plot DIR]\n"
+    "\n"
+    "An index-1 DAE with a mode switch where the algebraic state jumps: the event time, the jump\n"
+    "of z and the sensitivities, checked against the closed form.\n"
+    "\n"
+    "  --rtol R     relative tolerance (default 1e-10)\n"
+    "  --plot DIR   write tank_switch.csv and draw tank_switch.png in DIR\n"
+    "  --help       this text\n";
+
 int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   double rtol = 1e-10;
   std::string plot_dir;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rtol") && i + 1 < argc) rtol = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--plot") && i + 1 < argc) plot_dir = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--rtol R] [--plot DIR]\n", argv[0]);
+      std::fputs(usage, stderr);
       return 2;
     }
   }
@@ -101,9 +113,8 @@ int main(int argc, char** argv) {
     check(rel(Sz(0, j), ex.z.d[jj]) < 1e-7, what, Sz(0, j), ex.z.d[jj]);
   }
   if (!plot_dir.empty()) {
-    plot_support::write_csv(plot_dir + "/tank_switch.csv", {"t", "x", "z", "dx_da", "dx_dc", "dz_da", "dz_dc"}, samples);
-    if (plot_support::run_python(plot_dir, "plot_tank_switch.py", plot_script) != 0) std::printf("(plotting failed)\n");
-    else std::printf("\nwrote %s/tank_switch.png\n", plot_dir.c_str());
+    example_support::write_csv(plot_dir + "/tank_switch.csv", {"t", "x", "z", "dx_da", "dx_dc", "dz_da", "dz_dc"}, samples);
+    example_support::plot(plot_dir, "plot_tank_switch.py", plot_script, "tank_switch.png");
   }
   std::printf("\n%s\n", all_ok ? "CHECK PASSED" : "CHECK FAILED");
   return all_ok ? 0 : 1;

@@ -14,13 +14,23 @@
 
 #include "esdirk/integrator.hpp"
 #include "van_der_pol_model.hpp"
+#include "common/example_support.hpp"
+
+const char* const usage =
+    "usage: van_der_pol [--rtol R]\n"
+    "\n"
+    "Van der Pol's oscillator with eps = 1e-6 on [0, 2], against the published reference.\n"
+    "\n"
+    "  --rtol R     relative tolerance (default 1e-8)\n"
+    "  --help       this text\n";
 
 int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   double rtol = 1e-8;
   if (argc == 3 && !std::strcmp(argv[1], "--rtol"))
     rtol = std::atof(argv[2]);
   else if (argc != 1) {
-    std::fprintf(stderr, "usage: %s [--rtol R]\n", argv[0]);
+    std::fputs(usage, stderr);
     return 2;
   }
   van_der_pol::Model model(1e-6);
