@@ -13,6 +13,7 @@
 
 #include "esdirk/events/hybrid_adjoint.hpp"
 #include "esdirk/events/hybrid_solver.hpp"
+#include "common/example_support.hpp"
 
 namespace {
 
@@ -50,7 +51,17 @@ double rel(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 
 
 }  // namespace
 
-int main() {
+const char* const usage =
+    "usage: gain_switch\n"
+    "\n"
+    "A controller gain switched by an event (a parameter reset, k := 2 k where x falls through\n"
+    "1/2): the event time, x(T), k(T) and their sensitivities to (x0, k0), forward and by the\n"
+    "hybrid adjoint, checked against the closed form.\n"
+    "\n"
+    "  --help       this text\n";
+
+int main(int argc, char** argv) {
+  if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   const double x0 = 1.3, k0 = 0.8, T = 2.5;
   SwitchedGain model;
   esdirk::HybridOptions options;
