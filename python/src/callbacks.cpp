@@ -20,7 +20,8 @@ void ErrorSlot::store_current() {
 
 void ErrorSlot::raise_if_pending() {
   if (!pending()) return;
-  PyErr_Restore(type_.release().ptr(), value_.release().ptr(), trace_ ? trace_.release().ptr() : nullptr);
+  PyErr_Restore(type_.release().ptr(), value_.release().ptr(),
+                trace_ ? trace_.release().ptr() : nullptr);
   throw py::error_already_set();
 }
 
@@ -33,7 +34,8 @@ void ErrorSlot::clear() {
 Callback Callback::python(py::object function, PythonStyle style, std::string what) {
   if (!PyCallable_Check(function.ptr()))
     throw py::type_error(what + " must be callable or a compiled function (got " +
-                         std::string(py::str(py::type::handle_of(function).attr("__name__"))) + ")");
+                         std::string(py::str(py::type::handle_of(function).attr("__name__"))) +
+                         ")");
   Callback c;
   c.python_ = std::move(function);
   c.style_ = std::move(style);
@@ -76,7 +78,8 @@ py::object recoverable_error_type() {
 std::string shape_text(const py::array& a) {
   std::ostringstream s;
   s << "(";
-  for (py::ssize_t k = 0; k < a.ndim(); ++k) s << (k ? ", " : "") << a.shape(k) << (a.ndim() == 1 ? "," : "");
+  for (py::ssize_t k = 0; k < a.ndim(); ++k)
+    s << (k ? ", " : "") << a.shape(k) << (a.ndim() == 1 ? "," : "");
   s << ")";
   return s.str();
 }
@@ -104,15 +107,15 @@ int Callback::call_python(double t, ConstVector x, ConstVector z, ConstVector p,
     if (style_.p) args.append(to_array(p));
     for (auto a : style_.extra) args.append(a);
     py::object value = python_(*py::tuple(args));
-    if (value.is_none())
-      throw py::value_error(what_ + " returned None; it must return its values");
+    if (value.is_none()) throw py::value_error(what_ + " returned None; it must return its values");
     py::array raw = py::array::ensure(value);
     if (!raw) throw py::type_error(what_ + " returned a value that is not an array of numbers");
     check_numeric(raw, what_ + "'s result");
     auto a = py::array_t<double, py::array::forcecast>::ensure(raw);
     const bool vector = cols == 0;
-    const bool shape_ok = vector ? ((a.ndim() == 1 && a.shape(0) == rows) || (rows == 1 && a.ndim() == 0))
-                                 : (a.ndim() == 2 && a.shape(0) == rows && a.shape(1) == cols);
+    const bool shape_ok =
+        vector ? ((a.ndim() == 1 && a.shape(0) == rows) || (rows == 1 && a.ndim() == 0))
+               : (a.ndim() == 2 && a.shape(0) == rows && a.shape(1) == cols);
     if (!shape_ok) {
       std::ostringstream s;
       s << what_ << " returned shape " << shape_text(a) << ", expected (" << rows
@@ -170,10 +173,13 @@ py::array numeric_array(const py::handle& value, const char* what) {
 
 std::vector<double> vector_argument(const py::handle& value, const char* what) {
   auto a = py::array_t<double>(numeric_array(value, what));
-  if (a.ndim() > 1) throw py::value_error(std::string(what) + " must be one-dimensional, got shape " + shape_text(a));
+  if (a.ndim() > 1)
+    throw py::value_error(std::string(what) + " must be one-dimensional, got shape " +
+                          shape_text(a));
   auto v = a.unchecked();
   std::vector<double> out(static_cast<std::size_t>(a.size()));
-  for (py::ssize_t i = 0; i < a.size(); ++i) out[static_cast<std::size_t>(i)] = a.ndim() == 0 ? *a.data() : v(i);
+  for (py::ssize_t i = 0; i < a.size(); ++i)
+    out[static_cast<std::size_t>(i)] = a.ndim() == 0 ? *a.data() : v(i);
   return out;
 }
 

@@ -45,10 +45,10 @@ class ErrorSlot {
 
 /// Which arguments a Python callable takes after t and x.
 struct PythonStyle {
-  bool z = true;            ///< pass z (the DAE form)
-  bool p = true;            ///< pass p
-  bool mode = false;        ///< pass the mode first (hybrid problems): fn(mode, t, x, ...)
-  py::tuple extra;          ///< appended arguments (scipy's `args`)
+  bool z = true;      ///< pass z (the DAE form)
+  bool p = true;      ///< pass p
+  bool mode = false;  ///< pass the mode first (hybrid problems): fn(mode, t, x, ...)
+  py::tuple extra;    ///< appended arguments (scipy's `args`)
 };
 
 class Callback {
@@ -91,6 +91,7 @@ std::vector<double> vector_argument(const py::handle& value, const char* what);
 DenseMatrix matrix_argument(const py::handle& value, int rows, int cols, const char* what);
 
 /// The exception raised for a numerical failure: esdirk.SolverError(message) with `.status`.
-[[noreturn]] void raise_solver_error(int status, const std::string& name, const std::string& message);
+[[noreturn]] void raise_solver_error(int status, const std::string& name,
+                                     const std::string& message);
 
 }  // namespace esdirk::python

@@ -30,7 +30,8 @@ class EventProblem final : public HybridProblem {
     return model_.evaluate(t, x, z, p, f, g);
   }
   bool has_jacobian() const override { return model_.has_jacobian(); }
-  int jacobian(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, MatrixRef J) override {
+  int jacobian(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+               MatrixRef J) override {
     return model_.jacobian(t, x, z, p, J);
   }
   bool has_parameter_jacobian() const override { return model_.has_parameter_jacobian(); }
@@ -38,7 +39,8 @@ class EventProblem final : public HybridProblem {
                          MatrixRef Jp) override {
     return model_.parameter_jacobian(t, x, z, p, Jp);
   }
-  int events(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector h) override {
+  int events(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+             Vector h) override {
     for (std::size_t k = 0; k < events_.size(); ++k) {
       const int code = events_[k].call(t, x, z, p, &h[k], 1, 0, 1, model_.errors());
       if (code != 0) return code;
@@ -71,29 +73,32 @@ class PythonHybridProblem final : public HybridProblem {
     parameter_jacobian_ = make_callback(jac_p, style, "jac_p");
     for (const Callback* c : {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_})
       if (c->is_compiled())
-        throw py::type_error("HybridProblem takes Python callables (fn(mode, t, x, z, p)); " + c->what() +
-                             " is a compiled function");
+        throw py::type_error("HybridProblem takes Python callables (fn(mode, t, x, z, p)); " +
+                             c->what() + " is a compiled function");
     if (f_.empty()) throw py::type_error("the right-hand side f is required");
-    if (nz > 0 && g_.empty()) throw py::type_error("a DAE (nz > 0) needs the algebraic equations g");
+    if (nz > 0 && g_.empty())
+      throw py::type_error("a DAE (nz > 0) needs the algebraic equations g");
     if (ne > 0 && events_.empty()) throw py::type_error("n_events > 0 needs the event functions");
   }
 
-  int evaluate(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector f,
-               Vector g) override {
+  int evaluate(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+               Vector f, Vector g) override {
     const int code = f_.call(t, x, z, p, f.data(), nx(), 0, nx(), errors_, mode);
     if (code != 0 || nz() == 0) return code;
     return g_.call(t, x, z, p, g.data(), nz(), 0, nz(), errors_, mode);
   }
   bool has_jacobian() const override { return !jacobian_.empty(); }
-  int jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, MatrixRef J) override {
+  int jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+               MatrixRef J) override {
     return jacobian_.call(t, x, z, p, J.data, J.rows, J.cols, J.ld, errors_, mode);
   }
   bool has_parameter_jacobian() const override { return !parameter_jacobian_.empty(); }
-  int parameter_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
-                         MatrixRef Jp) override {
+  int parameter_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                         ConstVector, MatrixRef Jp) override {
     return parameter_jacobian_.call(t, x, z, p, Jp.data, Jp.rows, Jp.cols, Jp.ld, errors_, mode);
   }
-  int events(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector h) override {
+  int events(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+             Vector h) override {
     return events_.call(t, x, z, p, h.data(), event_count(), 0, event_count(), errors_, mode);
   }
   // transition(mode, fired, t, x, z, p) -> (next_mode, x_plus) or None (no change).
@@ -154,7 +159,8 @@ class HybridBinding {
     return *result;
   }
 
-  void initialize(double t0, int mode, const py::object& x0, const py::object& z0, const py::object& p) {
+  void initialize(double t0, int mode, const py::object& x0, const py::object& z0,
+                  const py::object& p) {
     const auto x = vector_argument(x0, problem_->nx(), "x0");
     const auto z = optional_vector(z0, problem_->nz(), "z0");
     const auto pv = optional_vector(p, problem_->np(), "p");
@@ -172,7 +178,8 @@ class HybridBinding {
       S = matrix_argument(seed, n, -1, "seed");
     }
     const auto options = sensitivity_options_from(keywords);
-    check(run([&] { return solver_->initialize_sensitivities(S.cref(), options); }), solver_->message());
+    check(run([&] { return solver_->initialize_sensitivities(S.cref(), options); }),
+          solver_->message());
     sensitivities_ = true;
     Sx_.resize(problem_->nx(), solver_->directions());
     Sz_.resize(problem_->nz(), solver_->directions());
@@ -238,7 +245,8 @@ EventDirection direction_of(int d) {
 // end), stopped at the first terminal event (status 1).
 SolveResult solve_with_events(ModelProblem& model, std::vector<Callback> event_callbacks,
                               const std::vector<bool>& terminal, const std::vector<int>& directions,
-                              const Options& options, const SolveRequest& request, bool& terminated) {
+                              const Options& options, const SolveRequest& request,
+                              bool& terminated) {
   const int nx = model.nx(), nz = model.nz(), ne = static_cast<int>(event_callbacks.size());
   EventProblem problem(model, std::move(event_callbacks));
   HybridOptions ho;
@@ -368,11 +376,12 @@ SolveResult solve_with_events(ModelProblem& model, std::vector<Callback> event_c
 }
 
 void register_hybrid(py::module_& m) {
-  m.def("_solve_events", [](std::shared_ptr<ModelProblem> problem, const Options& options, double t0,
-                            double t_final, py::object x0, py::object z0, py::object p, py::object t_eval,
-                            bool dense, bool sensitivities, py::object seed, const SensitivityOptions& sens,
-                            py::list events, std::vector<bool> terminal, std::vector<int> directions,
-                            bool pass_z, bool pass_p, py::tuple args) {
+  m.def("_solve_events", [](std::shared_ptr<ModelProblem> problem, const Options& options,
+                            double t0, double t_final, py::object x0, py::object z0, py::object p,
+                            py::object t_eval, bool dense, bool sensitivities, py::object seed,
+                            const SensitivityOptions& sens, py::list events,
+                            std::vector<bool> terminal, std::vector<int> directions, bool pass_z,
+                            bool pass_p, py::tuple args) {
     SolveRequest q;
     q.t0 = t0;
     q.t_final = t_final;
@@ -398,7 +407,8 @@ void register_hybrid(py::module_& m) {
     SolveResult r;
     {
       py::gil_scoped_release release;
-      r = solve_with_events(*problem, std::move(callbacks), terminal, directions, options, q, terminated);
+      r = solve_with_events(*problem, std::move(callbacks), terminal, directions, options, q,
+                            terminated);
     }
     problem->errors().raise_if_pending();
     py::dict d = result_dict(r, problem->nx(), problem->nz());
@@ -406,23 +416,25 @@ void register_hybrid(py::module_& m) {
     return d;
   });
 
-  py::class_<PythonHybridProblem, std::shared_ptr<PythonHybridProblem>>(m, "HybridProblem", R"(A hybrid
+  py::class_<PythonHybridProblem, std::shared_ptr<PythonHybridProblem>>(m, "HybridProblem",
+                                                                        R"(A hybrid
 system: per mode x' = f(mode, t, x, z, p), 0 = g(mode, t, x, z, p), event functions
 events(mode, t, x, z, p) -> (n_events,), and transitions
 transition(mode, fired, t, x, z, p) -> (next_mode, x_plus) (None: same mode, no reset).
 fired[k] is +1 / -1 for a component that crossed rising / falling, 0 otherwise.)")
-      .def(py::init([](int nx, int nz, int np, int n_events, py::object f, py::object g, py::object events,
-                       py::object transition, py::object jac, py::object jac_p) {
+      .def(py::init([](int nx, int nz, int np, int n_events, py::object f, py::object g,
+                       py::object events, py::object transition, py::object jac, py::object jac_p) {
              try {
-               return std::make_shared<PythonHybridProblem>(nx, nz, np, n_events, f, g, events, transition,
-                                                            jac, jac_p);
+               return std::make_shared<PythonHybridProblem>(nx, nz, np, n_events, f, g, events,
+                                                            transition, jac, jac_p);
              } catch (const std::invalid_argument& e) {
                throw py::value_error(e.what());
              }
            }),
            py::arg("nx"), py::arg("nz"), py::arg("np"), py::arg("n_events"), py::arg("f"),
-           py::arg("g") = py::none(), py::arg("events") = py::none(), py::arg("transition") = py::none(),
-           py::arg("jac") = py::none(), py::arg("jac_p") = py::none());
+           py::arg("g") = py::none(), py::arg("events") = py::none(),
+           py::arg("transition") = py::none(), py::arg("jac") = py::none(),
+           py::arg("jac_p") = py::none());
 
   py::class_<HybridBinding>(m, "HybridSolver", R"(Integrates a HybridProblem across its events
 (esdirk::HybridSolver): HybridSolver(problem, options=None, terminal=None, directions=None,
@@ -431,7 +443,8 @@ initialize_sensitivities(seed=None, **sensitivity_options); integrate_to(tout) -
 ("listener_stop" at a terminal event); .t, .x, .z, .Sx, .mode, .events (a list of dicts:
 t, modes, fired, left and right limits, tau and the sensitivity jump), .statistics.)")
       .def(py::init([](std::shared_ptr<PythonHybridProblem> problem, std::optional<Options> options,
-                       std::optional<std::vector<bool>> terminal, std::optional<std::vector<int>> directions,
+                       std::optional<std::vector<bool>> terminal,
+                       std::optional<std::vector<int>> directions,
                        std::optional<std::vector<double>> time_events) {
              HybridOptions ho;
              if (options) ho.integrator = *options;
@@ -445,9 +458,12 @@ t, modes, fired, left and right limits, tau and the sensitivity jump), .statisti
            py::arg("directions") = py::none(), py::arg("time_events") = py::none())
       .def("initialize", &HybridBinding::initialize, py::arg("t0"), py::arg("mode"), py::arg("x0"),
            py::arg("z0") = py::none(), py::arg("p") = py::none())
-      .def("initialize_sensitivities",
-           [](HybridBinding& b, py::object seed, py::kwargs kw) { b.initialize_sensitivities(seed, kw); },
-           py::arg("seed") = py::none())
+      .def(
+          "initialize_sensitivities",
+          [](HybridBinding& b, py::object seed, py::kwargs kw) {
+            b.initialize_sensitivities(seed, kw);
+          },
+          py::arg("seed") = py::none())
       .def("integrate_to", &HybridBinding::integrate_to, py::arg("tout"))
       .def_property_readonly("t", &HybridBinding::t)
       .def_property_readonly("x", &HybridBinding::x)
@@ -456,8 +472,10 @@ t, modes, fired, left and right limits, tau and the sensitivity jump), .statisti
       .def_property_readonly("Sz", &HybridBinding::Sz)
       .def_property_readonly("mode", [](HybridBinding& b) { return b.solver().mode(); })
       .def_property_readonly("events", &HybridBinding::events)
-      .def_property_readonly("event_count", [](HybridBinding& b) { return b.solver().event_count(); })
-      .def_property_readonly("statistics", [](HybridBinding& b) { return statistics_dict(b.solver().statistics()); })
+      .def_property_readonly("event_count",
+                             [](HybridBinding& b) { return b.solver().event_count(); })
+      .def_property_readonly(
+          "statistics", [](HybridBinding& b) { return statistics_dict(b.solver().statistics()); })
       .def_property_readonly("message", [](HybridBinding& b) { return b.solver().message(); });
 }
 

@@ -23,8 +23,8 @@ using multishoot::IntervalOutputs;
 py::dict outputs_dict(const IntervalOutputs& out) {
   const int N = out.intervals(), nx = out.nx(), nz = out.nz(), nu = out.nu();
   py::array_t<int> status(N);
-  py::array_t<double> x({N, nx}), z({N, nz}), A({N, nx, nx}), B({N, nx, nu}), H(N), q({N, nx}), r({N, nu}),
-      seconds(N);
+  py::array_t<double> x({N, nx}), z({N, nz}), A({N, nx, nx}), B({N, nx, nu}), H(N), q({N, nx}),
+      r({N, nu}), seconds(N);
   auto s = status.mutable_unchecked<1>();
   auto xw = x.mutable_unchecked<2>();
   auto zw = z.mutable_unchecked<2>();
@@ -107,7 +107,8 @@ class EvaluatorBinding {
 
   IntervalInputs inputs(const py::object& t_begin, const py::object& t_end, const py::object& x,
                         const py::object& u, const py::object& z_guess) const {
-    const int N = evaluator_->intervals(), nx = evaluator_->nx(), nz = evaluator_->nz(), nu = evaluator_->nu();
+    const int N = evaluator_->intervals(), nx = evaluator_->nx(), nz = evaluator_->nz(),
+              nu = evaluator_->nu();
     IntervalInputs in(N, nx, nz, nu);
     in.t_begin = vector_argument(t_begin, N, "t_begin");
     in.t_end = vector_argument(t_end, N, "t_end");
@@ -150,16 +151,20 @@ multishoot::Experiment experiment_from(const py::dict& d, int nx, int nz, int ny
     return vector_argument(a.attr("reshape")(-1), what);
   };
   if (!d.contains("times") || !d.contains("data") || !d.contains("nodes"))
-    throw py::value_error("an experiment needs 'times', 'data' and 'nodes' (and optionally 'sigma', "
-                          "'z_guess', 'initial_state_known')");
+    throw py::value_error(
+        "an experiment needs 'times', 'data' and 'nodes' (and optionally 'sigma', "
+        "'z_guess', 'initial_state_known')");
   e.times = vector_argument(d["times"], "times");
   const auto M1 = static_cast<int>(e.times.size());
   e.data = flat(d["data"], "data");
-  e.sigma = d.contains("sigma") ? flat(d["sigma"], "sigma") : std::vector<double>(e.data.size(), 1.0);
+  e.sigma =
+      d.contains("sigma") ? flat(d["sigma"], "sigma") : std::vector<double>(e.data.size(), 1.0);
   e.nodes = flat(d["nodes"], "nodes");
-  e.z_guess = d.contains("z_guess") ? flat(d["z_guess"], "z_guess")
-                                    : std::vector<double>(static_cast<std::size_t>(std::max(M1 - 1, 0)) * nz, 0.0);
-  if (d.contains("initial_state_known")) e.initial_state_known = d["initial_state_known"].cast<bool>();
+  e.z_guess = d.contains("z_guess")
+                  ? flat(d["z_guess"], "z_guess")
+                  : std::vector<double>(static_cast<std::size_t>(std::max(M1 - 1, 0)) * nz, 0.0);
+  if (d.contains("initial_state_known"))
+    e.initial_state_known = d["initial_state_known"].cast<bool>();
   (void)nx;
   (void)ny;
   return e;
@@ -168,7 +173,8 @@ multishoot::Experiment experiment_from(const py::dict& d, int nx, int nz, int ny
 }  // namespace
 
 void register_multishoot(py::module_& m) {
-  py::class_<EvaluatorBinding>(m, "IntervalEvaluator", R"(N shooting intervals evaluated on a pool of
+  py::class_<EvaluatorBinding>(m, "IntervalEvaluator",
+                               R"(N shooting intervals evaluated on a pool of
 threads (esdirk::multishoot::IntervalEvaluator), bit-identical for any number of threads.
 
 IntervalEvaluator(problem, intervals, options=None, sensitivity_options=None, threads=1,
@@ -176,39 +182,44 @@ running_cost=None); evaluate(t_begin, t_end, x, u=None, z_guess=None) with x (N,
 u (N, nu) -> dict of arrays: status (N,), ok, messages, x (N, nx), z, A (N, nx, nx),
 B (N, nx, nu), H, q, r, seconds. Compiled callbacks run in parallel; Python callbacks take the
 GIL in turn.)")
-      .def(py::init([](std::shared_ptr<ModelProblem> problem, int intervals, std::optional<Options> options,
-                       std::optional<SensitivityOptions> sensitivity, int threads, py::object running_cost) {
-             try {
-               auto b = std::make_unique<EvaluatorBinding>(std::move(problem), intervals,
-                                                           options.value_or(Options{}),
-                                                           sensitivity.value_or(SensitivityOptions{}), threads);
-               b->set_running_cost(running_cost);
-               return b;
-             } catch (const std::invalid_argument& e) {
-               throw py::value_error(e.what());
-             }
-           }),
-           py::arg("problem"), py::arg("intervals"), py::arg("options") = py::none(),
-           py::arg("sensitivity_options") = py::none(), py::arg("threads") = 1,
-           py::arg("running_cost") = py::none())
-      .def("evaluate", &EvaluatorBinding::evaluate, py::arg("t_begin"), py::arg("t_end"), py::arg("x"),
-           py::arg("u") = py::none(), py::arg("z_guess") = py::none())
-      .def("set_warm_start", [](EvaluatorBinding& b, bool warm) { b.evaluator().set_warm_start(warm); })
+      .def(
+          py::init([](std::shared_ptr<ModelProblem> problem, int intervals,
+                      std::optional<Options> options, std::optional<SensitivityOptions> sensitivity,
+                      int threads, py::object running_cost) {
+            try {
+              auto b = std::make_unique<EvaluatorBinding>(
+                  std::move(problem), intervals, options.value_or(Options{}),
+                  sensitivity.value_or(SensitivityOptions{}), threads);
+              b->set_running_cost(running_cost);
+              return b;
+            } catch (const std::invalid_argument& e) {
+              throw py::value_error(e.what());
+            }
+          }),
+          py::arg("problem"), py::arg("intervals"), py::arg("options") = py::none(),
+          py::arg("sensitivity_options") = py::none(), py::arg("threads") = 1,
+          py::arg("running_cost") = py::none())
+      .def("evaluate", &EvaluatorBinding::evaluate, py::arg("t_begin"), py::arg("t_end"),
+           py::arg("x"), py::arg("u") = py::none(), py::arg("z_guess") = py::none())
+      .def("set_warm_start",
+           [](EvaluatorBinding& b, bool warm) { b.evaluator().set_warm_start(warm); })
       .def_property_readonly("threads", [](EvaluatorBinding& b) { return b.evaluator().threads(); })
-      .def_property_readonly("intervals", [](EvaluatorBinding& b) { return b.evaluator().intervals(); });
+      .def_property_readonly("intervals",
+                             [](EvaluatorBinding& b) { return b.evaluator().intervals(); });
 
   m.def(
       "estimate",
       [](std::shared_ptr<ModelProblem> problem, std::vector<int> measured, py::list experiments,
-         py::object theta0, std::optional<Options> options, std::optional<SensitivityOptions> sensitivity,
-         int threads, py::kwargs gauss_newton) {
+         py::object theta0, std::optional<Options> options,
+         std::optional<SensitivityOptions> sensitivity, int threads, py::kwargs gauss_newton) {
         multishoot::EstimationProblem ep;
         ep.nx = problem->nx();
         ep.nz = problem->nz();
         ep.np = problem->np();
         ep.measured = measured;
         for (auto e : experiments)
-          ep.experiments.push_back(experiment_from(e.cast<py::dict>(), ep.nx, ep.nz, static_cast<int>(measured.size())));
+          ep.experiments.push_back(
+              experiment_from(e.cast<py::dict>(), ep.nx, ep.nz, static_cast<int>(measured.size())));
         const auto theta = vector_argument(theta0, ep.np, "theta0");
         multishoot::GaussNewtonOptions gn;
         py::object gn_object = py::cast(gn);
@@ -250,13 +261,15 @@ GIL in turn.)")
         auto c = cov.mutable_unchecked<2>();
         for (int i = 0; i < ep.np; ++i)
           for (int j = 0; j < ep.np; ++j)
-            c(i, j) = r.covariance.empty() ? 0.0 : r.covariance[static_cast<std::size_t>(i + j * ep.np)];
+            c(i, j) =
+                r.covariance.empty() ? 0.0 : r.covariance[static_cast<std::size_t>(i + j * ep.np)];
         d["covariance"] = cov;
         d["iterations"] = r.history.size();
         return d;
       },
       py::arg("problem"), py::arg("measured"), py::arg("experiments"), py::arg("theta0"),
-      py::arg("options") = py::none(), py::arg("sensitivity_options") = py::none(), py::arg("threads") = 1,
+      py::arg("options") = py::none(), py::arg("sensitivity_options") = py::none(),
+      py::arg("threads") = 1,
       R"(Parameter estimation by multiple shooting and Gauss-Newton (esdirk::multishoot::estimate).
 problem's parameters are theta; measured: the indices of the measured states; experiments:
 dicts with times (M+1,), data (M+1, ny), sigma (M+1, ny, default 1), nodes (M+1, nx: guesses

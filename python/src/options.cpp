@@ -15,17 +15,19 @@ namespace {
 template <class E, std::size_t N>
 using Names = std::array<std::pair<E, const char*>, N>;
 
-const Names<NewtonTest, 3> newton_tests{{{NewtonTest::preconditioned_residual, "preconditioned_residual"},
-                                         {NewtonTest::residual, "residual"},
-                                         {NewtonTest::contraction_rate, "contraction_rate"}}};
+const Names<NewtonTest, 3> newton_tests{
+    {{NewtonTest::preconditioned_residual, "preconditioned_residual"},
+     {NewtonTest::residual, "residual"},
+     {NewtonTest::contraction_rate, "contraction_rate"}}};
 const Names<StagePredictor, 2> predictors{{{StagePredictor::previous_stage, "previous_stage"},
                                            {StagePredictor::dense_output, "dense_output"}}};
-const Names<ToleranceRule, 2> tolerance_rules{{{ToleranceRule::calibrated, "calibrated"},
-                                               {ToleranceRule::raw, "raw"}}};
-const Names<DifferenceIncrement, 2> increments{{{DifferenceIncrement::error_weighted, "error_weighted"},
-                                                {DifferenceIncrement::relative, "relative"}}};
-const Names<SensitivityMode, 2> sensitivity_modes{{{SensitivityMode::paper, "paper"},
-                                                   {SensitivityMode::exact, "exact"}}};
+const Names<ToleranceRule, 2> tolerance_rules{
+    {{ToleranceRule::calibrated, "calibrated"}, {ToleranceRule::raw, "raw"}}};
+const Names<DifferenceIncrement, 2> increments{
+    {{DifferenceIncrement::error_weighted, "error_weighted"},
+     {DifferenceIncrement::relative, "relative"}}};
+const Names<SensitivityMode, 2> sensitivity_modes{
+    {{SensitivityMode::paper, "paper"}, {SensitivityMode::exact, "exact"}}};
 const Names<StageSolve, 3> stage_solves{{{StageSolve::automatic, "automatic"},
                                          {StageSolve::refinement, "refinement"},
                                          {StageSolve::factorization, "factorization"}}};
@@ -44,15 +46,19 @@ E value_of(const Names<E, N>& names, const std::string& name, const char* field)
     if (name == n) return v;
     known += std::string(known.empty() ? "" : ", ") + n;
   }
-  throw py::value_error(std::string(field) + ": unknown value '" + name + "' (known: " + known + ")");
+  throw py::value_error(std::string(field) + ": unknown value '" + name + "' (known: " + known +
+                        ")");
 }
 
 // A string property over an enumerated field.
 template <class Class, class E, std::size_t N>
-void enum_property(py::class_<Class>& c, const char* field, E Class::*member, const Names<E, N>& names) {
+void enum_property(py::class_<Class>& c, const char* field, E Class::*member,
+                   const Names<E, N>& names) {
   c.def_property(
       field, [member, &names](const Class& o) { return std::string(name_of(names, o.*member)); },
-      [member, &names, field](Class& o, const std::string& v) { o.*member = value_of(names, v, field); });
+      [member, &names, field](Class& o, const std::string& v) {
+        o.*member = value_of(names, v, field);
+      });
 }
 
 // Sets every keyword as an attribute, refusing names the class does not have.
@@ -92,15 +98,14 @@ void check(Status status, const std::string& message) {
 }
 
 void register_options(py::module_& m) {
-  py::class_<Options> o(m, "Options", R"(Integrator options: the C++ esdirk::Options, field by field.
+  py::class_<Options> o(m, "Options",
+                        R"(Integrator options: the C++ esdirk::Options, field by field.
 
 Options(rtol=1e-8, atol=1e-10, method="ESDIRK436", ...) sets fields by keyword; an
 unknown keyword raises TypeError. Enumerated fields take their names as strings
 (newton_test="contraction_rate"). validate(nx, nz) raises ValueError naming the first
 invalid field.)");
-  o.def(py::init([](py::kwargs kw) {
-          return options_from(kw);
-        }))
+  o.def(py::init([](py::kwargs kw) { return options_from(kw); }))
       .def_readwrite("rtol", &Options::rtol)
       .def_readwrite("atol", &Options::atol)
       .def_readwrite("rtol_vector", &Options::rtol_vector)
@@ -152,18 +157,21 @@ invalid field.)");
                throw py::value_error(e.what());
              }
            })
-      .def_static("seed002", &Options::seed002, "The configuration of seed 002 (raw tolerances, ESDIRK34, ...).")
+      .def_static("seed002", &Options::seed002,
+                  "The configuration of seed 002 (raw tolerances, ESDIRK34, ...).")
       .def("__repr__", [](const Options& o) {
         return "esdirk.Options(rtol=" + std::string(py::repr(py::float_(o.rtol))) +
-               ", atol=" + std::string(py::repr(py::float_(o.atol))) + ", method='" + o.method.name + "')";
+               ", atol=" + std::string(py::repr(py::float_(o.atol))) + ", method='" +
+               o.method.name + "')";
       });
   enum_property(o, "tolerance_rule", &Options::tolerance_rule, tolerance_rules);
   enum_property(o, "newton_test", &Options::newton_test, newton_tests);
   enum_property(o, "stage_predictor", &Options::stage_predictor, predictors);
   enum_property(o, "difference_increment", &Options::difference_increment, increments);
 
-  py::class_<SensitivityOptions> s(m, "SensitivityOptions",
-                                   "Options of the forward sensitivities (esdirk::SensitivityOptions).");
+  py::class_<SensitivityOptions> s(
+      m, "SensitivityOptions",
+      "Options of the forward sensitivities (esdirk::SensitivityOptions).");
   s.def(py::init([](py::kwargs kw) { return sensitivity_options_from(kw); }))
       .def_property(
           "error_control",
@@ -184,11 +192,14 @@ invalid field.)");
   enum_property(s, "mode", &SensitivityOptions::mode, sensitivity_modes);
   enum_property(s, "stage_solve", &SensitivityOptions::stage_solve, stage_solves);
 
-  m.def("statistics_counters", [] {
-    py::list names;
-    for (const auto& c : statistics_counters()) names.append(c.name);
-    return names;
-  }, "The names of the statistics counters, in the order of the library's table.");
+  m.def(
+      "statistics_counters",
+      [] {
+        py::list names;
+        for (const auto& c : statistics_counters()) names.append(c.name);
+        return names;
+      },
+      "The names of the statistics counters, in the order of the library's table.");
 }
 
 }  // namespace esdirk::python

@@ -6,7 +6,8 @@ namespace esdirk::python {
 
 Callback make_callback(const py::object& value, const PythonStyle& style, const std::string& what) {
   if (value.is_none()) return {};
-  py::object address = py::module_::import("esdirk._callbacks").attr("compiled_address")(value, what);
+  py::object address =
+      py::module_::import("esdirk._callbacks").attr("compiled_address")(value, what);
   if (!address.is_none()) return Callback::compiled(address.cast<std::uintptr_t>(), what);
   return Callback::python(value, style, what);
 }
@@ -23,7 +24,8 @@ ModelProblem::ModelProblem(int nx, int nz, int np, Callback f, Callback g, Callb
   if (nz == 0 && !g_.empty()) throw py::value_error("g is given but nz = 0");
 }
 
-int ModelProblem::evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f, Vector g) {
+int ModelProblem::evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f,
+                           Vector g) {
   const int code = f_.call(t, x, z, p, f.data(), nx(), 0, nx(), errors_);
   if (code != 0 || nz() == 0) return code;
   return g_.call(t, x, z, p, g.data(), nz(), 0, nz(), errors_);
@@ -33,7 +35,8 @@ int ModelProblem::jacobian(double t, ConstVector x, ConstVector z, ConstVector p
   return jacobian_.call(t, x, z, p, J.data, J.rows, J.cols, J.ld, errors_);
 }
 
-int ModelProblem::parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef Jp) {
+int ModelProblem::parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                     MatrixRef Jp) {
   return parameter_jacobian_.call(t, x, z, p, Jp.data, Jp.rows, Jp.cols, Jp.ld, errors_);
 }
 
@@ -44,7 +47,8 @@ bool ModelProblem::compiled() const {
 }
 
 void register_problem(py::module_& m) {
-  py::class_<ModelProblem, std::shared_ptr<ModelProblem>>(m, "Problem", R"(A semi-explicit index-1 DAE
+  py::class_<ModelProblem, std::shared_ptr<ModelProblem>>(m, "Problem",
+                                                          R"(A semi-explicit index-1 DAE
 x' = f(t, x, z, p), 0 = g(t, x, z, p) with nx differential, nz algebraic states and np
 parameters (nz = 0: an ODE).
 
@@ -63,29 +67,32 @@ out of the Python calls (fn(t, x, *args) for an ODE without parameters, as scipy
              style.z = pass_z;
              style.p = pass_p;
              try {
-               return std::make_shared<ModelProblem>(nx, nz, np, make_callback(f, style, "f"),
-                                                     make_callback(g, style, "g"),
-                                                     make_callback(jac, style, "jac"),
-                                                     make_callback(jac_p, style, "jac_p"));
+               return std::make_shared<ModelProblem>(
+                   nx, nz, np, make_callback(f, style, "f"), make_callback(g, style, "g"),
+                   make_callback(jac, style, "jac"), make_callback(jac_p, style, "jac_p"));
              } catch (const std::invalid_argument& e) {
                throw py::value_error(e.what());
              }
            }),
            py::arg("nx"), py::arg("nz"), py::arg("np"), py::arg("f"), py::arg("g") = py::none(),
-           py::arg("jac") = py::none(), py::arg("jac_p") = py::none(), py::arg("args") = py::tuple(),
-           py::arg("pass_z") = true, py::arg("pass_p") = true)
+           py::arg("jac") = py::none(), py::arg("jac_p") = py::none(),
+           py::arg("args") = py::tuple(), py::arg("pass_z") = true, py::arg("pass_p") = true)
       .def_property_readonly("nx", &ModelProblem::nx)
       .def_property_readonly("nz", &ModelProblem::nz)
       .def_property_readonly("np", &ModelProblem::np)
-      .def_property_readonly("compiled", &ModelProblem::compiled,
-                             "True when every callback is compiled (the GIL is not needed while integrating).")
-      .def("set_jacobian_bandwidths", [](ModelProblem& p, int lower, int upper) {
-        try {
-          p.set_jacobian_bandwidths(lower, upper);
-        } catch (const std::invalid_argument& e) {
-          throw py::value_error(e.what());
-        }
-      }, "J is banded: J[i, j] = 0 unless -upper <= i - j <= lower (the band LU).");
+      .def_property_readonly(
+          "compiled", &ModelProblem::compiled,
+          "True when every callback is compiled (the GIL is not needed while integrating).")
+      .def(
+          "set_jacobian_bandwidths",
+          [](ModelProblem& p, int lower, int upper) {
+            try {
+              p.set_jacobian_bandwidths(lower, upper);
+            } catch (const std::invalid_argument& e) {
+              throw py::value_error(e.what());
+            }
+          },
+          "J is banded: J[i, j] = 0 unless -upper <= i - j <= lower (the band LU).");
 }
 
 }  // namespace esdirk::python

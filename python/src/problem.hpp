@@ -21,7 +21,8 @@ class ModelProblem final : public Problem {
   bool has_jacobian() const override { return !jacobian_.empty(); }
   int jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J) override;
   bool has_parameter_jacobian() const override { return !parameter_jacobian_.empty(); }
-  int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef Jp) override;
+  int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                         MatrixRef Jp) override;
 
   /// True when every callback is compiled: the integration never needs the interpreter.
   bool compiled() const;

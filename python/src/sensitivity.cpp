@@ -25,8 +25,8 @@ std::vector<double> optional_vector(const py::object& value, int n, const char* 
 // blocks (rows = objective rows). Each returned block may be None (zero); a block's shape is
 // (n,) for a single objective row or (n, rows).
 int python_gradient(const py::object& fn, ErrorSlot& errors, const char* what, int rows, double t,
-                    ConstVector x, ConstVector z, ConstVector p, MatrixRef dx, MatrixRef dz, MatrixRef dp,
-                    std::optional<int> index = {}) {
+                    ConstVector x, ConstVector z, ConstVector p, MatrixRef dx, MatrixRef dz,
+                    MatrixRef dp, std::optional<int> index = {}) {
   py::gil_scoped_acquire gil;
   if (errors.pending()) return -1;
   try {
@@ -53,7 +53,8 @@ int python_gradient(const py::object& fn, ErrorSlot& errors, const char* what, i
   } catch (py::error_already_set& e) {
     e.restore();
   } catch (py::cast_error&) {
-    PyErr_SetString(PyExc_TypeError, (std::string(what) + " must return a tuple (dC/dx, dC/dz, dC/dp)").c_str());
+    PyErr_SetString(PyExc_TypeError,
+                    (std::string(what) + " must return a tuple (dC/dx, dC/dz, dC/dp)").c_str());
   } catch (py::builtin_exception& e) {
     e.set_error();
   }
@@ -69,8 +70,8 @@ RunningCost running_cost_from(const py::object& cost, ModelProblem& problem) {
   ErrorSlot* errors = &problem.errors();
   const int nx = problem.nx(), nz = problem.nz(), nu = problem.np();
   // cost(t, x, z, u) -> (value, dh/dx, dh/dz, dh/du)
-  return [cost, errors, nx, nz, nu](double t, ConstVector x, ConstVector z, ConstVector u, double& value,
-                                    Vector hx, Vector hz, Vector hu) -> int {
+  return [cost, errors, nx, nz, nu](double t, ConstVector x, ConstVector z, ConstVector u,
+                                    double& value, Vector hx, Vector hz, Vector hu) -> int {
     py::gil_scoped_acquire gil;
     if (errors->pending()) return -1;
     try {
@@ -79,8 +80,10 @@ RunningCost running_cost_from(const py::object& cost, ModelProblem& problem) {
         throw py::value_error("running_cost must return (value, dh/dx, dh/dz, dh/du)");
       value = parts[0].cast<double>();
       const auto gx = vector_argument(parts[1], nx, "running_cost's dh/dx");
-      const auto gz = nz ? vector_argument(parts[2], nz, "running_cost's dh/dz") : std::vector<double>{};
-      const auto gu = nu ? vector_argument(parts[3], nu, "running_cost's dh/du") : std::vector<double>{};
+      const auto gz =
+          nz ? vector_argument(parts[2], nz, "running_cost's dh/dz") : std::vector<double>{};
+      const auto gu =
+          nu ? vector_argument(parts[3], nu, "running_cost's dh/du") : std::vector<double>{};
       std::copy(gx.begin(), gx.end(), hx.begin());
       std::copy(gz.begin(), gz.end(), hz.begin());
       std::copy(gu.begin(), gu.end(), hu.begin());
@@ -117,18 +120,23 @@ namespace {
 
 class ShootingBinding {
  public:
-  ShootingBinding(std::shared_ptr<ModelProblem> problem, Options options, SensitivityOptions sensitivity)
+  ShootingBinding(std::shared_ptr<ModelProblem> problem, Options options,
+                  SensitivityOptions sensitivity)
       : problem_(std::move(problem)) {
-    interval_ = std::make_unique<ShootingInterval>(*problem_, std::move(options), std::move(sensitivity));
+    interval_ =
+        std::make_unique<ShootingInterval>(*problem_, std::move(options), std::move(sensitivity));
   }
 
-  void set_running_cost(const py::object& cost) { interval_->set_running_cost(running_cost_from(cost, *problem_)); }
+  void set_running_cost(const py::object& cost) {
+    interval_->set_running_cost(running_cost_from(cost, *problem_));
+  }
 
   py::dict integrate(double t_k, double t_end, const py::object& x_k, const py::object& u_k,
                      const py::object& z_guess) {
     const auto x = vector_argument(x_k, problem_->nx(), "x_k");
     const auto u = optional_vector(u_k, problem_->np(), "u_k");
-    const auto z = z_guess.is_none() ? std::vector<double>{} : vector_argument(z_guess, problem_->nz(), "z_guess");
+    const auto z = z_guess.is_none() ? std::vector<double>{}
+                                     : vector_argument(z_guess, problem_->nz(), "z_guess");
     problem_->errors().clear();
     const ShootingResult* r = nullptr;
     {
@@ -150,7 +158,8 @@ class ShootingBinding {
 }  // namespace
 
 void register_sensitivity(py::module_& m) {
-  py::class_<ShootingBinding>(m, "ShootingInterval", R"(One shooting interval (esdirk::ShootingInterval):
+  py::class_<ShootingBinding>(m, "ShootingInterval",
+                              R"(One shooting interval (esdirk::ShootingInterval):
 integrate(t_k, t_end, x_k, u_k, z_guess=None) -> dict with x, z (at t_end), A = dx/dx_k,
 B = dx/du_k, Az, Bz, H (the running cost's integral), q = dH/dx_k, r = dH/du_k and the
 interval's statistics. The problem's parameters are the controls u. A running cost is
@@ -158,25 +167,27 @@ set_running_cost(cost) with cost(t, x, z, u) -> (value, dh/dx, dh/dz, dh/du). Re
 start from the last step size (warm start) unless cold_start() is called.)")
       .def(py::init([](std::shared_ptr<ModelProblem> problem, std::optional<Options> options,
                        std::optional<SensitivityOptions> sensitivity, py::object running_cost) {
-             auto b = std::make_unique<ShootingBinding>(std::move(problem), options.value_or(Options{}),
-                                                        sensitivity.value_or(SensitivityOptions{}));
+             auto b =
+                 std::make_unique<ShootingBinding>(std::move(problem), options.value_or(Options{}),
+                                                   sensitivity.value_or(SensitivityOptions{}));
              b->set_running_cost(running_cost);
              return b;
            }),
-           py::arg("problem"), py::arg("options") = py::none(), py::arg("sensitivity_options") = py::none(),
-           py::arg("running_cost") = py::none())
+           py::arg("problem"), py::arg("options") = py::none(),
+           py::arg("sensitivity_options") = py::none(), py::arg("running_cost") = py::none())
       .def("set_running_cost", &ShootingBinding::set_running_cost)
-      .def("integrate", &ShootingBinding::integrate, py::arg("t_k"), py::arg("t_end"), py::arg("x_k"),
-           py::arg("u_k") = py::none(), py::arg("z_guess") = py::none())
+      .def("integrate", &ShootingBinding::integrate, py::arg("t_k"), py::arg("t_end"),
+           py::arg("x_k"), py::arg("u_k") = py::none(), py::arg("z_guess") = py::none())
       .def("cold_start", [](ShootingBinding& b) { b.interval().cold_start(); })
-      .def_property_readonly("total_statistics",
-                             [](ShootingBinding& b) { return statistics_dict(b.interval().total_statistics()); });
+      .def_property_readonly("total_statistics", [](ShootingBinding& b) {
+        return statistics_dict(b.interval().total_statistics());
+      });
 
   m.def(
       "adjoint_gradient",
-      [](std::shared_ptr<ModelProblem> problem, py::object t_span, py::object x0, py::object z0, py::object p,
-         py::object weights, py::object terminal, py::object running, int rows, std::optional<Options> options,
-         long memory_budget) {
+      [](std::shared_ptr<ModelProblem> problem, py::object t_span, py::object x0, py::object z0,
+         py::object p, py::object weights, py::object terminal, py::object running, int rows,
+         std::optional<Options> options, long memory_budget) {
         const auto span = vector_argument(t_span, 2, "t_span");
         const int nx = problem->nx(), nz = problem->nz(), np = problem->np();
         const auto x = vector_argument(x0, nx, "x0");
@@ -199,13 +210,15 @@ start from the last step size (warm start) unless cold_start() is called.)")
         if (w.rows()) objective.set_terminal_weights(w.cref());
         ErrorSlot& errors = problem->errors();
         if (!terminal.is_none())
-          objective.terminal = [terminal, &errors, rows](double t, ConstVector xv, ConstVector zv, ConstVector pp,
-                                                          MatrixRef dx, MatrixRef dz, MatrixRef dp) {
+          objective.terminal = [terminal, &errors, rows](double t, ConstVector xv, ConstVector zv,
+                                                         ConstVector pp, MatrixRef dx, MatrixRef dz,
+                                                         MatrixRef dp) {
             return python_gradient(terminal, errors, "terminal", rows, t, xv, zv, pp, dx, dz, dp);
           };
         if (!running.is_none())
-          objective.running = [running, &errors, rows](double t, ConstVector xv, ConstVector zv, ConstVector pp,
-                                                        MatrixRef dx, MatrixRef dz, MatrixRef dp) {
+          objective.running = [running, &errors, rows](double t, ConstVector xv, ConstVector zv,
+                                                       ConstVector pp, MatrixRef dx, MatrixRef dz,
+                                                       MatrixRef dp) {
             return python_gradient(running, errors, "running", rows, t, xv, zv, pp, dx, dz, dp);
           };
         try {
@@ -254,9 +267,10 @@ start from the last step size (warm start) unless cold_start() is called.)")
         d["statistics"] = statistics_dict(solver.statistics());
         return d;
       },
-      py::arg("problem"), py::arg("t_span"), py::arg("x0"), py::arg("z0") = py::none(), py::arg("p") = py::none(),
-      py::arg("weights") = py::none(), py::arg("terminal") = py::none(), py::arg("running") = py::none(),
-      py::arg("rows") = 1, py::arg("options") = py::none(), py::arg("memory_budget") = 0,
+      py::arg("problem"), py::arg("t_span"), py::arg("x0"), py::arg("z0") = py::none(),
+      py::arg("p") = py::none(), py::arg("weights") = py::none(), py::arg("terminal") = py::none(),
+      py::arg("running") = py::none(), py::arg("rows") = 1, py::arg("options") = py::none(),
+      py::arg("memory_budget") = 0,
       R"(The gradient of an objective Phi = C(x(tf), z(tf), p) + int L dt with respect to x0 and p by
 the discrete adjoint (esdirk::Adjoint), on the steps of one forward run over t_span.
 C is given as weights w (C = w . [x(tf); z(tf)]) or as terminal(t, x, z, p) -> (dC/dx, dC/dz,

@@ -2,6 +2,8 @@
 // loop behind esdirk.solve_ivp: the whole integration runs without the interpreter unless a
 // callback is a Python function.
 
+#include "solvers.hpp"
+
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -11,7 +13,6 @@
 #include "esdirk/integrator.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 #include "problem.hpp"
-#include "solvers.hpp"
 
 namespace esdirk::python {
 
@@ -60,7 +61,8 @@ class IntegratorBinding {
   void enable_sensitivities(const py::object& seed, const py::dict& keywords) {
     const int n = problem_->nx() + problem_->np();
     sensitivity_.reset();
-    auto sens = std::make_unique<ForwardSensitivity>(*integrator_, sensitivity_options_from(keywords));
+    auto sens =
+        std::make_unique<ForwardSensitivity>(*integrator_, sensitivity_options_from(keywords));
     Status s;
     if (seed.is_none()) {
       s = without_gil(*problem_, [&] { return sens->initialize_all(); });
@@ -90,7 +92,8 @@ class IntegratorBinding {
     t_out_ = integrator_->t();
     std::copy(integrator_->x().begin(), integrator_->x().end(), x_.begin());
     std::copy(integrator_->z().begin(), integrator_->z().end(), z_.begin());
-    if (sensitivity_) copy(sensitivity_->state_sensitivity(), sensitivity_->algebraic_sensitivity());
+    if (sensitivity_)
+      copy(sensitivity_->state_sensitivity(), sensitivity_->algebraic_sensitivity());
     return std::string(stop_reason_name(o.reason));
   }
 
@@ -142,14 +145,16 @@ SolveResult solve(ModelProblem& problem, const Options& options, const SolveRequ
   if (!ok(s)) return finish(s, solver.message());
   if (request.sensitivities) {
     sensitivity = std::make_unique<ForwardSensitivity>(solver, request.sensitivity_options);
-    s = request.seed.rows() ? sensitivity->initialize(request.seed.cref()) : sensitivity->initialize_all();
+    s = request.seed.rows() ? sensitivity->initialize(request.seed.cref())
+                            : sensitivity->initialize_all();
     if (!ok(s)) return finish(s, sensitivity->message());
     r.directions = sensitivity->directions();
   }
   const int ns = r.directions;
   std::vector<double> x(nx), z(nz);
   DenseMatrix Sx(nx, ns), Sz(nz, ns);
-  auto record = [&](double t, ConstVector xv, ConstVector zv, ConstMatrixRef sx, ConstMatrixRef sz) {
+  auto record = [&](double t, ConstVector xv, ConstVector zv, ConstMatrixRef sx,
+                    ConstMatrixRef sz) {
     r.t.push_back(t);
     r.x.insert(r.x.end(), xv.begin(), xv.end());
     r.z.insert(r.z.end(), zv.begin(), zv.end());
@@ -169,7 +174,8 @@ SolveResult solve(ModelProblem& problem, const Options& options, const SolveRequ
   if (request.dense) {
     r.dense_t.push_back(request.t0);
     r.dense_x.insert(r.dense_x.end(), solver.x().begin(), solver.x().end());
-    r.dense_f.insert(r.dense_f.end(), solver.current_derivative().begin(), solver.current_derivative().end());
+    r.dense_f.insert(r.dense_f.end(), solver.current_derivative().begin(),
+                     solver.current_derivative().end());
   }
   if (every_step || request.dense) {
     solver.set_step_observer([&](const StepView& step) {
@@ -190,7 +196,8 @@ SolveResult solve(ModelProblem& problem, const Options& options, const SolveRequ
   const std::vector<double> single{request.t_final};
   for (double tout : every_step ? single : request.t_eval) {
     if (tout == request.t0) {  // t_eval may start at t0 (scipy allows it)
-      record(tout, solver.x(), solver.z(), sensitivity ? sensitivity->state_sensitivity() : Sx.cref(),
+      record(tout, solver.x(), solver.z(),
+             sensitivity ? sensitivity->state_sensitivity() : Sx.cref(),
              sensitivity ? sensitivity->algebraic_sensitivity() : Sz.cref());
       continue;
     }
@@ -211,13 +218,15 @@ dense_output(t) -> (x, z); enable_sensitivities(seed=None, **sensitivity_options
 forward sensitivities (.Sx, .Sz after each call); statistics (a dict). A numerical failure
 raises esdirk.SolverError with the library's message; the integrator keeps its last good
 state, so a later call can continue.)")
-      .def(py::init([](std::shared_ptr<ModelProblem> problem, std::optional<Options> options, py::kwargs kw) {
+      .def(py::init([](std::shared_ptr<ModelProblem> problem, std::optional<Options> options,
+                       py::kwargs kw) {
              Options o = options ? *options : Options{};
              if (kw.size()) {
                py::object obj = py::cast(o);
                for (auto [k, v] : kw) {
                  const std::string name = py::str(k);
-                 if (!py::hasattr(obj, name.c_str())) throw py::type_error("Options has no option '" + name + "'");
+                 if (!py::hasattr(obj, name.c_str()))
+                   throw py::type_error("Options has no option '" + name + "'");
                  obj.attr(name.c_str()) = v;
                }
                o = obj.cast<Options>();
@@ -227,9 +236,12 @@ state, so a later call can continue.)")
            py::arg("problem"), py::arg("options") = py::none())
       .def("initialize", &IntegratorBinding::initialize, py::arg("t0"), py::arg("x0"),
            py::arg("z0") = py::none(), py::arg("p") = py::none())
-      .def("enable_sensitivities", [](IntegratorBinding& b, py::object seed, py::kwargs kw) {
-        b.enable_sensitivities(seed, kw);
-      }, py::arg("seed") = py::none())
+      .def(
+          "enable_sensitivities",
+          [](IntegratorBinding& b, py::object seed, py::kwargs kw) {
+            b.enable_sensitivities(seed, kw);
+          },
+          py::arg("seed") = py::none())
       .def("integrate_to", &IntegratorBinding::integrate_to, py::arg("tout"))
       .def("step", &IntegratorBinding::step, py::arg("tout"))
       .def("dense_output", &IntegratorBinding::dense_output, py::arg("t"))
@@ -240,30 +252,34 @@ state, so a later call can continue.)")
       .def_property_readonly("z", &IntegratorBinding::z)
       .def_property_readonly("Sx", &IntegratorBinding::Sx)
       .def_property_readonly("Sz", &IntegratorBinding::Sz)
-      .def_property_readonly("statistics",
-                             [](IntegratorBinding& b) { return statistics_dict(b.integrator().statistics()); })
-      .def_property_readonly("message", [](IntegratorBinding& b) { return b.integrator().message(); })
-      .def_property_readonly("options", [](IntegratorBinding& b) { return b.integrator().options(); });
+      .def_property_readonly(
+          "statistics",
+          [](IntegratorBinding& b) { return statistics_dict(b.integrator().statistics()); })
+      .def_property_readonly("message",
+                             [](IntegratorBinding& b) { return b.integrator().message(); })
+      .def_property_readonly("options",
+                             [](IntegratorBinding& b) { return b.integrator().options(); });
 
-  m.def("_solve", [](std::shared_ptr<ModelProblem> problem, const Options& options, double t0,
-                     double t_final, py::object x0, py::object z0, py::object p, py::object t_eval,
-                     bool dense, bool sensitivities, py::object seed, const SensitivityOptions& sens) {
-    SolveRequest q;
-    q.t0 = t0;
-    q.t_final = t_final;
-    q.x0 = vector_argument(x0, problem->nx(), "y0");
-    q.z0 = optional_vector(z0, problem->nz(), "z0");
-    q.p = optional_vector(p, problem->np(), "p");
-    if (!t_eval.is_none()) q.t_eval = vector_argument(t_eval, "t_eval");
-    q.dense = dense;
-    q.sensitivities = sensitivities;
-    if (sensitivities && !seed.is_none())
-      q.seed = matrix_argument(seed, problem->nx() + problem->np(), -1, "seed");
-    q.sensitivity_options = sens;
-    options.validate(problem->nx(), problem->nz());
-    SolveResult r = without_gil(*problem, [&] { return solve(*problem, options, q); });
-    return result_dict(r, problem->nx(), problem->nz());
-  });
+  m.def("_solve",
+        [](std::shared_ptr<ModelProblem> problem, const Options& options, double t0, double t_final,
+           py::object x0, py::object z0, py::object p, py::object t_eval, bool dense,
+           bool sensitivities, py::object seed, const SensitivityOptions& sens) {
+          SolveRequest q;
+          q.t0 = t0;
+          q.t_final = t_final;
+          q.x0 = vector_argument(x0, problem->nx(), "y0");
+          q.z0 = optional_vector(z0, problem->nz(), "z0");
+          q.p = optional_vector(p, problem->np(), "p");
+          if (!t_eval.is_none()) q.t_eval = vector_argument(t_eval, "t_eval");
+          q.dense = dense;
+          q.sensitivities = sensitivities;
+          if (sensitivities && !seed.is_none())
+            q.seed = matrix_argument(seed, problem->nx() + problem->np(), -1, "seed");
+          q.sensitivity_options = sens;
+          options.validate(problem->nx(), problem->nz());
+          SolveResult r = without_gil(*problem, [&] { return solve(*problem, options, q); });
+          return result_dict(r, problem->nx(), problem->nz());
+        });
 }
 
 py::dict result_dict(const SolveResult& r, int nx, int nz) {

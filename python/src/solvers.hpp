@@ -19,7 +19,7 @@ struct SolveRequest {
   std::vector<double> t_eval;  ///< empty: every step
   bool dense = false;          ///< record (t, x, x') at every step end
   bool sensitivities = false;
-  DenseMatrix seed;            ///< 0 x 0: the identity
+  DenseMatrix seed;  ///< 0 x 0: the identity
   SensitivityOptions sensitivity_options;
 };
 

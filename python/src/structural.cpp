@@ -1,8 +1,9 @@
 // Structural analysis of model text from Python: esdirk.analyse_model(text) returns the
 // library's JSON report as a dict (and its text report), ParseError as ValueError.
 
-#include "bindings.hpp"
 #include "esdirk/structural/structural.hpp"
+
+#include "bindings.hpp"
 
 namespace esdirk::python {
 
@@ -18,7 +19,8 @@ void register_structural(py::module_& m) {
         } catch (const std::exception& e) {  // ParseError, LimitExceeded: located messages
           throw py::value_error(e.what());
         }
-        py::dict d = py::module_::import("json").attr("loads")(structural::json_report(model, analysis));
+        py::dict d =
+            py::module_::import("json").attr("loads")(structural::json_report(model, analysis));
         d["text"] = structural::text_report(model, analysis);
         d["well_posed"] = analysis.well_posed();
         return d;

@@ -4,7 +4,7 @@
 
 #include <dlfcn.h>
 
-int robertson_f(double t, const double *y, const double *z, const double *p, double *f) {
+int robertson_f(double t, const double* y, const double* z, const double* p, double* f) {
   (void)t, (void)z, (void)p;
   f[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
   f[1] = 0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] * y[1];
@@ -13,7 +13,7 @@ int robertson_f(double t, const double *y, const double *z, const double *p, dou
 }
 
 /* Column-major 3 x 3. */
-int robertson_jac(double t, const double *y, const double *z, const double *p, double *J) {
+int robertson_jac(double t, const double* y, const double* z, const double* p, double* J) {
   (void)t, (void)z, (void)p;
   J[0] = -0.04;
   J[1] = 0.04;
@@ -28,14 +28,15 @@ int robertson_jac(double t, const double *y, const double *z, const double *p, d
 }
 
 /* An event: y3 reaches 0.5. */
-int robertson_half_converted(double t, const double *y, const double *z, const double *p, double *h) {
+int robertson_half_converted(double t, const double* y, const double* z, const double* p,
+                             double* h) {
   (void)t, (void)z, (void)p;
   h[0] = y[2] - 0.5;
   return 0;
 }
 
 /* A callback that reports a fatal failure (the integration must stop with a clear status). */
-int always_fails(double t, const double *y, const double *z, const double *p, double *f) {
+int always_fails(double t, const double* y, const double* z, const double* p, double* f) {
   (void)t, (void)y, (void)z, (void)p, (void)f;
   return -1;
 }
@@ -46,7 +47,7 @@ int always_fails(double t, const double *y, const double *z, const double *p, do
 
 static int gil_held_calls = 0;
 
-int gil_probe_f(double t, const double *y, const double *z, const double *p, double *f) {
+int gil_probe_f(double t, const double* y, const double* z, const double* p, double* f) {
   (void)t, (void)z, (void)p;
   int (*held)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "PyGILState_Check");
   if (held && held()) ++gil_held_calls;

@@ -83,9 +83,10 @@ void dow_sensitivities() {
   dow::Model model;
   esdirk::Integrator solver(model, dow::benchmark_options(1e-6));
   const auto z_start = dow::consistent_algebraic_start();
-  solver.initialize(0.0, std::vector<double>(dow::initial_states.begin(), dow::initial_states.end()),
-                    std::vector<double>(z_start.begin(), z_start.end()),
-                    std::vector<double>(dow::nominal_parameters.begin(), dow::nominal_parameters.end()));
+  solver.initialize(
+      0.0, std::vector<double>(dow::initial_states.begin(), dow::initial_states.end()),
+      std::vector<double>(z_start.begin(), z_start.end()),
+      std::vector<double>(dow::nominal_parameters.begin(), dow::nominal_parameters.end()));
   esdirk::ForwardSensitivity sens(solver);
   esdirk::DenseMatrix seed(15, 9);
   for (int j = 0; j < 9; ++j) seed(6 + j, j) = dow::nominal_parameters[static_cast<std::size_t>(j)];
@@ -133,18 +134,20 @@ void ball() {
 // integrate(0, 0.5, [1, 0], [0.3]), then integrate(0.5, 1, x_end, [-0.2]) (warm start).
 void shooting_interval() {
   const double mu = 1.0;
-  esdirk::FunctionProblem problem(2, 0, 1, [mu](double, esdirk::ConstVector x, esdirk::ConstVector,
-                                                esdirk::ConstVector u, esdirk::Vector f) {
-    f[0] = x[1];
-    f[1] = mu * (1.0 - x[0] * x[0]) * x[1] - x[0] + u[0];
-    return 0;
-  });
+  esdirk::FunctionProblem problem(2, 0, 1,
+                                  [mu](double, esdirk::ConstVector x, esdirk::ConstVector,
+                                       esdirk::ConstVector u, esdirk::Vector f) {
+                                    f[0] = x[1];
+                                    f[1] = mu * (1.0 - x[0] * x[0]) * x[1] - x[0] + u[0];
+                                    return 0;
+                                  });
   esdirk::Options options;
   options.rtol = 1e-8;
   options.atol = 1e-10;
   esdirk::ShootingInterval interval(problem, options);
-  interval.set_running_cost([](double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector u,
-                               double& value, esdirk::Vector hx, esdirk::Vector, esdirk::Vector hu) {
+  interval.set_running_cost([](double, esdirk::ConstVector x, esdirk::ConstVector,
+                               esdirk::ConstVector u, double& value, esdirk::Vector hx,
+                               esdirk::Vector, esdirk::Vector hu) {
     value = x[0] * x[0] + u[0] * u[0];
     hx[0] = 2.0 * x[0];
     hx[1] = 0.0;
