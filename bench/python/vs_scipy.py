@@ -11,7 +11,7 @@ reference (components above 1e-12). esdirk runs rtol 1e-4 .. 1e-8 (half decades)
 wider range, and its time at esdirk's achieved error is interpolated on its log-log
 work-precision line. The speed-up is the median over esdirk's rtols.
 
-    python3 vs_scipy.py [--quick] [--output DIR]
+    python3 vs_scipy.py [--quick] [--output DIR] [--replot DIR/python_vs_scipy.csv]
 
 Writes DIR/python_vs_scipy.csv, DIR/python_vs_scipy.png and prints a markdown table.
 """
@@ -199,7 +199,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="two tolerances, one run each")
     parser.add_argument("--output", default=".", help="folder for the CSV and the PNG")
+    parser.add_argument("--replot", metavar="CSV", help="only the table and the plot of a CSV written before")
     args = parser.parse_args()
+    if args.replot:
+        with open(args.replot) as f:
+            rows = [dict(r, rtol=float(r["rtol"]), error=float(r["error"]), seconds=float(r["seconds"]),
+                         success=r["success"] == "True", nfev=int(r["nfev"])) for r in csv.DictReader(f)]
+        print_table(speedups(rows, ["Radau", "BDF", "LSODA"]))
+        plot(rows, os.path.join(args.output, "python_vs_scipy.png"))
+        return 0
     esdirk_rtols = [1e-4, 1e-6] if args.quick else list(10.0 ** -np.arange(4.0, 8.01, 0.5))
     scipy_rtols = [1e-4, 1e-6] if args.quick else list(10.0 ** -np.arange(3.0, 11.51, 0.5))
     min_total = 0.0 if args.quick else 0.3
@@ -288,7 +296,8 @@ def plot(rows, path):
         ax.set_xlabel("achieved relative error at the final time")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("seconds (best of repeated runs)")
-    axes[0].legend(fontsize=8)
+    for ax in axes:
+        ax.legend(fontsize=7)
     fig.suptitle("esdirk.solve_ivp vs scipy.integrate.solve_ivp: work-precision")
     fig.tight_layout()
     fig.savefig(path, dpi=110)

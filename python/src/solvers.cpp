@@ -53,9 +53,9 @@ class IntegratorBinding {
     const auto x = vector_argument(x0, problem_->nx(), "x0");
     const auto z = optional_vector(z0, problem_->nz(), "z0");
     const auto pv = optional_vector(p, problem_->np(), "p");
-    sensitivity_.reset();
     const Status s = without_gil(*problem_, [&] { return integrator_->initialize(t0, x, z, pv); });
     check(s, integrator_->message());
+    sensitivity_.reset();  // a new start: enable_sensitivities again (kept if this call failed)
   }
 
   void enable_sensitivities(const py::object& seed, const py::dict& keywords) {
