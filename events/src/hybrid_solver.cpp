@@ -581,7 +581,7 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
   }
 
   if (jumps) {
-    const Status status = jump_sensitivities(cause, t, dh_dt, moving);
+    const Status status = jump_sensitivities(cause, t, dh_dt, moving, initial);
     if (!ok(status)) return status;
   }
 
@@ -659,7 +659,8 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
 // with the left limit's total directions v = [tau; s- + f- tau; w- + z'- tau; P; M],
 // dX+ = D v and, with a parameter reset, dP+ = E v. tau = -(h_x s- + h_z w- + h_pe [P; M]) / D_h
 // for a moving event, 0 otherwise. Fills tau_, pe_dirs_, dx_total_, dp_total_ and wstar_.
-Status HybridSolver::jump_sensitivities(const TransitionCause& cause, double t, double dh_dt, bool moving) {
+Status HybridSolver::jump_sensitivities(const TransitionCause& cause, double t, double dh_dt, bool moving,
+                                        bool initial) {
   const int ns = directions_, npe = np_ + nm_;
   const ConstMatrixRef Pe = sensitivity_->parameter_directions();
   for (int j = 0; j < ns; ++j)
@@ -681,12 +682,14 @@ Status HybridSolver::jump_sensitivities(const TransitionCause& cause, double t, 
   }
   int code = jumps_->reset_jacobian(cause, t, x_, z_, p_ext_, reset_jacobian_.ref());
   if (code != 0)
-    return transition_failure(callback_status(code), "the reset Jacobian failed at t = " + format_number(t));
+    return transition_failure(callback_status(code), "the reset Jacobian of " + event_name(cause, initial) +
+                                                         " failed or was not finite at t = " + format_number(t));
   if (problem_.has_parameter_reset()) {
     code = jumps_->parameter_reset_jacobian(cause, t, x_, z_, p_ext_, parameter_reset_jacobian_.ref());
     if (code != 0)
-      return transition_failure(callback_status(code), "the parameter reset's Jacobian failed or was not finite at t = " +
-                                                           format_number(t));
+      return transition_failure(callback_status(code), "the Jacobian of the parameter reset of " +
+                                                           event_name(cause, initial) +
+                                                           " failed or was not finite at t = " + format_number(t));
   }
   const int columns = jumps_->columns();
   for (int j = 0; j < ns; ++j) {

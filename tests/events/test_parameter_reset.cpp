@@ -375,4 +375,74 @@ BOOST_AUTO_TEST_CASE(algebraic_state_follows_the_reset_parameter) {
   BOOST_TEST(a.worst_relative_error() < 1e-12, "worst " << a.worst_relative_error());
 }
 
+// A re-armed trigger, SBML style: the event t - k > 0 assigns k := 2 when it fires, so the
+// trigger is false again right after t = k0 = 1 and fires once more at t = 2 (where k := 2 is
+// the same value: no third event). The first event time moves with k0 (tau = 1); the second
+// does not (k+ = 2 whatever k0: E = [0, 0, 0]).
+class RearmedTrigger : public esdirk::HybridProblem {
+ public:
+  RearmedTrigger() : HybridProblem(1, 0, 1, 1) {}
+  int evaluate(int, double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+               esdirk::Vector f, esdirk::Vector) override {
+    f[0] = 1.0;
+    return 0;
+  }
+  int events(int, double t, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector p, esdirk::ConstVector,
+             esdirk::Vector h) override {
+    h[0] = t - p[0];
+    return 0;
+  }
+  int transition(int, const esdirk::TransitionCause&, double, esdirk::ConstVector x, esdirk::ConstVector,
+                 esdirk::ConstVector, esdirk::ConstVector, int&, esdirk::Vector x_plus) override {
+    x_plus[0] = x[0] + 1.0;  // count the firings in x
+    return 0;
+  }
+  bool has_parameter_reset() const override { return true; }
+  int reset_parameters(int, const esdirk::TransitionCause&, double, esdirk::ConstVector, esdirk::ConstVector,
+                       esdirk::ConstVector, esdirk::ConstVector, esdirk::Vector p_plus) override {
+    p_plus[0] = 2.0;
+    return 0;
+  }
+  bool has_parameter_reset_jacobian() const override { return broken_jacobian; }
+  int parameter_reset_jacobian(int, const esdirk::TransitionCause&, double, esdirk::ConstVector,
+                               esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+                               esdirk::MatrixRef E) override {
+    for (int c = 0; c < E.cols; ++c) E(0, c) = std::nan("");
+    return 0;
+  }
+  bool broken_jacobian = false;
+};
+
+BOOST_AUTO_TEST_CASE(trigger_rearmed_by_a_parameter_reset_fires_again) {
+  RearmedTrigger model;
+  esdirk::HybridOptions o = tight(1e-10);
+  o.directions = {esdirk::EventDirection::rising};
+  const esdirk::DenseMatrix seed = identity(2);
+  const Run r = run(model, o, 0.0, 0, {0.0}, {}, {1.0}, 4.0, &seed);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+  BOOST_REQUIRE_EQUAL(r.events.size(), 2u);
+  BOOST_TEST(std::abs(r.events[0].t - 1.0) < 1e-12);
+  BOOST_TEST(std::abs(r.events[1].t - 2.0) < 1e-12);
+  BOOST_TEST(std::abs(r.events[0].tau[1] - 1.0) < 1e-12);  // dt1/dk0
+  BOOST_TEST(std::abs(r.events[1].tau[1]) < 1e-12);        // t2 = k+ = 2 for every k0
+  BOOST_TEST(std::abs(r.x[0] - 6.0) < 1e-10);              // 4 + two firings
+  // x(4) = 4 + 2 whatever x0 and k0: s = (1, 0); across the first event s+ = s- + (f- - f+) tau
+  // with f- = f+ = 1.
+  BOOST_TEST(std::abs(r.Sx(0, 0) - 1.0) < 1e-12);
+  BOOST_TEST(std::abs(r.Sx(0, 1)) < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(failing_parameter_reset_jacobian_names_the_event) {
+  RearmedTrigger model;
+  model.broken_jacobian = true;
+  esdirk::HybridOptions o = tight(1e-10);
+  o.directions = {esdirk::EventDirection::rising};
+  const esdirk::DenseMatrix seed = identity(2);
+  const Run r = run(model, o, 0.0, 0, {0.0}, {}, {1.0}, 4.0, &seed);
+  BOOST_TEST((r.status == esdirk::Status::callback_failures));
+  BOOST_TEST(r.message.find("Jacobian of the parameter reset of the event (event function 0)") != std::string::npos,
+             r.message);
+  BOOST_TEST(std::abs(r.x[0] - 1.0) < 1e-10);  // the left limit of the first event
+}
+
 BOOST_AUTO_TEST_SUITE_END()

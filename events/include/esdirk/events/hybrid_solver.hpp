@@ -112,7 +112,7 @@ class ESDIRK_API HybridSolver {
   Status apply_transition(TransitionKind kind);
   Status find_initial_events();
   std::string event_name(const TransitionCause& cause, bool initial) const;
-  Status jump_sensitivities(const TransitionCause& cause, double t, double dh_dt, bool moving);
+  Status jump_sensitivities(const TransitionCause& cause, double t, double dh_dt, bool moving, bool initial);
   Status refine_event();
   Status arm_detector(std::span<const int> fired);
   Status transition_failure(Status status, std::string message);
