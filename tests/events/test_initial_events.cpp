@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(event_functions_not_finite_at_t0_are_a_status_naming_t0) {
   const std::vector<double> x0{1.0}, p{k0};
   const esdirk::Status status = solver.initialize(0.0, 0, x0, {}, p);
   BOOST_TEST((status == esdirk::Status::callback_failures));
-  BOOST_TEST(solver.message().find("event functions") != std::string::npos, solver.message());
+  BOOST_TEST(solver.message().find("event function") != std::string::npos, solver.message());
   BOOST_TEST(solver.message().find("t = 0") != std::string::npos, solver.message());
 }
 

@@ -423,13 +423,13 @@ BOOST_AUTO_TEST_CASE(trigger_rearmed_by_a_parameter_reset_fires_again) {
   BOOST_REQUIRE_EQUAL(r.events.size(), 2u);
   BOOST_TEST(std::abs(r.events[0].t - 1.0) < 1e-12);
   BOOST_TEST(std::abs(r.events[1].t - 2.0) < 1e-12);
-  BOOST_TEST(std::abs(r.events[0].tau[1] - 1.0) < 1e-12);  // dt1/dk0
-  BOOST_TEST(std::abs(r.events[1].tau[1]) < 1e-12);        // t2 = k+ = 2 for every k0
+  BOOST_TEST(std::abs(r.events[0].tau[1] - 1.0) < 1e-9);  // dt1/dk0
+  BOOST_TEST(std::abs(r.events[1].tau[1]) < 1e-9);        // t2 = k+ = 2 for every k0
   BOOST_TEST(std::abs(r.x[0] - 6.0) < 1e-10);              // 4 + two firings
   // x(4) = 4 + 2 whatever x0 and k0: s = (1, 0); across the first event s+ = s- + (f- - f+) tau
-  // with f- = f+ = 1.
-  BOOST_TEST(std::abs(r.Sx(0, 0) - 1.0) < 1e-12);
-  BOOST_TEST(std::abs(r.Sx(0, 1)) < 1e-12);
+  // with f- = f+ = 1. The event gradient and E are central differences here (error ~1e-11).
+  BOOST_TEST(std::abs(r.Sx(0, 0) - 1.0) < 1e-9);
+  BOOST_TEST(std::abs(r.Sx(0, 1)) < 1e-9);
 }
 
 BOOST_AUTO_TEST_CASE(failing_parameter_reset_jacobian_names_the_event) {
