@@ -134,3 +134,30 @@ def test_forward_sensitivities_match_finite_differences():
     dy0 = (solve([2.0 + eps, 0.0], mu) - solve([2.0 - eps, 0.0], mu)) / (2 * eps)
     assert np.allclose(res.dy_dp[:, :, 0].T, dp, rtol=1e-5, atol=1e-7)
     assert np.allclose(res.dy_dy0[:, :, 0].T, dy0, rtol=1e-5, atol=1e-7)
+
+
+def test_banded_jacobian_by_lband_uband_gives_the_dense_result():
+    def chain(t, y):  # a tridiagonal diffusion chain
+        d = np.zeros_like(y)
+        d[1:-1] = y[:-2] - 2 * y[1:-1] + y[2:]
+        d[0] = -2 * y[0] + y[1]
+        d[-1] = y[-2] - 2 * y[-1]
+        return d
+    y0 = np.linspace(1.0, 2.0, 8)
+    banded = esdirk.solve_ivp(chain, (0, 1), y0, lband=1, uband=1, rtol=1e-8, atol=1e-12)
+    dense = esdirk.solve_ivp(chain, (0, 1), y0, rtol=1e-8, atol=1e-12)
+    assert banded.success and np.allclose(banded.y[:, -1], dense.y[:, -1], rtol=1e-7)
+    with pytest.raises(TypeError, match="jac_sparsity"):
+        esdirk.solve_ivp(chain, (0, 1), y0, jac_sparsity=np.eye(8))
+
+
+def test_dense_output_ends_at_a_terminal_event():
+    def ground(t, y):
+        return y[0]
+    ground.terminal = True
+    res = esdirk.solve_ivp(lambda t, y: [y[1], -10.0], (0.0, 5.0), [10.0, 0.0], events=ground,
+                           dense_output=True, rtol=1e-10, atol=1e-12)
+    t_hit = np.sqrt(2.0)
+    assert res.sol.t_max == pytest.approx(t_hit, rel=1e-9)
+    tt = np.linspace(0.0, t_hit, 9)
+    assert np.allclose(res.sol(tt)[0], 10.0 - 5.0 * tt ** 2, atol=1e-8)
