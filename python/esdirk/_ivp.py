@@ -94,7 +94,8 @@ def _atol(opts, atol, nx, nz):
 
 def solve_ivp(fun, t_span, y0, method="auto", t_eval=None, dense_output=False, events=None,
               vectorized=False, args=None, *, rtol=1e-3, atol=1e-6, jac=None, g=None, z0=None,
-              p=None, jac_p=None, lband=None, uband=None, sensitivities=False, seed=None,
+              p=None, jac_p=None, lband=None, uband=None, jac_sparsity=None,
+              sensitivities=False, seed=None,
               sensitivity_options=None, options=None, **option_keywords):
     """Solve an initial value problem, as scipy.integrate.solve_ivp does, with esdirk.
 
@@ -142,6 +143,9 @@ def solve_ivp(fun, t_span, y0, method="auto", t_eval=None, dense_output=False, e
                               pass_p=p is not None)
     if lband is not None or uband is not None:
         problem.set_jacobian_bandwidths(int(lband or 0), int(uband or 0))
+    elif jac_sparsity is not None and jac is None:  # as scipy: only for difference Jacobians
+        rows, cols = _pattern(jac_sparsity, nx + nz)
+        problem.set_jacobian_pattern(rows, cols)
     opts = _options(method, option_keywords, options)
     opts.rtol = float(rtol)
     _atol(opts, atol, nx, nz)
@@ -170,6 +174,24 @@ def solve_ivp(fun, t_span, y0, method="auto", t_eval=None, dense_output=False, e
         raw = _esdirk._solve(problem, opts, t0, tf, y0, z0, p, t_eval, bool(dense_output),
                              want_sens, seed, sens_opts)
     return _result(raw, nx, nz, dense_output, events, want_sens and seed is None)
+
+
+def _pattern(jac_sparsity, n):
+    """The nonzeros (rows, cols) of a dense or scipy.sparse (n, n) pattern, the diagonal added
+    (the iteration matrix E - h gamma J has it whatever J's pattern)."""
+    if hasattr(jac_sparsity, "tocoo"):
+        coo = jac_sparsity.tocoo()
+        shape, rows, cols = coo.shape, coo.row, coo.col
+    else:
+        dense = np.asarray(jac_sparsity)
+        shape = dense.shape
+        rows, cols = np.nonzero(dense)
+    if tuple(shape) != (n, n):
+        raise ValueError("jac_sparsity must have shape (%d, %d), got %s" % (n, n, tuple(shape)))
+    diagonal = np.arange(n)
+    flat = np.unique(np.concatenate([np.asarray(cols, dtype=np.int64) * n + np.asarray(rows, dtype=np.int64),
+                                     diagonal * (n + 1)]))
+    return (flat % n).tolist(), (flat // n).tolist()
 
 
 def _esdirk_address(fn):

@@ -1,5 +1,7 @@
 #include "problem.hpp"
 
+#include <pybind11/stl.h>
+
 #include "bindings.hpp"
 
 namespace esdirk::python {
@@ -92,7 +94,30 @@ out of the Python calls (fn(t, x, *args) for an ODE without parameters, as scipy
               throw py::value_error(e.what());
             }
           },
-          "J is banded: J[i, j] = 0 unless -upper <= i - j <= lower (the band LU).");
+          "J is banded: J[i, j] = 0 unless -upper <= i - j <= lower (the band LU).")
+      .def(
+          "set_jacobian_pattern",
+          [](ModelProblem& p, std::vector<int> rows, std::vector<int> cols,
+             const std::string& solver) {
+            LinearSolverKind kind = LinearSolverKind::sparse;
+            if (solver == "dense")
+              kind = LinearSolverKind::dense;
+            else if (solver == "banded")
+              kind = LinearSolverKind::banded;
+            else if (solver != "sparse")
+              throw py::value_error("solver must be 'sparse', 'banded' or 'dense', got '" + solver +
+                                    "'");
+            if (rows.size() != cols.size())
+              throw py::value_error("rows and cols must have the same length");
+            try {
+              p.set_jacobian_pattern(SparsityPattern::from_entries(p.size(), rows, cols), kind);
+            } catch (const std::invalid_argument& e) {
+              throw py::value_error(e.what());
+            }
+          },
+          py::arg("rows"), py::arg("cols"), py::arg("solver") = "sparse",
+          "J[rows[k], cols[k]] are the only nonzeros: the Jacobian by coloured differences "
+          "(or jac on the pattern), factored by KLU ('sparse'), the band LU or the dense LU.");
 }
 
 }  // namespace esdirk::python

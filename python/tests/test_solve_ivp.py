@@ -136,7 +136,7 @@ def test_forward_sensitivities_match_finite_differences():
     assert np.allclose(res.dy_dy0[:, :, 0].T, dy0, rtol=1e-5, atol=1e-7)
 
 
-def test_banded_jacobian_by_lband_uband_gives_the_dense_result():
+def test_banded_and_sparse_jacobians_give_the_dense_result():
     def chain(t, y):  # a tridiagonal diffusion chain
         d = np.zeros_like(y)
         d[1:-1] = y[:-2] - 2 * y[1:-1] + y[2:]
@@ -147,8 +147,13 @@ def test_banded_jacobian_by_lband_uband_gives_the_dense_result():
     banded = esdirk.solve_ivp(chain, (0, 1), y0, lband=1, uband=1, rtol=1e-8, atol=1e-12)
     dense = esdirk.solve_ivp(chain, (0, 1), y0, rtol=1e-8, atol=1e-12)
     assert banded.success and np.allclose(banded.y[:, -1], dense.y[:, -1], rtol=1e-7)
-    with pytest.raises(TypeError, match="jac_sparsity"):
-        esdirk.solve_ivp(chain, (0, 1), y0, jac_sparsity=np.eye(8))
+    pattern = np.eye(8) + np.eye(8, k=1) + np.eye(8, k=-1)
+    sparse = esdirk.solve_ivp(chain, (0, 1), y0, jac_sparsity=pattern, rtol=1e-8, atol=1e-12)
+    assert sparse.success and np.allclose(sparse.y[:, -1], dense.y[:, -1], rtol=1e-7)
+    # Coloured differences: 3 evaluations per Jacobian instead of 8.
+    assert sparse.statistics["fd_function_evaluations"] < dense.statistics["fd_function_evaluations"] / 2
+    with pytest.raises(ValueError, match=r"shape \(8, 8\)"):
+        esdirk.solve_ivp(chain, (0, 1), y0, jac_sparsity=np.eye(7))
 
 
 def test_dense_output_ends_at_a_terminal_event():
