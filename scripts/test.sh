@@ -8,8 +8,9 @@
 #   asan     GCC -O1 with AddressSanitizer + UndefinedBehaviorSanitizer and assertions: the
 #            unit, C, Fortran and binding tests
 #   tsan     GCC -O1 with ThreadSanitizer: integrators in several threads (tests/threads), the
-#            multiple-shooting thread pool and its C API
-#   clang    clang -O1 with ASan + UBSan + libFuzzer coverage (scripts/fuzz.sh's build): a 10 s
+#            multiple-shooting thread pool (a refused thread start included) and its C API
+#            (re-entrant calls from four pool threads included)
+#   clang    clang -O1 with ASan + UBSan + libFuzzer coverage (scripts/fuzz.sh's build): a 5 s
 #            run of each fuzz target, then the library's tests in the same build
 # Usage: ./scripts/test.sh [extra CMake arguments for the release stage]
 #        ESDIRK_CI_STAGES="release asan" ./scripts/test.sh    (a subset; default: all)
@@ -79,7 +80,7 @@ tsan() {
 # folder and configuration), so the library is compiled by clang once.
 clang_stage() {
   rm -rf build/fuzz
-  ESDIRK_FUZZ_OPT=-O1 ESDIRK_FUZZ_DEBUG=-g1 ./scripts/fuzz.sh 10
+  ESDIRK_FUZZ_OPT=-O1 ESDIRK_FUZZ_DEBUG=-g1 ./scripts/fuzz.sh 5
   cmake --build build/fuzz -j "$jobs"
   UBSAN_OPTIONS=print_stacktrace=1 run_tests build/fuzz
 }
