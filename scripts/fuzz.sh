@@ -46,7 +46,7 @@ executed() { awk -F'\t' -v t="$1" '$1 == t { s += $2 } END { printf "%d", s }' "
 
 # run TARGET SECONDS: one libFuzzer run, recorded in totals.tsv; fails on a finding.
 run() {
-  # The C API sessions run without libFuzzer's entropic schedule: with the whole library
+  # The C API call sequences run without libFuzzer's entropic schedule: with the whole library
   # instrumented, its feature-frequency update took 38 % of fuzz_capi_hybrid's time (measured
   # with perf, issue 27), and those targets need the inputs per second more.
   local target=$1 time=$2 seeds dict=() max_len=4096 flags=()

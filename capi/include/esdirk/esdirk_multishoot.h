@@ -27,7 +27,10 @@ extern "C" {
 typedef struct esdirk_multishoot esdirk_multishoot;
 
 /** An evaluator of `intervals` shooting intervals of `problem` (whose parameters are the
- * controls u_k) on `threads` threads (>= 1). The problem must outlive the handle. */
+ * controls u_k) on `threads` threads (>= 1). The problem must outlive the handle. At most
+ * `intervals` threads are started (at the first evaluate); if the system refuses a thread
+ * (ulimit -u or -v, a cgroup), the handle works with the threads it got, with the same
+ * results. */
 ESDIRK_C_API int esdirk_multishoot_create(esdirk_problem* problem, esdirk_int intervals,
                                           esdirk_int threads, esdirk_multishoot** ms);
 ESDIRK_C_API void esdirk_multishoot_free(esdirk_multishoot** ms);
