@@ -58,48 +58,92 @@ std::vector<double> optional_vector(const py::object& value, int n, const char* 
   return vector_argument(value, n, what);
 }
 
-// A hybrid problem whose callbacks are Python functions of (mode, t, x, z, p).
+// One callback of a hybrid problem: a single function for every mode (a Python callable takes
+// the mode as its first argument; a compiled one is the same in every mode), or a list with
+// one function per mode (Python or compiled, called without the mode).
+class ModeCallback {
+ public:
+  ModeCallback() = default;
+  ModeCallback(const py::object& value, const std::string& what) {
+    if (value.is_none()) return;
+    if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+      per_mode_ = true;
+      int k = 0;
+      const PythonStyle no_mode;
+      for (auto item : value)
+        by_mode_.push_back(make_callback(py::reinterpret_borrow<py::object>(item), no_mode,
+                                         what + "[" + std::to_string(k++) + "]"));
+      if (by_mode_.empty()) throw py::value_error(what + ": the list of modes is empty");
+      return;
+    }
+    PythonStyle style;
+    style.mode = true;
+    by_mode_.push_back(make_callback(value, style, what));
+  }
+  bool empty() const { return by_mode_.empty(); }
+  /// Modes this callback knows (per-mode lists), or -1 for any.
+  int modes() const { return per_mode_ ? static_cast<int>(by_mode_.size()) : -1; }
+  int call(int mode, double t, ConstVector x, ConstVector z, ConstVector p, double* out, int rows,
+           int cols, int ld, ErrorSlot& errors) const {
+    if (!per_mode_) return by_mode_[0].call(t, x, z, p, out, rows, cols, ld, errors, mode);
+    if (mode < 0 || mode >= static_cast<int>(by_mode_.size()))
+      return -1;  // has_mode refuses it first
+    return by_mode_[static_cast<std::size_t>(mode)].call(t, x, z, p, out, rows, cols, ld, errors);
+  }
+
+ private:
+  std::vector<Callback> by_mode_;
+  bool per_mode_ = false;
+};
+
+// A hybrid problem from Python: f, g, the event functions and the Jacobians as ModeCallbacks,
+// the transition as a Python function (called at events only).
 class PythonHybridProblem final : public HybridProblem {
  public:
   PythonHybridProblem(int nx, int nz, int np, int ne, py::object f, py::object g, py::object events,
                       py::object transition, py::object jac, py::object jac_p)
-      : HybridProblem(nx, nz, np, ne), transition_(std::move(transition)) {
-    PythonStyle style;
-    style.mode = true;
-    f_ = make_callback(f, style, "f");
-    g_ = make_callback(g, style, "g");
-    events_ = make_callback(events, style, "events");
-    jacobian_ = make_callback(jac, style, "jac");
-    parameter_jacobian_ = make_callback(jac_p, style, "jac_p");
-    for (const Callback* c : {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_})
-      if (c->is_compiled())
-        throw py::type_error("HybridProblem takes Python callables (fn(mode, t, x, z, p)); " +
-                             c->what() + " is a compiled function");
+      : HybridProblem(nx, nz, np, ne),
+        f_(f, "f"),
+        g_(g, "g"),
+        events_(events, "events"),
+        jacobian_(jac, "jac"),
+        parameter_jacobian_(jac_p, "jac_p"),
+        transition_(std::move(transition)) {
     if (f_.empty()) throw py::type_error("the right-hand side f is required");
     if (nz > 0 && g_.empty())
       throw py::type_error("a DAE (nz > 0) needs the algebraic equations g");
     if (ne > 0 && events_.empty()) throw py::type_error("n_events > 0 needs the event functions");
+    for (const ModeCallback* c : {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_}) {
+      if (c->modes() < 0) continue;
+      if (modes_ >= 0 && c->modes() != modes_)
+        throw py::value_error("the per-mode lists of callbacks must have the same length");
+      modes_ = c->modes();
+    }
+    if (!transition_.is_none() && !PyCallable_Check(transition_.ptr()))
+      throw py::type_error("transition must be callable");
   }
+
+  bool has_mode(int mode) const override { return mode >= 0 && (modes_ < 0 || mode < modes_); }
 
   int evaluate(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
                Vector f, Vector g) override {
-    const int code = f_.call(t, x, z, p, f.data(), nx(), 0, nx(), errors_, mode);
+    const int code = f_.call(mode, t, x, z, p, f.data(), nx(), 0, nx(), errors_);
     if (code != 0 || nz() == 0) return code;
-    return g_.call(t, x, z, p, g.data(), nz(), 0, nz(), errors_, mode);
+    return g_.call(mode, t, x, z, p, g.data(), nz(), 0, nz(), errors_);
   }
   bool has_jacobian() const override { return !jacobian_.empty(); }
   int jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
                MatrixRef J) override {
-    return jacobian_.call(t, x, z, p, J.data, J.rows, J.cols, J.ld, errors_, mode);
+    return jacobian_.call(mode, t, x, z, p, J.data, J.rows, J.cols, J.ld, errors_);
   }
   bool has_parameter_jacobian() const override { return !parameter_jacobian_.empty(); }
   int parameter_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
                          ConstVector, MatrixRef Jp) override {
-    return parameter_jacobian_.call(t, x, z, p, Jp.data, Jp.rows, Jp.cols, Jp.ld, errors_, mode);
+    return parameter_jacobian_.call(mode, t, x, z, p, Jp.data, Jp.rows, Jp.cols, Jp.ld, errors_);
   }
   int events(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
              Vector h) override {
-    return events_.call(t, x, z, p, h.data(), event_count(), 0, event_count(), errors_, mode);
+    return events_.call(mode, t, x, z, p, h.data(), event_count(), 0, event_count(), errors_);
   }
   // transition(mode, fired, t, x, z, p) -> (next_mode, x_plus) or None (no change).
   int transition(int mode, const TransitionCause& cause, double t, ConstVector x, ConstVector z,
@@ -132,8 +176,9 @@ class PythonHybridProblem final : public HybridProblem {
   ErrorSlot& errors() { return errors_; }
 
  private:
-  Callback f_, g_, events_, jacobian_, parameter_jacobian_;
+  ModeCallback f_, g_, events_, jacobian_, parameter_jacobian_;
   py::object transition_;
+  int modes_ = -1;  // the length of the per-mode lists; -1: any mode
   ErrorSlot errors_;
 };
 
@@ -421,7 +466,11 @@ void register_hybrid(py::module_& m) {
 system: per mode x' = f(mode, t, x, z, p), 0 = g(mode, t, x, z, p), event functions
 events(mode, t, x, z, p) -> (n_events,), and transitions
 transition(mode, fired, t, x, z, p) -> (next_mode, x_plus) (None: same mode, no reset).
-fired[k] is +1 / -1 for a component that crossed rising / falling, 0 otherwise.)")
+fired[k] is +1 / -1 for a component that crossed rising / falling, 0 otherwise.
+f, g, events, jac and jac_p may instead be lists with one function per mode, called without
+the mode (Python or compiled: fn(t, x, z, p, out)), or one compiled function for every mode;
+the modes are then 0 .. len - 1. The transition is always a Python function (called at events
+only).)")
       .def(py::init([](int nx, int nz, int np, int n_events, py::object f, py::object g,
                        py::object events, py::object transition, py::object jac, py::object jac_p) {
              try {

@@ -137,3 +137,27 @@ def test_statistics_is_a_dict_of_every_counter():
     assert list(stats) == esdirk.statistics_counters()
     assert stats["steps"] >= stats["accepted_steps"] > 0
     assert stats["fd_function_evaluations"] > 0  # no Jacobian given: differences
+
+
+def test_hybrid_per_mode_lists_and_unknown_modes():
+    # Two modes: falling freely (0) and sliding with friction (1); per-mode Python lists.
+    problem = esdirk.HybridProblem(
+        2, 0, 0, 1,
+        f=[lambda t, x, z, p: [x[1], -10.0], lambda t, x, z, p: [x[1], -x[1]]],
+        events=[lambda t, x, z, p: [x[0]], lambda t, x, z, p: [1.0]],
+        transition=lambda mode, fired, t, x, z, p: (1, [0.0, 3.0]))
+    solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=1e-9, atol=1e-11))
+    solver.initialize(0.0, 0, [5.0, 0.0])
+    solver.integrate_to(2.0)
+    assert solver.mode == 1
+    t1 = 1.0  # the fall from 5 m ends at t = 1
+    assert solver.x[1] == pytest.approx(3.0 * np.exp(-(2.0 - t1)), rel=1e-7)
+    with pytest.raises(ValueError, match="mode"):
+        solver.initialize(0.0, 2, [5.0, 0.0])  # the lists know modes 0 and 1
+    bad = esdirk.HybridProblem(2, 0, 0, 1, f=[lambda t, x, z, p: [-1.0, 0.0]],
+                               events=lambda m, t, x, z, p: [x[0]],
+                               transition=lambda mode, fired, t, x, z, p: (5, list(x)))
+    solver = esdirk.HybridSolver(bad)
+    solver.initialize(0.0, 0, [1.0, -1.0])
+    with pytest.raises(esdirk.SolverError, match="mode"):
+        solver.integrate_to(5.0)

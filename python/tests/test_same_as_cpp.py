@@ -61,14 +61,51 @@ def test_dow_with_sensitivities(cpp, route):
     assert counts(res.statistics) == ref["counts"]
 
 
-def test_bouncing_ball_with_sensitivity_jumps(cpp):
-    problem = esdirk.HybridProblem(
-        2, 0, 2, 1,
+def compiled_ball():
+    """The ball's f, J, f_p and event function as numba.cfunc callbacks, one per mode (a list
+    of one mode)."""
+    import numba
+    signature = esdirk.numba_signature()
+
+    @numba.cfunc(signature)
+    def f(t, x, z, p, out):
+        out[0] = x[1]
+        out[1] = -p[0]
+        return 0
+
+    @numba.cfunc(signature)
+    def jac(t, x, z, p, J):
+        J[0] = 0.0
+        J[1] = 0.0
+        J[2] = 1.0
+        J[3] = 0.0
+        return 0
+
+    @numba.cfunc(signature)
+    def jac_p(t, x, z, p, Jp):
+        Jp[0] = 0.0
+        Jp[1] = -1.0
+        Jp[2] = 0.0
+        Jp[3] = 0.0
+        return 0
+
+    @numba.cfunc(signature)
+    def ground(t, x, z, p, h):
+        h[0] = x[0]
+        return 0
+    return dict(f=[f], jac=[jac], jac_p=[jac_p], events=[ground])
+
+
+@pytest.mark.parametrize("route", ["python", "numba"])
+def test_bouncing_ball_with_sensitivity_jumps(cpp, route):
+    callbacks = compiled_ball() if route == "numba" else dict(
         f=lambda mode, t, x, z, p: [x[1], -p[0]],
         jac=lambda mode, t, x, z, p: [[0.0, 1.0], [0.0, 0.0]],
         jac_p=lambda mode, t, x, z, p: [[0.0, 0.0], [-1.0, 0.0]],
-        events=lambda mode, t, x, z, p: [x[0]],
-        transition=lambda mode, fired, t, x, z, p: (mode, [x[0], -p[1] * x[1]]))
+        events=lambda mode, t, x, z, p: [x[0]])
+    problem = esdirk.HybridProblem(
+        2, 0, 2, 1, transition=lambda mode, fired, t, x, z, p: (mode, [x[0], -p[1] * x[1]]),
+        **callbacks)
     solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=1e-8, atol=1e-10))
     solver.initialize(0.0, 0, [5.0, -0.1], p=[10.0, 0.8])
     solver.initialize_sensitivities()
