@@ -167,6 +167,37 @@ BOOST_AUTO_TEST_CASE(adjoint_equals_forward_through_parameter_resets) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(adjoint_gradient_matches_central_differences_of_the_whole_run) {
+  // Phi = x(1) + x(T) (one output on each side of the event) for both resets.
+  for (const GainReset reset : {GainReset::doubled, GainReset::plus_state_squared}) {
+    SwitchedGain model(reset);
+    const std::vector<double> times{1.0, T};
+    const AdjointComparison a = compare_adjoint(model, falling(1e-11), 0.0, 0, {x0}, {}, {k0}, times,
+                                                {pick(1, 0), pick(1, 0)});
+    BOOST_REQUIRE_MESSAGE(esdirk::ok(a.status), a.message);
+    const auto phi = [&](double x0v, double k0v) {
+      esdirk::HybridSolver solver(model, falling(1e-11));
+      const std::vector<double> xs{x0v}, p{k0v};
+      BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, xs, {}, p)));
+      std::vector<double> x(1);
+      double sum = 0.0;
+      for (double t : times) {
+        BOOST_REQUIRE(esdirk::ok(solver.integrate_to(t, x)));
+        sum += x[0];
+      }
+      return sum;
+    };
+    const double dx = 1e-5 * x0, dk = 1e-5 * k0;
+    const double fd[2] = {(phi(x0 + dx, k0) - phi(x0 - dx, k0)) / (2.0 * dx),
+                          (phi(x0, k0 + dk) - phi(x0, k0 - dk)) / (2.0 * dk)};
+    for (int j = 0; j < 2; ++j) {
+      BOOST_TEST_MESSAGE("gain: adjoint vs central difference " << relative_error(a.adjoint(j, 0), fd[j]));
+      BOOST_TEST(relative_error(a.adjoint(j, 0), fd[j]) < 1e-7, "direction " << j << ": " << a.adjoint(j, 0)
+                                                                              << " vs " << fd[j]);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(adjoint_of_an_objective_on_the_reset_parameter) {
   // C = x(T) + k(T)^2 with k(T) = k+: the objective's p is the mode's; its dp term enters the
   // adjoint of k+ and goes back through the reset to k0 (forward: Sx + 2 k+ dk+/dtheta).
