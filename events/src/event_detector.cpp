@@ -64,13 +64,27 @@ bool EventDetector::allowed(int k, int from, int to) const {
 int EventDetector::evaluate(double t, ConstVector x, ConstVector z, Vector h) {
   const ConstVector p = integrator_.parameters();
   ++counters_.event_function_evaluations;
-  int code = problem_.hybrid().events(problem_.mode, t, x, z, problem_.parameters_of(p),
-                                      problem_.memory_of(p), h);
-  for (double v : h) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
-  return code;
+  const int code = problem_.hybrid().events(problem_.mode, t, x, z, problem_.parameters_of(p),
+                                            problem_.memory_of(p), h);
+  // The callback's own codes become 1 (recoverable) and -1 (fatal), so that none of them can
+  // be mistaken for the location's internal results (-2, -3) or a singular g_z (2).
+  bad_component_ = -1;
+  if (code != 0) return code < 0 ? -1 : 1;
+  for (int k = 0; k < ne_; ++k)
+    if (!std::isfinite(h[static_cast<std::size_t>(k)])) {
+      bad_component_ = k;
+      bad_value_ = h[static_cast<std::size_t>(k)];
+      return 1;
+    }
+  return 0;
 }
 
-Status EventDetector::arm(std::span<const int> hints) {
+std::string EventDetector::what_failed() const {
+  if (bad_component_ < 0) return "the event functions failed";
+  return "event function " + std::to_string(bad_component_) + " returned " + format_number(bad_value_);
+}
+
+Status EventDetector::arm(std::span<const int> references) {
   failed_ = false;
   message_.clear();
   steps_since_arm_ = 0;
@@ -81,14 +95,26 @@ Status EventDetector::arm(std::span<const int> hints) {
   const int code = evaluate(t_good_, x_good_, z_good_, h_start_);
   if (code != 0) {
     failed_ = true;
-    message_ = "the event functions failed or were not finite at t = " + format_number(t_good_);
+    message_ = what_failed() + " at t = " + format_number(t_good_);
     return code < 0 ? Status::callback_fatal : Status::callback_failures;
   }
-  for (int k = 0; k < ne_; ++k) {
-    const auto kk = static_cast<std::size_t>(k);
-    reference_[kk] = hints[kk] != 0 ? hints[kk] : sign_of(h_start_[kk]);
-  }
+  std::copy(references.begin(), references.end(), reference_.begin());
   return Status::success;
+}
+
+AcceptVerdict EventDetector::location_failure(double t) {
+  failed_ = true;
+  message_ = std::string(status_name(Status::event_location_failed)) + ": the bracket of event function " +
+             std::to_string(primary_candidate()) + " ending at t = " + format_number(t) +
+             " did not narrow to the location tolerance within max_location_iterations = " +
+             std::to_string(options_.max_location_iterations);
+  return AcceptVerdict::fail(Status::event_location_failed);
+}
+
+int EventDetector::primary_candidate() const {
+  for (int k = 0; k < ne_; ++k)
+    if (candidate_[static_cast<std::size_t>(k)] != 0) return k;
+  return -1;
 }
 
 AcceptVerdict EventDetector::fail(int code, const std::string& what, double t) {
@@ -132,22 +158,19 @@ AcceptVerdict EventDetector::on_accept(const StepView& step, DenseOutput& dense)
         z_s_[static_cast<std::size_t>(i)] = (1.0 - theta) * step.Z(i, 0) + theta * step.Z(i, s - 1);
     }
     const int code = evaluate(tj, x_s_, z_s_, h_next_);
-    if (code != 0) return fail(code, "the event functions failed or were not finite", tj);
+    if (code != 0) return fail(code, what_failed(), tj);
     bool any = false;
     for (int k = 0; k < ne_; ++k) {
       const auto kk = static_cast<std::size_t>(k);
-      const int to = sign_of(h_next_[kk]);
+      // An exact zero reached from the reference side is a crossing candidate towards the other
+      // side (located at the sample, fired if the filter allows it); skipping it would lose the
+      // event when the next sample is already beyond it (doc/events-theory.md, D2).
+      const int to = h_next_[kk] == 0.0 ? -reference_[kk] : sign_of(h_next_[kk]);
       candidate_[kk] = 0;
-      if (to == 0) continue;
-      if (reference_[kk] == 0) {
-        reference_[kk] = to;  // first nonzero value after a zero start: no event
-      } else if (to != reference_[kk]) {
-        if (allowed(k, reference_[kk], to)) {
-          candidate_[kk] = to;
-          any = true;
-        } else {
-          reference_[kk] = to;  // a crossing the filter ignores
-        }
+      if (to == 0) continue;  // zero with an unknown reference: wait for a nonzero value
+      if (reference_[kk] != 0 && to != reference_[kk] && allowed(k, reference_[kk], to)) {
+        candidate_[kk] = to;
+        any = true;
       }
     }
     if (any) {
@@ -171,11 +194,17 @@ AcceptVerdict EventDetector::on_accept(const StepView& step, DenseOutput& dense)
         ++counters_.events;
         return AcceptVerdict::stop_at(t_star_);
       }
-      if (result != -2) return fail(result, "the event functions failed or were not finite while locating an event", tj);
-      // Not confirmed on the corrected dense output: take the new signs and go on.
-      for (int k = 0; k < ne_; ++k)
-        if (candidate_[static_cast<std::size_t>(k)] != 0)
-          reference_[static_cast<std::size_t>(k)] = candidate_[static_cast<std::size_t>(k)];
+      if (result == -3) return location_failure(tj);
+      if (result != -2) return fail(result, what_failed() + " while locating an event before", tj);
+      // Not confirmed on the corrected dense output: no event here.
+    }
+    // No event up to tj: every nonzero sample is the new reference (a crossing the filter
+    // ignores, the first nonzero value after an unknown start). Only now, not before the
+    // location: an ignored crossing after the located t* must not count as done at t*. Exact
+    // zeros keep the side they came from.
+    for (int k = 0; k < ne_; ++k) {
+      const auto kk = static_cast<std::size_t>(k);
+      if (h_next_[kk] != 0.0) reference_[kk] = sign_of(h_next_[kk]);
     }
     std::swap(h_prev_, h_next_);
     t_prev = tj;
@@ -226,7 +255,7 @@ int EventDetector::locate(DenseOutput& dense, double a, double b) {
   int k = -1;
   for (int c = 0; c < ne_; ++c) {
     const auto cc = static_cast<std::size_t>(c);
-    if (candidate_[cc] != 0 && sign_of(h_b_[cc]) == candidate_[cc]) {
+    if (candidate_[cc] != 0 && (sign_of(h_b_[cc]) == candidate_[cc] || h_b_[cc] == 0.0)) {
       k = c;
       break;
     }
@@ -264,7 +293,7 @@ int EventDetector::locate(DenseOutput& dense, double a, double b) {
   iterations_ = 0;
   const double segment_start = a;
   for (int round = 0; round <= ne_; ++round) {
-    const int code = illinois(dense, k, a, b);
+    const int code = bracket_root(dense, k, a, b);
     if (code != 0) return code;
     // Has another candidate crossed already at the near end a?
     int earlier = -1;
@@ -297,33 +326,32 @@ int EventDetector::locate(DenseOutput& dense, double a, double b) {
   return 0;
 }
 
-// Illinois (modified regula falsi) on component k of h along the dense output, from the
-// bracket [a, b] (h_a_, h_b_ hold every component at the ends; b is on the crossed side).
-// Trial points stay at least half the tolerance inside the bracket, so the bracket shrinks by
-// that much at least and the far side is approached too; a bisection follows when three
-// iterations did not halve the bracket.
-int EventDetector::illinois(DenseOutput& dense, int k, double& a, double& b) {
+// Anderson-Bjorck regula falsi on component k of h along the dense output, from the bracket
+// [a, b] (h_a_, h_b_ hold every component at the ends; b is on the crossed side or exactly
+// zero). Safeguards that make it converge on any sign change, of any multiplicity: a trial
+// point stays at least half the tolerance inside the bracket, and an iteration that did not
+// halve the bracket is followed by a bisection, so the bracket halves at least every second
+// iteration and reaches the tolerance (a few ulp of t) in at most about 2 x 55 iterations
+// (doc/events-theory.md, D4). Returns 0, a callback code, or -3 if max_location_iterations
+// ran out first (only possible with a cap below that bound).
+int EventDetector::bracket_root(DenseOutput& dense, int k, double& a, double& b) {
   const auto kk = static_cast<std::size_t>(k);
   double fa = h_a_[kk], fb = h_b_[kk];
+  if (fb == 0.0) {  // b is a root already (an exact zero at a sample)
+    a = b;
+    std::copy(h_b_.begin(), h_b_.end(), h_a_.begin());
+    return 0;
+  }
   const double tol = std::max(options_.location_tolerance, default_tolerance(a, b));
-  int side = 0;
-  double width_before = std::abs(b - a);
-  int since_check = 0;
+  int iterations = 0;
+  bool bisect = false;
   while (std::abs(b - a) > tol) {
-    if (iterations_ >= options_.max_location_iterations) return 1;
+    if (iterations >= options_.max_location_iterations) return -3;
+    ++iterations;
     ++iterations_;
     ++counters_.event_root_iterations;
-    const double lo = std::min(a, b), hi = std::max(a, b), margin = 0.5 * tol;
-    double t;
-    if (++since_check == 4) {
-      since_check = 0;
-      const double width = hi - lo;
-      if (width > 0.5 * width_before) t = 0.5 * (lo + hi);
-      else t = b - fb * (b - a) / (fb - fa);
-      width_before = width;
-    } else {
-      t = fa == fb ? 0.5 * (lo + hi) : b - fb * (b - a) / (fb - fa);
-    }
+    const double lo = std::min(a, b), hi = std::max(a, b), margin = 0.5 * tol, width = hi - lo;
+    double t = (bisect || fa == fb) ? 0.5 * (lo + hi) : b - fb * (b - a) / (fb - fa);
     if (!(t > lo + margin)) t = lo + margin;
     if (!(t < hi - margin)) t = hi - margin;
     if (!(t > lo && t < hi)) t = 0.5 * (lo + hi);
@@ -337,18 +365,19 @@ int EventDetector::illinois(DenseOutput& dense, int k, double& a, double& b) {
       return 0;
     }
     if (sign_of(ft) == sign_of(fb)) {
+      // The crossed end moves; the kept end's value is scaled down (Anderson-Bjorck), so the
+      // next secant does not stall on a convex or flat side.
+      const double m = 1.0 - ft / fb;
+      fa *= m > 0.0 ? m : 0.5;
       b = t;
       fb = ft;
       std::copy(h_t_.begin(), h_t_.end(), h_b_.begin());
-      if (side == 1) fa *= 0.5;
-      side = 1;
     } else {
       a = t;
       fa = ft;
       std::copy(h_t_.begin(), h_t_.end(), h_a_.begin());
-      if (side == -1) fb *= 0.5;
-      side = -1;
     }
+    bisect = !bisect && std::abs(b - a) > 0.5 * width;
   }
   return 0;
 }

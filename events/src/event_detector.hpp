@@ -2,7 +2,8 @@
 // Internal: the step listener that finds events. After every accepted step it samples the event
 // functions at the step's end and at `detection_samples` interior points of the dense output,
 // compares each component's sign with the sign it had before (its reference sign), and locates
-// the earliest allowed sign change with a bracketing root finder (Illinois) on the dense output,
+// the earliest allowed sign change with a bracketing root finder (Anderson-Bjorck with a
+// bisection safeguard) on the dense output,
 // then asks the integrator to stop there (AcceptVerdict::stop_at). doc/events-guide.md.
 
 #include <span>
@@ -21,17 +22,20 @@ class EventDetector final : public StepListener {
                 Statistics& counters);
 
   /// Sets the reference signs at the integrator's current point (after initialize or a
-  /// restart). Components with hint != 0 take that sign (the direction they leave zero in);
-  /// the others the sign of h there (0: taken from the first nonzero value later, so an
-  /// event function that is zero at the restart never fires there). Returns the callback's
+  /// restart): the sign each component had there (+1, -1, or 0: unknown, taken from the first
+  /// nonzero value later without an event). The hybrid solver chooses them (the sign of h+, or
+  /// of dh/dt where h+ is zero to rounding: doc/events-theory.md, D1). Returns the callback's
   /// status (success, callback_failures, callback_fatal) with message().
-  Status arm(std::span<const int> hints);
+  Status arm(std::span<const int> references);
   /// h at the integrator's current point, as evaluated by the last arm().
   ConstVector armed_values() const { return h_start_; }
 
-  /// Evaluates h of the current mode at one point (counted), checking finiteness: 0, the
-  /// callback's code, or 1 for a non-finite value.
+  /// Evaluates h of the current mode at one point (counted), checking finiteness: 0, 1 (the
+  /// callback's recoverable failure or a non-finite value) or -1 (its fatal failure).
   int evaluate(double t, ConstVector x, ConstVector z, Vector h);
+  /// What made the last evaluate() fail: "event function k returned nan" or "the event
+  /// functions failed".
+  std::string what_failed() const;
 
   // What the last located event was (valid after the integrator returned listener_stop).
   double event_time() const { return t_star_; }
@@ -75,9 +79,11 @@ class EventDetector final : public StepListener {
   int evaluate_full(DenseOutput& dense, double t, Vector h);
   // Locates the earliest allowed crossing in [a, b] (values ha, hb of all components, with the
   // candidates marked in candidate_). Returns 0 and sets t_star_ etc., -2 if no bracket was
-  // confirmed, or a callback code.
+  // confirmed, -3 if the root finder ran out of iterations, or a callback code.
   int locate(DenseOutput& dense, double a, double b);
-  int illinois(DenseOutput& dense, int k, double& a, double& b);
+  int bracket_root(DenseOutput& dense, int k, double& a, double& b);
+  AcceptVerdict location_failure(double t);
+  int primary_candidate() const;
 
   Integrator& integrator_;
   ModeProblem& problem_;
@@ -99,6 +105,8 @@ class EventDetector final : public StepListener {
   long steps_since_arm_ = 0;
   bool first_step_event_ = false;
   bool failed_ = false;
+  int bad_component_ = -1;  // the first non-finite component of the last evaluate(), or -1
+  double bad_value_ = 0.0;
   std::string message_;
 };
 

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 #include "esdirk/sensitivity/stage_sensitivities.hpp"
 #include "event_detector.hpp"
 #include "event_jumps.hpp"
+#include "event_rate_guard.hpp"
 #include "internal/format_number.hpp"
 #include "mode_problem.hpp"
 
@@ -48,6 +50,7 @@ HybridSolver::HybridSolver(HybridProblem& problem, HybridOptions options)
   detector_ = std::make_unique<internal::EventDetector>(*integrator_, *mode_problem_, options_, counters_);
   integrator_->add_listener(*detector_);
   jumps_ = std::make_unique<internal::EventJumps>(*mode_problem_, counters_);
+  rate_guard_ = std::make_unique<internal::EventRateGuard>(options_);
   const int npe = np_ + nm_;
   x_.assign(size(nx_), 0.0);
   z_.assign(size(nz_), 0.0);
@@ -62,13 +65,12 @@ HybridSolver::HybridSolver(HybridProblem& problem, HybridOptions options)
   zdot_plus_.assign(size(nz_), 0.0);
   row_.assign(size(jumps_->columns()), 0.0);
   h_.assign(size(ne_), 0.0);
-  hints_.assign(size(ne_), 0);
+  references_.assign(size(ne_), 0);
   no_fired_.assign(size(ne_), 0);
   reset_jacobian_.resize(nx_, jumps_->columns());
   p_plus_.assign(size(np_), 0.0);
   parameter_reset_jacobian_.resize(np_, jumps_->columns());
   initial_fired_.assign(size(ne_), 0);
-  recent_.assign(size(options_.event_window), 0.0);
   auto size_record = [&](EventRecord& r) {
     r.fired.assign(size(ne_), 0);
     r.x_minus.assign(size(nx_), 0.0);
@@ -132,12 +134,11 @@ Status HybridSolver::initialize(double t0, int mode, ConstVector x0, ConstVector
   std::copy(integrator_->z().begin(), integrator_->z().end(), z_.begin());
   logged_ = 0;
   events_ = 0;
-  events_in_a_row_ = 0;
-  recent_count_ = 0;
+  rate_guard_->reset();
   next_time_event_ = 0;
   while (next_time_event_ < options_.time_events.size() && options_.time_events[next_time_event_] <= t0)
     ++next_time_event_;  // a time event at t0 is suppressed, as a state event there
-  const Status armed = arm_detector(no_fired_);
+  const Status armed = arm_detector(no_fired_, 0.0);
   if (!ok(armed)) return armed;
   const Status initial = find_initial_events();
   if (!ok(initial)) return initial;
@@ -290,7 +291,7 @@ Outcome HybridSolver::integrate_to(double tout, Vector x, Vector z, MatrixRef Sx
     if (o.reason == StopReason::listener_stop) {
       const Status refined = refine_event();
       if (!ok(refined)) return failed(refined, x, z, Sx, Sz);
-      const Status rate = check_event_rate(t_, detector_->in_first_step());
+      const Status rate = check_event_rate(t_);
       if (!ok(rate)) return failed(rate, x, z, Sx, Sz);
       bool terminal = false;
       for (int k = 0; k < ne_ && !options_.terminal.empty(); ++k)
@@ -329,7 +330,12 @@ Status HybridSolver::refine_event() {
   for (int iteration = 0; iteration < 4; ++iteration) {
     detector_->hermite(t, x_);
     if (nz_ > 0) code = jumps_->correct_algebraic(t, x_, z_, p_ext_);
-    if (code == 0) code = detector_->evaluate(t, x_, z_, h_);
+    if (code == 0) {
+      code = detector_->evaluate(t, x_, z_, h_);
+      if (code != 0)
+        return transition_failure(callback_status(code), detector_->what_failed() + " while refining the event near t = " +
+                                                             format_number(t));
+    }
     if (code == 0) code = jumps_->rates(t, x_, z_, p_ext_, f_minus_, zdot_minus_);
     if (code == 0) code = jumps_->event_gradient(k, t, x_, z_, p_ext_, row_);
     if (code != 0) break;
@@ -375,43 +381,36 @@ Status HybridSolver::refine_event() {
   return Status::success;
 }
 
-// Chattering and Zeno behaviour: too many events in a row that each came in the first step
-// after the previous one, or a mean rate over the last event_window events above the limit.
-Status HybridSolver::check_event_rate(double t, bool first_step) {
-  events_in_a_row_ = first_step ? events_in_a_row_ + 1 : 1;
-  if (events_in_a_row_ > options_.max_events_per_step)
-    return transition_failure(Status::too_many_events,
-                              std::to_string(events_in_a_row_) + " events in a row, each inside the first step "
-                              "after the previous one (max_events_per_step = " +
-                              std::to_string(options_.max_events_per_step) + "), last at t = " + format_number(t));
-  const int window = options_.event_window;
-  recent_[size(recent_count_ % window)] = t;
-  ++recent_count_;
-  if (recent_count_ >= window) {
-    const double oldest = recent_[size(recent_count_ % window)];
-    const double span = t - oldest;
-    if (!(span > 0.0) || (window - 1) / span > options_.max_events_per_unit_time)
-      return transition_failure(Status::too_many_events,
-                                std::to_string(window) + " events within " + format_number(span) +
-                                " time units (max_events_per_unit_time = " +
-                                format_number(options_.max_events_per_unit_time) + "), last at t = " +
-                                format_number(t));
-  }
-  return Status::success;
+// Chattering and Zeno behaviour, judged on the event times (event_rate_guard.hpp).
+Status HybridSolver::check_event_rate(double t) {
+  const Status status = rate_guard_->record(t);
+  if (!ok(status)) message_ = rate_guard_->message();
+  return status;
 }
 
-// Sets the detector's reference signs at the integrator's current point. Components that just
-// fired, or are exactly zero here, take the sign of dh/dt in the current mode (the side they
-// leave zero to), so that a restart at h ~ 0 does not fire again; 0 if that rate vanishes too
-// (the sign is then taken from the first nonzero value, without an event).
-Status HybridSolver::arm_detector(std::span<const int> fired) {
-  if (ne_ == 0) return detector_->arm(hints_);
+// The detector's reference signs at the integrator's current point (doc/events-theory.md, D1):
+// the sign of each component's value h+ there, so that a reset or a new mode that moved h away
+// from zero (to either side) is compared with where it really is and its next crossing is found
+// in the first step already, however long. Only where h+ is zero to rounding -- within the band
+// that locating t* (a few ulp of t, times the rates before and after) and evaluating h
+// (machine epsilon times the size of h's terms) leave -- does the component take the sign of
+// dh/dt in the current mode, the side it leaves zero to, so that a restart at h ~ 0 does not
+// fire again; 0 (unknown, set by the first nonzero value) if that rate vanishes too. The band
+// needs the gradient, which is formed only for the components that fired and those with
+// |h+| <= 1e-7 (a cheap filter: the others are far from zero on any scale that matters).
+Status HybridSolver::arm_detector(std::span<const int> fired, double left_rate) {
+  if (ne_ == 0) return detector_->arm(references_);
   const double t = integrator_->t();
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  const double t_band = std::max(options_.location_tolerance, 4.0 * (std::nextafter(std::abs(t), 1e300) - std::abs(t)));
   int code = detector_->evaluate(t, integrator_->x(), integrator_->z(), h_);
+  if (code != 0)
+    return transition_failure(callback_status(code), detector_->what_failed() + " at the restart t = " + format_number(t));
   bool rates_known = false;
   for (int k = 0; k < ne_ && code == 0; ++k) {
-    hints_[size(k)] = 0;
-    if (fired[size(k)] == 0 && h_[size(k)] != 0.0) continue;
+    const double hk = h_[size(k)];
+    references_[size(k)] = hk > 0.0 ? 1 : (hk < 0.0 ? -1 : 0);
+    if (fired[size(k)] == 0 && !(std::abs(hk) <= 1e-7)) continue;
     if (!rates_known) {
       code = jumps_->rates(t, integrator_->x(), integrator_->z(), p_ext_, f_plus_, zdot_plus_);
       rates_known = true;
@@ -419,21 +418,28 @@ Status HybridSolver::arm_detector(std::span<const int> fired) {
     }
     code = jumps_->event_gradient(k, t, integrator_->x(), integrator_->z(), p_ext_, row_);
     if (code != 0) break;
-    double rate = row_[0], scale = std::abs(row_[0]);
+    // dh/dt along the new mode, its scale, and the size of h's terms (rounding of h itself).
+    double rate = row_[0], scale = std::abs(row_[0]), terms = std::abs(row_[0] * t);
     for (int i = 0; i < nx_; ++i) {
       rate += row_[size(1 + i)] * f_plus_[size(i)];
       scale += std::abs(row_[size(1 + i)] * f_plus_[size(i)]);
+      terms += std::abs(row_[size(1 + i)] * integrator_->x()[size(i)]);
     }
     for (int i = 0; i < nz_; ++i) {
       rate += row_[size(1 + nx_ + i)] * zdot_plus_[size(i)];
       scale += std::abs(row_[size(1 + nx_ + i)] * zdot_plus_[size(i)]);
+      terms += std::abs(row_[size(1 + nx_ + i)] * integrator_->z()[size(i)]);
     }
-    if (std::abs(rate) > options_.grazing_tolerance * scale) hints_[size(k)] = rate > 0.0 ? 1 : -1;
+    for (int i = 0; i < np_ + nm_; ++i) terms += std::abs(row_[size(1 + nx_ + nz_ + i)] * p_ext_[size(i)]);
+    const double left = fired[size(k)] != 0 ? std::abs(left_rate) : 0.0;
+    const double band = 16.0 * (std::max(std::abs(rate), left) * t_band + eps * terms);
+    if (!(std::abs(hk) <= band)) continue;  // clearly on one side: its own sign
+    references_[size(k)] = std::abs(rate) > options_.grazing_tolerance * scale ? (rate > 0.0 ? 1 : -1) : 0;
   }
   if (code != 0)
     return transition_failure(callback_status(code), "the event functions, their gradient or the model "
                               "failed at the restart t = " + format_number(t));
-  const Status status = detector_->arm(hints_);
+  const Status status = detector_->arm(references_);
   if (!ok(status)) message_ = detector_->message();
   return status;
 }
@@ -652,7 +658,7 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
   std::copy(z_.begin(), z_.end(), record.z_plus.begin());
   std::copy(p_ext_.begin(), p_ext_.begin() + np_, record.p_plus.begin());
   if (time_event) ++next_time_event_;
-  return arm_detector(fired);
+  return arm_detector(fired, time_event ? 0.0 : dh_dt);
 }
 
 // The total derivatives of the reset along the (moving) event (doc/events-theory.md, J3, J3p):

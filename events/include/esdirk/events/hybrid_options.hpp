@@ -32,7 +32,9 @@ struct ESDIRK_API HybridOptions {
   /// Width of the final bracket around t* (absolute, in t). 0: 4 ulp of the larger end of the
   /// root finder's first bracket (inside the step that contains t*, so at most 4 ulp of its end).
   double location_tolerance = 0.0;
-  /// Root-finder iterations per event before giving up with callback_failures.
+  /// Root-finder iterations per bracket before giving up with event_location_failed. The
+  /// safeguarded root finder halves the bracket at least every second iteration, so it needs
+  /// at most about 110 on any sign change (doc/events-theory.md, D4).
   int max_location_iterations = 200;
   /// Interior points of each accepted step where h is sampled (on the dense x, z interpolated
   /// linearly) to catch two crossings inside one step (doc/events-guide.md).
@@ -44,15 +46,22 @@ struct ESDIRK_API HybridOptions {
   /// the parameters (no event-time sensitivity).
   std::vector<double> time_events;
 
-  // --- Protection ---------------------------------------------------------------------------
-  /// Transitions in a row each located within the first step after the previous one (modes
-  /// that last one step or less: chattering, Zeno) before too_many_events.
+  // --- Protection (doc/events-theory.md, D3: judged on event times, never on steps) --------
+  /// Events in a row at one instant (a cascade of transitions, each making another trigger
+  /// true) before too_many_events.
   int max_events_per_step = 100;
-  /// Largest mean event rate over the last `event_window` events before too_many_events.
+  /// Largest mean event rate over the last `event_window` events before too_many_events
+  /// (chattering), unless the events accumulate geometrically (Zeno, below).
   double max_events_per_unit_time = 1e6;
   /// In [2, max_event_window]: the solver keeps the last event_window event times.
   int event_window = 16;
   static constexpr int max_event_window = 1 << 16;
+  /// Zeno behaviour: the last `zeno_intervals` intervals between events each shorter than the
+  /// one before, with the accumulation time of their geometric series (ratio: the largest of
+  /// the last ones) within zeno_time_tolerance * max(1, |t|) of the last event, ends the run
+  /// with zeno_accumulation, the left limit at that last event kept.
+  int zeno_intervals = 8;
+  double zeno_time_tolerance = 1e-9;
   /// Transversality: |D_h| <= grazing_tolerance * scale (D_h = dh/dt along the solution,
   /// scale = the same sum in absolute values with the step's mean rates) is grazing. With
   /// sensitivities it ends the call with event_grazing (tau is not defined there); without

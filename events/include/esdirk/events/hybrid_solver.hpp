@@ -35,6 +35,7 @@ namespace internal {
 class ModeProblem;
 class EventDetector;
 class EventJumps;
+class EventRateGuard;
 }  // namespace internal
 
 class ESDIRK_API HybridSolver {
@@ -114,9 +115,9 @@ class ESDIRK_API HybridSolver {
   std::string event_name(const TransitionCause& cause, bool initial) const;
   Status jump_sensitivities(const TransitionCause& cause, double t, double dh_dt, bool moving, bool initial);
   Status refine_event();
-  Status arm_detector(std::span<const int> fired);
+  Status arm_detector(std::span<const int> fired, double left_rate);
   Status transition_failure(Status status, std::string message);
-  Status check_event_rate(double t, bool first_step);
+  Status check_event_rate(double t);
   void write_output(Vector x, Vector z, MatrixRef Sx, MatrixRef Sz) const;
   bool set_stop_time_for(double tout);
   EventRecord& next_record();
@@ -147,16 +148,14 @@ class ESDIRK_API HybridSolver {
   std::deque<EventRecord> log_;  // grows with the events up to event_log_capacity
   int logged_ = 0;
   long events_ = 0;
-  int events_in_a_row_ = 0;        // transitions each found in the first step after the last
-  std::vector<double> recent_;     // ring of the last event_window event times
-  int recent_count_ = 0;
+  std::unique_ptr<internal::EventRateGuard> rate_guard_;  // chattering and Zeno
   EventRecord scratch_;            // the record of an event beyond the log's capacity
   const EventRecord* last_record_ = nullptr;
   std::string message_;
   // Transition workspace (sized at setup).
   std::vector<double> f_minus_, zdot_minus_, f_plus_, zdot_plus_, row_, x_plus_, h_;
   std::vector<double> saved_memory_, saved_p_ext_, tau_;
-  std::vector<int> hints_, no_fired_;
+  std::vector<int> references_, no_fired_;
   DenseMatrix reset_jacobian_, dx_total_, wstar_, pe_dirs_;
   // Parameter resets: p+, its Jacobian E, the total derivative dP+ and the left limit's total
   // directions [tau; s- + f- tau; w- + z'- tau; P; M] that D and E act on.
