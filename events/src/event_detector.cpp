@@ -81,7 +81,8 @@ int EventDetector::evaluate(double t, ConstVector x, ConstVector z, Vector h) {
 
 std::string EventDetector::what_failed() const {
   if (bad_component_ < 0) return "the event functions failed";
-  return "event function " + std::to_string(bad_component_) + " returned " + format_number(bad_value_);
+  return "event function " + std::to_string(bad_component_) + " returned " + format_number(bad_value_) +
+         " (the event functions must be finite)";
 }
 
 Status EventDetector::arm(std::span<const int> references) {

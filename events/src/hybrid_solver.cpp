@@ -405,7 +405,8 @@ Status HybridSolver::arm_detector(std::span<const int> fired, double left_rate) 
   const double t_band = std::max(options_.location_tolerance, 4.0 * (std::nextafter(std::abs(t), 1e300) - std::abs(t)));
   int code = detector_->evaluate(t, integrator_->x(), integrator_->z(), h_);
   if (code != 0)
-    return transition_failure(callback_status(code), detector_->what_failed() + " at the restart t = " + format_number(t));
+    return transition_failure(callback_status(code), detector_->what_failed() + " at t = " + format_number(t) +
+                                                         (events_ > 0 ? " (the restart after an event)" : ""));
   bool rates_known = false;
   for (int k = 0; k < ne_ && code == 0; ++k) {
     const double hk = h_[size(k)];
