@@ -407,7 +407,10 @@ BOOST_AUTO_TEST_CASE(algebraic_state_follows_the_reset_parameter) {
 }
 
 // A re-armed trigger, SBML style: the event t - k > 0 assigns k := 2 when it fires, so the
-// trigger is false again right after t = k0 = 1.
+// trigger is false again right after t = k0 = 1 and fires once more at t = 2 (where k := 2 is
+// the same value: no third event). The first event time moves with k0 (tau = 1); the second
+// does not (k+ = 2 whatever k0: E = [0, 0, 0]). Found only when detection after a restart
+// starts from the sign of h+ (h+ = -1 here, while dh/dt = +1).
 class RearmedTrigger : public esdirk::HybridProblem {
  public:
   RearmedTrigger() : HybridProblem(1, 0, 1, 1) {}
@@ -441,6 +444,30 @@ class RearmedTrigger : public esdirk::HybridProblem {
   }
   bool broken_jacobian = false;
 };
+
+BOOST_AUTO_TEST_CASE(trigger_rearmed_by_a_parameter_reset_fires_again) {
+  RearmedTrigger model;
+  esdirk::HybridOptions o = tight(1e-10);
+  o.directions = {esdirk::EventDirection::rising};
+  const esdirk::DenseMatrix seed = identity(2);
+  const Run r = run(model, o, 0.0, 0, {0.0}, {}, {1.0}, 4.0, &seed);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+  BOOST_REQUIRE_EQUAL(r.events.size(), 2u);
+  BOOST_TEST(std::abs(r.events[0].t - 1.0) < 1e-12);
+  BOOST_TEST(std::abs(r.events[1].t - 2.0) < 1e-12);
+  BOOST_TEST(std::abs(r.events[0].tau[1] - 1.0) < 1e-9);  // dt1/dk0
+  BOOST_TEST(std::abs(r.events[1].tau[1]) < 1e-9);        // t2 = k+ = 2 for every k0
+  BOOST_TEST(std::abs(r.x[0] - 6.0) < 1e-10);              // 4 + two firings
+  // x(4) = 4 + 2 whatever x0 and k0: s = (1, 0); across the first event s+ = s- + (f- - f+) tau
+  // with f- = f+ = 1. The event gradient and E are central differences here (error ~1e-11).
+  BOOST_TEST(std::abs(r.Sx(0, 0) - 1.0) < 1e-9);
+  BOOST_TEST(std::abs(r.Sx(0, 1)) < 1e-9);
+  // The adjoint through both events (the second one's tau reads h_p with the reset k).
+  const AdjointComparison a = compare_adjoint(model, o, 0.0, 0, {0.0}, {}, {1.0}, {1.5, 4.0}, {pick(1, 0), pick(1, 0)});
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(a.status), a.message);
+  BOOST_TEST(a.events == 2);
+  BOOST_TEST(a.worst_relative_error() < 1e-12, "worst " << a.worst_relative_error());
+}
 
 BOOST_AUTO_TEST_CASE(failing_parameter_reset_jacobian_names_the_event) {
   RearmedTrigger model;
