@@ -155,6 +155,9 @@ Status HybridSolver::initialize_sensitivities(ConstMatrixRef seed, SensitivityOp
                                 std::to_string(nx_ + np_) + " x ns");
   const int ns = seed.cols, npe = np_ + nm_;
   if (!sensitivity_) sensitivity_ = std::make_unique<ForwardSensitivity>(*integrator_, std::move(options));
+  // The size limits before the seed is copied or read (issue 27: a seed beyond them was read
+  // to its end, and here also copied, before ForwardSensitivity refused it).
+  sensitivity_->last_stages().check_directions(ns);
   directions_ = ns;
   seed_.resize(nx_ + npe, ns);
   for (int j = 0; j < ns; ++j)

@@ -314,6 +314,12 @@ static void event_log_records_are_made_as_events_happen(void) {
   CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 0, &event), ESDIRK_SUCCESS);
   CHECK(fabs(event.t - 0.5) < 1e-6 && event.mode_after == 1);
   CHECK(fabs(x - 0.5) < 1e-6);
+  {
+    /* The hybrid solver's seed too: 2^25 columns claimed, one held; refused unread. */
+    const double seed[1] = {1.0};
+    CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, seed, 1, 1 << 25, 1), ESDIRK_INVALID_ARGUMENT);
+    CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, seed, 1, 1, 1), ESDIRK_SUCCESS);
+  }
   esdirk_hybrid_solver_free(&solver);
   esdirk_hybrid_problem_free(&problem);
 }
