@@ -330,9 +330,9 @@ int EventDetector::locate(DenseOutput& dense, double a, double b) {
 // Anderson-Bjorck regula falsi on component k of h along the dense output, from the bracket
 // [a, b] (h_a_, h_b_ hold every component at the ends; b is on the crossed side or exactly
 // zero). Safeguards that make it converge on any sign change, of any multiplicity: a trial
-// point stays at least half the tolerance inside the bracket, and an iteration that did not
-// halve the bracket is followed by a bisection, so the bracket halves at least every second
-// iteration and reaches the tolerance (a few ulp of t) in at most about 2 x 55 iterations
+// point stays at least half the tolerance inside the bracket, and every third iteration is a
+// bisection unless the two before halved the bracket, so the bracket halves at least every
+// third iteration and reaches the tolerance (a few ulp of t) in at most about 3 x 55 iterations
 // (doc/events-theory.md, D4). Returns 0, a callback code, or -3 if max_location_iterations
 // ran out first (only possible with a cap below that bound).
 int EventDetector::bracket_root(DenseOutput& dense, int k, double& a, double& b) {
@@ -344,14 +344,23 @@ int EventDetector::bracket_root(DenseOutput& dense, int k, double& a, double& b)
     return 0;
   }
   const double tol = std::max(options_.location_tolerance, default_tolerance(a, b));
-  int iterations = 0;
-  bool bisect = false;
+  int iterations = 0, since_check = 0, kept = 0;  // kept: the end that stayed last (-1 a, 1 b)
+  double checked_width = std::abs(b - a);
   while (std::abs(b - a) > tol) {
     if (iterations >= options_.max_location_iterations) return -3;
     ++iterations;
     ++iterations_;
     ++counters_.event_root_iterations;
-    const double lo = std::min(a, b), hi = std::max(a, b), margin = 0.5 * tol, width = hi - lo;
+    const double lo = std::min(a, b), hi = std::max(a, b), margin = 0.5 * tol;
+    // Every third iteration checks the two before: if they did not halve the bracket, this one
+    // bisects. (A secant step converges from one side, so one step rarely halves the bracket;
+    // its last step, half a tolerance beyond the root, collapses it.)
+    bool bisect = false;
+    if (++since_check == 3) {
+      since_check = 0;
+      bisect = hi - lo > 0.5 * checked_width;
+      checked_width = bisect ? 0.5 * (hi - lo) : hi - lo;
+    }
     double t = (bisect || fa == fb) ? 0.5 * (lo + hi) : b - fb * (b - a) / (fb - fa);
     if (!(t > lo + margin)) t = lo + margin;
     if (!(t < hi - margin)) t = hi - margin;
@@ -365,20 +374,24 @@ int EventDetector::bracket_root(DenseOutput& dense, int k, double& a, double& b)
       std::copy(h_t_.begin(), h_t_.end(), h_b_.begin());
       return 0;
     }
+    // The end that stays is scaled down when it stayed the time before too (Anderson-Bjorck:
+    // by 1 - f_new / f_replaced, or 0.5 if that is not positive), so that the secant does not
+    // stall on a convex or flat side.
     if (sign_of(ft) == sign_of(fb)) {
-      // The crossed end moves; the kept end's value is scaled down (Anderson-Bjorck), so the
-      // next secant does not stall on a convex or flat side.
       const double m = 1.0 - ft / fb;
-      fa *= m > 0.0 ? m : 0.5;
+      if (kept == -1) fa *= m > 0.0 ? m : 0.5;
+      kept = -1;
       b = t;
       fb = ft;
       std::copy(h_t_.begin(), h_t_.end(), h_b_.begin());
     } else {
+      const double m = 1.0 - ft / fa;
+      if (kept == 1) fb *= m > 0.0 ? m : 0.5;
+      kept = 1;
       a = t;
       fa = ft;
       std::copy(h_t_.begin(), h_t_.end(), h_a_.begin());
     }
-    bisect = !bisect && std::abs(b - a) > 0.5 * width;
   }
   return 0;
 }

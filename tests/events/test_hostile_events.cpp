@@ -303,7 +303,7 @@ BOOST_AUTO_TEST_CASE(exact_zero_at_a_sample_is_an_event) {
 
 BOOST_AUTO_TEST_CASE(roots_of_higher_multiplicity_are_located) {
   // h = (x - 1/2)^3 and d|d| (d = x - 1/2), x' = 1 then 2: one event at t = 1/2, x(1) = 1.5.
-  // The safeguarded root finder needs no more than about 2 x 55 iterations for any of them.
+  // The safeguarded root finder needs no more than about 3 x 55 iterations for any of them.
   for (const bool cubic : {true, false}) {
     Flat model(cubic);
     for (const bool long_steps : {false, true}) {

@@ -33,8 +33,8 @@ struct ESDIRK_API HybridOptions {
   /// root finder's first bracket (inside the step that contains t*, so at most 4 ulp of its end).
   double location_tolerance = 0.0;
   /// Root-finder iterations per bracket before giving up with event_location_failed. The
-  /// safeguarded root finder halves the bracket at least every second iteration, so it needs
-  /// at most about 110 on any sign change (doc/events-theory.md, D4).
+  /// safeguarded root finder halves the bracket at least every third iteration, so it needs
+  /// at most about 165 on any sign change (doc/events-theory.md, D4).
   int max_location_iterations = 200;
   /// Interior points of each accepted step where h is sampled (on the dense x, z interpolated
   /// linearly) to catch two crossings inside one step (doc/events-guide.md).
