@@ -102,6 +102,7 @@ Status Integrator::start(double t, ConstVector x, ConstVector z_guess, ConstVect
   }
   message_.clear();
   have_listener_stop_ = false;
+  t_output_ = t;
   controller_.reset();
   initialized_ = true;
   for (StepListener* listener : listeners_) listener->on_restart(t, kind);

@@ -211,6 +211,18 @@ Status Adjoint::gradient(const AdjointObjective& objective, MatrixRef dx0, Matri
   if (restarted_)
     throw std::logic_error("Adjoint::gradient: the run was restarted; the smooth adjoint needs one "
                            "uninterrupted run (restarts and jumps are the event module's)");
+  // The terminal term is taken, and the running cost integrated, up to the last step end. If
+  // the last output time lies inside that step (integrate_to interpolated there), the
+  // gradient would silently be that of the objective at the wrong time (issue: Akzo to 180
+  // gave the gradient at the step end 181.49). Output terms are checked against step ends
+  // in the sweep.
+  const double t_out = integrator_.output_time();
+  if ((objective.terminal || objective.running) && t_out != final_time())
+    throw std::logic_error("Adjoint::gradient: the last output time t = " + format_number(t_out) +
+                           " is not a step end (the last step ended at t = " + format_number(final_time()) +
+                           ", where the terminal term and the running cost would be taken): make it a stop "
+                           "time (set_stop_time(" + format_number(t_out) +
+                           ") before integrating to it) and integrate again");
   return run_sweep(objective, dx0, dp, nullptr);
 }
 

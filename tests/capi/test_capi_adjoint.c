@@ -301,6 +301,17 @@ static void adjoint_bad_input(esdirk_problem* problem) {
   CHECK(dx0[0] == 7.0);
   esdirk_solver_free(&s);
 
+  /* The last output time inside the last step (no stop time there): the terminal term would
+   * be taken at the step end; refused, naming the fix. */
+  CHECK_STATUS(esdirk_solver_create(problem, &s), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_adjoint(s, 1, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_initialize(s, 0.0, x0, 2, zguess, 1, u0, 2), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_integrate_to(s, 0.55, x, 2, z, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_adjoint_gradient(s, o, dx0, 2, 2, dp, 2, 2), ESDIRK_WRONG_CALL_ORDER);
+  CHECK(strstr(esdirk_solver_last_error(s), "set_stop_time(0.55)") != NULL);
+  CHECK(dx0[0] == 7.0 && dp[0] == 7.0);
+  esdirk_solver_free(&s);
+
   /* A recorded run, then wrong sizes, objectives without terms, bad output times. */
   s = recorded_run(problem, 0);
   CHECK_STATUS(esdirk_solver_adjoint_gradient(s, NULL, dx0, 2, 2, dp, 2, 2), ESDIRK_NULL_ARGUMENT);

@@ -513,6 +513,50 @@ BOOST_AUTO_TEST_CASE(mismatched_sizes) {
   BOOST_CHECK_THROW(r.adjoint->gradient(objective, r.dx0.ref(), r.dp.ref()), std::invalid_argument);
 }
 
+// Regression (Akzo integrated to t = 180 without a stop time, the last step ending at 181.49:
+// success, an empty message and the gradient of the objective at 181.49, 0.7 % off): a
+// terminal term or a running cost after a run whose last output time lies inside the last
+// step is refused, with the fix in the message; with the stop time set the gradient is right.
+BOOST_AUTO_TEST_CASE(terminal_time_inside_the_last_step_is_refused_with_the_fix) {
+  Oscillator model;
+  esdirk::Options options;
+  options.rtol = 1e-6;
+  esdirk::Integrator solver(model, options);
+  Adjoint adjoint(solver);
+  const Setup s = oscillator_setup();
+  const double tout = 1.11;  // inside [t0, t_end] = [0, 3]
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, s.z0, s.p)));
+  std::vector<double> x(2), z;
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(tout, x, z)));
+  BOOST_REQUIRE(solver.t() > tout);  // interpolated inside the last step
+  BOOST_TEST(solver.output_time() == tout);
+  DenseMatrix w(2, 1), dx0(2, 1), dp(2, 1);
+  w(0, 0) = 1.0;
+  AdjointObjective terminal;
+  terminal.set_terminal_weights(w.cref());
+  const auto names_the_fix = [&](const std::logic_error& e) {
+    const std::string what = e.what();
+    return what.find("is not a step end") != std::string::npos &&
+           what.find("set_stop_time(1.11)") != std::string::npos;
+  };
+  BOOST_CHECK_EXCEPTION(adjoint.gradient(terminal, dx0.ref(), dp.ref()), std::logic_error, names_the_fix);
+  AdjointObjective running;
+  running.running = [](double, ConstVector x, ConstVector, ConstVector, MatrixRef dx, MatrixRef, MatrixRef) {
+    dx(0, 0) = x[0];
+    return 0;
+  };
+  BOOST_CHECK_EXCEPTION(adjoint.gradient(running, dx0.ref(), dp.ref()), std::logic_error, names_the_fix);
+  // With tout a stop time the same objective is differentiated at tout, as the forward
+  // sensitivities on the same steps say.
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, s.z0, s.p)));
+  solver.set_stop_time(tout);
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(tout, x, z)));
+  BOOST_REQUIRE(solver.t() == tout);
+  BOOST_REQUIRE(esdirk::ok(adjoint.gradient(terminal, dx0.ref(), dp.ref())));
+  const esdirk::GradientCheck check = esdirk::check_gradient(adjoint, terminal, dx0.cref(), dp.cref(), 1e-10, true);
+  BOOST_TEST(check.ok, check.summary());
+}
+
 BOOST_AUTO_TEST_CASE(memory_budget_too_small) {
   Oscillator model;
   esdirk::Integrator solver(model);

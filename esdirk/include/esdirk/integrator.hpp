@@ -118,6 +118,11 @@ class ESDIRK_API Integrator {
 
   // --- State --------------------------------------------------------------------------------
   double t() const { return stepper_.t(); }       ///< the last accepted time
+  /// The time of the solution the last integrate_to() or step() returned: t() after
+  /// initialize(), restart() and step(), but tout when integrate_to() interpolated inside a
+  /// step that went past it (no stop time there). The adjoints compare it with the last step
+  /// end, where their terminal term is taken.
+  double output_time() const { return t_output_; }
   ConstVector x() const { return stepper_.x(); }  ///< x(t())
   ConstVector z() const { return stepper_.z(); }  ///< z(t())
   ConstVector parameters() const { return stepper_.parameters(); }
@@ -161,13 +166,17 @@ class ESDIRK_API Integrator {
   void check_size(ConstVector v, int n, const char* what) const;
   Status start(double t, ConstVector x, ConstVector z_guess, ConstVector p, RestartKind kind);
   void set_direction(double tout);
-  Outcome stopped(StopReason reason, double t) const { return {Status::success, reason, t}; }
+  Outcome stopped(StopReason reason, double t) {
+    t_output_ = t;
+    return {Status::success, reason, t};
+  }
   Outcome failed(Status status, std::string message);
   Status take_step();
   Attempt attempt_step(double h, double t_end, bool force_accept);
   Status notify_accept();
   std::string listener_note() const;
 
+  double t_output_ = 0.0;  // output_time()
   Problem& problem_;
   Options options_;
   Statistics stats_;
