@@ -88,8 +88,11 @@ Errors errors_of(const Interval& c, const MapValue& v, const MapValue& ref) {
 
 class EsdirkRunner {
  public:
-  EsdirkRunner(const Interval& c, esdirk::Options options)
-      : problem_(c.make()), interval_(*problem_, std::move(options)), c_(c) {}
+  /// fixed_steps > 0: that many equal steps (MeshPolicy::fixed).
+  EsdirkRunner(const Interval& c, esdirk::Options options, int fixed_steps = 0)
+      : problem_(c.make()), interval_(*problem_, std::move(options)), c_(c) {
+    if (fixed_steps > 0) interval_.set_fixed_steps(fixed_steps);
+  }
   bool run() {
     const auto& r = interval_.integrate(c_.t0, c_.t1, c_.x0, c_.u, c_.z0);
     ok_ = esdirk::ok(r.status);
@@ -376,6 +379,30 @@ int main(int argc, char** argv) {
       print_point(c, p, csv);
       points.push_back(p);
     }
+    // esdirk on fixed meshes (the NMPC setting): equal steps of the order-4 and order-5 members,
+    // rtol setting the Newton test only (no error test on a fixed mesh).
+    for (const char* method : {"ESDIRK436", "ESDIRK547"})
+      for (double rtol : quick ? std::vector<double>{1e-8} : std::vector<double>{1e-6, 1e-8, 1e-10})
+        for (int steps = 1; steps <= (quick ? 4 : c.max_radau_steps); steps *= 2) {
+          esdirk::Options o = c.options(rtol);
+          o.method = esdirk::Tableau::named(method);
+          EsdirkRunner runner(c, o, steps);
+          char setting[64];
+          std::snprintf(setting, sizeof setting, "%s %d steps, rtol %.0e", method, steps, rtol);
+          Point p;
+          p.method = "esdirk fixed";
+          p.setting = setting;
+          p.ok = runner.run();
+          if (p.ok) {
+            p.seconds = seconds_per_call(runner, batches);
+            p.errors = errors_of(c, runner.value(), reference);
+            p.steps = steps;
+          } else {
+            p.message = runner.message();
+          }
+          print_point(c, p, csv);
+          points.push_back(p);
+        }
     const std::vector<double> newton_tols = quick ? std::vector<double>{1e-10} : std::vector<double>{1e-6, 1e-8, 1e-10};
     for (double newton_tol : newton_tols)
       for (int steps = 1; steps <= (quick ? std::min(16, c.max_radau_steps) : c.max_radau_steps); steps *= 2) {
@@ -423,10 +450,10 @@ int main(int argc, char** argv) {
     check(tight && tight->errors.worst() < 1e-5, c.id + ": esdirk's tightest run within 1e-5 of the reference");
 
     for (double target : {1e-4, 1e-6, 1e-8, 1e-10}) {
-      char line[400];
+      char line[600];
       int at = std::snprintf(line, sizeof line, "%-6s %7.0e", c.id.c_str(), target);
       const Point* e = cheapest(points, "esdirk", target);
-      for (const char* method : {"esdirk", "Radau IIA", "IDAS"}) {
+      for (const char* method : {"esdirk", "esdirk fixed", "Radau IIA", "IDAS"}) {
         const Point* p = cheapest(points, method, target);
         if (p)
           at += std::snprintf(line + at, sizeof line - static_cast<std::size_t>(at), " | %s %9.2f us (%s)", method,
@@ -435,9 +462,13 @@ int main(int argc, char** argv) {
           at += std::snprintf(line + at, sizeof line - static_cast<std::size_t>(at), " | %s -", method);
       }
       const Point* r = cheapest(points, "Radau IIA", target);
+      const Point* f = cheapest(points, "esdirk fixed", target);
       if (e && r)
-        std::snprintf(line + at, sizeof line - static_cast<std::size_t>(at), " | esdirk/Radau %.1f",
-                      e->seconds / r->seconds);
+        at += std::snprintf(line + at, sizeof line - static_cast<std::size_t>(at), " | esdirk/Radau %.1f",
+                            e->seconds / r->seconds);
+      if (f && r)
+        std::snprintf(line + at, sizeof line - static_cast<std::size_t>(at), " | fixed/Radau %.1f",
+                      f->seconds / r->seconds);
       summary.push_back(line);
     }
   }

@@ -84,6 +84,9 @@ module esdirk
   public :: esdirk_shooting_set_running_cost, esdirk_shooting_integrate
   public :: esdirk_shooting_get_algebraic_sensitivities, esdirk_shooting_get_statistics
   public :: esdirk_shooting_get_counter
+  public :: esdirk_shooting_set_fixed_steps, esdirk_shooting_set_mesh, esdirk_shooting_freeze_mesh
+  public :: esdirk_shooting_refresh_mesh, esdirk_shooting_use_adaptive_steps
+  public :: esdirk_shooting_get_error_estimate, esdirk_shooting_get_mesh
   public :: esdirk_shooting_last_error_string, esdirk_structural_sigma_1based
 
   interface
@@ -381,6 +384,54 @@ module esdirk
       integer(esdirk_int), value :: ldaz, ldbz
       real(c_double), intent(out) :: Az(ldaz, *), Bz(ldbz, *)
     end function esdirk_shooting_get_algebraic_sensitivities
+
+    ! Fixed and frozen meshes (doc/multiple-shooting-guide.md); mesh points measured from t_k.
+    integer(c_int) function esdirk_shooting_set_fixed_steps(shooting, steps) &
+        bind(C, name="esdirk_shooting_set_fixed_steps")
+      import :: c_int, c_ptr, esdirk_int
+      type(c_ptr), value :: shooting
+      integer(esdirk_int), value :: steps
+    end function esdirk_shooting_set_fixed_steps
+
+    integer(c_int) function esdirk_shooting_set_mesh(shooting, points, n_points) &
+        bind(C, name="esdirk_shooting_set_mesh")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: shooting
+      real(c_double), intent(in) :: points(*)
+      integer(esdirk_int), value :: n_points
+    end function esdirk_shooting_set_mesh
+
+    integer(c_int) function esdirk_shooting_freeze_mesh(shooting) bind(C, name="esdirk_shooting_freeze_mesh")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: shooting
+    end function esdirk_shooting_freeze_mesh
+
+    integer(c_int) function esdirk_shooting_refresh_mesh(shooting) bind(C, name="esdirk_shooting_refresh_mesh")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: shooting
+    end function esdirk_shooting_refresh_mesh
+
+    integer(c_int) function esdirk_shooting_use_adaptive_steps(shooting) &
+        bind(C, name="esdirk_shooting_use_adaptive_steps")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: shooting
+    end function esdirk_shooting_use_adaptive_steps
+
+    integer(c_int) function esdirk_shooting_get_error_estimate(shooting, estimate) &
+        bind(C, name="esdirk_shooting_get_error_estimate")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: shooting
+      real(c_double), intent(out) :: estimate
+    end function esdirk_shooting_get_error_estimate
+
+    integer(c_int) function esdirk_shooting_get_mesh(shooting, points, capacity, n_points) &
+        bind(C, name="esdirk_shooting_get_mesh")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: shooting
+      real(c_double), intent(out) :: points(*)
+      integer(esdirk_int), value :: capacity
+      integer(esdirk_int), intent(out) :: n_points
+    end function esdirk_shooting_get_mesh
 
     integer(c_int) function c_esdirk_shooting_get_statistics(shooting, total, statistics) &
         bind(C, name="esdirk_shooting_get_statistics")

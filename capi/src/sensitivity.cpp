@@ -108,6 +108,37 @@ int esdirk_solver_integrate_sensitivities_to(esdirk_solver* s, double tout, doub
   });
 }
 
+}  // extern "C"
+
+namespace {
+
+void apply_mesh_setting(esdirk_shooting* sh) {
+  esdirk::ShootingInterval& interval = *sh->interval;
+  switch (sh->mesh_setting) {
+    case 1: interval.set_fixed_steps(sh->fixed_steps); break;
+    case 2: interval.set_mesh(sh->mesh_points); break;
+    case 3: interval.freeze_mesh(); break;
+    default: interval.use_adaptive_steps(); break;
+  }
+}
+
+// The interval object, built (again) with the handle's options, running cost and mesh setting
+// when there is none or the options changed.
+void ensure_interval(esdirk_shooting* sh) {
+  if (sh->interval && !sh->options_changed) return;
+  const esdirk::Problem& p = *sh->problem->problem;
+  sh->interval = std::make_unique<esdirk::ShootingInterval>(*sh->problem->problem, sh->options,
+                                                            sh->sensitivity_options);
+  if (sh->cost) sh->interval->set_running_cost(c_running_cost(sh->cost, sh->cost_user_data, p.nx(), p.nz(), p.np()));
+  sh->options_changed = false;
+  sh->has_result = false;
+  apply_mesh_setting(sh);
+}
+
+}  // namespace
+
+extern "C" {
+
 int esdirk_shooting_create(esdirk_problem* problem, esdirk_shooting** shooting) {
   return esdirk_capi::create_handle(problem, shooting);
 }
@@ -200,13 +231,7 @@ int esdirk_shooting_integrate(esdirk_shooting* sh, double t_k, double t_end, con
     return sh->fail(ESDIRK_INVALID_ARGUMENT,
                     "shooting_integrate: leading dimensions must be >= nx");
   return guarded(sh, [&]() -> int {
-    if (!sh->interval || sh->options_changed) {
-      sh->interval = std::make_unique<esdirk::ShootingInterval>(*sh->problem->problem, sh->options,
-                                                                sh->sensitivity_options);
-      if (sh->cost)
-        sh->interval->set_running_cost(c_running_cost(sh->cost, sh->cost_user_data, nx, nz, nu));
-      sh->options_changed = false;
-    }
+    ensure_interval(sh);
     sh->has_result = false;
     const esdirk::ShootingResult& res = sh->interval->integrate(
         t_k, t_end, in(x_k, nx), in(u_k, nu), z_guess ? in(z_guess, nz) : esdirk::ConstVector{});
@@ -262,6 +287,86 @@ int esdirk_shooting_get_counter(const esdirk_shooting* csh, int total, const cha
     st = total ? sh->interval->total_statistics()
                : (sh->has_result ? sh->interval->result().statistics : st);
   return esdirk_capi::get_counter(st, name, value, *sh);
+}
+
+int esdirk_shooting_set_fixed_steps(esdirk_shooting* sh, esdirk_int steps) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  return guarded(sh, [&] {
+    ensure_interval(sh);
+    sh->interval->set_fixed_steps(static_cast<int>(steps));  // throws naming steps: nothing changed
+    sh->mesh_setting = 1;
+    sh->fixed_steps = static_cast<int>(steps);
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_shooting_set_mesh(esdirk_shooting* sh, const double* points, esdirk_int n_points) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  if (!points && n_points > 0) return sh->fail(ESDIRK_NULL_ARGUMENT, "set_mesh: points is NULL");
+  if (n_points < 0)
+    return sh->fail(ESDIRK_INVALID_ARGUMENT, "set_mesh: n_points = " + std::to_string(n_points) + " is negative");
+  return guarded(sh, [&] {
+    ensure_interval(sh);
+    const esdirk::ConstVector mesh(points, static_cast<std::size_t>(n_points));
+    sh->interval->set_mesh(mesh);  // throws naming the mesh: nothing changed
+    sh->mesh_setting = 2;
+    sh->mesh_points.assign(mesh.begin(), mesh.end());
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_shooting_freeze_mesh(esdirk_shooting* sh) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  return guarded(sh, [&] {
+    ensure_interval(sh);
+    sh->interval->freeze_mesh();
+    sh->mesh_setting = 3;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_shooting_refresh_mesh(esdirk_shooting* sh) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  return guarded(sh, [&] {
+    ensure_interval(sh);
+    sh->interval->refresh_mesh();
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_shooting_use_adaptive_steps(esdirk_shooting* sh) {
+  if (!sh) return ESDIRK_NULL_ARGUMENT;
+  return guarded(sh, [&] {
+    ensure_interval(sh);
+    sh->interval->use_adaptive_steps();
+    sh->mesh_setting = 0;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_shooting_get_error_estimate(const esdirk_shooting* csh, double* estimate) {
+  if (!csh) return ESDIRK_NULL_ARGUMENT;
+  auto* sh = const_cast<esdirk_shooting*>(csh);  // only the message changes
+  if (!estimate) return sh->fail(ESDIRK_NULL_ARGUMENT, "get_error_estimate: estimate is NULL");
+  if (!sh->has_result) return sh->fail(ESDIRK_WRONG_CALL_ORDER, "get_error_estimate: no successful interval yet");
+  *estimate = sh->interval->result().error_estimate;
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_shooting_get_mesh(const esdirk_shooting* csh, double* points, esdirk_int capacity,
+                             esdirk_int* n_points) {
+  if (!csh) return ESDIRK_NULL_ARGUMENT;
+  auto* sh = const_cast<esdirk_shooting*>(csh);  // only the message changes
+  if (!n_points || (!points && capacity > 0))
+    return sh->fail(ESDIRK_NULL_ARGUMENT, "get_mesh: n_points or points is NULL");
+  if (!sh->has_result) return sh->fail(ESDIRK_WRONG_CALL_ORDER, "get_mesh: no successful interval yet");
+  const esdirk::ConstVector mesh = sh->interval->mesh();
+  *n_points = static_cast<esdirk_int>(mesh.size());
+  if (capacity < *n_points)
+    return sh->fail(ESDIRK_BUFFER_TOO_SMALL, "get_mesh: the mesh has " + std::to_string(mesh.size()) +
+                                                 " points, capacity is " + std::to_string(capacity));
+  std::copy(mesh.begin(), mesh.end(), points);
+  return ESDIRK_SUCCESS;
 }
 
 }  // extern "C"

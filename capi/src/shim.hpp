@@ -270,6 +270,11 @@ struct esdirk_shooting : esdirk_capi::Messages {
   esdirk_running_cost_fn cost = nullptr;
   void* cost_user_data = nullptr;
   bool has_result = false;
+  // The mesh settings, applied again to a rebuilt interval: 0 adaptive, 1 fixed steps, 2 fixed
+  // mesh, 3 frozen.
+  int mesh_setting = 0;
+  int fixed_steps = 0;
+  std::vector<double> mesh_points;
 };
 
 // The reverse-mode shooting interval of esdirk_adjoint.h (capi/src/adjoint.cpp).

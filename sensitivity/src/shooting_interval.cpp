@@ -1,5 +1,6 @@
 #include "esdirk/sensitivity/shooting_interval.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -26,14 +27,18 @@ void check_vector(ConstVector v, int n, const char* what) {
 
 }  // namespace
 
-// The running cost as a step listener after the sensitivities: every accepted step adds its
-// quadrature (and its derivatives, from that step's stage sensitivities) to the result.
-class ShootingInterval::CostQuadrature final : public StepListener {
+// The interval's own listener, after the sensitivities: every accepted step raises the error
+// estimate to its error-test norm, adds its steps to the mesh being frozen, and adds its
+// quadrature of the running cost (and its derivatives, from that step's stage sensitivities).
+class ShootingInterval::StepWatcher final : public StepListener {
  public:
-  explicit CostQuadrature(ShootingInterval& interval) : interval_(interval) {}
+  explicit StepWatcher(ShootingInterval& interval) : interval_(interval) {}
   AcceptVerdict on_accept(const StepView& step, DenseOutput&) override {
-    if (!interval_.cost_) return AcceptVerdict::proceed();
-    const Status status = interval_.accumulate_cost(step);
+    ShootingInterval& s = interval_;
+    s.result_.error_estimate = std::max(s.result_.error_estimate, s.integrator_->last_error_norm());
+    if (s.recording_) s.recorded_.push_back(step.t_end - s.interval_start_);  // capacity reserved
+    if (!s.cost_) return AcceptVerdict::proceed();
+    const Status status = s.accumulate_cost(step);
     if (ok(status)) return AcceptVerdict::proceed();
     message_ = "the running cost failed or was not finite in the step from t = " + format_number(step.t);
     return AcceptVerdict::fail(status);
@@ -52,8 +57,8 @@ ShootingInterval::ShootingInterval(Problem& problem, Options options,
       nu_(problem.np()),
       integrator_(std::make_unique<Integrator>(problem, std::move(options))),
       sensitivity_(std::make_unique<ForwardSensitivity>(*integrator_, std::move(sensitivity))),
-      quadrature_(std::make_unique<CostQuadrature>(*this)) {
-  integrator_->add_listener(*quadrature_);
+      watcher_(std::make_unique<StepWatcher>(*this)) {
+  integrator_->add_listener(*watcher_);
   result_.x.assign(static_cast<std::size_t>(nx_), 0.0);
   result_.z.assign(static_cast<std::size_t>(nz_), 0.0);
   result_.A.resize(nx_, nx_);
@@ -81,7 +86,99 @@ const ShootingResult& ShootingInterval::result() const {
   return result_;
 }
 
-ShootingInterval::~ShootingInterval() { integrator_->remove_listener(*quadrature_); }
+ShootingInterval::~ShootingInterval() { integrator_->remove_listener(*watcher_); }
+
+void ShootingInterval::set_fixed_steps(int steps) {
+  const long limit = integrator_->options().max_steps;
+  if (steps < 1 || steps > limit)
+    throw std::invalid_argument("ShootingInterval::set_fixed_steps: steps = " + std::to_string(steps) +
+                                " must be in [1, Options::max_steps = " + std::to_string(limit) +
+                                "] (the previous mesh is kept)");
+  std::vector<double> fraction(static_cast<std::size_t>(steps) + 1);
+  for (int i = 0; i <= steps; ++i) fraction[static_cast<std::size_t>(i)] = static_cast<double>(i) / steps;
+  fraction.back() = 1.0;
+  fixed_fraction_.swap(fraction);
+  fixed_by_count_ = true;
+  policy_ = MeshPolicy::fixed;
+}
+
+void ShootingInterval::set_mesh(ConstVector points) {
+  const std::string who = "ShootingInterval::set_mesh: the mesh ";
+  const std::string kept = " (the previous mesh is kept)";
+  const long limit = integrator_->options().max_steps;
+  if (points.size() < 2)
+    throw std::invalid_argument(who + "has " + std::to_string(points.size()) +
+                                " points; it needs at least 2 (0 and the interval's length)" + kept);
+  if (static_cast<long>(points.size()) - 1 > limit)
+    throw std::invalid_argument(who + "has " + std::to_string(points.size() - 1) +
+                                " steps, above Options::max_steps = " + std::to_string(limit) + kept);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (!std::isfinite(points[i]))
+      throw std::invalid_argument(who + "point " + std::to_string(i) + " is not finite" + kept);
+  if (points[0] != 0.0)
+    throw std::invalid_argument(who + "must start at 0 (points are measured from t_k), not at " +
+                                format_number(points[0]) + kept);
+  for (std::size_t i = 1; i < points.size(); ++i)
+    if (!(points[i] > points[i - 1]))
+      throw std::invalid_argument(who + "is not increasing: step " + std::to_string(i) + " from " +
+                                  format_number(points[i - 1]) + " to " + format_number(points[i]) +
+                                  (points[i] == points[i - 1] ? " is zero" : " is negative") + kept);
+  fixed_points_.assign(points.begin(), points.end());
+  fixed_by_count_ = false;
+  policy_ = MeshPolicy::fixed;
+}
+
+void ShootingInterval::freeze_mesh() {
+  if (policy_ == MeshPolicy::frozen) return;
+  policy_ = MeshPolicy::frozen;
+  have_frozen_mesh_ = false;
+  // The adapting call records its steps here; a call of more steps than this grows it once.
+  recorded_.reserve(256);
+}
+
+bool ShootingInterval::takes_mesh() const {
+  return policy_ == MeshPolicy::fixed || (policy_ == MeshPolicy::frozen && have_frozen_mesh_);
+}
+
+// The absolute mesh of [t_k, t_end] from the fixed or frozen one; throws std::invalid_argument
+// (nothing changed) when a mesh of points does not span the interval.
+void ShootingInterval::prepare_mesh(double t_k, double t_end) {
+  const double length = t_end - t_k;
+  const bool by_count = policy_ == MeshPolicy::fixed && fixed_by_count_;
+  const std::vector<double>& points =
+      by_count ? fixed_fraction_ : (policy_ == MeshPolicy::fixed ? fixed_points_ : frozen_points_);
+  // A mesh of points fits an interval of its own length only (to rounding of the ends' times).
+  if (!by_count && std::abs(points.back() - length) > 1e-10 * std::max(length, points.back()))
+    throw std::invalid_argument(
+        "ShootingInterval::integrate: t_end: the interval [" + format_number(t_k) + ", " + format_number(t_end) +
+        "] has length " + format_number(length) + " but the " +
+        (policy_ == MeshPolicy::fixed ? std::string("mesh of set_mesh") : std::string("frozen mesh")) + " spans " +
+        format_number(points.back()) +
+        (policy_ == MeshPolicy::fixed ? std::string(" (set a mesh for this length)")
+                                      : std::string(" (call refresh_mesh() to adapt again)")) +
+        "; the mesh is kept");
+  mesh_times_.resize(points.size());  // allocates only when the mesh grows
+  for (std::size_t i = 0; i < points.size(); ++i) mesh_times_[i] = t_k + (by_count ? points[i] * length : points[i]);
+  mesh_times_.back() = t_end;
+  for (std::size_t i = 1; i < mesh_times_.size(); ++i)
+    if (!(mesh_times_[i] > mesh_times_[i - 1]))
+      throw std::invalid_argument("ShootingInterval::integrate: step " + std::to_string(i) +
+                                  " of the mesh is below the resolution of t at t_k = " + format_number(t_k) +
+                                  "; the mesh is kept");
+}
+
+// The fixed or frozen mesh: one step of each, without the error test (Integrator::replay_step,
+// which ends each step exactly on its mesh point).
+Outcome ShootingInterval::integrate_on_mesh(double, double t_end) {
+  Integrator& solver = *integrator_;
+  for (std::size_t i = 1; i < mesh_times_.size(); ++i) {
+    const Status status = solver.replay_step(mesh_times_[i] - mesh_times_[i - 1], mesh_times_[i]);
+    if (!ok(status)) return {status, StopReason::none, solver.t()};
+  }
+  std::copy(solver.x().begin(), solver.x().end(), result_.x.begin());
+  std::copy(solver.z().begin(), solver.z().end(), result_.z.begin());
+  return {Status::success, StopReason::reached_stop_time, t_end};
+}
 
 ShootingResult& ShootingInterval::fail(Status status, std::string message) {
   result_.status = status;
@@ -91,6 +188,7 @@ ShootingResult& ShootingInterval::fail(Status status, std::string message) {
   total_ += result_.statistics;
   valid_ = false;
   started_ = false;  // the next call initializes afresh
+  recording_ = false;  // a frozen mesh is only taken from a call that succeeded
   return result_;
 }
 
@@ -144,10 +242,16 @@ const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, Cons
     check_vector(z_guess, nz_, "z_guess");
     std::copy(z_guess.begin(), z_guess.end(), z_guess_.begin());
   }
+  const bool on_mesh = takes_mesh();
+  if (on_mesh) prepare_mesh(t_k, t_end);  // throws before anything changes
   result_.status = Status::success;
   result_.message.clear();
   result_.t_end = t_end;
   result_.H = 0.0;
+  result_.error_estimate = 0.0;
+  interval_start_ = t_k;
+  recording_ = policy_ == MeshPolicy::frozen && !on_mesh;
+  if (recording_) recorded_.assign(1, 0.0);
   std::fill(result_.q.begin(), result_.q.end(), 0.0);
   std::fill(result_.r.begin(), result_.r.end(), 0.0);
   valid_ = false;
@@ -166,7 +270,7 @@ const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, Cons
   status = sensitivity_->initialize(identity_.cref());  // built once: no allocation per call
   if (!ok(status)) return fail(status, sensitivity_->message());
 
-  const Outcome outcome = solver.integrate_to(t_end, result_.x, result_.z);
+  const Outcome outcome = on_mesh ? integrate_on_mesh(t_k, t_end) : solver.integrate_to(t_end, result_.x, result_.z);
   if (!ok(sensitivity_->status())) return fail(sensitivity_->status(), sensitivity_->message());
   if (!ok(outcome)) return fail(outcome.status, solver.message());
   std::copy(solver.z().begin(), solver.z().end(), z_guess_.begin());  // guess for the next call
@@ -177,6 +281,24 @@ const ShootingResult& ShootingInterval::integrate(double t_k, double t_end, Cons
   if (nz_ > 0) {
     detail::copy(detail::cols_of(Sz, 0, nx_), result_.Az.ref());
     detail::copy(detail::cols_of(Sz, nx_, nu_), result_.Bz.ref());
+  }
+  if (recording_) {  // the adapting call of a frozen mesh: keep its steps
+    recorded_.back() = t_end - t_k;
+    frozen_points_.assign(recorded_.begin(), recorded_.end());
+    have_frozen_mesh_ = true;
+    recording_ = false;
+    used_mesh_.assign(frozen_points_.begin(), frozen_points_.end());
+  } else if (on_mesh) {
+    if (policy_ == MeshPolicy::fixed && fixed_by_count_) {
+      used_mesh_.resize(fixed_fraction_.size());  // allocates only when the mesh grows
+      for (std::size_t i = 0; i < fixed_fraction_.size(); ++i) used_mesh_[i] = fixed_fraction_[i] * (t_end - t_k);
+      used_mesh_.back() = t_end - t_k;
+    } else {
+      const std::vector<double>& points = policy_ == MeshPolicy::fixed ? fixed_points_ : frozen_points_;
+      used_mesh_.assign(points.begin(), points.end());
+    }
+  } else {
+    used_mesh_.clear();
   }
   result_.statistics = solver.statistics();
   result_.statistics -= before_;

@@ -155,6 +155,129 @@ static void test_shooting(void) {
                ESDIRK_NULL_ARGUMENT);
 }
 
+/* The model's analytic Jacobians: with them the sensitivities are the derivative of the
+ * discrete map to rounding (difference Jacobians would leave ~sqrt(eps) in them). */
+static int model_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                          const double* z, const double* p, double* J, esdirk_int ldj, void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)user_data;
+  J[0] = 0.0;            /* df/dx */
+  J[1] = -2.0 * x[0];    /* dg/dx */
+  J[ldj] = -p[0];        /* df/dz */
+  J[ldj + 1] = 1.0;      /* dg/dz */
+  (void)z;
+  return 0;
+}
+static int model_parameter_jacobian(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                                    const double* z, const double* p, double* Jp, esdirk_int ldjp,
+                                    void* user_data) {
+  (void)nx;
+  (void)nz;
+  (void)np;
+  (void)t;
+  (void)x;
+  (void)p;
+  (void)ldjp;
+  (void)user_data;
+  Jp[0] = -z[0];
+  Jp[1] = 0.0;
+  return 0;
+}
+
+/* Fixed and frozen meshes: a fixed mesh's A and B are the derivative of that discrete map
+ * (central differences of the same map); bad input returns ESDIRK_INVALID_ARGUMENT naming the
+ * argument and keeps the mesh; a frozen mesh is reused without rejections. */
+static void test_shooting_meshes(void) {
+  esdirk_problem* problem = NULL;
+  esdirk_shooting* shooting = NULL;
+  CHECK_STATUS(esdirk_problem_create(1, 1, 1, model, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_jacobian(problem, model_jacobian), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_parameter_jacobian(problem, model_parameter_jacobian), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_create(problem, &shooting), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_set_tolerances(shooting, 1e-12, 1e-12), ESDIRK_SUCCESS);
+  const double mesh[] = {0.0, 0.2, 0.5, 1.0};
+  CHECK_STATUS(esdirk_shooting_set_mesh(shooting, mesh, 4), ESDIRK_SUCCESS);
+  const double x0 = 1.5, u = 0.8, dx = 1e-5 * x0, du = 1e-5 * u;
+  double x1 = 0.0, A = 0.0, B = 0.0, xp = 0.0, xm = 0.0, estimate = 0.0;
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &x0, 1, &u, 1, NULL, 1, &x1, NULL, &A, 1,
+                                         &B, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  esdirk_statistics stats;
+  stats.struct_size = sizeof stats;
+  CHECK_STATUS(esdirk_shooting_get_statistics(shooting, 0, &stats), ESDIRK_SUCCESS);
+  CHECK(stats.accepted_steps == 3 && stats.rejected_steps == 0);
+  CHECK_STATUS(esdirk_shooting_get_error_estimate(shooting, &estimate), ESDIRK_SUCCESS);
+  CHECK(estimate > 1.0); /* three steps are far too few for rtol 1e-12 */
+  const double xa = x0 + dx, xb = x0 - dx, ua = u + du, ub = u - du;
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &xa, 1, &u, 1, NULL, 1, &xp, NULL, NULL, 1,
+                                         NULL, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &xb, 1, &u, 1, NULL, 1, &xm, NULL, NULL, 1,
+                                         NULL, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK(fabs((xp - xm) / (2.0 * dx) - A) < 1e-8 * fabs(A));
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &x0, 1, &ua, 1, NULL, 1, &xp, NULL, NULL, 1,
+                                         NULL, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &x0, 1, &ub, 1, NULL, 1, &xm, NULL, NULL, 1,
+                                         NULL, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK(fabs((xp - xm) / (2.0 * du) - B) < 1e-8 * fabs(B));
+
+  /* Bad input: named, and the mesh kept. */
+  const double not_increasing[] = {0.0, 0.5, 0.5, 1.0};
+  CHECK_STATUS(esdirk_shooting_set_fixed_steps(shooting, 0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_shooting_last_error(shooting), "steps = 0") != NULL);
+  CHECK_STATUS(esdirk_shooting_set_mesh(shooting, not_increasing, 4), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_shooting_last_error(shooting), "is zero") != NULL);
+  CHECK_STATUS(esdirk_shooting_set_mesh(shooting, NULL, 4), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 2.0, &x0, 1, &u, 1, NULL, 1, &xp, NULL, NULL, 1,
+                                         NULL, 1, NULL, NULL, NULL),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_shooting_last_error(shooting), "t_end") != NULL);
+  double again = 0.0, points[8];
+  esdirk_int n_points = 0;
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &x0, 1, &u, 1, NULL, 1, &again, NULL, NULL, 1,
+                                         NULL, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK(again == x1);
+  CHECK_STATUS(esdirk_shooting_get_mesh(shooting, points, 2, &n_points), ESDIRK_BUFFER_TOO_SMALL);
+  CHECK(n_points == 4);
+  CHECK_STATUS(esdirk_shooting_get_mesh(shooting, points, 8, &n_points), ESDIRK_SUCCESS);
+  CHECK(n_points == 4 && points[1] == 0.2 && points[3] == 1.0);
+
+  /* Frozen: the first interval adapts, the next reuses its steps; option changes keep the setting. */
+  CHECK_STATUS(esdirk_shooting_set_tolerances(shooting, 1e-8, 1e-8), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_freeze_mesh(shooting), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &x0, 1, &u, 1, NULL, 1, &x1, NULL, NULL, 1,
+                                         NULL, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_get_mesh(shooting, points, 0, &n_points), ESDIRK_BUFFER_TOO_SMALL);
+  const esdirk_int frozen_points = n_points;
+  CHECK(frozen_points >= 2);
+  const double moved = 1.45;
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 3.0, 4.0, &moved, 1, &u, 1, NULL, 1, &x1, NULL, NULL, 1,
+                                         NULL, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_get_statistics(shooting, 0, &stats), ESDIRK_SUCCESS);
+  CHECK(stats.accepted_steps == frozen_points - 1 && stats.rejected_steps == 0);
+  CHECK_STATUS(esdirk_shooting_refresh_mesh(shooting), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_use_adaptive_steps(shooting), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 1.0, &x0, 1, &u, 1, NULL, 1, &x1, NULL, NULL, 1,
+                                         NULL, 1, NULL, NULL, NULL),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_get_mesh(shooting, NULL, 0, &n_points), ESDIRK_SUCCESS);
+  CHECK(n_points == 0);
+  CHECK_STATUS(esdirk_shooting_get_error_estimate(shooting, &estimate), ESDIRK_SUCCESS);
+  CHECK(estimate <= 1.0);
+  esdirk_shooting_free(&shooting);
+  esdirk_problem_free(&problem);
+  CHECK_STATUS(esdirk_shooting_freeze_mesh(NULL), ESDIRK_NULL_ARGUMENT);
+}
+
 /* The pendulum of the digest (section 4.4): offsets c = (0, 0, 2), d = (2, 2, 0); the seed's
  * index max c = 2; Pryce's structural index 3 (lambda has d = 0); 2 degrees of freedom. */
 static void test_structural(void) {
@@ -211,6 +334,7 @@ int main(void) {
   test_sensitivities(ESDIRK_SENSITIVITY_EXACT);
   test_sensitivities(ESDIRK_SENSITIVITY_PAPER);
   test_shooting();
+  test_shooting_meshes();
   test_structural();
   return report();
 }

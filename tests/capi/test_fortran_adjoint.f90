@@ -84,7 +84,8 @@ program test_fortran_adjoint
   type(c_ptr) :: fwd = c_null_ptr, rev = c_null_ptr
   real(c_double) :: x(2), none(1), p(2), x0(2), dx0(2, 1), dp(2), S(2, 4), seed(4, 4), expected(4)
   real(c_double) :: A(2, 2), B(2, 2), q(2), r(2), H, Hr, xr(2), lx(2, 1), w(1), gx(2, 1), gu(2, 1), zero(1, 1)
-  real(c_double) :: worst
+  real(c_double) :: worst, mesh(16), estimate, xf(2)
+  integer(esdirk_int) :: n_points
   integer(c_int) :: check_passed
   character(len=120) :: summary
   integer(c_int64_t) :: steps, adjoint_steps
@@ -173,6 +174,22 @@ program test_fortran_adjoint
   call check(esdirk_reverse_shooting_get_counter(rev, 0, "adjoint_steps", adjoint_steps) == ESDIRK_SUCCESS, "ctr")
   call check(esdirk_reverse_shooting_get_counter(rev, 0, "accepted_steps", steps) == ESDIRK_SUCCESS, "ctr")
   call check(adjoint_steps == steps, "one sweep")
+
+  ! The forward interval on a fixed mesh of 8 equal steps; bad input named, the mesh kept.
+  call check(esdirk_shooting_set_fixed_steps(fwd, 8) == ESDIRK_SUCCESS, "fixed steps")
+  call check(esdirk_shooting_integrate(fwd, 0.0_c_double, 0.6_c_double, x0, 2, p, 2, none, 0, xf, none, &
+                                       A, 2, B, 2, H, q, r) == ESDIRK_SUCCESS, "fixed-mesh interval")
+  call check(esdirk_shooting_get_mesh(fwd, mesh, 16, n_points) == ESDIRK_SUCCESS, "mesh")
+  call check(n_points == 9 .and. mesh(9) == 0.6_c_double, "9 points to 0.6")
+  call check(esdirk_shooting_get_error_estimate(fwd, estimate) == ESDIRK_SUCCESS .and. estimate > 0d0, "estimate")
+  call check(esdirk_shooting_set_fixed_steps(fwd, 0) == ESDIRK_INVALID_ARGUMENT, "0 steps refused")
+  call check(index(esdirk_shooting_last_error_string(fwd), "steps = 0") > 0, "message names the steps")
+  call check(esdirk_shooting_set_mesh(fwd, [0d0, 0.3d0, 0.2d0, 0.6d0], 4) == ESDIRK_INVALID_ARGUMENT, "not increasing")
+  call check(esdirk_shooting_integrate(fwd, 0.0_c_double, 0.6_c_double, x0, 2, p, 2, none, 0, x, none, &
+                                       A, 2, B, 2, H, q, r) == ESDIRK_SUCCESS, "the mesh kept")
+  call check(all(x == xf), "the same fixed mesh")
+  call check(esdirk_shooting_freeze_mesh(fwd) == ESDIRK_SUCCESS .and. esdirk_shooting_refresh_mesh(fwd) == ESDIRK_SUCCESS &
+             .and. esdirk_shooting_use_adaptive_steps(fwd) == ESDIRK_SUCCESS, "mesh policies")
 
   call esdirk_reverse_shooting_free(rev)
   call check(.not. c_associated(rev), "freed")

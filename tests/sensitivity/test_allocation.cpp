@@ -119,3 +119,32 @@ BOOST_AUTO_TEST_CASE(repeated_shooting_intervals_allocate_nothing) {
   BOOST_REQUIRE(observed == interval.total_statistics().accepted_steps);
   BOOST_TEST(allocations == 0);
 }
+
+// Fixed and frozen meshes: once the mesh is set (or frozen by the first call), repeated intervals
+// allocate nothing either.
+BOOST_AUTO_TEST_CASE(repeated_intervals_on_fixed_and_frozen_meshes_allocate_nothing) {
+  dow::Model model;
+  const auto zs = dow::consistent_algebraic_start();
+  const std::vector<double> z0(zs.begin(), zs.end());
+  const std::vector<double> u(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
+  std::vector<double> mesh;  // frozen by the first object, set as a fixed mesh on the second
+  for (bool frozen : {true, false}) {
+    const std::vector<double> x(dow::initial_states.begin(), dow::initial_states.end());
+    esdirk::ShootingInterval interval(model, dow_options());
+    if (frozen)
+      interval.freeze_mesh();
+    else
+      interval.set_mesh(mesh);
+    BOOST_REQUIRE(esdirk::ok(interval.integrate(1.0, 1.2, x, u, z0).status));
+    if (frozen) mesh.assign(interval.mesh().begin(), interval.mesh().end());
+    BOOST_REQUIRE(esdirk::ok(interval.integrate(1.2, 1.4, x, u, z0).status));
+    allocations = 0;
+    counting_new::enabled = true;
+    bool all_ok = true;
+    for (int k = 2; k < 8; ++k) all_ok = all_ok && esdirk::ok(interval.integrate(0.2 * k + 1.0, 0.2 * k + 1.2, x, u, z0).status);
+    counting_new::enabled = false;
+    BOOST_TEST_INFO((frozen ? "frozen" : "fixed") << " mesh");
+    BOOST_REQUIRE(all_ok);
+    BOOST_TEST(allocations == 0);
+  }
+}

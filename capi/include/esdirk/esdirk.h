@@ -287,6 +287,33 @@ ESDIRK_C_API int esdirk_shooting_get_statistics(const esdirk_shooting* shooting,
 /** One counter of the last interval (total = 0) or of all intervals (total = 1) by name. */
 ESDIRK_C_API int esdirk_shooting_get_counter(const esdirk_shooting* shooting, int total,
                                              const char* name, int64_t* value);
+/* Fixed and frozen meshes (doc/multiple-shooting-guide.md, "Fixed and frozen meshes"). Bad input
+ * returns ESDIRK_INVALID_ARGUMENT with a message naming the argument and keeps the previous
+ * mesh. The settings survive option changes (a frozen mesh then adapts again). */
+/** `steps` equal steps per interval without the error test (1 <= steps <= max_steps): a cost
+ *  known in advance, and A, B the exact derivative of that discrete map. */
+ESDIRK_C_API int esdirk_shooting_set_fixed_steps(esdirk_shooting* shooting, esdirk_int steps);
+/** A fixed mesh: n_points points 0 = s_0 < s_1 < ... measured from t_k, for intervals of length
+ *  s_{n_points-1} (an interval of another length returns ESDIRK_INVALID_ARGUMENT). */
+ESDIRK_C_API int esdirk_shooting_set_mesh(esdirk_shooting* shooting, const double* points,
+                                          esdirk_int n_points);
+/** Frozen mesh: the next interval adapts and keeps its steps, later intervals of the same length
+ *  reuse them. */
+ESDIRK_C_API int esdirk_shooting_freeze_mesh(esdirk_shooting* shooting);
+/** With a frozen mesh: the next interval adapts again and freezes its steps. */
+ESDIRK_C_API int esdirk_shooting_refresh_mesh(esdirk_shooting* shooting);
+/** Error-controlled steps on every interval (the default). */
+ESDIRK_C_API int esdirk_shooting_use_adaptive_steps(esdirk_shooting* shooting);
+/** The last successful interval's error estimate: the largest error-test norm of its steps
+ *  (states and, under sensitivity error control, A and B); <= 1 means the steps met the
+ *  tolerances, above 1 on a fixed or frozen mesh that the mesh is too coarse for rtol. */
+ESDIRK_C_API int esdirk_shooting_get_error_estimate(const esdirk_shooting* shooting,
+                                                    double* estimate);
+/** The mesh (points from t_k) of the last successful interval on a fixed or frozen mesh (none
+ *  after adaptive steps): writes *n_points and, if capacity >= *n_points, the points;
+ *  otherwise returns ESDIRK_BUFFER_TOO_SMALL. points may be NULL with capacity 0. */
+ESDIRK_C_API int esdirk_shooting_get_mesh(const esdirk_shooting* shooting, double* points,
+                                          esdirk_int capacity, esdirk_int* n_points);
 
 /* ---- Structural analysis (Pryce's Sigma-method, seed 004) --------------------------------- */
 /** Analyses a model given in the text format of doc/structural-guide.md and writes the full

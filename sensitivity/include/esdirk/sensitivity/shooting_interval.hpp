@@ -13,9 +13,11 @@
 //
 // The step-by-step recursion A_k <- A_k A, B_k <- B_k A + B of eq. 15 is carried out by the
 // forward sensitivities seeded with the identity, and the running cost by a quadrature; both
-// are step listeners of one Integrator::integrate_to call, bounded by Options::max_steps. Repeated calls reuse every workspace and start
-// from the last step size (warm start). Objects are independent: intervals may run in parallel,
-// one object per thread.
+// are step listeners of one Integrator::integrate_to call, bounded by Options::max_steps. Repeated
+// calls reuse every workspace and start from the last step size (warm start). Instead of adaptive
+// steps an interval can take a fixed mesh (set_fixed_steps, set_mesh) or freeze the steps of one
+// adaptive call for the calls after it (freeze_mesh): MeshPolicy. Objects are independent:
+// intervals may run in parallel, one object per thread.
 
 #include <functional>
 #include <memory>
@@ -33,6 +35,20 @@ namespace esdirk {
 using RunningCost = std::function<int(double t, ConstVector x, ConstVector z, ConstVector u,
                                       double& value, Vector dh_dx, Vector dh_dz, Vector dh_du)>;
 
+/// How ShootingInterval::integrate chooses its steps (doc/multiple-shooting-guide.md, "Fixed
+/// and frozen meshes").
+enum class MeshPolicy {
+  /// Error-controlled steps (the default): the step sequence adapts to every call's node.
+  adaptive,
+  /// The steps of set_fixed_steps() or set_mesh(), taken without the error test: a cost known
+  /// in advance, and A, B the exact derivative of that discrete map (exact mode).
+  fixed,
+  /// The first call (and the first after refresh_mesh()) adapts and keeps its accepted steps;
+  /// later calls reuse them as a fixed mesh, so the map stays smooth while the node moves little
+  /// (between SQP iterations).
+  frozen,
+};
+
 /// The outcome of one interval. Matrices are column-major.
 struct ShootingResult {
   Status status = Status::success;
@@ -48,6 +64,12 @@ struct ShootingResult {
   std::vector<double> q;  ///< nx: dH/dx_k
   std::vector<double> r;  ///< nu: dH/du_k
   Statistics statistics;  ///< counters of this interval alone
+  /// The largest error-test norm of the interval's steps: the states' and, when the
+  /// sensitivities are under error control (the default in exact mode), A, B, Az, Bz, in the
+  /// weights of the error test (SensitivityOptions::error_control). <= 1 (always so for adaptive
+  /// steps) means every step met the tolerances, under which the achieved error is about rtol;
+  /// well above 1 on a fixed or frozen mesh says the mesh is too coarse for rtol.
+  double error_estimate = 0.0;
 };
 
 class ESDIRK_API ShootingInterval {
@@ -77,6 +99,29 @@ class ESDIRK_API ShootingInterval {
   /// every integrate().
   void cold_start() { started_ = false; }
 
+  // --- Fixed and frozen meshes (MeshPolicy) ----------------------------------------------------
+  /// Fixed mesh: `steps` equal steps over whatever interval integrate() is given. Throws
+  /// std::invalid_argument naming `steps` unless 1 <= steps <= Options::max_steps; the previous
+  /// mesh and policy are then kept.
+  void set_fixed_steps(int steps);
+  /// Fixed mesh: the points 0 = s_0 < s_1 < ... < s_N measured from t_k, for intervals of length
+  /// s_N (integrate() refuses another length). Throws std::invalid_argument naming the mesh
+  /// when it has fewer than 2 points or more than Options::max_steps steps, a non-finite point,
+  /// s_0 != 0, or a step that is zero or negative; the previous mesh and policy are then kept.
+  void set_mesh(ConstVector points);
+  /// Frozen mesh: the next call adapts and keeps its steps, later calls reuse them (intervals
+  /// of the same length only). Keeps a mesh already frozen.
+  void freeze_mesh();
+  /// With a frozen mesh: the next call adapts again and freezes its new steps.
+  void refresh_mesh() { have_frozen_mesh_ = false; }
+  /// Back to error-controlled steps on every call (the default).
+  void use_adaptive_steps() { policy_ = MeshPolicy::adaptive; }
+  MeshPolicy mesh_policy() const { return policy_; }
+  /// The mesh of the last successful call under a fixed or frozen policy, as points measured
+  /// from its t_k (s_0 = 0, s_N = t_end - t_k): the fixed mesh, the frozen one, or the steps an
+  /// adapting call froze. Empty after a call with adaptive steps (which records nothing).
+  ConstVector mesh() const { return used_mesh_; }
+
   /// The last result; throws std::logic_error if the last call failed or there was none.
   const ShootingResult& result() const;
   /// Counters summed over every call.
@@ -84,15 +129,18 @@ class ESDIRK_API ShootingInterval {
   Integrator& integrator() { return *integrator_; }
 
  private:
-  class CostQuadrature;
+  class StepWatcher;
 
   ShootingResult& fail(Status status, std::string message);
   Status accumulate_cost(const StepView& step);
+  bool takes_mesh() const;
+  void prepare_mesh(double t_k, double t_end);
+  Outcome integrate_on_mesh(double t_k, double t_end);
 
   int nx_, nz_, nu_;
   std::unique_ptr<Integrator> integrator_;
   std::unique_ptr<ForwardSensitivity> sensitivity_;
-  std::unique_ptr<CostQuadrature> quadrature_;  // listener after the sensitivities
+  std::unique_ptr<StepWatcher> watcher_;  // listener after the sensitivities
   Statistics before_;  // the integrator's counters at the start of the current call
   RunningCost cost_;
   ShootingResult result_;
@@ -102,6 +150,17 @@ class ESDIRK_API ShootingInterval {
   std::vector<double> z_guess_;
   std::vector<double> hx_, hz_, hu_;  // cost gradients at a stage
   DenseMatrix identity_;              // the seed over (x_k, u_k)
+  // Meshes, as points measured from t_k. fixed_fraction_: set_fixed_steps (fractions of the
+  // interval's length); fixed_points_: set_mesh; frozen_points_: the frozen mesh.
+  MeshPolicy policy_ = MeshPolicy::adaptive;
+  bool fixed_by_count_ = false;
+  std::vector<double> fixed_fraction_, fixed_points_, frozen_points_;
+  bool have_frozen_mesh_ = false;
+  bool recording_ = false;              // this call adapts and records its steps (frozen)
+  std::vector<double> recorded_;        // the steps of the adapting call
+  std::vector<double> mesh_times_;      // the absolute mesh of the current call
+  std::vector<double> used_mesh_;       // mesh() of the last successful call
+  double interval_start_ = 0.0;
 };
 
 }  // namespace esdirk
