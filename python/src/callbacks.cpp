@@ -94,47 +94,112 @@ void check_numeric(const py::array& a, const std::string& what) {
 
 }  // namespace
 
+namespace {
+
+// The fast paths of a Python callback's call. A model in Python is called thousands of times
+// per integration for a few microseconds each, so what the binding adds per call matters
+// (doc/python-guide.md, "Speed"): the arguments go through one vectorcall, the arrays are made
+// by NumPy's C API directly, and the common results (a list or tuple of floats, a float64
+// array of the right shape) are read without converting them to a new array. Anything else
+// takes the general path below, which also gives the error messages.
+
+// A new 1-D float64 array holding v (nullptr with a Python error set if NumPy fails).
+PyObject* new_vector(ConstVector v) {
+  auto& api = py::detail::npy_api::get();
+  const Py_intptr_t n = static_cast<Py_intptr_t>(v.size());
+  PyObject* a = api.PyArray_NewFromDescr_(
+      api.PyArray_Type_, api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_), 1, &n,
+      nullptr, nullptr, 0, nullptr);
+  if (a && n > 0) std::copy(v.begin(), v.end(), reinterpret_cast<double*>(py::detail::array_proxy(a)->data));
+  return a;
+}
+
+// A Python number that is a float (also numpy.float64, a float subclass) or a small exact int,
+// as NumPy would convert it to float64 in a list of numbers; false for anything else.
+bool plain_number(PyObject* item, double& value) {
+  if (PyFloat_Check(item)) {
+    value = PyFloat_AS_DOUBLE(item);
+    return true;
+  }
+  if (PyLong_CheckExact(item)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(item, &overflow);
+    if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+    value = static_cast<double>(v);
+    return true;
+  }
+  return false;
+}
+
+// Reads a result of the expected shape without conversions: a list or tuple of `rows` numbers
+// (vectors only), or a native float64 NumPy array of shape (rows,) / (rows, cols). Returns
+// false (nothing kept) for anything else, which the general path then converts or refuses.
+bool read_fast(PyObject* value, double* out, int rows, int cols, int ld) {
+  if (cols == 0 && (PyList_CheckExact(value) || PyTuple_CheckExact(value))) {
+    if (PySequence_Fast_GET_SIZE(value) != rows) return false;
+    PyObject** items = PySequence_Fast_ITEMS(value);
+    for (int i = 0; i < rows; ++i)
+      if (!plain_number(items[i], out[i])) return false;
+    return true;
+  }
+  auto& api = py::detail::npy_api::get();
+  if (!api.PyArray_Check_(value)) return false;
+  const auto* a = py::detail::array_proxy(value);
+  const auto* d = py::detail::array_descriptor_proxy(a->descr);
+  if (d->type_num != py::detail::npy_api::NPY_DOUBLE_ || d->byteorder == '>') return false;
+  const char* data = a->data;
+  if (cols == 0) {
+    if (a->nd != 1 || a->dimensions[0] != rows) return false;
+    for (int i = 0; i < rows; ++i)
+      out[i] = *reinterpret_cast<const double*>(data + i * a->strides[0]);
+    return true;
+  }
+  if (a->nd != 2 || a->dimensions[0] != rows || a->dimensions[1] != cols) return false;
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < rows; ++i)
+      out[i + static_cast<std::size_t>(j) * ld] =
+          *reinterpret_cast<const double*>(data + i * a->strides[0] + j * a->strides[1]);
+  return true;
+}
+
+}  // namespace
+
 int Callback::call_python(double t, ConstVector x, ConstVector z, ConstVector p, double* out,
                           int rows, int cols, int ld, ErrorSlot& errors, int mode) const {
   py::gil_scoped_acquire gil;
   if (errors.pending()) return -1;  // another thread's callback failed: stop this one too
   try {
-    py::list args;
-    if (style_.mode) args.append(mode);
-    args.append(t);
-    args.append(to_array(x));
-    if (style_.z) args.append(to_array(z));
-    if (style_.p) args.append(to_array(p));
-    for (auto a : style_.extra) args.append(a);
-    py::object value = python_(*py::tuple(args));
-    if (value.is_none()) throw py::value_error(what_ + " returned None; it must return its values");
-    py::array raw = py::array::ensure(value);
-    if (!raw) throw py::type_error(what_ + " returned a value that is not an array of numbers");
-    check_numeric(raw, what_ + "'s result");
-    auto a = py::array_t<double, py::array::forcecast>::ensure(raw);
-    const bool vector = cols == 0;
-    const bool shape_ok =
-        vector ? ((a.ndim() == 1 && a.shape(0) == rows) || (rows == 1 && a.ndim() == 0))
-               : (a.ndim() == 2 && a.shape(0) == rows && a.shape(1) == cols);
-    if (!shape_ok) {
-      std::ostringstream s;
-      s << what_ << " returned shape " << shape_text(a) << ", expected (" << rows
-        << (vector ? ",)" : ", " + std::to_string(cols) + ")");
-      throw py::value_error(s.str());
+    // The arguments: [mode,] t, x, [z,] [p,] *extra, owned by `held` until the call returns.
+    constexpr std::size_t fixed = 5;
+    const std::size_t n_extra = style_.extra.size();
+    py::object held[fixed];
+    std::size_t n = 0;
+    auto add = [&](PyObject* object) {
+      if (!object) throw py::error_already_set();
+      held[n++] = py::reinterpret_steal<py::object>(object);
+    };
+    if (style_.mode) add(PyLong_FromLong(mode));
+    add(PyFloat_FromDouble(t));
+    add(new_vector(x));
+    if (style_.z) add(new_vector(z));
+    if (style_.p) add(new_vector(p));
+    PyObject* stack[fixed + 8];
+    std::vector<PyObject*> long_stack;  // more than 8 extra arguments (rare)
+    PyObject** argv = stack;
+    if (n + n_extra > fixed + 8) {
+      long_stack.resize(n + n_extra);
+      argv = long_stack.data();
     }
-    if (vector) {
-      if (a.ndim() == 0) {
-        out[0] = *a.data();
-      } else {
-        auto v = a.unchecked<1>();
-        for (int i = 0; i < rows; ++i) out[i] = v(i);
-      }
-    } else {
-      auto m = a.unchecked<2>();
-      for (int j = 0; j < cols; ++j)
-        for (int i = 0; i < rows; ++i) out[i + static_cast<std::size_t>(j) * ld] = m(i, j);
-    }
-    return 0;
+    for (std::size_t k = 0; k < n; ++k) argv[k] = held[k].ptr();
+    for (std::size_t k = 0; k < n_extra; ++k) argv[n + k] = PyTuple_GET_ITEM(style_.extra.ptr(), k);
+    PyObject* result = PyObject_Vectorcall(python_.ptr(), argv, n + n_extra, nullptr);
+    if (!result) throw py::error_already_set();
+    py::object value = py::reinterpret_steal<py::object>(result);
+    if (read_fast(value.ptr(), out, rows, cols, ld)) return 0;
+    return read_general(value, out, rows, cols, ld);
   } catch (py::error_already_set& e) {
     if (e.matches(recoverable_error_type())) return 1;  // retried with a smaller step
     e.restore();
@@ -144,6 +209,39 @@ int Callback::call_python(double t, ConstVector x, ConstVector z, ConstVector p,
     errors.store_current();
   }
   return -1;
+}
+
+// Any array-like result: converted by NumPy, refused with a message naming the callback.
+int Callback::read_general(const py::object& value, double* out, int rows, int cols,
+                           int ld) const {
+  if (value.is_none()) throw py::value_error(what_ + " returned None; it must return its values");
+  py::array raw = py::array::ensure(value);
+  if (!raw) throw py::type_error(what_ + " returned a value that is not an array of numbers");
+  check_numeric(raw, what_ + "'s result");
+  auto a = py::array_t<double, py::array::forcecast>::ensure(raw);
+  const bool vector = cols == 0;
+  const bool shape_ok =
+      vector ? ((a.ndim() == 1 && a.shape(0) == rows) || (rows == 1 && a.ndim() == 0))
+             : (a.ndim() == 2 && a.shape(0) == rows && a.shape(1) == cols);
+  if (!shape_ok) {
+    std::ostringstream s;
+    s << what_ << " returned shape " << shape_text(a) << ", expected (" << rows
+      << (vector ? ",)" : ", " + std::to_string(cols) + ")");
+    throw py::value_error(s.str());
+  }
+  if (vector) {
+    if (a.ndim() == 0) {
+      out[0] = *a.data();
+    } else {
+      auto v = a.unchecked<1>();
+      for (int i = 0; i < rows; ++i) out[i] = v(i);
+    }
+  } else {
+    auto m = a.unchecked<2>();
+    for (int j = 0; j < cols; ++j)
+      for (int i = 0; i < rows; ++i) out[i + static_cast<std::size_t>(j) * ld] = m(i, j);
+  }
+  return 0;
 }
 
 py::array_t<double> to_array(ConstVector v) {

@@ -70,6 +70,7 @@ class Callback {
  private:
   int call_python(double t, ConstVector x, ConstVector z, ConstVector p, double* out, int rows,
                   int cols, int ld, ErrorSlot& errors, int mode) const;
+  int read_general(const py::object& value, double* out, int rows, int cols, int ld) const;
 
   CFunction compiled_ = nullptr;
   py::object python_;

@@ -449,11 +449,19 @@ void register_hybrid(py::module_& m) {
       callbacks.push_back(make_callback(events[k], style, "events[" + std::to_string(k) + "]"));
     bool terminated = false;
     problem->errors().clear();
+    // Python callbacks only: the GIL stays held (see solvers.cpp, without_gil).
+    bool python_only = problem->python_only();
+    for (const Callback& c : callbacks) python_only = python_only && !c.is_compiled();
     SolveResult r;
-    {
-      py::gil_scoped_release release;
+    auto work = [&] {
       r = solve_with_events(*problem, std::move(callbacks), terminal, directions, options, q,
                             terminated);
+    };
+    if (python_only) {
+      work();
+    } else {
+      py::gil_scoped_release release;
+      work();
     }
     problem->errors().raise_if_pending();
     py::dict d = result_dict(r, problem->nx(), problem->nz());

@@ -48,6 +48,12 @@ bool ModelProblem::compiled() const {
   return true;
 }
 
+bool ModelProblem::python_only() const {
+  for (const Callback* c : {&f_, &g_, &jacobian_, &parameter_jacobian_})
+    if (c->is_compiled()) return false;
+  return true;
+}
+
 void register_problem(py::module_& m) {
   py::class_<ModelProblem, std::shared_ptr<ModelProblem>>(m, "Problem",
                                                           R"(A semi-explicit index-1 DAE

@@ -26,6 +26,9 @@ class ModelProblem final : public Problem {
 
   /// True when every callback is compiled: the integration never needs the interpreter.
   bool compiled() const;
+  /// True when no callback is compiled: an integration then holds the GIL throughout (as a
+  /// solver written in Python would), instead of releasing it around every callback call.
+  bool python_only() const;
   ErrorSlot& errors() { return errors_; }
 
  private:

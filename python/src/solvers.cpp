@@ -19,11 +19,16 @@ namespace esdirk::python {
 namespace {
 
 // Runs `work` with the GIL released, then raises a Python exception a callback left behind.
+// With Python callbacks only, the GIL stays held: every callback would take it back at once,
+// and releasing and retaking it per call costs more than the rest of the binding's work per
+// call (other Python threads still run: the callbacks' bytecode yields the GIL as usual).
 template <class Work>
 auto without_gil(ModelProblem& problem, Work&& work) {
   problem.errors().clear();
   std::optional<decltype(work())> result;
-  {
+  if (problem.python_only()) {
+    result.emplace(work());
+  } else {
     py::gil_scoped_release release;
     result.emplace(work());
   }

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import esdirk
-from conftest import robertson
+from conftest import robertson, robertson_jac
 
 
 def decay(t, y):
@@ -145,3 +145,36 @@ def test_wrong_sizes_in_the_integrator():
         solver.enable_sensitivities(np.ones((2, 2)))
     solver.integrate_to(1.0)  # still usable
     assert solver.x == pytest.approx(np.exp(-1.0) * np.ones(2), rel=1e-4)
+
+
+def test_every_form_of_a_result_gives_the_same_bits():
+    """The binding reads lists and tuples of numbers and native float64 arrays of any strides
+    directly, and converts every other array-like through NumPy: the same numbers in any of
+    these forms give the same run, to the last bit."""
+    def run(f_form, jac_form):
+        return esdirk.solve_ivp(lambda t, y: f_form(robertson(t, y)), (0.0, 1e3), [1.0, 0.0, 0.0],
+                                rtol=1e-6, atol=1e-12,
+                                jac=lambda t, y: jac_form(np.array(robertson_jac(t, y))))
+    reference = run(list, lambda J: J)
+    forms_of_f = [tuple, np.array, lambda v: np.repeat(np.array(v), 2)[::2],
+                  lambda v: np.array(v, dtype=">f8"), lambda v: [float(x) for x in v],
+                  lambda v: np.array(v)[:, None].T[0], lambda v: np.array([v]).T[:, 0]]
+    forms_of_jac = [np.asfortranarray, lambda J: J.tolist(), lambda J: J.T.copy().T,
+                    lambda J: J.astype(">f8"), lambda J: np.kron(J, np.ones((2, 2)))[::2, ::2]]
+    for form in forms_of_f:
+        res = run(form, lambda J: J)
+        assert np.array_equal(res.y, reference.y) and res.nfev == reference.nfev
+    for form in forms_of_jac:
+        res = run(list, form)
+        assert np.array_equal(res.y, reference.y) and res.nfev == reference.nfev
+    # Integers count as numbers (a list with an exact 0 as with 0.0); a number too large for
+    # int64 is not (NumPy makes an object array of it), nor is a string in a list.
+    ints = esdirk.solve_ivp(lambda t, y: [-y[0], 0], (0, 1), [1.0, 2.0], rtol=1e-8, atol=1e-12)
+    floats = esdirk.solve_ivp(lambda t, y: [-y[0], 0.0], (0, 1), [1.0, 2.0], rtol=1e-8, atol=1e-12)
+    assert np.array_equal(ints.y, floats.y)
+    with pytest.raises(TypeError, match="f's result must be real numbers"):
+        esdirk.solve_ivp(lambda t, y: [10 ** 30], (0, 1), [1.0])
+    with pytest.raises(TypeError, match="f's result must be real numbers"):
+        esdirk.solve_ivp(lambda t, y: [-y[0], "x"], (0, 1), [1.0, 2.0])
+    with pytest.raises(TypeError, match="f's result must be real numbers"):
+        esdirk.solve_ivp(lambda t, y: np.array([1j]), (0, 1), [1.0])
