@@ -4,7 +4,8 @@ error, on Robertson (to t = 1e11), Van der Pol (eps = 1e-6, t in [0, 2]) and the
 solve for [H+] in every evaluation; esdirk also on the DAE itself). esdirk with Python
 callbacks and with compiled (numba.cfunc) callbacks; scipy with the same Python callbacks.
 The analytic Jacobians are given to every solver on Robertson and Van der Pol; on Dow every
-solver forms it by differences.
+solver forms it by differences; the Dow ODE also comes as a vectorized function (scipy's
+vectorized=True), offered to esdirk and to scipy's Radau and BDF, whose faster variant counts.
 
 The achieved error is the largest relative error at the final time against the published
 reference (components above 1e-12). esdirk runs rtol 1e-4 .. 1e-8 (half decades); scipy a
@@ -66,6 +67,34 @@ def dow_ode(t, x):
     u7 = dow_hplus(x)
     z = [u7, P[6] * x[0] / (P[6] + u7), P[7] * x[2] / (P[7] + u7), P[5] * x[4] / (P[5] + u7)]
     return models.dow_f(t, x, z, P)
+
+
+def dow_ode_vectorized(t, x):
+    """dow_ode under scipy's vectorized contract: x of shape (6,) or (6, k), the result of the
+    same shape. One state takes the scalar code (as dow_ode); k columns run the Newton solve
+    for [H+] on all of them at once, in NumPy, until every column has converged."""
+    if np.ndim(x) == 1:
+        return dow_ode(t, x)
+    k1, km1, k2, k3, km3, K1, K2, K3, Qp = P
+    u1, u2, u3, u4, u5, u6 = x
+    u7 = np.zeros_like(u1)
+    for _ in range(200):
+        a, b, c = K2 + u7, K3 + u7, K1 + u7
+        F = -Qp + u6 + K2 * u1 / a + K3 * u3 / b + K1 * u5 / c - u7
+        dF = -K2 * u1 / (a * a) - K3 * u3 / (b * b) - K1 * u5 / (c * c) - 1.0
+        step = F / dF
+        u7 = u7 - step
+        if np.all(np.abs(step) <= 1e-15 * u7):
+            break
+    if not np.all(u7 > 0.0):
+        raise esdirk.RecoverableError("[H+] <= 0")
+    u8, u9, u10 = K2 * u1 / (K2 + u7), K3 * u3 / (K3 + u7), K1 * u5 / (K1 + u7)
+    return np.array([-k2 * u2 * u8,
+                     -k1 * u2 * u6 + km1 * u10 - k2 * u2 * u8,
+                     k2 * u2 * u8 + k3 * u4 * u6 - km3 * u9,
+                     -k3 * u4 * u6 + km3 * u9,
+                     k1 * u2 * u6 - km1 * u10,
+                     -k1 * u2 * u6 - k3 * u4 * u6 + km1 * u10 + km3 * u9])
 
 
 def compiled_vdp():
@@ -139,6 +168,7 @@ def problems():
              atol=lambda r: r, py=(vdp, vdp_jac), compiled=(vf, vj)),
         dict(name="Dow (ODE)", span=(0.0, 10.0), y0=models.DOW_X0, ref=DOW_REF,
              atol=lambda r: 1e-6 * r, py=(dow_ode, None), compiled=(df, None),
+             vectorized=dow_ode_vectorized,
              dae=(dc["f"], dc["g"], dc["jac"], dc["jac_p"])),
     ]
 
@@ -168,14 +198,19 @@ def run_esdirk(problem, route, rtol, min_total):
         seconds, res = timed(call, min_total)
         return seconds, res, res.x[:, -1]
     f, jac = problem["compiled"] if "compiled" in route else problem["py"]
+    vectorized = "vectorized" in route
+    if vectorized:
+        f = problem["vectorized"]
     seconds, res = timed(lambda: esdirk.solve_ivp(f, span, y0, rtol=rtol, atol=problem["atol"](rtol),
-                                                  jac=jac), min_total)
+                                                  jac=jac, vectorized=vectorized), min_total)
     return seconds, res, res.y[:, -1]
 
 
-def run_scipy(problem, method, rtol, min_total):
+def run_scipy(problem, method, rtol, min_total, vectorized=False):
     f, jac = problem["py"]
     kw = {} if jac is None else {"jac": jac}
+    if vectorized:
+        f, kw = problem["vectorized"], dict(kw, vectorized=True)
     seconds, res = timed(lambda: scipy.integrate.solve_ivp(f, problem["span"], problem["y0"],
                                                            method=method, rtol=rtol,
                                                            atol=problem["atol"](rtol), **kw),
@@ -215,7 +250,8 @@ def main():
     methods = ["Radau", "BDF", "LSODA"]
     rows = []
     for problem in problems():
-        names = routes + (["esdirk DAE (compiled)"] if "dae" in problem else [])
+        names = (routes + (["esdirk (Python, vectorized)"] if "vectorized" in problem else [])
+                 + (["esdirk DAE (compiled)"] if "dae" in problem else []))
         for route in names:
             for rtol in esdirk_rtols:
                 seconds, res, y = run_esdirk(problem, route, rtol, min_total)
@@ -223,12 +259,20 @@ def main():
                                  error=error(y, problem["ref"]), seconds=seconds,
                                  success=res.success, nfev=res.nfev))
         best_error = min(r["error"] for r in rows if r["problem"] == problem["name"])
-        for method in methods:
+        # scipy with the vectorized function too where there is one (Radau and BDF difference
+        # their Jacobian with one call then; LSODA differences inside ODEPACK, one column per
+        # call): the comparison takes scipy's faster variant at each error.
+        series = [(m, False) for m in methods] + ([(m, True) for m in ("Radau", "BDF")]
+                                                  if "vectorized" in problem and not args.quick
+                                                  else [])
+        for method, vectorized in series:
             for rtol in scipy_rtols:
-                seconds, res, y = run_scipy(problem, method, rtol, min_total)
+                seconds, res, y = run_scipy(problem, method, rtol, min_total, vectorized)
                 err = error(y, problem["ref"]) if res.success else math.inf
-                rows.append(dict(problem=problem["name"], solver="scipy " + method, rtol=rtol,
-                                 error=err, seconds=seconds, success=res.success, nfev=res.nfev))
+                rows.append(dict(problem=problem["name"],
+                                 solver="scipy " + method + (" (vectorized)" if vectorized else ""),
+                                 rtol=rtol, error=err, seconds=seconds, success=res.success,
+                                 nfev=res.nfev))
                 if err < 0.5 * best_error or seconds > 60.0:
                     break  # scipy's line now covers esdirk's errors (or it is too slow)
     os.makedirs(args.output, exist_ok=True)
@@ -254,11 +298,15 @@ def speedups(rows, methods):
             entry = dict(problem=problem, route=route,
                          esdirk_seconds=float(np.median([r["seconds"] for r in mine])))
             for method in methods:
-                theirs = [(r["error"], r["seconds"]) for r in rows
-                          if r["problem"] == problem and r["solver"] == "scipy " + method
-                          and r["success"] and math.isfinite(r["error"])]
-                ratios = [t / r["seconds"] for r in mine
-                          for t in [interpolate_time(theirs, r["error"])] if t is not None]
+                def theirs(solver):
+                    return [(r["error"], r["seconds"]) for r in rows
+                            if r["problem"] == problem and r["solver"] == solver
+                            and r["success"] and math.isfinite(r["error"])]
+                lines = [theirs("scipy " + method), theirs("scipy " + method + " (vectorized)")]
+                ratios = [min(times) / r["seconds"] for r in mine
+                          for times in [[t for t in (interpolate_time(line, r["error"])
+                                                     for line in lines) if t is not None]]
+                          if times]
                 entry[method] = (float(np.median(ratios)), len(ratios), len(mine)) if ratios else None
             summary.append(entry)
     return summary
@@ -272,8 +320,10 @@ def print_table(summary):
         for method in ("Radau", "BDF", "LSODA"):
             v = e[method]
             cells.append("-" if v is None else ("%.1fx" % v[0]) + ("" if v[1] == v[2] else " (%d of %d)" % v[1:]))
-        print("| %s | %s | %.4f | %s |" % (e["problem"], e["route"].replace("esdirk ", ""),
-                                           e["esdirk_seconds"], " | ".join(cells)))
+        route = e["route"].replace("esdirk ", "").replace(" callbacks", "")
+        route = route[1:-1] if route.startswith("(") else route
+        print("| %s | %s | %.4f | %s |" % (e["problem"], route, e["esdirk_seconds"],
+                                           " | ".join(cells)))
 
 
 def plot(rows, path):
@@ -283,8 +333,10 @@ def plot(rows, path):
     problems_ = list(dict.fromkeys(r["problem"] for r in rows))
     fig, axes = plt.subplots(1, len(problems_), figsize=(5.2 * len(problems_), 4.4))
     styles = {"esdirk (Python callbacks)": ("C0", "o-"), "esdirk (compiled callbacks)": ("C0", "s-"),
+              "esdirk (Python, vectorized)": ("C9", "o-"),
               "esdirk DAE (compiled)": ("C4", "d-"), "scipy Radau": ("C1", "^--"),
-              "scipy BDF": ("C2", "v--"), "scipy LSODA": ("C3", "x--")}
+              "scipy BDF": ("C2", "v--"), "scipy LSODA": ("C3", "x--"),
+              "scipy Radau (vectorized)": ("C1", "^:"), "scipy BDF (vectorized)": ("C2", "v:")}
     for ax, problem in zip(axes, problems_):
         for solver, (color, style) in styles.items():
             pts = sorted((r["error"], r["seconds"]) for r in rows

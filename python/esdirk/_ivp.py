@@ -118,7 +118,6 @@ def solve_ivp(fun, t_span, y0, method="auto", t_eval=None, dense_output=False, e
     message, success as scipy's, and statistics (every counter), z, x, method,
     sensitivities (nt, nx + nz, ns), dy_dy0 and dy_dp.
     """
-    del vectorized  # fun is always called with one state vector
     args = tuple(args) if args is not None else ()
     t0, tf = (float(v) for v in t_span)
     y0 = np.asarray(y0)
@@ -139,12 +138,19 @@ def solve_ivp(fun, t_span, y0, method="auto", t_eval=None, dense_output=False, e
     if jac is not None and not callable(jac) and _esdirk_address(jac) is None:
         constant = np.array(jac, dtype=float)
         jac = (lambda *a: constant)
-    problem = _esdirk.Problem(nx, nz, np_, fun, g, jac, jac_p, args=args, pass_z=dae,
-                              pass_p=p is not None)
+    # jac with jac_sparsity: jac's values on that pattern, factored by KLU (scipy ignores
+    # jac_sparsity when jac is given; here it is the pattern of jac's sparse result).
+    sparse_jac = jac if (jac is not None and jac_sparsity is not None
+                         and lband is None and uband is None) else None
+    problem = _esdirk.Problem(nx, nz, np_, fun, g, None if sparse_jac is not None else jac,
+                              jac_p, args=args, pass_z=dae, pass_p=p is not None,
+                              sparse_jac=sparse_jac, vectorized=bool(vectorized))
     if lband is not None or uband is not None:
         problem.set_jacobian_bandwidths(int(lband or 0), int(uband or 0))
-    elif jac_sparsity is not None and jac is None:  # as scipy: only for difference Jacobians
-        rows, cols = _pattern(jac_sparsity, nx + nz)
+    elif jac_sparsity is not None:
+        # Difference Jacobians get the diagonal too (the iteration matrix has it anyway);
+        # jac's own pattern is taken as given (its nonzeros are in that pattern's order).
+        rows, cols = _pattern(jac_sparsity, nx + nz, with_diagonal=sparse_jac is None)
         problem.set_jacobian_pattern(rows, cols)
     opts = _options(method, option_keywords, options)
     opts.rtol = float(rtol)
@@ -176,9 +182,10 @@ def solve_ivp(fun, t_span, y0, method="auto", t_eval=None, dense_output=False, e
     return _result(raw, nx, nz, dense_output, events, want_sens and seed is None)
 
 
-def _pattern(jac_sparsity, n):
+def _pattern(jac_sparsity, n, with_diagonal=True):
     """The nonzeros (rows, cols) of a dense or scipy.sparse (n, n) pattern, the diagonal added
-    (the iteration matrix E - h gamma J has it whatever J's pattern)."""
+    unless with_diagonal is False (the iteration matrix E - h gamma J has it whatever J's
+    pattern)."""
     if hasattr(jac_sparsity, "tocoo"):
         coo = jac_sparsity.tocoo()
         shape, rows, cols = coo.shape, coo.row, coo.col
@@ -190,7 +197,7 @@ def _pattern(jac_sparsity, n):
         raise ValueError("jac_sparsity must have shape (%d, %d), got %s" % (n, n, tuple(shape)))
     diagonal = np.arange(n)
     flat = np.unique(np.concatenate([np.asarray(cols, dtype=np.int64) * n + np.asarray(rows, dtype=np.int64),
-                                     diagonal * (n + 1)]))
+                                     diagonal * (n + 1) if with_diagonal else diagonal[:0]]))
     return (flat % n).tolist(), (flat // n).tolist()
 
 

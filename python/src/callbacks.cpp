@@ -167,39 +167,33 @@ bool read_fast(PyObject* value, double* out, int rows, int cols, int ld) {
 
 }  // namespace
 
-int Callback::call_python(double t, ConstVector x, ConstVector z, ConstVector p, double* out,
-                          int rows, int cols, int ld, ErrorSlot& errors, int mode) const {
+namespace {
+
+// A new float64 array of a column-major matrix's values, shape (rows, cols) (C order).
+PyObject* new_matrix(const double* data, int rows, int cols) {
+  auto& api = py::detail::npy_api::get();
+  const Py_intptr_t dims[2] = {rows, cols};
+  PyObject* a = api.PyArray_NewFromDescr_(
+      api.PyArray_Type_, api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_), 2, dims,
+      nullptr, nullptr, 0, nullptr);
+  if (a) {
+    auto* out = reinterpret_cast<double*>(py::detail::array_proxy(a)->data);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) out[i * static_cast<std::size_t>(cols) + j] = data[i + static_cast<std::size_t>(j) * rows];
+  }
+  return a;
+}
+
+// Runs `read` (which calls the Python function and reads its result) with the GIL held and
+// turns Python errors into the library's codes: RecoverableError -> 1, anything else -> -1
+// with the error kept in `errors`.
+template <class Read>
+int guarded(ErrorSlot& errors, Read&& read) {
   py::gil_scoped_acquire gil;
   if (errors.pending()) return -1;  // another thread's callback failed: stop this one too
   try {
-    // The arguments: [mode,] t, x, [z,] [p,] *extra, owned by `held` until the call returns.
-    constexpr std::size_t fixed = 5;
-    const std::size_t n_extra = style_.extra.size();
-    py::object held[fixed];
-    std::size_t n = 0;
-    auto add = [&](PyObject* object) {
-      if (!object) throw py::error_already_set();
-      held[n++] = py::reinterpret_steal<py::object>(object);
-    };
-    if (style_.mode) add(PyLong_FromLong(mode));
-    add(PyFloat_FromDouble(t));
-    add(new_vector(x));
-    if (style_.z) add(new_vector(z));
-    if (style_.p) add(new_vector(p));
-    PyObject* stack[fixed + 8];
-    std::vector<PyObject*> long_stack;  // more than 8 extra arguments (rare)
-    PyObject** argv = stack;
-    if (n + n_extra > fixed + 8) {
-      long_stack.resize(n + n_extra);
-      argv = long_stack.data();
-    }
-    for (std::size_t k = 0; k < n; ++k) argv[k] = held[k].ptr();
-    for (std::size_t k = 0; k < n_extra; ++k) argv[n + k] = PyTuple_GET_ITEM(style_.extra.ptr(), k);
-    PyObject* result = PyObject_Vectorcall(python_.ptr(), argv, n + n_extra, nullptr);
-    if (!result) throw py::error_already_set();
-    py::object value = py::reinterpret_steal<py::object>(result);
-    if (read_fast(value.ptr(), out, rows, cols, ld)) return 0;
-    return read_general(value, out, rows, cols, ld);
+    read();
+    return 0;
   } catch (py::error_already_set& e) {
     if (e.matches(recoverable_error_type())) return 1;  // retried with a smaller step
     e.restore();
@@ -211,10 +205,139 @@ int Callback::call_python(double t, ConstVector x, ConstVector z, ConstVector p,
   return -1;
 }
 
+}  // namespace
+
+py::object Callback::invoke(double t, Argument x, Argument z, Argument p, int mode) const {
+  // The arguments: [mode,] t, x, [z,] [p,] *extra, owned by `held` until the call returns.
+  constexpr std::size_t fixed = 5;
+  const std::size_t n_extra = style_.extra.size();
+  py::object held[fixed];
+  std::size_t n = 0;
+  auto add = [&](PyObject* object) {
+    if (!object) throw py::error_already_set();
+    held[n++] = py::reinterpret_steal<py::object>(object);
+  };
+  auto array = [](Argument a) {
+    return a.cols == 0 ? new_vector(ConstVector(a.data, static_cast<std::size_t>(a.rows)))
+                       : new_matrix(a.data, a.rows, a.cols);
+  };
+  if (style_.mode) add(PyLong_FromLong(mode));
+  add(PyFloat_FromDouble(t));
+  add(array(x));
+  if (style_.z) add(array(z));
+  if (style_.p) add(array(p));
+  PyObject* stack[fixed + 8];
+  std::vector<PyObject*> long_stack;  // more than 8 extra arguments (rare)
+  PyObject** argv = stack;
+  if (n + n_extra > fixed + 8) {
+    long_stack.resize(n + n_extra);
+    argv = long_stack.data();
+  }
+  for (std::size_t k = 0; k < n; ++k) argv[k] = held[k].ptr();
+  for (std::size_t k = 0; k < n_extra; ++k) argv[n + k] = PyTuple_GET_ITEM(style_.extra.ptr(), k);
+  PyObject* result = PyObject_Vectorcall(python_.ptr(), argv, n + n_extra, nullptr);
+  if (!result) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(result);
+}
+
+namespace {
+Callback::Argument argument(ConstVector v) {
+  return {v.data(), static_cast<int>(v.size()), 0};
+}
+}  // namespace
+
+int Callback::call_python(double t, ConstVector x, ConstVector z, ConstVector p, double* out,
+                          int rows, int cols, int ld, ErrorSlot& errors, int mode) const {
+  return guarded(errors, [&] {
+    py::object value = invoke(t, argument(x), argument(z), argument(p), mode);
+    if (!read_fast(value.ptr(), out, rows, cols, ld)) read_general(value, out, rows, cols, ld);
+  });
+}
+
+int Callback::call_columns(double t, Argument X, Argument Z, ConstVector p, double* out,
+                           int rows, ErrorSlot& errors) const {
+  return guarded(errors, [&] {
+    py::object value = invoke(t, X, Z, argument(p), 0);
+    if (!read_fast(value.ptr(), out, rows, X.cols, rows))
+      read_general(value, out, rows, X.cols, rows);
+  });
+}
+
+int Callback::call_sparse(double t, ConstVector x, ConstVector z, ConstVector p,
+                          SparseMatrixRef J, ErrorSlot& errors) const {
+  const int nnz = J.nonzeros();
+  if (compiled_) return compiled_(t, x.data(), z.data(), p.data(), J.values);
+  return guarded(errors, [&] {
+    py::object value = invoke(t, argument(x), argument(z), argument(p), 0);
+    if (!read_fast(value.ptr(), J.values, nnz, 0, nnz)) read_sparse(value, J);
+  });
+}
+
+// A sparse Jacobian's result other than its nnz values: a scipy.sparse matrix or a dense
+// (n, n) array, taken on the pattern; a nonzero outside the pattern is refused (it would be
+// dropped silently otherwise).
+void Callback::read_sparse(const py::object& value, SparseMatrixRef J) const {
+  const SparsityPattern& pattern = *J.pattern;
+  const int n = pattern.size();
+  auto outside = [&](int i, int j, double v) {
+    throw py::value_error(what_ + " returned a nonzero (" + std::to_string(v) + ") at row " +
+                          std::to_string(i) + ", column " + std::to_string(j) +
+                          ", outside the declared sparsity pattern");
+  };
+  if (py::hasattr(value, "tocsc")) {  // scipy.sparse: duplicates add up, as in scipy
+    py::object csc = value.attr("tocsc")();
+    const auto shape = csc.attr("shape").cast<std::pair<int, int>>();
+    if (shape.first != n || shape.second != n)
+      throw py::value_error(what_ + " returned a sparse matrix of shape (" +
+                            std::to_string(shape.first) + ", " + std::to_string(shape.second) +
+                            "), expected (" + std::to_string(n) + ", " + std::to_string(n) + ")");
+    auto indptr = py::array_t<long long, py::array::forcecast>::ensure(csc.attr("indptr"));
+    auto indices = py::array_t<long long, py::array::forcecast>::ensure(csc.attr("indices"));
+    py::array data_raw = py::array::ensure(csc.attr("data"));
+    check_numeric(data_raw, what_ + "'s result");
+    auto data = py::array_t<double, py::array::forcecast>::ensure(data_raw);
+    auto ptr = indptr.unchecked<1>();
+    auto rows = indices.unchecked<1>();
+    auto v = data.unchecked<1>();
+    for (int j = 0; j < n; ++j)
+      for (auto k = ptr(j); k < ptr(j + 1); ++k) {
+        const int i = static_cast<int>(rows(k));
+        const int at = pattern.find(i, j);
+        if (at >= 0)
+          J.values[at] += v(k);
+        else if (v(k) != 0.0)
+          outside(i, j, v(k));
+      }
+    return;
+  }
+  py::array raw = py::array::ensure(value);
+  if (raw && raw.ndim() == 2) {
+    DenseMatrix dense(n, n);
+    read_general(value, dense.data(), n, n, n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        const int at = pattern.find(i, j);
+        if (at >= 0)
+          J.values[at] = dense(i, j);
+        else if (dense(i, j) != 0.0)
+          outside(i, j, dense(i, j));
+      }
+    return;
+  }
+  if (!raw || raw.ndim() != 1)
+    throw py::type_error(what_ + " must return a scipy.sparse matrix, an (n, n) array or the " +
+                         std::to_string(J.nonzeros()) + " values of the pattern in CSC order");
+  read_general(value, J.values, J.nonzeros(), 0, J.nonzeros());
+}
+
 // Any array-like result: converted by NumPy, refused with a message naming the callback.
-int Callback::read_general(const py::object& value, double* out, int rows, int cols,
-                           int ld) const {
+void Callback::read_general(const py::object& value, double* out, int rows, int cols,
+                            int ld) const {
   if (value.is_none()) throw py::value_error(what_ + " returned None; it must return its values");
+  if (py::hasattr(value, "tocsc"))
+    throw py::type_error(what_ + " returned a scipy.sparse matrix: give its sparsity pattern "
+                         "(solve_ivp's jac_sparsity, Problem.set_jacobian_pattern with sparse_jac) "
+                         "to have its values used by the sparse LU, or return a dense array");
   py::array raw = py::array::ensure(value);
   if (!raw) throw py::type_error(what_ + " returned a value that is not an array of numbers");
   check_numeric(raw, what_ + "'s result");
@@ -241,7 +364,6 @@ int Callback::read_general(const py::object& value, double* out, int rows, int c
     for (int j = 0; j < cols; ++j)
       for (int i = 0; i < rows; ++i) out[i + static_cast<std::size_t>(j) * ld] = m(i, j);
   }
-  return 0;
 }
 
 py::array_t<double> to_array(ConstVector v) {
@@ -287,6 +409,11 @@ std::vector<double> vector_argument(const py::handle& value, py::ssize_t n, cons
     throw py::value_error(std::string(what) + " must have " + std::to_string(n) + " entries, got " +
                           std::to_string(out.size()));
   return out;
+}
+
+std::vector<double> optional_vector(const py::handle& value, int n, const char* what) {
+  if (value.is_none()) return std::vector<double>(static_cast<std::size_t>(n), 0.0);
+  return vector_argument(value, n, what);
 }
 
 DenseMatrix matrix_argument(const py::handle& value, int rows, int cols, const char* what) {

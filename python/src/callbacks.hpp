@@ -17,9 +17,11 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/matrix.hpp"
 
 namespace esdirk::python {
@@ -62,15 +64,35 @@ class Callback {
   bool is_compiled() const { return compiled_ != nullptr; }
   const std::string& what() const { return what_; }
 
+  /// An argument of a Python call: a vector (cols = 0) or a column-major matrix.
+  struct Argument {
+    const double* data = nullptr;
+    int rows = 0;
+    int cols = 0;
+  };
+
   /// Evaluates into out (rows x cols column-major with leading dimension ld; cols = 0: a
   /// vector of rows). Returns the library's code; Python failures are stored in `errors`.
   int call(double t, ConstVector x, ConstVector z, ConstVector p, double* out, int rows, int cols,
            int ld, ErrorSlot& errors, int mode = 0) const;
 
+  /// A vectorized Python function (scipy's vectorized=True) on k columns at once: X (nx x k),
+  /// Z (nz x k) column-major; out receives rows x k, column-major. Python callables only.
+  int call_columns(double t, Argument X, Argument Z, ConstVector p, double* out, int rows,
+                   ErrorSlot& errors) const;
+  /// A Jacobian's values on its sparsity pattern: a compiled function writes the nnz values in
+  /// the pattern's CSC order; a Python one returns them, or a scipy.sparse matrix or a dense
+  /// (n, n) array (taken on the pattern; a nonzero outside it is an error).
+  int call_sparse(double t, ConstVector x, ConstVector z, ConstVector p, SparseMatrixRef J,
+                  ErrorSlot& errors) const;
+
  private:
   int call_python(double t, ConstVector x, ConstVector z, ConstVector p, double* out, int rows,
                   int cols, int ld, ErrorSlot& errors, int mode) const;
-  int read_general(const py::object& value, double* out, int rows, int cols, int ld) const;
+  /// Calls the Python function (GIL held); throws py::error_already_set on its errors.
+  py::object invoke(double t, Argument x, Argument z, Argument p, int mode) const;
+  void read_general(const py::object& value, double* out, int rows, int cols, int ld) const;
+  void read_sparse(const py::object& value, SparseMatrixRef J) const;
 
   CFunction compiled_ = nullptr;
   py::object python_;
@@ -88,8 +110,29 @@ py::array_t<double> to_array(ConstMatrixRef m);
 std::vector<double> vector_argument(const py::handle& value, py::ssize_t n, const char* what);
 /// Any-length float64 vector (1-D) from an array-like.
 std::vector<double> vector_argument(const py::handle& value, const char* what);
+/// `n` entries from an array-like, or n zeros for None.
+std::vector<double> optional_vector(const py::handle& value, int n, const char* what);
 /// A column-major copy of a (rows, cols) array-like; rows or cols < 0: any.
 DenseMatrix matrix_argument(const py::handle& value, int rows, int cols, const char* what);
+
+/// Runs an integration `work` with the GIL released, or held throughout when `hold_gil` (Python
+/// callbacks only: each would take it back at once, and releasing and retaking it per call
+/// costs more than the rest of the binding's work per call; other Python threads still run,
+/// since the callbacks' bytecode yields the GIL as usual). Then raises the Python exception a
+/// callback left in `errors`.
+template <class Work>
+auto run_integration(ErrorSlot& errors, bool hold_gil, Work&& work) {
+  errors.clear();
+  std::optional<decltype(work())> result;
+  if (hold_gil) {
+    result.emplace(work());
+  } else {
+    py::gil_scoped_release release;
+    result.emplace(work());
+  }
+  errors.raise_if_pending();
+  return *result;
+}
 
 /// The exception raised for a numerical failure: esdirk.SolverError(message) with `.status`.
 [[noreturn]] void raise_solver_error(int status, const std::string& name,

@@ -53,11 +53,6 @@ class EventProblem final : public HybridProblem {
   std::vector<Callback> events_;
 };
 
-std::vector<double> optional_vector(const py::object& value, int n, const char* what) {
-  if (value.is_none()) return std::vector<double>(static_cast<std::size_t>(n), 0.0);
-  return vector_argument(value, n, what);
-}
-
 // One callback of a hybrid problem: a single function for every mode (a Python callable takes
 // the mode as its first argument; a compiled one is the same in every mode), or a list with
 // one function per mode (Python or compiled, called without the mode).
@@ -81,6 +76,11 @@ class ModeCallback {
     by_mode_.push_back(make_callback(value, style, what));
   }
   bool empty() const { return by_mode_.empty(); }
+  bool any_compiled() const {
+    for (const Callback& c : by_mode_)
+      if (c.is_compiled()) return true;
+    return false;
+  }
   /// Modes this callback knows (per-mode lists), or -1 for any.
   int modes() const { return per_mode_ ? static_cast<int>(by_mode_.size()) : -1; }
   int call(int mode, double t, ConstVector x, ConstVector z, ConstVector p, double* out, int rows,
@@ -96,31 +96,53 @@ class ModeCallback {
   bool per_mode_ = false;
 };
 
+// The Python functions of a hybrid problem that run at events only: the transition, the
+// parameter reset and their Jacobians, all called as fn(mode, fired, t, x, z, p).
+struct EventFunctions {
+  py::object transition, parameter_reset, reset_jacobian, parameter_reset_jacobian;
+};
+
 // A hybrid problem from Python: f, g, the event functions and the Jacobians as ModeCallbacks,
-// the transition as a Python function (called at events only).
+// the transition, the parameter reset and their Jacobians as Python functions (called at events
+// only; the one C signature has no mode or cause, so they are not compiled).
 class PythonHybridProblem final : public HybridProblem {
  public:
   PythonHybridProblem(int nx, int nz, int np, int ne, py::object f, py::object g, py::object events,
-                      py::object transition, py::object jac, py::object jac_p)
+                      EventFunctions at_events, py::object jac, py::object jac_p,
+                      py::object event_jac)
       : HybridProblem(nx, nz, np, ne),
         f_(f, "f"),
         g_(g, "g"),
         events_(events, "events"),
         jacobian_(jac, "jac"),
         parameter_jacobian_(jac_p, "jac_p"),
-        transition_(std::move(transition)) {
+        event_jacobian_(event_jac, "event_jac"),
+        at_events_(std::move(at_events)),
+        event_rows_(static_cast<std::size_t>(ne) * (1 + nx + nz + np)) {
     if (f_.empty()) throw py::type_error("the right-hand side f is required");
     if (nz > 0 && g_.empty())
       throw py::type_error("a DAE (nz > 0) needs the algebraic equations g");
     if (ne > 0 && events_.empty()) throw py::type_error("n_events > 0 needs the event functions");
-    for (const ModeCallback* c : {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_}) {
+    for (const ModeCallback* c :
+         {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_, &event_jacobian_}) {
       if (c->modes() < 0) continue;
       if (modes_ >= 0 && c->modes() != modes_)
         throw py::value_error("the per-mode lists of callbacks must have the same length");
       modes_ = c->modes();
     }
-    if (!transition_.is_none() && !PyCallable_Check(transition_.ptr()))
-      throw py::type_error("transition must be callable");
+    const std::pair<const py::object*, const char*> named[] = {
+        {&at_events_.transition, "transition"},
+        {&at_events_.parameter_reset, "parameter_reset"},
+        {&at_events_.reset_jacobian, "reset_jac"},
+        {&at_events_.parameter_reset_jacobian, "parameter_reset_jac"}};
+    for (const auto& [fn, name] : named)
+      if (!fn->is_none() && !PyCallable_Check(fn->ptr()))
+        throw py::type_error(std::string(name) + " must be a Python callable (it runs at events "
+                             "only and takes the mode and the fired components)");
+    if (!at_events_.parameter_reset.is_none() && np == 0)
+      throw py::value_error("parameter_reset needs parameters (np >= 1)");
+    if (!at_events_.parameter_reset_jacobian.is_none() && at_events_.parameter_reset.is_none())
+      throw py::value_error("parameter_reset_jac is given without parameter_reset");
   }
 
   bool has_mode(int mode) const override { return mode >= 0 && (modes_ < 0 || mode < modes_); }
@@ -145,39 +167,105 @@ class PythonHybridProblem final : public HybridProblem {
              Vector h) override {
     return events_.call(mode, t, x, z, p, h.data(), event_count(), 0, event_count(), errors_);
   }
+  bool has_event_jacobian() const override { return !event_jacobian_.empty(); }
+  // event_jac gives all ne rows [h_t, h_x, h_z, h_p] at once, (ne, 1 + nx + nz + np); the
+  // library asks for one row at a time.
+  int event_jacobian(int mode, int k, double t, ConstVector x, ConstVector z, ConstVector p,
+                     ConstVector, Vector row) override {
+    const int ne = event_count(), width = static_cast<int>(row.size());
+    const int code = event_jacobian_.call(mode, t, x, z, p, event_rows_.data(), ne, width, ne,
+                                          errors_);
+    if (code != 0) return code;
+    for (int j = 0; j < width; ++j) row[j] = event_rows_[static_cast<std::size_t>(k + j * ne)];
+    return 0;
+  }
+
   // transition(mode, fired, t, x, z, p) -> (next_mode, x_plus) or None (no change).
   int transition(int mode, const TransitionCause& cause, double t, ConstVector x, ConstVector z,
                  ConstVector p, ConstVector, int& next_mode, Vector x_plus) override {
-    if (transition_.is_none()) return 0;
+    if (at_events_.transition.is_none()) return 0;
+    return at_event(at_events_.transition, mode, cause, t, x, z, p, [&](const py::object& r) {
+      if (r.is_none()) return;
+      py::tuple pair;
+      try {
+        pair = r.cast<py::tuple>();
+        if (pair.size() == 2) next_mode = pair[0].cast<int>();
+      } catch (py::cast_error&) {
+        pair = py::tuple();
+      }
+      if (pair.size() != 2)
+        throw py::type_error("transition must return (next_mode, x_plus) or None");
+      const auto xp = vector_argument(pair[1], nx(), "transition's x_plus");
+      std::copy(xp.begin(), xp.end(), x_plus.begin());
+    });
+  }
+  bool has_reset_jacobian() const override { return !at_events_.reset_jacobian.is_none(); }
+  // reset_jac(mode, fired, t, x, z, p) -> D = [phi_t | phi_x | phi_z | phi_p], (nx, 1+nx+nz+np).
+  int reset_jacobian(int mode, const TransitionCause& cause, double t, ConstVector x,
+                     ConstVector z, ConstVector p, ConstVector, MatrixRef D) override {
+    return at_event(at_events_.reset_jacobian, mode, cause, t, x, z, p,
+                    [&](const py::object& r) { copy_matrix(r, D, "reset_jac"); });
+  }
+
+  // parameter_reset(mode, fired, t, x, z, p) -> p_plus (np) or None (no change).
+  bool has_parameter_reset() const override { return !at_events_.parameter_reset.is_none(); }
+  int reset_parameters(int mode, const TransitionCause& cause, double t, ConstVector x,
+                       ConstVector z, ConstVector p, ConstVector, Vector p_plus) override {
+    return at_event(at_events_.parameter_reset, mode, cause, t, x, z, p, [&](const py::object& r) {
+      if (r.is_none()) return;
+      const auto pp = vector_argument(r, np(), "parameter_reset's p_plus");
+      std::copy(pp.begin(), pp.end(), p_plus.begin());
+    });
+  }
+  bool has_parameter_reset_jacobian() const override {
+    return !at_events_.parameter_reset_jacobian.is_none();
+  }
+  // parameter_reset_jac(...) -> E = [psi_t | psi_x | psi_z | psi_p], (np, 1 + nx + nz + np).
+  int parameter_reset_jacobian(int mode, const TransitionCause& cause, double t, ConstVector x,
+                               ConstVector z, ConstVector p, ConstVector, MatrixRef E) override {
+    return at_event(at_events_.parameter_reset_jacobian, mode, cause, t, x, z, p,
+                    [&](const py::object& r) { copy_matrix(r, E, "parameter_reset_jac"); });
+  }
+
+  ErrorSlot& errors() { return errors_; }
+  /// No compiled callback: integrations hold the GIL (run_integration).
+  bool python_only() const {
+    for (const ModeCallback* c :
+         {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_, &event_jacobian_})
+      if (c->any_compiled()) return false;
+    return true;
+  }
+
+ private:
+  // Calls fn(mode, fired, t, x, z, p) with the GIL and hands its result to `read`; a Python
+  // error (or one `read` raises) is kept and ends the call as a fatal callback failure.
+  template <class Read>
+  int at_event(const py::object& fn, int mode, const TransitionCause& cause, double t,
+               ConstVector x, ConstVector z, ConstVector p, Read&& read) {
     py::gil_scoped_acquire gil;
     if (errors_.pending()) return -1;
     try {
       py::list fired;
       for (int k : cause.fired) fired.append(k);
-      py::object r = transition_(mode, fired, t, to_array(x), to_array(z), to_array(p));
-      if (r.is_none()) return 0;
-      auto pair = r.cast<py::tuple>();
-      if (pair.size() != 2) throw py::value_error("transition must return (next_mode, x_plus)");
-      next_mode = pair[0].cast<int>();
-      const auto xp = vector_argument(pair[1], nx(), "transition's x_plus");
-      std::copy(xp.begin(), xp.end(), x_plus.begin());
+      read(fn(mode, fired, t, to_array(x), to_array(z), to_array(p)));
       return 0;
     } catch (py::error_already_set& e) {
       e.restore();
-    } catch (py::cast_error&) {
-      PyErr_SetString(PyExc_TypeError, "transition must return (next_mode, x_plus) or None");
     } catch (py::builtin_exception& e) {
       e.set_error();
     }
     errors_.store_current();
     return -1;
   }
+  static void copy_matrix(const py::object& value, MatrixRef out, const char* what) {
+    const DenseMatrix m = matrix_argument(value, out.rows, out.cols, what);
+    for (int j = 0; j < out.cols; ++j)
+      for (int i = 0; i < out.rows; ++i) out(i, j) = m(i, j);
+  }
 
-  ErrorSlot& errors() { return errors_; }
-
- private:
-  ModeCallback f_, g_, events_, jacobian_, parameter_jacobian_;
-  py::object transition_;
+  ModeCallback f_, g_, events_, jacobian_, parameter_jacobian_, event_jacobian_;
+  EventFunctions at_events_;
+  std::vector<double> event_rows_;  // event_jac's (ne, 1 + nx + nz + np) result
   int modes_ = -1;  // the length of the per-mode lists; -1: any mode
   ErrorSlot errors_;
 };
@@ -194,14 +282,7 @@ class HybridBinding {
 
   template <class Work>
   auto run(Work&& work) {
-    problem_->errors().clear();
-    std::optional<decltype(work())> result;
-    {
-      py::gil_scoped_release release;
-      result.emplace(work());
-    }
-    problem_->errors().raise_if_pending();
-    return *result;
+    return run_integration(problem_->errors(), problem_->python_only(), std::forward<Work>(work));
   }
 
   void initialize(double t0, int mode, const py::object& x0, const py::object& z0,
@@ -254,6 +335,9 @@ class HybridBinding {
       d["x_plus"] = to_array(e.x_plus);
       d["z_minus"] = to_array(e.z_minus);
       d["z_plus"] = to_array(e.z_plus);
+      d["p_minus"] = to_array(e.p_minus);
+      d["p_plus"] = to_array(e.p_plus);
+      d["initial"] = e.initial;
       if (!e.tau.empty()) {
         d["tau"] = to_array(e.tau);
         d["Sx_minus"] = to_array(e.sx_minus.cref());
@@ -270,6 +354,9 @@ class HybridBinding {
   py::array_t<double> z() const { return to_array(z_); }
   py::object Sx() const { return sensitivities_ ? py::object(to_array(Sx_.cref())) : py::none(); }
   py::object Sz() const { return sensitivities_ ? py::object(to_array(Sz_.cref())) : py::none(); }
+  py::object Sp() const {
+    return sensitivities_ ? py::object(to_array(solver_->parameter_sensitivity())) : py::none();
+  }
 
  private:
   std::shared_ptr<PythonHybridProblem> problem_;
@@ -440,6 +527,8 @@ void register_hybrid(py::module_& m) {
       q.seed = matrix_argument(seed, problem->nx() + problem->np(), -1, "seed");
     q.sensitivity_options = sens;
     options.validate(problem->nx(), problem->nz());
+    problem->use_difference_increments_of(options);
+    problem->reset_counters();
     PythonStyle style;
     style.z = pass_z;
     style.p = pass_p;
@@ -448,23 +537,14 @@ void register_hybrid(py::module_& m) {
     for (std::size_t k = 0; k < events.size(); ++k)
       callbacks.push_back(make_callback(events[k], style, "events[" + std::to_string(k) + "]"));
     bool terminated = false;
-    problem->errors().clear();
     // Python callbacks only: the GIL stays held (see solvers.cpp, without_gil).
     bool python_only = problem->python_only();
     for (const Callback& c : callbacks) python_only = python_only && !c.is_compiled();
-    SolveResult r;
-    auto work = [&] {
-      r = solve_with_events(*problem, std::move(callbacks), terminal, directions, options, q,
-                            terminated);
-    };
-    if (python_only) {
-      work();
-    } else {
-      py::gil_scoped_release release;
-      work();
-    }
-    problem->errors().raise_if_pending();
-    py::dict d = result_dict(r, problem->nx(), problem->nz());
+    SolveResult r = run_integration(problem->errors(), python_only, [&] {
+      return solve_with_events(*problem, std::move(callbacks), terminal, directions, options, q,
+                               terminated);
+    });
+    py::dict d = result_dict(r, *problem);
     d["terminated"] = terminated;
     return d;
   });
@@ -478,12 +558,26 @@ fired[k] is +1 / -1 for a component that crossed rising / falling, 0 otherwise.
 f, g, events, jac and jac_p may instead be lists with one function per mode, called without
 the mode (Python or compiled: fn(t, x, z, p, out)), or one compiled function for every mode;
 the modes are then 0 .. len - 1. The transition is always a Python function (called at events
-only).)")
+only).
+
+Parameter resets: parameter_reset(mode, fired, t, x, z, p) -> p_plus (or None), called after
+the transition with the same arguments (the left limit, the old parameters); the next mode is
+integrated with p_plus, and the sensitivities stay derivatives with respect to the first
+mode's parameters (their jump goes through the reset). Analytic Jacobians of what runs at
+events (else central differences): reset_jac(mode, fired, t, x, z, p) -> (nx, 1+nx+nz+np)
+[phi_t | phi_x | phi_z | phi_p] and parameter_reset_jac(...) -> (np, 1+nx+nz+np), Python
+functions; event_jac(mode, t, x, z, p) -> (n_events, 1+nx+nz+np), the rows [h_t, h_x, h_z,
+h_p], a ModeCallback like events (per-mode lists or compiled, writing that matrix
+column-major).)")
       .def(py::init([](int nx, int nz, int np, int n_events, py::object f, py::object g,
-                       py::object events, py::object transition, py::object jac, py::object jac_p) {
+                       py::object events, py::object transition, py::object jac, py::object jac_p,
+                       py::object parameter_reset, py::object event_jac, py::object reset_jac,
+                       py::object parameter_reset_jac) {
              try {
-               return std::make_shared<PythonHybridProblem>(nx, nz, np, n_events, f, g, events,
-                                                            transition, jac, jac_p);
+               return std::make_shared<PythonHybridProblem>(
+                   nx, nz, np, n_events, f, g, events,
+                   EventFunctions{transition, parameter_reset, reset_jac, parameter_reset_jac},
+                   jac, jac_p, event_jac);
              } catch (const std::invalid_argument& e) {
                throw py::value_error(e.what());
              }
@@ -491,28 +585,35 @@ only).)")
            py::arg("nx"), py::arg("nz"), py::arg("np"), py::arg("n_events"), py::arg("f"),
            py::arg("g") = py::none(), py::arg("events") = py::none(),
            py::arg("transition") = py::none(), py::arg("jac") = py::none(),
-           py::arg("jac_p") = py::none());
+           py::arg("jac_p") = py::none(), py::arg("parameter_reset") = py::none(),
+           py::arg("event_jac") = py::none(), py::arg("reset_jac") = py::none(),
+           py::arg("parameter_reset_jac") = py::none());
 
   py::class_<HybridBinding>(m, "HybridSolver", R"(Integrates a HybridProblem across its events
 (esdirk::HybridSolver): HybridSolver(problem, options=None, terminal=None, directions=None,
-time_events=None); initialize(t0, mode, x0, z0=None, p=None);
+time_events=None, initial_events=None); initialize(t0, mode, x0, z0=None, p=None);
 initialize_sensitivities(seed=None, **sensitivity_options); integrate_to(tout) -> stop reason
-("listener_stop" at a terminal event); .t, .x, .z, .Sx, .mode, .events (a list of dicts:
-t, modes, fired, left and right limits, tau and the sensitivity jump), .statistics.)")
+("listener_stop" at a terminal event); .t, .x, .z, .Sx, .Sp, .p, .mode, .events (a list of
+dicts: t, modes, fired, initial, left and right limits of x, z and p, tau and the sensitivity
+jump), .statistics. initial_events[k] = True: component k fires at t0 if its trigger is
+already true there (SBML's initialValue = false), at the start of the first integrate_to.)")
       .def(py::init([](std::shared_ptr<PythonHybridProblem> problem, std::optional<Options> options,
                        std::optional<std::vector<bool>> terminal,
                        std::optional<std::vector<int>> directions,
-                       std::optional<std::vector<double>> time_events) {
+                       std::optional<std::vector<double>> time_events,
+                       std::optional<std::vector<bool>> initial_events) {
              HybridOptions ho;
              if (options) ho.integrator = *options;
              if (terminal) ho.terminal = *terminal;
              if (directions)
                for (int d : *directions) ho.directions.push_back(direction_of(d));
              if (time_events) ho.time_events = *time_events;
+             if (initial_events) ho.initial_events = *initial_events;
              return std::make_unique<HybridBinding>(std::move(problem), std::move(ho));
            }),
            py::arg("problem"), py::arg("options") = py::none(), py::arg("terminal") = py::none(),
-           py::arg("directions") = py::none(), py::arg("time_events") = py::none())
+           py::arg("directions") = py::none(), py::arg("time_events") = py::none(),
+           py::arg("initial_events") = py::none())
       .def("initialize", &HybridBinding::initialize, py::arg("t0"), py::arg("mode"), py::arg("x0"),
            py::arg("z0") = py::none(), py::arg("p") = py::none())
       .def(
@@ -527,6 +628,14 @@ t, modes, fired, left and right limits, tau and the sensitivity jump), .statisti
       .def_property_readonly("z", &HybridBinding::z)
       .def_property_readonly("Sx", &HybridBinding::Sx)
       .def_property_readonly("Sz", &HybridBinding::Sz)
+      .def_property_readonly("Sp", &HybridBinding::Sp,
+                             "dp/dtheta of the current mode's parameters (np, ns): the seed's "
+                             "parameter rows until a parameter reset, then their jumps.")
+      .def_property_readonly(
+          "p", [](HybridBinding& b) { return to_array(b.solver().parameters()); },
+          "The parameters of the current mode (changed by parameter resets).")
+      .def_property_readonly("initial_event_pending",
+                             [](HybridBinding& b) { return b.solver().initial_event_pending(); })
       .def_property_readonly("mode", [](HybridBinding& b) { return b.solver().mode(); })
       .def_property_readonly("events", &HybridBinding::events)
       .def_property_readonly("event_count",

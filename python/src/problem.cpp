@@ -2,6 +2,12 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "esdirk/error_weights.hpp"
+
 #include "bindings.hpp"
 
 namespace esdirk::python {
@@ -15,13 +21,18 @@ Callback make_callback(const py::object& value, const PythonStyle& style, const 
 }
 
 ModelProblem::ModelProblem(int nx, int nz, int np, Callback f, Callback g, Callback jacobian,
-                           Callback parameter_jacobian)
+                           Callback parameter_jacobian, Callback sparse_jacobian)
     : Problem(nx, nz, np),
       f_(std::move(f)),
       g_(std::move(g)),
       jacobian_(std::move(jacobian)),
-      parameter_jacobian_(std::move(parameter_jacobian)) {
+      parameter_jacobian_(std::move(parameter_jacobian)),
+      sparse_jacobian_(std::move(sparse_jacobian)) {
   if (f_.empty()) throw py::type_error("the right-hand side f is required");
+  if (!jacobian_.empty() && !sparse_jacobian_.empty())
+    throw py::value_error("give jac (the dense Jacobian) or sparse_jac (its values on the "
+                          "declared pattern), not both");
+  use_difference_increments_of(Options{});
   if (nz > 0 && g_.empty()) throw py::type_error("a DAE (nz > 0) needs the algebraic equations g");
   if (nz == 0 && !g_.empty()) throw py::value_error("g is given but nz = 0");
 }
@@ -34,7 +45,76 @@ int ModelProblem::evaluate(double t, ConstVector x, ConstVector z, ConstVector p
 }
 
 int ModelProblem::jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J) {
+  if (jacobian_.empty()) return vectorized_jacobian(t, x, z, p, J);
   return jacobian_.call(t, x, z, p, J.data, J.rows, J.cols, J.ld, errors_);
+}
+
+int ModelProblem::sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                  SparseMatrixRef J) {
+  return sparse_jacobian_.call_sparse(t, x, z, p, J, errors_);
+}
+
+void ModelProblem::use_difference_increments_of(const Options& options) {
+  if (options.difference_increment == DifferenceIncrement::error_weighted)
+    floors_ = ErrorWeights(options, nx(), nz()).increment_floors();
+  else
+    floors_.assign(static_cast<std::size_t>(size()), 0.0);
+}
+
+bool ModelProblem::vectorized_differences() const {
+  const JacobianStructure& s = jacobian_structure();
+  return vectorized_ && jacobian_.empty() && sparse_jacobian_.empty() && !f_.is_compiled() &&
+         (nz() == 0 || !g_.is_compiled()) && s.solver == LinearSolverKind::dense &&
+         s.pattern == nullptr;
+}
+
+// Forward differences as JacobianEvaluator forms them (the same increments, the representable
+// step, the same quotient), with f and g evaluated on all n + 1 columns by one call each:
+// column 0 is the point itself (the base of the differences), column j + 1 the point with
+// state j moved.
+int ModelProblem::vectorized_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                      MatrixRef J) {
+  const int n_x = nx(), n_z = nz(), n = size(), k = n + 1;
+  static const double sqrt_eps = std::sqrt(std::numeric_limits<double>::epsilon());
+  columns_.resize(static_cast<std::size_t>(n) * k);
+  f_columns_.resize(static_cast<std::size_t>(n_x) * k);
+  g_columns_.resize(static_cast<std::size_t>(n_z) * k);
+  actual_.resize(static_cast<std::size_t>(n));
+  X_.resize(static_cast<std::size_t>(n_x) * k);
+  Z_.resize(static_cast<std::size_t>(n_z) * k);
+  for (int c = 0; c < k; ++c) {
+    double* col = columns_.data() + static_cast<std::size_t>(c) * n;
+    std::copy(x.begin(), x.end(), col);
+    std::copy(z.begin(), z.end(), col + n_x);
+  }
+  for (int j = 0; j < n; ++j) {
+    double& v = columns_[static_cast<std::size_t>(j + 1) * n + j];
+    const double saved = v;
+    const double scale = std::max(std::abs(saved), std::min(floors_[j], 1.0));
+    v = saved + sqrt_eps * (scale != 0.0 ? scale : 1.0);
+    actual_[j] = v - saved;  // the representable increment
+  }
+  // X and Z as separate column-major blocks (nx x k, nz x k).
+  for (int c = 0; c < k; ++c) {
+    const double* col = columns_.data() + static_cast<std::size_t>(c) * n;
+    std::copy(col, col + n_x, X_.data() + static_cast<std::size_t>(c) * n_x);
+    std::copy(col + n_x, col + n, Z_.data() + static_cast<std::size_t>(c) * n_z);
+  }
+  ++vectorized_calls_;
+  vectorized_columns_ += k;  // the point and the n moved states, as the library counts them
+  int code = f_.call_columns(t, {X_.data(), n_x, k}, {Z_.data(), n_z, k}, p, f_columns_.data(), n_x,
+                             errors_);
+  if (code == 0 && n_z > 0)
+    code = g_.call_columns(t, {X_.data(), n_x, k}, {Z_.data(), n_z, k}, p, g_columns_.data(), n_z,
+                           errors_);
+  if (code != 0) return code;
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n_x; ++i)
+      J(i, j) = (f_columns_[static_cast<std::size_t>(j + 1) * n_x + i] - f_columns_[i]) / actual_[j];
+    for (int i = 0; i < n_z; ++i)
+      J(n_x + i, j) = (g_columns_[static_cast<std::size_t>(j + 1) * n_z + i] - g_columns_[i]) / actual_[j];
+  }
+  return 0;
 }
 
 int ModelProblem::parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
@@ -43,13 +123,13 @@ int ModelProblem::parameter_jacobian(double t, ConstVector x, ConstVector z, Con
 }
 
 bool ModelProblem::compiled() const {
-  for (const Callback* c : {&f_, &g_, &jacobian_, &parameter_jacobian_})
+  for (const Callback* c : {&f_, &g_, &jacobian_, &parameter_jacobian_, &sparse_jacobian_})
     if (!c->empty() && !c->is_compiled()) return false;
   return true;
 }
 
 bool ModelProblem::python_only() const {
-  for (const Callback* c : {&f_, &g_, &jacobian_, &parameter_jacobian_})
+  for (const Callback* c : {&f_, &g_, &jacobian_, &parameter_jacobian_, &sparse_jacobian_})
     if (c->is_compiled()) return false;
   return true;
 }
@@ -67,27 +147,51 @@ g: (nz,), jac: the (nx+nz, nx+nz) Jacobian [[f_x, f_z], [g_x, g_z]], jac_p: (nx+
 or a compiled C function int fn(double t, const double *x, const double *z,
 const double *p, double *out) (ctypes, cffi or numba.cfunc; matrices column-major).
 Missing Jacobians are formed by finite differences. pass_z=False / pass_p=False leave z / p
-out of the Python calls (fn(t, x, *args) for an ODE without parameters, as scipy calls it).)")
+out of the Python calls (fn(t, x, *args) for an ODE without parameters, as scipy calls it).
+
+sparse_jac: the Jacobian's values on the pattern declared by set_jacobian_pattern (factored
+by KLU): a Python callable returning a scipy.sparse matrix, a dense (n, n) array (taken on
+the pattern; a nonzero outside it is an error) or the nonzeros in the pattern's CSC order
+(jacobian_pattern); a compiled function writes those nonzeros.
+vectorized: f (and g) accept x (and z) of shape (n, k) and return (n, k) (scipy's
+vectorized=True): a dense difference Jacobian is then one call on n + 1 columns. Its
+increments follow the options of the solve (solve_ivp, Integrator); default options elsewhere.)")
       .def(py::init([](int nx, int nz, int np, py::object f, py::object g, py::object jac,
-                       py::object jac_p, py::tuple args, bool pass_z, bool pass_p) {
+                       py::object jac_p, py::tuple args, bool pass_z, bool pass_p,
+                       py::object sparse_jac, bool vectorized) {
              PythonStyle style;
              style.extra = args;
              style.z = pass_z;
              style.p = pass_p;
              try {
-               return std::make_shared<ModelProblem>(
+               auto problem = std::make_shared<ModelProblem>(
                    nx, nz, np, make_callback(f, style, "f"), make_callback(g, style, "g"),
-                   make_callback(jac, style, "jac"), make_callback(jac_p, style, "jac_p"));
+                   make_callback(jac, style, "jac"), make_callback(jac_p, style, "jac_p"),
+                   make_callback(sparse_jac, style, "sparse_jac"));
+               problem->set_vectorized(vectorized);
+               return problem;
              } catch (const std::invalid_argument& e) {
                throw py::value_error(e.what());
              }
            }),
            py::arg("nx"), py::arg("nz"), py::arg("np"), py::arg("f"), py::arg("g") = py::none(),
            py::arg("jac") = py::none(), py::arg("jac_p") = py::none(),
-           py::arg("args") = py::tuple(), py::arg("pass_z") = true, py::arg("pass_p") = true)
+           py::arg("args") = py::tuple(), py::arg("pass_z") = true, py::arg("pass_p") = true,
+           py::arg("sparse_jac") = py::none(), py::arg("vectorized") = false)
       .def_property_readonly("nx", &ModelProblem::nx)
       .def_property_readonly("nz", &ModelProblem::nz)
       .def_property_readonly("np", &ModelProblem::np)
+      .def_property_readonly(
+          "jacobian_pattern",
+          [](ModelProblem& p) -> py::object {
+            const auto& pattern = p.jacobian_structure().pattern;
+            if (!pattern) return py::none();
+            return py::make_tuple(py::array_t<int>(py::cast(pattern->column_pointers())),
+                                  py::array_t<int>(py::cast(pattern->row_indices())));
+          },
+          "The declared pattern as CSC (indptr, indices), rows sorted in each column (the order "
+          "of sparse_jac's nonzeros), or None.")
+      .def_property_readonly("vectorized", &ModelProblem::vectorized)
       .def_property_readonly(
           "compiled", &ModelProblem::compiled,
           "True when every callback is compiled (the GIL is not needed while integrating).")

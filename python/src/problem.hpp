@@ -2,8 +2,10 @@
 // esdirk.Problem: a Problem whose f, g and Jacobians are Callbacks (Python or compiled).
 
 #include <memory>
+#include <vector>
 
 #include "callbacks.hpp"
+#include "esdirk/options.hpp"
 #include "esdirk/problem.hpp"
 
 namespace esdirk::python {
@@ -15,14 +17,33 @@ Callback make_callback(const py::object& value, const PythonStyle& style, const 
 class ModelProblem final : public Problem {
  public:
   ModelProblem(int nx, int nz, int np, Callback f, Callback g, Callback jacobian,
-               Callback parameter_jacobian);
+               Callback parameter_jacobian, Callback sparse_jacobian = {});
 
   int evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f, Vector g) override;
-  bool has_jacobian() const override { return !jacobian_.empty(); }
+  bool has_jacobian() const override { return !jacobian_.empty() || vectorized_differences(); }
   int jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J) override;
   bool has_parameter_jacobian() const override { return !parameter_jacobian_.empty(); }
   int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
                          MatrixRef Jp) override;
+  bool has_sparse_jacobian() const override { return !sparse_jacobian_.empty(); }
+  int sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                      SparseMatrixRef J) override;
+
+  /// scipy's vectorized=True: f (and g) accept k columns at once, so a difference Jacobian is
+  /// one call on its n + 1 columns (the point and each moved state) instead of n + 1 calls.
+  /// Used where the library would difference the dense J: no analytic jac, no declared
+  /// structure, Python callbacks (compiled ones are differenced by the library, in C).
+  void set_vectorized(bool vectorized) { vectorized_ = vectorized; }
+  bool vectorized() const { return vectorized_; }
+  /// The increments of the vectorized differences follow the library's rule
+  /// (DifferenceIncrement) for these options, so that J is the one the library would form.
+  void use_difference_increments_of(const Options& options);
+  /// Columns evaluated by vectorized differences, n + 1 per Jacobian (counted as
+  /// fd_function_evaluations, as the library counts its own differences with their base) and
+  /// the calls that evaluated them, since the last reset.
+  long vectorized_columns() const { return vectorized_columns_; }
+  long vectorized_calls() const { return vectorized_calls_; }
+  void reset_counters() { vectorized_columns_ = vectorized_calls_ = 0; }
 
   /// True when every callback is compiled: the integration never needs the interpreter.
   bool compiled() const;
@@ -32,8 +53,16 @@ class ModelProblem final : public Problem {
   ErrorSlot& errors() { return errors_; }
 
  private:
-  Callback f_, g_, jacobian_, parameter_jacobian_;
+  bool vectorized_differences() const;
+  int vectorized_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J);
+
+  Callback f_, g_, jacobian_, parameter_jacobian_, sparse_jacobian_;
   ErrorSlot errors_;
+  bool vectorized_ = false;
+  std::vector<double> floors_;                  // increment floors (nx + nz)
+  // The workspace of the vectorized differences (sized at the first Jacobian).
+  std::vector<double> columns_, f_columns_, g_columns_, X_, Z_, actual_;
+  long vectorized_columns_ = 0, vectorized_calls_ = 0;
 };
 
 }  // namespace esdirk::python

@@ -16,11 +16,6 @@ namespace esdirk::python {
 
 namespace {
 
-std::vector<double> optional_vector(const py::object& value, int n, const char* what) {
-  if (value.is_none()) return std::vector<double>(static_cast<std::size_t>(n), 0.0);
-  return vector_argument(value, n, what);
-}
-
 // Calls a Python gradient function (t, x, z, p) -> (dC/dx, dC/dz, dC/dp) and writes the three
 // blocks (rows = objective rows). Each returned block may be None (zero); a block's shape is
 // (n,) for a single objective row or (n, rows).
@@ -137,13 +132,8 @@ class ShootingBinding {
     const auto u = optional_vector(u_k, problem_->np(), "u_k");
     const auto z = z_guess.is_none() ? std::vector<double>{}
                                      : vector_argument(z_guess, problem_->nz(), "z_guess");
-    problem_->errors().clear();
-    const ShootingResult* r = nullptr;
-    {
-      py::gil_scoped_release release;
-      r = &interval_->integrate(t_k, t_end, x, u, z);
-    }
-    problem_->errors().raise_if_pending();
+    const ShootingResult* r = run_integration(problem_->errors(), problem_->python_only(),
+                                              [&] { return &interval_->integrate(t_k, t_end, x, u, z); });
     check(r->status, r->message);
     return shooting_result_dict(*r);
   }
@@ -236,22 +226,20 @@ start from the last step size (warm start) unless cold_start() is called.)")
         std::vector<double> xe(nx), ze(nz);
         std::string message;
         Status status = Status::success;
-        problem->errors().clear();
-        {
-          py::gil_scoped_release release;
-          status = solver.initialize(span[0], x, z, pv);
+        status = run_integration(problem->errors(), problem->python_only(), [&] {
+          Status s = solver.initialize(span[0], x, z, pv);
           message = solver.message();
-          if (ok(status)) {
+          if (ok(s)) {
             solver.set_stop_time(span[1]);
-            status = solver.integrate_to(span[1], xe, ze);
+            s = solver.integrate_to(span[1], xe, ze).status;
             message = solver.message();
           }
-          if (ok(status)) {
-            status = adjoint.gradient(objective, dx0.ref(), dp.ref());
+          if (ok(s)) {
+            s = adjoint.gradient(objective, dx0.ref(), dp.ref());
             message = adjoint.message();
           }
-        }
-        problem->errors().raise_if_pending();
+          return s;
+        });
         check(status, message);
         py::dict d;
         auto out = [rows](const DenseMatrix& g) -> py::object {

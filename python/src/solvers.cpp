@@ -18,27 +18,9 @@ namespace esdirk::python {
 
 namespace {
 
-// Runs `work` with the GIL released, then raises a Python exception a callback left behind.
-// With Python callbacks only, the GIL stays held: every callback would take it back at once,
-// and releasing and retaking it per call costs more than the rest of the binding's work per
-// call (other Python threads still run: the callbacks' bytecode yields the GIL as usual).
 template <class Work>
 auto without_gil(ModelProblem& problem, Work&& work) {
-  problem.errors().clear();
-  std::optional<decltype(work())> result;
-  if (problem.python_only()) {
-    result.emplace(work());
-  } else {
-    py::gil_scoped_release release;
-    result.emplace(work());
-  }
-  problem.errors().raise_if_pending();
-  return *result;
-}
-
-std::vector<double> optional_vector(const py::object& value, int n, const char* what) {
-  if (value.is_none()) return std::vector<double>(static_cast<std::size_t>(n), 0.0);
-  return vector_argument(value, n, what);
+  return run_integration(problem.errors(), problem.python_only(), std::forward<Work>(work));
 }
 
 // esdirk.Integrator: the problem, the driver and (after enable_sensitivities) the forward
@@ -49,6 +31,7 @@ class IntegratorBinding {
   IntegratorBinding(std::shared_ptr<ModelProblem> problem, Options options)
       : problem_(std::move(problem)) {
     options.validate(problem_->nx(), problem_->nz());
+    problem_->use_difference_increments_of(options);
     integrator_ = std::make_unique<Integrator>(*problem_, std::move(options));
     x_.resize(problem_->nx());
     z_.resize(problem_->nz());
@@ -282,12 +265,17 @@ state, so a later call can continue.)")
             q.seed = matrix_argument(seed, problem->nx() + problem->np(), -1, "seed");
           q.sensitivity_options = sens;
           options.validate(problem->nx(), problem->nz());
+          problem->use_difference_increments_of(options);
+          problem->reset_counters();
           SolveResult r = without_gil(*problem, [&] { return solve(*problem, options, q); });
-          return result_dict(r, problem->nx(), problem->nz());
+          return result_dict(r, *problem);
         });
 }
 
-py::dict result_dict(const SolveResult& r, int nx, int nz) {
+py::dict result_dict(SolveResult& r, const ModelProblem& problem) {
+  const int nx = problem.nx(), nz = problem.nz();
+  // Vectorized differences are difference evaluations of f, whichever call made them.
+  r.statistics.fd_function_evaluations += problem.vectorized_columns();
   const auto nt = static_cast<py::ssize_t>(r.t.size());
   const py::ssize_t ns = r.directions;
   auto array = [](const std::vector<double>& v, std::vector<py::ssize_t> shape) {
@@ -312,6 +300,7 @@ py::dict result_dict(const SolveResult& r, int nx, int nz) {
   d["status_name"] = std::string(status_name(r.status));
   d["message"] = r.message;
   d["statistics"] = statistics_dict(r.statistics);
+  d["vectorized_calls"] = problem.vectorized_calls();
   d["method"] = r.method;
   d["t_events"] = r.t_events;
   d["events"] = r.events;

@@ -38,6 +38,7 @@ struct SolveResult {
 /// The integration without events (the GIL released by the caller).
 SolveResult solve(ModelProblem& problem, const Options& options, const SolveRequest& request);
 /// The result as a dict of NumPy arrays (x, z as (n, nt), Sx, Sz as (nt, n, ns)).
-py::dict result_dict(const SolveResult& result, int nx, int nz);
+/// The vectorized difference evaluations of `problem` count as fd_function_evaluations.
+py::dict result_dict(SolveResult& result, const ModelProblem& problem);
 
 }  // namespace esdirk::python

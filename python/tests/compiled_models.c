@@ -56,3 +56,31 @@ int gil_probe_f(double t, const double* y, const double* z, const double* p, dou
 }
 
 int gil_probe_count(void) { return gil_held_calls; }
+
+/* Robertson's Jacobian on its sparsity pattern, the 7 nonzeros in CSC order (column 0: rows
+ * 0, 1; column 1: rows 0, 1, 2; column 2: rows 0, 1). */
+int robertson_sparse_jac(double t, const double* y, const double* z, const double* p,
+                         double* values) {
+  (void)t, (void)z, (void)p;
+  values[0] = -0.04;
+  values[1] = 0.04;
+  values[2] = 1e4 * y[2];
+  values[3] = -1e4 * y[2] - 6e7 * y[1];
+  values[4] = 6e7 * y[1];
+  values[5] = 1e4 * y[1];
+  values[6] = -1e4 * y[1];
+  return 0;
+}
+
+/* The bouncing ball's event Jacobian, the row [h_t, h_z, h_v, h_g, h_gamma] of h = z
+ * (1 x 5, column-major). */
+int ball_event_jacobian(double t, const double* x, const double* z, const double* p,
+                        double* row) {
+  (void)t, (void)x, (void)z, (void)p;
+  row[0] = 0.0;
+  row[1] = 1.0;
+  row[2] = 0.0;
+  row[3] = 0.0;
+  row[4] = 0.0;
+  return 0;
+}

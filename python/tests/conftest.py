@@ -1,19 +1,4 @@
-"""Shared models of the Python tests."""
+"""Shared models of the Python tests: the package's own reference models (esdirk.models),
+written once in the C++ examples' arithmetic."""
 
-import numpy as np
-
-
-def robertson(t, y):
-    return [-0.04 * y[0] + 1e4 * y[1] * y[2],
-            0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] * y[1],
-            3e7 * y[1] * y[1]]
-
-
-def robertson_jac(t, y):
-    return np.array([[-0.04, 1e4 * y[2], 1e4 * y[1]],
-                     [0.04, -1e4 * y[2] - 6e7 * y[1], -1e4 * y[1]],
-                     [0.0, 6e7 * y[1], 0.0]])
-
-
-def van_der_pol(t, y, mu):
-    return [y[1], mu * (1.0 - y[0] * y[0]) * y[1] - y[0]]
+from esdirk.models import robertson, robertson_jac, van_der_pol  # noqa: F401

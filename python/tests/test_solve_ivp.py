@@ -1,8 +1,12 @@
 """esdirk.solve_ivp against closed forms and scipy's Radau and BDF."""
 
+import ctypes
+import os
+
 import numpy as np
 import pytest
 import scipy.integrate
+import scipy.sparse
 
 import esdirk
 from conftest import robertson, robertson_jac, van_der_pol
@@ -166,3 +170,102 @@ def test_dense_output_ends_at_a_terminal_event():
     assert res.sol.t_max == pytest.approx(t_hit, rel=1e-9)
     tt = np.linspace(0.0, t_hit, 9)
     assert np.allclose(res.sol(tt)[0], 10.0 - 5.0 * tt ** 2, atol=1e-8)
+
+
+def robertson_array(t, y):  # works on y of shape (3,) and (3, k): scipy's vectorized contract
+    return np.array(robertson(t, y))
+
+
+def test_vectorized_difference_jacobian_gives_the_same_bits_in_fewer_calls():
+    """vectorized=True: one call of fun on the n + 1 columns of a difference Jacobian (the
+    point and each moved state), with the library's increments: the same J, so the same run
+    to the last bit (the model's arithmetic is elementwise), and the same nfev."""
+    shapes = []
+
+    def counted(t, y):
+        shapes.append(np.shape(y))
+        return robertson_array(t, y)
+    plain = esdirk.solve_ivp(robertson_array, (0.0, 1e5), [1.0, 0.0, 0.0], rtol=1e-6, atol=1e-12)
+    vectorized = esdirk.solve_ivp(counted, (0.0, 1e5), [1.0, 0.0, 0.0], rtol=1e-6, atol=1e-12,
+                                  vectorized=True)
+    assert np.array_equal(plain.y, vectorized.y) and np.array_equal(plain.t, vectorized.t)
+    assert plain.nfev == vectorized.nfev and plain.njev == vectorized.njev
+    assert shapes.count((3, 4)) == vectorized.njev
+    assert len(shapes) == vectorized.statistics["function_evaluations"] + vectorized.njev
+    assert set(shapes) == {(3,), (3, 4)}
+    # The DAE form: f and g both on the columns of (x, z).
+    def f(t, x, z):
+        return np.array([-0.04 * x[0] + 1e4 * x[1] * z[0],
+                         0.04 * x[0] - 1e4 * x[1] * z[0] - 3e7 * x[1] * x[1]])
+
+    def g(t, x, z):
+        return np.array([x[0] + x[1] + z[0] - 1.0])
+    kw = dict(g=g, z0=[0.0], rtol=1e-6, atol=1e-12)
+    dae = esdirk.solve_ivp(f, (0.0, 1e5), [1.0, 0.0], **kw)
+    dae_vectorized = esdirk.solve_ivp(f, (0.0, 1e5), [1.0, 0.0], vectorized=True, **kw)
+    assert np.array_equal(dae.y, dae_vectorized.y) and dae.njev == dae_vectorized.njev
+    # Counted as evaluated: the vectorized call also evaluates the point of the consistent
+    # initialization's Jacobian, where the library differences from the g it already has.
+    assert dae_vectorized.nfev == dae.nfev + 1
+    # A result of the wrong shape names the callback and the columns.
+    with pytest.raises(ValueError, match=r"f returned shape \(3,\), expected \(3, 4\)"):
+        esdirk.solve_ivp(lambda t, y: robertson_array(t, y[:, 0] if y.ndim == 2 else y),
+                         (0.0, 1.0), [1.0, 0.0, 0.0], vectorized=True)
+
+
+ROBERTSON_PATTERN = np.array([[1, 1, 1], [1, 1, 1], [0, 1, 0]])
+
+
+def robertson_sparse_values(t, y):  # the 7 nonzeros of the pattern in CSC order
+    return [-0.04, 0.04, 1e4 * y[2], -1e4 * y[2] - 6e7 * y[1], 6e7 * y[1], 1e4 * y[1],
+            -1e4 * y[1]]
+
+
+def test_analytic_sparse_jacobian_in_every_form_and_compiled():
+    """jac with jac_sparsity: jac's values on the pattern, factored by KLU. A scipy.sparse
+    matrix, a dense array and the CSC nonzeros give the same bits, a compiled function the
+    same as the Python one; all agree with the dense analytic and the coloured-difference
+    runs to the tolerance."""
+    def run(jac, sparsity=ROBERTSON_PATTERN):
+        return esdirk.solve_ivp(robertson, (0.0, 1e5), [1.0, 0.0, 0.0], rtol=1e-8, atol=1e-14,
+                                jac=jac, jac_sparsity=sparsity, t_eval=[1.0, 1e3, 1e5])
+    values = run(robertson_sparse_values)
+    assert values.success and values.statistics["fd_function_evaluations"] == 0
+    for form in [lambda J: scipy.sparse.csr_matrix(J), lambda J: scipy.sparse.coo_matrix(J),
+                 lambda J: J]:
+        res = run(lambda t, y: form(robertson_jac(t, y)))
+        assert np.array_equal(res.y, values.y) and res.nfev == values.nfev
+    lib = ctypes.CDLL(os.environ["ESDIRK_TEST_MODELS"])
+    compiled = esdirk.ctypes_type()(("robertson_sparse_jac", lib))
+    assert np.array_equal(run(compiled).y, values.y)
+    dense = esdirk.solve_ivp(robertson, (0.0, 1e5), [1.0, 0.0, 0.0], rtol=1e-8, atol=1e-14,
+                             jac=robertson_jac, t_eval=[1.0, 1e3, 1e5])
+    coloured = run(None)
+    assert coloured.statistics["fd_function_evaluations"] > 0
+    for other in (dense, coloured):
+        assert np.allclose(values.y, other.y, rtol=1e-6, atol=1e-14)
+    problem = esdirk.Problem(3, 0, 0, lambda t, x, z, p: robertson(t, x),
+                             sparse_jac=lambda t, x, z, p: robertson_sparse_values(t, x))
+    problem.set_jacobian_pattern(*reversed(np.nonzero(ROBERTSON_PATTERN.T)))
+    indptr, indices = problem.jacobian_pattern
+    assert indptr.tolist() == [0, 2, 5, 7] and indices.tolist() == [0, 1, 0, 1, 2, 0, 1]
+
+
+def test_analytic_sparse_jacobian_bad_results():
+    def run(jac, sparsity=ROBERTSON_PATTERN):
+        return esdirk.solve_ivp(robertson, (0.0, 1.0), [1.0, 0.0, 0.0], jac=jac,
+                                jac_sparsity=sparsity)
+    with pytest.raises(ValueError, match=r"nonzero .* at row 2, column 0, outside the declared"):
+        run(lambda t, y: robertson_jac(t, y) + np.array([[0, 0, 0], [0, 0, 0], [1, 0, 0]]))
+    with pytest.raises(ValueError, match=r"returned shape \(6,\), expected \(7,\)"):
+        run(lambda t, y: robertson_sparse_values(t, y)[:6])
+    with pytest.raises(ValueError, match=r"sparse matrix of shape \(2, 2\), expected \(3, 3\)"):
+        run(lambda t, y: scipy.sparse.eye(2))
+    with pytest.raises(TypeError, match="scipy.sparse matrix: give its sparsity pattern"):
+        esdirk.solve_ivp(robertson, (0.0, 1.0), [1.0, 0.0, 0.0],
+                         jac=lambda t, y: scipy.sparse.csr_matrix(robertson_jac(t, y)))
+    with pytest.raises(ValueError, match="not both"):
+        esdirk.Problem(3, 0, 0, robertson, jac=robertson_jac, sparse_jac=robertson_jac)
+    with pytest.raises(ValueError, match="declares no pattern"):
+        esdirk.Integrator(esdirk.Problem(3, 0, 0, lambda t, x, z, p: robertson(t, x),
+                                         sparse_jac=lambda t, x, z, p: robertson_jac(t, x)))
