@@ -109,6 +109,11 @@ def solve_ivp(fun, t_span, y0, method="auto", t_eval=None, dense_output=False, e
 
     method: "auto" (by the tolerance), or "ESDIRK34", "ESDIRK436", "ESDIRK547", ...
     events: functions event(t, y, *args) with the attributes terminal and direction (scipy).
+    vectorized=True: fun (and g) also accept y of shape (n, k) (scipy's contract); a dense
+    difference Jacobian is then one call on its n + 1 columns.
+    jac_sparsity: the Jacobian's pattern, factored by KLU; without jac it is formed by coloured
+    differences, with jac, jac returns its values on the pattern (a scipy.sparse matrix, a
+    dense array, or the nonzeros in CSC order; a compiled jac writes those nonzeros).
     sensitivities=True: dy/dy0 and dy/dp at the output times (the result's dy_dy0, dy_dp);
     seed: an (nx + np, ns) matrix of directions instead (the result's sensitivities).
     Further keywords are fields of esdirk.Options (max_steps, initial_step or first_step,
