@@ -323,6 +323,10 @@ int EventDetector::locate(DenseOutput& dense, double a, double b) {
     const int ref = reference_[cc];
     const int to = sign_of(h_b_[cc]) != 0 ? sign_of(h_b_[cc]) : -ref;  // exactly zero: reached
     fired_[cc] = (c == k || allowed(c, ref, to)) ? to : 0;
+    // A crossing the filter ignored before t* (in the same sample interval): the component is
+    // on its new side at t*, which is what the cascade test after the transition compares
+    // with (doc/events-theory.md, D5).
+    if (fired_[cc] == 0 && sign_of(h_b_[cc]) != 0) reference_[cc] = sign_of(h_b_[cc]);
   }
   return 0;
 }

@@ -29,6 +29,11 @@ class EventDetector final : public StepListener {
   Status arm(std::span<const int> references);
   /// h at the integrator's current point, as evaluated by the last arm().
   ConstVector armed_values() const { return h_start_; }
+  /// The reference signs the detector compares with (+1, -1, 0 unknown): after an event, the
+  /// sides the components were on before it (the hybrid solver's cascade test).
+  std::span<const int> references() const { return reference_; }
+  /// Whether the direction filter of component k allows a change from sign `from` to `to`.
+  bool allowed(int k, int from, int to) const;
 
   /// Evaluates h of the current mode at one point (counted), checking finiteness: 0, 1 (the
   /// callback's recoverable failure or a non-finite value) or -1 (its fatal failure).
@@ -74,7 +79,6 @@ class EventDetector final : public StepListener {
   std::string failure_message() const override { return message_; }
 
  private:
-  bool allowed(int k, int from, int to) const;
   AcceptVerdict fail(int code, const std::string& what, double t);
   int evaluate_full(DenseOutput& dense, double t, Vector h);
   // Locates the earliest allowed crossing in [a, b] (values ha, hb of all components, with the

@@ -70,6 +70,7 @@ struct HybridAdjoint::Transition {
   std::vector<int> fired;
   std::vector<double> x_minus, z_minus;
   bool jumps = true, moving = true;  // the forward's sensitivity_jumps and moving event time
+  int cascade = 0;  // EventRecord::cascade: its time moves as the first event's of its cascade
 };
 
 struct HybridAdjoint::Output {
@@ -77,6 +78,7 @@ struct HybridAdjoint::Output {
   Kind kind = Kind::dense;
   double t = 0.0;
   int segment = 0, step = -1, primary = -1;
+  bool cascade = false;  // a terminal event that is a cascaded one (its time moves with the first's)
   std::vector<double> x, z;
 };
 
@@ -227,7 +229,10 @@ void HybridAdjoint::on_restart(double t, RestartKind kind) {
     tr.x_minus = e.x_minus;
     tr.z_minus = e.z_minus;
     tr.jumps = solver_.options().sensitivity_jumps;
-    tr.moving = e.time_event < 0 && !e.initial && solver_.options().event_time_sensitivity;
+    tr.cascade = e.cascade;
+    // A cascaded event happens when the event before it (the first of its cascade) does.
+    tr.moving = e.cascade > 0 ? !transitions_.empty() && transitions_.back().moving
+                              : e.time_event < 0 && !e.initial && solver_.options().event_time_sensitivity;
     transitions_.push_back(std::move(tr));
     segments_.back().end_step = count_;
   }
@@ -289,15 +294,17 @@ Outcome HybridAdjoint::integrate_to(double tout, Vector x, Vector z, MatrixRef S
   if (o.reason == StopReason::listener_stop) {
     out.kind = Output::Kind::terminal_event;
     out.primary = solver_.pending_event_component();
+    out.cascade = solver_.pending_event_is_cascade();
     out.step = seg.end_step - 1;
     out.x.assign(solver_.x().begin(), solver_.x().end());
     out.z.assign(solver_.z().begin(), solver_.z().end());
   } else if (solver_.event_count() > events_before && solver_.last_event().t == o.t) {
-    // An event at tout: integrate_to returned its left limit (the segment before it).
+    // An event at tout: integrate_to returned its left limit (the segment before it; with a
+    // cascade, before the first event of the cascade).
     out.kind = Output::Kind::event_left_limit;
-    out.segment = static_cast<int>(segments_.size()) - 2;
-    out.x = solver_.last_event().x_minus;
-    out.z = solver_.last_event().z_minus;
+    out.segment = static_cast<int>(segments_.size()) - 2 - solver_.last_event().cascade;
+    out.x = transitions_[size(out.segment)].x_minus;
+    out.z = transitions_[size(out.segment)].z_minus;
   } else {
     out.x.assign(solver_.x().begin(), solver_.x().end());
     out.z.assign(solver_.z().begin(), solver_.z().end());
@@ -343,6 +350,7 @@ class HybridAdjoint::Backward {
     tmp_pe_.resize(std::max(npe_, 1), m_);
     carry_z_.resize(std::max(nz_, 1), m_);
     a_tau_.assign(size(m_), 0.0);
+    carry_tau_.assign(size(m_), 0.0);
     row_.assign(size(jumps_.columns()), 0.0);
     reset_jacobian_.resize(nx_, jumps_.columns());
     parameter_reset_jacobian_.resize(np_, jumps_.columns());
@@ -395,6 +403,9 @@ class HybridAdjoint::Backward {
   DenseMatrix a_sx_, a_sz_, a_pe_, a_dx_, gx_, gz_, gp_, tmp_x_, tmp_pe_, carry_z_;
   bool carry_valid_ = false;  // printed_recurrence: the z*-adjoint A carried to the next event
   std::vector<double> a_tau_, row_, f_minus_, f_plus_, zdot_minus_, g_, weights_;
+  // The adjoint of the event time carried from the cascaded events to the first event of their
+  // cascade, whose tau they share (doc/events-theory.md, D5).
+  std::vector<double> carry_tau_;
   DenseMatrix reset_jacobian_, parameter_reset_jacobian_;
   std::string message_;
 };
@@ -596,17 +607,30 @@ Status HybridAdjoint::Backward::transpose_terminal_event(const Output& out) {
     for (int i = 0; i < nz_; ++i) a_sz_(i, c) = gz_(i, c);
     for (int i = 0; i < np_; ++i) a_pe_(i, c) = gp_(i, c);
   }
-  if (owner_.solver_.options().event_time_sensitivity && owner_.options_.jumps) {
+  // A cascaded terminal event's time is the first event's of its cascade: moving if that one's
+  // is, and its adjoint goes to that event's tau (D5).
+  const bool moving = out.cascade ? !owner_.transitions_.empty() && owner_.transitions_.back().moving
+                                  : owner_.solver_.options().event_time_sensitivity;
+  if (moving && owner_.options_.jumps) {
     double dh = 0.0;
-    const Status status = event_time_data(seg, out.primary, out.t, out.x, out.z, dh);
-    if (!ok(status)) return status;
+    if (out.cascade) {
+      problem_.mode = seg.mode;
+      const int code = jumps_.rates(out.t, out.x, out.z, seg.pe, f_minus_, zdot_minus_);
+      if (code != 0) return callback_failure(code, "the model at the terminal event", out.t);
+    } else {
+      const Status status = event_time_data(seg, out.primary, out.t, out.x, out.z, dh);
+      if (!ok(status)) return status;
+    }
     for (int c = 0; c < m_; ++c) {
       double v = 0.0;
       for (int i = 0; i < nx_; ++i) v += gx_(i, c) * f_minus_[size(i)];
       for (int i = 0; i < nz_; ++i) v += gz_(i, c) * zdot_minus_[size(i)];
       a_tau_[size(c)] = v;
     }
-    transpose_event_time(dh);
+    if (out.cascade)
+      carry_tau_ = a_tau_;
+    else
+      transpose_event_time(dh);
   }
   return seed_left_limit(out.segment, out.t, out.x, out.z, false);
 }
@@ -633,8 +657,14 @@ Status HybridAdjoint::Backward::transpose_event(int j) {
     ++owner_.report_.jumps;
     double dh = 0.0;
     if (tr.moving) {
-      const Status status = event_time_data(before, tr.primary, tr.t, tr.x_minus, tr.z_minus, dh);
-      if (!ok(status)) return status;
+      if (tr.cascade > 0) {  // no crossing of its own: only the rates at its left limit
+        problem_.mode = before.mode;
+        const int code = jumps_.rates(tr.t, tr.x_minus, tr.z_minus, before.pe, f_minus_, zdot_minus_);
+        if (code != 0) return callback_failure(code, "the model at the left limit of a cascaded event", tr.t);
+      } else {
+        const Status status = event_time_data(before, tr.primary, tr.t, tr.x_minus, tr.z_minus, dh);
+        if (!ok(status)) return status;
+      }
       problem_.mode = after.mode;  // f+ in the new mode at the restart point (J4)
       const int code = problem_.evaluate(tr.t, after.x, after.z, after.pe, f_plus_, g_);
       if (code != 0) return callback_failure(code, "the model after the event", tr.t);
@@ -683,9 +713,15 @@ Status HybridAdjoint::Backward::transpose_event(int j) {
           tau += zdot_minus_[size(i)] * a;
         }
       for (int i = 0; i < nx_; ++i) tau -= f_plus_[size(i)] * lam(i, c);
-      a_tau_[size(c)] = tr.moving ? tau : 0.0;
+      // Plus what the cascaded events after it at the same instant carried back (D5).
+      a_tau_[size(c)] = tr.moving ? tau + carry_tau_[size(c)] : 0.0;
     }
-    if (tr.moving) transpose_event_time(dh);
+    if (tr.moving && tr.cascade > 0) {
+      carry_tau_ = a_tau_;  // to the event before: the first of the cascade transposes tau
+    } else {
+      std::fill(carry_tau_.begin(), carry_tau_.end(), 0.0);
+      if (tr.moving) transpose_event_time(dh);
+    }
   }
   // Outputs at this event's time: its left limit, at fixed t (no tau).
   for (int k = 0; k < static_cast<int>(owner_.outputs_.size()); ++k) {

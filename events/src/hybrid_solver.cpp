@@ -71,6 +71,8 @@ HybridSolver::HybridSolver(HybridProblem& problem, HybridOptions options)
   p_plus_.assign(size(np_), 0.0);
   parameter_reset_jacobian_.resize(np_, jumps_->columns());
   initial_fired_.assign(size(ne_), 0);
+  cascade_candidate_.assign(size(ne_), 0);
+  cascade_fired_.assign(size(ne_), 0);
   auto size_record = [&](EventRecord& r) {
     r.fired.assign(size(ne_), 0);
     r.x_minus.assign(size(nx_), 0.0);
@@ -118,6 +120,8 @@ Status HybridSolver::initialize(double t0, int mode, ConstVector x0, ConstVector
   failed_ = false;
   pending_ = false;
   initial_pending_ = false;
+  cascade_next_ = false;
+  cascade_depth_ = 0;
   message_.clear();
   mode_ = mode;
   mode_problem_->mode = mode;
@@ -138,7 +142,7 @@ Status HybridSolver::initialize(double t0, int mode, ConstVector x0, ConstVector
   next_time_event_ = 0;
   while (next_time_event_ < options_.time_events.size() && options_.time_events[next_time_event_] <= t0)
     ++next_time_event_;  // a time event at t0 is suppressed, as a state event there
-  const Status armed = arm_detector(no_fired_, 0.0);
+  const Status armed = arm_detector(no_fired_, 0.0, false);
   if (!ok(armed)) return armed;
   const Status initial = find_initial_events();
   if (!ok(initial)) return initial;
@@ -258,19 +262,21 @@ Outcome HybridSolver::integrate_to(double tout, Vector x, Vector z, MatrixRef Sx
     throw std::invalid_argument("HybridSolver::integrate_to: tout = " + format_number(tout) +
                                 " is before t = " + format_number(t_) + " (hybrid runs go forward)");
   message_.clear();
+  bool stopped = false;  // a terminal component of a cascade is due (its transition pending)
   if (initial_pending_) {
     // Initial events at t0: at tout = t0 the caller gets the left limit, as at any event.
     initial_pending_ = false;
     if (t_ == tout) write_output(x, z, Sx, Sz);
-    const Status status = apply_transition(TransitionKind::initial_event);
+    const Status status = transition_with_cascade(TransitionKind::initial_event, stopped);
     if (!ok(status)) return failed(status, x, z, Sx, Sz);
+    if (stopped) return finish(StopReason::listener_stop, x, z, Sx, Sz);
     if (t_ == tout) return {Status::success, StopReason::reached_output_time, t_};
   }
   if (pending_) {
     pending_ = false;
-    const Status status =
-        apply_transition(pending_time_event_ ? TransitionKind::time_event : TransitionKind::state_event);
+    const Status status = transition_with_cascade(pending_kind_, stopped);
     if (!ok(status)) return failed(status, x, z, Sx, Sz);
+    if (stopped) return finish(StopReason::listener_stop, x, z, Sx, Sz);
   }
   for (;;) {
     if (tout == t_) return finish(StopReason::reached_output_time, x, z, Sx, Sz);
@@ -301,7 +307,7 @@ Outcome HybridSolver::integrate_to(double tout, Vector x, Vector z, MatrixRef Sx
         terminal = terminal || (detector_->fired()[size(k)] != 0 && options_.terminal[size(k)]);
       if (terminal) {
         pending_ = true;
-        pending_time_event_ = false;
+        pending_kind_ = TransitionKind::state_event;
         return finish(StopReason::listener_stop, x, z, Sx, Sz);
       }
     } else if (time_event_ahead && t_ == options_.time_events[next_time_event_]) {
@@ -311,10 +317,46 @@ Outcome HybridSolver::integrate_to(double tout, Vector x, Vector z, MatrixRef Sx
     }
     // A state or time event before (or at) tout: at tout the caller gets the left limit.
     if (t_ == tout) write_output(x, z, Sx, Sz);
-    const Status status = apply_transition(time_event ? TransitionKind::time_event : TransitionKind::state_event);
+    const Status status =
+        transition_with_cascade(time_event ? TransitionKind::time_event : TransitionKind::state_event, stopped);
     if (!ok(status)) return failed(status, x, z, Sx, Sz);
+    if (stopped) return finish(StopReason::listener_stop, x, z, Sx, Sz);
     if (t_ == tout) return {Status::success, StopReason::reached_output_time, t_};
   }
+}
+
+bool HybridSolver::terminal_among(std::span<const int> fired) const {
+  for (int k = 0; k < ne_ && !options_.terminal.empty(); ++k)
+    if (fired[size(k)] != 0 && options_.terminal[size(k)]) return true;
+  return false;
+}
+
+// A transition and the cascade it sets off at the same instant (doc/events-theory.md, D5):
+// while the last transition made a component true (arm_detector found a candidate), that
+// component fires next, alone, from the state the transition left; the lowest index first,
+// everything re-evaluated after each. The rate guard counts the events at one instant
+// (max_events_per_step ends a cascade that does not end). A terminal component of the cascade
+// stops before its transition (left limit: the state the previous one left), which the next
+// integrate_to applies.
+Status HybridSolver::transition_with_cascade(TransitionKind kind, bool& stopped) {
+  stopped = false;
+  Status status = apply_transition(kind);
+  while (ok(status) && cascade_next_) {
+    status = check_event_rate(t_);
+    if (!ok(status)) {
+      message_ += " (the last of them " + event_name(TransitionCause{cascade_candidate_, -1}, false) +
+                  ", made true by the transition before it at t = " + format_number(t_) + ")";
+      return status;
+    }
+    if (terminal_among(cascade_candidate_)) {
+      pending_ = true;
+      pending_kind_ = TransitionKind::cascade;
+      stopped = true;
+      return Status::success;
+    }
+    status = apply_transition(TransitionKind::cascade);
+  }
+  return status;
 }
 
 // The located t* and the left limit there, refined on the step's cubic Hermite interpolant
@@ -401,7 +443,15 @@ Status HybridSolver::check_event_rate(double t) {
 // fire again; 0 (unknown, set by the first nonzero value) if that rate vanishes too. The band
 // needs the gradient, which is formed only for the components that fired and those with
 // |h+| <= 1e-7 (a cheap filter: the others are far from zero on any scale that matters).
-Status HybridSolver::arm_detector(std::span<const int> fired, double left_rate) {
+//
+// With `cascades` (after a transition), a component that did not fire in it and whose h+ is
+// clearly on the other side of the reference it had before the transition, in a direction its
+// filter allows, was made true by the transition: the lowest such component becomes the next
+// event of the cascade (cascade_candidate_, D5), and every such component keeps its old
+// reference until it fires or a later transition of the cascade moves it back.
+Status HybridSolver::arm_detector(std::span<const int> fired, double left_rate, bool cascades) {
+  cascade_next_ = false;
+  std::fill(cascade_candidate_.begin(), cascade_candidate_.end(), 0);
   if (ne_ == 0) return detector_->arm(references_);
   const double t = integrator_->t();
   constexpr double eps = std::numeric_limits<double>::epsilon();
@@ -414,7 +464,10 @@ Status HybridSolver::arm_detector(std::span<const int> fired, double left_rate) 
   for (int k = 0; k < ne_ && code == 0; ++k) {
     const double hk = h_[size(k)];
     references_[size(k)] = hk > 0.0 ? 1 : (hk < 0.0 ? -1 : 0);
-    if (fired[size(k)] == 0 && !(std::abs(hk) <= 1e-7)) continue;
+    if (fired[size(k)] == 0 && !(std::abs(hk) <= 1e-7)) {
+      if (cascades) cascade_test(k);
+      continue;
+    }
     if (!rates_known) {
       code = jumps_->rates(t, integrator_->x(), integrator_->z(), p_ext_, f_plus_, zdot_plus_);
       rates_known = true;
@@ -437,7 +490,10 @@ Status HybridSolver::arm_detector(std::span<const int> fired, double left_rate) 
     for (int i = 0; i < np_ + nm_; ++i) terms += std::abs(row_[size(1 + nx_ + nz_ + i)] * p_ext_[size(i)]);
     const double left = fired[size(k)] != 0 ? std::abs(left_rate) : 0.0;
     const double band = 16.0 * (std::max(std::abs(rate), left) * t_band + eps * terms);
-    if (!(std::abs(hk) <= band)) continue;  // clearly on one side: its own sign
+    if (!(std::abs(hk) <= band)) {  // clearly on one side: its own sign
+      if (cascades && fired[size(k)] == 0) cascade_test(k);
+      continue;
+    }
     references_[size(k)] = std::abs(rate) > options_.grazing_tolerance * scale ? (rate > 0.0 ? 1 : -1) : 0;
   }
   if (code != 0)
@@ -446,6 +502,17 @@ Status HybridSolver::arm_detector(std::span<const int> fired, double left_rate) 
   const Status status = detector_->arm(references_);
   if (!ok(status)) message_ = detector_->message();
   return status;
+}
+
+// Component k (not fired by the last transition, h+ clearly nonzero, references_[k] its sign):
+// made true by the transition if that sign differs from the side it was on before and the
+// filter allows the change (arm_detector, D5).
+void HybridSolver::cascade_test(int k) {
+  const int before = detector_->references()[size(k)], after = references_[size(k)];
+  if (before == 0 || after == before || !detector_->allowed(k, before, after)) return;
+  if (!cascade_next_) cascade_candidate_[size(k)] = after;  // the lowest index fires first
+  cascade_next_ = true;
+  references_[size(k)] = before;
 }
 
 EventRecord& HybridSolver::next_record() {
@@ -467,7 +534,13 @@ const EventRecord& HybridSolver::last_event() const {
   return *last_record_;
 }
 
-int HybridSolver::pending_event_component() const { return pending_ ? detector_->primary() : -1; }
+int HybridSolver::pending_event_component() const {
+  if (!pending_) return -1;
+  if (pending_kind_ == TransitionKind::cascade)
+    for (int k = 0; k < ne_; ++k)
+      if (cascade_candidate_[size(k)] != 0) return k;
+  return detector_->primary();
+}
 
 // Which event a message is about: "event function k", "time event i" or "the initial event".
 std::string HybridSolver::event_name(const TransitionCause& cause, bool initial) const {
@@ -508,15 +581,22 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
   const double t = t_;
   const bool time_event = kind == TransitionKind::time_event;
   const bool initial = kind == TransitionKind::initial_event;
+  const bool cascade = kind == TransitionKind::cascade;
   const int time_index = time_event ? static_cast<int>(next_time_event_) : -1;
+  // A cascaded event's component, kept apart from the candidate buffer that this transition's
+  // arm_detector refills.
+  if (cascade) std::copy(cascade_candidate_.begin(), cascade_candidate_.end(), cascade_fired_.begin());
   const std::span<const int> fired = time_event ? std::span<const int>(no_fired_)
                                      : initial  ? std::span<const int>(initial_fired_)
+                                     : cascade  ? std::span<const int>(cascade_fired_)
                                                 : detector_->fired();
   const TransitionCause cause{fired, time_index};
   const bool with_sensitivities = sensitivity_ != nullptr;
   const bool jumps = with_sensitivities && options_.sensitivity_jumps;
-  // An initial event happens at the fixed t0: its time does not move with the parameters.
-  const bool moving = kind == TransitionKind::state_event && options_.event_time_sensitivity;
+  // An initial event happens at the fixed t0: its time does not move with the parameters. A
+  // cascaded event happens when the first event of its cascade does (D5).
+  const bool moving = cascade ? cascade_moving_
+                              : kind == TransitionKind::state_event && options_.event_time_sensitivity;
   const bool resets_p = problem_.has_parameter_reset();
   const int ns = directions_, npe = np_ + nm_;
 
@@ -528,7 +608,8 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
   record.bracket = kind == TransitionKind::state_event ? detector_->bracket() : 0.0;
   record.iterations = kind == TransitionKind::state_event ? detector_->iterations() : 0;
   record.primary = kind == TransitionKind::state_event ? detector_->primary() : -1;
-  if (initial)
+  record.cascade = cascade ? cascade_depth_ + 1 : 0;
+  if (initial || cascade)
     for (int k = 0; k < ne_ && record.primary < 0; ++k)
       if (fired[size(k)] != 0) record.primary = k;
   record.dh_dt = 0.0;
@@ -567,6 +648,12 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
                                       format_number(dh_dt) + " at t = " + format_number(t) +
                                       " (grazing): the event-time sensitivity is not defined");
     }
+  } else if (cascade && jumps && moving) {
+    // The left limit is the restart point of the transition before: f- and z'- in its mode.
+    const int code = jumps_->rates(t, x_, z_, p_ext_, f_minus_, zdot_minus_);
+    if (code != 0)
+      return transition_failure(callback_status(code), "the model failed at the left limit of " +
+                                                           event_name(cause, false) + " at t = " + format_number(t));
   }
 
   // The reset and the successor mode, then the new parameters (both from the left limit).
@@ -591,7 +678,7 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
   }
 
   if (jumps) {
-    const Status status = jump_sensitivities(cause, t, dh_dt, moving, initial);
+    const Status status = jump_sensitivities(cause, t, dh_dt, moving, initial, cascade);
     if (!ok(status)) return status;
   }
 
@@ -662,7 +749,9 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
   std::copy(z_.begin(), z_.end(), record.z_plus.begin());
   std::copy(p_ext_.begin(), p_ext_.begin() + np_, record.p_plus.begin());
   if (time_event) ++next_time_event_;
-  return arm_detector(fired, time_event ? 0.0 : dh_dt);
+  cascade_depth_ = record.cascade;
+  if (!cascade) cascade_moving_ = moving;
+  return arm_detector(fired, time_event ? 0.0 : dh_dt, true);
 }
 
 // The total derivatives of the reset along the (moving) event (doc/events-theory.md, J3, J3p):
@@ -670,14 +759,15 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
 // dX+ = D v and, with a parameter reset, dP+ = E v. tau = -(h_x s- + h_z w- + h_pe [P; M]) / D_h
 // for a moving event, 0 otherwise. Fills tau_, pe_dirs_, dx_total_, dp_total_ and wstar_.
 Status HybridSolver::jump_sensitivities(const TransitionCause& cause, double t, double dh_dt, bool moving,
-                                        bool initial) {
+                                        bool initial, bool cascade) {
   const int ns = directions_, npe = np_ + nm_;
   const ConstMatrixRef Pe = sensitivity_->parameter_directions();
   for (int j = 0; j < ns; ++j)
     for (int i = 0; i < npe; ++i) pe_dirs_(i, j) = Pe(i, j);
   for (int j = 0; j < ns; ++j) {
-    double v = 0.0;
-    if (moving) {
+    // A cascaded event keeps tau_ of the event before it (the first of its cascade, D5).
+    double v = cascade && moving ? tau_[size(j)] : 0.0;
+    if (moving && !cascade) {
       for (int i = 0; i < nx_; ++i) v += row_[size(1 + i)] * sx_(i, j);
       for (int i = 0; i < nz_; ++i) v += row_[size(1 + nx_ + i)] * sz_(i, j);
       for (int i = 0; i < npe; ++i) v += row_[size(1 + nx_ + nz_ + i)] * pe_dirs_(i, j);

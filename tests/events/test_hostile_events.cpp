@@ -3,7 +3,9 @@
 // sample, counts steps instead of event times, or lets its root finder run out of iterations.
 // Every case has its event times and final state in closed form and runs with the default
 // options and with long forced steps (initial_step = max_step = 50), and a randomized property
-// test checks 1000 piecewise-linear systems against their closed-form event sequences.
+// test checks 1000 piecewise-linear systems against their closed-form event sequences. Cascades
+// at one instant (D5): their order, their limit, terminal components, initial events, and the
+// sensitivities and the hybrid adjoint through them.
 
 #include <boost/test/unit_test.hpp>
 
@@ -14,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "adjoint_fixtures.hpp"
 #include "event_fixtures.hpp"
 
 namespace {
@@ -79,16 +82,25 @@ struct Expected {
   double x_end = 0.0;
 };
 
-// The closed form of a PiecewiseLinear run under the documented rules (D1): after the start and
-// every transition a component's reference is the sign of h+ (of dh/dt where h+ is zero to
+// The closed form of a PiecewiseLinear run under the documented rules (D1, D5): after the start
+// and every transition a component's reference is the sign of h+ (of dh/dt where h+ is zero to
 // rounding: a linear h then leaves zero for good); a crossing counts if the filter allows its
-// direction. Returns false if the system is ambiguous: two crossings within `gap`, an event
-// within `gap` of t_end, h+ within `gap` of zero but not zero to rounding, or more than
-// max_events events.
+// direction. After a transition, a component that did not fire in it and whose h+ is on the
+// other side of the sign it had before, in an allowed direction, fires at the same instant
+// (a cascade: the lowest such component, alone, from the state the transition left; then the
+// same test again). Returns false if the system is ambiguous: two crossings within `gap`, an
+// event within `gap` of t_end, a component within `gap` of zero at an event or at a restart
+// but not zero to rounding, or more than max_events events.
 bool closed_form(const PiecewiseLinear& m, const std::vector<EventDirection>& directions, int mode,
                  double x, double t_end, Expected& out, double gap = 0.0, int max_events = 1 << 30) {
   double t = 0.0;
   const std::size_t ne = m.guard[0].size();
+  auto allowed = [&](std::size_t k, int to) {
+    const EventDirection d = directions.empty() ? EventDirection::both : directions[k];
+    return d == EventDirection::both || (d == EventDirection::rising) == (to > 0);
+  };
+  auto sign = [](double v) { return v > 0.0 ? 1 : (v < 0.0 ? -1 : 0); };
+  std::vector<int> before(ne);
   out = {};
   for (;;) {
     const double s = m.slope[static_cast<std::size_t>(mode)];
@@ -101,8 +113,7 @@ bool closed_form(const PiecewiseLinear& m, const std::vector<EventDirection>& di
       if (std::abs(h) <= 1e-12) continue;  // zero to rounding: leaves zero
       if (std::abs(h) < gap) return false;
       if (rate == 0.0 || (h > 0.0) == (rate > 0.0)) continue;  // never reaches zero
-      const EventDirection d = directions.empty() ? EventDirection::both : directions[k];
-      if ((d == EventDirection::rising && rate < 0.0) || (d == EventDirection::falling && rate > 0.0)) continue;
+      if (!allowed(k, rate > 0.0 ? 1 : -1)) continue;
       const double tk = t - h / rate;
       if (tk < first) {
         second = first;
@@ -117,14 +128,39 @@ bool closed_form(const PiecewiseLinear& m, const std::vector<EventDirection>& di
       out.x_end = x + s * (t_end - t);
       return true;
     }
-    if (static_cast<int>(out.times.size()) >= max_events) return false;
     x += s * (first - t);
     t = first;
-    out.times.push_back(t);
-    out.components.push_back(fired);
-    const LinearRule& r = m.rule[static_cast<std::size_t>(mode)][static_cast<std::size_t>(fired)];
-    mode = r.next;
-    if (r.set) x = r.value;
+    // The sides the components are on at t*- (the fired one: the side it left).
+    for (std::size_t k = 0; k < ne; ++k) {
+      const double h = m.guard[static_cast<std::size_t>(mode)][k].at(t, x);
+      if (static_cast<int>(k) != fired && std::abs(h) < gap) return false;
+      before[k] = sign(h);
+    }
+    // The event and the cascade it sets off at t.
+    while (fired >= 0) {
+      if (static_cast<int>(out.times.size()) >= max_events) return false;
+      out.times.push_back(t);
+      out.components.push_back(fired);
+      const LinearRule& r = m.rule[static_cast<std::size_t>(mode)][static_cast<std::size_t>(fired)];
+      mode = r.next;
+      if (r.set) x = r.value;
+      int next = -1;
+      for (std::size_t k = 0; k < ne; ++k) {
+        const LinearGuard& g = m.guard[static_cast<std::size_t>(mode)][k];
+        const double h = g.at(t, x), rate = g.cx * m.slope[static_cast<std::size_t>(mode)] + g.ct;
+        if (std::abs(h) <= 1e-12) {
+          before[k] = sign(rate);  // zero to rounding: the side it leaves to, no event
+          continue;
+        }
+        if (std::abs(h) < gap) return false;
+        if (static_cast<int>(k) != fired && before[k] != 0 && sign(h) != before[k] && allowed(k, sign(h))) {
+          if (next < 0) next = static_cast<int>(k);  // made true: keeps its side until it fires
+          continue;
+        }
+        before[k] = sign(h);
+      }
+      fired = next;
+    }
   }
 }
 
@@ -202,6 +238,62 @@ class Flat : public esdirk::HybridProblem {
 // x' = 1, h = x - 1, reset x+ = 0.3: the reset moves h to -0.7, far from zero on the side it
 // had before the crossing.
 PiecewiseLinear sawtooth() { return PiecewiseLinear({1.0}, {{{1.0, 0.0, -1.0}}}, {{{0, true, 0.3}}}); }
+
+// A cascade with a moving event time (D5): x0' = p0 (a clock), x1' = -p1 x1; h0 = x0 - 1 resets
+// x0 := 0 and kicks x1 := x1 + 1, which can make h1 = x1 - 3/2 true at the same instant; h1
+// resets x1 := x1 - p2 t (t enters: phi_t != 0). Both rising. With p = (1.25, 0.3, 1), x(0) =
+// (0, 0.9): h0 fires at t = 0.8 n; the kick sets h1 off at 0.8, 1.6 and 3.2, not at 2.4.
+class KickedClock : public esdirk::HybridProblem {
+ public:
+  KickedClock() : HybridProblem(2, 0, 3, 2) {}
+  int evaluate(int, double, ConstVector x, ConstVector, ConstVector p, ConstVector, Vector f, Vector) override {
+    f[0] = p[0];
+    f[1] = -p[1] * x[1];
+    return 0;
+  }
+  int events(int, double, ConstVector x, ConstVector, ConstVector, ConstVector, Vector h) override {
+    h[0] = x[0] - 1.0;
+    h[1] = x[1] - 1.5;
+    return 0;
+  }
+  int transition(int, const esdirk::TransitionCause& cause, double t, ConstVector x, ConstVector,
+                 ConstVector p, ConstVector, int&, Vector x_plus) override {
+    if (cause.fired_component(0)) {
+      x_plus[0] = 0.0;
+      x_plus[1] = x[1] + 1.0;
+    }
+    if (cause.fired_component(1)) x_plus[1] = x[1] - p[2] * t;
+    return 0;
+  }
+  static constexpr double T = 3.5;
+  static std::vector<double> x0() { return {0.0, 0.9}; }
+  static std::vector<double> p() { return {1.25, 0.3, 1.0}; }
+  static esdirk::HybridOptions options(double rtol) {
+    esdirk::HybridOptions o = tight(rtol);
+    o.directions = {EventDirection::rising, EventDirection::rising};
+    return o;
+  }
+  // The closed form: event times and components, x(T).
+  static Expected expected() {
+    Expected e;
+    const std::vector<double> q = p();
+    double x1 = x0()[1], t = 0.0;
+    for (int n = 1; n / q[0] < T; ++n) {
+      const double tn = n / q[0];
+      x1 = x1 * std::exp(-q[1] * (tn - t)) + 1.0;
+      t = tn;
+      e.times.push_back(t);
+      e.components.push_back(0);
+      if (x1 > 1.5) {
+        x1 -= q[2] * t;
+        e.times.push_back(t);
+        e.components.push_back(1);
+      }
+    }
+    e.x_end = x1 * std::exp(-q[1] * (T - t));
+    return e;
+  }
+};
 
 }  // namespace
 
@@ -455,7 +547,7 @@ BOOST_AUTO_TEST_CASE(random_piecewise_linear_systems_lose_no_event) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   auto uniform = [&](double a, double b) { return a + (b - a) * unit(rng); };
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  int systems = 0, events = 0, missed = 0, spurious = 0, wrong = 0;
+  int systems = 0, events = 0, cascaded = 0, missed = 0, spurious = 0, wrong = 0;
   while (systems < 1000) {
     const int modes = 2 + pick(2), ne = 1 + pick(3);
     std::vector<double> slopes;
@@ -496,6 +588,7 @@ BOOST_AUTO_TEST_CASE(random_piecewise_linear_systems_lose_no_event) {
            r.events[matched].fired[static_cast<std::size_t>(e.components[matched])] != 0)
       ++matched;
     events += static_cast<int>(e.times.size());
+    for (std::size_t i = 1; i < e.times.size(); ++i) cascaded += e.times[i] == e.times[i - 1] ? 1 : 0;
     const bool right = r.status == esdirk::Status::success && matched == e.times.size() &&
                        r.events.size() == e.times.size() &&
                        std::abs(r.x[0] - e.x_end) <= tol * std::max(1.0, std::abs(e.x_end));
@@ -508,8 +601,10 @@ BOOST_AUTO_TEST_CASE(random_piecewise_linear_systems_lose_no_event) {
                                    << r.message << "\n" << describe(model, directions, x0, e, r));
     }
   }
-  BOOST_TEST_MESSAGE("random piecewise-linear systems: " << systems << " systems, " << events << " events");
+  BOOST_TEST_MESSAGE("random piecewise-linear systems: " << systems << " systems, " << events << " events, "
+                                                      << cascaded << " of them cascaded (D5)");
   BOOST_TEST(events >= 1000);
+  BOOST_TEST(cascaded >= 100);
   BOOST_TEST(wrong == 0);
   BOOST_TEST(missed == 0);
   BOOST_TEST(spurious == 0);
@@ -532,6 +627,253 @@ BOOST_AUTO_TEST_CASE(crossing_ignored_by_the_filter_after_the_event_does_not_cou
   o.integrator.max_step = 69.2704;
   check_against(model, o, 0, -2.9781119269464109, 20.0, e, "ignored crossing");
   for (const bool long_steps : {false, true}) check_against(model, with_steps(long_steps, d), 0, -2.9781119269464109, 20.0, e, "ignored crossing");
+}
+
+// --- Cascades at one instant (doc/events-theory.md, D5) ---------------------------------------
+
+namespace {
+
+// x' = 1 (modes 0, 1), -1 (mode 2); in every mode h0 = x - 1, h1 = x - 2, h2 = x - 3, all
+// rising. In mode 0, h0 sets x := 5, which makes h1 and h2 true at the same instant; h1 then
+// fires first (lowest index). `drop`: h1 sets x := 0.5 into mode 1, which makes h2 false again
+// before it fires (it does not); else h1 sets x := 4 and h2 fires third (x := 0, mode 2).
+PiecewiseLinear three_guards(bool drop) {
+  const std::vector<LinearGuard> g{{1.0, 0.0, -1.0}, {1.0, 0.0, -2.0}, {1.0, 0.0, -3.0}};
+  const std::vector<LinearRule> mode0{{0, true, 5.0}, drop ? LinearRule{1, true, 0.5} : LinearRule{0, true, 4.0}, {2, true, 0.0}};
+  const std::vector<LinearRule> stay1{{2}, {1}, {1}}, stay2{{2}, {2}, {2}};
+  return PiecewiseLinear({1.0, 1.0, -1.0}, {g, g, g}, {mode0, stay1, stay2});
+}
+
+const std::vector<EventDirection> all_rising{EventDirection::rising, EventDirection::rising, EventDirection::rising};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(cascade_fires_in_index_order_at_the_same_instant) {
+  // From x = 0: h0 at t = 1 (x := 5), then h1 (x := 4), then h2 (x := 0, mode 2), all at t = 1;
+  // then x falls: x(1.5) = -0.5. Each cascaded record says where it stands in the cascade.
+  PiecewiseLinear model = three_guards(false);
+  const Expected e{{1.0, 1.0, 1.0}, {0, 1, 2}, -0.5};
+  Expected c;
+  BOOST_REQUIRE(closed_form(model, all_rising, 0, 0.0, 1.5, c));
+  BOOST_TEST(c.times == e.times, boost::test_tools::per_element());
+  BOOST_TEST(c.components == e.components, boost::test_tools::per_element());
+  for (const bool long_steps : {false, true}) {
+    check_against(model, with_steps(long_steps, all_rising), 0, 0.0, 1.5, e, "cascade of three");
+    const Run r = run(model, with_steps(long_steps, all_rising), 0.0, 0, {0.0}, {}, {}, 1.5);
+    BOOST_REQUIRE_EQUAL(r.events.size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+      const esdirk::EventRecord& ev = r.events[static_cast<std::size_t>(i)];
+      BOOST_TEST(ev.cascade == i);
+      BOOST_TEST(ev.t == r.events[0].t);  // the same instant, to the bit
+      BOOST_TEST(ev.primary == i);
+      for (int k = 0; k < 3; ++k) BOOST_TEST(ev.fired[static_cast<std::size_t>(k)] == (k == i ? 1 : 0));
+    }
+    BOOST_TEST(r.events[1].x_minus[0] == 5.0);  // each reset acts on the state the previous left
+    BOOST_TEST(r.events[2].x_minus[0] == 4.0);
+    BOOST_TEST(r.events[2].mode_after == 2);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cascade_candidate_made_false_again_does_not_fire) {
+  // h0 at t = 1 (x := 5) makes h1 and h2 true; h1 fires (x := 0.5, mode 1), which makes h2
+  // false again before its turn: it does not fire. h0 of mode 1 then fires at t = 1.5 (x = 1,
+  // mode 2, x' = -1): x(2) = 0.5.
+  PiecewiseLinear model = three_guards(true);
+  const Expected e{{1.0, 1.0, 1.5}, {0, 1, 0}, 0.5};
+  Expected c;
+  BOOST_REQUIRE(closed_form(model, all_rising, 0, 0.0, 2.0, c));
+  BOOST_TEST(c.times == e.times, boost::test_tools::per_element());
+  for (const bool long_steps : {false, true})
+    check_against(model, with_steps(long_steps, all_rising), 0, 0.0, 2.0, e, "cascade with a dropped candidate");
+}
+
+BOOST_AUTO_TEST_CASE(cascade_that_does_not_end_stops_with_too_many_events) {
+  // x' = 1 from x = 0.7: h0 = x - 1 (rising) sets x := 0, which makes h1 = x - 1/2 (falling)
+  // true; h1 sets x := 2, which makes h0 true again, and so on, forever at t = 0.3. After
+  // max_events_per_step events at that instant: too_many_events, naming the instant and the
+  // event whose transition was not applied, with the state it would have started from kept.
+  const std::vector<LinearGuard> g{{1.0, 0.0, -1.0}, {1.0, 0.0, -0.5}};
+  PiecewiseLinear model({1.0}, {g}, {{{0, true, 0.0}, {0, true, 2.0}}});
+  const std::vector<EventDirection> d{EventDirection::rising, EventDirection::falling};
+  for (const int limit : {100, 5}) {
+    for (const bool long_steps : {false, true}) {
+      esdirk::HybridOptions o = with_steps(long_steps, d);
+      o.max_events_per_step = limit;
+      const Run r = run(model, o, 0.0, 0, {0.7}, {}, {}, 1.0);
+      BOOST_TEST_CONTEXT("limit " << limit << (long_steps ? ", long steps" : "")) {
+        BOOST_TEST((r.status == esdirk::Status::too_many_events), r.message);
+        BOOST_TEST(r.events.size() == static_cast<std::size_t>(limit));
+        for (const esdirk::EventRecord& ev : r.events) BOOST_TEST(std::abs(ev.t - 0.3) < 1e-12);
+        BOOST_TEST(r.message.find("at the one instant t = 0.3") != std::string::npos, r.message);
+        // Event `limit` (0-based) is h1 for an odd index, h0 for an even one.
+        const std::string next = limit % 2 == 1 ? "(event function 1)" : "(event function 0)";
+        BOOST_TEST(r.message.find(next) != std::string::npos, r.message);
+        BOOST_TEST(r.x[0] == (limit % 2 == 1 ? 0.0 : 2.0));  // where the last applied reset left x
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(initial_event_sets_off_a_cascade_at_t0) {
+  // The cascade of three at t0 = 0 from x0 = 1.5 with h0 flagged as an initial event (true at t0).
+  PiecewiseLinear model = three_guards(false);
+  for (const bool long_steps : {false, true}) {
+    esdirk::HybridOptions o = with_steps(long_steps, all_rising);
+    o.initial_events = {true, false, false};
+    const Run r = run(model, o, 0.0, 0, {1.5}, {}, {}, 0.5);
+    BOOST_TEST((r.status == esdirk::Status::success), r.message);
+    BOOST_REQUIRE_EQUAL(r.events.size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+      BOOST_TEST(r.events[static_cast<std::size_t>(i)].t == 0.0);
+      BOOST_TEST(r.events[static_cast<std::size_t>(i)].cascade == i);
+      BOOST_TEST(r.events[static_cast<std::size_t>(i)].fired[static_cast<std::size_t>(i)] == 1);
+    }
+    BOOST_TEST(r.events[0].initial);
+    BOOST_TEST(std::abs(r.x[0] + 0.5) < 1e-12);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(terminal_component_of_a_cascade_stops_before_its_transition) {
+  // h1 terminal: integrate_to returns at t = 1 with the state h0's reset left (x = 5), h1's
+  // transition pending; the next call applies it and the rest of the cascade.
+  PiecewiseLinear model = three_guards(false);
+  for (const bool long_steps : {false, true}) {
+    esdirk::HybridOptions o = with_steps(long_steps, all_rising);
+    o.terminal = {false, true, false};
+    esdirk::HybridSolver solver(model, o);
+    BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, std::vector<double>{0.0}, {}, {})));
+    std::vector<double> x(1);
+    const esdirk::Outcome first = solver.integrate_to(1.5, x);
+    BOOST_TEST((first.status == esdirk::Status::success), solver.message());
+    BOOST_TEST((first.reason == esdirk::StopReason::listener_stop));
+    BOOST_TEST(std::abs(first.t - 1.0) < 1e-12);
+    BOOST_TEST(x[0] == 5.0);
+    BOOST_TEST(solver.event_count() == 1);
+    BOOST_TEST(solver.pending_event_component() == 1);
+    BOOST_TEST(solver.pending_event_is_cascade());
+    const esdirk::Outcome second = solver.integrate_to(1.5, x);
+    BOOST_TEST((second.status == esdirk::Status::success), solver.message());
+    BOOST_TEST((second.reason == esdirk::StopReason::reached_output_time));
+    BOOST_TEST(solver.event_count() == 3);
+    BOOST_TEST(solver.event(1).cascade == 1);
+    BOOST_TEST(solver.event(2).cascade == 2);
+    BOOST_TEST(std::abs(x[0] + 0.5) < 1e-12);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cascade_with_a_moving_event_time_matches_the_closed_form) {
+  KickedClock model;
+  const Expected e = KickedClock::expected();
+  BOOST_REQUIRE_EQUAL(e.times.size(), 7u);  // 0.8 (twice), 1.6 (twice), 2.4, 3.2 (twice)
+  for (const bool long_steps : {false, true}) {
+    esdirk::HybridOptions o = KickedClock::options(1e-10);
+    if (long_steps) o.integrator.initial_step = o.integrator.max_step = 50.0;
+    const Run r = run(model, o, 0.0, 0, KickedClock::x0(), {}, KickedClock::p(), KickedClock::T);
+    BOOST_TEST_CONTEXT((long_steps ? "long steps" : "default steps")) {
+      BOOST_TEST((r.status == esdirk::Status::success), r.message);
+      BOOST_REQUIRE_EQUAL(r.events.size(), e.times.size());
+      for (std::size_t i = 0; i < e.times.size(); ++i) {
+        BOOST_TEST(std::abs(r.events[i].t - e.times[i]) < 1e-9, "event " << i);
+        BOOST_TEST(r.events[i].fired[static_cast<std::size_t>(e.components[i])] == 1, "event " << i);
+        BOOST_TEST(r.events[i].cascade == (e.components[i] == 1 ? 1 : 0), "event " << i);
+      }
+      BOOST_TEST(std::abs(r.x[1] - e.x_end) < 1e-9 * std::abs(e.x_end));
+      BOOST_TEST(std::abs(r.x[0] - 0.375) < 1e-9);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sensitivities_through_a_cascade_match_central_differences) {
+  // The cascaded event's time is the first event's, so its tau is that event's (the record
+  // shows it), and its jump uses it: s2+ = D2 [tau; s1+ + f1+ tau; P] - f2+ tau. Against central
+  // differences of whole runs in each of the 5 directions (x0, p).
+  KickedClock model;
+  const esdirk::HybridOptions o = KickedClock::options(1e-11);
+  const esdirk::DenseMatrix seed = identity(5);
+  const Run r = run(model, o, 0.0, 0, KickedClock::x0(), {}, KickedClock::p(), KickedClock::T, &seed);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
+  BOOST_REQUIRE_EQUAL(r.events.size(), 7u);
+  for (int j = 0; j < 5; ++j) {
+    BOOST_TEST(r.events[1].tau[static_cast<std::size_t>(j)] == r.events[0].tau[static_cast<std::size_t>(j)]);
+    BOOST_TEST(r.events[6].tau[static_cast<std::size_t>(j)] == r.events[5].tau[static_cast<std::size_t>(j)]);
+  }
+  BOOST_TEST(std::abs(r.events[0].tau[2] + 0.8 / 1.25) < 1e-9);  // dt1/dp0 = -1/p0^2
+  std::vector<double> base = KickedClock::x0();
+  for (double v : KickedClock::p()) base.push_back(v);
+  for (int j = 0; j < 5; ++j) {
+    const double d = 1e-5 * std::max(1.0, std::abs(base[static_cast<std::size_t>(j)]));
+    std::vector<double> up = base, down = base;
+    up[static_cast<std::size_t>(j)] += d;
+    down[static_cast<std::size_t>(j)] -= d;
+    const Run ru = run(model, o, 0.0, 0, {up[0], up[1]}, {}, {up[2], up[3], up[4]}, KickedClock::T);
+    const Run rd = run(model, o, 0.0, 0, {down[0], down[1]}, {}, {down[2], down[3], down[4]}, KickedClock::T);
+    BOOST_REQUIRE(esdirk::ok(ru.status) && esdirk::ok(rd.status));
+    BOOST_REQUIRE(ru.events.size() == 7u && rd.events.size() == 7u);
+    for (int i = 0; i < 2; ++i) {
+      const double fd = (ru.x[static_cast<std::size_t>(i)] - rd.x[static_cast<std::size_t>(i)]) / (2.0 * d);
+      const double scale = std::max(1.0, std::abs(fd));
+      BOOST_TEST_MESSAGE("cascade: d x" << i << "(T) / d theta" << j << ": forward " << r.Sx(i, j) << ", central difference "
+                                        << fd << ", difference " << std::abs(r.Sx(i, j) - fd) / scale);
+      BOOST_TEST(std::abs(r.Sx(i, j) - fd) <= 1e-7 * scale, "x" << i << ", direction " << j << ": " << r.Sx(i, j) << " vs " << fd);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(hybrid_adjoint_through_a_cascade_equals_forward) {
+  // Outputs before, between and after the cascades; the adjoint of the cascaded events' tau is
+  // carried to the first event of each cascade, which transposes it through its own h.
+  KickedClock model;
+  const std::vector<double> times{0.5, 2.0, 2.9, KickedClock::T};
+  std::vector<esdirk::DenseMatrix> w;
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    esdirk::DenseMatrix m(2, 2);
+    m(0, 0) = 1.0 + static_cast<double>(k);
+    m(1, 0) = 0.5;
+    m(1, 1) = k + 1 == times.size() ? 1.0 : 0.0;
+    w.push_back(m);
+  }
+  const AdjointComparison a = compare_adjoint(model, KickedClock::options(1e-9), 0.0, 0, KickedClock::x0(), {},
+                                              KickedClock::p(), times, w);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(a.status), a.message);
+  BOOST_TEST(a.events == 7);
+  BOOST_TEST(a.report.jumps == 7);
+  BOOST_TEST_MESSAGE("cascade: hybrid adjoint vs forward " << a.worst_relative_error());
+  BOOST_TEST(a.worst_relative_error() < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(hybrid_adjoint_at_a_terminal_cascaded_event_is_the_total_derivative) {
+  // h1 terminal: the run stops at the first cascaded event (t = 0.8), x the state h0's reset
+  // left. Its time moves as h0's: d x1(t*) / d theta = s1+ + f1+ tau (tau of the first event).
+  KickedClock model;
+  esdirk::HybridOptions o = KickedClock::options(1e-9);
+  o.terminal = {false, true};
+  esdirk::HybridSolver solver(model, o);
+  esdirk::HybridAdjoint adjoint(solver);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, KickedClock::x0(), {}, KickedClock::p())));
+  esdirk::SensitivityOptions so;
+  so.stage_solve = esdirk::StageSolve::factorization;
+  BOOST_REQUIRE(esdirk::ok(solver.initialize_sensitivities(identity(5).cref(), so)));
+  std::vector<double> x(2);
+  esdirk::DenseMatrix Sx(2, 5);
+  const esdirk::Outcome out = adjoint.integrate_to(KickedClock::T, x, {}, Sx.ref());
+  BOOST_REQUIRE(out.reason == esdirk::StopReason::listener_stop);
+  BOOST_REQUIRE(solver.pending_event_is_cascade());
+  BOOST_TEST(std::abs(out.t - 0.8) < 1e-12);
+  esdirk::HybridObjective objective;
+  esdirk::DenseMatrix w(2, 1);
+  w(1, 0) = 1.0;
+  objective.set_terminal_weights(w.cref());
+  esdirk::DenseMatrix dx0(2, 1), dp(3, 1);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref())), adjoint.message());
+  const double got[5] = {dx0(0, 0), dx0(1, 0), dp(0, 0), dp(1, 0), dp(2, 0)};
+  const std::vector<double> q = KickedClock::p();
+  for (int d = 0; d < 5; ++d) {
+    const double tau = solver.event(0).tau[static_cast<std::size_t>(d)];
+    const double forward = Sx(1, d) - q[1] * x[1] * tau;  // f1 = -p1 x1 at the restart point
+    BOOST_TEST(std::abs(got[d] - forward) < 1e-12 * std::max(1.0, std::abs(forward)),
+               "direction " << d << ": " << got[d] << " vs " << forward);
+  }
+  BOOST_TEST(std::abs(solver.event(0).tau[0] + 0.8) < 1e-9);  // dt1/dx0_0 = -1/p0: tau matters
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -16,6 +16,11 @@ struct ESDIRK_API EventRecord {
   int time_event = -1;           ///< index into HybridOptions::time_events, -1 for a state event
   int primary = -1;              ///< the state-event component whose root defines t* (and tau)
   bool initial = false;          ///< an initial event (HybridOptions::initial_events) at t0
+  /// 0: an event of its own (a crossing, a time event, an initial event); n >= 1: the n-th
+  /// event of a cascade at the same instant, set off by the transition before it (its
+  /// `primary` is the component that fired; its time moves as the first event's:
+  /// doc/events-theory.md, D5).
+  int cascade = 0;
   std::vector<int> fired;        ///< per component: +1 rising, -1 falling, 0 not fired
   int iterations = 0;            ///< root-finder iterations
   double dh_dt = 0.0;            ///< D_h = h_t + h_x x' + h_z z' at t*- (with sensitivities)

@@ -97,8 +97,12 @@ class ESDIRK_API HybridSolver {
   /// before, the cause and the left limit. Throws std::logic_error before the first event.
   const EventRecord& last_event() const;
   /// After integrate_to stopped at a terminal event (listener_stop, transition pending): the
-  /// state-event component whose root is t(); -1 when no transition is pending.
+  /// state-event component whose root is t() (or, for a cascaded event, the component the
+  /// transition before it made true); -1 when no transition is pending.
   int pending_event_component() const;
+  /// True when the pending terminal event is a cascaded one (its trigger was made true by the
+  /// transition before it at the same instant: doc/events-theory.md, D5).
+  bool pending_event_is_cascade() const { return pending_ && pending_kind_ == TransitionKind::cascade; }
 
   /// The counters of the integration, the sensitivities and the event module together.
   const Statistics& statistics() const;
@@ -109,13 +113,17 @@ class ESDIRK_API HybridSolver {
  private:
   Outcome finish(StopReason reason, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz);
   Outcome failed(Status status, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz);
-  enum class TransitionKind { state_event, time_event, initial_event };
+  enum class TransitionKind { state_event, time_event, initial_event, cascade };
   Status apply_transition(TransitionKind kind);
+  Status transition_with_cascade(TransitionKind kind, bool& stopped);
+  bool terminal_among(std::span<const int> fired) const;
   Status find_initial_events();
   std::string event_name(const TransitionCause& cause, bool initial) const;
-  Status jump_sensitivities(const TransitionCause& cause, double t, double dh_dt, bool moving, bool initial);
+  Status jump_sensitivities(const TransitionCause& cause, double t, double dh_dt, bool moving, bool initial,
+                            bool cascade);
   Status refine_event();
-  Status arm_detector(std::span<const int> fired, double left_rate);
+  Status arm_detector(std::span<const int> fired, double left_rate, bool cascades);
+  void cascade_test(int k);
   Status transition_failure(Status status, std::string message);
   Status check_event_rate(double t);
   void write_output(Vector x, Vector z, MatrixRef Sx, MatrixRef Sz) const;
@@ -141,7 +149,15 @@ class ESDIRK_API HybridSolver {
   std::vector<double> x_, z_, memory_, p_ext_;
   DenseMatrix sx_, sz_, smem_, seed_;
   bool pending_ = false;  // a located event (terminal, or at tout) whose transition is due
-  bool pending_time_event_ = false;  // the pending transition is a time event
+  TransitionKind pending_kind_ = TransitionKind::state_event;  // ... and its kind
+  // Cascades (doc/events-theory.md, D5): the next component a transition made true (set by
+  // arm_detector: +1 / -1 at its index), the one being applied, the position in the cascade
+  // of the last transition, and whether the cascade's time moves with the parameters (that of
+  // its first event).
+  bool cascade_next_ = false;
+  std::vector<int> cascade_candidate_, cascade_fired_;
+  int cascade_depth_ = 0;
+  bool cascade_moving_ = false;
   bool initial_pending_ = false;     // initial events fire at the start of the next integrate_to
   std::vector<int> initial_fired_;   // their components (+1 / -1 / 0)
   std::size_t next_time_event_ = 0;
