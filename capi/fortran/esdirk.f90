@@ -604,11 +604,13 @@ module esdirk_events
   integer(c_int), parameter, public :: ESDIRK_EVENT_RISING = 1
   integer(c_int), parameter, public :: ESDIRK_EVENT_FALLING = -1
 
-  ! Mirrors struct esdirk_event; the getter sets struct_size.
+  ! Mirrors struct esdirk_event; the getter sets struct_size. initial and cascade came with the
+  ! struct's second version (a program built with the first gets the fields it has).
   type, bind(C), public :: esdirk_event
     integer(c_size_t) :: struct_size = 0
     real(c_double) :: t = 0, bracket = 0, dh_dt = 0
     integer(c_int) :: mode_before = 0, mode_after = 0, time_event = 0, primary = 0, iterations = 0
+    integer(c_int) :: initial = 0, cascade = 0
   end type esdirk_event
 
   ! The shapes of the callbacks.
@@ -707,7 +709,8 @@ module esdirk_events
   public :: esdirk_event_jacobian_fn, esdirk_transition_fn, esdirk_reset_jacobian_fn, esdirk_has_mode_fn
   public :: esdirk_parameter_reset_fn, esdirk_parameter_reset_jacobian_fn
   public :: esdirk_hybrid_problem_set_parameter_reset, esdirk_hybrid_solver_set_initial_events
-  public :: esdirk_hybrid_solver_get_parameters
+  public :: esdirk_hybrid_solver_get_parameters, esdirk_hybrid_solver_set_zeno
+  public :: esdirk_hybrid_solver_get_event_parameters
 
   public :: esdirk_hybrid_problem_create, esdirk_hybrid_problem_set_events
   public :: esdirk_hybrid_problem_set_transition, esdirk_hybrid_problem_set_jacobians
@@ -855,6 +858,22 @@ module esdirk_events
       integer(c_int), value :: max_events_per_step, event_window, event_log_capacity
       real(c_double), value :: max_events_per_unit_time, grazing_tolerance
     end function esdirk_hybrid_solver_set_event_limits
+
+    integer(c_int) function esdirk_hybrid_solver_set_zeno(solver, zeno_intervals, zeno_time_tolerance) &
+        bind(C, name="esdirk_hybrid_solver_set_zeno")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: solver
+      integer(c_int), value :: zeno_intervals
+      real(c_double), value :: zeno_time_tolerance
+    end function esdirk_hybrid_solver_set_zeno
+
+    integer(c_int) function c_esdirk_hybrid_solver_get_event_parameters(solver, index, p_minus, p_plus, np) &
+        bind(C, name="esdirk_hybrid_solver_get_event_parameters")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: solver
+      integer(esdirk_int), value :: index, np
+      real(c_double), intent(out) :: p_minus(*), p_plus(*)
+    end function c_esdirk_hybrid_solver_get_event_parameters
 
     integer(c_int) function esdirk_hybrid_solver_set_sensitivity_jumps(solver, jumps, event_time_sensitivity) &
         bind(C, name="esdirk_hybrid_solver_set_sensitivity_jumps")
@@ -1005,6 +1024,16 @@ contains
         int(size(fired), esdirk_int), tau, int(size(tau), esdirk_int), x_minus, x_plus, &
         int(size(x_minus), esdirk_int), z_minus, z_plus, int(size(z_minus), esdirk_int))
   end function esdirk_hybrid_solver_get_event_vectors
+
+  !> The parameters either side of event `index` (1-based): p- and p+ (np each).
+  integer(c_int) function esdirk_hybrid_solver_get_event_parameters(solver, index, p_minus, p_plus) &
+      result(status)
+    type(c_ptr), intent(in) :: solver
+    integer, intent(in) :: index
+    real(c_double), intent(out) :: p_minus(:), p_plus(:)
+    status = c_esdirk_hybrid_solver_get_event_parameters(solver, int(index - 1, esdirk_int), p_minus, p_plus, &
+        int(size(p_minus), esdirk_int))
+  end function esdirk_hybrid_solver_get_event_parameters
 
   !> The state sensitivities either side of event `index` (1-based): Sx-, Sx+ (nx x ns).
   integer(c_int) function esdirk_hybrid_solver_get_event_sensitivities(solver, index, sx_minus, sx_plus) &

@@ -4,11 +4,14 @@
 // with the other shim files in shim.hpp.
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "hybrid_shim.hpp"
+#include "internal/format_number.hpp"
 
 using esdirk_capi::guarded;
 using esdirk_capi::in;
@@ -245,6 +248,21 @@ int esdirk_hybrid_solver_set_event_limits(esdirk_hybrid_solver* s, int max_event
   return ESDIRK_SUCCESS;
 }
 
+int esdirk_hybrid_solver_set_zeno(esdirk_hybrid_solver* s, int zeno_intervals, double zeno_time_tolerance) {
+  if (!s) return ESDIRK_NULL_ARGUMENT;
+  if (zeno_intervals < 3 || zeno_intervals > esdirk::HybridOptions::max_event_window)
+    return s->fail(ESDIRK_INVALID_ARGUMENT, "hybrid set_zeno: zeno_intervals = " + std::to_string(zeno_intervals) +
+                                                " must be in [3, " +
+                                                std::to_string(esdirk::HybridOptions::max_event_window) + "]");
+  if (!std::isfinite(zeno_time_tolerance) || zeno_time_tolerance < 0.0)
+    return s->fail(ESDIRK_INVALID_ARGUMENT, "hybrid set_zeno: zeno_time_tolerance = " +
+                                                esdirk::internal::format_number(zeno_time_tolerance) +
+                                                " must be finite and >= 0");
+  s->options.zeno_intervals = zeno_intervals;
+  s->options.zeno_time_tolerance = zeno_time_tolerance;
+  return ESDIRK_SUCCESS;
+}
+
 int esdirk_hybrid_solver_set_sensitivity_jumps(esdirk_hybrid_solver* s, int jumps,
                                                int event_time_sensitivity) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
@@ -444,11 +462,14 @@ int esdirk_hybrid_solver_get_event(const esdirk_hybrid_solver* cs, esdirk_int in
   if (!event) return s->fail(ESDIRK_NULL_ARGUMENT, "hybrid get_event: event is NULL");
   if (!s->solver) return s->require_initialized("hybrid get_event");
   if (const int st = s->require_event(index, "hybrid get_event")) return st;
-  if (event->struct_size < sizeof(esdirk_event))
-    // Every field so far was in the first version; a shorter struct is not one of ours.
+  // The first version ended with `iterations`: a struct_size below it is not one of ours, one
+  // above this library's struct is garbage (or a newer header): nothing is written for either.
+  // Later fields are written only where the caller's struct_size covers them.
+  if (event->struct_size < offsetof(esdirk_event, initial) || event->struct_size > sizeof(esdirk_event))
     return s->fail(ESDIRK_INVALID_ARGUMENT,
-                   "hybrid get_event: set event->struct_size to sizeof(esdirk_event) "
-                   "(or start from ESDIRK_EVENT_INIT)");
+                   "hybrid get_event: event->struct_size = " + std::to_string(event->struct_size) +
+                       " is not the size of an esdirk_event: set it to sizeof(esdirk_event) "
+                       "(or start from ESDIRK_EVENT_INIT)");
   const esdirk::EventRecord& r = s->solver->event(index);
   event->t = r.t;
   event->bracket = r.bracket;
@@ -458,6 +479,22 @@ int esdirk_hybrid_solver_get_event(const esdirk_hybrid_solver* cs, esdirk_int in
   event->time_event = r.time_event;
   event->primary = r.primary;
   event->iterations = r.iterations;
+  if (event->struct_size >= offsetof(esdirk_event, initial) + sizeof(int)) event->initial = r.initial ? 1 : 0;
+  if (event->struct_size >= offsetof(esdirk_event, cascade) + sizeof(int)) event->cascade = r.cascade;
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_hybrid_solver_get_event_parameters(const esdirk_hybrid_solver* cs, esdirk_int index, double* p_minus,
+                                              double* p_plus, esdirk_int np) {
+  auto* s = const_cast<esdirk_hybrid_solver*>(cs);
+  if (!s) return ESDIRK_NULL_ARGUMENT;
+  const char* who = "hybrid get_event_parameters";
+  if (!s->solver) return s->require_initialized(who);
+  if (const int st = s->require_event(index, who)) return st;
+  if ((p_minus || p_plus) && np != s->model().np()) return s->size_error(who, "np", np, s->model().np());
+  const esdirk::EventRecord& r = s->solver->event(static_cast<int>(index));
+  if (p_minus) std::copy(r.p_minus.begin(), r.p_minus.end(), p_minus);
+  if (p_plus) std::copy(r.p_plus.begin(), r.p_plus.end(), p_plus);
   return ESDIRK_SUCCESS;
 }
 

@@ -47,7 +47,9 @@ void HybridOptions::validate(int events, int nx, int nz) const {
   require(event_window >= 2 && event_window <= max_event_window,
           "event_window must be in [2, " + std::to_string(max_event_window) + "] (got " +
               std::to_string(event_window) + ")");
-  require(zeno_intervals >= 3, "zeno_intervals must be >= 3");
+  require(zeno_intervals >= 3 && zeno_intervals <= max_event_window,
+          "zeno_intervals must be in [3, " + std::to_string(max_event_window) + "] (got " +
+              std::to_string(zeno_intervals) + ")");
   require(std::isfinite(zeno_time_tolerance) && zeno_time_tolerance >= 0.0,
           "zeno_time_tolerance must be finite and >= 0");
   require(std::isfinite(grazing_tolerance) && grazing_tolerance >= 0.0,

@@ -238,7 +238,29 @@ static void test_memory_and_modes(void) {
   CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 0, &event), ESDIRK_SUCCESS);
   CHECK(fabs(event.t - p[0]) < 1e-9 && event.mode_before == 0 && event.mode_after == 1 &&
         event.time_event == -1 && event.primary == 0 && event.iterations > 0 &&
-        fabs(event.dh_dt - 1.0) < 1e-9);
+        fabs(event.dh_dt - 1.0) < 1e-9 && event.initial == 0 && event.cascade == 0);
+  {
+    /* A caller built with the first version of the struct (it ended with `iterations`) gets
+     * those fields and nothing is written beyond its struct_size. */
+    union {
+      esdirk_event event;
+      unsigned char bytes[sizeof(esdirk_event) + 16];
+    } old;
+    const size_t v1 = (offsetof(esdirk_event, iterations) + sizeof(int) + sizeof(size_t) - 1) / sizeof(size_t) *
+                      sizeof(size_t);
+    size_t i;
+    int untouched = 1;
+    memset(&old, 0x5a, sizeof old);
+    old.event.struct_size = v1;
+    CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 0, &old.event), ESDIRK_SUCCESS);
+    CHECK(old.event.t == event.t && old.event.iterations == event.iterations && old.event.primary == 0);
+    for (i = v1; i < sizeof old.bytes; ++i) untouched = untouched && old.bytes[i] == 0x5a;
+    CHECK(untouched);
+    /* Larger than this library's struct: garbage or a newer header, refused. */
+    old.event.struct_size = sizeof(esdirk_event) + 8;
+    CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 0, &old.event), ESDIRK_INVALID_ARGUMENT);
+    CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "struct_size") != NULL);
+  }
   CHECK_STATUS(
       esdirk_hybrid_solver_get_event_vectors(solver, 0, fired, 1, tau, 1, xm, xp, 1, NULL, NULL, 0),
       ESDIRK_SUCCESS);
@@ -333,6 +355,17 @@ static void test_parameter_reset_and_initial_events(void) {
   CHECK(pk[0] == 2.0 * k0 && fabs(Sp[0]) < 1e-14 && fabs(Sp[1] - 2.0) < 1e-9);
   CHECK_STATUS(esdirk_hybrid_solver_get_parameters(solver, pk, 2, NULL, 1, 0),
                ESDIRK_INVALID_ARGUMENT);
+  /* The parameters either side of the event in the log. */
+  {
+    double pm[1] = {0.0}, pp[1] = {0.0};
+    CHECK_STATUS(esdirk_hybrid_solver_get_event_parameters(solver, 0, pm, pp, 1), ESDIRK_SUCCESS);
+    CHECK(pm[0] == k0 && pp[0] == 2.0 * k0);
+    CHECK_STATUS(esdirk_hybrid_solver_get_event_parameters(solver, 0, NULL, pp, 1), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_get_event_parameters(solver, 0, pm, pp, 2), ESDIRK_INVALID_ARGUMENT);
+    CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "np") != NULL);
+    CHECK_STATUS(esdirk_hybrid_solver_get_event_parameters(solver, 1, pm, pp, 1), ESDIRK_INVALID_ARGUMENT);
+    CHECK_STATUS(esdirk_hybrid_solver_get_event_parameters(NULL, 0, pm, pp, 1), ESDIRK_NULL_ARGUMENT);
+  }
 
   /* A reset to NaN: ESDIRK_CALLBACK_FAILURES naming the event and the time, the left limit and
    * the old gain kept. */
@@ -357,6 +390,11 @@ static void test_parameter_reset_and_initial_events(void) {
                ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, T, x, 1, NULL, 0, &t), ESDIRK_SUCCESS);
   CHECK(fabs(x[0] - 1.3 * exp(-2.0 * k0 * T)) < 1e-8 * x[0]);
+  {
+    esdirk_event event = ESDIRK_EVENT_INIT;
+    CHECK_STATUS(esdirk_hybrid_solver_get_event(solver, 0, &event), ESDIRK_SUCCESS);
+    CHECK(event.initial == 1 && event.cascade == 0 && event.t == 0.0 && event.primary == 0);
+  }
   esdirk_hybrid_solver_free(&solver);
   esdirk_hybrid_problem_free(&problem);
 
@@ -376,8 +414,80 @@ static void test_parameter_reset_and_initial_events(void) {
   esdirk_hybrid_problem_free(&problem);
 }
 
+/* A ball that loses half its speed at every impact: z' = v, v' = -10, v+ = -v-/2 where z falls
+ * through 0. From rest at z0 = 1 the first impact is at sqrt(2 z0 / g) = sqrt(0.2), the flights
+ * after it last 2 r^n sqrt(0.2) (r = 1/2): the impacts accumulate at t_inf = 3 sqrt(0.2). */
+static int flight(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, double t,
+                  const double* x, const double* z, const double* p, const double* mem, double* f,
+                  double* g, void* user_data) {
+  (void)mode, (void)nx, (void)nz, (void)np, (void)nm, (void)t, (void)z, (void)p, (void)mem, (void)g,
+      (void)user_data;
+  f[0] = x[1];
+  f[1] = -10.0;
+  return 0;
+}
+static int ground(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, esdirk_int ne,
+                  double t, const double* x, const double* z, const double* p, const double* mem,
+                  double* h, void* user_data) {
+  (void)mode, (void)nx, (void)nz, (void)np, (void)nm, (void)ne, (void)t, (void)z, (void)p, (void)mem,
+      (void)user_data;
+  h[0] = x[0];
+  return 0;
+}
+static int bounce(int mode, esdirk_int ne, const int* fired, int time_event, esdirk_int nx, esdirk_int nz,
+                  esdirk_int np, esdirk_int nm, double t, const double* x, const double* z, const double* p,
+                  const double* mem, int* next_mode, double* x_plus, void* user_data) {
+  (void)mode, (void)ne, (void)fired, (void)time_event, (void)nx, (void)nz, (void)np, (void)nm, (void)t,
+      (void)z, (void)p, (void)mem, (void)next_mode, (void)user_data;
+  x_plus[1] = -0.5 * x[1];
+  return 0;
+}
+
+/* The Zeno options through C: checked when set (the options unchanged), taken at initialize. */
+static void test_zeno_options(void) {
+  esdirk_hybrid_problem* problem = NULL;
+  esdirk_hybrid_solver* solver = NULL;
+  const double x0[2] = {1.0, 0.0}, t_inf = 3.0 * sqrt(0.2);
+  double x[2], t_default = 0.0, t_loose = 0.0;
+  int falling[1] = {ESDIRK_EVENT_FALLING};
+  CHECK_STATUS(esdirk_hybrid_solver_set_zeno(NULL, 8, 1e-9), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_create(2, 0, 0, 1, 0, flight, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_set_events(problem, ground, NULL), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_set_transition(problem, bounce, NULL), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_event_directions(solver, falling, 1), ESDIRK_SUCCESS);
+  /* Invalid values, each named. */
+  CHECK_STATUS(esdirk_hybrid_solver_set_zeno(solver, 2, 1e-9), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "zeno_intervals = 2") != NULL);
+  CHECK_STATUS(esdirk_hybrid_solver_set_zeno(solver, 65537, 1e-9), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "[3, 65536]") != NULL);
+  CHECK_STATUS(esdirk_hybrid_solver_set_zeno(solver, 8, -1.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "zeno_time_tolerance") != NULL);
+  CHECK_STATUS(esdirk_hybrid_solver_set_zeno(solver, 8, NAN), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_set_zeno(solver, 8, INFINITY), ESDIRK_INVALID_ARGUMENT);
+  /* The defaults (8, 1e-9), also after the refused calls: the run stops with the Zeno status
+   * within 1e-6 of t_inf, naming it. */
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 2, NULL, 0, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 5.0, x, 2, NULL, 0, &t_default),
+               ESDIRK_ZENO_ACCUMULATION);
+  CHECK(fabs(t_default - t_inf) < 1e-6);
+  CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "accumulate") != NULL);
+  /* A looser window (1e-3) stops earlier, the fewest intervals allowed too; the largest count
+   * is accepted. */
+  CHECK_STATUS(esdirk_hybrid_solver_set_zeno(solver, 3, 1e-3), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 2, NULL, 0, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, 5.0, x, 2, NULL, 0, &t_loose),
+               ESDIRK_ZENO_ACCUMULATION);
+  CHECK(t_loose < t_default && t_inf - t_loose < 2e-3);
+  CHECK_STATUS(esdirk_hybrid_solver_set_zeno(solver, 65536, 0.0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0, 0, x0, 2, NULL, 0, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  esdirk_hybrid_solver_free(&solver);
+  esdirk_hybrid_problem_free(&problem);
+}
+
 int main(void) {
   test_null_handles();
+  test_zeno_options();
   test_wrong_sizes_and_order();
   test_memory_and_modes();
   test_parameter_reset_and_initial_events();

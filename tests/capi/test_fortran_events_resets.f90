@@ -69,8 +69,9 @@ program test_fortran_events_resets
   type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, objective = c_null_ptr
   real(c_double), parameter :: x0 = 1.3_c_double, k0 = 0.8_c_double, T = 2.5_c_double
   real(c_double) :: x(1), none(1), S(1, 2), Sp(1, 2), pk(1), t_reached, exact, dx0(1, 1), dp(1, 1), W(1, 1)
-  real(c_double) :: seed(2, 2)
+  real(c_double) :: seed(2, 2), p_minus(1), p_plus(1)
   integer(c_int) :: falling(1), rising(1), initial(1)
+  type(esdirk_event) :: event
 
   falling = ESDIRK_EVENT_FALLING
   rising = ESDIRK_EVENT_RISING
@@ -99,6 +100,16 @@ program test_fortran_events_resets
   call check(esdirk_hybrid_solver_get_parameters(solver, pk, 1, Sp, 1, 2) == ESDIRK_SUCCESS, "get_parameters")
   call check(pk(1) == 2.0_c_double * k0 .and. abs(Sp(1, 1)) < 1d-14 .and. abs(Sp(1, 2) - 2.0_c_double) < 1d-9, &
              "k(T) = 2 k0, dk/dk0 = 2")
+  ! The log: the event record (its struct as C's: initial, cascade) and p either side.
+  call check(esdirk_hybrid_solver_get_event(solver, 1, event) == ESDIRK_SUCCESS, "get_event")
+  call check(event%initial == 0 .and. event%cascade == 0 .and. event%primary == 0 .and. event%iterations > 0, &
+             "event record")
+  call check(abs(event%t - log(2.0_c_double * x0) / k0) < 1d-9, "event time")
+  call check(esdirk_hybrid_solver_get_event_parameters(solver, 1, p_minus, p_plus) == ESDIRK_SUCCESS, &
+             "get_event_parameters")
+  call check(p_minus(1) == k0 .and. p_plus(1) == 2.0_c_double * k0, "p either side of the event")
+  call check(esdirk_hybrid_solver_get_event_parameters(solver, 2, p_minus, p_plus) == ESDIRK_INVALID_ARGUMENT, &
+             "an index outside the log")
 
   ! The adjoint of x(T) against the forward sensitivities of the same run.
   W = 1.0_c_double
@@ -119,6 +130,17 @@ program test_fortran_events_resets
              == ESDIRK_SUCCESS, "initialize again")
   call check(esdirk_hybrid_solver_integrate_to(solver, T, x, 1, none, 0, t_reached) == ESDIRK_SUCCESS, "integrate")
   call check(abs(x(1) - x0 * exp(-2.0_c_double * k0 * T)) < 1d-8 * x(1), "initial event doubles the gain")
+  call check(esdirk_hybrid_solver_get_event(solver, 1, event) == ESDIRK_SUCCESS, "get_event (initial)")
+  call check(event%initial == 1 .and. event%t == 0.0_c_double, "the record says initial")
+
+  ! The Zeno options: invalid values refused at once with a message, valid ones taken.
+  call check(esdirk_hybrid_solver_set_zeno(solver, 2, 1d-9) == ESDIRK_INVALID_ARGUMENT, "zeno_intervals = 2")
+  call check(index(esdirk_hybrid_last_error_string(solver), "zeno_intervals") > 0, "zeno message")
+  call check(esdirk_hybrid_solver_set_zeno(solver, 8, -1d0) == ESDIRK_INVALID_ARGUMENT, "zeno tolerance < 0")
+  call check(index(esdirk_hybrid_last_error_string(solver), "zeno_time_tolerance") > 0, "tolerance message")
+  call check(esdirk_hybrid_solver_set_zeno(solver, 12, 1d-6) == ESDIRK_SUCCESS, "zeno options")
+  call check(esdirk_hybrid_solver_initialize(solver, 0.0_c_double, 0, [x0], 1, none, 0, [k0], 1, none, 0) &
+             == ESDIRK_SUCCESS, "initialize with the zeno options")
 
   call esdirk_hybrid_objective_free(objective)
   call esdirk_hybrid_solver_free(solver)

@@ -479,6 +479,14 @@ ESDIRK_C_API int esdirk_hybrid_solver_set_event_limits(esdirk_hybrid_solver* sol
                                                        double max_events_per_unit_time,
                                                        int event_window, double grazing_tolerance,
                                                        int event_log_capacity);
+/** Zeno detection (doc/events-theory.md, D3): the run ends with ESDIRK_ZENO_ACCUMULATION when
+ *  the last zeno_intervals intervals between events each shrink and the accumulation time of
+ *  their geometric series lies within zeno_time_tolerance * max(1, |t|) of the last event.
+ *  zeno_intervals in [3, 65536] (default 8), zeno_time_tolerance finite and >= 0 (default 1e-9;
+ *  0 stops only an accumulation exactly at the last event). Other values: ESDIRK_INVALID_ARGUMENT
+ *  with a message naming the value, the options unchanged. */
+ESDIRK_C_API int esdirk_hybrid_solver_set_zeno(esdirk_hybrid_solver* solver, int zeno_intervals,
+                                               double zeno_time_tolerance);
 /** Sensitivity jumps at events (default 1) and the event-time sensitivity in them (default 1;
  *  0 treats every event as if its time were fixed). */
 ESDIRK_C_API int esdirk_hybrid_solver_set_sensitivity_jumps(esdirk_hybrid_solver* solver,
@@ -498,13 +506,20 @@ ESDIRK_C_API int esdirk_hybrid_solver_initialize(esdirk_hybrid_solver* solver, d
 ESDIRK_C_API int esdirk_hybrid_solver_start_sensitivities(esdirk_hybrid_solver* solver,
                                                           const double* seed, esdirk_int rows,
                                                           esdirk_int ns, esdirk_int ld);
-/** Integrates to tout across any number of events and writes x, z (z may be NULL with nz = 0)
- *  and *t_reached (may be NULL). Returns ESDIRK_SUCCESS at tout (if tout is an event time:
- *  the left limit; the transition is applied), ESDIRK_LISTENER_STOP at a terminal event (the
- *  left limit at *t_reached; the next call applies the transition), or a negative status with
- *  the last good state (ESDIRK_EVENT_GRAZING, ESDIRK_TOO_MANY_EVENTS, ESDIRK_UNKNOWN_MODE,
- *  the integrator's failures); after a failure call initialize again. Never returns
- *  ESDIRK_STOP_TIME_REACHED: time events are applied, not returned. */
+/** Integrates to tout across any number of events (cascades at one instant included) and
+ *  writes x, z (z may be NULL with nz = 0) and *t_reached (may be NULL). Returns ESDIRK_SUCCESS
+ *  at tout (if tout is an event time: the left limit; the transition is applied),
+ *  ESDIRK_LISTENER_STOP at a terminal event (the left limit at *t_reached; the next call
+ *  applies the transition), or a negative status with the last good state and a message
+ *  (esdirk_hybrid_solver_last_error): ESDIRK_EVENT_GRAZING (-11), ESDIRK_TOO_MANY_EVENTS (-12:
+ *  chattering, or a cascade at one instant longer than max_events_per_step),
+ *  ESDIRK_UNKNOWN_MODE (-13), ESDIRK_ZENO_ACCUMULATION (-14: the event times accumulate),
+ *  ESDIRK_EVENT_LOCATION_FAILED (-15: the root finder ran out of iterations),
+ *  ESDIRK_CALLBACK_FAILURES / ESDIRK_CALLBACK_FATAL (a callback failed or returned non-finite
+ *  values; the message names the event function or the event and t), or the integrator's
+ *  failures; after a failure call initialize again. Never returns ESDIRK_STOP_TIME_REACHED:
+ *  time events are applied, not returned. Statuses and states kept: doc/events-guide.md,
+ *  section 5. */
 ESDIRK_C_API int esdirk_hybrid_solver_integrate_to(esdirk_hybrid_solver* solver, double tout,
                                                    double* x, esdirk_int nx, double* z,
                                                    esdirk_int nz, double* t_reached);
@@ -529,21 +544,27 @@ ESDIRK_C_API int esdirk_hybrid_solver_get_memory(const esdirk_hybrid_solver* sol
                                                  esdirk_int ns);
 
 /** One entry of the event log (the first event_log_capacity events are kept). Versioned as
- *  esdirk_statistics: set struct_size (ESDIRK_EVENT_INIT); the struct only grows at its end. */
+ *  esdirk_statistics: set struct_size (ESDIRK_EVENT_INIT); the struct only grows at its end,
+ *  and a caller built with an earlier, shorter struct gets the fields its struct_size covers. */
 typedef struct esdirk_event {
   size_t struct_size; /* set by the caller: sizeof(esdirk_event) */
   double t;           /* the event time t* */
   double bracket;     /* final bracket width of the root finder (0 for a time event) */
-  double dh_dt;       /* dh/dt along the solution at t*- (transversality) */
+  double dh_dt;       /* dh/dt along the solution at t*- (transversality; 0 for a cascaded event) */
   int mode_before;
   int mode_after;
   int time_event;     /* index of the time event, -1 for a state event */
-  int primary;        /* the component whose root defines t* (0-based), -1 for a time event */
+  int primary;        /* the component whose root defines t* (0-based), -1 for a time event; for
+                         a cascaded event the component that fired */
   int iterations;     /* root-finder iterations */
+  /* Since the second version of the struct: */
+  int initial;        /* 1: an initial event at t0 (esdirk_hybrid_solver_set_initial_events) */
+  int cascade;        /* 0: an event of its own; n >= 1: the n-th event of a cascade at the same
+                         instant, made true by the transition before it (doc/events-theory.md, D5) */
 } esdirk_event;
 
 #define ESDIRK_EVENT_INIT \
-  { sizeof(esdirk_event), 0.0, 0.0, 0.0, 0, 0, 0, 0, 0 }
+  { sizeof(esdirk_event), 0.0, 0.0, 0.0, 0, 0, 0, 0, 0, 0, 0 }
 
 /** The number of events located so far (*located, all of them) and kept in the log (*logged);
  *  either may be NULL. */
@@ -561,6 +582,11 @@ ESDIRK_C_API int esdirk_hybrid_solver_get_event_vectors(const esdirk_hybrid_solv
                                                         double* x_minus, double* x_plus,
                                                         esdirk_int nx, double* z_minus,
                                                         double* z_plus, esdirk_int nz);
+/** The parameters either side of event `index` (np values each; either may be NULL): p- of the
+ *  mode that ended and p+ of the next (the same without a parameter reset). */
+ESDIRK_C_API int esdirk_hybrid_solver_get_event_parameters(const esdirk_hybrid_solver* solver,
+                                                           esdirk_int index, double* p_minus,
+                                                           double* p_plus, esdirk_int np);
 /** The state sensitivities either side of event `index`: Sx- and Sx+ (nx x ns, ld). */
 ESDIRK_C_API int esdirk_hybrid_solver_get_event_sensitivities(const esdirk_hybrid_solver* solver,
                                                               esdirk_int index, double* sx_minus,

@@ -59,7 +59,8 @@ struct ESDIRK_API HybridOptions {
   /// Zeno behaviour: the last `zeno_intervals` intervals between events each shorter than the
   /// one before, with the accumulation time of their geometric series (ratio: the largest of
   /// the last ones) within zeno_time_tolerance * max(1, |t|) of the last event, ends the run
-  /// with zeno_accumulation, the left limit at that last event kept.
+  /// with zeno_accumulation, the left limit at that last event kept. zeno_intervals in
+  /// [3, max_event_window] (the solver keeps that many event times).
   int zeno_intervals = 8;
   double zeno_time_tolerance = 1e-9;
   /// Transversality: |D_h| <= grazing_tolerance * scale (D_h = dh/dt along the solution,
