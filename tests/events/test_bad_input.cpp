@@ -27,7 +27,7 @@ class Ramp : public esdirk::HybridProblem {
   }
   int events(int, double t, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector,
              esdirk::ConstVector, esdirk::Vector h) override {
-    for (double& v : h) v = (nan_after >= 0 && t > nan_after) ? nan : x[0] - 1.0;
+    for (double& v : h) v = (nan_after >= 0 && t > nan_after) ? bad_value : x[0] - 1.0;
     return 0;
   }
   int transition(int, const esdirk::TransitionCause&, double, esdirk::ConstVector,
@@ -38,6 +38,7 @@ class Ramp : public esdirk::HybridProblem {
     return 0;
   }
   double nan_after = -1.0;
+  double bad_value = nan;  // what the event function returns after nan_after
   bool nan_reset = false;
   int next_mode = 1;
 };
@@ -112,6 +113,23 @@ BOOST_AUTO_TEST_CASE(nan_from_an_event_function) {
   BOOST_CHECK_THROW(s->integrate_to(3.0, x), std::logic_error);  // initialize again first
 }
 
+BOOST_AUTO_TEST_CASE(infinity_from_an_event_function) {
+  for (const double value : {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}) {
+    Ramp model;
+    model.nan_after = 0.5;
+    model.bad_value = value;
+    esdirk::HybridSolver* s = nullptr;
+    const esdirk::Outcome out = ramp_to(model, 2.0, s);
+    BOOST_TEST((out.status == esdirk::Status::callback_failures));
+    BOOST_TEST(s->t() <= 0.5);  // the last point where h was good
+    BOOST_TEST(std::abs(s->x()[0] - s->t()) < 1e-9);
+    BOOST_TEST(s->message().find(value > 0 ? "event function 0 returned inf" : "event function 0 returned -inf") !=
+                   std::string::npos,
+               s->message());
+    BOOST_TEST(s->message().find(" at t = ") != std::string::npos, s->message());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(nan_from_a_reset) {
   Ramp model;
   model.nan_reset = true;
@@ -121,7 +139,50 @@ BOOST_AUTO_TEST_CASE(nan_from_a_reset) {
   BOOST_TEST(std::abs(s->t() - 1.0) < 1e-9);  // the left limit at the event is kept
   BOOST_TEST(std::abs(s->x()[0] - 1.0) < 1e-9);
   BOOST_TEST(s->mode() == 0);
-  BOOST_TEST(s->message().find("reset") != std::string::npos, s->message());
+  // The message names the event and the time.
+  BOOST_TEST(s->message().find("the transition (reset) of the event (event function 0)") != std::string::npos,
+             s->message());
+  BOOST_TEST(s->message().find("at t = 1") != std::string::npos, s->message());
+}
+
+BOOST_AUTO_TEST_CASE(nan_from_the_reset_of_a_cascaded_event) {
+  // x' = 1: h0 = x - 1 sets x := 5, which makes h1 = x - 2 true at t = 1 (a cascade, D5); h1's
+  // reset returns NaN. The status names h1's event and t = 1, and the state kept is the one
+  // h0's transition left (the cascaded event's left limit).
+  class Kick : public esdirk::HybridProblem {
+   public:
+    Kick() : HybridProblem(1, 0, 0, 2) {}
+    int evaluate(int, double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+                 esdirk::ConstVector, esdirk::Vector f, esdirk::Vector) override {
+      f[0] = 1.0;
+      return 0;
+    }
+    int events(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector,
+               esdirk::ConstVector, esdirk::Vector h) override {
+      h[0] = x[0] - 1.0;
+      h[1] = x[0] - 2.0;
+      return 0;
+    }
+    int transition(int, const esdirk::TransitionCause& cause, double, esdirk::ConstVector,
+                   esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector, int&,
+                   esdirk::Vector x_plus) override {
+      x_plus[0] = cause.fired_component(0) ? 5.0 : std::numeric_limits<double>::quiet_NaN();
+      return 0;
+    }
+  } model;
+  esdirk::HybridOptions o = tight(1e-8);
+  o.directions = {esdirk::EventDirection::rising, esdirk::EventDirection::rising};
+  esdirk::HybridSolver solver(model, o);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, std::vector<double>{0.0}, {}, {})));
+  std::vector<double> x(1);
+  const esdirk::Outcome out = solver.integrate_to(2.0, x);
+  BOOST_TEST((out.status == esdirk::Status::callback_failures), solver.message());
+  BOOST_TEST(std::abs(solver.t() - 1.0) < 1e-9);
+  BOOST_TEST(x[0] == 5.0);
+  BOOST_TEST(solver.x()[0] == 5.0);
+  BOOST_TEST(solver.message().find("the transition (reset) of the event (event function 1)") != std::string::npos,
+             solver.message());
+  BOOST_TEST(solver.message().find("at t = 1") != std::string::npos, solver.message());
 }
 
 BOOST_AUTO_TEST_CASE(a_transition_to_an_unknown_mode) {

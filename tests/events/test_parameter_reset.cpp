@@ -482,4 +482,42 @@ BOOST_AUTO_TEST_CASE(failing_parameter_reset_jacobian_names_the_event) {
   BOOST_TEST(std::abs(r.x[0] - 1.0) < 1e-10);  // the left limit of the first event
 }
 
+BOOST_AUTO_TEST_CASE(hybrid_adjoint_of_a_last_output_inside_a_step_is_taken_at_the_output_time) {
+  // Issue 26 item 6 for the hybrid adjoint: the last output time 2.3 is not a step end (the
+  // integrator stepped past it and interpolated). The smooth Adjoint refuses that case; the
+  // hybrid adjoint records the output as dense output with its time and differentiates x(2.3)
+  // itself: equal to the forward sensitivities there (the same interpolant, to rounding) and to
+  // the closed form of x(t) = 2 x0^2 exp(-2 k0 t) after the event at t = 2.3, not at the step end.
+  SwitchedGain model(GainReset::doubled);
+  esdirk::HybridSolver solver(model, falling(1e-10));
+  esdirk::HybridAdjoint adjoint(solver);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, std::vector<double>{x0}, {}, std::vector<double>{k0})));
+  esdirk::SensitivityOptions so;
+  so.stage_solve = esdirk::StageSolve::factorization;
+  BOOST_REQUIRE(esdirk::ok(solver.initialize_sensitivities(identity(2).cref(), so)));
+  std::vector<double> x(1);
+  esdirk::DenseMatrix Sx(1, 2);
+  constexpr double tout = 2.3;
+  BOOST_REQUIRE(esdirk::ok(adjoint.integrate_to(1.0, x, {}, Sx.ref())));
+  BOOST_REQUIRE(esdirk::ok(adjoint.integrate_to(tout, x, {}, Sx.ref())));
+  BOOST_REQUIRE(solver.event_count() == 1);
+  BOOST_REQUIRE_MESSAGE(solver.integrator().t() > tout, "the last step ends at " << solver.integrator().t());
+  BOOST_TEST(adjoint.output_time(1) == tout);
+  esdirk::HybridObjective objective;
+  esdirk::DenseMatrix w(1, 1);
+  w(0, 0) = 1.0;
+  objective.set_terminal_weights(w.cref());
+  esdirk::DenseMatrix dx0(1, 1), dp(1, 1);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref())), adjoint.message());
+  BOOST_TEST(relative_error(dx0(0, 0), Sx(0, 0)) < 1e-12);
+  BOOST_TEST(relative_error(dp(0, 0), Sx(0, 1)) < 1e-12);
+  const double exact = 2.0 * x0 * x0 * std::exp(-2.0 * k0 * tout);
+  BOOST_TEST(relative_error(x[0], exact) < 1e-8);
+  BOOST_TEST(relative_error(dx0(0, 0), 4.0 * x0 * std::exp(-2.0 * k0 * tout)) < 1e-7);
+  BOOST_TEST(relative_error(dp(0, 0), -2.0 * tout * exact) < 1e-7);
+  // At the step end the derivative in k0 would be -2 t_end x(t_end): off by far more.
+  const double t_end = solver.integrator().t();
+  BOOST_TEST(relative_error(-2.0 * t_end * 2.0 * x0 * x0 * std::exp(-2.0 * k0 * t_end), -2.0 * tout * exact) > 1e-4);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
