@@ -107,9 +107,10 @@ void dow_sensitivities() {
 // HybridSolver(HybridProblem(ball...), Options(rtol=1e-8, atol=1e-10)); initialize(0, 0,
 // [5, -0.1], p=[10, 0.8]); initialize_sensitivities(); integrate_to(t) for t in 0.5 .. 1.9.
 // The Python model has no event or reset Jacobians: differences here too.
-void ball() {
+void ball(bool analytic_event_jacobians) {
+  const std::string run = analytic_event_jacobians ? "ball_analytic" : "ball";
   bouncing_ball::Model model;
-  model.use_analytic_event_jacobians(false);
+  model.use_analytic_event_jacobians(analytic_event_jacobians);
   esdirk::HybridOptions options;
   options.integrator.rtol = 1e-8;
   options.integrator.atol = 1e-10;
@@ -122,12 +123,93 @@ void ball() {
   esdirk::DenseMatrix Sx(2, 4);
   for (double t : {0.5, 1.0, 1.5, 1.9}) {
     solver.integrate_to(t, x, {}, Sx.ref());
-    print("ball", "x", x);
-    print("ball", "Sx", Sx.cref());
+    print(run, "x", x);
+    print(run, "Sx", Sx.cref());
   }
   std::vector<double> times;
   for (int i = 0; i < solver.logged_events(); ++i) times.push_back(solver.event(i).t);
-  print("ball", "events", times);
+  print(run, "events", times);
+  print_counts(run, solver.statistics());
+}
+
+// A gain switched by an event (doc/events-guide.md, "Parameter resets"): x' = -k x, when
+// x - 1/2 falls through zero k := 2 k; with an initial event, a second component x - 2 > 0
+// fires at t0 if flagged and sets x := 3/2 there, k := k + 1. Python:
+// HybridProblem(1, 0, 1, 2, f, events, transition, parameter_reset[, parameter_reset_jac]);
+// HybridSolver(problem, Options(rtol=1e-9, atol=1e-12), directions=[-1, 1],
+// initial_events=[False, True]); initialize(0, 0, [2.5], p=[1]); initialize_sensitivities();
+// integrate_to(t) for t in 0.5, 1, 2.
+class GainSwitch : public esdirk::HybridProblem {
+ public:
+  explicit GainSwitch(bool analytic) : HybridProblem(1, 0, 1, 2), analytic_(analytic) {}
+  int evaluate(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+               esdirk::ConstVector, esdirk::Vector f, esdirk::Vector) override {
+    f[0] = -p[0] * x[0];
+    return 0;
+  }
+  int events(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector,
+             esdirk::ConstVector, esdirk::Vector h) override {
+    h[0] = x[0] - 0.5;
+    h[1] = x[0] - 2.0;
+    return 0;
+  }
+  int transition(int mode, const esdirk::TransitionCause& cause, double, esdirk::ConstVector,
+                 esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector, int& next_mode,
+                 esdirk::Vector x_plus) override {
+    next_mode = mode;
+    if (cause.fired_component(1)) x_plus[0] = 1.5;
+    return 0;
+  }
+  bool has_parameter_reset() const override { return true; }
+  int reset_parameters(int, const esdirk::TransitionCause& cause, double, esdirk::ConstVector,
+                       esdirk::ConstVector, esdirk::ConstVector p, esdirk::ConstVector,
+                       esdirk::Vector p_plus) override {
+    p_plus[0] = cause.fired_component(1) ? p[0] + 1.0 : 2.0 * p[0];
+    return 0;
+  }
+  bool has_parameter_reset_jacobian() const override { return analytic_; }
+  int parameter_reset_jacobian(int, const esdirk::TransitionCause& cause, double,
+                               esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+                               esdirk::ConstVector, esdirk::MatrixRef E) override {
+    E.fill(0.0);  // columns [t, x, k]
+    E(0, 2) = cause.fired_component(1) ? 1.0 : 2.0;
+    return 0;
+  }
+
+ private:
+  bool analytic_;
+};
+
+void gain_switch(bool analytic) {
+  const std::string run = analytic ? "gain_analytic" : "gain";
+  GainSwitch model(analytic);
+  esdirk::HybridOptions options;
+  options.integrator.rtol = 1e-9;
+  options.integrator.atol = 1e-12;
+  options.directions = {esdirk::EventDirection::falling, esdirk::EventDirection::rising};
+  options.initial_events = {false, true};
+  esdirk::HybridSolver solver(model, options);
+  solver.initialize(0.0, 0, std::vector<double>{2.5}, {}, std::vector<double>{1.0});
+  esdirk::DenseMatrix seed(2, 2);
+  seed(0, 0) = seed(1, 1) = 1.0;
+  solver.initialize_sensitivities(seed.cref());
+  std::vector<double> x(1);
+  esdirk::DenseMatrix Sx(1, 2);
+  for (double t : {0.5, 1.0, 2.0}) {
+    solver.integrate_to(t, x, {}, Sx.ref());
+    print(run, "x", x);
+    print(run, "Sx", Sx.cref());
+    print(run, "p", std::vector<double>(solver.parameters().begin(), solver.parameters().end()));
+    print(run, "Sp", solver.parameter_sensitivity());
+  }
+  std::vector<double> times, p_plus;
+  for (int i = 0; i < solver.logged_events(); ++i) {
+    times.push_back(solver.event(i).t);
+    p_plus.push_back(solver.event(i).p_plus[0]);
+  }
+  print(run, "events", times);
+  print(run, "p_plus", p_plus);
+  print_counts(run, solver.statistics());
 }
 
 // ShootingInterval(Problem(2, 0, 1, vdp), Options(rtol=1e-8, atol=1e-10), running_cost=cost):
@@ -173,7 +255,10 @@ void shooting_interval() {
 int main() {
   robertson();
   dow_sensitivities();
-  ball();
+  ball(false);
+  ball(true);
+  gain_switch(false);
+  gain_switch(true);
   shooting_interval();
   return 0;
 }

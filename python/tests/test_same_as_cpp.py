@@ -118,6 +118,61 @@ def test_bouncing_ball_with_sensitivity_jumps(cpp, route):
     assert len(solver.events) == 1 and "tau" in solver.events[0]
 
 
+def test_bouncing_ball_with_analytic_event_and_reset_jacobians(cpp):
+    """event_jac and reset_jac from Python give the C++ model's analytic Jacobians' bits."""
+    problem = esdirk.HybridProblem(
+        2, 0, 2, 1, f=lambda mode, t, x, z, p: [x[1], -p[0]],
+        jac=lambda mode, t, x, z, p: [[0.0, 1.0], [0.0, 0.0]],
+        jac_p=lambda mode, t, x, z, p: [[0.0, 0.0], [-1.0, 0.0]],
+        events=lambda mode, t, x, z, p: [x[0]],
+        transition=lambda mode, fired, t, x, z, p: (mode, [x[0], -p[1] * x[1]]),
+        event_jac=lambda mode, t, x, z, p: [[0.0, 1.0, 0.0, 0.0, 0.0]],
+        reset_jac=lambda mode, fired, t, x, z, p: [[0.0, 1.0, 0.0, 0.0, 0.0],
+                                                   [0.0, 0.0, -p[1], 0.0, -x[1]]])
+    solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=1e-8, atol=1e-10))
+    solver.initialize(0.0, 0, [5.0, -0.1], p=[10.0, 0.8])
+    solver.initialize_sensitivities()
+    ref = cpp["ball_analytic"]
+    for k, t in enumerate([0.5, 1.0, 1.5, 1.9]):
+        solver.integrate_to(t)
+        assert np.array_equal(solver.x, ref["x"][k])
+        assert np.array_equal(solver.Sx.reshape(-1), ref["Sx"][k])
+    assert np.array_equal([e["t"] for e in solver.events], ref["events"][0])
+    assert counts(solver.statistics) == ref["counts"]
+    assert solver.statistics["event_fd_evaluations"] == 0
+
+
+@pytest.mark.parametrize("analytic", [False, True])
+def test_parameter_reset_and_initial_event(cpp, analytic):
+    """A gain switched by events (k := 2 k at x = 1/2) after an initial event at t0 (x := 3/2,
+    k := k + 1): x, its sensitivities, the parameters and their sensitivities as in C++."""
+    def reset(mode, fired, t, x, z, p):
+        return [p[0] + 1.0] if fired[1] else [2.0 * p[0]]
+
+    def reset_jac(mode, fired, t, x, z, p):
+        return [[0.0, 0.0, 1.0 if fired[1] else 2.0]]
+    problem = esdirk.HybridProblem(
+        1, 0, 1, 2, f=lambda mode, t, x, z, p: [-p[0] * x[0]],
+        events=lambda mode, t, x, z, p: [x[0] - 0.5, x[0] - 2.0],
+        transition=lambda mode, fired, t, x, z, p: (mode, [1.5] if fired[1] else list(x)),
+        parameter_reset=reset, parameter_reset_jac=reset_jac if analytic else None)
+    solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=1e-9, atol=1e-12),
+                                 directions=[-1, 1], initial_events=[False, True])
+    solver.initialize(0.0, 0, [2.5], p=[1.0])
+    solver.initialize_sensitivities()
+    ref = cpp["gain_analytic" if analytic else "gain"]
+    for k, t in enumerate([0.5, 1.0, 2.0]):
+        solver.integrate_to(t)
+        assert np.array_equal(solver.x, ref["x"][k])
+        assert np.array_equal(solver.Sx.reshape(-1), ref["Sx"][k])
+        assert np.array_equal(solver.p, ref["p"][k])
+        assert np.array_equal(solver.Sp.reshape(-1), ref["Sp"][k])
+    assert np.array_equal([e["t"] for e in solver.events], ref["events"][0])
+    assert np.array_equal([e["p_plus"][0] for e in solver.events], ref["p_plus"][0])
+    assert [e["initial"] for e in solver.events] == [True, False]
+    assert counts(solver.statistics) == ref["counts"]
+
+
 def test_shooting_interval(cpp):
     mu = 1.0
     problem = esdirk.Problem(2, 0, 1, lambda t, x, z, u: [x[1], mu * (1.0 - x[0] * x[0]) * x[1] - x[0] + u[0]])
