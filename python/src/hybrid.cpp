@@ -480,10 +480,8 @@ SolveResult solve_with_events(ModelProblem& model, std::vector<Callback> event_c
   };
   const std::vector<double> single{request.t_final};
   for (double tout : every_step ? single : request.t_eval) {
-    if (tout == request.t0) {
-      record(tout, solver.x(), solver.z());
-      continue;
-    }
+    // tout = t0 (scipy allows it) goes through integrate_to too, which writes x, z and the
+    // sensitivities there (they were left zero before: dy/dy0 = 0 at t0).
     const Outcome o = request.sensitivities ? solver.integrate_to(tout, x, z, Sx.ref(), Sz.ref())
                                             : solver.integrate_to(tout, x, z);
     if (!ok(o)) return finish(o.status, solver.message());

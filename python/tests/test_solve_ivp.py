@@ -160,6 +160,20 @@ def test_banded_and_sparse_jacobians_give_the_dense_result():
         esdirk.solve_ivp(chain, (0, 1), y0, jac_sparsity=np.eye(7))
 
 
+def test_sensitivities_at_t0_with_events_are_the_seed():
+    """t_eval starting at t0 with events and sensitivities: dy/dy0 there is the identity and
+    dy/dp zero, as without events (the event path gave dy/dy0 = 0 at t0)."""
+    def crossing(t, y, p):
+        return y[0] - 0.1
+    kw = dict(p=[1.0], t_eval=[0.0, 0.5, 1.0], sensitivities=True, rtol=1e-8, atol=1e-10)
+    with_events = esdirk.solve_ivp(lambda t, y, p: [-p[0] * y[0]], (0, 1), [1.0],
+                                   events=crossing, **kw)
+    plain = esdirk.solve_ivp(lambda t, y, p: [-p[0] * y[0]], (0, 1), [1.0], **kw)
+    assert with_events.dy_dy0[0, 0, 0] == 1.0 and with_events.dy_dp[0, 0, 0] == 0.0
+    assert np.allclose(with_events.dy_dy0[:, 0, 0], np.exp(-with_events.t), rtol=1e-7)
+    assert np.allclose(with_events.dy_dp, plain.dy_dp, rtol=1e-7, atol=1e-12)
+
+
 def test_dense_output_ends_at_a_terminal_event():
     def ground(t, y):
         return y[0]
