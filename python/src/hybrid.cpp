@@ -388,6 +388,7 @@ SolveResult solve_with_events(ModelProblem& model, std::vector<Callback> event_c
   ho.event_log_capacity = 100000;
   HybridSolver solver(problem, ho);
   SolveResult r;
+  Recorder recorder(r, nx, nz);
   r.method = options.resolved_method().name;
   terminated = false;
   int terminal_component = -1;
@@ -430,54 +431,16 @@ SolveResult solve_with_events(ModelProblem& model, std::vector<Callback> event_c
     }
     s = solver.initialize_sensitivities(seed.cref(), request.sensitivity_options);
     if (!ok(s)) return finish(s, solver.message());
-    r.directions = solver.directions();
+    recorder.set_directions(solver.directions());
   }
-  const int ns = r.directions;
-  DenseMatrix Sx(nx, ns), Sz(nz, ns);
-  auto record = [&](double t, ConstVector xv, ConstVector zv) {
-    r.t.push_back(t);
-    r.x.insert(r.x.end(), xv.begin(), xv.end());
-    r.z.insert(r.z.end(), zv.begin(), zv.end());
-    for (int i = 0; i < nx; ++i)
-      for (int j = 0; j < ns; ++j) r.Sx.push_back(Sx(i, j));
-    for (int i = 0; i < nz; ++i)
-      for (int j = 0; j < ns; ++j) r.Sz.push_back(Sz(i, j));
-  };
+  DenseMatrix Sx(nx, r.directions), Sz(nz, r.directions);
+  // With events, sensitivities need t_eval (solve_ivp), so step ends carry none.
   const bool every_step = request.t_eval.empty();
-  if (every_step || request.dense) {
-    if (every_step) record(request.t0, solver.x(), solver.z());
-    if (request.dense) {
-      r.dense_t.push_back(request.t0);
-      r.dense_x.insert(r.dense_x.end(), solver.x().begin(), solver.x().end());
-      r.dense_f.insert(r.dense_f.end(), solver.integrator().current_derivative().begin(),
-                       solver.integrator().current_derivative().end());
-    }
-    solver.integrator().set_step_observer([&](const StepView& step) {
-      const int last = step.stages - 1;
-      const ConstVector xe(step.X.column(last), nx), fe(step.F.column(last), nx);
-      if (request.dense) {
-        r.dense_t.push_back(step.t_end);
-        r.dense_x.insert(r.dense_x.end(), xe.begin(), xe.end());
-        r.dense_f.insert(r.dense_f.end(), fe.begin(), fe.end());
-      }
-      if (every_step) record(step.t_end, xe, ConstVector(step.Z.column(last), nz));
-    });
-  }
-  // Drops what the observer recorded beyond t (a step that ended after a terminal event).
-  auto trim_after = [&](double t) {
-    std::size_t keep = r.t.size();
-    while (keep > 0 && r.t[keep - 1] > t) --keep;
-    r.t.resize(keep);
-    r.x.resize(keep * nx);
-    r.z.resize(keep * nz);
-    r.Sx.resize(keep * nx * ns);
-    r.Sz.resize(keep * nz * ns);
-    std::size_t dense_keep = r.dense_t.size();
-    while (dense_keep > 0 && r.dense_t[dense_keep - 1] > t) --dense_keep;
-    r.dense_t.resize(dense_keep);
-    r.dense_x.resize(dense_keep * nx);
-    r.dense_f.resize(dense_keep * nx);
-  };
+  if (every_step) recorder.output(request.t0, solver.x(), solver.z(), Sx.cref(), Sz.cref());
+  if (request.dense)
+    recorder.dense_point(request.t0, solver.x(), solver.integrator().current_derivative());
+  recorder.observe_steps(solver.integrator(), every_step, request.dense,
+                         [&] { return std::pair<ConstMatrixRef, ConstMatrixRef>(Sx.cref(), Sz.cref()); });
   const std::vector<double> single{request.t_final};
   for (double tout : every_step ? single : request.t_eval) {
     // tout = t0 (scipy allows it) goes through integrate_to too, which writes x, z and the
@@ -489,18 +452,16 @@ SolveResult solve_with_events(ModelProblem& model, std::vector<Callback> event_c
       terminated = true;
       terminal_component = solver.pending_event_component();
       terminal_t = o.t;
-      trim_after(o.t);
-      record(o.t, x, z);
+      recorder.trim_after(o.t);
+      recorder.output(o.t, x, z, Sx.cref(), Sz.cref());
       if (request.dense) {  // the interpolant's last point: the event
-        r.dense_t.push_back(o.t);
-        r.dense_x.insert(r.dense_x.end(), x.begin(), x.end());
         std::vector<double> f(nx), g(nz);
         model.evaluate(o.t, x, z, request.p, f, g);
-        r.dense_f.insert(r.dense_f.end(), f.begin(), f.end());
+        recorder.dense_point(o.t, x, f);
       }
       break;
     }
-    if (!every_step) record(tout, x, z);
+    if (!every_step) recorder.output(tout, x, z, Sx.cref(), Sz.cref());
   }
   return finish(Status::success, "");
 }

@@ -117,9 +117,59 @@ class IntegratorBinding {
 
 }  // namespace
 
+void Recorder::output(double t, ConstVector x, ConstVector z, ConstMatrixRef sx,
+                      ConstMatrixRef sz) {
+  const int ns = r_.directions;
+  r_.t.push_back(t);
+  r_.x.insert(r_.x.end(), x.begin(), x.end());
+  r_.z.insert(r_.z.end(), z.begin(), z.end());
+  for (int i = 0; i < nx_ && ns > 0; ++i)  // row-major (nx, ns) per time
+    for (int j = 0; j < ns; ++j) r_.Sx.push_back(sx(i, j));
+  for (int i = 0; i < nz_ && ns > 0; ++i)
+    for (int j = 0; j < ns; ++j) r_.Sz.push_back(sz(i, j));
+}
+
+void Recorder::dense_point(double t, ConstVector x, ConstVector f) {
+  r_.dense_t.push_back(t);
+  r_.dense_x.insert(r_.dense_x.end(), x.begin(), x.end());
+  r_.dense_f.insert(r_.dense_f.end(), f.begin(), f.end());
+}
+
+void Recorder::observe_steps(
+    Integrator& integrator, bool every_step, bool dense,
+    std::function<std::pair<ConstMatrixRef, ConstMatrixRef>()> sensitivities) {
+  if (!every_step && !dense) return;
+  integrator.set_step_observer([this, every_step, dense, sensitivities](const StepView& step) {
+    const int last = step.stages - 1;
+    const ConstVector xe(step.X.column(last), nx_), fe(step.F.column(last), nx_);
+    if (dense) dense_point(step.t_end, xe, fe);
+    if (every_step) {
+      const auto [sx, sz] = sensitivities();
+      output(step.t_end, xe, ConstVector(step.Z.column(last), nz_), sx, sz);
+    }
+  });
+}
+
+void Recorder::trim_after(double t) {
+  const auto ns = static_cast<std::size_t>(r_.directions);
+  std::size_t keep = r_.t.size();
+  while (keep > 0 && r_.t[keep - 1] > t) --keep;
+  r_.t.resize(keep);
+  r_.x.resize(keep * nx_);
+  r_.z.resize(keep * nz_);
+  r_.Sx.resize(keep * nx_ * ns);
+  r_.Sz.resize(keep * nz_ * ns);
+  std::size_t dense_keep = r_.dense_t.size();
+  while (dense_keep > 0 && r_.dense_t[dense_keep - 1] > t) --dense_keep;
+  r_.dense_t.resize(dense_keep);
+  r_.dense_x.resize(dense_keep * nx_);
+  r_.dense_f.resize(dense_keep * nx_);
+}
+
 SolveResult solve(ModelProblem& problem, const Options& options, const SolveRequest& request) {
   const int nx = problem.nx(), nz = problem.nz();
   SolveResult r;
+  Recorder recorder(r, nx, nz);
   Integrator solver(problem, options);
   r.method = solver.options().resolved_method().name;
   std::unique_ptr<ForwardSensitivity> sensitivity;
@@ -136,63 +186,35 @@ SolveResult solve(ModelProblem& problem, const Options& options, const SolveRequ
     s = request.seed.rows() ? sensitivity->initialize(request.seed.cref())
                             : sensitivity->initialize_all();
     if (!ok(s)) return finish(s, sensitivity->message());
-    r.directions = sensitivity->directions();
+    recorder.set_directions(sensitivity->directions());
   }
-  const int ns = r.directions;
   std::vector<double> x(nx), z(nz);
-  DenseMatrix Sx(nx, ns), Sz(nz, ns);
-  auto record = [&](double t, ConstVector xv, ConstVector zv, ConstMatrixRef sx,
-                    ConstMatrixRef sz) {
-    r.t.push_back(t);
-    r.x.insert(r.x.end(), xv.begin(), xv.end());
-    r.z.insert(r.z.end(), zv.begin(), zv.end());
-    for (int i = 0; i < nx; ++i)  // row-major (nx, ns) per time
-      for (int j = 0; j < ns; ++j) r.Sx.push_back(sx(i, j));
-    for (int i = 0; i < nz; ++i)
-      for (int j = 0; j < ns; ++j) r.Sz.push_back(sz(i, j));
+  DenseMatrix Sx(nx, r.directions), Sz(nz, r.directions);
+  // The sensitivities where the integrator stands (zero-size without them).
+  auto current = [&]() -> std::pair<ConstMatrixRef, ConstMatrixRef> {
+    if (!sensitivity) return {Sx.cref(), Sz.cref()};
+    return {sensitivity->state_sensitivity(), sensitivity->algebraic_sensitivity()};
   };
-  // The steps, for the dense output (end of each step: t, x, z, x') and for t_eval = None.
   const bool every_step = request.t_eval.empty();
   if (every_step) {
     r.t.reserve(1024);
-    record(request.t0, solver.x(), solver.z(),
-           sensitivity ? sensitivity->state_sensitivity() : Sx.cref(),
-           sensitivity ? sensitivity->algebraic_sensitivity() : Sz.cref());
+    const auto [sx, sz] = current();
+    recorder.output(request.t0, solver.x(), solver.z(), sx, sz);
   }
-  if (request.dense) {
-    r.dense_t.push_back(request.t0);
-    r.dense_x.insert(r.dense_x.end(), solver.x().begin(), solver.x().end());
-    r.dense_f.insert(r.dense_f.end(), solver.current_derivative().begin(),
-                     solver.current_derivative().end());
-  }
-  if (every_step || request.dense) {
-    solver.set_step_observer([&](const StepView& step) {
-      const int last = step.stages - 1;
-      const ConstVector xe(step.X.column(last), nx), fe(step.F.column(last), nx);
-      if (request.dense) {
-        r.dense_t.push_back(step.t_end);
-        r.dense_x.insert(r.dense_x.end(), xe.begin(), xe.end());
-        r.dense_f.insert(r.dense_f.end(), fe.begin(), fe.end());
-      }
-      if (every_step)
-        record(step.t_end, xe, ConstVector(step.Z.column(last), nz),
-               sensitivity ? sensitivity->state_sensitivity() : Sx.cref(),
-               sensitivity ? sensitivity->algebraic_sensitivity() : Sz.cref());
-    });
-  }
+  if (request.dense) recorder.dense_point(request.t0, solver.x(), solver.current_derivative());
+  recorder.observe_steps(solver, every_step, request.dense, current);
   solver.set_stop_time(request.t_final);
   const std::vector<double> single{request.t_final};
   for (double tout : every_step ? single : request.t_eval) {
     if (tout == request.t0) {  // t_eval may start at t0 (scipy allows it)
-      record(tout, solver.x(), solver.z(),
-             sensitivity ? sensitivity->state_sensitivity() : Sx.cref(),
-             sensitivity ? sensitivity->algebraic_sensitivity() : Sz.cref());
+      const auto [sx, sz] = current();
+      recorder.output(tout, solver.x(), solver.z(), sx, sz);
       continue;
     }
     const Outcome o = sensitivity ? sensitivity->integrate_to(tout, x, z, Sx.ref(), Sz.ref())
                                   : solver.integrate_to(tout, x, z);
     if (!ok(o)) return finish(o.status, sensitivity ? sensitivity->message() : solver.message());
-    if (!every_step) record(tout, x, z, Sx.cref(), Sz.cref());
+    if (!every_step) recorder.output(tout, x, z, Sx.cref(), Sz.cref());
   }
   return finish(Status::success, "");
 }
