@@ -155,7 +155,8 @@ the pattern; a nonzero outside it is an error) or the nonzeros in the pattern's 
 (jacobian_pattern); a compiled function writes those nonzeros.
 vectorized: f (and g) accept x (and z) of shape (n, k) and return (n, k) (scipy's
 vectorized=True): a dense difference Jacobian is then one call on n + 1 columns. Its
-increments follow the options of the solve (solve_ivp, Integrator); default options elsewhere.)")
+increments follow the options of the solve (solve_ivp, Integrator); default options elsewhere.
+The statistics of solve_ivp and Integrator count the columns as fd_function_evaluations.)")
       .def(py::init([](int nx, int nz, int np, py::object f, py::object g, py::object jac,
                        py::object jac_p, py::tuple args, bool pass_z, bool pass_p,
                        py::object sparse_jac, bool vectorized) {

@@ -207,6 +207,15 @@ def test_vectorized_difference_jacobian_gives_the_same_bits_in_fewer_calls():
     assert shapes.count((3, 4)) == vectorized.njev
     assert len(shapes) == vectorized.statistics["function_evaluations"] + vectorized.njev
     assert set(shapes) == {(3,), (3, 4)}
+    # esdirk.Integrator on a vectorized Problem counts the columns as solve_ivp does.
+    problem = esdirk.Problem(3, 0, 0, robertson_array, vectorized=True, pass_z=False, pass_p=False)
+    integrator = esdirk.Integrator(problem, rtol=1e-6, atol=1e-12)
+    integrator.initialize(0.0, [1.0, 0.0, 0.0])
+    integrator.set_stop_time(1e5)  # as solve_ivp
+    integrator.integrate_to(1e5)
+    assert np.array_equal(integrator.x, vectorized.y[:, -1])
+    stats = integrator.statistics
+    assert stats["fd_function_evaluations"] == 4 * stats["jacobian_evaluations"]
     # The DAE form: f and g both on the columns of (x, z).
     def f(t, x, z):
         return np.array([-0.04 * x[0] + 1e4 * x[1] * z[0],
