@@ -733,6 +733,50 @@ BOOST_AUTO_TEST_CASE(initial_event_sets_off_a_cascade_at_t0) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(time_event_sets_off_a_cascade) {
+  // x' = 1 from x0; a time event at t = 0.5 sets x := 3, which makes h = x - 2 (rising) true:
+  // it fires at t = 0.5 as a cascaded event (x := 0), then again where x reaches 2 (t = 2.5).
+  // A time event does not move with the parameters, so neither does its cascade: tau = 0 and
+  // x(3) = 0.5 does not depend on x0.
+  class Clock : public esdirk::HybridProblem {
+   public:
+    Clock() : HybridProblem(1, 0, 0, 1) {}
+    int evaluate(int, double, ConstVector, ConstVector, ConstVector, ConstVector, Vector f, Vector) override {
+      f[0] = 1.0;
+      return 0;
+    }
+    int events(int, double, ConstVector x, ConstVector, ConstVector, ConstVector, Vector h) override {
+      h[0] = x[0] - 2.0;
+      return 0;
+    }
+    int transition(int, const esdirk::TransitionCause& cause, double, ConstVector, ConstVector, ConstVector,
+                   ConstVector, int&, Vector x_plus) override {
+      x_plus[0] = cause.time_event >= 0 ? 3.0 : 0.0;
+      return 0;
+    }
+  } model;
+  const esdirk::DenseMatrix seed = identity(1);
+  for (const bool long_steps : {false, true}) {
+    esdirk::HybridOptions o = with_steps(long_steps, {EventDirection::rising});
+    o.time_events = {0.5};
+    const Run r = run(model, o, 0.0, 0, {0.25}, {}, {}, 3.0, &seed);
+    BOOST_TEST_CONTEXT((long_steps ? "long steps" : "default steps")) {
+      BOOST_TEST((r.status == esdirk::Status::success), r.message);
+      BOOST_REQUIRE_EQUAL(r.events.size(), 3u);
+      BOOST_TEST(r.events[0].time_event == 0);
+      BOOST_TEST(r.events[1].t == 0.5);
+      BOOST_TEST(r.events[1].cascade == 1);
+      BOOST_TEST(r.events[1].fired[0] == 1);
+      BOOST_TEST(r.events[1].x_minus[0] == 3.0);
+      BOOST_TEST(r.events[1].tau[0] == 0.0);
+      BOOST_TEST(std::abs(r.events[2].t - 2.5) < 1e-12);
+      BOOST_TEST(r.events[2].cascade == 0);
+      BOOST_TEST(std::abs(r.x[0] - 0.5) < 1e-12);
+      BOOST_TEST(std::abs(r.Sx(0, 0)) < 1e-12);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(terminal_component_of_a_cascade_stops_before_its_transition) {
   // h1 terminal: integrate_to returns at t = 1 with the state h0's reset left (x = 5), h1's
   // transition pending; the next call applies it and the rest of the cascade.
