@@ -175,7 +175,8 @@ def problems():
              # keep J while Newton contracts fast, and start each stage from the last step's
              # dense output (fewer Newton iterations; not the default, see Options).
              tuned=dict(reuse_jacobian=True, stage_predictor="dense_output"),
-             dae=(dc["f"], dc["g"], dc["jac"], dc["jac_p"])),
+             dae=(dc["f"], dc["g"], dc["jac"], dc["jac_p"]),
+             dae_py=(models.dow_f, models.dow_g, models.dow_jac, models.dow_jac_p)),
     ]
 
 
@@ -195,8 +196,8 @@ def timed(run, min_total):
 
 def run_esdirk(problem, route, rtol, min_total):
     span, y0 = problem["span"], problem["y0"]
-    if route == "esdirk DAE (compiled)":
-        f, g, jac, jac_p = problem["dae"]
+    if route.startswith("esdirk DAE"):
+        f, g, jac, jac_p = problem["dae" if "compiled" in route else "dae_py"]
         z0 = models.dow_z0()
         call = lambda: esdirk.solve_ivp(f, span, y0, g=g, z0=z0, p=P, jac=jac, jac_p=jac_p,
                                         rtol=rtol, atol=problem["atol"](rtol),
@@ -261,7 +262,8 @@ def main():
         names = (routes + (["esdirk (Python, vectorized)"] if "vectorized" in problem else [])
                  + (["esdirk (Python, J kept + dense predictor options)"] if "tuned" in problem
                     else [])
-                 + (["esdirk DAE (compiled)"] if "dae" in problem else []))
+                 + (["esdirk DAE (Python callbacks)", "esdirk DAE (compiled)"]
+                    if "dae" in problem else []))
         for route in names:
             for rtol in esdirk_rtols:
                 seconds, res, y = run_esdirk(problem, route, rtol, min_total)
@@ -331,8 +333,11 @@ def print_table(summary):
             v = e[method]
             cells.append("-" if v is None else ("%.1fx" % v[0]) + ("" if v[1] == v[2] else " (%d of %d)" % v[1:]))
         route = e["route"].replace("esdirk ", "").replace(" callbacks", "")
+        problem = e["problem"]
+        if route.startswith("DAE "):  # esdirk on the DAE against scipy on the ODE
+            problem, route = problem.replace("(ODE)", "(DAE)"), route[4:]
         route = route[1:-1] if route.startswith("(") else route
-        print("| %s | %s | %.4f | %s |" % (e["problem"], route, e["esdirk_seconds"],
+        print("| %s | %s | %.4f | %s |" % (problem, route, e["esdirk_seconds"],
                                            " | ".join(cells)))
 
 
@@ -345,6 +350,7 @@ def plot(rows, path):
     styles = {"esdirk (Python callbacks)": ("C0", "o-"), "esdirk (compiled callbacks)": ("C0", "s-"),
               "esdirk (Python, vectorized)": ("C9", "o-"),
               "esdirk (Python, J kept + dense predictor options)": ("C5", "o-"),
+              "esdirk DAE (Python callbacks)": ("C4", "d--"),
               "esdirk DAE (compiled)": ("C4", "d-"), "scipy Radau": ("C1", "^--"),
               "scipy BDF": ("C2", "v--"), "scipy LSODA": ("C3", "x--"),
               "scipy Radau (vectorized)": ("C1", "^:"), "scipy BDF (vectorized)": ("C2", "v:")}
