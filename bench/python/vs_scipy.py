@@ -250,6 +250,7 @@ def main():
             rows = [dict(r, rtol=float(r["rtol"]), error=float(r["error"]), seconds=float(r["seconds"]),
                          success=r["success"] == "True", nfev=int(r["nfev"])) for r in csv.DictReader(f)]
         print_table(speedups(rows, ["Radau", "BDF", "LSODA"]))
+        os.makedirs(args.output, exist_ok=True)
         plot(rows, os.path.join(args.output, "python_vs_scipy.png"))
         return 0
     esdirk_rtols = [1e-4, 1e-6] if args.quick else list(10.0 ** -np.arange(4.0, 8.01, 0.5))
