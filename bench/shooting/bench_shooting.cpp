@@ -18,7 +18,7 @@
 // Radau IIA run with many steps, confirmed by esdirk at rtol 1e-12 (their difference is
 // printed). Time: the best of three batches of repeated calls, each at least ~20 ms.
 //
-//     OPENBLAS_NUM_THREADS=1 bench_shooting [--quick] [--csv FILE] [--case cstr|dow23|dow05]
+//     OPENBLAS_NUM_THREADS=1 bench_shooting [--quick | --tolerances] [--csv FILE] [--case cstr|dow23|dow05]
 //
 // --quick (the CTest run): one batch, a few tolerances, and checks that the two references
 // agree and that every method converges towards them; never a timing assertion.
@@ -309,18 +309,65 @@ const Point* cheapest(const std::vector<Point>& points, const std::string& metho
 
 }  // namespace
 
+// --tolerances: what the default options achieve on each interval over rtol 1e-4 .. 1e-10
+// (doc/sensitivity-guide.md, "Error control"): the achieved errors of x, A, B in units of rtol
+// and the accepted steps, with the sensitivities in the error test (the default) and out of it,
+// and the steps of the states alone.
+int tolerance_study(const std::string& only) {
+  for (const Interval& c : intervals()) {
+    if (!only.empty() && c.id != only) continue;
+    RadauRunner reference_radau(c, c.reference_mesh.empty() ? c.reference_steps : 0, 1e-14);
+    if (!reference_radau.run()) return 1;
+    const MapValue reference = reference_radau.value();
+    std::printf("\n%s\n  %-7s | %-34s | %-34s | %s\n", c.title.c_str(), "rtol",
+                "defaults: err x, A, B / rtol, steps", "sens. out of the error test", "states only: steps");
+    for (double rtol : {1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10}) {
+      std::printf("  %7.0e", rtol);
+      for (int controlled = 1; controlled >= 0; --controlled) {
+        auto problem = c.make();
+        esdirk::SensitivityOptions so;
+        so.error_control = controlled == 1;
+        esdirk::ShootingInterval interval(*problem, c.options(rtol), so);
+        const auto& r = interval.integrate(c.t0, c.t1, c.x0, c.u, c.z0);
+        if (!esdirk::ok(r.status)) {
+          std::printf(" | %-34s", "failed");
+          continue;
+        }
+        MapValue v{r.x, std::vector<double>(static_cast<std::size_t>(c.nx * (c.nx + c.nu)))};
+        for (int j = 0; j < c.nx; ++j)
+          for (int i = 0; i < c.nx; ++i) v.M[static_cast<std::size_t>(i + j * c.nx)] = r.A(i, j);
+        for (int j = 0; j < c.nu; ++j)
+          for (int i = 0; i < c.nx; ++i)
+            v.M[static_cast<std::size_t>(i + (c.nx + j) * c.nx)] = r.B(i, j) * c.u[static_cast<std::size_t>(j)];
+        const Errors e = errors_of(c, v, reference);
+        std::printf(" | %8.1e %8.1e %8.1e %5ld", e.x / rtol, e.A / rtol, e.B / rtol, r.statistics.accepted_steps);
+      }
+      auto problem = c.make();
+      esdirk::Integrator solver(*problem, c.options(rtol));
+      std::vector<double> x(c.x0.size()), z(c.z0.size());
+      solver.initialize(c.t0, c.x0, c.z0, c.u);
+      solver.set_stop_time(c.t1);
+      solver.integrate_to(c.t1, x, z);
+      std::printf(" | %5ld\n", solver.statistics().accepted_steps);
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, tolerances = false;
   std::string csv_path, only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--tolerances")) tolerances = true;
     else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--case") && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_shooting [--quick] [--csv FILE] [--case cstr|dow23|dow05]\n");
+      std::fprintf(stderr, "usage: bench_shooting [--quick | --tolerances] [--csv FILE] [--case cstr|dow23|dow05]\n");
       return 2;
     }
   }
+  if (tolerances) return tolerance_study(only);
   std::FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
   if (csv) std::fprintf(csv, "case,method,setting,ok,steps,error_x,error_A,error_B,seconds\n");
   const int batches = quick ? 1 : 3;

@@ -219,11 +219,17 @@ double ForwardSensitivity::sensitivity_error_norm() const {
   const auto& atol_dir = stages_.options().error_atol;
   const ErrorWeights& weights = integrator_.error_weights();
   const double floor = uses_differences_ ? stages_.options().difference_rtol_floor : 0.0;
+  // SensitivityTolerance::requested: rtol (and atol alike) as the user gave them, the tolerance
+  // rule's calibration undone.
+  const bool requested =
+      stages_.options().error_tolerance_or(SensitivityTolerance::states) == SensitivityTolerance::requested;
+  const Options& o = integrator_.options();
   double sum = 0.0;
   for (int j = 0; j < directions_; ++j)
     for (int k = 0; k < nx_; ++k) {
       // Below the floor the differences' noise would set the step (difference_rtol_floor).
-      const double widen = std::max(1.0, floor / weights.rtol(k));
+      const double asked = requested ? (o.rtol_vector.empty() ? o.rtol : o.rtol_vector[static_cast<std::size_t>(k)]) : 0.0;
+      const double widen = std::max({1.0, floor / weights.rtol(k), asked / weights.rtol(k)});
       const double atol = atol_dir.empty()
                               ? weights.atol(k) / direction_scale_[static_cast<std::size_t>(j)]
                               : atol_dir[static_cast<std::size_t>(j)];

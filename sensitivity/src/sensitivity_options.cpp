@@ -16,6 +16,9 @@ SensitivityOptions SensitivityOptions::seed002() {
 void SensitivityOptions::validate(int directions) const {
   if (mode != SensitivityMode::paper && mode != SensitivityMode::exact)
     throw std::invalid_argument("SensitivityOptions::mode is neither paper nor exact");
+  if (error_tolerance && *error_tolerance != SensitivityTolerance::states &&
+      *error_tolerance != SensitivityTolerance::requested)
+    throw std::invalid_argument("SensitivityOptions::error_tolerance is neither states nor requested");
   if (!error_atol.empty()) {
     if (static_cast<int>(error_atol.size()) != directions)
       throw std::invalid_argument("SensitivityOptions::error_atol has " +

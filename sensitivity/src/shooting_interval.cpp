@@ -25,6 +25,13 @@ void check_vector(ConstVector v, int n, const char* what) {
                                   " has non-finite entries");
 }
 
+// A shooting interval is short: its sensitivities' error test takes rtol as requested unless
+// the caller chose (SensitivityTolerance).
+SensitivityOptions shooting_defaults(SensitivityOptions options) {
+  if (!options.error_tolerance) options.error_tolerance = SensitivityTolerance::requested;
+  return options;
+}
+
 }  // namespace
 
 // The interval's own listener, after the sensitivities: every accepted step raises the error
@@ -56,7 +63,7 @@ ShootingInterval::ShootingInterval(Problem& problem, Options options,
       nz_(problem.nz()),
       nu_(problem.np()),
       integrator_(std::make_unique<Integrator>(problem, std::move(options))),
-      sensitivity_(std::make_unique<ForwardSensitivity>(*integrator_, std::move(sensitivity))),
+      sensitivity_(std::make_unique<ForwardSensitivity>(*integrator_, shooting_defaults(std::move(sensitivity)))),
       watcher_(std::make_unique<StepWatcher>(*this)) {
   integrator_->add_listener(*watcher_);
   result_.x.assign(static_cast<std::size_t>(nx_), 0.0);

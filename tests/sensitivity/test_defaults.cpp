@@ -169,19 +169,21 @@ struct ShootingCase {
   }
 };
 
-// Defaults ("auto": ESDIRK34 above rtol 1e-5, ESDIRK436 at and below): the sensitivities are
-// as accurate as requested at every tolerance and improve with it. With ESDIRK436 the states of
-// these 0.2 h intervals come out far more accurate than requested (0.002 x rtol) and the
-// sensitivities 12-30 times less so (0.02-0.04 x rtol), so "within 10 x the states' error" is
-// asserted for ESDIRK34 only (the next test).
-BOOST_AUTO_TEST_CASE(shooting_sensitivities_are_as_accurate_as_requested_at_every_tolerance) {
+// Tolerances that mean what they say (issue 31): with default options ("auto": ESDIRK34 above
+// rtol 1e-5, ESDIRK436 at and below; the shooting interval's sensitivities tested at the
+// requested rtol, SensitivityTolerance::requested) the achieved error of A and B lies in
+// [0.1, 10] x rtol for rtol 1e-3 .. 1e-10 and falls monotonically, on nominal and perturbed
+// nodes (measured 0.12-0.8 x rtol; the states, whose test keeps the calibrated rule, 0.02-0.08).
+BOOST_AUTO_TEST_CASE(default_shooting_tolerances_mean_what_they_say) {
   for (const double amplitude : {0.0, 0.01}) {
     const ShootingCase run(amplitude);
     double previous = 1e300;
     for (const double rtol : {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10}) {
       const ShootingErrors e = run.errors(rtol, {});
-      BOOST_TEST_MESSAGE("  defaults, rtol " << rtol << ": states " << e.states << ", sensitivities " << e.sensitivities);
-      BOOST_TEST(e.sensitivities <= 0.1 * rtol, "rtol " << rtol);
+      BOOST_TEST_MESSAGE("  defaults, rtol " << rtol << ": states " << e.states / rtol << " rtol, sensitivities "
+                                             << e.sensitivities / rtol << " rtol");
+      BOOST_TEST(e.sensitivities <= 10.0 * rtol, "rtol " << rtol);
+      BOOST_TEST(e.sensitivities >= 0.1 * rtol, "rtol " << rtol);
       BOOST_TEST(e.states <= 0.1 * rtol, "rtol " << rtol);
       BOOST_TEST(e.sensitivities < previous, "rtol " << rtol);
       previous = e.sensitivities;
@@ -189,12 +191,36 @@ BOOST_AUTO_TEST_CASE(shooting_sensitivities_are_as_accurate_as_requested_at_ever
   }
 }
 
+// With the states' tolerances in the sensitivities' error test (SensitivityTolerance::states,
+// ForwardSensitivity's default and the shooting interval's before issue 31) the sensitivities of
+// these short intervals come out at 0.02-0.04 x rtol with ESDIRK436: steps spent on accuracy
+// nobody asked for, but the derivatives right and improving with rtol.
+BOOST_AUTO_TEST_CASE(with_the_states_tolerances_shooting_sensitivities_are_within_a_tenth_of_rtol) {
+  esdirk::SensitivityOptions so;
+  so.error_tolerance = esdirk::SensitivityTolerance::states;
+  for (const double amplitude : {0.0, 0.01}) {
+    const ShootingCase run(amplitude);
+    double previous = 1e300;
+    for (const double rtol : {1e-3, 1e-5, 1e-7, 1e-9}) {
+      const ShootingErrors e = run.errors(rtol, so);
+      BOOST_TEST_MESSAGE("  states' tolerances, rtol " << rtol << ": states " << e.states << ", sensitivities "
+                                                       << e.sensitivities);
+      BOOST_TEST(e.sensitivities <= 0.1 * rtol, "rtol " << rtol);
+      BOOST_TEST(e.sensitivities < previous, "rtol " << rtol);
+      previous = e.sensitivities;
+    }
+  }
+}
+
+// ESDIRK34 with the states' tolerances: the sensitivities as accurate as the states (within 10x).
 BOOST_AUTO_TEST_CASE(esdirk34_shooting_sensitivities_are_as_accurate_as_the_states_at_every_tolerance) {
+  esdirk::SensitivityOptions so;
+  so.error_tolerance = esdirk::SensitivityTolerance::states;
   for (const double amplitude : {0.0, 0.01}) {
     const ShootingCase run(amplitude);
     double previous = 1e300;
     for (const double rtol : {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10}) {
-      const ShootingErrors e = run.errors(rtol, {}, esdirk::Tableau::esdirk34());
+      const ShootingErrors e = run.errors(rtol, so, esdirk::Tableau::esdirk34());
       BOOST_TEST_MESSAGE("  ESDIRK34, rtol " << rtol << ": states " << e.states << ", sensitivities " << e.sensitivities);
       BOOST_TEST(e.sensitivities <= 10.0 * e.states, "rtol " << rtol);
       BOOST_TEST(e.sensitivities < previous, "rtol " << rtol);

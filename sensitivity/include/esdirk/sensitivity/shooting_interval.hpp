@@ -75,7 +75,10 @@ struct ShootingResult {
 class ESDIRK_API ShootingInterval {
  public:
   /// Builds the integrator and the sensitivities for `problem` (np = nu controls), which must
-  /// outlive this object. Throws std::invalid_argument for invalid options.
+  /// outlive this object. Throws std::invalid_argument for invalid options. Unless
+  /// `sensitivity.error_tolerance` is set, the sensitivities' error test takes rtol as
+  /// requested (SensitivityTolerance::requested): on an interval of few steps the states'
+  /// calibrated tolerance would make A and B 100-10000 times more accurate than asked.
   ShootingInterval(Problem& problem, Options options = {}, SensitivityOptions sensitivity = {});
   ~ShootingInterval();
   ShootingInterval(const ShootingInterval&) = delete;
