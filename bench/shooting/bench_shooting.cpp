@@ -88,10 +88,12 @@ Errors errors_of(const Interval& c, const MapValue& v, const MapValue& ref) {
 
 class EsdirkRunner {
  public:
-  /// fixed_steps > 0: that many equal steps (MeshPolicy::fixed).
+  /// fixed_steps > 0: that many equal steps (MeshPolicy::fixed); < 0: a frozen mesh (the first
+  /// run adapts, the later ones reuse its steps).
   EsdirkRunner(const Interval& c, esdirk::Options options, int fixed_steps = 0)
       : problem_(c.make()), interval_(*problem_, std::move(options)), c_(c) {
     if (fixed_steps > 0) interval_.set_fixed_steps(fixed_steps);
+    if (fixed_steps < 0) interval_.freeze_mesh();
   }
   bool run() {
     const auto& r = interval_.integrate(c_.t0, c_.t1, c_.x0, c_.u, c_.z0);
@@ -426,6 +428,25 @@ int main(int argc, char** argv) {
       print_point(c, p, csv);
       points.push_back(p);
     }
+    // esdirk on a frozen mesh: adapted by the first call (at rtol), reused by the timed ones.
+    for (double rtol : rtols) {
+      EsdirkRunner runner(c, c.options(rtol), -1);
+      char setting[64];
+      std::snprintf(setting, sizeof setting, "frozen, rtol %.0e", rtol);
+      Point p;
+      p.method = "esdirk frozen";
+      p.setting = setting;
+      p.ok = runner.run() && runner.run();
+      if (p.ok) {
+        p.seconds = seconds_per_call(runner, batches);
+        p.errors = errors_of(c, runner.value(), reference);
+        p.steps = runner.steps();
+      } else {
+        p.message = runner.message();
+      }
+      print_point(c, p, csv);
+      points.push_back(p);
+    }
     // esdirk on fixed meshes (the NMPC setting): equal steps of the order-4 and order-5 members,
     // rtol setting the Newton test only (no error test on a fixed mesh).
     for (const char* method : {"ESDIRK436", "ESDIRK547"})
@@ -497,10 +518,10 @@ int main(int argc, char** argv) {
     check(tight && tight->errors.worst() < 1e-5, c.id + ": esdirk's tightest run within 1e-5 of the reference");
 
     for (double target : {1e-4, 1e-6, 1e-8, 1e-10}) {
-      char line[600];
+      char line[800];
       int at = std::snprintf(line, sizeof line, "%-6s %7.0e", c.id.c_str(), target);
       const Point* e = cheapest(points, "esdirk", target);
-      for (const char* method : {"esdirk", "esdirk fixed", "Radau IIA", "IDAS"}) {
+      for (const char* method : {"esdirk", "esdirk frozen", "esdirk fixed", "Radau IIA", "IDAS"}) {
         const Point* p = cheapest(points, method, target);
         if (p)
           at += std::snprintf(line + at, sizeof line - static_cast<std::size_t>(at), " | %s %9.2f us (%s)", method,
@@ -510,6 +531,10 @@ int main(int argc, char** argv) {
       }
       const Point* r = cheapest(points, "Radau IIA", target);
       const Point* f = cheapest(points, "esdirk fixed", target);
+      const Point* z = cheapest(points, "esdirk frozen", target);
+      if (z && r)
+        at += std::snprintf(line + at, sizeof line - static_cast<std::size_t>(at), " | frozen/Radau %.1f",
+                            z->seconds / r->seconds);
       if (e && r)
         at += std::snprintf(line + at, sizeof line - static_cast<std::size_t>(at), " | esdirk/Radau %.1f",
                             e->seconds / r->seconds);

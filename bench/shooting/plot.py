@@ -33,6 +33,8 @@ def main(source, target):
                 label = "Radau IIA, Newton " + row["setting"].split("Newton ")[1]
             elif method == "esdirk":
                 label = "esdirk " + row["setting"].split(",")[0]
+            elif method == "esdirk fixed":
+                label = "esdirk fixed, " + row["setting"].split(" ")[0] + ", rtol " + row["setting"].split("rtol ")[1]
             worst = max(float(row["error_x"]), float(row["error_A"]), float(row["error_B"]))
             series[(row["case"], label)].append((max(worst, 1e-16), 1e6 * float(row["seconds"])))
     cases = [c for c in TITLES if any(key[0] == c for key in series)]
