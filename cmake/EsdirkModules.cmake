@@ -11,6 +11,7 @@
 
 # The modules each module may use (its include path); the folder name is the module name.
 set(ESDIRK_MODULE_USES_esdirk "")
+set(ESDIRK_MODULE_USES_ad esdirk)
 set(ESDIRK_MODULE_USES_sensitivity esdirk)
 set(ESDIRK_MODULE_USES_events sensitivity)
 set(ESDIRK_MODULE_USES_structural esdirk)
@@ -19,14 +20,14 @@ set(ESDIRK_MODULE_USES_multishoot sensitivity)
 set(ESDIRK_MODULE_USES_capi esdirk sensitivity events structural geometric multishoot)
 # The modules that may include the core's internal headers (esdirk/src/internal), which are
 # not installed.
-set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk sensitivity events geometric multishoot capi)
+set(ESDIRK_MODULES_USING_CORE_INTERNALS esdirk ad sensitivity events geometric multishoot capi)
 
 # Symbol visibility. Modules whose public declarations all carry ESDIRK_API (C++) or
 # ESDIRK_C_API (C) are compiled with -fvisibility=hidden -fvisibility-inlines-hidden, so that
 # only the marked API leaves libesdirk.so. A new module joins the list once its headers are
 # annotated; ESDIRK_HIDDEN_VISIBILITY=ON hides every module regardless (to find what a new
 # module still needs to mark: its users then fail to link).
-set(ESDIRK_MODULES_ANNOTATED esdirk sensitivity events structural geometric multishoot capi)
+set(ESDIRK_MODULES_ANNOTATED esdirk ad sensitivity events structural geometric multishoot capi)
 option(ESDIRK_HIDDEN_VISIBILITY "Compile every module with hidden symbol visibility" OFF)
 
 set_property(GLOBAL PROPERTY ESDIRK_MODULES "")

@@ -60,7 +60,7 @@ void Integrator::require_initialized(const char* who) const {
 }
 
 Outcome Integrator::failed(Status status, std::string message) {
-  message_ = std::string(status_name(status)) + ": " + std::move(message);
+  message_ = std::string(status_name(status)) + ": " + std::move(message) + model_note(status);
   return {status, StopReason::none, stepper_.t()};
 }
 
@@ -97,7 +97,7 @@ Status Integrator::start(double t, ConstVector x, ConstVector z_guess, ConstVect
   const Status status = stepper_.start(t, x, z_guess, p);
   if (!ok(status)) {
     // The stepper kept its state: the integrator stays as it was (initialized or not).
-    message_ = stepper_.message();
+    message_ = stepper_.message() + model_note(status);
     return status;
   }
   message_.clear();
@@ -417,6 +417,13 @@ Status Integrator::notify_accept() {
     listener_stop_ = t_stop;
   }
   return Status::success;
+}
+
+// " (model: <Problem::failure_note()>)" after a callback failure, when the problem has a note.
+std::string Integrator::model_note(Status status) const {
+  if (status != Status::callback_failures && status != Status::callback_fatal) return {};
+  const std::string note = problem_.failure_note();
+  return note.empty() ? std::string() : " (model: " + note + ")";
 }
 
 // " (<listener's message>)" for the listener that failed last, or nothing.

@@ -175,6 +175,7 @@ class ESDIRK_API Integrator {
   Attempt attempt_step(double h, double t_end, bool force_accept);
   Status notify_accept();
   std::string listener_note() const;
+  std::string model_note(Status status) const;  // the problem's failure_note() after a callback failure
 
   double t_output_ = 0.0;  // output_time()
   Problem& problem_;

@@ -1,0 +1,53 @@
+#pragma once
+// The counters of a model differentiated automatically (ModelProblem), and the record of its
+// last failure (doc/ad-guide.md). The integrator's Statistics count what it asked for (NJAC,
+// NJACP) and the finite-difference evaluations (none for these derivatives); these say how
+// each derivative was formed.
+
+#include <string>
+
+#include "esdirk/export.hpp"
+#include "esdirk/problem.hpp"
+
+namespace esdirk::ad {
+
+struct ESDIRK_API AdStatistics {
+  long jacobians = 0;            ///< dense J by chunked forward mode
+  long coloured_jacobians = 0;   ///< banded or sparse J by coloured forward mode
+  long parameter_jacobians = 0;  ///< [f_p; g_p] by chunked forward mode
+  long jacobian_vector_products = 0;  ///< J v (+ [f_p; g_p] w) by forward mode, one direction
+  long vector_jacobian_products = 0;  ///< reverse sweeps of the tape (v^T J and v^T [f_p; g_p])
+  long tape_recordings = 0;      ///< recordings of f and g on the tape (one per new point)
+  long forward_passes = 0;       ///< evaluations of f and g over dual numbers
+  long failures = 0;             ///< failed or non-finite evaluations (see ModelFailure)
+
+  /// An aligned two-column table, one counter per line.
+  std::string table() const;
+};
+
+/// What went wrong in the last failed evaluation of a templated model, kept without
+/// allocating (the message is formed when asked for).
+struct ESDIRK_API ModelFailure {
+  enum class Kind {
+    none,
+    returned_code,           ///< f or g returned a nonzero code
+    value_not_finite,        ///< f[i] or g[i] is NaN or infinite
+    derivative_not_finite,   ///< d f[i] / d argument is NaN or infinite
+    threw,                   ///< f or g threw (message kept)
+  };
+  Kind kind = Kind::none;
+  const char* derivative = "";  ///< "f/g", "J", "[f_p; g_p]", "J v", "v^T J"
+  char function = 'f';          ///< 'f' or 'g'
+  int row = -1;                 ///< the equation: 0 .. nx+nz-1 (f rows, then g rows)
+  char argument = ' ';          ///< 'x' (a state x or z, by column), 'p', or ' ' (none)
+  int column = -1;              ///< the argument's column: a state 0 .. nx+nz-1, or a parameter
+  int code = 0;
+  double t = 0.0;
+  std::string what;  ///< the exception's message (Kind::threw)
+
+  /// A sentence naming the model function, the equation and the argument, with the problem's
+  /// names (Problem::equation_name, state_name, parameter_name); empty for Kind::none.
+  std::string describe(const Problem& problem) const;
+};
+
+}  // namespace esdirk::ad

@@ -1,0 +1,478 @@
+#pragma once
+// A Problem from a model written once as a template over the scalar type; every derivative the
+// library asks for is exact, by automatic differentiation (doc/ad-guide.md):
+//
+//     struct Model {
+//       template <class T>
+//       int f(double t, std::span<const T> x, std::span<const T> z, std::span<const T> p,
+//             std::span<T> f) const;          // x' = f(t, x, z, p), returns 0 / >0 / <0
+//       template <class T>
+//       int g(double t, std::span<const T> x, std::span<const T> z, std::span<const T> p,
+//             std::span<T> g) const;          // 0 = g(t, x, z, p); only needed when nz > 0
+//     };
+//     esdirk::ad::ModelProblem<Model> problem(nx, nz, np);
+//
+// The signatures and return codes are those of Problem::evaluate and FunctionProblem's
+// callbacks with double replaced by T; T is double (evaluate), Dual<N> (forward mode) or Var
+// (reverse mode). FunctionProblem's generic lambdas work unchanged with ad::FunctionProblem.
+//
+// Which derivative comes from which mode:
+//   J = [f_x f_z; g_x g_z]   chunked forward mode, Chunk directions per evaluation of the model:
+//                            ceil((nx+nz)/Chunk) evaluations; with a declared band or pattern,
+//                            coloured forward mode with the library's colouring:
+//                            ceil(colours/Chunk) evaluations
+//   [f_p; g_p]               chunked forward mode: ceil(np/Chunk) evaluations
+//   J v (+ [f_p; g_p] w)     forward mode, one direction: one evaluation
+//   v^T J, v^T [f_p; g_p]    reverse mode (Tape): one recording per point, one sweep per v,
+//                            whatever np; the adjoint uses it for the parameter terms
+//
+// Failures: a nonzero code of f or g, a non-finite value or derivative, or an exception thrown
+// by the model is returned as a code (1, or the model's code; -1 for an exception) and recorded
+// in last_failure(); failure_note() names the model function, the equation and the argument,
+// and the integrator appends it to its failure message. No derivative is ever formed by finite
+// differences.
+//
+// Workspaces are sized in the constructor; the colouring is formed at the first coloured
+// Jacobian after a structure is declared, and the tape grows to the model's size at its first
+// recording: after that no evaluation allocates.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "esdirk/ad/ad_statistics.hpp"
+#include "esdirk/ad/dual.hpp"
+#include "esdirk/ad/tape.hpp"
+#include "esdirk/problem.hpp"
+#include "esdirk/sparsity.hpp"
+
+namespace esdirk::ad {
+
+/// True if `Model` has the templated constraints g (checked for T = double).
+template <class Model>
+concept HasConstraints = requires(Model& m, std::span<const double> in, std::span<double> out) {
+  { m.g(0.0, in, in, in, out) };
+};
+
+template <class Model, int Chunk = 8>
+class ModelProblem : public Problem {
+ public:
+  using Forward = Dual<Chunk>;
+  using Direction = Dual<1>;
+
+  /// Throws std::invalid_argument as Problem does, and if nz > 0 and the model has no g.
+  ModelProblem(int nx, int nz, int np, Model model = Model{})
+      : Problem(nx, nz, np), model_(std::move(model)) {
+    if (nz > 0 && !HasConstraints<Model>)
+      throw std::invalid_argument("ad::ModelProblem: nz > 0 but the model has no g");
+    const auto nxs = static_cast<std::size_t>(nx), nzs = static_cast<std::size_t>(nz),
+               nps = static_cast<std::size_t>(np);
+    forward_.resize(nxs, nzs, nps);
+    direction_.resize(nxs, nzs, nps);
+    reverse_.resize(nxs, nzs, nps);
+    tape_point_.assign(1 + nxs + nzs + nps, 0.0);
+  }
+
+  Model& model() { return model_; }
+  const Model& model() const { return model_; }
+  const AdStatistics& ad_statistics() const { return stats_; }
+  void reset_ad_statistics() { stats_ = {}; }
+  const ModelFailure& last_failure() const { return failure_; }
+  /// A sentence for each derivative: the mode that forms it and its cost.
+  std::string derivative_methods() const {
+    const int n = size();
+    const std::string chunk = std::to_string(Chunk);
+    std::string j;
+    if (const auto& pattern = jacobian_structure().pattern) {
+      const int colours = pattern.get() == coloured_pattern_ ? colours_ : -1;
+      j = "J: coloured forward-mode AD (" +
+          (colours < 0 ? std::string("colouring formed at the first Jacobian")
+                       : std::to_string(colours) + " colours, " +
+                             std::to_string((colours + Chunk - 1) / Chunk) + " evaluation(s) of " +
+                             chunk + " directions") +
+          ")\n";
+    } else {
+      j = "J: forward-mode AD (" + std::to_string((n + Chunk - 1) / Chunk) + " evaluation(s) of " +
+          chunk + " directions)\n";
+    }
+    return j + "[f_p; g_p]: forward-mode AD (" + std::to_string((np() + Chunk - 1) / Chunk) +
+           " evaluation(s) of " + chunk + " directions)\n" +
+           "J v: forward-mode AD (one evaluation, one direction)\n"
+           "v^T J, v^T [f_p; g_p]: reverse-mode AD (tape of " + std::to_string(tape_.size()) +
+           " nodes; one recording per point, one sweep per vector)\n"
+           "finite differences: none\n";
+  }
+
+  // --- Problem ---------------------------------------------------------------------------------
+
+  int evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f, Vector g) override {
+    const int code = call_model<double>(t, x, z, p, f, g, "f/g");
+    if (code != 0) return code;
+    for (int i = 0; i < size(); ++i) {
+      const double v = i < nx() ? f[static_cast<std::size_t>(i)] : g[static_cast<std::size_t>(i - nx())];
+      if (!std::isfinite(v)) return record_value_failure("f/g", i, t);
+    }
+    return 0;
+  }
+
+  bool has_jacobian() const override { return true; }
+  int jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J) override {
+    if (jacobian_structure().pattern) {
+      J.fill(0.0);
+      return coloured_jacobian(t, x, z, p, nullptr, J);
+    }
+    ++stats_.jacobians;
+    forward_.load(x, z, p);
+    const int n = size();
+    for (int c0 = 0; c0 < n; c0 += Chunk) {
+      const int lanes = std::min(Chunk, n - c0);
+      for (int k = 0; k < lanes; ++k) forward_.state(c0 + k, nx()).d[static_cast<std::size_t>(k)] = 1.0;
+      const int code = forward_pass(t, "J");
+      for (int k = 0; k < lanes; ++k) forward_.state(c0 + k, nx()).d[static_cast<std::size_t>(k)] = 0.0;
+      if (code != 0) return code;
+      for (int i = 0; i < n; ++i) {
+        const Forward& out = forward_.output(i, nx());
+        for (int k = 0; k < lanes; ++k) {
+          const double d = out.d[static_cast<std::size_t>(k)];
+          if (!std::isfinite(d)) return record_derivative_failure("J", i, 'x', c0 + k, t);
+          J(i, c0 + k) = d;
+        }
+      }
+    }
+    return 0;
+  }
+
+  bool has_sparse_jacobian() const override { return jacobian_structure().pattern != nullptr; }
+  int sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, SparseMatrixRef J) override {
+    return coloured_jacobian(t, x, z, p, J.values, MatrixRef{});
+  }
+
+  bool has_parameter_jacobian() const override { return true; }
+  int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef Jp) override {
+    ++stats_.parameter_jacobians;
+    forward_.load(x, z, p);
+    const int n = size();
+    for (int c0 = 0; c0 < np(); c0 += Chunk) {
+      const int lanes = std::min(Chunk, np() - c0);
+      for (int k = 0; k < lanes; ++k) forward_.p[static_cast<std::size_t>(c0 + k)].d[static_cast<std::size_t>(k)] = 1.0;
+      const int code = forward_pass(t, "[f_p; g_p]");
+      for (int k = 0; k < lanes; ++k) forward_.p[static_cast<std::size_t>(c0 + k)].d[static_cast<std::size_t>(k)] = 0.0;
+      if (code != 0) return code;
+      for (int i = 0; i < n; ++i) {
+        const Forward& out = forward_.output(i, nx());
+        for (int k = 0; k < lanes; ++k) {
+          const double d = out.d[static_cast<std::size_t>(k)];
+          if (!std::isfinite(d)) return record_derivative_failure("[f_p; g_p]", i, 'p', c0 + k, t);
+          Jp(i, c0 + k) = d;
+        }
+      }
+    }
+    return 0;
+  }
+
+  std::string failure_note() const override { return failure_.describe(*this); }
+
+  // --- Products ----------------------------------------------------------------------------------
+
+  /// Jv = J v + [f_p; g_p] w (w may be empty: J v) by one forward evaluation. Sizes: v and Jv
+  /// nx + nz, w np or 0. Returns 0 or a failure code (see last_failure()).
+  int jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector v,
+                              ConstVector w, Vector Jv) {
+    ++stats_.jacobian_vector_products;
+    direction_.load(x, z, p);
+    const int n = size();
+    for (int j = 0; j < n; ++j) direction_.state(j, nx()).d[0] = v[static_cast<std::size_t>(j)];
+    for (std::size_t k = 0; k < w.size(); ++k) direction_.p[k].d[0] = w[k];
+    ++stats_.forward_passes;
+    const int code = call_model<Direction>(t, direction_.x, direction_.z, direction_.p, direction_.f,
+                                           direction_.g, "J v");
+    if (code != 0) return code;
+    for (int i = 0; i < n; ++i) {
+      const Direction& out = direction_.output(i, nx());
+      if (!std::isfinite(out.v)) return record_value_failure("J v", i, t);
+      if (!std::isfinite(out.d[0])) return record_derivative_failure("J v", i, ' ', -1, t);
+      Jv[static_cast<std::size_t>(i)] = out.d[0];
+    }
+    return 0;
+  }
+
+  /// vJ = v^T J (size nx + nz) and vJp = v^T [f_p; g_p] (size np; may be empty), by the
+  /// reverse sweep of the tape recorded at this point (recorded again only when t, x, z or p
+  /// changed). Returns 0 or a failure code.
+  int vector_jacobian_product(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector v,
+                              Vector vJ, Vector vJp) {
+    if (const int code = sweep(t, x, z, p, v); code != 0) return code;
+    const int n = size();
+    for (int j = 0; j < n; ++j) {
+      const double a = adjoints_[static_cast<std::size_t>(j)];
+      if (!std::isfinite(a)) return record_derivative_failure("v^T J", -1, 'x', j, t);
+      vJ[static_cast<std::size_t>(j)] = a;
+    }
+    return parameter_adjoints(t, vJp);
+  }
+
+ protected:
+  /// f and g of the model over T, with failures recorded. `derivative` names what is formed.
+  template <class T>
+  int call_model(double t, std::span<const T> x, std::span<const T> z, std::span<const T> p,
+                 std::span<T> f, std::span<T> g, const char* derivative) {
+    char function = 'f';
+    try {
+      int code = model_.f(t, x, z, p, f);
+      if constexpr (HasConstraints<Model>) {
+        if (code == 0 && nz() > 0) {
+          function = 'g';
+          code = model_.g(t, x, z, p, g);
+        }
+      }
+      if (code == 0) return 0;
+      ModelFailure& r = begin_failure(ModelFailure::Kind::returned_code, derivative, t);
+      r.function = function;
+      r.code = code;
+      return code;
+    } catch (const std::exception& e) {
+      ModelFailure& r = begin_failure(ModelFailure::Kind::threw, derivative, t);
+      r.function = function;
+      r.what = e.what();
+      return -1;
+    }
+  }
+
+ private:
+  // The model's arguments and results over one scalar type.
+  template <class T>
+  struct Workspace {
+    std::vector<T> x, z, p, f, g;
+    void resize(std::size_t nx, std::size_t nz, std::size_t np) {
+      x.assign(nx, T(0.0));
+      z.assign(nz, T(0.0));
+      p.assign(np, T(0.0));
+      f.assign(nx, T(0.0));
+      g.assign(nz, T(0.0));
+    }
+    /// Values from x, z, p, derivatives zero.
+    void load(ConstVector xv, ConstVector zv, ConstVector pv) {
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = T(xv[i]);
+      for (std::size_t i = 0; i < z.size(); ++i) z[i] = T(zv[i]);
+      for (std::size_t i = 0; i < p.size(); ++i) p[i] = T(pv[i]);
+    }
+    T& state(int j, int nx) { return j < nx ? x[static_cast<std::size_t>(j)] : z[static_cast<std::size_t>(j - nx)]; }
+    const T& output(int i, int nx) const {
+      return i < nx ? f[static_cast<std::size_t>(i)] : g[static_cast<std::size_t>(i - nx)];
+    }
+  };
+
+  int forward_pass(double t, const char* derivative) {
+    ++stats_.forward_passes;
+    const int code = call_model<Forward>(t, forward_.x, forward_.z, forward_.p, forward_.f, forward_.g, derivative);
+    if (code != 0) return code;
+    for (int i = 0; i < size(); ++i)
+      if (!std::isfinite(forward_.output(i, nx()).v)) return record_value_failure(derivative, i, t);
+    return 0;
+  }
+
+  // The columns of each colour of the declared pattern (formed again if the pattern changed).
+  void ensure_colouring() {
+    const SparsityPattern* pattern = jacobian_structure().pattern.get();
+    if (pattern == coloured_pattern_) return;
+    keep_pattern_ = jacobian_structure().pattern;
+    const std::vector<int> colour = colour_columns(*pattern);
+    colours_ = 1 + *std::max_element(colour.begin(), colour.end());
+    colour_of_ = colour;
+    colour_pointers_.assign(static_cast<std::size_t>(colours_) + 1, 0);
+    for (int c : colour) ++colour_pointers_[static_cast<std::size_t>(c) + 1];
+    for (int c = 0; c < colours_; ++c) colour_pointers_[static_cast<std::size_t>(c) + 1] += colour_pointers_[static_cast<std::size_t>(c)];
+    colour_columns_.resize(colour.size());
+    std::vector<int> next(colour_pointers_.begin(), colour_pointers_.end() - 1);
+    for (int j = 0; j < static_cast<int>(colour.size()); ++j)
+      colour_columns_[static_cast<std::size_t>(next[static_cast<std::size_t>(colour[static_cast<std::size_t>(j)])]++)] = j;
+    coloured_pattern_ = pattern;
+  }
+
+  // Coloured forward mode: lane k of an evaluation carries the sum of the unit directions of
+  // all columns of colour c0 + k; as no two columns of a colour share a row, row i of that
+  // lane is the entry of the one column of the colour that has an entry in row i. Writes the
+  // pattern's `values`, or the entries of `dense` (zero elsewhere) when `values` is null.
+  int coloured_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, double* values, MatrixRef dense) {
+    ensure_colouring();
+    ++stats_.coloured_jacobians;
+    forward_.load(x, z, p);
+    const int* ptr = coloured_pattern_->column_pointers().data();
+    const int* rows = coloured_pattern_->row_indices().data();
+    for (int c0 = 0; c0 < colours_; c0 += Chunk) {
+      const int last = std::min(colours_, c0 + Chunk);
+      const int first_column = colour_pointers_[static_cast<std::size_t>(c0)];
+      const int end_column = colour_pointers_[static_cast<std::size_t>(last)];
+      for (int m = first_column; m < end_column; ++m) {
+        const int j = colour_columns_[static_cast<std::size_t>(m)];
+        forward_.state(j, nx()).d[static_cast<std::size_t>(colour_of_[static_cast<std::size_t>(j)] - c0)] = 1.0;
+      }
+      const int code = forward_pass(t, "J");
+      for (int m = first_column; m < end_column; ++m) {
+        const int j = colour_columns_[static_cast<std::size_t>(m)];
+        forward_.state(j, nx()).d[static_cast<std::size_t>(colour_of_[static_cast<std::size_t>(j)] - c0)] = 0.0;
+      }
+      if (code != 0) return code;
+      for (int m = first_column; m < end_column; ++m) {
+        const int j = colour_columns_[static_cast<std::size_t>(m)];
+        const auto lane = static_cast<std::size_t>(colour_of_[static_cast<std::size_t>(j)] - c0);
+        for (int k = ptr[j]; k < ptr[j + 1]; ++k) {
+          const int i = rows[k];
+          const double d = forward_.output(i, nx()).d[lane];
+          if (!std::isfinite(d)) return record_derivative_failure("J", i, 'x', j, t);
+          if (values != nullptr)
+            values[k] = d;
+          else
+            dense(i, j) = d;
+        }
+      }
+    }
+    return 0;
+  }
+
+  // Records f and g on the tape at (t, x, z, p) unless that is the point recorded last, then
+  // sweeps it with the weights v of the outputs: adjoints_ holds v^T d[f; g]/d[x; z; p].
+  int sweep(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector v) {
+    if (const int code = record(t, x, z, p); code != 0) return code;
+    ++stats_.vector_jacobian_products;
+    std::fill(adjoints_.begin(), adjoints_.begin() + tape_.size(), 0.0);
+    for (int i = 0; i < size(); ++i) {
+      const int node = reverse_.output(i, nx()).index;
+      if (node >= 0) adjoints_[static_cast<std::size_t>(node)] += v[static_cast<std::size_t>(i)];
+    }
+    tape_.sweep({adjoints_.data(), static_cast<std::size_t>(tape_.size())});
+    return 0;
+  }
+
+  int parameter_adjoints(double t, Vector vJp) {
+    const auto first = static_cast<std::size_t>(size());
+    for (std::size_t k = 0; k < vJp.size(); ++k) {
+      const double a = adjoints_[first + k];
+      if (!std::isfinite(a)) return record_derivative_failure("v^T [f_p; g_p]", -1, 'p', static_cast<int>(k), t);
+      vJp[k] = a;
+    }
+    return 0;
+  }
+
+  int record(double t, ConstVector x, ConstVector z, ConstVector p) {
+    const auto same = [](ConstVector a, const double* b) { return std::equal(a.begin(), a.end(), b); };
+    const double* point = tape_point_.data();
+    if (tape_valid_ && point[0] == t && same(x, point + 1) && same(z, point + 1 + x.size()) &&
+        same(p, point + 1 + x.size() + z.size()))
+      return 0;
+    tape_valid_ = false;
+    ++stats_.tape_recordings;
+    tape_.clear();
+    int code = 0;
+    {
+      Tape::Recording recording(tape_);
+      for (std::size_t i = 0; i < x.size(); ++i) reverse_.x[i] = Var::input(x[i]);
+      for (std::size_t i = 0; i < z.size(); ++i) reverse_.z[i] = Var::input(z[i]);
+      for (std::size_t i = 0; i < p.size(); ++i) reverse_.p[i] = Var::input(p[i]);
+      code = call_model<Var>(t, reverse_.x, reverse_.z, reverse_.p, reverse_.f, reverse_.g, "v^T J");
+    }
+    if (code != 0) return code;
+    for (int i = 0; i < size(); ++i)
+      if (!std::isfinite(reverse_.output(i, nx()).v)) return record_value_failure("v^T J", i, t);
+    if (adjoints_.size() < tape_.capacity()) adjoints_.resize(tape_.capacity());
+    tape_point_[0] = t;
+    std::copy(x.begin(), x.end(), tape_point_.begin() + 1);
+    std::copy(z.begin(), z.end(), tape_point_.begin() + 1 + static_cast<std::ptrdiff_t>(x.size()));
+    std::copy(p.begin(), p.end(), tape_point_.begin() + 1 + static_cast<std::ptrdiff_t>(x.size() + z.size()));
+    tape_valid_ = true;
+    return 0;
+  }
+
+  ModelFailure& begin_failure(ModelFailure::Kind kind, const char* derivative, double t) {
+    ++stats_.failures;
+    failure_.kind = kind;
+    failure_.derivative = derivative;
+    failure_.t = t;
+    failure_.row = failure_.column = -1;
+    failure_.argument = ' ';
+    failure_.code = 0;
+    failure_.what.clear();
+    return failure_;
+  }
+  int record_value_failure(const char* derivative, int row, double t) {
+    ModelFailure& r = begin_failure(ModelFailure::Kind::value_not_finite, derivative, t);
+    r.function = row < nx() ? 'f' : 'g';
+    r.row = row;
+    return 1;
+  }
+  int record_derivative_failure(const char* derivative, int row, char argument, int column, double t) {
+    ModelFailure& r = begin_failure(ModelFailure::Kind::derivative_not_finite, derivative, t);
+    r.function = row < nx() ? 'f' : 'g';
+    r.row = row;
+    r.argument = argument;
+    r.column = column;
+    return 1;
+  }
+
+  Model model_;
+  AdStatistics stats_;
+  ModelFailure failure_;
+  Workspace<Forward> forward_;
+  Workspace<Direction> direction_;
+  Workspace<Var> reverse_;
+  // Colouring of the declared pattern (coloured_pattern_ is the one coloured).
+  std::shared_ptr<const SparsityPattern> keep_pattern_;
+  const SparsityPattern* coloured_pattern_ = nullptr;
+  int colours_ = 0;
+  std::vector<int> colour_of_, colour_pointers_, colour_columns_;
+  // The tape of the last recorded point.
+  Tape tape_;
+  std::vector<double> tape_point_;
+  bool tape_valid_ = false;
+  std::vector<double> adjoints_;
+};
+
+/// The g of a model without algebraic equations.
+struct NoConstraints {
+  template <class... Args>
+  int operator()(Args&&...) const {
+    return 0;
+  }
+};
+
+/// A model made of two generic callables (the lambdas of FunctionProblem, with `auto`
+/// arguments), called with spans of T.
+template <class F, class G = NoConstraints>
+struct FunctionModel {
+  F rhs;
+  G constraints;
+  template <class T>
+  int f(double t, std::span<const T> x, std::span<const T> z, std::span<const T> p, std::span<T> out) {
+    return rhs(t, x, z, p, out);
+  }
+  template <class T>
+  int g(double t, std::span<const T> x, std::span<const T> z, std::span<const T> p, std::span<T> out) {
+    return constraints(t, x, z, p, out);
+  }
+};
+
+/// FunctionProblem's lambdas, differentiated: replace esdirk::FunctionProblem by
+/// esdirk::ad::FunctionProblem and keep the generic lambdas (`auto` arguments, `using std::exp`
+/// for the math functions):
+///
+///     esdirk::ad::FunctionProblem problem(2, 0, 1,
+///         [](double t, auto x, auto z, auto p, auto f) { f[0] = x[1]; ...; return 0; });
+template <class F, class G = NoConstraints, int Chunk = 8>
+class FunctionProblem : public ModelProblem<FunctionModel<F, G>, Chunk> {
+ public:
+  /// `g` may be omitted only when nz = 0.
+  FunctionProblem(int nx, int nz, int np, F f, G g = G{})
+      : ModelProblem<FunctionModel<F, G>, Chunk>(nx, nz, np, FunctionModel<F, G>{std::move(f), std::move(g)}) {
+    if (nz > 0 && std::is_same_v<G, NoConstraints>)
+      throw std::invalid_argument("ad::FunctionProblem: nz > 0 but g is missing");
+  }
+};
+
+}  // namespace esdirk::ad

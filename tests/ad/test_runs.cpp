@@ -1,0 +1,132 @@
+// Runs of AD models against runs of the hand-Jacobian models: the same steps, states and
+// forward sensitivities to 1e-13 (the derivatives agree to rounding), no finite differences.
+
+#include <boost/test/unit_test.hpp>
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "dow/dow_model.hpp"
+#include "esdirk/ad/model_problem.hpp"
+#include "esdirk/integrator.hpp"
+#include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "robertson/robertson_model.hpp"
+#include "templated_models.hpp"
+
+namespace {
+
+using esdirk::DenseMatrix;
+using esdirk::ad::ModelProblem;
+
+struct DowRun {
+  DenseMatrix Sx{6, 15}, Sz{4, 15};
+  std::vector<double> x = std::vector<double>(6), z = std::vector<double>(4);
+  esdirk::Statistics stats;
+};
+
+DowRun dow_sensitivities(esdirk::Problem& problem) {
+  esdirk::Integrator solver(problem, dow::benchmark_options(1e-6));
+  const auto za = dow::consistent_algebraic_start();
+  const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end()), z0(za.begin(), za.end()),
+      p(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, x0, z0, p)));
+  esdirk::ForwardSensitivity sensitivity(solver);
+  BOOST_REQUIRE(esdirk::ok(sensitivity.initialize_all()));
+  DowRun run;
+  BOOST_REQUIRE(esdirk::ok(sensitivity.integrate_to(2.0, run.x, run.z, run.Sx.ref(), run.Sz.ref()).status));
+  run.stats = solver.statistics();
+  return run;
+}
+
+// Dow with its hand Jacobians rounded differently: every entry moved by one unit in the last
+// place (up or down by position). AD's Jacobians differ from the hand-written ones by at most
+// that (a few entries, one ulp: J(8, 6), J(9, 4), J(9, 6), f_p(7, 6), f_p(8, 7) at mid-run), so
+// this run measures what rounding of J alone does to Dow's sensitivities.
+class DowRoundedOtherwise : public dow::Model {
+ public:
+  explicit DowRoundedOtherwise(int parity) : parity_(parity) {}
+  int jacobian(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
+               esdirk::MatrixRef J) override {
+    const int code = Model::jacobian(t, x, z, p, J);
+    nudge(J);
+    return code;
+  }
+  int parameter_jacobian(double t, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector p,
+                         esdirk::MatrixRef Jp) override {
+    const int code = Model::parameter_jacobian(t, x, z, p, Jp);
+    nudge(Jp);
+    return code;
+  }
+
+ private:
+  void nudge(esdirk::MatrixRef M) const {
+    for (int j = 0; j < M.cols; ++j)
+      for (int i = 0; i < M.rows; ++i) M(i, j) *= (i + j) % 2 == parity_ ? 1.0 + 0x1p-52 : 1.0 - 0x1p-53;
+  }
+  int parity_;
+};
+
+// Column by column (the columns of Dow's sensitivities differ by 20 orders of magnitude): a
+// and b agree to 1e-13 of the column's largest entry, or, where one-ulp changes of J alone
+// move the column by more (the ill-conditioned stage matrices of Dow's fast equilibria), to
+// within four times what such changes do (`rounding`: the larger column change of two hand runs
+// with J rounded otherwise, by opposite patterns of one-ulp changes).
+// An error in AD's J beyond rounding (1e-12 relative) moves these columns by orders more.
+void require_columns_close(const DenseMatrix& a, const DenseMatrix& b, const DenseMatrix& rounding,
+                           const DenseMatrix& rounding_other, double tolerance) {
+  for (int j = 0; j < a.cols(); ++j) {
+    double scale = 0.0, moved = 0.0;
+    for (int i = 0; i < a.rows(); ++i) {
+      scale = std::max(scale, std::abs(b(i, j)));
+      moved = std::max({moved, std::abs(rounding(i, j) - b(i, j)), std::abs(rounding_other(i, j) - b(i, j))});
+    }
+    const double allowed = std::max(tolerance * scale, 4.0 * moved);
+    if (allowed > tolerance * scale) BOOST_TEST_MESSAGE("column " << j << ": rounding of J moves it by " << moved / scale);
+    for (int i = 0; i < a.rows(); ++i)
+      BOOST_TEST_CONTEXT("column " << j << " row " << i << ": " << a(i, j) << " vs " << b(i, j)) {
+        BOOST_TEST(std::abs(a(i, j) - b(i, j)) <= allowed);
+      }
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(runs)
+
+BOOST_AUTO_TEST_CASE(dow_sensitivities_by_ad_equal_the_hand_jacobian_run) {
+  dow::Model hand;
+  DowRoundedOtherwise rounded(0), rounded_other(1);
+  ModelProblem<templated::Dow> ad(6, 4, 9);
+  const DowRun a = dow_sensitivities(ad), h = dow_sensitivities(hand), r = dow_sensitivities(rounded),
+               r_other = dow_sensitivities(rounded_other);
+  BOOST_TEST(a.stats.accepted_steps == h.stats.accepted_steps);
+  BOOST_TEST(a.stats.fd_function_evaluations == 0);
+  for (std::size_t i = 0; i < 6; ++i) BOOST_TEST(std::abs(a.x[i] - h.x[i]) <= 1e-13 * std::abs(h.x[i]) + 1e-20);
+  require_columns_close(a.Sx, h.Sx, r.Sx, r_other.Sx, 1e-13);
+  require_columns_close(a.Sz, h.Sz, r.Sz, r_other.Sz, 1e-13);
+  // Every Jacobian the run asked for came from AD (NJAC, NJACP of the integrator and the
+  // sensitivity module).
+  BOOST_TEST(ad.ad_statistics().jacobians == a.stats.jacobian_evaluations);
+  BOOST_TEST(ad.ad_statistics().parameter_jacobians == a.stats.parameter_jacobian_evaluations);
+  BOOST_TEST(ad.derivative_methods().find("finite differences: none") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(robertson_dae_by_ad_takes_the_steps_of_the_hand_jacobian_run) {
+  robertson::Dae hand;
+  ModelProblem<templated::RobertsonDae> ad(2, 1, 0);
+  std::vector<double> xa(2), za(1), xh(2), zh(1);
+  esdirk::Options options;
+  options.rtol = 1e-6;
+  options.atol = 1e-10;
+  esdirk::Integrator with_ad(ad, options), with_hand(hand, options);
+  for (esdirk::Integrator* solver : {&with_ad, &with_hand}) {
+    BOOST_REQUIRE(esdirk::ok(solver->initialize(0.0, std::vector<double>{1.0, 0.0}, std::vector<double>{0.0}, {})));
+    BOOST_REQUIRE(esdirk::ok(solver->integrate_to(1e5, solver == &with_ad ? xa : xh, solver == &with_ad ? za : zh).status));
+  }
+  BOOST_TEST(with_ad.statistics().accepted_steps == with_hand.statistics().accepted_steps);
+  BOOST_TEST(with_ad.statistics().fd_function_evaluations == 0);
+  for (std::size_t i = 0; i < 2; ++i) BOOST_TEST(std::abs(xa[i] - xh[i]) <= 1e-13 * std::abs(xh[i]));
+  BOOST_TEST(std::abs(za[0] - zh[0]) <= 1e-13 * std::abs(zh[0]));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
