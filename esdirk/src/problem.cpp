@@ -31,6 +31,10 @@ int Problem::parameter_jacobian(double, ConstVector, ConstVector, ConstVector, M
       "Problem::parameter_jacobian called but has_parameter_jacobian() is false");
 }
 
+int Problem::parameter_vjp(double, ConstVector, ConstVector, ConstVector, ConstVector, Vector) {
+  throw std::logic_error("Problem::parameter_vjp called but has_parameter_vjp() is false");
+}
+
 int Problem::sparse_jacobian(double, ConstVector, ConstVector, ConstVector, SparseMatrixRef) {
   throw std::logic_error("Problem::sparse_jacobian called but has_sparse_jacobian() is false");
 }

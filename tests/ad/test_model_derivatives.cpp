@@ -100,6 +100,13 @@ void compare_at(Hand& hand, Ad& ad, double t, const std::vector<double>& x, cons
       BOOST_TEST(std::abs(vJp[static_cast<std::size_t>(k)] - sum) <= 1e-14 * scale);
     }
   }
+  // The adjoint's hook (Problem::parameter_vjp) is the same sweep.
+  if (with_p) {
+    std::vector<double> only(static_cast<std::size_t>(np));
+    BOOST_TEST(ad.has_parameter_vjp());
+    BOOST_REQUIRE(ad.parameter_vjp(t, x, z, p, v, only) == 0);
+    for (std::size_t k = 0; k < only.size(); ++k) BOOST_TEST(only[k] == vJp[k]);
+  }
   (void)nx;
 }
 

@@ -54,6 +54,15 @@ class ESDIRK_API Problem {
   virtual int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
                                  MatrixRef Jp);
 
+  /// True if parameter_vjp() is implemented: exact products w^T [f_p; g_p] without forming
+  /// the parameter Jacobian (ad::ModelProblem, by reverse mode). The adjoint then forms its
+  /// parameter terms by one product per stage and adjoint column, whatever np.
+  virtual bool has_parameter_vjp() const { return false; }
+  /// out = [f_p; g_p]^T w (w: nx + nz values, out: np). Only called when has_parameter_vjp()
+  /// is true. Returns 0, or a failure code as the other callbacks.
+  virtual int parameter_vjp(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector w,
+                            Vector out);
+
   // --- Banded and sparse Jacobians (doc/linear-solvers-guide.md) -----------------------------
   // Declare the structure before an Integrator is made for the problem. Without a declaration
   // J is dense and factored by dense LU.

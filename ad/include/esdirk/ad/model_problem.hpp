@@ -177,6 +177,12 @@ class ModelProblem : public Problem {
     return 0;
   }
 
+  bool has_parameter_vjp() const override { return true; }
+  int parameter_vjp(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector w, Vector out) override {
+    if (const int code = sweep(t, x, z, p, w); code != 0) return code;
+    return parameter_adjoints(t, out);
+  }
+
   std::string failure_note() const override { return failure_.describe(*this); }
 
   // --- Products ----------------------------------------------------------------------------------
