@@ -1,10 +1,16 @@
 // The adjoint's cost does not grow with the number of parameters: a stiff reaction-diffusion
-// chain (chain_model.hpp, nx = 20 states) with np = 1, 9 or 50 distributed parameters, the
+// chain (chain_model.hpp, nx = 20 states) with np = 1, 9, 50 or 100 distributed parameters, the
 // gradient of Phi = sum_i x_i(T) / nx + int h dt (h = |x|^2/nx + |u|^2) with respect to all
 // initial states and parameters. Prints, per np, the wall time of (forward run with recording +
 // reverse sweep) over a states-only run, and for contrast that of forward sensitivities in the
 // np parameter directions (exact mode, kept out of the error test: the same steps). Best of R
 // repeats; run with OPENBLAS_NUM_THREADS=1.
+//
+// Three forms of the same model: "hand" (Chain: hand-written J and the dense f_p, which the
+// sweep multiplies by its adjoints at every stage), "AD" (ChainModel in esdirk::ad::ModelProblem:
+// J by forward mode, the sweep's parameter terms w^T f_p by the tape's reverse sweep,
+// Problem::parameter_vjp) and "AD band" (the same with the tridiagonal band declared: J by
+// coloured forward mode, 3 colours, and the band LU).
 //
 //     bench_adjoint_parameters [--repeats 20] [--nx 20]
 
@@ -16,6 +22,7 @@
 #include <vector>
 
 #include "chain_model.hpp"
+#include "esdirk/ad/model_problem.hpp"
 #include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 
@@ -26,6 +33,70 @@ constexpr double T_END = 2.0;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// One row: the model `model` (nx states, np parameters) under its name `form`.
+bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repeats, const esdirk::Options& options) {
+  std::vector<double> x0(static_cast<std::size_t>(nx)), p(static_cast<std::size_t>(np));
+  for (int i = 0; i < nx; ++i) x0[static_cast<std::size_t>(i)] = 1.0 + 0.5 * i / nx;
+  for (int j = 0; j < np; ++j) p[static_cast<std::size_t>(j)] = 0.3 + 0.1 * j / np;
+  std::vector<double> x(static_cast<std::size_t>(nx));
+  std::vector<double> hx(static_cast<std::size_t>(nx)), hu(static_cast<std::size_t>(np));
+  esdirk::AdjointObjective objective;
+  objective.terminal = [nx](double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+                            esdirk::MatrixRef dx, esdirk::MatrixRef, esdirk::MatrixRef) {
+    for (int i = 0; i < nx; ++i) dx(i, 0) = 1.0 / nx;
+    return 0;
+  };
+  objective.running = [&](double t, esdirk::ConstVector xs, esdirk::ConstVector z, esdirk::ConstVector u,
+                          esdirk::MatrixRef dx, esdirk::MatrixRef, esdirk::MatrixRef du) {
+    double h = 0.0;
+    bench::chain_cost(t, xs, z, u, h, hx, {}, hu);
+    for (int i = 0; i < nx; ++i) dx(i, 0) = hx[static_cast<std::size_t>(i)];
+    for (int j = 0; j < np; ++j) du(j, 0) = hu[static_cast<std::size_t>(j)];
+    return 0;
+  };
+  esdirk::DenseMatrix dx0(nx, 1), dp(np, 1);
+  double states = 1e30, adjoint_time = 1e30, forward_time = 1e30;
+  long steps = 0;
+  for (int r = 0; r < repeats; ++r) {
+    {
+      esdirk::Integrator solver(model, options);
+      const auto start = Clock::now();
+      if (!esdirk::ok(solver.initialize(0.0, x0, {}, p))) return false;
+      solver.set_stop_time(T_END);
+      if (!esdirk::ok(solver.integrate_to(T_END, x).status)) return false;
+      states = std::min(states, seconds_since(start));
+      steps = solver.statistics().accepted_steps;
+    }
+    {
+      esdirk::Integrator solver(model, options);
+      esdirk::Adjoint adjoint(solver);
+      const auto start = Clock::now();
+      if (!esdirk::ok(solver.initialize(0.0, x0, {}, p))) return false;
+      solver.set_stop_time(T_END);
+      if (!esdirk::ok(solver.integrate_to(T_END, x).status)) return false;
+      if (!esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref()))) return false;
+      adjoint_time = std::min(adjoint_time, seconds_since(start));
+    }
+    {
+      esdirk::Integrator solver(model, options);
+      esdirk::SensitivityOptions so;
+      so.error_control = false;
+      esdirk::ForwardSensitivity sensitivity(solver, so);
+      esdirk::DenseMatrix seed(nx + np, np), Sx(nx, np);
+      for (int j = 0; j < np; ++j) seed(nx + j, j) = 1.0;
+      const auto start = Clock::now();
+      if (!esdirk::ok(solver.initialize(0.0, x0, {}, p))) return false;
+      if (!esdirk::ok(sensitivity.initialize(seed.cref()))) return false;
+      solver.set_stop_time(T_END);
+      if (!esdirk::ok(sensitivity.integrate_to(T_END, x, {}, Sx.ref(), {}).status)) return false;
+      forward_time = std::min(forward_time, seconds_since(start));
+    }
+  }
+  std::printf("%-8s %5d %7ld %10.3fms %10.3fms %10.2f %12.3fms %10.2f\n", form, np, steps, 1e3 * states,
+              1e3 * adjoint_time, adjoint_time / states, 1e3 * forward_time, forward_time / states);
+  return true;
 }
 
 }  // namespace
@@ -40,69 +111,16 @@ int main(int argc, char** argv) {
   options.rtol = 1e-6;
   options.atol = 1e-8;
   std::printf("reaction-diffusion chain, nx = %d, T = %g, rtol 1e-6, best of %d\n", nx, T_END, repeats);
-  std::printf("%5s %7s %12s %12s %10s %14s %10s\n", "np", "steps", "states-only", "adjoint", "ratio",
+  std::printf("%-8s %5s %7s %12s %12s %10s %14s %10s\n", "model", "np", "steps", "states-only", "adjoint", "ratio",
               "forward sens.", "ratio");
-  for (int np : {1, 9, 50}) {
-    bench::Chain model(nx, np);
-    std::vector<double> x0(static_cast<std::size_t>(nx)), p(static_cast<std::size_t>(np));
-    for (int i = 0; i < nx; ++i) x0[static_cast<std::size_t>(i)] = 1.0 + 0.5 * i / nx;
-    for (int j = 0; j < np; ++j) p[static_cast<std::size_t>(j)] = 0.3 + 0.1 * j / np;
-    std::vector<double> x(static_cast<std::size_t>(nx));
-    std::vector<double> hx(static_cast<std::size_t>(nx)), hu(static_cast<std::size_t>(np));
-    esdirk::AdjointObjective objective;
-    objective.terminal = [nx](double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
-                              esdirk::MatrixRef dx, esdirk::MatrixRef, esdirk::MatrixRef) {
-      for (int i = 0; i < nx; ++i) dx(i, 0) = 1.0 / nx;
-      return 0;
-    };
-    objective.running = [&](double t, esdirk::ConstVector xs, esdirk::ConstVector z, esdirk::ConstVector u,
-                            esdirk::MatrixRef dx, esdirk::MatrixRef, esdirk::MatrixRef du) {
-      double h = 0.0;
-      bench::chain_cost(t, xs, z, u, h, hx, {}, hu);
-      for (int i = 0; i < nx; ++i) dx(i, 0) = hx[static_cast<std::size_t>(i)];
-      for (int j = 0; j < np; ++j) du(j, 0) = hu[static_cast<std::size_t>(j)];
-      return 0;
-    };
-    esdirk::DenseMatrix dx0(nx, 1), dp(np, 1);
-    double states = 1e30, adjoint_time = 1e30, forward_time = 1e30;
-    long steps = 0;
-    for (int r = 0; r < repeats; ++r) {
-      {
-        esdirk::Integrator solver(model, options);
-        const auto start = Clock::now();
-        if (!esdirk::ok(solver.initialize(0.0, x0, {}, p))) return 1;
-        solver.set_stop_time(T_END);
-        if (!esdirk::ok(solver.integrate_to(T_END, x).status)) return 1;
-        states = std::min(states, seconds_since(start));
-        steps = solver.statistics().accepted_steps;
-      }
-      {
-        esdirk::Integrator solver(model, options);
-        esdirk::Adjoint adjoint(solver);
-        const auto start = Clock::now();
-        if (!esdirk::ok(solver.initialize(0.0, x0, {}, p))) return 1;
-        solver.set_stop_time(T_END);
-        if (!esdirk::ok(solver.integrate_to(T_END, x).status)) return 1;
-        if (!esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref()))) return 1;
-        adjoint_time = std::min(adjoint_time, seconds_since(start));
-      }
-      {
-        esdirk::Integrator solver(model, options);
-        esdirk::SensitivityOptions so;
-        so.error_control = false;
-        esdirk::ForwardSensitivity sensitivity(solver, so);
-        esdirk::DenseMatrix seed(nx + np, np), Sx(nx, np);
-        for (int j = 0; j < np; ++j) seed(nx + j, j) = 1.0;
-        const auto start = Clock::now();
-        if (!esdirk::ok(solver.initialize(0.0, x0, {}, p))) return 1;
-        if (!esdirk::ok(sensitivity.initialize(seed.cref()))) return 1;
-        solver.set_stop_time(T_END);
-        if (!esdirk::ok(sensitivity.integrate_to(T_END, x, {}, Sx.ref(), {}).status)) return 1;
-        forward_time = std::min(forward_time, seconds_since(start));
-      }
-    }
-    std::printf("%5d %7ld %10.3fms %10.3fms %10.2f %12.3fms %10.2f\n", np, steps, 1e3 * states,
-                1e3 * adjoint_time, adjoint_time / states, 1e3 * forward_time, forward_time / states);
+  for (int np : {1, 9, 50, 100}) {
+    bench::Chain hand(nx, np);
+    esdirk::ad::ModelProblem<bench::ChainModel> ad(nx, 0, np, bench::ChainModel(nx, np));
+    esdirk::ad::ModelProblem<bench::ChainModel> banded(nx, 0, np, bench::ChainModel(nx, np));
+    banded.set_jacobian_bandwidths(1, 1);
+    if (!measure("hand", hand, nx, np, repeats, options) || !measure("AD", ad, nx, np, repeats, options) ||
+        !measure("AD band", banded, nx, np, repeats, options))
+      return 1;
   }
   return 0;
 }

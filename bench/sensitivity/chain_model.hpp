@@ -6,6 +6,7 @@
 // running cost h = |x|^2 / n + |u|^2 (chain_cost, a RunningCost).
 
 #include <cstddef>
+#include <span>
 
 #include "esdirk/problem.hpp"
 
@@ -45,6 +46,24 @@ class Chain final : public esdirk::Problem {
  private:
   int n_, nu_;
   double d_;
+};
+
+/// The same chain written once as a template (doc/ad-guide.md): esdirk::ad::ModelProblem
+/// derives J exactly by forward mode and the adjoint's parameter terms w^T f_p by reverse mode,
+/// whatever np.
+struct ChainModel {
+  int n = 1, nu = 1;
+  double d = 0.1 * 4.0;
+  ChainModel() = default;
+  ChainModel(int states, int controls) : n(states), nu(controls), d(0.1 * (states + 1.0) * (states + 1.0)) {}
+  template <class T>
+  int f(double, std::span<const T> x, std::span<const T>, std::span<const T> u, std::span<T> f) const {
+    for (int i = 0; i < n; ++i) {
+      const T left = i > 0 ? x[i - 1] : T(0.0), right = i + 1 < n ? x[i + 1] : T(0.0);
+      f[i] = d * (left - 2.0 * x[i] + right) - x[i] * x[i] + u[i * nu / n];
+    }
+    return 0;
+  }
 };
 
 inline int chain_cost(double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector u, double& h,

@@ -56,6 +56,10 @@ AdjointSweep::AdjointSweep(Problem& problem, const Tableau& method, const Jacobi
       J_(n_, problem.jacobian_structure()),
       J_cache_(n_, problem.jacobian_structure()) {
   jacobians_.use_increments_of(increments);
+  parameter_products_ = np_ > 0 && problem.has_parameter_vjp();
+  weights_.assign(static_cast<std::size_t>(n_), 0.0);
+  product_.assign(static_cast<std::size_t>(np_), 0.0);
+  point_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
   p_.assign(static_cast<std::size_t>(np_), 0.0);
   for (DenseMatrix* Jp : {&Jp_, &Jp_cache_}) Jp->resize(n_, std::max(np_, 1));
   point_cache_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
@@ -162,6 +166,7 @@ struct AdjointSweep::Stages {
   void stage_done(int i, ConstMatrixRef kappa, ConstMatrixRef rho) {
     const int nx = sweep.nx_, nz = sweep.nz_;
     if (sweep.np_ == 0) return;
+    if (sweep.parameter_products_) return sweep.stage_parameter_products(r, i, kappa, rho);
     MatrixRef M = sweep.mu_.ref();
     add_transposed_product(1.0, sweep.Jp_.cref(), 0, nx, kappa, M);
     if (i == 0) return;  // the step start: no stage equation of its own
@@ -222,7 +227,9 @@ int AdjointSweep::step(const StepRecord& r, const ObjectiveGradient& running) {
   recursion.seeds = stage_adjoint_.ref();
   recursion.kappa = kappa_.ref();
   recursion.lambda = lambda_.ref();
+  product_code_ = 0;
   if (const int code = reverse_dirk_stages(tab, recursion, stages); code != 0) return code;
+  if (product_code_ != 0) return model_failure(product_code_, "the parameter vector-Jacobian product", product_time_);
   if (seeded_) {
     for (int j = 0; j < rows_; ++j)
       for (int k = 0; k < nx_; ++k) lambda_(k, j) += seed_start_(k, j);
@@ -243,6 +250,7 @@ int AdjointSweep::step(const StepRecord& r, const ObjectiveGradient& running) {
 int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
   const double t = r.stage_times[static_cast<std::size_t>(i)];
   const ConstVector x = column(r.X, i, nx_), z = column(r.Z, i, nz_);
+  if (parameter_products_) remember_point(t, x, z);
   if (cache_valid_ && point_cache_[0] == t &&
       std::equal(x.begin(), x.end(), point_cache_.begin() + 1) &&
       std::equal(z.begin(), z.end(), point_cache_.begin() + 1 + nx_)) {
@@ -254,7 +262,8 @@ int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
   // Difference Jacobians need f and g at the point itself (the record's F_i is the
   // stage-equation derivative): the base the forward exact mode uses too.
   const bool analytic_state = structured_ ? jacobians_.analytic() : problem_.has_jacobian();
-  if (!analytic_state || (np_ > 0 && !problem_.has_parameter_jacobian())) {
+  const bool parameter_differences = np_ > 0 && !parameter_products_ && !problem_.has_parameter_jacobian();
+  if (!analytic_state || parameter_differences) {
     ++counters_.fd_function_evaluations;
     int code = problem_.evaluate(t, x, z, p_, f_, g_);
     for (double v : f_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
@@ -264,7 +273,7 @@ int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
   ++report_.jacobian_evaluations;
   int code = jacobians_.state_jacobian(t, x, z, p_, f_, g_, J_);
   if (code != 0) return model_failure(code, "the Jacobian", t);
-  if (np_ > 0) {
+  if (np_ > 0 && !parameter_products_) {
     ++report_.parameter_jacobian_evaluations;
     code = jacobians_.parameter_jacobian(t, x, z, p_, f_, g_,
                                          {Jp_.data(), n_, np_, n_});
@@ -283,6 +292,7 @@ int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
 
 int AdjointSweep::form_jacobians(double t, ConstVector x, ConstVector z) {
   cache_valid_ = false;
+  if (parameter_products_) remember_point(t, x, z);
   ++counters_.fd_function_evaluations;
   int code = problem_.evaluate(t, x, z, p_, f_, g_);
   for (double v : f_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
@@ -291,7 +301,7 @@ int AdjointSweep::form_jacobians(double t, ConstVector x, ConstVector z) {
   ++report_.jacobian_evaluations;
   code = jacobians_.state_jacobian(t, x, z, p_, f_, g_, J_);
   if (code != 0) return model_failure(code, "the Jacobian", t);
-  if (np_ > 0) {
+  if (np_ > 0 && !parameter_products_) {
     ++report_.parameter_jacobian_evaluations;
     code = jacobians_.parameter_jacobian(t, x, z, p_, f_, g_, {Jp_.data(), n_, np_, n_});
     if (code != 0) return model_failure(code, "the parameter Jacobian", t);
@@ -322,9 +332,57 @@ int AdjointSweep::consistent_start(const double* form_at_t, ConstVector x, Const
     for (int i = 0; i < nz_; ++i) gz_(i, j) = lambda_(nx_ + i, j);
   lu_solve(dgdz_.cref(), pivots_.data(), gz_.ref(), true);  // w
   J_.add_transposed_product(nx_, nz_, gz_.cref(), rows_of(lambda_.ref(), 0, nx_), -1.0);
-  if (np_ > 0) add_transposed_product(-1.0, Jp_.cref(), nx_, nz_, gz_.cref(), mu_.ref());
+  if (parameter_products_) {
+    if (const int code = start_parameter_products(); code != 0) return code;
+  } else if (np_ > 0) {
+    add_transposed_product(-1.0, Jp_.cref(), nx_, nz_, gz_.cref(), mu_.ref());
+  }
   for (int j = 0; j < rows_; ++j)
     for (int i = 0; i < nz_; ++i) lambda_(nx_ + i, j) = 0.0;
+  return 0;
+}
+
+void AdjointSweep::remember_point(double t, ConstVector x, ConstVector z) {
+  point_[0] = t;
+  std::copy(x.begin(), x.end(), point_.begin() + 1);
+  std::copy(z.begin(), z.end(), point_.begin() + 1 + nx_);
+}
+
+// The parameter terms of stage i (as stage_done forms them with [f_p; g_p]) by products:
+// w = kappa_i + h gamma rho_i,x on the f rows and -rho_i,z on the g rows; kappa_i alone at the
+// step start. A failure is kept and reported after the stage recursion (step()).
+void AdjointSweep::stage_parameter_products(const StepRecord& r, int i, ConstMatrixRef kappa,
+                                            ConstMatrixRef rho) {
+  if (product_code_ != 0) return;
+  const double t = r.stage_times[static_cast<std::size_t>(i)];
+  const ConstVector x = column(r.X, i, nx_), z = column(r.Z, i, nz_);
+  const double h_gamma = i > 0 ? r.h_gamma : 0.0, g_weight = i > 0 ? -1.0 : 0.0;
+  for (int j = 0; j < rows_; ++j) {
+    for (int k = 0; k < nx_; ++k) weights_[static_cast<std::size_t>(k)] = kappa(k, j) + h_gamma * rho(k, j);
+    for (int k = 0; k < nz_; ++k) weights_[static_cast<std::size_t>(nx_ + k)] = g_weight * rho(nx_ + k, j);
+    int code = problem_.parameter_vjp(t, x, z, p_, weights_, product_);
+    for (double v : product_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
+    if (code != 0) {
+      product_code_ = code;
+      product_time_ = t;
+      return;
+    }
+    for (int k = 0; k < np_; ++k) mu_(k, j) += product_[static_cast<std::size_t>(k)];
+  }
+}
+
+// consistent_start's mu -= g_p^T w by products at the point of the last Jacobians.
+int AdjointSweep::start_parameter_products() {
+  const ConstVector x(point_.data() + 1, static_cast<std::size_t>(nx_)),
+      z(point_.data() + 1 + nx_, static_cast<std::size_t>(nz_));
+  for (int j = 0; j < rows_; ++j) {
+    std::fill(weights_.begin(), weights_.begin() + nx_, 0.0);
+    for (int k = 0; k < nz_; ++k) weights_[static_cast<std::size_t>(nx_ + k)] = gz_(k, j);
+    int code = problem_.parameter_vjp(point_[0], x, z, p_, weights_, product_);
+    for (double v : product_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
+    if (code != 0) return model_failure(code, "the parameter vector-Jacobian product", point_[0]);
+    for (int k = 0; k < np_; ++k) mu_(k, j) -= product_[static_cast<std::size_t>(k)];
+  }
   return 0;
 }
 

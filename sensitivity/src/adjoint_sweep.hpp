@@ -85,6 +85,10 @@ class AdjointSweep {
   int jacobians_at(const StepRecord& r, int i);
   int form_jacobians(double t, ConstVector x, ConstVector z);
   int model_failure(int code, const char* what, double t);
+  // Parameter terms by the problem's products w^T [f_p; g_p] (Problem::parameter_vjp).
+  void remember_point(double t, ConstVector x, ConstVector z);
+  void stage_parameter_products(const StepRecord& r, int i, ConstMatrixRef kappa, ConstMatrixRef rho);
+  int start_parameter_products();
 
   Problem& problem_;
   const Tableau& method_;
@@ -99,6 +103,13 @@ class AdjointSweep {
   StageLinearSystem lu_;
   JacobianMatrix J_, J_cache_;
   DenseMatrix Jp_, Jp_cache_;
+  // With Problem::has_parameter_vjp() the parameter terms are products w^T [f_p; g_p], one per
+  // stage and adjoint column, and [f_p; g_p] is never formed: the sweep's cost does not grow
+  // with np. point_ is (t, x, z) of the Jacobians formed last (consistent_start's point).
+  bool parameter_products_ = false;
+  int product_code_ = 0;  // the first failed product of a step, reported after its stages
+  double product_time_ = 0.0;
+  std::vector<double> weights_, product_, point_;
   std::vector<double> point_cache_;
   bool cache_valid_ = false;
   std::vector<double> f_, g_;

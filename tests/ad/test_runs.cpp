@@ -9,6 +9,7 @@
 #include "dow/dow_model.hpp"
 #include "esdirk/ad/model_problem.hpp"
 #include "esdirk/integrator.hpp"
+#include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 #include "robertson/robertson_model.hpp"
 #include "templated_models.hpp"
@@ -109,6 +110,55 @@ BOOST_AUTO_TEST_CASE(dow_sensitivities_by_ad_equal_the_hand_jacobian_run) {
   BOOST_TEST(ad.ad_statistics().jacobians == a.stats.jacobian_evaluations);
   BOOST_TEST(ad.ad_statistics().parameter_jacobians == a.stats.parameter_jacobian_evaluations);
   BOOST_TEST(ad.derivative_methods().find("finite differences: none") != std::string::npos);
+}
+
+// The adjoint of an AD model forms its parameter terms by the tape's products w^T [f_p; g_p]
+// (Problem::parameter_vjp), never [f_p; g_p] itself; its gradient is the hand-Jacobian run's.
+struct DowGradient {
+  DenseMatrix dx0{6, 1}, dp{9, 1};
+  esdirk::AdjointReport report;
+};
+
+DowGradient dow_gradient(esdirk::Problem& problem) {
+  esdirk::Integrator solver(problem, dow::benchmark_options(1e-6));
+  esdirk::Adjoint adjoint(solver);
+  const auto za = dow::consistent_algebraic_start();
+  const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end()), z0(za.begin(), za.end()),
+      p(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, x0, z0, p)));
+  solver.set_stop_time(2.0);
+  std::vector<double> x(6), z(4);
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(2.0, x, z).status));
+  // u4(2) and [A-](2) (an algebraic state: the g rows and the consistent start take part).
+  DenseMatrix weights(10, 1);
+  weights(3, 0) = 1.0;
+  weights(7, 0) = 1e5;
+  esdirk::AdjointObjective objective;
+  objective.set_terminal_weights(weights.cref());
+  DowGradient result;
+  BOOST_REQUIRE(esdirk::ok(adjoint.gradient(objective, result.dx0.ref(), result.dp.ref())));
+  result.report = adjoint.report();
+  return result;
+}
+
+BOOST_AUTO_TEST_CASE(dow_adjoint_by_parameter_products_equals_the_hand_jacobian_run) {
+  dow::Model hand;
+  DowRoundedOtherwise rounded(0), rounded_other(1);
+  ModelProblem<templated::Dow> ad(6, 4, 9);
+  const DowGradient a = dow_gradient(ad), h = dow_gradient(hand), r = dow_gradient(rounded),
+                    r_other = dow_gradient(rounded_other);
+  BOOST_TEST(a.report.parameter_jacobian_evaluations == 0);
+  BOOST_TEST(h.report.parameter_jacobian_evaluations > 0);
+  BOOST_TEST(ad.ad_statistics().parameter_jacobians == 0);
+  BOOST_TEST(ad.ad_statistics().vector_jacobian_products > 0);
+  // Entry by entry (as 1 x n rows: the parameters' scales differ by 27 orders of magnitude).
+  auto row = [](const DenseMatrix& column) {
+    DenseMatrix m(1, column.rows());
+    for (int i = 0; i < column.rows(); ++i) m(0, i) = column(i, 0);
+    return m;
+  };
+  require_columns_close(row(a.dx0), row(h.dx0), row(r.dx0), row(r_other.dx0), 1e-13);
+  require_columns_close(row(a.dp), row(h.dp), row(r.dp), row(r_other.dp), 1e-13);
 }
 
 BOOST_AUTO_TEST_CASE(robertson_dae_by_ad_takes_the_steps_of_the_hand_jacobian_run) {
