@@ -167,6 +167,23 @@ void IntervalEvaluator::evaluate_one(int k, const IntervalInputs& in, IntervalOu
   }
 }
 
+void IntervalEvaluator::set_fixed_steps(int steps) {
+  slots_.front()->set_fixed_steps(steps);  // the same options everywhere: throws before any change
+  for (auto& slot : slots_) slot->set_fixed_steps(steps);
+}
+
+void IntervalEvaluator::freeze_meshes() {
+  for (auto& slot : slots_) slot->freeze_mesh();
+}
+
+void IntervalEvaluator::refresh_meshes() {
+  for (auto& slot : slots_) slot->refresh_mesh();
+}
+
+void IntervalEvaluator::use_adaptive_steps() {
+  for (auto& slot : slots_) slot->use_adaptive_steps();
+}
+
 bool IntervalEvaluator::evaluate(const IntervalInputs& in, IntervalOutputs& out) {
   check_inputs(in, intervals_, nx_, nz_, nu_);
   if (out.intervals() != intervals_ || out.nx() != nx_ || out.nz() != nz_ || out.nu() != nu_)

@@ -94,6 +94,46 @@ BOOST_AUTO_TEST_CASE(outputs_match_a_shooting_interval_called_directly) {
   }
 }
 
+// Frozen meshes: every interval adapts at the first evaluation and then takes exactly its own
+// steps (no rejections), the same on any number of threads; fixed steps apply to every interval;
+// a bad step count is refused and the policy kept.
+BOOST_AUTO_TEST_CASE(frozen_and_fixed_meshes_of_every_interval) {
+  const int n = 4;
+  const esdirk::Options options = dow::benchmark_options(1e-6);
+  ms::IntervalEvaluator serial(dow_factory(), n, options, {}, 1);
+  ms::IntervalEvaluator threaded(dow_factory(), n, options, {}, 2);
+  serial.freeze_meshes();
+  threaded.freeze_meshes();
+  ms::IntervalInputs in = dow_inputs(n);
+  ms::IntervalOutputs first, a, b;
+  BOOST_REQUIRE(serial.evaluate(in, first));
+  for (double& x : in.x) x *= 1.001;  // the next SQP iterate
+  BOOST_REQUIRE(serial.evaluate(in, a));
+  BOOST_REQUIRE(threaded.evaluate(dow_inputs(n), b));
+  BOOST_REQUIRE(threaded.evaluate(in, b));
+  BOOST_TEST(same_bits(a, b));
+  std::vector<long> frozen_steps;
+  for (int k = 0; k < n; ++k) {
+    BOOST_TEST(a.steps(k) <= first.steps(k));  // the adapting call's steps without its rejections
+    frozen_steps.push_back(a.steps(k));
+  }
+  for (double& x : in.x) x *= 1.001;
+  BOOST_REQUIRE(serial.evaluate(in, a));
+  for (int k = 0; k < n; ++k) BOOST_TEST(a.steps(k) == frozen_steps[static_cast<std::size_t>(k)]);
+
+  // Five equal steps of 0.04 h cannot cross Dow's start-up layer (these intervals all start
+  // from the initial state): every interval fails in a fixed step and says so, where the
+  // frozen mesh (adapted once) succeeds. A bad step count is refused and the policy kept.
+  serial.set_fixed_steps(5);
+  BOOST_TEST(!serial.evaluate(in, a));
+  for (int k = 0; k < n; ++k) BOOST_TEST(a.message(k).find("fixed step") != std::string::npos, a.message(k));
+  BOOST_CHECK_THROW(serial.set_fixed_steps(0), std::invalid_argument);
+  BOOST_TEST(!serial.evaluate(in, a));
+  BOOST_TEST(a.message(0).find("fixed step") != std::string::npos);
+  serial.use_adaptive_steps();
+  BOOST_TEST(serial.evaluate(in, a));
+}
+
 BOOST_AUTO_TEST_CASE(a_block_evaluates_only_its_own_intervals) {
   const int n = 6;
   ms::IntervalEvaluator all(dow_factory(), n, dow::benchmark_options(1e-6));

@@ -147,6 +147,18 @@ class ESDIRK_API IntervalEvaluator {
   /// with (saves the initial-step heuristic; results then depend on the call history).
   void set_warm_start(bool warm) { warm_start_ = warm; }
 
+  /// The mesh policy of every owned interval (ShootingInterval, MeshPolicy;
+  /// doc/multiple-shooting-guide.md, "Fixed and frozen meshes"). set_fixed_steps: `steps`
+  /// equal steps per interval (std::invalid_argument naming `steps` unless 1 <= steps <=
+  /// Options::max_steps; the policy is then kept). freeze_meshes: each interval adapts at its
+  /// next evaluation and reuses its own steps after it (while its length stays the same; a
+  /// changed length fails that interval with a message naming t_end). refresh_meshes: the
+  /// frozen intervals adapt again at the next evaluation.
+  void set_fixed_steps(int steps);
+  void freeze_meshes();
+  void refresh_meshes();
+  void use_adaptive_steps();
+
   /// Evaluates the owned intervals. `inputs` must cover all `intervals()` intervals with
   /// matching sizes (std::invalid_argument otherwise); `outputs` is resized to all of them and
   /// only the owned records are written. A failing interval (integration failure, non-finite
