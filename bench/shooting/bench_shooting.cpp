@@ -18,7 +18,8 @@
 // Radau IIA run with many steps, confirmed by esdirk at rtol 1e-12 (their difference is
 // printed). Time: the best of three batches of repeated calls, each at least ~20 ms.
 //
-//     OPENBLAS_NUM_THREADS=1 bench_shooting [--quick | --tolerances] [--csv FILE] [--case cstr|dow23|dow05]
+//     OPENBLAS_NUM_THREADS=1 bench_shooting [--quick | --tolerances | --profile esdirk|fixed|radau]
+//                                           [--csv FILE] [--case cstr|dow23|dow05]
 //
 // --quick (the CTest run): one batch, a few tolerances, and checks that the two references
 // agree and that every method converges towards them; never a timing assertion.
@@ -242,9 +243,9 @@ std::vector<double> graded_mesh(double t0, double t1, double h0, double ratio, d
   return mesh;
 }
 
-std::vector<Interval> intervals() {
+std::vector<Interval> intervals(const std::string& only = {}) {
   std::vector<Interval> all;
-  {
+  if (only.empty() || only == "cstr") {
     Interval c;
     c.id = "cstr";
     c.title = "CSTR, 2 states, 1 control, [0, 0.05] min from (0.7 mol/L, 340 K), T_c = 305 K";
@@ -267,6 +268,7 @@ std::vector<Interval> intervals() {
     all.push_back(c);
   }
   for (int layer = 0; layer < 2; ++layer) {
+    if (!only.empty() && only != (layer ? "dow05" : "dow23")) continue;
     Interval c;
     c.id = layer ? "dow05" : "dow23";
     c.title = layer ? "Dow, 6 + 4 states, 9 controls, [0, 0.5] h (start-up layer)" : "Dow, 6 + 4 states, 9 controls, [2, 3] h";
@@ -316,8 +318,7 @@ const Point* cheapest(const std::vector<Point>& points, const std::string& metho
 // and the accepted steps, with the sensitivities in the error test (the default) and out of it,
 // and the steps of the states alone.
 int tolerance_study(const std::string& only) {
-  for (const Interval& c : intervals()) {
-    if (!only.empty() && c.id != only) continue;
+  for (const Interval& c : intervals(only)) {
     RadauRunner reference_radau(c, c.reference_mesh.empty() ? c.reference_steps : 0, 1e-14);
     if (!reference_radau.run()) return 1;
     const MapValue reference = reference_radau.value();
@@ -356,20 +357,44 @@ int tolerance_study(const std::string& only) {
   return 0;
 }
 
+// --profile esdirk|fixed|radau: 1000 calls of one contender on one interval (--case, default
+// cstr) and nothing else, for callgrind: esdirk defaults at rtol 1e-8, ESDIRK436 on 2 fixed steps
+// at rtol 1e-8, or Radau IIA with 1 step (Newton 1e-8).
+int profile(const std::string& what, const std::string& only) {
+  const std::vector<Interval> all = intervals(only.empty() ? "cstr" : only);
+  const Interval& c = all.front();
+  bool ok = true;
+  if (what == "radau") {
+    RadauRunner runner(c, 1, 1e-8);
+    for (int r = 0; r < 1000; ++r) ok = runner.run() && ok;
+  } else {
+    esdirk::Options o = c.options(1e-8);
+    if (what == "fixed") o.method = esdirk::Tableau::named("ESDIRK436");
+    EsdirkRunner runner(c, o, what == "fixed" ? 2 : 0);
+    for (int r = 0; r < 1000; ++r) ok = runner.run() && ok;
+    std::printf("steps per interval %ld\n", runner.steps());
+  }
+  std::printf("%s\n", ok ? "1000 intervals" : "failed");
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   bool quick = false, tolerances = false;
+  std::string profiled;
   std::string csv_path, only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--tolerances")) tolerances = true;
+    else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc) profiled = argv[++i];
     else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--case") && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_shooting [--quick | --tolerances] [--csv FILE] [--case cstr|dow23|dow05]\n");
+      std::fprintf(stderr, "usage: bench_shooting [--quick | --tolerances | --profile esdirk|fixed|radau] [--csv FILE] [--case cstr|dow23|dow05]\n");
       return 2;
     }
   }
   if (tolerances) return tolerance_study(only);
+  if (!profiled.empty()) return profile(profiled, only);
   std::FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
   if (csv) std::fprintf(csv, "case,method,setting,ok,steps,error_x,error_A,error_B,seconds\n");
   const int batches = quick ? 1 : 3;
@@ -383,8 +408,7 @@ int main(int argc, char** argv) {
   std::printf("%-28s %s\n", "target error of x, A, B", "cheapest run reaching it (us per interval)");
 
   std::vector<std::string> summary;
-  for (const Interval& c : intervals()) {
-    if (!only.empty() && c.id != only) continue;
+  for (const Interval& c : intervals(only)) {
     std::printf("\n%s\n", c.title.c_str());
     // The references: Radau IIA with many steps, confirmed by esdirk at rtol 1e-12.
     // steps 0: the reference mesh.
