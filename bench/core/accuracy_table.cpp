@@ -8,7 +8,8 @@
 // max_jacobian_refreshes, max_newton_dampings, max_newton_iterations (integers), method=NAME,
 // raw=1 (the seed's tolerances), kappa=K (calibration factor), reuse_jacobian=1,
 // keep_step_ratio_low=R, keep_step_ratio_high=R, jacobian_reuse_contraction=A,
-// dense_predictor=1, newton_tolerance=K, newton_rate_floor=F, newton_test=N (0
+// dense_predictor=1, stage_predictor=N (0 previous_stage, 1 dense_output, 2
+// stage_extrapolation), newton_tolerance=K, newton_rate_floor=F, newton_test=N (0
 // preconditioned_residual, 1 residual, 2 contraction_rate), difference_increment=N (0
 // error_weighted, 1 relative), differences=1 (the problems' Jacobians hidden: forward
 // differences).
@@ -40,6 +41,7 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "kappa") o.calibration_factor = value;
   else if (name == "reuse_jacobian") o.reuse_jacobian = value > 0;
   else if (name == "dense_predictor") o.stage_predictor = value > 0 ? esdirk::StagePredictor::dense_output : esdirk::StagePredictor::previous_stage;
+  else if (name == "stage_predictor") o.stage_predictor = static_cast<esdirk::StagePredictor>(static_cast<int>(value));
   else if (name == "newton_tolerance") o.newton_tolerance = value;
   else if (name == "newton_rate_floor") o.newton_rate_floor = value;
   else if (name == "newton_test") o.newton_test = static_cast<esdirk::NewtonTest>(static_cast<int>(value));

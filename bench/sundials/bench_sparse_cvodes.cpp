@@ -138,8 +138,9 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   if (name == "newton_tolerance") o.newton_tolerance = value;
   else if (name == "max_newton_iterations") o.max_newton_iterations = static_cast<int>(value);
   else if (name == "stage_predictor")
-    o.stage_predictor = text == "dense_output" ? esdirk::StagePredictor::dense_output
-                                               : esdirk::StagePredictor::previous_stage;
+    o.stage_predictor = text == "dense_output"     ? esdirk::StagePredictor::dense_output
+                        : text == "previous_stage" ? esdirk::StagePredictor::previous_stage
+                                                   : esdirk::StagePredictor::stage_extrapolation;
   else if (name == "raw") o.tolerance_rule = value > 0 ? esdirk::ToleranceRule::raw : esdirk::ToleranceRule::calibrated;
   else if (name == "reuse_jacobian") o.reuse_jacobian = value > 0;
   else if (name == "keep_step_ratio_high") o.keep_step_ratio_high = value;

@@ -133,8 +133,9 @@ void Options::validate(int nx, int nz) const {
           "jacobian_reuse_contraction", "in (0, 1)", jacobian_reuse_contraction);
   require(lu_reuse_h_change >= 0.0 && lu_reuse_h_change < 1.0, "lu_reuse_h_change", "in [0, 1)",
           lu_reuse_h_change);
-  if (stage_predictor != StagePredictor::dense_output && stage_predictor != StagePredictor::previous_stage)
-    invalid("stage_predictor is neither dense_output nor previous_stage");
+  if (stage_predictor != StagePredictor::dense_output && stage_predictor != StagePredictor::previous_stage &&
+      stage_predictor != StagePredictor::stage_extrapolation)
+    invalid("stage_predictor is none of stage_extrapolation, previous_stage, dense_output");
   if (difference_increment != DifferenceIncrement::error_weighted &&
       difference_increment != DifferenceIncrement::relative)
     invalid("difference_increment is neither error_weighted nor relative (got " +

@@ -8,6 +8,7 @@
 
 #include "esdirk/dense_basis.hpp"
 #include "internal/format_number.hpp"
+#include "internal/stage_extrapolation.hpp"
 
 namespace esdirk {
 namespace {
@@ -32,6 +33,10 @@ double integer_power(double x, int k) {
   for (; k > 0; --k) result *= x;
   return result;
 }
+
+// StagePredictor::stage_extrapolation: the degree of the polynomial through the earlier stages
+// nodes (4: all of them for ESDIRK34 and ESDIRK436; theory section 2).
+constexpr int stage_extrapolation_degree = 4;
 
 bool all_finite(const double* v, int n) {
   for (int i = 0; i < n; ++i)
@@ -60,6 +65,7 @@ Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
       newton_jacobian_(problem.size(), problem.jacobian_structure()) {
   trial_matrix_ = matrix_storage_[0].get();
   accepted_matrix_ = matrix_storage_[1].get();
+  extrapolation_weights_ = internal::stage_extrapolation_weights(tab_, stage_extrapolation_degree);
   if (options.difference_increment == DifferenceIncrement::error_weighted)
     jacobians_.set_increment_floors(weights_.increment_floors());
   const auto ux = static_cast<std::size_t>(nx_), uz = static_cast<std::size_t>(nz_);
@@ -560,13 +566,18 @@ Stepper::Attempt Stepper::refresh_jacobian(double T, double hg, double best_meas
   return Attempt::converged;
 }
 
-// Stage starting values. By default (StagePredictor::previous_stage) X from the previous stage
-// derivative, Z as in seed 002 section 3 (z_n for stage 2, then linear inter-/extrapolation
-// through the two previous stages). With StagePredictor::dense_output the continuous extension
-// of the last accepted step, extrapolated to T_i, as RADAU5 extrapolates its collocation
-// polynomial: x from the Hermite extension, z from the polynomial through the stage values
-// (measured on the five reference problems over rtol 1e-3..1e-10: 17-31 % fewer Newton
-// iterations; theory section 2); not without a last step, nor beyond three last steps' lengths.
+// Stage starting values (theory section 2).
+//  - StagePredictor::stage_extrapolation (default): F_i extrapolated from the stage derivatives
+//    of the same step, X_i = base_i + h gamma F_i^pred, and Z_i from the algebraic stage values,
+//    both by the polynomial through the (at most five) earlier nodes nearest to c_i. Only this
+//    step's values enter, so a step still depends only on its start and h (replay_step).
+//  - StagePredictor::previous_stage (seed 002): X from the previous stage derivative, Z as in
+//    seed 002 section 3 (z_n for stage 2, then linear inter-/extrapolation through the two
+//    previous stages).
+//  - StagePredictor::dense_output: the continuous extension of the last accepted step,
+//    extrapolated to T_i, as RADAU5 extrapolates its collocation polynomial: x from the Hermite
+//    extension, z from the polynomial through the stage values; not without a last step, nor
+//    beyond three last steps' lengths (then as previous_stage).
 void Stepper::predict_stage(int i, double h) {
   double* X = X_.column(i);
   double* Z = Z_.column(i);
@@ -590,17 +601,32 @@ void Stepper::predict_stage(int i, double h) {
     return;
   }
   const double hg = h * tab_.gamma;
-  const double* Fprev = F_.column(i - 1);
-  for (int k = 0; k < nx_; ++k) X[k] = base_[k] + hg * Fprev[k];
-  if (i == 1) {
-    for (int k = 0; k < nz_; ++k) Z[k] = z_[k];
-  } else {
-    const double c1 = tab_.c[i - 2], c2 = tab_.c[i - 1];
-    const double w = (tab_.c[i] - c2) / (c2 - c1);
-    const double* Z1 = Z_.column(i - 2);
-    const double* Z2 = Z_.column(i - 1);
-    for (int k = 0; k < nz_; ++k) Z[k] = Z2[k] + w * (Z2[k] - Z1[k]);
+  if (options_.stage_predictor != StagePredictor::stage_extrapolation) {
+    const double* Fprev = F_.column(i - 1);
+    for (int k = 0; k < nx_; ++k) X[k] = base_[k] + hg * Fprev[k];
+    if (i == 1) {
+      for (int k = 0; k < nz_; ++k) Z[k] = z_[k];
+    } else {
+      const double c1 = tab_.c[i - 2], c2 = tab_.c[i - 1];
+      const double w = (tab_.c[i] - c2) / (c2 - c1);
+      const double* Z1 = Z_.column(i - 2);
+      const double* Z2 = Z_.column(i - 1);
+      for (int k = 0; k < nz_; ++k) Z[k] = Z2[k] + w * (Z2[k] - Z1[k]);
+    }
+    return;
   }
+  // Stage extrapolation: X accumulates F_i^pred first, then becomes base_i + h gamma F_i^pred.
+  for (int k = 0; k < nx_; ++k) X[k] = 0.0;
+  for (int k = 0; k < nz_; ++k) Z[k] = 0.0;
+  for (int j = 0; j < i; ++j) {
+    const double w = extrapolation_weights_(i, j);
+    if (w == 0.0) continue;
+    const double* Fj = F_.column(j);
+    const double* Zj = Z_.column(j);
+    for (int k = 0; k < nx_; ++k) X[k] += w * Fj[k];
+    for (int k = 0; k < nz_; ++k) Z[k] += w * Zj[k];
+  }
+  for (int k = 0; k < nx_; ++k) X[k] = base_[k] + hg * X[k];
 }
 
 StepView Stepper::trial() const {

@@ -19,8 +19,9 @@ const Names<NewtonTest, 3> newton_tests{
     {{NewtonTest::preconditioned_residual, "preconditioned_residual"},
      {NewtonTest::residual, "residual"},
      {NewtonTest::contraction_rate, "contraction_rate"}}};
-const Names<StagePredictor, 2> predictors{{{StagePredictor::previous_stage, "previous_stage"},
-                                           {StagePredictor::dense_output, "dense_output"}}};
+const Names<StagePredictor, 3> predictors{{{StagePredictor::previous_stage, "previous_stage"},
+                                           {StagePredictor::dense_output, "dense_output"},
+                                           {StagePredictor::stage_extrapolation, "stage_extrapolation"}}};
 const Names<ToleranceRule, 2> tolerance_rules{
     {{ToleranceRule::calibrated, "calibrated"}, {ToleranceRule::raw, "raw"}}};
 const Names<DifferenceIncrement, 2> increments{

@@ -136,6 +136,8 @@ class ESDIRK_API Stepper final : public DenseOutput {
   std::vector<int> dgdz_pivots_;
   DenseMatrix dense_dgdz_;                 // LU of the last step's dg/dz (dense output)
   std::vector<int> dense_pivots_;
+  // StagePredictor::stage_extrapolation: weight of stage j in the prediction of stage i.
+  DenseMatrix extrapolation_weights_;
   long dense_lu_index_ = -1;               // the step dense_dgdz_ belongs to (-1: none)
   bool dense_lu_singular_ = false;
   std::vector<double> weights_b_, weights_l_;  // dense-output basis at one theta
