@@ -24,3 +24,11 @@ void* operator new(std::size_t size) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+// The nothrow forms too (std::stable_sort's temporary buffer uses them): left to the runtime,
+// AddressSanitizer's own nothrow new would hand out memory that the free above releases, an
+// alloc-dealloc mismatch, and they would allocate without being counted.
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  if (counting_new::enabled) ++counting_new::allocations;
+  return std::malloc(size ? size : 1);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }

@@ -81,3 +81,17 @@ BOOST_AUTO_TEST_CASE(the_counter_counts) {
   delete v;
   BOOST_TEST(allocations >= 1);
 }
+
+// Regression: the counting operator new did not replace the nothrow form, so std::stable_sort's
+// temporary buffer (in the Stepper's stage-predictor setup) came from AddressSanitizer's nothrow
+// new and went back through the counting delete's free: an alloc-dealloc mismatch that aborted
+// every allocation test in the ASan build. The nothrow form is counted and freed in pairs now.
+BOOST_AUTO_TEST_CASE(nothrow_new_is_counted_and_freed_by_the_same_pair) {
+  counting_new::enabled = true;
+  allocations = 0;
+  void* p = ::operator new(256, std::nothrow);  // what std::get_temporary_buffer calls
+  counting_new::enabled = false;
+  BOOST_REQUIRE(p != nullptr);
+  ::operator delete(p, std::nothrow);
+  BOOST_TEST(allocations >= 1);
+}
