@@ -432,44 +432,38 @@ int main(int argc, char** argv) {
     }
 
     std::vector<Point> points;
+    // One point: `ok` is the result of the untimed first call(s); then the timed calls, the
+    // errors against the reference and the step count (`steps`, read after the first call).
+    auto measure = [&](auto& runner, const char* method, const char* setting, bool ok, long steps) {
+      Point p;
+      p.method = method;
+      p.setting = setting;
+      p.ok = ok;
+      if (p.ok) {
+        p.seconds = seconds_per_call(runner, batches);
+        p.errors = errors_of(c, runner.value(), reference);
+        p.steps = steps;
+      } else {
+        p.message = runner.message();
+      }
+      print_point(c, p, csv);
+      points.push_back(p);
+    };
+    char setting[64];
     const std::vector<double> rtols = quick ? std::vector<double>{1e-4, 1e-8}
                                             : std::vector<double>{1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11};
     for (double rtol : rtols) {
       EsdirkRunner runner(c, c.options(rtol));
-      Point p;
-      p.method = "esdirk";
-      char setting[64];
       std::snprintf(setting, sizeof setting, "defaults, rtol %.0e", rtol);
-      p.setting = setting;
-      p.ok = runner.run();
-      if (p.ok) {
-        p.seconds = seconds_per_call(runner, batches);
-        p.errors = errors_of(c, runner.value(), reference);
-        p.steps = runner.steps();
-      } else {
-        p.message = runner.message();
-      }
-      print_point(c, p, csv);
-      points.push_back(p);
+      const bool ok = runner.run();
+      measure(runner, "esdirk", setting, ok, runner.steps());
     }
     // esdirk on a frozen mesh: adapted by the first call (at rtol), reused by the timed ones.
     for (double rtol : rtols) {
       EsdirkRunner runner(c, c.options(rtol), -1);
-      char setting[64];
       std::snprintf(setting, sizeof setting, "frozen, rtol %.0e", rtol);
-      Point p;
-      p.method = "esdirk frozen";
-      p.setting = setting;
-      p.ok = runner.run() && runner.run();
-      if (p.ok) {
-        p.seconds = seconds_per_call(runner, batches);
-        p.errors = errors_of(c, runner.value(), reference);
-        p.steps = runner.steps();
-      } else {
-        p.message = runner.message();
-      }
-      print_point(c, p, csv);
-      points.push_back(p);
+      const bool ok = runner.run() && runner.run();
+      measure(runner, "esdirk frozen", setting, ok, runner.steps());
     }
     // esdirk on fixed meshes (the NMPC setting): equal steps of the order-4 and order-5 members,
     // rtol setting the Newton test only (no error test on a fixed mesh).
@@ -479,60 +473,24 @@ int main(int argc, char** argv) {
           esdirk::Options o = c.options(rtol);
           o.method = esdirk::Tableau::named(method);
           EsdirkRunner runner(c, o, steps);
-          char setting[64];
           std::snprintf(setting, sizeof setting, "%s %d steps, rtol %.0e", method, steps, rtol);
-          Point p;
-          p.method = "esdirk fixed";
-          p.setting = setting;
-          p.ok = runner.run();
-          if (p.ok) {
-            p.seconds = seconds_per_call(runner, batches);
-            p.errors = errors_of(c, runner.value(), reference);
-            p.steps = steps;
-          } else {
-            p.message = runner.message();
-          }
-          print_point(c, p, csv);
-          points.push_back(p);
+          const bool ok = runner.run();
+          measure(runner, "esdirk fixed", setting, ok, steps);
         }
     const std::vector<double> newton_tols = quick ? std::vector<double>{1e-10} : std::vector<double>{1e-6, 1e-8, 1e-10};
     for (double newton_tol : newton_tols)
       for (int steps = 1; steps <= (quick ? std::min(16, c.max_radau_steps) : c.max_radau_steps); steps *= 2) {
         RadauRunner runner(c, steps, newton_tol);
-        char setting[64];
         std::snprintf(setting, sizeof setting, "%d steps, Newton %.0e", steps, newton_tol);
-        Point p;
-        p.method = "Radau IIA";
-        p.setting = setting;
-        p.ok = runner.run();
-        if (p.ok) {
-          p.seconds = seconds_per_call(runner, batches);
-          p.errors = errors_of(c, runner.value(), reference);
-          p.steps = steps;
-        } else {
-          p.message = runner.message();
-        }
-        print_point(c, p, csv);
-        points.push_back(p);
+        const bool ok = runner.run();
+        measure(runner, "Radau IIA", setting, ok, steps);
       }
 #ifdef BENCH_WITH_IDAS
     for (double rtol : quick ? std::vector<double>{1e-6} : std::vector<double>{1e-4, 1e-6, 1e-8, 1e-10}) {
       IdasRunner runner(c, rtol);
-      char setting[64];
       std::snprintf(setting, sizeof setting, "rtol %.0e", rtol);
-      Point p;
-      p.method = "IDAS";
-      p.setting = setting;
-      p.ok = runner.run();
-      if (p.ok) {
-        p.seconds = seconds_per_call(runner, batches);
-        p.errors = errors_of(c, runner.value(), reference);
-        p.steps = runner.steps();
-      } else {
-        p.message = runner.message();
-      }
-      print_point(c, p, csv);
-      points.push_back(p);
+      const bool ok = runner.run();
+      measure(runner, "IDAS", setting, ok, runner.steps());
     }
 #endif
     // Convergence: the tightest esdirk run and the finest Radau run of the sweep are close.
