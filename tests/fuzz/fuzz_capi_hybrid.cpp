@@ -5,10 +5,13 @@
 // mode and scale the state (coefficients may be NaN, infinite or huge), and then up to 16 calls
 // in any order: every option setter (event windows and log capacities up to 2^26, adjoint
 // budgets up to LONG_MAX), initialize, integrate_to (with and without sensitivities), the event
-// log, statistics with any struct_size, the adjoint gradient and report. What is checked:
+// log (event records, vectors and parameters either side), statistics with any struct_size,
+// the Zeno options, initial events, an optional parameter reset p+ = p + shift (cascades at
+// one instant come from levels that coincide), the adjoint gradient and report. What is checked:
 //  - every status is a documented one and not ESDIRK_INTERNAL_ERROR; the message is a string;
 //  - a successful integrate_to writes finite states;
-//  - a struct_size beyond the library's struct is never a success and nothing is written.
+//  - a struct_size beyond the library's struct is never a success and nothing is written;
+//  - a logged event has initial in {0, 1} and cascade >= 0, and its p+ is finite if its p- is.
 // Work per input is bounded: at most 16 calls, the callbacks fail fatally after 1000 calls,
 // at most 100 steps per call, an event log of 8 unless a call sets more.
 
@@ -32,7 +35,7 @@ constexpr long call_budget = 1000;
 
 struct Model {
   esdirk_int nx = 1, np = 0, ne = 0;
-  double a[2][3] = {}, b[3] = {}, level[2] = {}, scale = -0.8;
+  double a[2][3] = {}, b[3] = {}, level[2] = {}, scale = -0.8, shift = 0.0;
   long calls = 0;
 };
 
@@ -64,6 +67,18 @@ int transition(int mode, esdirk_int ne, const int* fired, int time_event, esdirk
   (void)ne, (void)fired, (void)time_event, (void)nz, (void)np, (void)nm, (void)t, (void)z, (void)p, (void)mem;
   *next_mode = 1 - (mode & 1);
   for (esdirk_int i = 0; i < nx; ++i) x_plus[i] = m.scale * x[i];
+  return 0;
+}
+
+int parameter_reset(int mode, esdirk_int ne, const int* fired, int time_event, esdirk_int nx, esdirk_int nz,
+                    esdirk_int np, esdirk_int nm, double t, const double* x, const double* z, const double* p,
+                    const double* mem, double* p_plus, void* user) {
+  auto& m = *static_cast<Model*>(user);
+  (void)mode, (void)ne, (void)fired, (void)time_event, (void)nx, (void)nz, (void)nm, (void)t, (void)x, (void)z,
+      (void)mem;
+  if (np != m.np) std::abort();
+  if (++m.calls > call_budget) return -1;
+  for (esdirk_int i = 0; i < np; ++i) p_plus[i] = p[i] + m.shift;
   return 0;
 }
 
@@ -104,6 +119,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (int i = 0; i < 3; ++i) model.b[i] = value(in);
   for (int k = 0; k < 2; ++k) model.level[k] = value(in);
   model.scale = value(in);
+  model.shift = value(in);
   const esdirk_int nx = model.nx, np = model.np, ne = model.ne, nm = memory ? nx : 0;
 
   esdirk_hybrid_problem* problem = nullptr;
@@ -113,6 +129,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       esdirk_hybrid_problem_set_events(problem, events, nullptr) != ESDIRK_SUCCESS)
     std::abort();
   if (in.ConsumeBool() && esdirk_hybrid_problem_set_transition(problem, transition, nullptr) != ESDIRK_SUCCESS)
+    std::abort();
+  if (np > 0 && in.ConsumeBool() &&
+      esdirk_hybrid_problem_set_parameter_reset(problem, np, parameter_reset, nullptr) != ESDIRK_SUCCESS)
     std::abort();
   esdirk_hybrid_solver* solver = nullptr;
   if (esdirk_hybrid_solver_create(problem, &solver) != ESDIRK_SUCCESS) std::abort();
@@ -127,12 +146,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const double W[3] = {1.0, 0.5, 0.25};
   if (esdirk_hybrid_objective_set_terminal_weights(objective, W, nx, nx) != ESDIRK_SUCCESS) std::abort();
 
-  std::vector<double> x(3), p(3), mem(3), sx(3 * 5), seed(5 * 5), dx0(3), dp(3), tau(4), xm(3), xp(3);
+  std::vector<double> x(3), p(3), mem(3), sx(3 * 5), seed(5 * 5), dx0(3), dp(3), tau(4), xm(3), xp(3), pm(3),
+      pp(3);
   std::vector<int> ints(3), fired(3);
   double t = 0.0, tout = 0.0;
   for (int call = 0; call < 16 && in.remaining_bytes() > 0; ++call) {
     int s = ESDIRK_SUCCESS;
-    switch (in.ConsumeIntegralInRange<int>(0, 15)) {
+    switch (in.ConsumeIntegralInRange<int>(0, 17)) {
       case 0: s = esdirk_hybrid_solver_set_tolerances(solver, in.ConsumeBool() ? 1e-6 : value(in), value(in)); break;
       case 1:
         s = esdirk_hybrid_solver_set_event_limits(solver, some_int(in, 1, 100), in.ConsumeBool() ? 1e6 : value(in),
@@ -201,6 +221,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         esdirk_event event = ESDIRK_EVENT_INIT;
         const int e = esdirk_hybrid_solver_get_event(solver, index, &event);
         if (!documented(e)) std::abort();
+        if (e == ESDIRK_SUCCESS && (event.initial < 0 || event.initial > 1 || event.cascade < 0)) std::abort();
+        const int q = esdirk_hybrid_solver_get_event_parameters(solver, index, pm.data(), pp.data(),
+                                                                in.ConsumeIntegralInRange<esdirk_int>(0, 3));
+        if (!documented(q)) std::abort();
+        if (q == ESDIRK_SUCCESS)
+          for (esdirk_int i = 0; i < np; ++i)
+            if (std::isfinite(pm[i] + model.shift) && !std::isfinite(pp[i])) std::abort();
         const int v = esdirk_hybrid_solver_get_event_vectors(solver, index, fired.data(), ne, tau.data(), 0, xm.data(),
                                                              xp.data(), nx, nullptr, nullptr, 0);
         if (!documented(v)) std::abort();
@@ -225,6 +252,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         s = esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0.data(), nx, nx, np > 0 ? dp.data() : nullptr,
                                                   np, np > 0 ? np : 1);
         break;
+      case 15:
+        s = esdirk_hybrid_solver_set_zeno(solver, some_int(in, 0, 16), in.ConsumeBool() ? 1e-9 : value(in));
+        break;
+      case 16: {
+        for (int& v : ints) v = in.ConsumeIntegralInRange<int>(-1, 2);
+        s = esdirk_hybrid_solver_set_initial_events(solver, ints.data(), in.ConsumeIntegralInRange<esdirk_int>(0, 3));
+        break;
+      }
       default: {
         esdirk_hybrid_adjoint_report report = ESDIRK_HYBRID_ADJOINT_REPORT_INIT;
         s = esdirk_hybrid_solver_get_adjoint_report(solver, &report);
