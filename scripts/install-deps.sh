@@ -11,6 +11,8 @@ packages=(cmake make g++ gfortran pkg-config libopenblas-dev libsuitesparse-dev 
 # solvers: built when found, always in CI (scripts/test.sh sets ESDIRK_REQUIRE_SOLVERS). Ceres is
 # not used: the estimation needs equality constraints (doc/multiple-shooting-guide.md).
 packages+=(coinor-libipopt-dev libopenmpi-dev openmpi-bin)
+# SBML import (sbml/, doc/sbml.md): libSBML with its CMake package; built when found, always in CI.
+packages+=(libsbml5-dev)
 # The Python package (python/, doc/python-guide.md): pybind11 and NumPy for the build, pytest,
 # SciPy (the accuracy comparisons and bench/python), numba and cffi (the compiled-callback routes).
 packages+=(python3-dev python3-numpy python3-pybind11 pybind11-dev python3-pytest python3-scipy
