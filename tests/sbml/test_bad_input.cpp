@@ -20,3 +20,72 @@ BOOST_AUTO_TEST_CASE(a_missing_file_is_an_import_error) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+#include "sbml_text.hpp"
+
+BOOST_AUTO_TEST_SUITE(sbml_bad_models)
+
+using sbml_text::document;
+using sbml_text::math;
+
+namespace {
+// The error's element id, or "" if the import did not throw ImportError.
+std::string element_of_import_error(const std::string& xml) {
+  try {
+    (void)sb::load_string(xml);
+  } catch (const sb::ImportError& e) {
+    return e.element_id().empty() ? std::string("(document)") : e.element_id();
+  }
+  return {};
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(an_undefined_id_names_the_element_that_uses_it) {
+  const std::string xml = document(R"(
+    <listOfParameters><parameter id="x" value="1" constant="false"/></listOfParameters>
+    <listOfRules><rateRule variable="x">)" + math("<ci>nowhere</ci>") + R"(</rateRule></listOfRules>)");
+  BOOST_CHECK(!element_of_import_error(xml).empty());
+}
+
+BOOST_AUTO_TEST_CASE(cyclic_initial_assignments_are_refused_with_the_id) {
+  const std::string xml = document(R"(
+    <listOfParameters><parameter id="a" constant="true"/><parameter id="b" constant="true"/></listOfParameters>
+    <listOfInitialAssignments>
+      <initialAssignment symbol="a">)" + math("<ci>b</ci>") + R"(</initialAssignment>
+      <initialAssignment symbol="b">)" + math("<apply><plus/><ci>a</ci><cn>1</cn></apply>") + R"(</initialAssignment>
+    </listOfInitialAssignments>)");
+  const std::string element = element_of_import_error(xml);
+  BOOST_CHECK(element == "a" || element == "b" || element == "(document)");
+}
+
+BOOST_AUTO_TEST_CASE(division_by_zero_at_initialization_names_the_initial_assignment) {
+  const std::string xml = document(R"(
+    <listOfParameters><parameter id="zero" value="0" constant="true"/><parameter id="x" constant="false"/></listOfParameters>
+    <listOfInitialAssignments><initialAssignment symbol="x">)" + math("<apply><divide/><cn>1</cn><ci>zero</ci></apply>") + R"(</initialAssignment></listOfInitialAssignments>
+    <listOfRules><rateRule variable="x">)" + math("<cn>1</cn>") + R"(</rateRule></listOfRules>)");
+  BOOST_CHECK_EQUAL(element_of_import_error(xml), "x");
+}
+
+BOOST_AUTO_TEST_CASE(an_event_without_trigger_is_an_import_error) {
+  const std::string xml = document(R"(
+    <listOfParameters><parameter id="x" value="1" constant="false"/></listOfParameters>
+    <listOfEvents><event id="e" useValuesFromTriggerTime="true">
+      <listOfEventAssignments><eventAssignment variable="x">)" + math("<cn>2</cn>") + R"(</eventAssignment></listOfEventAssignments>
+    </event></listOfEvents>)");
+  BOOST_CHECK(!element_of_import_error(xml).empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_delay_csymbol_is_an_unsupported_feature) {
+  const std::string xml = document(R"(
+    <listOfParameters><parameter id="x" value="1" constant="false"/></listOfParameters>
+    <listOfRules><rateRule variable="x">)" + math(R"(<apply><csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/delay">delay</csymbol><ci>x</ci><cn>1</cn></apply>)") + R"(</rateRule></listOfRules>)");
+  try {
+    (void)sb::load_string(xml);
+    BOOST_ERROR("the delay csymbol was accepted");
+  } catch (const sb::UnsupportedFeature& e) {
+    BOOST_CHECK_EQUAL(e.feature(), "delay csymbol");
+    BOOST_CHECK_EQUAL(e.element_id(), "x");
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,118 @@
+// f, g, the event functions and their exact derivatives from the compiled programs.
+#include "sbml_problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace esdirk::sbml::detail {
+
+SbmlProblem::SbmlProblem(const CompiledModel& model)
+    : HybridProblem(model.nx, model.nz, model.np, model.ne), model_(model) {
+  slots_.assign(static_cast<std::size_t>(model.slot_count), 0.0);
+  dual_.assign(static_cast<std::size_t>(model.slot_count), Dual(0.0));
+  for (const auto& [slot, value] : model.constants) {
+    slots_[static_cast<std::size_t>(slot)] = value;
+    dual_[static_cast<std::size_t>(slot)] = Dual(value);
+  }
+  const std::size_t n = model.events.size() + static_cast<std::size_t>(model.ne);
+  queue_.reserve(n);
+  entry_values_.assign(n * static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
+  x_work_.assign(static_cast<std::size_t>(model.nx), 0.0);
+  z_work_.assign(static_cast<std::size_t>(model.nz), 0.0);
+  p_work_.assign(static_cast<std::size_t>(model.np), 0.0);
+  h_start_.assign(model.events.size(), 0.0);
+  values_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
+  pending_value_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
+  pending_target_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), -1);
+}
+
+void SbmlProblem::load(double t, ConstVector x, ConstVector z, ConstVector p) {
+  double* s = slots_.data();
+  s[0] = t;
+  std::copy(x.begin(), x.end(), s + model_.x_offset);
+  std::copy(z.begin(), z.end(), s + model_.z_offset);
+  std::copy(p.begin(), p.end(), s + model_.p_offset);
+  run(model_.dynamics, s);
+}
+
+void SbmlProblem::load_dual(double t, ConstVector x, ConstVector z, ConstVector p) {
+  Dual* s = dual_.data();
+  s[0] = Dual(t);
+  for (std::size_t i = 0; i < x.size(); ++i) s[static_cast<std::size_t>(model_.x_offset) + i] = Dual(x[i]);
+  for (std::size_t i = 0; i < z.size(); ++i) s[static_cast<std::size_t>(model_.z_offset) + i] = Dual(z[i]);
+  for (std::size_t i = 0; i < p.size(); ++i) s[static_cast<std::size_t>(model_.p_offset) + i] = Dual(p[i]);
+}
+
+int SbmlProblem::evaluate(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector f,
+                          Vector g) {
+  load(t, x, z, p);
+  for (std::size_t i = 0; i < f.size(); ++i) f[i] = slots_[static_cast<std::size_t>(model_.f_slots[i])];
+  for (std::size_t i = 0; i < g.size(); ++i) g[i] = slots_[static_cast<std::size_t>(model_.g_slots[i])];
+  for (double v : f)
+    if (!std::isfinite(v)) return 1;
+  for (double v : g)
+    if (!std::isfinite(v)) return 1;
+  return 0;
+}
+
+// Chunked forward mode: 8 input slots seeded per pass of the dynamics program.
+int SbmlProblem::jacobian(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, MatrixRef J) {
+  load_dual(t, x, z, p);
+  const int n = nx() + nz();
+  for (int first = 0; first < n; first += 8) {
+    const int count = std::min(8, n - first);
+    for (int k = 0; k < count; ++k) dual_[static_cast<std::size_t>(model_.x_offset + first + k)].d[static_cast<std::size_t>(k)] = 1.0;
+    run(model_.dynamics, dual_.data());
+    for (int i = 0; i < n; ++i) {
+      const Dual& out = dual_[static_cast<std::size_t>(i < nx() ? model_.f_slots[static_cast<std::size_t>(i)]
+                                                                : model_.g_slots[static_cast<std::size_t>(i - nx())])];
+      for (int k = 0; k < count; ++k) J(i, first + k) = out.d[static_cast<std::size_t>(k)];
+    }
+    for (int k = 0; k < count; ++k) dual_[static_cast<std::size_t>(model_.x_offset + first + k)].d[static_cast<std::size_t>(k)] = 0.0;
+  }
+  return 0;
+}
+
+int SbmlProblem::parameter_jacobian(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+                                    MatrixRef Jp) {
+  load_dual(t, x, z, p);
+  const int n = nx() + nz();
+  for (int first = 0; first < np(); first += 8) {
+    const int count = std::min(8, np() - first);
+    for (int k = 0; k < count; ++k) dual_[static_cast<std::size_t>(model_.p_offset + first + k)].d[static_cast<std::size_t>(k)] = 1.0;
+    run(model_.dynamics, dual_.data());
+    for (int i = 0; i < n; ++i) {
+      const Dual& out = dual_[static_cast<std::size_t>(i < nx() ? model_.f_slots[static_cast<std::size_t>(i)]
+                                                                : model_.g_slots[static_cast<std::size_t>(i - nx())])];
+      for (int k = 0; k < count; ++k) Jp(i, first + k) = out.d[static_cast<std::size_t>(k)];
+    }
+    for (int k = 0; k < count; ++k) dual_[static_cast<std::size_t>(model_.p_offset + first + k)].d[static_cast<std::size_t>(k)] = 0.0;
+  }
+  return 0;
+}
+
+int SbmlProblem::events(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector h) {
+  load(t, x, z, p);
+  run(model_.event_functions, slots_.data());
+  for (std::size_t k = 0; k < h.size(); ++k) h[k] = slots_[static_cast<std::size_t>(model_.h_slots[k])];
+  return 0;
+}
+
+// Row [h_t, h_x, h_z, h_p]: the inputs are the slots 0 .. p_offset + np - 1 in this order.
+int SbmlProblem::event_jacobian(int, int k, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+                                Vector row) {
+  load_dual(t, x, z, p);
+  const int n = 1 + nx() + nz() + np();
+  const std::size_t out = static_cast<std::size_t>(model_.h_slots[static_cast<std::size_t>(k)]);
+  for (int first = 0; first < n; first += 8) {
+    const int count = std::min(8, n - first);
+    for (int j = 0; j < count; ++j) dual_[static_cast<std::size_t>(first + j)].d[static_cast<std::size_t>(j)] = 1.0;
+    run(model_.dynamics, dual_.data());
+    run(model_.event_functions, dual_.data());
+    for (int j = 0; j < count; ++j) row[static_cast<std::size_t>(first + j)] = dual_[out].d[static_cast<std::size_t>(j)];
+    for (int j = 0; j < count; ++j) dual_[static_cast<std::size_t>(first + j)].d[static_cast<std::size_t>(j)] = 0.0;
+  }
+  return 0;
+}
+
+}  // namespace esdirk::sbml::detail

@@ -1,0 +1,66 @@
+#pragma once
+// The compiled SBML model as a HybridProblem: one mode; f, g and the event functions from the
+// programs over a slot array (values over double, exact derivatives over ad::Dual<8>); the
+// transitions run SBML's event execution (sbml_events.cpp). Sized at construction; no
+// allocation in evaluate().
+
+#include <vector>
+
+#include "compiled_model.hpp"
+#include "esdirk/ad/dual.hpp"
+#include "esdirk/events/hybrid_problem.hpp"
+
+namespace esdirk::sbml::detail {
+
+class SbmlProblem : public HybridProblem {
+ public:
+  explicit SbmlProblem(const CompiledModel& model);
+
+  int evaluate(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector memory,
+               Vector f, Vector g) override;
+  bool has_jacobian() const override { return true; }
+  int jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector memory,
+               MatrixRef J) override;
+  bool has_parameter_jacobian() const override { return true; }
+  int parameter_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                         ConstVector memory, MatrixRef Jp) override;
+  int events(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector memory,
+             Vector h) override;
+  bool has_event_jacobian() const override { return true; }
+  int event_jacobian(int mode, int k, double t, ConstVector x, ConstVector z, ConstVector p,
+                     ConstVector memory, Vector row) override;
+  int transition(int mode, const TransitionCause& cause, double t, ConstVector x, ConstVector z,
+                 ConstVector p, ConstVector memory, int& next_mode, Vector x_plus) override;
+  bool has_parameter_reset() const override { return np() > 0 && !model_.events.empty(); }
+  int reset_parameters(int mode, const TransitionCause& cause, double t, ConstVector x,
+                       ConstVector z, ConstVector p, ConstVector memory, Vector p_plus) override;
+
+  /// Runs the dynamics program at (t, x, z, p); the values are then in slots().
+  void load(double t, ConstVector x, ConstVector z, ConstVector p);
+  const std::vector<double>& slots() const { return slots_; }
+  const CompiledModel& model() const { return model_; }
+
+ private:
+  using Dual = ad::Dual<8>;
+  void load_dual(double t, ConstVector x, ConstVector z, ConstVector p);
+  int execute_events(const TransitionCause& cause, double t, ConstVector x, ConstVector z, ConstVector p);
+  bool still_triggered(const EventCode& e);
+  double run_scalar(const Program& program, int slot);
+  void reload();
+
+  const CompiledModel& model_;
+  std::vector<double> slots_;
+  std::vector<Dual> dual_;
+  // event execution workspace
+  struct Entry {
+    int event;
+    int slot;          // pending execution slot, -1 for an immediate execution
+    int values_at;     // offset into entry_values_ of values taken at trigger time, -1: none
+  };
+  std::vector<Entry> queue_;
+  std::vector<double> entry_values_, x_work_, z_work_, p_work_, h_start_, values_, pending_value_;
+  std::vector<int> pending_target_;
+  double t_work_ = 0.0;
+};
+
+}  // namespace esdirk::sbml::detail

@@ -1,0 +1,101 @@
+// simulate(): the model's hybrid problem on a HybridSolver through the output times, the
+// outputs read from the slot values after each stop (doc/sbml.md, "Simulation").
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "compiled_model.hpp"
+#include "esdirk/events/hybrid_solver.hpp"
+#include "esdirk/sbml/sbml.hpp"
+#include "sbml_problem.hpp"
+
+namespace esdirk::sbml {
+
+void SimulationOptions::validate() const {
+  if (!(relative_tolerance > 0.0)) throw std::invalid_argument("SimulationOptions: relative_tolerance must be > 0");
+  if (!(absolute_tolerance > 0.0)) throw std::invalid_argument("SimulationOptions: absolute_tolerance must be > 0");
+  if (!(max_step >= 0.0)) throw std::invalid_argument("SimulationOptions: max_step must be >= 0");
+  if (max_steps < 1) throw std::invalid_argument("SimulationOptions: max_steps must be >= 1");
+}
+
+namespace detail {
+
+HybridOptions hybrid_options(const CompiledModel& m, const SimulationOptions& options) {
+  HybridOptions h;
+  h.integrator.rtol = options.relative_tolerance;
+  h.integrator.atol = options.absolute_tolerance;
+  if (options.max_step > 0.0) h.integrator.max_step = options.max_step;
+  h.integrator.max_steps = options.max_steps;
+  h.directions = m.directions;
+  h.initial_events = m.initial_events;
+  h.max_events_per_step = 1000;
+  return h;
+}
+
+void check_request(const CompiledModel& m, const std::vector<double>& times, const std::vector<Output>& outputs) {
+  if (times.empty()) throw std::invalid_argument("simulate: no output times");
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (!std::isfinite(times[i])) throw std::invalid_argument("simulate: an output time is not finite");
+    if (i > 0 && times[i] < times[i - 1]) throw std::invalid_argument("simulate: the output times decrease");
+  }
+  for (const Output& o : outputs) {
+    auto it = m.symbols.find(o.id);
+    if (it == m.symbols.end()) throw std::invalid_argument("simulate: unknown output id '" + o.id + "'");
+    if (o.quantity != Quantity::value && it->second.compartment_slot < 0)
+      throw std::invalid_argument("simulate: '" + o.id + "' is not a species (amount / concentration)");
+  }
+}
+
+double output_value(const CompiledModel& m, const std::vector<double>& slots, const Output& o) {
+  const SymbolSlot& s = m.symbols.at(o.id);
+  const double v = slots[static_cast<std::size_t>(s.value_slot)];
+  if (o.quantity == Quantity::value || s.compartment_slot < 0) return v;
+  const double size = slots[static_cast<std::size_t>(s.compartment_slot)];
+  if (o.quantity == Quantity::amount) return s.value_is_amount ? v : v * size;
+  return s.value_is_amount ? v / size : v;
+}
+
+}  // namespace detail
+
+Simulation simulate(const Model& model, const std::vector<double>& output_times, const std::vector<Output>& outputs,
+                    const SimulationOptions& options) {
+  options.validate();
+  const detail::CompiledModel& m = model.compiled();
+  detail::check_request(m, output_times, outputs);
+  Simulation run;
+  run.times = output_times;
+  run.outputs = outputs;
+  run.values.assign(output_times.size() * outputs.size(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> x0, z0, p0;
+  try {
+    detail::initial_point(m, output_times[0], x0, z0, p0);
+  } catch (const ImportError& e) {
+    run.status = Status::initialization_failed;
+    run.message = e.what();
+    return run;
+  }
+  detail::SbmlProblem problem(m);
+  HybridSolver solver(problem, detail::hybrid_options(m, options));
+  const Status start = solver.initialize(output_times[0], 0, x0, z0, p0);
+  if (!ok(start)) {
+    run.status = start;
+    run.message = solver.message();
+    return run;
+  }
+  std::vector<double> x(static_cast<std::size_t>(m.nx)), z(static_cast<std::size_t>(m.nz));
+  for (std::size_t i = 0; i < output_times.size(); ++i) {
+    const Outcome o = solver.integrate_to(output_times[i], x, z);
+    if (!ok(o)) {
+      run.status = o.status;
+      run.message = solver.message().empty() ? std::string(status_message(o.status)) : solver.message();
+      return run;
+    }
+    // After the events at this time (the solver holds the right limit).
+    problem.load(solver.t(), solver.x(), solver.z(), solver.parameters());
+    for (std::size_t j = 0; j < outputs.size(); ++j)
+      run.values[i * outputs.size() + j] = detail::output_value(m, problem.slots(), outputs[j]);
+  }
+  return run;
+}
+
+}  // namespace esdirk::sbml
