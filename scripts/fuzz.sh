@@ -26,7 +26,7 @@ else
 fi
 targets=("$@")
 all_targets=(fuzz_model_text fuzz_capi_report fuzz_capi_sigma fuzz_capi_setup fuzz_capi_hybrid
-             fuzz_capi_multishoot fuzz_measurements)
+             fuzz_capi_multishoot fuzz_measurements fuzz_sbml_import)
 ((${#targets[@]})) || targets=("${all_targets[@]}")
 ESDIRK_WITH_CLANG=1 ./scripts/install-deps.sh
 build=${ESDIRK_FUZZ_BUILD:-build/fuzz}
@@ -44,6 +44,21 @@ totals="$build/totals.tsv"
 # Executions of a target summed over the runs recorded in totals.tsv.
 executed() { awk -F'\t' -v t="$1" '$1 == t { s += $2 } END { printf "%d", s }' "$totals"; }
 
+# The SBML importer's seeds beyond its own: small models of the SBML Test Suite (test data beside
+# the source tree, $ESDIRK_SBML_TEST_SUITE or ../shared/sbml-test-suite), one per feature the
+# importer maps (events with and without delay, priorities, rules, function definitions, initial
+# assignments, csymbols, stoichiometry math, submodels, conversion factors, fast reactions);
+# copied to <build>/seeds/sbml, which stays empty when the suite is absent.
+sbml_suite_seeds() {
+  local suite=${ESDIRK_SBML_TEST_SUITE:-../shared/sbml-test-suite}/cases dir="$build/seeds/sbml" c
+  mkdir -p "$dir"
+  for c in 00001 00950 00962 01117 01168 01198 01220 01235 01236 01239 01242 01244 01248 01271 \
+           01273 01416 01572 01600 01661 01665 01667 01697 01747 01760; do
+    if [[ -d $suite/$c ]]; then cp "$suite/$c/"$c-sbml-l*.xml "$dir/" 2> /dev/null || true; fi
+  done
+  echo "$dir"
+}
+
 # run TARGET SECONDS: one libFuzzer run, recorded in totals.tsv; fails on a finding.
 run() {
   # The C API call sequences run without libFuzzer's entropic schedule: with the whole library
@@ -58,6 +73,8 @@ run() {
     fuzz_capi_report) seeds=(tests/structural/models tests/fuzz/corpus/model) dict=(-dict=tests/fuzz/model.dict)
                       flags=(-entropic=0) ;;
     fuzz_measurements) seeds=(tests/fuzz/corpus/measurements) ;;
+    fuzz_sbml_import) seeds=(tests/fuzz/corpus/sbml "$(sbml_suite_seeds)") dict=(-dict=tests/fuzz/sbml.dict)
+                      max_len=16384 ;;
     *) seeds=(tests/structural/models tests/fuzz/corpus/model) dict=(-dict=tests/fuzz/model.dict) ;;
   esac
   local corpus="$build/corpus/$target"
