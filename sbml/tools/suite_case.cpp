@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <mutex>
@@ -30,10 +31,12 @@ void check_times(const ExpectedResults& expected, const std::vector<double>& tim
                            std::to_string(expected.times.size()) +
                                " rows where the settings ask for " + std::to_string(times.size()));
   for (std::size_t i = 0; i < times.size(); ++i)
-    if (std::fabs(expected.times[i] - times[i]) > 1e-9 * (1 + std::fabs(times[i])))
-      throw SuiteFormatError("results", i + 2,
-                             "time " + std::to_string(expected.times[i]) +
-                                 " is not the settings' " + std::to_string(times[i]));
+    if (std::fabs(expected.times[i] - times[i]) > 1e-9 * (1 + std::fabs(times[i]))) {
+      char what[128];
+      std::snprintf(what, sizeof what, "row %zu: time %.10g is not the settings' %.10g", i + 1,
+                    expected.times[i], times[i]);
+      throw SuiteFormatError("results", 0, what);
+    }
 }
 
 esdirk::sbml::Quantity quantity_of(const CaseSettings& settings, const std::string& id) {

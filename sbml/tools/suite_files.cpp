@@ -13,7 +13,9 @@ namespace esdirk::sbml_suite {
 
 SuiteFormatError::SuiteFormatError(const std::string& what_file, std::size_t line,
                                    const std::string& why)
-    : std::runtime_error(what_file + " line " + std::to_string(line) + ": " + why), line_(line) {}
+    : std::runtime_error(what_file + (line ? " line " + std::to_string(line) : std::string()) +
+                         ": " + why),
+      line_(line) {}
 
 namespace {
 

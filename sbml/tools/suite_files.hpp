@@ -17,7 +17,8 @@
 
 namespace esdirk::sbml_suite {
 
-// Malformed settings, results or description text. what() is "<file kind> line N: <why>".
+// Malformed settings, results or description text. what() is "<file kind> line N: <why>"
+// ("<file kind>: <why>" when the fault is not on one line, line() then 0).
 class SuiteFormatError : public std::runtime_error {
  public:
   SuiteFormatError(const std::string& what_file, std::size_t line, const std::string& why);

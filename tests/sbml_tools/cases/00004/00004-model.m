@@ -1,0 +1,11 @@
+(*
+
+category:      Test
+synopsis:      Malformed settings
+componentTags: Compartment, Species, Reaction, Parameter
+testTags:      Amount
+testType:      TimeCourse
+levels:        3.2
+generatedBy:   Analytic
+
+*)
