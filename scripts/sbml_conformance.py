@@ -72,7 +72,7 @@ def table(cases, command):
            "refusal, never a wrong number), `fail` when a value breaks the rule or the run "
            "stops.", "",
            "## How to run", "",
-           "The full run, which also regenerates this page (about two minutes on two cores):", "",
+           "The full run, which also regenerates this page (its time is in the totals below):", "",
            "    scripts/sbml-conformance.sh [BUILD_DIR]", "",
            "(BUILD_DIR defaults to build/rel; the script builds `esdirk-sbml-suite` there and reads "
            "the cases from `../shared/sbml-test-suite/cases` beside the source tree, or from "
@@ -93,7 +93,7 @@ def table(cases, command):
         seconds = sorted(c["seconds"] for c in passing)
         out += [f"Import and simulation of a passing case: median {seconds[len(seconds) // 2]:.3f} s, "
                 f"slowest {seconds[-1]:.3f} s; all cases together "
-                f"{sum(c['seconds'] for c in cases):.1f} s of CPU in the runner's threads.", ""]
+                f"{sum(c['seconds'] for c in cases):.1f} s summed over all cases.", ""]
     out += ["## By component", ""] + tag_table(cases, "components", "componentTags") + [""]
     out += ["## By test tag", ""] + tag_table(cases, "tests", "testTags") + [""]
 
@@ -149,12 +149,14 @@ def subset(cases, per_tag):
     passed = sum(1 for case in chosen if outcome[case] == "pass")
     chosen.update(reasons.values())
     lines = [f"# floor: {passed}",
-             "# The SBML Test Suite cases CTest runs (sbml_conformance_subset): up to "
-             f"{per_tag} passing cases of every componentTag and testTag, spread over the case",
-             "# numbers, and one case of every unsupported reason. Chosen by "
-             "scripts/sbml-conformance.sh --subset from a full run; the floor is the number",
-             "# of them that passed then. The test fails if any case fails or fewer than the "
-             "floor pass."]
+             "# The SBML Test Suite cases CTest runs (test sbml_conformance_subset): up to "
+             f"{per_tag} passing cases",
+             "# of every componentTag and testTag, spread over the case numbers, and one case of "
+             "every",
+             "# unsupported reason. Chosen by scripts/sbml-conformance.sh --subset from a full "
+             "run; the floor",
+             "# is the number of them that passed then. The test fails if any case fails or "
+             "fewer pass."]
     lines += sorted(chosen)
     return "\n".join(lines) + "\n"
 

@@ -145,9 +145,13 @@ CaseResult run_case(const std::string& cases_dir, const std::string& id,
     return result;
   } catch (const sbml::ImportError& e) {
     result.seconds = elapsed();
+    // The element and line, unless the message names them already.
+    const std::string message = e.what();
     std::string where;
-    if (!e.element_id().empty()) where += " (element '" + e.element_id() + "')";
-    if (e.line() != 0) where += " (line " + std::to_string(e.line()) + ")";
+    if (!e.element_id().empty() && message.find("'" + e.element_id() + "'") == std::string::npos)
+      where += " (element '" + e.element_id() + "')";
+    if (e.line() != 0 && message.find("line " + std::to_string(e.line())) == std::string::npos)
+      where += " (line " + std::to_string(e.line()) + ")";
     return fail(std::string("import error: ") + e.what() + where);
   } catch (const std::exception& e) {
     result.seconds = elapsed();
