@@ -9,7 +9,8 @@
 // raw=1 (the seed's tolerances), kappa=K (calibration factor), reuse_jacobian=1,
 // keep_step_ratio_low=R, keep_step_ratio_high=R, jacobian_reuse_contraction=A,
 // dense_predictor=1, stage_predictor=N (0 previous_stage, 1 dense_output, 2
-// stage_extrapolation), newton_tolerance=K, newton_rate_floor=F, newton_test=N (0
+// stage_extrapolation), factorization_policy=N (0 every_step, 1 automatic), reuse_cost_ratio=R,
+// lu_reuse_h_change=C, newton_tolerance=K, newton_rate_floor=F, newton_test=N (0
 // preconditioned_residual, 1 residual, 2 contraction_rate), difference_increment=N (0
 // error_weighted, 1 relative), differences=1 (the problems' Jacobians hidden: forward
 // differences).
@@ -41,6 +42,9 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "kappa") o.calibration_factor = value;
   else if (name == "reuse_jacobian") o.reuse_jacobian = value > 0;
   else if (name == "dense_predictor") o.stage_predictor = value > 0 ? esdirk::StagePredictor::dense_output : esdirk::StagePredictor::previous_stage;
+  else if (name == "factorization_policy") o.factorization_policy = static_cast<esdirk::FactorizationPolicy>(static_cast<int>(value));
+  else if (name == "reuse_cost_ratio") o.reuse_cost_ratio = value;
+  else if (name == "lu_reuse_h_change") o.lu_reuse_h_change = value;
   else if (name == "stage_predictor") o.stage_predictor = static_cast<esdirk::StagePredictor>(static_cast<int>(value));
   else if (name == "newton_tolerance") o.newton_tolerance = value;
   else if (name == "newton_rate_floor") o.newton_rate_floor = value;

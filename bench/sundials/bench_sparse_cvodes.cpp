@@ -31,6 +31,7 @@
 //                         [--directions 0|3]
 // --set option=value changes an option of every esdirk run (newton_tolerance, stage_predictor,
 // reuse_jacobian, keep_step_ratio_low/high, jacobian_reuse_contraction, lu_reuse_h_change, raw, method,
+// factorization_policy=every_step|automatic, reuse_cost_ratio,
 // max_newton_iterations, newton_test=contraction_rate|preconditioned_residual; stage_solve of the
 // sensitivities), for the measurements behind the
 // defaults.
@@ -147,6 +148,10 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "keep_step_ratio_low") o.keep_step_ratio_low = value;
   else if (name == "jacobian_reuse_contraction") o.jacobian_reuse_contraction = value;
   else if (name == "lu_reuse_h_change") o.lu_reuse_h_change = value;
+  else if (name == "reuse_cost_ratio") o.reuse_cost_ratio = value;
+  else if (name == "factorization_policy" && (text == "every_step" || text == "automatic"))
+    o.factorization_policy = text == "every_step" ? esdirk::FactorizationPolicy::every_step
+                                                  : esdirk::FactorizationPolicy::automatic;
   else if (name == "method") o.method = esdirk::Tableau::named(text);
   else if (name == "newton_test" && (text == "contraction_rate" || text == "preconditioned_residual"))
     o.newton_test = text == "contraction_rate" ? esdirk::NewtonTest::contraction_rate

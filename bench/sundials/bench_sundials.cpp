@@ -11,7 +11,8 @@
 //          --references DIR  --min-time SECONDS
 // --solvers may also name "esdirk ESDIRK34", "esdirk ESDIRK34 (correction test)" and "esdirk auto
 // (correction test)": ESDIRK34 alone, and the Newton test before the rate-based one
-// (doc/benchmarks.md, "Third states-only rerun").
+// (doc/benchmarks.md, "Third states-only rerun"); "esdirk (previous-stage predictor)" the seed's
+// stage predictor instead of the default stage extrapolation (doc/integrator-theory.md §2).
 
 #include <algorithm>
 #include <chrono>
@@ -154,7 +155,7 @@ Task make_task(const Case& c, esdirk::Problem& problem, double rtol) {
 // The configurations run only when --solvers names them (states-only problems).
 bool is_extra_esdirk_configuration(const std::string& solver) {
   return solver == "esdirk ESDIRK34" || solver == "esdirk ESDIRK34 (correction test)" ||
-         solver == "esdirk auto (correction test)";
+         solver == "esdirk auto (correction test)" || solver == "esdirk (previous-stage predictor)";
 }
 
 // "esdirk": the library's defaults (exact sensitivities under error control); "esdirk (seed
@@ -191,6 +192,7 @@ esdirk::Options esdirk_integrator_options(const std::string& solver, const Task&
     // ESDIRK34 alone, and the Newton stopping test before the rate-based one: only through
     // --solvers, to measure what the change bought.
     o.method = solver.rfind("esdirk ESDIRK34", 0) == 0 ? esdirk::Tableau::esdirk34() : esdirk::Tableau::automatic();
+    if (solver == "esdirk (previous-stage predictor)") o.stage_predictor = esdirk::StagePredictor::previous_stage;
     if (solver.find("(correction test)") != std::string::npos)
       o.newton_test = esdirk::NewtonTest::preconditioned_residual;
     return o;

@@ -139,6 +139,7 @@ void Integrator::require_step_jacobians(const char* who) const {
   if (options_.reuse_jacobian)
     throw std::invalid_argument(std::string(who) + ": Options::reuse_jacobian is a states-only option (the "
                                 "derivatives need the Jacobian at the start of every step); switch it off");
+  step_jacobians_required_ = true;
 }
 
 void Integrator::add_listener(StepListener& listener) {
@@ -344,6 +345,10 @@ Status Integrator::take_step() {
 // error test, and on acceptance the controller and the listeners' on_accept.
 Integrator::Attempt Integrator::attempt_step(double h, double t_end, bool force_accept) {
   const bool controller_step = std::abs(h) == std::abs(h_);  // not cut to a stop time or bound
+  // FactorizationPolicy::automatic keeps J only while no module needs J at t_n of each step.
+  bool exact = step_jacobians_required_;
+  for (const StepListener* listener : listeners_) exact = exact || listener->needs_jacobian_at_step_start();
+  stepper_.set_exact_step_jacobians(exact);
   switch (stepper_.attempt(h)) {
     case Stepper::Attempt::converged: break;
     case Stepper::Attempt::newton_failed: return Attempt::newton_failed;

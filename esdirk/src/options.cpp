@@ -71,6 +71,7 @@ Options Options::seed002() {
   o.max_newton_dampings = 0;
   o.repeated_rejection_min_ratio = o.min_step_ratio;
   o.reuse_jacobian = false;  // J at t_n every step
+  o.factorization_policy = FactorizationPolicy::every_step;
   o.keep_step_ratio_low = 1.0;
   o.keep_step_ratio_high = 1.0;
   return o;
@@ -133,6 +134,11 @@ void Options::validate(int nx, int nz) const {
           "jacobian_reuse_contraction", "in (0, 1)", jacobian_reuse_contraction);
   require(lu_reuse_h_change >= 0.0 && lu_reuse_h_change < 1.0, "lu_reuse_h_change", "in [0, 1)",
           lu_reuse_h_change);
+  if (factorization_policy != FactorizationPolicy::every_step && factorization_policy != FactorizationPolicy::automatic)
+    invalid("factorization_policy is neither every_step nor automatic (got " +
+            std::to_string(static_cast<int>(factorization_policy)) + ")");
+  require(std::isfinite(reuse_cost_ratio) && reuse_cost_ratio > 0.0, "reuse_cost_ratio", "finite and > 0",
+          reuse_cost_ratio);
   if (stage_predictor != StagePredictor::dense_output && stage_predictor != StagePredictor::previous_stage &&
       stage_predictor != StagePredictor::stage_extrapolation)
     invalid("stage_predictor is none of stage_extrapolation, previous_stage, dense_output");

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "esdirk/dense_basis.hpp"
+#include "esdirk/factorization_policy.hpp"
 #include "internal/format_number.hpp"
 #include "internal/stage_extrapolation.hpp"
 
@@ -300,7 +301,7 @@ Stepper::Attempt Stepper::attempt(double h) {
     ++stats_.jacobian_reuses;
   }
   if (jacobian_reused_ && has_step_ &&
-      std::abs(h * tab_.gamma / accepted_matrix_->h_gamma() - 1.0) <= options_.lu_reuse_h_change) {
+      std::abs(h * tab_.gamma / accepted_matrix_->h_gamma() - 1.0) <= lu_reuse_h_change()) {
     // The last step's J and the same h (the ratio is exactly 1: Options::keep_step_ratio_*) or
     // one close enough (Options::lu_reuse_h_change): its LU is this step's. The residual uses
     // this step's h, so the stages are this step's; the nearby M only slows the contraction.
@@ -309,6 +310,7 @@ Stepper::Attempt Stepper::attempt(double h) {
   } else {
     ++stats_.lu_factorizations;
     if (matrix_for_factoring().factor(jacobian_, h * tab_.gamma, index_) != 0) return Attempt::singular;
+    if (automatic_reuse_ < 0) decide_automatic_reuse();
   }
 
   weights_.differential(x_, wx_);
@@ -652,13 +654,51 @@ void Stepper::accept(double t_end) {
   std::copy(Ga_.column(s_ - 1), Ga_.column(s_ - 1) + nz_, g_.begin());
   // Options::reuse_jacobian: keep this step's J for the next while Newton contracted fast with
   // it and no stage needed a refreshed one (any back-end: dense entries or the pattern's values).
-  const bool keep = options_.reuse_jacobian && !matrix_refreshed_ &&
+  const bool keep = reuse_allowed() && !matrix_refreshed_ &&
                     max_contraction_ <= options_.jacobian_reuse_contraction;
   if (keep) jacobian_.copy_values_from(accepted_jacobian_);
   jacobian_current_ = keep;
   jacobian_reused_ = keep;
   has_step_ = true;
   ++index_;
+}
+
+// FactorizationPolicy::automatic, once per run at the first factorization: keep J and the LU
+// when a fresh pair costs at least reuse_cost_ratio Newton iterations (theory section 8a). The
+// costs come from the problem's declared structure, never from the back-end's own sizes: the
+// dense, band and KLU back-ends of one problem must decide alike (they give the same bits).
+void Stepper::decide_automatic_reuse() {
+  const JacobianStructure& structure = problem_.jacobian_structure();
+  const double entries =
+      structure.pattern ? structure.pattern->nonzeros() : static_cast<double>(n_) * n_;
+  const ReuseCosts costs = reuse_costs(structural_factorization_cost(structure, n_), entries, n_,
+                                       jacobians_.analytic() ? 0 : jacobians_.colours());
+  // 1: keep J and its LU; 2: keep J only, a new LU every step; 0: neither.
+  automatic_reuse_ = lu_reuse_pays(costs, options_.reuse_cost_ratio)         ? 1
+                     : jacobian_reuse_pays(costs, options_.reuse_cost_ratio) ? 2
+                                                                              : 0;
+}
+
+// Whether J (and within lu_reuse_h_change() its LU) may be kept for the next step.
+bool Stepper::reuse_allowed() const {
+  if (options_.reuse_jacobian) return true;
+  return options_.factorization_policy == FactorizationPolicy::automatic && automatic_reuse_ > 0 &&
+         !exact_step_jacobians_;
+}
+
+// The relative change of h gamma within which a kept LU still serves: the user's with
+// reuse_jacobian; under the automatic policy 30 % where the LU pays (CVODES keeps its matrix
+// while gamma changes by less than 30 %; measured in doc/linear-solvers-guide.md), else -1: a
+// kept J gets a new LU every step, even for the same h.
+double Stepper::lu_reuse_h_change() const {
+  if (options_.reuse_jacobian) return options_.lu_reuse_h_change;
+  return reuse_allowed() && automatic_reuse_ == 1 ? 0.3 : -1.0;
+}
+
+void Stepper::set_exact_step_jacobians(bool exact) {
+  if (exact && !exact_step_jacobians_ && jacobian_reused_ && !options_.reuse_jacobian)
+    jacobian_current_ = jacobian_reused_ = false;
+  exact_step_jacobians_ = exact;
 }
 
 // The LU a new factorization goes into: the trial one, unless the trial step shares the

@@ -96,6 +96,9 @@ class HybridAdjoint::Replayer final : public StepListener {
                  owner.solver_.integrator().problem().jacobian_structure()),  // the forward run's
         integrator_(problem_, owner.solver_.integrator().options()) {
     integrator_.jacobians().use_increments_of(owner.solver_.integrator().jacobians());
+    // The replayed steps must repeat the recorded ones bit for bit: J at t_n every step, as the
+    // recording run did (FactorizationPolicy::automatic would otherwise keep J on a grid).
+    integrator_.require_step_jacobians("HybridAdjoint");
     integrator_.add_listener(*this);
   }
   ~Replayer() override { integrator_.remove_listener(*this); }

@@ -75,6 +75,9 @@ class Adjoint::Replayer final : public StepListener {
   explicit Replayer(const Adjoint& owner)
       : owner_(owner), integrator_(owner.integrator_.problem(), owner.integrator_.options()) {
     integrator_.jacobians().use_increments_of(owner.integrator_.jacobians());
+    // The replayed steps must repeat the recorded ones bit for bit: J at t_n every step, as the
+    // recording run did (FactorizationPolicy::automatic would otherwise keep J on a grid).
+    integrator_.require_step_jacobians("Adjoint");
     integrator_.add_listener(*this);
   }
   ~Replayer() override { integrator_.remove_listener(*this); }

@@ -37,6 +37,7 @@ BrusselatorRun brusselator(esdirk::LinearSolverKind solver, bool algebraic, doub
   options.rtol = rtol;
   options.atol = rtol;
   if (reuse) options = with_reuse(options);
+  else options.factorization_policy = esdirk::FactorizationPolicy::every_step;  // J and LU every step
   esdirk::Integrator integrator(problem, options);
   BrusselatorRun run;
   run.x = problem.initial_state();

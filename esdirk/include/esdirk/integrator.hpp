@@ -96,7 +96,8 @@ class ESDIRK_API Integrator {
 
   /// For modules whose derivatives need the Jacobian at the start of every step (forward
   /// sensitivities, adjoints): throws std::invalid_argument naming `who` when
-  /// Options::reuse_jacobian is on.
+  /// Options::reuse_jacobian is on; otherwise FactorizationPolicy::automatic forms J and the LU
+  /// every step from now on.
   void require_step_jacobians(const char* who) const;
   /// Adds a listener at the end of the ordered list (it must outlive its membership; remove it
   /// before destroying it). Adding the same listener twice throws std::invalid_argument.
@@ -197,6 +198,7 @@ class ESDIRK_API Integrator {
   std::string message_;
   long steps_in_call_ = 0;
   double last_error_ = 0.0;
+  mutable bool step_jacobians_required_ = false;  // require_step_jacobians() was called
   StepListener* failed_listener_ = nullptr;  // the listener whose failure ended an attempt
   Status last_status_ = Status::success;     // what a listener's on_accept failure returned
 };

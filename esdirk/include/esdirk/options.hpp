@@ -40,6 +40,20 @@ enum class StagePredictor {
   stage_extrapolation,
 };
 
+/// When the stepper forms a new Jacobian and a new LU (doc/integrator-theory.md section 8a).
+enum class FactorizationPolicy {
+  /// J at (t_n, x_n, z_n) and an LU of M every step (unless Options::reuse_jacobian is on).
+  every_step,
+  /// J and its LU are kept for the next step (and the LU for a step whose h gamma differs by at
+  /// most 30 %) when, by the cost model of jacobian_reuse_pays(), a fresh J and LU cost at least
+  /// reuse_cost_ratio Newton iterations; otherwise as every_step. Decided once per run at the
+  /// first factorization, from the declared Jacobian structure (structural_factorization_cost),
+  /// so the decision is the same on every machine and for every back-end. Never while forward sensitivities, an adjoint or a Trajectory are
+  /// attached (they need J at t_n of every step, and a replay that repeats each step bit for
+  /// bit): then as every_step. Default.
+  automatic,
+};
+
 /// How the tolerances the user gives become the tolerances of the error test (see
 /// doc/integrator-theory.md section 4a).
 enum class ToleranceRule {
@@ -162,6 +176,14 @@ struct ESDIRK_API Options {
   bool reuse_jacobian = false;
   /// The Newton contraction rate below which the Jacobian is kept for the next step; in (0, 1).
   double jacobian_reuse_contraction = 0.1;
+  /// Whether the stepper decides by cost to keep J and the LU (FactorizationPolicy::automatic,
+  /// default) or forms both every step. Options::reuse_jacobian = true overrides it (reuse
+  /// whenever Newton contracts fast, with lu_reuse_h_change).
+  FactorizationPolicy factorization_policy = FactorizationPolicy::automatic;
+  /// FactorizationPolicy::automatic: keep J and the LU when a fresh pair costs at least this
+  /// many Newton iterations (a stale matrix costs 1-3.5 more iterations per step; measured in
+  /// doc/integrator-theory.md section 8a). Finite and > 0.
+  double reuse_cost_ratio = 5.0;
   /// With reuse_jacobian: the kept LU of M = E - h' gamma J also serves a step whose h gamma
   /// differs from h' gamma by at most this fraction (CVODES keeps its matrix while gamma
   /// changes by less than 30 %), so h may change without a new LU; the Newton iteration

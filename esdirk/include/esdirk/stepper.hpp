@@ -85,6 +85,13 @@ class ESDIRK_API Stepper final : public DenseOutput {
   double last_contraction() const { return last_contraction_; }
   double max_contraction() const { return max_contraction_; }
   const std::string& message() const { return message_; }
+  /// FactorizationPolicy::automatic reuses J and the LU only while this is false; set by the
+  /// integrator while a module that needs J at t_n of every step is attached. Turning it on
+  /// drops a kept J, so the next attempt forms J at t_n.
+  void set_exact_step_jacobians(bool exact);
+  /// FactorizationPolicy::automatic's decision: -1 not yet made (before the first
+  /// factorization), 0 J and LU every step, 1 reuse.
+  int automatic_reuse() const { return automatic_reuse_; }
 
  private:
   Status fail(Status status, std::string message);
@@ -94,6 +101,9 @@ class ESDIRK_API Stepper final : public DenseOutput {
   void predict_stage(int i, double h);
   Attempt refresh_jacobian(double T, double hg, double best_measure);
   void factor_dense_correction();
+  void decide_automatic_reuse();
+  bool reuse_allowed() const;
+  double lu_reuse_h_change() const;
 
   Problem& problem_;
   const Options& options_;
@@ -113,6 +123,8 @@ class ESDIRK_API Stepper final : public DenseOutput {
   bool has_step_ = false;
   bool jacobian_current_ = false;  // jacobian_ belongs to (t_, x_, z_), or is reused (below)
   bool jacobian_reused_ = false;   // jacobian_ is the last step's J (Options::reuse_jacobian)
+  bool exact_step_jacobians_ = false;  // set_exact_step_jacobians()
+  int automatic_reuse_ = -1;           // automatic_reuse()
   long index_ = 0;                 // accepted steps since start()
   double t_ = 0.0;
   double h_trial_ = 0.0;

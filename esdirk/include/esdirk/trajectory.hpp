@@ -27,6 +27,9 @@ class ESDIRK_API Trajectory final : public StepListener {
   /// Integrator::options().method.stages (Options::method may still be "auto").
   void reserve(int steps, int nx, int nz, int stages);
   void clear() { count_ = 0; }
+  /// A replay repeats each step from its own start: the integrator must not carry a Jacobian
+  /// from one step to the next while recording (FactorizationPolicy::automatic).
+  bool needs_jacobian_at_step_start() const override { return true; }
 
   /// The recorded steps, oldest first.
   int size() const { return count_; }
