@@ -8,9 +8,11 @@
 //
 // Three forms of the same model: "hand" (Chain: hand-written J and the dense f_p, which the
 // sweep multiplies by its adjoints at every stage), "AD" (ChainModel in esdirk::ad::ModelProblem:
-// J by forward mode, the sweep's parameter terms w^T f_p by the tape's reverse sweep,
-// Problem::parameter_vjp) and "AD band" (the same with the tridiagonal band declared: J by
-// coloured forward mode, 3 colours, and the band LU).
+// J by forward mode; the sweep's parameter terms w^T f_p by the tape's reverse sweep,
+// Problem::parameter_vjp, when np > 8, else from f_p by one forward pass: ParameterTerms::
+// automatic) and "AD band" (the same with the tridiagonal band declared: J by coloured forward
+// mode, 3 colours, and the band LU). At np = 1 also "AD band rev": the parameter terms by the
+// tape whatever np (ParameterTerms::reverse_mode), the cost that stays flat in np.
 //
 //     bench_adjoint_parameters [--repeats 20] [--nx 20]
 
@@ -94,7 +96,7 @@ bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repea
       forward_time = std::min(forward_time, seconds_since(start));
     }
   }
-  std::printf("%-8s %5d %7ld %10.3fms %10.3fms %10.2f %12.3fms %10.2f\n", form, np, steps, 1e3 * states,
+  std::printf("%-11s %5d %7ld %10.3fms %10.3fms %10.2f %12.3fms %10.2f\n", form, np, steps, 1e3 * states,
               1e3 * adjoint_time, adjoint_time / states, 1e3 * forward_time, forward_time / states);
   return true;
 }
@@ -111,7 +113,7 @@ int main(int argc, char** argv) {
   options.rtol = 1e-6;
   options.atol = 1e-8;
   std::printf("reaction-diffusion chain, nx = %d, T = %g, rtol 1e-6, best of %d\n", nx, T_END, repeats);
-  std::printf("%-8s %5s %7s %12s %12s %10s %14s %10s\n", "model", "np", "steps", "states-only", "adjoint", "ratio",
+  std::printf("%-11s %5s %7s %12s %12s %10s %14s %10s\n", "model", "np", "steps", "states-only", "adjoint", "ratio",
               "forward sens.", "ratio");
   for (int np : {1, 9, 50, 100}) {
     bench::Chain hand(nx, np);
@@ -121,6 +123,10 @@ int main(int argc, char** argv) {
     if (!measure("hand", hand, nx, np, repeats, options) || !measure("AD", ad, nx, np, repeats, options) ||
         !measure("AD band", banded, nx, np, repeats, options))
       return 1;
+    if (np == 1) {
+      banded.set_parameter_terms(esdirk::ad::ParameterTerms::reverse_mode);
+      if (!measure("AD band rev", banded, nx, np, repeats, options)) return 1;
+    }
   }
   return 0;
 }

@@ -161,6 +161,34 @@ BOOST_AUTO_TEST_CASE(dow_adjoint_by_parameter_products_equals_the_hand_jacobian_
   require_columns_close(row(a.dp), row(h.dp), row(r.dp), row(r_other.dp), 1e-13);
 }
 
+// The parameter terms by forward mode ([f_p; g_p] per stage, the default when np <= Chunk) and
+// by reverse mode (the tape's products, the default when np > Chunk) give the same gradient.
+BOOST_AUTO_TEST_CASE(adjoint_parameter_terms_by_forward_mode_equal_those_by_reverse_mode) {
+  using Terms = esdirk::ad::ParameterTerms;
+  ModelProblem<templated::Dow> reverse(6, 4, 9), forward(6, 4, 9);
+  forward.set_parameter_terms(Terms::forward_mode);
+  BOOST_TEST(reverse.has_parameter_vjp());
+  BOOST_TEST(!forward.has_parameter_vjp());
+  ModelProblem<templated::Cstr> small(2, 0, 1);
+  BOOST_TEST(!small.has_parameter_vjp());
+  small.set_parameter_terms(Terms::reverse_mode);
+  BOOST_TEST(small.has_parameter_vjp());
+  const DowGradient r = dow_gradient(reverse), f = dow_gradient(forward);
+  BOOST_TEST(f.report.parameter_jacobian_evaluations > 0);
+  BOOST_TEST(forward.ad_statistics().vector_jacobian_products == 0);
+  BOOST_TEST(r.report.parameter_jacobian_evaluations == 0);
+  double worst = 0.0;
+  for (int i = 0; i < 6; ++i) BOOST_TEST(r.dx0(i, 0) == f.dx0(i, 0));  // the same J: the same lambda
+  for (int k = 0; k < 9; ++k) {
+    const double difference = std::abs(r.dp(k, 0) - f.dp(k, 0)) / std::abs(f.dp(k, 0));
+    worst = std::max(worst, difference);
+    BOOST_TEST_CONTEXT("d/dp" << k << ": reverse " << r.dp(k, 0) << ", forward " << f.dp(k, 0)) {
+      BOOST_TEST(difference <= 1e-13);
+    }
+  }
+  BOOST_TEST_MESSAGE("parameter terms, reverse vs forward mode: worst relative difference " << worst);
+}
+
 BOOST_AUTO_TEST_CASE(robertson_dae_by_ad_takes_the_steps_of_the_hand_jacobian_run) {
   robertson::Dae hand;
   ModelProblem<templated::RobertsonDae> ad(2, 1, 0);

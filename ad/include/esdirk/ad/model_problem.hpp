@@ -17,14 +17,16 @@
 // (reverse mode). FunctionProblem's generic lambdas work unchanged with ad::FunctionProblem.
 //
 // Which derivative comes from which mode:
-//   J = [f_x f_z; g_x g_z]   chunked forward mode, Chunk directions per evaluation of the model:
-//                            ceil((nx+nz)/Chunk) evaluations; with a declared band or pattern,
-//                            coloured forward mode with the library's colouring:
-//                            ceil(colours/Chunk) evaluations
-//   [f_p; g_p]               chunked forward mode: ceil(np/Chunk) evaluations
+//   J = [f_x f_z; g_x g_z]   chunked forward mode, Chunk directions per evaluation of the model
+//                            and a last evaluation over the narrowest of 1, 2, 4, 8 lanes that
+//                            holds the rest (pass_width); with a declared band or pattern,
+//                            coloured forward mode with the library's colouring, the same over
+//                            the colours
+//   [f_p; g_p]               chunked forward mode, the same over the np columns
 //   J v (+ [f_p; g_p] w)     forward mode, one direction: one evaluation
 //   v^T J, v^T [f_p; g_p]    reverse mode (Tape): one recording per point, one sweep per v,
-//                            whatever np; the adjoint uses it for the parameter terms
+//                            whatever np; the adjoint uses it for its parameter terms when
+//                            np > Chunk (ParameterTerms; below that, [f_p; g_p] by forward mode)
 //
 // Failures: a nonzero code of f or g, a non-finite value or derivative, or an exception thrown
 // by the model is returned as a code (1, or the model's code; -1 for an exception) and recorded
@@ -37,6 +39,7 @@
 // recording: after that no evaluation allocates.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <exception>
@@ -61,6 +64,11 @@ concept HasConstraints = requires(Model& m, std::span<const double> in, std::spa
   { m.g(0.0, in, in, in, out) };
 };
 
+/// How the adjoint forms the parameter terms w^T [f_p; g_p] of a ModelProblem: by the tape's
+/// reverse sweep (Problem::parameter_vjp), from [f_p; g_p] by forward mode, or automatically
+/// (reverse mode when np > Chunk). See ModelProblem::has_parameter_vjp().
+enum class ParameterTerms { automatic, reverse_mode, forward_mode };
+
 template <class Model, int Chunk = 8>
 class ModelProblem : public Problem {
  public:
@@ -75,10 +83,18 @@ class ModelProblem : public Problem {
     const auto nxs = static_cast<std::size_t>(nx), nzs = static_cast<std::size_t>(nz),
                nps = static_cast<std::size_t>(np);
     forward_.resize(nxs, nzs, nps);
+    if constexpr (Chunk > 1) lanes1_.resize(nxs, nzs, nps);
+    if constexpr (Chunk > 2) lanes2_.resize(nxs, nzs, nps);
+    if constexpr (Chunk > 4) lanes4_.resize(nxs, nzs, nps);
+    if constexpr (Chunk > 8) lanes8_.resize(nxs, nzs, nps);
     direction_.resize(nxs, nzs, nps);
     reverse_.resize(nxs, nzs, nps);
     tape_point_.assign(1 + nxs + nzs + nps, 0.0);
   }
+
+  /// How the adjoint forms its parameter terms (see has_parameter_vjp()).
+  void set_parameter_terms(ParameterTerms terms) { parameter_terms_ = terms; }
+  ParameterTerms parameter_terms() const { return parameter_terms_; }
 
   Model& model() { return model_; }
   const Model& model() const { return model_; }
@@ -87,27 +103,29 @@ class ModelProblem : public Problem {
   const ModelFailure& last_failure() const { return failure_; }
   /// A sentence for each derivative: the mode that forms it and its cost.
   std::string derivative_methods() const {
-    const int n = size();
-    const std::string chunk = std::to_string(Chunk);
     std::string j;
     if (const auto& pattern = jacobian_structure().pattern) {
       const int colours = pattern.get() == coloured_pattern_ ? colours_ : -1;
       j = "J: coloured forward-mode AD (" +
           (colours < 0 ? std::string("colouring formed at the first Jacobian")
-                       : std::to_string(colours) + " colours, " +
-                             std::to_string((colours + Chunk - 1) / Chunk) + " evaluation(s) of " +
-                             chunk + " directions") +
+                       : std::to_string(colours) + " colours, " + passes_text(colours)) +
           ")\n";
     } else {
-      j = "J: forward-mode AD (" + std::to_string((n + Chunk - 1) / Chunk) + " evaluation(s) of " +
-          chunk + " directions)\n";
+      j = "J: forward-mode AD (" + passes_text(size()) + ")\n";
     }
-    return j + "[f_p; g_p]: forward-mode AD (" + std::to_string((np() + Chunk - 1) / Chunk) +
-           " evaluation(s) of " + chunk + " directions)\n" +
+    return j + "[f_p; g_p]: forward-mode AD (" + passes_text(np()) + ")\n" +
            "J v: forward-mode AD (one evaluation, one direction)\n"
            "v^T J, v^T [f_p; g_p]: reverse-mode AD (tape of " + std::to_string(tape_.size()) +
            " nodes; one recording per point, one sweep per vector)\n"
            "finite differences: none\n";
+  }
+
+  /// The number of lanes of the forward pass over `lanes` columns (or colours): Chunk, or for a
+  /// last, partial chunk the narrowest of 1, 2, 4, 8 (below Chunk) that holds them.
+  static constexpr int pass_width(int lanes) {
+    for (int w : {1, 2, 4, 8})
+      if (w < Chunk && lanes <= w) return w;
+    return Chunk;
   }
 
   // --- Problem ---------------------------------------------------------------------------------
@@ -129,24 +147,7 @@ class ModelProblem : public Problem {
       return coloured_jacobian(t, x, z, p, nullptr, J);
     }
     ++stats_.jacobians;
-    forward_.load(x, z, p);
-    const int n = size();
-    for (int c0 = 0; c0 < n; c0 += Chunk) {
-      const int lanes = std::min(Chunk, n - c0);
-      for (int k = 0; k < lanes; ++k) forward_.state(c0 + k, nx()).d[static_cast<std::size_t>(k)] = 1.0;
-      const int code = forward_pass(t, "J");
-      for (int k = 0; k < lanes; ++k) forward_.state(c0 + k, nx()).d[static_cast<std::size_t>(k)] = 0.0;
-      if (code != 0) return code;
-      for (int i = 0; i < n; ++i) {
-        const Forward& out = forward_.output(i, nx());
-        for (int k = 0; k < lanes; ++k) {
-          const double d = out.d[static_cast<std::size_t>(k)];
-          if (!std::isfinite(d)) return record_derivative_failure("J", i, 'x', c0 + k, t);
-          J(i, c0 + k) = d;
-        }
-      }
-    }
-    return 0;
+    return dense_columns(t, x, z, p, false, J, "J");
   }
 
   bool has_sparse_jacobian() const override { return jacobian_structure().pattern != nullptr; }
@@ -157,27 +158,18 @@ class ModelProblem : public Problem {
   bool has_parameter_jacobian() const override { return true; }
   int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef Jp) override {
     ++stats_.parameter_jacobians;
-    forward_.load(x, z, p);
-    const int n = size();
-    for (int c0 = 0; c0 < np(); c0 += Chunk) {
-      const int lanes = std::min(Chunk, np() - c0);
-      for (int k = 0; k < lanes; ++k) forward_.p[static_cast<std::size_t>(c0 + k)].d[static_cast<std::size_t>(k)] = 1.0;
-      const int code = forward_pass(t, "[f_p; g_p]");
-      for (int k = 0; k < lanes; ++k) forward_.p[static_cast<std::size_t>(c0 + k)].d[static_cast<std::size_t>(k)] = 0.0;
-      if (code != 0) return code;
-      for (int i = 0; i < n; ++i) {
-        const Forward& out = forward_.output(i, nx());
-        for (int k = 0; k < lanes; ++k) {
-          const double d = out.d[static_cast<std::size_t>(k)];
-          if (!std::isfinite(d)) return record_derivative_failure("[f_p; g_p]", i, 'p', c0 + k, t);
-          Jp(i, c0 + k) = d;
-        }
-      }
-    }
-    return 0;
+    return dense_columns(t, x, z, p, true, Jp, "[f_p; g_p]");
   }
 
-  bool has_parameter_vjp() const override { return true; }
+  /// The adjoint's parameter terms w^T [f_p; g_p] come from parameter_vjp (reverse mode: one
+  /// tape recording per point, whatever np) when this is true, else from [f_p; g_p] by forward
+  /// mode. Automatic: reverse mode when np > Chunk, where forming [f_p; g_p] takes more than
+  /// one forward pass; below that one pass of at most Chunk lanes is cheaper than recording
+  /// the tape (bench/sensitivity/bench_adjoint_parameters, doc/ad-guide.md).
+  bool has_parameter_vjp() const override {
+    return parameter_terms_ == ParameterTerms::reverse_mode ||
+           (parameter_terms_ == ParameterTerms::automatic && np() > Chunk);
+  }
   int parameter_vjp(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector w, Vector out) override {
     if (const int code = sweep(t, x, z, p, w); code != 0) return code;
     return parameter_adjoints(t, out);
@@ -194,14 +186,14 @@ class ModelProblem : public Problem {
     ++stats_.jacobian_vector_products;
     direction_.load(x, z, p);
     const int n = size();
-    for (int j = 0; j < n; ++j) direction_.state(j, nx()).d[0] = v[static_cast<std::size_t>(j)];
+    for (int j = 0; j < n; ++j) direction_.states[static_cast<std::size_t>(j)].d[0] = v[static_cast<std::size_t>(j)];
     for (std::size_t k = 0; k < w.size(); ++k) direction_.p[k].d[0] = w[k];
     ++stats_.forward_passes;
-    const int code = call_model<Direction>(t, direction_.x, direction_.z, direction_.p, direction_.f,
-                                           direction_.g, "J v");
+    const int code = call_model<Direction>(t, direction_.x(), direction_.z(), direction_.p, direction_.f(),
+                                           direction_.g(), "J v");
     if (code != 0) return code;
     for (int i = 0; i < n; ++i) {
-      const Direction& out = direction_.output(i, nx());
+      const Direction& out = direction_.outputs[static_cast<std::size_t>(i)];
       if (!std::isfinite(out.v)) return record_value_failure("J v", i, t);
       if (!std::isfinite(out.d[0])) return record_derivative_failure("J v", i, ' ', -1, t);
       Jv[static_cast<std::size_t>(i)] = out.d[0];
@@ -252,35 +244,142 @@ class ModelProblem : public Problem {
   }
 
  private:
-  // The model's arguments and results over one scalar type.
+  // The model's arguments and results over one scalar type: [x; z] and [f; g] each in one
+  // array, so that column j and row i of J are states[j] and outputs[i].
   template <class T>
   struct Workspace {
-    std::vector<T> x, z, p, f, g;
-    void resize(std::size_t nx, std::size_t nz, std::size_t np) {
-      x.assign(nx, T(0.0));
-      z.assign(nz, T(0.0));
-      p.assign(np, T(0.0));
-      f.assign(nx, T(0.0));
-      g.assign(nz, T(0.0));
+    std::vector<T> states, p, outputs;
+    std::size_t nx = 0;
+    void resize(std::size_t nxs, std::size_t nzs, std::size_t nps) {
+      nx = nxs;
+      states.assign(nxs + nzs, T(0.0));
+      p.assign(nps, T(0.0));
+      outputs.assign(nxs + nzs, T(0.0));
     }
+    std::span<const T> x() const { return {states.data(), nx}; }
+    std::span<const T> z() const { return {states.data() + nx, states.size() - nx}; }
+    std::span<T> f() { return {outputs.data(), nx}; }
+    std::span<T> g() { return {outputs.data() + nx, outputs.size() - nx}; }
     /// Values from x, z, p, derivatives zero.
     void load(ConstVector xv, ConstVector zv, ConstVector pv) {
-      for (std::size_t i = 0; i < x.size(); ++i) x[i] = T(xv[i]);
-      for (std::size_t i = 0; i < z.size(); ++i) z[i] = T(zv[i]);
-      for (std::size_t i = 0; i < p.size(); ++i) p[i] = T(pv[i]);
+      for (std::size_t i = 0; i < xv.size(); ++i) states[i] = T(xv[i]);
+      for (std::size_t i = 0; i < zv.size(); ++i) states[nx + i] = T(zv[i]);
+      for (std::size_t i = 0; i < pv.size(); ++i) p[i] = T(pv[i]);
     }
-    T& state(int j, int nx) { return j < nx ? x[static_cast<std::size_t>(j)] : z[static_cast<std::size_t>(j - nx)]; }
-    const T& output(int i, int nx) const {
-      return i < nx ? f[static_cast<std::size_t>(i)] : g[static_cast<std::size_t>(i - nx)];
+    /// Values only: the forward workspaces keep their derivative parts zero between passes
+    /// (every seed is taken back after its pass), so a pass need not clear them.
+    void load_values(ConstVector xv, ConstVector zv, ConstVector pv) {
+      for (std::size_t i = 0; i < xv.size(); ++i) states[i].v = xv[i];
+      for (std::size_t i = 0; i < zv.size(); ++i) states[nx + i].v = zv[i];
+      for (std::size_t i = 0; i < pv.size(); ++i) p[i].v = pv[i];
     }
   };
 
-  int forward_pass(double t, const char* derivative) {
+  // The workspace of W lanes: Chunk, or a narrower one for the last, partial chunk, so that
+  // its evaluation carries no unused lanes (the CSTR's 2 columns, Dow's 10 = 8 + 2, a band's 3
+  // colours): the cost of a forward pass grows with its number of lanes.
+  template <int W>
+  Workspace<Dual<W>>& lanes_workspace() {
+    if constexpr (W == Chunk) return forward_;
+    else if constexpr (W == 1) return lanes1_;
+    else if constexpr (W == 2) return lanes2_;
+    else if constexpr (W == 4) return lanes4_;
+    else return lanes8_;
+  }
+  // fn.template operator()<pass_width(lanes)>().
+  template <class Fn>
+  int with_lanes(int lanes, Fn&& fn) {
+    switch (pass_width(lanes)) {
+      case 1: if constexpr (Chunk > 1) return fn.template operator()<1>(); break;
+      case 2: if constexpr (Chunk > 2) return fn.template operator()<2>(); break;
+      case 4: if constexpr (Chunk > 4) return fn.template operator()<4>(); break;
+      case 8: if constexpr (Chunk > 8) return fn.template operator()<8>(); break;
+      default: break;
+    }
+    return fn.template operator()<Chunk>();
+  }
+  // "1 evaluation of 4 directions", "2 evaluations: 1 of 8 directions, 1 of 2", ...
+  static std::string passes_text(int columns) {
+    if (columns <= 0) return "no evaluation";
+    const int full = columns / Chunk, rest = columns % Chunk;
+    const std::string chunk = std::to_string(Chunk), last = std::to_string(pass_width(rest));
+    if (rest == 0) return std::to_string(full) + (full == 1 ? " evaluation of " : " evaluations of ") + chunk + " directions";
+    if (full == 0) return "1 evaluation of " + last + (pass_width(rest) == 1 ? " direction" : " directions");
+    return std::to_string(full + 1) + " evaluations: " + std::to_string(full) + " of " + chunk + " directions, 1 of " + last;
+  }
+
+  // f and g over W lanes; the first pass of a derivative checks the values too (every pass
+  // computes the same values).
+  template <int W>
+  int forward_pass(double t, Workspace<Dual<W>>& w, bool check_values, const char* derivative) {
     ++stats_.forward_passes;
-    const int code = call_model<Forward>(t, forward_.x, forward_.z, forward_.p, forward_.f, forward_.g, derivative);
-    if (code != 0) return code;
+    const int code = call_model<Dual<W>>(t, w.x(), w.z(), w.p, w.f(), w.g(), derivative);
+    if (code != 0 || !check_values) return code;
+    double sum = 0.0;  // NaN if a value is not finite (x * 0 is 0 for finite x): no branch per entry
+    for (const Dual<W>& o : w.outputs) sum += o.v * 0.0;
+    if (sum == 0.0) return 0;
     for (int i = 0; i < size(); ++i)
-      if (!std::isfinite(forward_.output(i, nx()).v)) return record_value_failure(derivative, i, t);
+      if (!std::isfinite(w.outputs[static_cast<std::size_t>(i)].v)) return record_value_failure(derivative, i, t);
+    return 0;
+  }
+  // Adds d * 0 of every derivative of `o` to the lane's sum: the sums stay zero while all are
+  // finite and become NaN otherwise; vectorized across the lanes, no branch per entry (the entry
+  // at fault is looked for only when a sum is not zero).
+  template <int W>
+  static void add_finite_test(const Dual<W>& o, std::array<double, W>& sum) {
+    for (int k = 0; k < W; ++k) sum[static_cast<std::size_t>(k)] += o.d[static_cast<std::size_t>(k)] * 0.0;
+  }
+  template <int W>
+  static bool lanes_finite(const std::array<double, W>& sum, int lanes) {
+    bool finite = true;
+    for (int k = 0; k < lanes; ++k) finite = finite && sum[static_cast<std::size_t>(k)] == 0.0;
+    return finite;
+  }
+
+  // All columns of J (parameters false: the columns of [x; z]) or of [f_p; g_p] into out, by
+  // chunks of Chunk columns and a narrower last pass.
+  int dense_columns(double t, ConstVector x, ConstVector z, ConstVector p, bool parameters, MatrixRef out,
+                    const char* derivative) {
+    const int columns = parameters ? np() : size();
+    for (int first = 0; first < columns; first += Chunk) {
+      const int lanes = std::min(Chunk, columns - first);
+      const int code = with_lanes(lanes, [&]<int W>() {
+        return dense_pass<W>(t, x, z, p, parameters, first, lanes, out, derivative);
+      });
+      if (code != 0) return code;
+    }
+    return 0;
+  }
+  template <int W>
+  int dense_pass(double t, ConstVector x, ConstVector z, ConstVector p, bool parameters, int first, int lanes,
+                 MatrixRef out, const char* derivative) {
+    Workspace<Dual<W>>& w = lanes_workspace<W>();
+    w.load_values(x, z, p);
+    std::vector<Dual<W>>& seeded = parameters ? w.p : w.states;
+    for (int k = 0; k < lanes; ++k) seeded[static_cast<std::size_t>(first + k)].d[static_cast<std::size_t>(k)] = 1.0;
+    const int code = forward_pass(t, w, first == 0, derivative);
+    for (int k = 0; k < lanes; ++k) seeded[static_cast<std::size_t>(first + k)].d[static_cast<std::size_t>(k)] = 0.0;
+    if (code != 0) return code;
+    // Row by row: the W derivatives of an output are contiguous, a fixed count the compiler
+    // unrolls (the columns of out are ld apart).
+    const int n = size();
+    const Dual<W>* outputs = w.outputs.data();
+    std::array<double, W> sum{};
+    double* block = out.column(first);
+    const std::size_t ld = static_cast<std::size_t>(out.ld);
+    for (int i = 0; i < n; ++i) {
+      const Dual<W>& o = outputs[i];
+      add_finite_test<W>(o, sum);
+      if (lanes == W) {
+        for (int k = 0; k < W; ++k) block[static_cast<std::size_t>(i) + static_cast<std::size_t>(k) * ld] = o.d[static_cast<std::size_t>(k)];
+      } else {
+        for (int k = 0; k < lanes; ++k) block[static_cast<std::size_t>(i) + static_cast<std::size_t>(k) * ld] = o.d[static_cast<std::size_t>(k)];
+      }
+    }
+    if (lanes_finite<W>(sum, lanes)) return 0;
+    for (int k = 0; k < lanes; ++k)
+      for (int i = 0; i < n; ++i)
+        if (!std::isfinite(out(i, first + k))) return record_derivative_failure(derivative, i, parameters ? 'p' : 'x', first + k, t);
     return 0;
   }
 
@@ -309,36 +408,49 @@ class ModelProblem : public Problem {
   int coloured_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, double* values, MatrixRef dense) {
     ensure_colouring();
     ++stats_.coloured_jacobians;
-    forward_.load(x, z, p);
+    for (int c0 = 0; c0 < colours_; c0 += Chunk) {
+      const int lanes = std::min(Chunk, colours_ - c0);
+      const int code = with_lanes(lanes, [&]<int W>() { return coloured_pass<W>(t, x, z, p, c0, lanes, values, dense); });
+      if (code != 0) return code;
+    }
+    return 0;
+  }
+  template <int W>
+  int coloured_pass(double t, ConstVector x, ConstVector z, ConstVector p, int c0, int lanes, double* values,
+                    MatrixRef dense) {
+    Workspace<Dual<W>>& w = lanes_workspace<W>();
+    w.load_values(x, z, p);
     const int* ptr = coloured_pattern_->column_pointers().data();
     const int* rows = coloured_pattern_->row_indices().data();
-    for (int c0 = 0; c0 < colours_; c0 += Chunk) {
-      const int last = std::min(colours_, c0 + Chunk);
-      const int first_column = colour_pointers_[static_cast<std::size_t>(c0)];
-      const int end_column = colour_pointers_[static_cast<std::size_t>(last)];
-      for (int m = first_column; m < end_column; ++m) {
-        const int j = colour_columns_[static_cast<std::size_t>(m)];
-        forward_.state(j, nx()).d[static_cast<std::size_t>(colour_of_[static_cast<std::size_t>(j)] - c0)] = 1.0;
+    const int* columns = colour_columns_.data();
+    const int* colour = colour_of_.data();
+    const int begin = colour_pointers_[static_cast<std::size_t>(c0)];
+    const int end = colour_pointers_[static_cast<std::size_t>(c0 + lanes)];
+    Dual<W>* states = w.states.data();
+    for (int m = begin; m < end; ++m) states[columns[m]].d[static_cast<std::size_t>(colour[columns[m]] - c0)] = 1.0;
+    const int code = forward_pass(t, w, c0 == 0, "J");
+    for (int m = begin; m < end; ++m) states[columns[m]].d[static_cast<std::size_t>(colour[columns[m]] - c0)] = 0.0;
+    if (code != 0) return code;
+    const Dual<W>* outputs = w.outputs.data();
+    for (int m = begin; m < end; ++m) {
+      const int j = columns[m];
+      const auto lane = static_cast<std::size_t>(colour[j] - c0);
+      if (values != nullptr) {
+        for (int k = ptr[j]; k < ptr[j + 1]; ++k) values[k] = outputs[rows[k]].d[lane];
+      } else {
+        for (int k = ptr[j]; k < ptr[j + 1]; ++k) dense(rows[k], j) = outputs[rows[k]].d[lane];
       }
-      const int code = forward_pass(t, "J");
-      for (int m = first_column; m < end_column; ++m) {
-        const int j = colour_columns_[static_cast<std::size_t>(m)];
-        forward_.state(j, nx()).d[static_cast<std::size_t>(colour_of_[static_cast<std::size_t>(j)] - c0)] = 0.0;
-      }
-      if (code != 0) return code;
-      for (int m = first_column; m < end_column; ++m) {
-        const int j = colour_columns_[static_cast<std::size_t>(m)];
-        const auto lane = static_cast<std::size_t>(colour_of_[static_cast<std::size_t>(j)] - c0);
-        for (int k = ptr[j]; k < ptr[j + 1]; ++k) {
-          const int i = rows[k];
-          const double d = forward_.output(i, nx()).d[lane];
-          if (!std::isfinite(d)) return record_derivative_failure("J", i, 'x', j, t);
-          if (values != nullptr)
-            values[k] = d;
-          else
-            dense(i, j) = d;
-        }
-      }
+    }
+    // A lane's sum may also see non-finite derivatives outside the pattern (an inf * 0 of a
+    // row no column of the colour has an entry in): only the pattern's entries count.
+    std::array<double, W> sum{};
+    for (const Dual<W>& o : w.outputs) add_finite_test<W>(o, sum);
+    if (lanes_finite<W>(sum, lanes)) return 0;
+    for (int m = begin; m < end; ++m) {
+      const int j = columns[m];
+      const auto lane = static_cast<std::size_t>(colour[j] - c0);
+      for (int k = ptr[j]; k < ptr[j + 1]; ++k)
+        if (!std::isfinite(outputs[rows[k]].d[lane])) return record_derivative_failure("J", rows[k], 'x', j, t);
     }
     return 0;
   }
@@ -350,7 +462,7 @@ class ModelProblem : public Problem {
     ++stats_.vector_jacobian_products;
     std::fill(adjoints_.begin(), adjoints_.begin() + tape_.size(), 0.0);
     for (int i = 0; i < size(); ++i) {
-      const int node = reverse_.output(i, nx()).index;
+      const int node = reverse_.outputs[static_cast<std::size_t>(i)].index;
       if (node >= 0) adjoints_[static_cast<std::size_t>(node)] += v[static_cast<std::size_t>(i)];
     }
     tape_.sweep({adjoints_.data(), static_cast<std::size_t>(tape_.size())});
@@ -379,14 +491,14 @@ class ModelProblem : public Problem {
     int code = 0;
     {
       Tape::Recording recording(tape_);
-      for (std::size_t i = 0; i < x.size(); ++i) reverse_.x[i] = Var::input(x[i]);
-      for (std::size_t i = 0; i < z.size(); ++i) reverse_.z[i] = Var::input(z[i]);
+      for (std::size_t i = 0; i < x.size(); ++i) reverse_.states[i] = Var::input(x[i]);
+      for (std::size_t i = 0; i < z.size(); ++i) reverse_.states[x.size() + i] = Var::input(z[i]);
       for (std::size_t i = 0; i < p.size(); ++i) reverse_.p[i] = Var::input(p[i]);
-      code = call_model<Var>(t, reverse_.x, reverse_.z, reverse_.p, reverse_.f, reverse_.g, "v^T J");
+      code = call_model<Var>(t, reverse_.x(), reverse_.z(), reverse_.p, reverse_.f(), reverse_.g(), "v^T J");
     }
     if (code != 0) return code;
     for (int i = 0; i < size(); ++i)
-      if (!std::isfinite(reverse_.output(i, nx()).v)) return record_value_failure("v^T J", i, t);
+      if (!std::isfinite(reverse_.outputs[static_cast<std::size_t>(i)].v)) return record_value_failure("v^T J", i, t);
     if (adjoints_.size() < tape_.capacity()) adjoints_.resize(tape_.capacity());
     tape_point_[0] = t;
     std::copy(x.begin(), x.end(), tape_point_.begin() + 1);
@@ -423,9 +535,15 @@ class ModelProblem : public Problem {
   }
 
   Model model_;
+  ParameterTerms parameter_terms_ = ParameterTerms::automatic;
   AdStatistics stats_;
   ModelFailure failure_;
   Workspace<Forward> forward_;
+  // The narrower workspaces of a last, partial chunk (sized only when narrower than Chunk).
+  Workspace<Dual<1>> lanes1_;
+  Workspace<Dual<2>> lanes2_;
+  Workspace<Dual<4>> lanes4_;
+  Workspace<Dual<8>> lanes8_;
   Workspace<Direction> direction_;
   Workspace<Var> reverse_;
   // Colouring of the declared pattern (coloured_pattern_ is the one coloured).
