@@ -11,7 +11,7 @@
 
 # The modules each module may use (its include path); the folder name is the module name.
 set(ESDIRK_MODULE_USES_esdirk "")
-set(ESDIRK_MODULE_USES_ad esdirk)
+set(ESDIRK_MODULE_USES_ad esdirk sensitivity events)  # ad/hybrid_model_problem.hpp: HybridProblem
 set(ESDIRK_MODULE_USES_sensitivity esdirk)
 set(ESDIRK_MODULE_USES_events sensitivity)
 set(ESDIRK_MODULE_USES_structural esdirk)
