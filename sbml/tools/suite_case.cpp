@@ -39,10 +39,14 @@ void check_times(const ExpectedResults& expected, const std::vector<double>& tim
     }
 }
 
-esdirk::sbml::Quantity quantity_of(const CaseSettings& settings, const std::string& id) {
+// The quantity a column reports. The settings' amount and concentration lists apply to species
+// only: a few cases list a compartment among the amounts (00051: its size is meant).
+esdirk::sbml::Quantity quantity_of(const CaseSettings& settings, const std::string& id,
+                                   const std::vector<std::string>& species) {
   const auto listed = [&id](const std::vector<std::string>& list) {
     return std::find(list.begin(), list.end(), id) != list.end();
   };
+  if (!listed(species)) return esdirk::sbml::Quantity::value;
   if (listed(settings.amount)) return esdirk::sbml::Quantity::amount;
   if (listed(settings.concentration)) return esdirk::sbml::Quantity::concentration;
   return esdirk::sbml::Quantity::value;
@@ -119,9 +123,6 @@ CaseResult run_case(const std::string& cases_dir, const std::string& id,
   const std::string model_path = highest_level_model(folder.string(), id);
   if (model_path.empty()) return fail("no " + id + "-sbml-lXvY.xml in " + folder.string());
 
-  std::vector<sbml::Output> outputs;
-  for (const std::string& column : expected.columns)
-    outputs.push_back({column, quantity_of(settings, column)});
   sbml::SimulationOptions solver;
   solver.relative_tolerance =
       std::clamp(settings.relative * options.tolerance_factor, 1e-13, solver.relative_tolerance);
@@ -137,6 +138,10 @@ CaseResult run_case(const std::string& cases_dir, const std::string& id,
     std::unique_lock lock(import_mutex);
     sbml::Model model = sbml::load(model_path);
     lock.unlock();
+    const std::vector<std::string> species = model.species_ids();
+    std::vector<sbml::Output> outputs;
+    for (const std::string& column : expected.columns)
+      outputs.push_back({column, quantity_of(settings, column, species)});
     run = sbml::simulate(model, times, outputs, solver);
   } catch (const sbml::UnsupportedFeature& e) {
     result.seconds = elapsed();
