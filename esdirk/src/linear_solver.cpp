@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "internal/fixed_size_lu.hpp"
 #include "internal/vector_clones.hpp"
 
 extern "C" {
@@ -219,6 +220,8 @@ void DenseLuSolver::invert(MatrixRef W) const {
 }
 
 int lu_factor(MatrixRef A, int* pivots) {
+  if (A.rows == A.cols && A.rows >= 1 && A.rows <= internal::fixed_size_lu_limit)
+    return internal::fixed_size_lu_factor_of[static_cast<std::size_t>(A.rows - 1)](A.data, A.ld, pivots);
   if (A.rows == A.cols && A.rows <= small_order) return small_lu_factor(A, pivots);
   int info = 0;
   const int ld = std::max(1, A.ld);
@@ -228,6 +231,12 @@ int lu_factor(MatrixRef A, int* pivots) {
 
 void lu_solve(ConstMatrixRef LU, const int* pivots, MatrixRef B, bool transpose) {
   if (B.cols == 0 || LU.rows == 0) return;
+  // Order known at compile time: one column of any small system (the Newton iteration), or
+  // every column of a tiny one (below 5, the row-major blocks of small_lu_solve cost more than
+  // they vectorize).
+  if (!transpose && LU.rows <= internal::fixed_size_lu_limit && (B.cols == 1 || LU.rows <= 4))
+    return internal::fixed_size_lu_solve_of[static_cast<std::size_t>(LU.rows - 1)](
+        LU.data, LU.ld, pivots, B.data, B.ld, B.cols);
   if (LU.rows <= small_order) return small_lu_solve(LU, pivots, B, transpose);
   int info = 0;
   const char trans = transpose ? 'T' : 'N';
@@ -245,6 +254,9 @@ void DenseLuSolver::resize(int nx, int nz) {
 
 int DenseLuSolver::factor(ConstMatrixRef J, double h_gamma) {
   h_gamma_ = h_gamma;
+  if (n_ >= 1 && n_ <= internal::fixed_size_lu_limit)
+    return internal::fixed_size_form_and_factor_of[static_cast<std::size_t>(n_ - 1)](
+        J.data, J.ld, h_gamma, nx_, lu_.data(), n_, pivots_.data());
   for (int j = 0; j < n_; ++j) {
     const double* Jj = J.column(j);
     double* Mj = lu_.column(j);

@@ -85,10 +85,36 @@ ESDIRK_VECTOR_CLONES void multiply_rows(ConstMatrixRef A, int row_begin, int r0,
   }
 }
 
+// Tiny products (f_p P of a few states and controls): the packed buffer of multiply_rows costs
+// more than the products. Each entry is the sum over k in the same order, from +0, then scaled
+// and stored as store_column does, so the bits are those of the blocked kernel.
+template <int K>
+void multiply_tiny(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, double alpha,
+                   bool accumulate) {
+  const double* a[K];
+  for (int k = 0; k < K; ++k) a[k] = A.column(k) + row_begin;
+  for (int j = 0; j < C.cols; ++j) {
+    const double* b = B.column(j);
+    double* c = C.column(j);
+    for (int i = 0; i < C.rows; ++i) {
+      double sum = 0.0;
+      for (int k = 0; k < K; ++k) sum += a[k][i] * b[k];
+      c[i] = accumulate ? c[i] + alpha * sum : alpha * sum;
+    }
+  }
+}
+
 }  // namespace
 
 void multiply(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, double alpha,
               bool accumulate) {
+  if (C.rows <= 4) switch (A.cols) {
+      case 1: return multiply_tiny<1>(A, row_begin, B, C, alpha, accumulate);
+      case 2: return multiply_tiny<2>(A, row_begin, B, C, alpha, accumulate);
+      case 3: return multiply_tiny<3>(A, row_begin, B, C, alpha, accumulate);
+      case 4: return multiply_tiny<4>(A, row_begin, B, C, alpha, accumulate);
+      default: break;
+    }
   if (A.cols <= blocked_limit) {
     for (int r0 = 0; r0 < C.rows; r0 += 16) {
       const int rows = std::min(16, C.rows - r0);
@@ -131,22 +157,6 @@ void copy(ConstMatrixRef X, MatrixRef Y) {
     double* y = Y.column(j);
     for (int i = 0; i < Y.rows; ++i) y[i] = x[i];
   }
-}
-
-ConstMatrixRef rows_of(ConstMatrixRef M, int row_begin, int rows) {
-  return {M.data + row_begin, rows, M.cols, M.ld};
-}
-
-MatrixRef rows_of(MatrixRef M, int row_begin, int rows) {
-  return {M.data + row_begin, rows, M.cols, M.ld};
-}
-
-MatrixRef cols_of(MatrixRef M, int col_begin, int cols) {
-  return {M.column(col_begin), M.rows, cols, M.ld};
-}
-
-ConstMatrixRef cols_of(ConstMatrixRef M, int col_begin, int cols) {
-  return {M.column(col_begin), M.rows, cols, M.ld};
 }
 
 ESDIRK_VECTOR_CLONES void flat_add_scaled(double alpha, const double* __restrict x,

@@ -44,6 +44,8 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
   cache_point_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
   weights_.assign(static_cast<std::size_t>(n_), 1.0);
   inverse_weights_.assign(static_cast<std::size_t>(n_), 1.0);
+  rhs_coefficients_.assign(static_cast<std::size_t>(s_), 0.0);
+  rhs_blocks_.assign(static_cast<std::size_t>(s_), nullptr);
   f_base_.assign(static_cast<std::size_t>(nx_), 0.0);
   g_base_.assign(static_cast<std::size_t>(nz_), 0.0);
 }
@@ -127,11 +129,11 @@ ConstMatrixRef StageSensitivities::error_estimate() const {
   return detail::rows_of(error_.cref(), 0, nx_);
 }
 
-std::size_t StageSensitivities::block_size() const {
+inline std::size_t StageSensitivities::block_size() const {
   return static_cast<std::size_t>(n_) * static_cast<std::size_t>(directions_);
 }
 
-MatrixRef StageSensitivities::stage_block(DenseMatrix& M, int i) {
+inline MatrixRef StageSensitivities::stage_block(DenseMatrix& M, int i) {
   return detail::cols_of(M.ref(), i * directions_, directions_);
 }
 
@@ -403,6 +405,42 @@ void StageSensitivities::form_base(double h_gamma) {
   }
 }
 
+// rhs_ = base + h sum_{l<i} a_il SF_l (the stage sensitivities' right-hand side, seed eq. 17)
+// in one call with plain loops over the contiguous block. The base is [Sx_n + h*gamma (f_p P)_x ;
+// -(g_p P)_z], formed straight into rhs_ from jpP_ if `fresh_base` (exact mode: jpP_ belongs to
+// the stage), else copied from base_ (paper mode: fixed over the step). Every entry sees the
+// operations of form_base, the copy and one scaled addition per stage in that order, so the
+// bits are those of the separate kernel calls this replaces.
+void StageSensitivities::form_rhs(int i, double h, double h_gamma, bool fresh_base) {
+  const Tableau& tab = integrator_.options().method;
+  int terms = 0;
+  for (int l = 0; l < i; ++l)
+    if (tab.A(i, l) != 0.0) {
+      rhs_coefficients_[static_cast<std::size_t>(terms)] = h * tab.A(i, l);
+      rhs_blocks_[static_cast<std::size_t>(terms)] = stage_block(derivatives_, l).data;
+      ++terms;
+    }
+  double* __restrict rhs = rhs_.data();
+  const std::size_t size = block_size();
+  if (fresh_base) {
+    const double* __restrict s0 = values_.data();  // stage 1's block: [Sx_n; Sz_n]
+    const double* __restrict fp = jpP_.data();
+    const int nx = nx_, n = n_;
+    for (int j = 0; j < directions_; ++j) {
+      const std::size_t column = static_cast<std::size_t>(j) * static_cast<std::size_t>(n);
+      for (int k = 0; k < nx; ++k) rhs[column + k] = s0[column + k] + h_gamma * fp[column + k];
+      for (int k = nx; k < n; ++k) rhs[column + k] = -fp[column + k];
+    }
+  } else {
+    std::copy(base_.data(), base_.data() + size, rhs);
+  }
+  for (int t = 0; t < terms; ++t) {
+    const double c = rhs_coefficients_[static_cast<std::size_t>(t)];
+    const double* __restrict sf = rhs_blocks_[static_cast<std::size_t>(t)];
+    for (std::size_t q = 0; q < size; ++q) rhs[q] += c * sf[q];
+  }
+}
+
 int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatrixRef Sz,
                               ConstMatrixRef P, bool uses_parameters) {
   if (directions_ < 1) throw std::logic_error("StageSensitivities::solve: resize() was not called");
@@ -467,9 +505,8 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   // Every n x ns block below is contiguous (leading dimension n), so the stage combinations
   // run as flat loops over n*ns entries. The derivative blocks have zero algebraic rows, so
   // adding them leaves the algebraic rows of base_ as they are.
-  bool finite = detail::flat_all_finite(SF1.data, block);
   const double inverse_hg = 1.0 / hg;
-  for (int i = 1; i < s_ && finite; ++i) {
+  for (int i = 1; i < s_; ++i) {
     // Stage i's derivatives: frozen at t_n (paper) or at the converged stage (exact).
     StageJacobian J = Jn;
     if (exact) {
@@ -480,13 +517,9 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
         code = parameter_jacobian_at(step, i, P);
         if (code != 0) return code;
       }
-      form_base(hg);
     }
     // rhs = [Sx_n + h sum_{j<i} a_ij SF_j + h*gamma (f_p P)_x ; -(g_p P)_z]   (seed eq. 17)
-    std::copy(base_.data(), base_.data() + block, rhs_.data());
-    for (int l = 0; l < i; ++l)
-      if (tab.A(i, l) != 0.0)
-        detail::flat_add_scaled(h * tab.A(i, l), stage_block(derivatives_, l).data, rhs_.data(), block);
+    form_rhs(i, h, hg, exact);
     const MatrixRef Si = stage_block(values_, i);
     // Exact mode solves M_i S_i = rhs with an LU of the stage matrix M_i when that is cheaper
     // (factor_stages_), or refines M^{-1} rhs with the step's LU; a singular M_i falls back to
@@ -516,11 +549,16 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     // which is (J_i S_i)_x + (f_p P)_x without the product (as the integrator's F_i).
     double* sf = stage_block(derivatives_, i).data;
     detail::flat_difference_quotient(Si.data, rhs_.data(), inverse_hg, jpP_.data(), sf, block);
-    for (int j = 0; j < ns; ++j)
-      std::fill(sf + static_cast<std::size_t>(j) * n_ + nx_, sf + static_cast<std::size_t>(j + 1) * n_, 0.0);
-    finite = detail::flat_all_finite(Si.data, block) && detail::flat_all_finite(sf, block);
+    if (nz_ > 0)
+      for (int j = 0; j < ns; ++j)
+        std::fill(sf + static_cast<std::size_t>(j) * n_ + nx_, sf + static_cast<std::size_t>(j + 1) * n_, 0.0);
   }
-  if (!finite) {
+  // Finite once per step, over all stages (the stage blocks are contiguous): a NaN or an
+  // infinity of a stage reaches the later stages and the error estimate anyway; checking each
+  // block as it was formed cost more than the stage combinations themselves at n = 2.
+  const std::size_t all_stages = block * static_cast<std::size_t>(s_);
+  if (!detail::flat_all_finite(values_.data(), all_stages) ||
+      !detail::flat_all_finite(derivatives_.data(), all_stages)) {
     message_ = "the stage sensitivities are not finite in the step from t = " + format_number(step.t);
     return 1;
   }
