@@ -34,6 +34,7 @@ int ExpressionCompiler::constant(double v) {
   const int s = next_++;
   if (!std::isnan(v)) constant_slots_[v] = s;
   constants_.emplace_back(s, v);
+  constant_value_[s] = v;
   return s;
 }
 
@@ -55,19 +56,34 @@ int ExpressionCompiler::compile(const Expr& e, Program& program, int destination
     case Op::time: return destination >= 0 ? emit(Op::copy, 0, 0, 0) : 0;
     default: break;
   }
+  // Constant subexpressions are folded here: fewer instructions, and no derivative of a
+  // constant through a singular point (d sqrt(u) at u = 0 is infinite, times du = 0 is NaN).
+  auto known = [&](int slot, double& v) {
+    auto it = constant_value_.find(slot);
+    if (it == constant_value_.end()) return false;
+    v = it->second;
+    return true;
+  };
+  auto folded = [&](double v) { return destination >= 0 ? emit(Op::copy, constant(v), 0, 0) : constant(v); };
   if (e.op == Op::select) {
-    const int c = compile(e.args[0], program), a = compile(e.args[1], program),
-              b = compile(e.args[2], program);
+    const int c = compile(e.args[0], program);
+    double cv = 0.0;
+    if (known(c, cv)) return compile(cv != 0.0 ? e.args[1] : e.args[2], program, destination);
+    const int a = compile(e.args[1], program), b = compile(e.args[2], program);
     return emit(Op::select, c, a, b);
   }
   if (e.args.size() == 1) {
     const int a = compile(e.args[0], program);
+    double av = 0.0;
+    if (known(a, av)) return folded(math::apply_unary(e.op, av));
     return emit(e.op, a, 0, 0);
   }
   // Binary (n-ary add, mul, and, or, xor, min, max are folded left by the importer).
   Op op = e.op;
   if (op == Op::pow && e.args[1].is_number()) op = Op::pow_const;
   const int a = compile(e.args[0], program), b = compile(e.args[1], program);
+  double av = 0.0, bv = 0.0;
+  if (known(a, av) && known(b, bv)) return folded(math::apply_binary(op, av, bv));
   return emit(op, a, b, 0);
 }
 

@@ -41,6 +41,7 @@ class ExpressionCompiler {
   std::unordered_map<std::string, int> named_;
   std::unordered_map<double, int> constant_slots_;
   std::vector<std::pair<int, double>> constants_;
+  std::unordered_map<int, double> constant_value_;  // slot -> value of the constant slots
 };
 
 }  // namespace esdirk::sbml::detail

@@ -86,9 +86,7 @@ class Reader {
   }
 
   Expr math(const ::ASTNode* node, const ::SBase* element, const LocalScope* local = nullptr) {
-    if (node == nullptr)
-      throw ImportError("'" + element_name(element) + "' has no math", element_name(element),
-                        element->getLine());
+    if (node == nullptr) unsupported("an element without math", element);
     return convert(node, element, local, 0);
   }
 
@@ -410,7 +408,7 @@ class Reader {
       event.id = e->isSetId() ? e->getId() : "event " + std::to_string(i + 1);
       const ::Trigger* trigger = e->getTrigger();
       if (trigger == nullptr || trigger->getMath() == nullptr)
-        throw ImportError("the event '" + event.id + "' has no trigger", event.id, e->getLine());
+        throw UnsupportedFeature("event without trigger", event.id, e->getLine());
       event.trigger = math(trigger->getMath(), e);
       event.initial_value = trigger->isSetInitialValue() ? trigger->getInitialValue() : true;
       event.persistent = trigger->isSetPersistent() ? trigger->getPersistent() : true;
@@ -445,6 +443,8 @@ void check_errors(::SBMLDocument& document, unsigned first) {
     const ::SBMLError* error = document.getError(i);
     if (error->getSeverity() < LIBSBML_SEV_ERROR) continue;
     const std::string message = error->getMessage();
+    if (message.find("external model") != std::string::npos)
+      throw UnsupportedFeature("external model definition (comp)", {}, error->getLine());
     if (error->getErrorId() == 99107 || error->getErrorId() == 99108 ||
         message.find("package") != std::string::npos)
       throw UnsupportedFeature("SBML package: " + message, {}, error->getLine());

@@ -44,7 +44,7 @@ class InitialValues {
     const bool has = override_value != m_.overrides.end() || s->has_value;
     const double declared = override_value != m_.overrides.end() ? override_value->second : s->value;
     if (!has) {
-      if (algebraic_.count(id)) return 0.0;  // a guess: the solver makes z consistent
+      if (algebraic_.count(id)) return 1.0;  // a guess (sizes are positive): the solver makes z consistent
       throw UnsupportedFeature("an id without initial value", id);
     }
     if (s->kind != SymbolKind::species) return declared;

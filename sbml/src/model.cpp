@@ -1,4 +1,5 @@
 // Model: the compiled model behind the public facade; load() and load_string().
+#include <cmath>
 #include <stdexcept>
 
 #include "compiled_model.hpp"
@@ -67,6 +68,11 @@ Model import(std::string_view source, bool from_file, const ImportOptions& optio
   // import errors, before anything is integrated.
   std::vector<double> x0, z0, p0;
   detail::initial_point(*compiled, 0.0, x0, z0, p0);
+  // The solver takes finite values only (a model that works with INF or NaN is refused).
+  for (std::size_t i = 0; i < p0.size(); ++i)
+    if (!std::isfinite(p0[i])) throw UnsupportedFeature("a value that is not finite (INF or NaN)", compiled->p_origin[i].id);
+  for (std::size_t i = 0; i < z0.size(); ++i)
+    if (!std::isfinite(z0[i])) throw UnsupportedFeature("a value that is not finite (INF or NaN)", compiled->z_origin[i].id);
   return Model(std::move(compiled));
 }
 }  // namespace

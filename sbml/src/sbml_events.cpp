@@ -162,3 +162,34 @@ int SbmlProblem::reset_parameters(int, const TransitionCause& cause, double t, C
 }
 
 }  // namespace esdirk::sbml::detail
+
+namespace esdirk::sbml::detail {
+
+int SbmlProblem::fire_initial_events(double t0, std::vector<double>& x0, const std::vector<double>& z0,
+                                     std::vector<double>& p0) {
+  const std::size_t n = model_.events.size();
+  if (n == 0) return 0;
+  std::vector<int> fired(static_cast<std::size_t>(model_.ne), 0);
+  std::vector<char> before(n), now(n);
+  for (std::size_t e = 0; e < n; ++e) before[e] = model_.events[e].initial_value;
+  for (int round = 0; round < 1000; ++round) {
+    load(t0, x0, z0, p0);
+    bool any = false;
+    std::fill(fired.begin(), fired.end(), 0);
+    for (std::size_t e = 0; e < n; ++e) {
+      const EventCode& code = model_.events[e];
+      now[e] = run_scalar(code.trigger, code.trigger_slot) != 0.0;
+      if (!before[e] && now[e]) fired[static_cast<std::size_t>(code.component)] = 1, any = true;
+    }
+    if (!any) return 0;
+    const TransitionCause cause{fired, -1};
+    const int status = execute_events(cause, t0, x0, z0, p0);
+    if (status != 0) return status;
+    std::copy(x_work_.begin(), x_work_.end(), x0.begin());
+    std::copy(p_work_.begin(), p_work_.end(), p0.begin());
+    before = now;
+  }
+  return -1;
+}
+
+}  // namespace esdirk::sbml::detail

@@ -22,8 +22,6 @@ SbmlProblem::SbmlProblem(const CompiledModel& model)
   p_work_.assign(static_cast<std::size_t>(model.np), 0.0);
   h_start_.assign(model.events.size(), 0.0);
   values_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
-  pending_value_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
-  pending_target_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), -1);
 }
 
 void SbmlProblem::load(double t, ConstVector x, ConstVector z, ConstVector p) {

@@ -35,6 +35,10 @@ class SbmlProblem : public HybridProblem {
   int reset_parameters(int mode, const TransitionCause& cause, double t, ConstVector x,
                        ConstVector z, ConstVector p, ConstVector memory, Vector p_plus) override;
 
+  /// SBML's events at t0: those with initialValue = false whose trigger is true, then those
+  /// their executions make true, until none is (x0, p0 updated). Nonzero if they never end.
+  int fire_initial_events(double t0, std::vector<double>& x0, const std::vector<double>& z0,
+                          std::vector<double>& p0);
   /// Runs the dynamics program at (t, x, z, p); the values are then in slots().
   void load(double t, ConstVector x, ConstVector z, ConstVector p);
   const std::vector<double>& slots() const { return slots_; }
@@ -58,8 +62,7 @@ class SbmlProblem : public HybridProblem {
     int values_at;     // offset into entry_values_ of values taken at trigger time, -1: none
   };
   std::vector<Entry> queue_;
-  std::vector<double> entry_values_, x_work_, z_work_, p_work_, h_start_, values_, pending_value_;
-  std::vector<int> pending_target_;
+  std::vector<double> entry_values_, x_work_, z_work_, p_work_, h_start_, values_;
   double t_work_ = 0.0;
 };
 

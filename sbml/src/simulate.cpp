@@ -27,7 +27,6 @@ HybridOptions hybrid_options(const CompiledModel& m, const SimulationOptions& op
   if (options.max_step > 0.0) h.integrator.max_step = options.max_step;
   h.integrator.max_steps = options.max_steps;
   h.directions = m.directions;
-  h.initial_events = m.initial_events;
   h.max_events_per_step = 1000;
   return h;
 }
@@ -41,8 +40,6 @@ void check_request(const CompiledModel& m, const std::vector<double>& times, con
   for (const Output& o : outputs) {
     auto it = m.symbols.find(o.id);
     if (it == m.symbols.end()) throw std::invalid_argument("simulate: unknown output id '" + o.id + "'");
-    if (o.quantity != Quantity::value && it->second.compartment_slot < 0)
-      throw std::invalid_argument("simulate: '" + o.id + "' is not a species (amount / concentration)");
   }
 }
 
@@ -75,7 +72,19 @@ Simulation simulate(const Model& model, const std::vector<double>& output_times,
     return run;
   }
   detail::SbmlProblem problem(m);
-  HybridSolver solver(problem, detail::hybrid_options(m, options));
+  // Events that fire at t0 (initialValue false, trigger true there) and what they set off.
+  if (problem.fire_initial_events(output_times[0], x0, z0, p0) != 0) {
+    run.status = Status::too_many_events;
+    run.message = "the events at t0 set each other off without end";
+    return run;
+  }
+  HybridOptions hybrid = detail::hybrid_options(m, options);
+  // A model whose states do not move (x' = 0) lets the steps grow without bound, and an event
+  // function's crossing inside an astronomically long step can be lost: no step longer than
+  // the output span.
+  const double span = output_times.back() - output_times.front();
+  if (options.max_step == 0.0 && span > 0.0) hybrid.integrator.max_step = span;
+  HybridSolver solver(problem, hybrid);
   const Status start = solver.initialize(output_times[0], 0, x0, z0, p0);
   if (!ok(start)) {
     run.status = start;
