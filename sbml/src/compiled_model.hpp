@@ -51,6 +51,7 @@ struct EventCode {
   int first_pending_component = 0;   // the timers of its pending delayed executions
   int pending_slots = 0;
   int first_pending_parameter = 0;   // per slot: execution time, then the stored values
+  int latch_parameter = 0;           // the trigger's value as of the last transition
   int pending_stride() const { return 1 + (use_trigger_time_values ? static_cast<int>(targets.size()) : 0); }
 };
 

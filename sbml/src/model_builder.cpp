@@ -205,6 +205,16 @@ class Builder {
           m_->p_names.push_back(name);
         }
     }
+    // The latch of each event: its trigger's value as of the last transition (1 true), kept
+    // current by transitions at both crossings; it tells a new firing from a repeated one.
+    for (const EventDesc& ev : d().events) {
+      Origin o;
+      o.fixed = ev.initial_value ? 1.0 : 0.0;
+      latch_parameter_.push_back(static_cast<int>(m_->p_origin.size()));
+      c_.add_named_slot("#latch:" + ev.id);
+      m_->p_origin.push_back(o);
+      m_->p_names.push_back("#latch:" + ev.id);
+    }
     m_->np = static_cast<int>(m_->p_origin.size());
 
     for (const ReactionDesc& r : d().reactions) definitions_[r.id] = r.rate;
@@ -317,6 +327,7 @@ class Builder {
       code.has_delay = ev.has_delay;
       code.has_priority = ev.has_priority;
       code.component = e;
+      code.latch_parameter = latch_parameter_[static_cast<std::size_t>(e)];
       code.trigger = compile_into_own(ev.trigger, code.trigger_slot, ev.id);
       if (ev.has_delay) code.delay = compile_into_own(ev.delay, code.delay_slot, ev.id);
       if (ev.has_priority) code.priority = compile_into_own(ev.priority, code.priority_slot, ev.id);
@@ -347,8 +358,8 @@ class Builder {
       c_.context = ev.id;
       for (const std::string& nm : names) c_.slot_of(nm);
       m_->h_slots.push_back(c_.compile(h, m_->event_functions));
-      m_->directions.push_back(!ev.persistent && ev.has_delay ? EventDirection::both : EventDirection::rising);
-      m_->initial_events.push_back(!ev.initial_value);
+      m_->directions.push_back(EventDirection::both);
+      m_->initial_events.push_back(false);
     }
     for (const EventCode& code : m_->events)
       for (int s = 0; s < code.pending_slots; ++s) {
@@ -386,6 +397,7 @@ class Builder {
   std::vector<int> algebraic_;       // rule -> symbol
   std::vector<int> state_symbols_;   // x index -> symbol (-1: the constant state)
   std::vector<int> pending_parameter_;
+  std::vector<int> latch_parameter_;
   std::unordered_map<std::string, Expr> definitions_;
   std::unordered_set<std::string> in_progress_;
 };

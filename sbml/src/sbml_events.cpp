@@ -1,14 +1,20 @@
 // SBML's event execution at one instant (doc/sbml.md, "Events"), as the transition of the
-// hybrid problem. A fired trigger either schedules a delayed execution (its time, and the
-// assignment values when they are taken at trigger time, kept in extra parameters that the
-// parameter reset writes, so sensitivities flow through them) or joins the executions due now;
-// a timer of a pending execution that reaches zero adds that execution. The executions due
-// now run one at a time in priority order (highest first, document order on ties), each on the
-// state the one before left; after each, an execution of a non-persistent event whose trigger
-// the assignments made false is dropped. Events that an execution makes true fire as the
-// solver's cascade at the same instant (doc/events-theory.md, D5). The transition is a
-// function of its arguments: transition() and reset_parameters() run the same execution and
-// return its x and p.
+// hybrid problem. The transition is a function of its arguments only: everything SBML's
+// semantics remember lives in extra parameters that the parameter reset writes (so
+// sensitivities flow through them):
+//
+//  * a latch per event: its trigger's value as of the last transition. The event functions
+//    report both crossings, so a falling trigger re-arms its latch; a rising one with the latch
+//    off fires, with the latch on (a crossing the solver reports again as a cascade of the
+//    transition that already handled it) it does nothing;
+//  * per delayed event, slots of pending executions: the execution time (its timer t - T is an
+//    event function) and, with useValuesFromTriggerTime, the values taken at trigger time.
+//
+// The executions due now (fired triggers without delay, timers that reached zero) run one at a
+// time, highest priority first (document order on ties); after each, every trigger is looked at
+// again: one that went from false to true fires (it joins the executions due now, or is
+// scheduled), one that went false drops its non-persistent executions. transition() and
+// reset_parameters() run the same execution and return its x and p.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,6 +23,10 @@
 
 namespace esdirk::sbml::detail {
 
+namespace {
+constexpr int max_executions_per_instant = 10000;
+}
+
 double SbmlProblem::run_scalar(const Program& program, int slot) {
   run(program, slots_.data());
   return slots_[static_cast<std::size_t>(slot)];
@@ -24,71 +34,120 @@ double SbmlProblem::run_scalar(const Program& program, int slot) {
 
 void SbmlProblem::reload() { load(t_work_, x_work_, z_work_, p_work_); }
 
-// After an execution: true unless the trigger is false now and the assignments moved its
-// event function (a trigger evaluated at the located left limit may read false by rounding
-// though it fired; untouched, it keeps the truth it fired with).
-bool SbmlProblem::still_triggered(const EventCode& e) {
-  if (run_scalar(e.trigger, e.trigger_slot) != 0.0) return true;
+double& SbmlProblem::latch(const EventCode& e) { return p_work_[static_cast<std::size_t>(e.latch_parameter)]; }
+
+// The trigger's value on the current state. A trigger whose event function the executions so
+// far left exactly as it was keeps the value it had at the start of the transition (read at the
+// located left limit, a trigger that just fired may evaluate false by rounding).
+bool SbmlProblem::trigger_value(std::size_t e) {
+  const EventCode& code = model_.events[e];
   run(model_.event_functions, slots_.data());
-  const double h = slots_[static_cast<std::size_t>(model_.h_slots[static_cast<std::size_t>(e.component)])];
-  return h == h_start_[static_cast<std::size_t>(e.component)];
+  const double h = slots_[static_cast<std::size_t>(model_.h_slots[static_cast<std::size_t>(code.component)])];
+  if (h == h_start_[e]) return truth_start_[e] != 0;
+  return run_scalar(code.trigger, code.trigger_slot) != 0.0;
 }
 
-int SbmlProblem::execute_events(const TransitionCause& cause, double t, ConstVector x, ConstVector z,
-                                ConstVector p) {
+int SbmlProblem::fire(std::size_t ei) {
+  const EventCode& e = model_.events[ei];
+  const std::size_t stride = static_cast<std::size_t>(std::max(1, model_.max_assignments));
+  auto take_values = [&](double* out) {
+    run(e.values, slots_.data());
+    for (std::size_t k = 0; k < e.value_slots.size(); ++k) out[k] = slots_[static_cast<std::size_t>(e.value_slots[k])];
+  };
+  double delay = 0.0;
+  if (e.has_delay) {
+    delay = run_scalar(e.delay, e.delay_slot);
+    if (!(delay >= 0.0)) return -1;  // a negative or undefined delay
+  }
+  if (delay > 0.0) {
+    const int stride_p = e.pending_stride();
+    int free = -1;
+    for (int s = 0; s < e.pending_slots && free < 0; ++s)
+      if (p_work_[static_cast<std::size_t>(e.first_pending_parameter + s * stride_p)] >= inactive_time) free = s;
+    if (free < 0) return -1;  // more pending executions than slots
+    double* slot = &p_work_[static_cast<std::size_t>(e.first_pending_parameter + free * stride_p)];
+    slot[0] = t_work_ + delay;
+    if (e.use_trigger_time_values) take_values(slot + 1);
+    return 0;
+  }
+  if (queue_.size() == queue_.capacity()) return -1;
+  Entry entry{static_cast<int>(ei), -1, -1};
+  if (e.use_trigger_time_values) {
+    // a free block of values: the queue's own index may be reused, take the next unused one
+    entry.values_at = static_cast<int>((values_used_ % (entry_values_.size() / stride)) * stride);
+    ++values_used_;
+    take_values(&entry_values_[static_cast<std::size_t>(entry.values_at)]);
+  }
+  queue_.push_back(entry);
+  return 0;
+}
+
+void SbmlProblem::drop_non_persistent(std::size_t ei) {
+  const EventCode& e = model_.events[ei];
+  if (e.persistent) return;
+  for (int s = 0; s < e.pending_slots; ++s)
+    p_work_[static_cast<std::size_t>(e.first_pending_parameter + s * e.pending_stride())] = inactive_time;
+  for (std::size_t q = 0; q < queue_.size();) {
+    if (queue_[q].event == static_cast<int>(ei)) queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(q));
+    else ++q;
+  }
+}
+
+// Every trigger against its latch: false -> true fires, true -> false re-arms (and drops
+// the event's non-persistent executions).
+int SbmlProblem::scan_triggers() {
+  for (std::size_t e = 0; e < model_.events.size(); ++e) {
+    const bool now = trigger_value(e);
+    double& l = latch(model_.events[e]);
+    if (now && l == 0.0) {
+      l = 1.0;
+      const int status = fire(e);
+      if (status != 0) return status;
+    } else if (!now && l != 0.0) {
+      l = 0.0;
+      drop_non_persistent(e);
+    }
+  }
+  return 0;
+}
+
+int SbmlProblem::execute_events(const TransitionCause* cause, double t, ConstVector x, ConstVector z, ConstVector p) {
   t_work_ = t;
   std::copy(x.begin(), x.end(), x_work_.begin());
   std::copy(z.begin(), z.end(), z_work_.begin());
   std::copy(p.begin(), p.end(), p_work_.begin());
   reload();
   run(model_.event_functions, slots_.data());
-  for (std::size_t e = 0; e < model_.events.size(); ++e)
-    h_start_[e] = slots_[static_cast<std::size_t>(model_.h_slots[e])];
   queue_.clear();
-  const std::size_t stride = static_cast<std::size_t>(std::max(1, model_.max_assignments));
-  auto take_values = [&](const EventCode& e, double* out) {
-    run(e.values, slots_.data());
-    for (std::size_t k = 0; k < e.value_slots.size(); ++k) out[k] = slots_[static_cast<std::size_t>(e.value_slots[k])];
-  };
-  // 1. What fired: triggers (schedule or run now), falling triggers (cancel), timers.
-  const bool time_event = cause.time_event >= 0;
-  for (std::size_t ei = 0; ei < model_.events.size(); ++ei) {
-    const EventCode& e = model_.events[ei];
-    const int fired = time_event ? 0 : cause.fired[static_cast<std::size_t>(e.component)];
-    const int stride_p = e.pending_stride();
-    if (fired > 0) {
-      double delay = 0.0;
-      if (e.has_delay) {
-        delay = run_scalar(e.delay, e.delay_slot);
-        if (!(delay >= 0.0)) return -1;  // a negative or undefined delay: the model is wrong
-      }
-      if (delay > 0.0) {
-        int free = -1;
-        for (int s = 0; s < e.pending_slots && free < 0; ++s)
-          if (p_work_[static_cast<std::size_t>(e.first_pending_parameter + s * stride_p)] >= inactive_time) free = s;
-        if (free < 0) return -1;  // more pending executions than slots
-        double* slot = &p_work_[static_cast<std::size_t>(e.first_pending_parameter + free * stride_p)];
-        slot[0] = t + delay;
-        if (e.use_trigger_time_values) take_values(e, slot + 1);
-      } else {
-        Entry entry{static_cast<int>(ei), -1, -1};
-        if (e.use_trigger_time_values) {
-          entry.values_at = static_cast<int>(queue_.size() * stride);
-          take_values(e, &entry_values_[static_cast<std::size_t>(entry.values_at)]);
-        }
-        queue_.push_back(entry);
-      }
-    } else if (fired < 0) {
-      for (int s = 0; s < e.pending_slots; ++s)
-        p_work_[static_cast<std::size_t>(e.first_pending_parameter + s * stride_p)] = inactive_time;
+  values_used_ = 0;
+  const std::size_t n = model_.events.size();
+  for (std::size_t e = 0; e < n; ++e) {
+    const EventCode& code = model_.events[e];
+    h_start_[e] = slots_[static_cast<std::size_t>(model_.h_slots[static_cast<std::size_t>(code.component)])];
+    // At t0 (no cause) the triggers are read; at a transition the crossing says it.
+    if (cause == nullptr) {
+      truth_start_[e] = run_scalar(code.trigger, code.trigger_slot) != 0.0;
+      run(model_.event_functions, slots_.data());
+    } else {
+      const int fired = cause->time_event >= 0 ? 0 : cause->fired[static_cast<std::size_t>(code.component)];
+      truth_start_[e] = fired > 0 ? 1 : fired < 0 ? 0 : (latch(code) != 0.0);
     }
-    for (int s = 0; s < e.pending_slots && !time_event; ++s)
-      if (cause.fired[static_cast<std::size_t>(e.first_pending_component + s)] != 0 &&
-          p_work_[static_cast<std::size_t>(e.first_pending_parameter + s * stride_p)] < inactive_time)
-        queue_.push_back(Entry{static_cast<int>(ei), s, -1});
   }
-  // 2. Run them in priority order.
-  while (!queue_.empty()) {
+  // Timers of pending executions that reached zero: due now.
+  if (cause != nullptr && cause->time_event < 0)
+    for (std::size_t e = 0; e < n; ++e) {
+      const EventCode& code = model_.events[e];
+      for (int s = 0; s < code.pending_slots; ++s)
+        if (cause->fired[static_cast<std::size_t>(code.first_pending_component + s)] != 0 &&
+            p_work_[static_cast<std::size_t>(code.first_pending_parameter + s * code.pending_stride())] < inactive_time) {
+          if (queue_.size() == queue_.capacity()) return -1;
+          queue_.push_back(Entry{static_cast<int>(e), s, -1});
+        }
+    }
+  int status = scan_triggers();
+  if (status != 0) return status;
+  for (int executions = 0; !queue_.empty(); ++executions) {
+    if (executions == max_executions_per_instant) return -1;
     std::size_t best = 0;
     double best_priority = -std::numeric_limits<double>::infinity();
     for (std::size_t q = 0; q < queue_.size(); ++q) {
@@ -108,22 +167,19 @@ int SbmlProblem::execute_events(const TransitionCause& cause, double t, ConstVec
       double* slot = &p_work_[static_cast<std::size_t>(e.first_pending_parameter + entry.slot * e.pending_stride())];
       slot[0] = inactive_time;
       if (e.use_trigger_time_values) std::copy(slot + 1, slot + 1 + na, values_.begin());
-      else take_values(e, values_.data());
     } else if (entry.values_at >= 0) {
       std::copy_n(entry_values_.begin() + entry.values_at, na, values_.begin());
-    } else {
-      take_values(e, values_.data());
+    }
+    if (!e.use_trigger_time_values) {
+      run(e.values, slots_.data());
+      for (std::size_t k = 0; k < na; ++k) values_[k] = slots_[static_cast<std::size_t>(e.value_slots[k])];
     }
     bool concentrations = false;
     for (std::size_t k = 0; k < na; ++k) {
       const AssignmentTarget& target = e.targets[k];
-      if (!target.to_state) {
-        p_work_[static_cast<std::size_t>(target.index)] = values_[k];
-      } else if (target.compartment_slot < 0) {
-        x_work_[static_cast<std::size_t>(target.index)] = values_[k];
-      } else {
-        concentrations = true;
-      }
+      if (!target.to_state) p_work_[static_cast<std::size_t>(target.index)] = values_[k];
+      else if (target.compartment_slot < 0) x_work_[static_cast<std::size_t>(target.index)] = values_[k];
+      else concentrations = true;
     }
     reload();
     // A concentration assigned to a species kept as an amount: amount = value * size, with
@@ -132,22 +188,20 @@ int SbmlProblem::execute_events(const TransitionCause& cause, double t, ConstVec
       for (std::size_t k = 0; k < na; ++k) {
         const AssignmentTarget& target = e.targets[k];
         if (target.to_state && target.compartment_slot >= 0)
-          x_work_[static_cast<std::size_t>(target.index)] = values_[k] * slots_[static_cast<std::size_t>(target.compartment_slot)];
+          x_work_[static_cast<std::size_t>(target.index)] =
+              values_[k] * slots_[static_cast<std::size_t>(target.compartment_slot)];
       }
       reload();
     }
-    for (std::size_t q = 0; q < queue_.size();) {
-      const EventCode& other = model_.events[static_cast<std::size_t>(queue_[q].event)];
-      if (!other.persistent && !still_triggered(other)) queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(q));
-      else ++q;
-    }
+    status = scan_triggers();
+    if (status != 0) return status;
   }
   return 0;
 }
 
 int SbmlProblem::transition(int, const TransitionCause& cause, double t, ConstVector x, ConstVector z,
                             ConstVector p, ConstVector, int&, Vector x_plus) {
-  const int status = execute_events(cause, t, x, z, p);
+  const int status = execute_events(&cause, t, x, z, p);
   if (status != 0) return status;
   std::copy(x_work_.begin(), x_work_.end(), x_plus.begin());
   return 0;
@@ -155,41 +209,20 @@ int SbmlProblem::transition(int, const TransitionCause& cause, double t, ConstVe
 
 int SbmlProblem::reset_parameters(int, const TransitionCause& cause, double t, ConstVector x, ConstVector z,
                                   ConstVector p, ConstVector, Vector p_plus) {
-  const int status = execute_events(cause, t, x, z, p);
+  const int status = execute_events(&cause, t, x, z, p);
   if (status != 0) return status;
   std::copy(p_work_.begin(), p_work_.end(), p_plus.begin());
   return 0;
 }
 
-}  // namespace esdirk::sbml::detail
-
-namespace esdirk::sbml::detail {
-
 int SbmlProblem::fire_initial_events(double t0, std::vector<double>& x0, const std::vector<double>& z0,
                                      std::vector<double>& p0) {
-  const std::size_t n = model_.events.size();
-  if (n == 0) return 0;
-  std::vector<int> fired(static_cast<std::size_t>(model_.ne), 0);
-  std::vector<char> before(n), now(n);
-  for (std::size_t e = 0; e < n; ++e) before[e] = model_.events[e].initial_value;
-  for (int round = 0; round < 1000; ++round) {
-    load(t0, x0, z0, p0);
-    bool any = false;
-    std::fill(fired.begin(), fired.end(), 0);
-    for (std::size_t e = 0; e < n; ++e) {
-      const EventCode& code = model_.events[e];
-      now[e] = run_scalar(code.trigger, code.trigger_slot) != 0.0;
-      if (!before[e] && now[e]) fired[static_cast<std::size_t>(code.component)] = 1, any = true;
-    }
-    if (!any) return 0;
-    const TransitionCause cause{fired, -1};
-    const int status = execute_events(cause, t0, x0, z0, p0);
-    if (status != 0) return status;
-    std::copy(x_work_.begin(), x_work_.end(), x0.begin());
-    std::copy(p_work_.begin(), p_work_.end(), p0.begin());
-    before = now;
-  }
-  return -1;
+  if (model_.events.empty()) return 0;
+  const int status = execute_events(nullptr, t0, x0, z0, p0);
+  if (status != 0) return status;
+  std::copy(x_work_.begin(), x_work_.end(), x0.begin());
+  std::copy(p_work_.begin(), p_work_.end(), p0.begin());
+  return 0;
 }
 
 }  // namespace esdirk::sbml::detail

@@ -14,9 +14,12 @@ SbmlProblem::SbmlProblem(const CompiledModel& model)
     slots_[static_cast<std::size_t>(slot)] = value;
     dual_[static_cast<std::size_t>(slot)] = Dual(value);
   }
-  const std::size_t n = model.events.size() + static_cast<std::size_t>(model.ne);
+  // Executions due at one instant: every event several times over (a cascade can fire an
+  // event again after its trigger fell and rose), the pending slots once each.
+  const std::size_t n = 16 * model.events.size() + static_cast<std::size_t>(model.ne);
   queue_.reserve(n);
   entry_values_.assign(n * static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
+  truth_start_.assign(model.events.size(), 0);
   x_work_.assign(static_cast<std::size_t>(model.nx), 0.0);
   z_work_.assign(static_cast<std::size_t>(model.nz), 0.0);
   p_work_.assign(static_cast<std::size_t>(model.np), 0.0);

@@ -47,8 +47,12 @@ class SbmlProblem : public HybridProblem {
  private:
   using Dual = ad::Dual<8>;
   void load_dual(double t, ConstVector x, ConstVector z, ConstVector p);
-  int execute_events(const TransitionCause& cause, double t, ConstVector x, ConstVector z, ConstVector p);
-  bool still_triggered(const EventCode& e);
+  int execute_events(const TransitionCause* cause, double t, ConstVector x, ConstVector z, ConstVector p);
+  double& latch(const EventCode& e);
+  bool trigger_value(std::size_t e);
+  int fire(std::size_t e);
+  void drop_non_persistent(std::size_t e);
+  int scan_triggers();
   double run_scalar(const Program& program, int slot);
   void reload();
 
@@ -63,6 +67,8 @@ class SbmlProblem : public HybridProblem {
   };
   std::vector<Entry> queue_;
   std::vector<double> entry_values_, x_work_, z_work_, p_work_, h_start_, values_;
+  std::vector<char> truth_start_;
+  std::size_t values_used_ = 0;
   double t_work_ = 0.0;
 };
 

@@ -1,5 +1,6 @@
 // simulate(): the model's hybrid problem on a HybridSolver through the output times, the
 // outputs read from the slot values after each stop (doc/sbml.md, "Simulation").
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -79,11 +80,14 @@ Simulation simulate(const Model& model, const std::vector<double>& output_times,
     return run;
   }
   HybridOptions hybrid = detail::hybrid_options(m, options);
-  // A model whose states do not move (x' = 0) lets the steps grow without bound, and an event
-  // function's crossing inside an astronomically long step can be lost: no step longer than
-  // the output span.
+  // Event functions are watched on the steps (a few samples per step), so a step must not
+  // outlast their changes; where the states hardly move (x' = 0 between events, triggers on
+  // time) the error control alone lets steps grow without bound and two crossings of an
+  // oscillating trigger inside one step are not seen. Default: no step longer than the mean
+  // spacing of the output times.
   const double span = output_times.back() - output_times.front();
-  if (options.max_step == 0.0 && span > 0.0) hybrid.integrator.max_step = span;
+  if (options.max_step == 0.0 && span > 0.0)
+    hybrid.integrator.max_step = span / static_cast<double>(std::max<std::size_t>(1, output_times.size() - 1));
   HybridSolver solver(problem, hybrid);
   const Status start = solver.initialize(output_times[0], 0, x0, z0, p0);
   if (!ok(start)) {
