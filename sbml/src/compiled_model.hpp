@@ -37,6 +37,8 @@ struct AssignmentTarget {
   bool to_state = true;  // x (else p)
   int index = 0;
   int compartment_slot = -1;  // >= 0: the value is a concentration, x = value * size
+  int size_slot = -1;         // a compartment: its size, and the states kept as concentrations
+  std::vector<int> rescaled;  // in it (x *= old size / new size)
 };
 
 struct EventCode {

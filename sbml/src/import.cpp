@@ -216,7 +216,9 @@ class Reader {
       case AST_FUNCTION_RATE_OF: {
         if (n->getNumChildren() != 1 || n->getChild(0)->getType() != AST_NAME)
           unsupported("rateOf of an expression (only of an id)", element);
-        return Expr::symbol_of("#rateOf:" + std::string(n->getChild(0)->getName()));
+        std::string target = n->getChild(0)->getName();
+        if (local && local->count(target)) target = local->at(target);
+        return Expr::symbol_of("#rateOf:" + target);
       }
       case AST_FUNCTION_DELAY: unsupported("delay csymbol", element);
       case AST_FUNCTION: return call(n, element, local, depth);

@@ -64,8 +64,10 @@ class Builder {
       if (reactions_.count(s.id)) role = Role::reaction_rate;
       else if (s.rule == RuleKind::assignment) role = Role::assigned;
       else if (s.rule == RuleKind::rate) role = Role::state;
-      else if (s.constant) role = Role::parameter;
+      // A species keeps its amount (constant ones too: in a compartment that changes size a
+      // constant species' amount stays, its concentration follows the size).
       else if (s.kind == SymbolKind::species) role = Role::state;
+      else if (s.constant) role = Role::parameter;
       else role = Role::parameter;
       if (s.rule == RuleKind::none && !s.constant && !reactions_.count(s.id) &&
           !(s.kind == SymbolKind::species && s.in_reactions))
@@ -93,6 +95,14 @@ class Builder {
             std::find(adjacency[r].begin(), adjacency[r].end(), it->second) == adjacency[r].end())
           adjacency[r].push_back(it->second);
       }
+      // Where a rule could determine several variables, prefer what is least likely meant
+      // to be fixed: not a boundary species, then one without a declared value.
+      auto fixedness = [&](int v) {
+        const SymbolDesc& sv = d().symbols[static_cast<std::size_t>(v)];
+        return (sv.boundary ? 2 : 0) + (sv.has_value ? 1 : 0);
+      };
+      std::stable_sort(adjacency[r].begin(), adjacency[r].end(),
+                       [&](int a, int b) { return fixedness(a) < fixedness(b); });
     }
     std::unordered_map<int, int> rule_of;  // symbol -> rule
     std::function<bool(int, std::unordered_set<int>&)> augment = [&](int r, std::unordered_set<int>& seen) {
@@ -380,14 +390,27 @@ class Builder {
         t.to_state = true;
         t.index = m_->state_index.at(id);
         if (amount_state(s)) t.compartment_slot = c_.slot_of(s.compartment);
-        return t;
+        break;
       case Role::parameter:
         t.to_state = false;
         t.index = m_->parameter_index.at(id);
-        return t;
+        break;
       default:
         throw UnsupportedFeature("an event assignment to a variable set by a rule", event);
     }
+    // A compartment's new size keeps the amounts of its species: those kept as concentrations
+    // (rate rules of species in concentration) are rescaled by old size / new size.
+    if (s.kind == SymbolKind::compartment) {
+      t.size_slot = c_.slot_of(s.id);
+      for (std::size_t k = 0; k < state_symbols_.size(); ++k) {
+        const int j = state_symbols_[k];
+        if (j < 0) continue;
+        const SymbolDesc& sp = d().symbols[static_cast<std::size_t>(j)];
+        if (sp.kind == SymbolKind::species && sp.compartment == s.id && !sp.only_substance && !amount_state(sp))
+          t.rescaled.push_back(static_cast<int>(k));
+      }
+    }
+    return t;
   }
 
   std::unique_ptr<CompiledModel> m_;

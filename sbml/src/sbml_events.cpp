@@ -17,6 +17,8 @@
 // reset_parameters() run the same execution and return its x and p.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "sbml_problem.hpp"
@@ -25,6 +27,18 @@ namespace esdirk::sbml::detail {
 
 namespace {
 constexpr int max_executions_per_instant = 10000;
+
+// Reservoir choice among `ties` equal candidates: 0 with probability 1 / ties, from a hash
+// (splitmix64) of the time's bits and the execution's position at that instant.
+std::uint64_t tie_break(double t, int execution, std::size_t ties) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &t, sizeof bits);
+  std::uint64_t z = bits ^ (static_cast<std::uint64_t>(execution) * 0x9E3779B97F4A7C15ull) ^ (ties << 32);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z % ties;
+}
 }
 
 double SbmlProblem::run_scalar(const Program& program, int slot) {
@@ -148,7 +162,7 @@ int SbmlProblem::execute_events(const TransitionCause* cause, double t, ConstVec
   if (status != 0) return status;
   for (int executions = 0; !queue_.empty(); ++executions) {
     if (executions == max_executions_per_instant) return -1;
-    std::size_t best = 0;
+    std::size_t best = 0, ties = 1;
     double best_priority = -std::numeric_limits<double>::infinity();
     for (std::size_t q = 0; q < queue_.size(); ++q) {
       const EventCode& e = model_.events[static_cast<std::size_t>(queue_[q].event)];
@@ -157,6 +171,13 @@ int SbmlProblem::execute_events(const TransitionCause* cause, double t, ConstVec
       if (q == 0 || priority > best_priority) {
         best = q;
         best_priority = priority;
+        ties = 1;
+      } else if (priority == best_priority && e.has_priority) {
+        // Equal priorities: SBML leaves the order to chance. The choice is pseudo-random but
+        // a function of the instant and the position in it, so that the transition stays a
+        // function of its arguments (reproducible runs, differentiable by differences).
+        ++ties;
+        if (tie_break(t, executions, ties) == 0) best = q;
       }
     }
     const Entry entry = queue_[best];
@@ -174,22 +195,28 @@ int SbmlProblem::execute_events(const TransitionCause* cause, double t, ConstVec
       run(e.values, slots_.data());
       for (std::size_t k = 0; k < na; ++k) values_[k] = slots_[static_cast<std::size_t>(e.value_slots[k])];
     }
-    bool concentrations = false;
+    // A concentration assigned to a species kept as an amount: amount = value * size, the
+    // size before this execution (its assignments are computed on the state before it). A
+    // compartment that changes size keeps its species' amounts.
+    bool rescale = false;
     for (std::size_t k = 0; k < na; ++k) {
       const AssignmentTarget& target = e.targets[k];
-      if (!target.to_state) p_work_[static_cast<std::size_t>(target.index)] = values_[k];
-      else if (target.compartment_slot < 0) x_work_[static_cast<std::size_t>(target.index)] = values_[k];
-      else concentrations = true;
+      if (target.compartment_slot >= 0) values_[k] *= slots_[static_cast<std::size_t>(target.compartment_slot)];
+      if (!target.rescaled.empty()) {
+        old_size_[k] = slots_[static_cast<std::size_t>(target.size_slot)];
+        rescale = true;
+      }
+    }
+    for (std::size_t k = 0; k < na; ++k) {
+      const AssignmentTarget& target = e.targets[k];
+      (target.to_state ? x_work_ : p_work_)[static_cast<std::size_t>(target.index)] = values_[k];
     }
     reload();
-    // A concentration assigned to a species kept as an amount: amount = value * size, with
-    // the size after this execution's own assignments.
-    if (concentrations) {
+    if (rescale) {
       for (std::size_t k = 0; k < na; ++k) {
         const AssignmentTarget& target = e.targets[k];
-        if (target.to_state && target.compartment_slot >= 0)
-          x_work_[static_cast<std::size_t>(target.index)] =
-              values_[k] * slots_[static_cast<std::size_t>(target.compartment_slot)];
+        const double ratio = target.rescaled.empty() ? 1.0 : old_size_[k] / slots_[static_cast<std::size_t>(target.size_slot)];
+        for (int i : target.rescaled) x_work_[static_cast<std::size_t>(i)] *= ratio;
       }
       reload();
     }

@@ -20,6 +20,7 @@ SbmlProblem::SbmlProblem(const CompiledModel& model)
   queue_.reserve(n);
   entry_values_.assign(n * static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
   truth_start_.assign(model.events.size(), 0);
+  old_size_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
   x_work_.assign(static_cast<std::size_t>(model.nx), 0.0);
   z_work_.assign(static_cast<std::size_t>(model.nz), 0.0);
   p_work_.assign(static_cast<std::size_t>(model.np), 0.0);

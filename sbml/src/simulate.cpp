@@ -73,12 +73,6 @@ Simulation simulate(const Model& model, const std::vector<double>& output_times,
     return run;
   }
   detail::SbmlProblem problem(m);
-  // Events that fire at t0 (initialValue false, trigger true there) and what they set off.
-  if (problem.fire_initial_events(output_times[0], x0, z0, p0) != 0) {
-    run.status = Status::too_many_events;
-    run.message = "the events at t0 set each other off without end";
-    return run;
-  }
   HybridOptions hybrid = detail::hybrid_options(m, options);
   // Event functions are watched on the steps (a few samples per step), so a step must not
   // outlast their changes; where the states hardly move (x' = 0 between events, triggers on
@@ -89,7 +83,18 @@ Simulation simulate(const Model& model, const std::vector<double>& output_times,
   if (options.max_step == 0.0 && span > 0.0)
     hybrid.integrator.max_step = span / static_cast<double>(std::max<std::size_t>(1, output_times.size() - 1));
   HybridSolver solver(problem, hybrid);
-  const Status start = solver.initialize(output_times[0], 0, x0, z0, p0);
+  Status start = solver.initialize(output_times[0], 0, x0, z0, p0);
+  if (ok(start) && !m.events.empty()) {
+    // Events that fire at t0 (initialValue false, trigger true there) and what they set off,
+    // on the consistent algebraic variables; then a fresh start from their result.
+    std::copy(solver.z().begin(), solver.z().end(), z0.begin());
+    if (problem.fire_initial_events(output_times[0], x0, z0, p0) != 0) {
+      run.status = Status::too_many_events;
+      run.message = "the events at t0 set each other off without end, or more delayed executions are pending than the importer keeps";
+      return run;
+    }
+    start = solver.initialize(output_times[0], 0, x0, z0, p0);
+  }
   if (!ok(start)) {
     run.status = start;
     run.message = solver.message();
