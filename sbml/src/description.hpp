@@ -27,6 +27,7 @@ struct SymbolDesc {
   bool boundary = false;
   std::string conversion_factor;
   bool in_reactions = false;            // a non-boundary species some reaction changes
+  bool sizeless = false;                // a zero-dimensional compartment (its size is NaN)
   // how the value is defined over time and at t0
   RuleKind rule = RuleKind::none;
   Expr rule_math;

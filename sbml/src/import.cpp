@@ -53,7 +53,32 @@ class Reader {
     read_rules();
     read_initial_assignments();
     read_events();
+    check_sizeless();
     return std::move(desc_);
+  }
+
+  void check_sizeless() const {
+    std::vector<const Expr*> all;
+    for (const SymbolDesc& s : desc_.symbols) {
+      all.push_back(&s.rule_math);
+      all.push_back(&s.initial_math);
+    }
+    for (const ReactionDesc& r : desc_.reactions) {
+      all.push_back(&r.rate);
+      for (const ReactionTerm& t : r.terms) all.push_back(&t.stoichiometry);
+    }
+    for (const AlgebraicRuleDesc& a : desc_.algebraic_rules) all.push_back(&a.math);
+    for (const EventDesc& e : desc_.events) {
+      all.push_back(&e.trigger);
+      all.push_back(&e.delay);
+      all.push_back(&e.priority);
+      for (const EventAssignmentDesc& a : e.assignments) all.push_back(&a.math);
+    }
+    for (const SymbolDesc& c : desc_.symbols)
+      if (c.sizeless)
+        for (const Expr* e : all)
+          if (mentions(*e, c.id) || mentions(*e, "#rateOf:" + c.id))
+            throw UnsupportedFeature("the size of a zero-dimensional compartment in math", c.id);
   }
 
  private:
@@ -258,9 +283,13 @@ class Reader {
       s.constant = c->getConstant();
       s.has_value = c->isSetSize();
       s.value = c->getSize();
-      if (!s.has_value && c->getLevel() < 3 && c->getSpatialDimensions() == 0) {
+      // A zero-dimensional compartment without size: its species, amounts only, need none;
+      // math that reads it is refused (check_sizeless).
+      if (!s.has_value && (c->getLevel() < 3 || c->isSetSpatialDimensions()) &&
+          c->getSpatialDimensionsAsDouble() == 0.0) {
         s.has_value = true;
         s.value = 1.0;
+        s.sizeless = true;
       }
     }
   }
@@ -289,8 +318,8 @@ class Reader {
       const ::Compartment* c = model_.getCompartment(s.compartment);
       const bool zero_dimensional = c && (c->getLevel() < 3 || c->isSetSpatialDimensions()) &&
                                     c->getSpatialDimensionsAsDouble() == 0.0;
-      if (zero_dimensional && !s.only_substance)
-        unsupported("a species in concentration in a zero-dimensional compartment", sp);
+      // A zero-dimensional compartment has no size: its species have amounts only.
+      if (zero_dimensional) s.only_substance = true;
     }
   }
 
@@ -444,6 +473,9 @@ void check_errors(::SBMLDocument& document, unsigned first) {
   for (unsigned i = first; i < document.getNumErrors(); ++i) {
     const ::SBMLError* error = document.getError(i);
     if (error->getSeverity() < LIBSBML_SEV_ERROR) continue;
+    // Unit references that name no unit (10311-10313) say nothing about the numbers: units
+    // are not checked (the model's numbers are taken as they are).
+    if (error->getErrorId() >= 10311 && error->getErrorId() <= 10313) continue;
     const std::string message = error->getMessage();
     if (message.find("external model") != std::string::npos)
       throw UnsupportedFeature("external model definition (comp)", {}, error->getLine());

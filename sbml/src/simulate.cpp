@@ -29,6 +29,10 @@ HybridOptions hybrid_options(const CompiledModel& m, const SimulationOptions& op
   h.integrator.max_steps = options.max_steps;
   h.directions = m.directions;
   h.max_events_per_step = 1000;
+  // SBML has no Zeno stop: events that accumulate keep firing until their times coincide to
+  // rounding (then a trigger that stays true fires no more), as the reference simulators do.
+  // The chattering guard and the per-instant limit still end runaway runs.
+  h.zeno_time_tolerance = 0.0;
   return h;
 }
 
