@@ -95,5 +95,8 @@ std::unique_ptr<CompiledModel> build_model(ModelDesc desc);
 /// values, the overrides, the initial assignments and the rules, at time t0.
 void initial_point(const CompiledModel& model, double t0, std::vector<double>& x0,
                    std::vector<double>& z0, std::vector<double>& p0);
+/// The same with other overrides than the model's (sensitivity seeds).
+void initial_point(const CompiledModel& model, const std::unordered_map<std::string, double>& overrides,
+                   double t0, std::vector<double>& x0, std::vector<double>& z0, std::vector<double>& p0);
 
 }  // namespace esdirk::sbml::detail

@@ -13,7 +13,8 @@ namespace {
 
 class InitialValues {
  public:
-  InitialValues(const CompiledModel& model, double t0) : m_(model), t0_(t0) {
+  InitialValues(const CompiledModel& model, const std::unordered_map<std::string, double>& overrides, double t0)
+      : m_(model), overrides_(overrides), t0_(t0) {
     for (const ReactionDesc& r : model.desc.reactions) reactions_[r.id] = &r;
     for (const Origin& o : model.z_origin) algebraic_.insert(o.id);
   }
@@ -40,9 +41,9 @@ class InitialValues {
     if (s == nullptr) throw ImportError("undefined id '" + id + "'", id);
     if (s->has_initial_assignment) return eval(s->initial_math, id);
     if (s->rule == RuleKind::assignment) return eval(s->rule_math, id);
-    auto override_value = m_.overrides.find(id);
-    const bool has = override_value != m_.overrides.end() || s->has_value;
-    const double declared = override_value != m_.overrides.end() ? override_value->second : s->value;
+    auto override_value = overrides_.find(id);
+    const bool has = override_value != overrides_.end() || s->has_value;
+    const double declared = override_value != overrides_.end() ? override_value->second : s->value;
     if (!has) {
       if (algebraic_.count(id)) return 1.0;  // a guess (sizes are positive): the solver makes z consistent
       throw UnsupportedFeature("an id without initial value", id);
@@ -70,6 +71,7 @@ class InitialValues {
   }
 
   const CompiledModel& m_;
+  const std::unordered_map<std::string, double>& overrides_;
   double t0_;
   std::unordered_map<std::string, double> memo_;
   std::unordered_set<std::string> active_;
@@ -81,7 +83,12 @@ class InitialValues {
 
 void initial_point(const CompiledModel& model, double t0, std::vector<double>& x0,
                    std::vector<double>& z0, std::vector<double>& p0) {
-  InitialValues values(model, t0);
+  initial_point(model, model.overrides, t0, x0, z0, p0);
+}
+
+void initial_point(const CompiledModel& model, const std::unordered_map<std::string, double>& overrides,
+                   double t0, std::vector<double>& x0, std::vector<double>& z0, std::vector<double>& p0) {
+  InitialValues values(model, overrides, t0);
   auto start = [&](const Origin& o) {
     if (o.id.empty()) return o.fixed;
     double v = values.value(o.id);

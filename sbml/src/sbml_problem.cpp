@@ -45,6 +45,25 @@ void SbmlProblem::load_dual(double t, ConstVector x, ConstVector z, ConstVector 
   for (std::size_t i = 0; i < p.size(); ++i) s[static_cast<std::size_t>(model_.p_offset) + i] = Dual(p[i]);
 }
 
+void SbmlProblem::load_directions(double t, ConstVector x, ConstVector z, ConstVector p, ConstMatrixRef Sx,
+                                  ConstMatrixRef Sz, ConstMatrixRef P, int first, int count) {
+  load_dual(t, x, z, p);
+  for (int k = 0; k < count; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    for (int i = 0; i < nx(); ++i) dual_[static_cast<std::size_t>(model_.x_offset + i)].d[kk] = Sx(i, first + k);
+    if (Sz.data)
+      for (int i = 0; i < nz(); ++i) dual_[static_cast<std::size_t>(model_.z_offset + i)].d[kk] = Sz(i, first + k);
+    for (int i = 0; i < np(); ++i) dual_[static_cast<std::size_t>(model_.p_offset + i)].d[kk] = P(i, first + k);
+  }
+  run(model_.dynamics, dual_.data());
+}
+
+void SbmlProblem::load_unit_directions(double t, ConstVector x, ConstVector z, ConstVector p, int first, int count) {
+  load_dual(t, x, z, p);
+  for (int k = 0; k < count; ++k) dual_[static_cast<std::size_t>(model_.x_offset + first + k)].d[static_cast<std::size_t>(k)] = 1.0;
+  run(model_.dynamics, dual_.data());
+}
+
 int SbmlProblem::evaluate(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector f,
                           Vector g) {
   load(t, x, z, p);

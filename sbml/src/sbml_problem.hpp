@@ -42,6 +42,14 @@ class SbmlProblem : public HybridProblem {
   /// Runs the dynamics program at (t, x, z, p); the values are then in slots().
   void load(double t, ConstVector x, ConstVector z, ConstVector p);
   const std::vector<double>& slots() const { return slots_; }
+  /// Runs the dynamics program over duals whose directions k = 0 .. count-1 are the columns
+  /// first + k of Sx (nx x ns), Sz (nz x ns; may be empty) and P (np x ns): the derivatives of
+  /// every slot along those columns, in dual_slots().
+  void load_directions(double t, ConstVector x, ConstVector z, ConstVector p, ConstMatrixRef Sx,
+                       ConstMatrixRef Sz, ConstMatrixRef P, int first, int count);
+  /// The same with unit directions on the inputs x, z, p (input index first + k, in that order).
+  void load_unit_directions(double t, ConstVector x, ConstVector z, ConstVector p, int first, int count);
+  const std::vector<ad::Dual<8>>& dual_slots() const { return dual_; }
   const CompiledModel& model() const { return model_; }
 
  private:

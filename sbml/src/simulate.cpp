@@ -8,6 +8,7 @@
 #include "compiled_model.hpp"
 #include "esdirk/events/hybrid_solver.hpp"
 #include "esdirk/sbml/sbml.hpp"
+#include "outputs.hpp"
 #include "sbml_problem.hpp"
 
 namespace esdirk::sbml {
@@ -21,7 +22,8 @@ void SimulationOptions::validate() const {
 
 namespace detail {
 
-HybridOptions hybrid_options(const CompiledModel& m, const SimulationOptions& options) {
+HybridOptions hybrid_options(const CompiledModel& m, const SimulationOptions& options,
+                             const std::vector<double>& output_times) {
   HybridOptions h;
   h.integrator.rtol = options.relative_tolerance;
   h.integrator.atol = options.absolute_tolerance;
@@ -33,6 +35,14 @@ HybridOptions hybrid_options(const CompiledModel& m, const SimulationOptions& op
   // rounding (then a trigger that stays true fires no more), as the reference simulators do.
   // The chattering guard and the per-instant limit still end runaway runs.
   h.zeno_time_tolerance = 0.0;
+  // Event functions are watched on the steps (a few samples per step), so a step must not
+  // outlast their changes; where the states hardly move (x' = 0 between events, triggers on
+  // time) the error control alone lets steps grow without bound and two crossings of an
+  // oscillating trigger inside one step are not seen. Default: no step longer than the mean
+  // spacing of the output times.
+  const double span = output_times.back() - output_times.front();
+  if (options.max_step == 0.0 && span > 0.0)
+    h.integrator.max_step = span / static_cast<double>(std::max<std::size_t>(1, output_times.size() - 1));
   return h;
 }
 
@@ -48,13 +58,27 @@ void check_request(const CompiledModel& m, const std::vector<double>& times, con
   }
 }
 
-double output_value(const CompiledModel& m, const std::vector<double>& slots, const Output& o) {
-  const SymbolSlot& s = m.symbols.at(o.id);
-  const double v = slots[static_cast<std::size_t>(s.value_slot)];
-  if (o.quantity == Quantity::value || s.compartment_slot < 0) return v;
-  const double size = slots[static_cast<std::size_t>(s.compartment_slot)];
-  if (o.quantity == Quantity::amount) return s.value_is_amount ? v : v * size;
-  return s.value_is_amount ? v / size : v;
+Status start(const CompiledModel& m, SbmlProblem& problem, HybridSolver& solver, double t0,
+             std::vector<double>& x0, std::vector<double>& z0, std::vector<double>& p0, std::string& message) {
+  try {
+    initial_point(m, t0, x0, z0, p0);
+  } catch (const ImportError& e) {
+    message = e.what();
+    return Status::initialization_failed;
+  }
+  Status start = solver.initialize(t0, 0, x0, z0, p0);
+  if (ok(start) && !m.events.empty()) {
+    // Events that fire at t0 (initialValue false, trigger true there) and what they set off,
+    // on the consistent algebraic variables; then a fresh start from their result.
+    std::copy(solver.z().begin(), solver.z().end(), z0.begin());
+    if (problem.fire_initial_events(t0, x0, z0, p0) != 0) {
+      message = "the events at t0 set each other off without end, or more delayed executions are pending than the importer keeps";
+      return Status::too_many_events;
+    }
+    start = solver.initialize(t0, 0, x0, z0, p0);
+  }
+  if (!ok(start)) message = solver.message();
+  return start;
 }
 
 }  // namespace detail
@@ -69,39 +93,12 @@ Simulation simulate(const Model& model, const std::vector<double>& output_times,
   run.outputs = outputs;
   run.values.assign(output_times.size() * outputs.size(), std::numeric_limits<double>::quiet_NaN());
   std::vector<double> x0, z0, p0;
-  try {
-    detail::initial_point(m, output_times[0], x0, z0, p0);
-  } catch (const ImportError& e) {
-    run.status = Status::initialization_failed;
-    run.message = e.what();
-    return run;
-  }
   detail::SbmlProblem problem(m);
-  HybridOptions hybrid = detail::hybrid_options(m, options);
-  // Event functions are watched on the steps (a few samples per step), so a step must not
-  // outlast their changes; where the states hardly move (x' = 0 between events, triggers on
-  // time) the error control alone lets steps grow without bound and two crossings of an
-  // oscillating trigger inside one step are not seen. Default: no step longer than the mean
-  // spacing of the output times.
-  const double span = output_times.back() - output_times.front();
-  if (options.max_step == 0.0 && span > 0.0)
-    hybrid.integrator.max_step = span / static_cast<double>(std::max<std::size_t>(1, output_times.size() - 1));
+  HybridOptions hybrid = detail::hybrid_options(m, options, output_times);
   HybridSolver solver(problem, hybrid);
-  Status start = solver.initialize(output_times[0], 0, x0, z0, p0);
-  if (ok(start) && !m.events.empty()) {
-    // Events that fire at t0 (initialValue false, trigger true there) and what they set off,
-    // on the consistent algebraic variables; then a fresh start from their result.
-    std::copy(solver.z().begin(), solver.z().end(), z0.begin());
-    if (problem.fire_initial_events(output_times[0], x0, z0, p0) != 0) {
-      run.status = Status::too_many_events;
-      run.message = "the events at t0 set each other off without end, or more delayed executions are pending than the importer keeps";
-      return run;
-    }
-    start = solver.initialize(output_times[0], 0, x0, z0, p0);
-  }
-  if (!ok(start)) {
-    run.status = start;
-    run.message = solver.message();
+  const Status started = detail::start(m, problem, solver, output_times[0], x0, z0, p0, run.message);
+  if (!ok(started)) {
+    run.status = started;
     return run;
   }
   std::vector<double> x(static_cast<std::size_t>(m.nx)), z(static_cast<std::size_t>(m.nz));

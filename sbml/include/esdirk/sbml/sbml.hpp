@@ -136,6 +136,10 @@ struct SimulationOptions {
   double max_step = 0.0;
   /// Steps per call before too_many_steps.
   long max_steps = 1000000;
+  /// simulate_sensitivities: include the sensitivities in the error test (the default, the
+  /// more accurate derivatives). Off, the steps are those of simulate() and adjoint_gradient(),
+  /// and forward and adjoint derivatives of the same run agree to rounding.
+  bool sensitivity_error_control = true;
   /// Throws std::invalid_argument naming the first invalid option.
   void validate() const;
 };

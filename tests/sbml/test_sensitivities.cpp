@@ -1,0 +1,112 @@
+// Sensitivities of SBML models: forward sensitivities against a closed form and against
+// central differences of whole runs through events (three models of the SBML Test Suite), and
+// adjoint gradients against the forward sensitivities of the same run.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "esdirk/sbml/sbml.hpp"
+#include "sbml_text.hpp"
+
+namespace sb = esdirk::sbml;
+
+namespace {
+
+sb::SimulationOptions tight() {
+  sb::SimulationOptions o;
+  o.relative_tolerance = 1e-10;
+  o.absolute_tolerance = 1e-12;
+  return o;
+}
+
+// The model of a suite case, or "" when the suite is not beside the source tree.
+std::string suite_case(const std::string& id) {
+  const std::filesystem::path file = std::filesystem::path(ESDIRK_SBML_SUITE_DIR) / id / (id + "-sbml-l3v2.xml");
+  return std::filesystem::exists(file) ? file.string() : std::string();
+}
+
+std::vector<sb::Output> amounts(const sb::Model& model) {
+  std::vector<sb::Output> out;
+  for (const std::string& s : model.species_ids()) out.push_back({s, sb::Quantity::amount});
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sbml_sensitivities)
+
+BOOST_AUTO_TEST_CASE(decay_sensitivities_match_the_closed_form) {
+  // A' = -k A, A(0) = a: dA/dk = -t a e^{-kt}, dA/da = e^{-kt}
+  const sb::Model model = sb::load_string(sbml_text::document(R"(
+    <listOfCompartments><compartment id="c" size="1" constant="true"/></listOfCompartments>
+    <listOfSpecies><species id="A" compartment="c" initialAmount="3" hasOnlySubstanceUnits="true" boundaryCondition="false" constant="false"/></listOfSpecies>
+    <listOfParameters><parameter id="k" value="0.7" constant="true"/></listOfParameters>
+    <listOfReactions><reaction id="r" reversible="false">
+      <listOfReactants><speciesReference species="A" stoichiometry="1" constant="true"/></listOfReactants>
+      <kineticLaw>)" + sbml_text::math("<apply><times/><ci>k</ci><ci>A</ci></apply>") + R"(</kineticLaw>
+    </reaction></listOfReactions>)"));
+  const auto s = sb::simulate_sensitivities(model, {0.0, 1.0, 2.0}, {{"A", sb::Quantity::amount}}, {"k", "A"}, tight());
+  BOOST_REQUIRE(s.simulation.ok());
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double t = s.simulation.times[i], e = std::exp(-0.7 * t);
+    BOOST_CHECK_SMALL(s.derivative(i, 0, 0) - (-t * 3.0 * e), 1e-7);
+    BOOST_CHECK_SMALL(s.derivative(i, 0, 1) - e, 1e-7);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sensitivities_through_events_match_central_differences_and_the_adjoint) {
+  // 00349: two state events without delay; 00405 and 00420: events with delays.
+  for (const std::string id : {"00349", "00405", "00420"}) {
+    const std::string file = suite_case(id);
+    if (file.empty()) {
+      BOOST_TEST_MESSAGE("SBML Test Suite not found beside the source tree: case " << id << " skipped");
+      continue;
+    }
+    BOOST_TEST_CONTEXT("case " << id) {
+      sb::Model model = sb::load(file);
+      const std::vector<sb::Output> outputs = amounts(model);
+      const std::vector<double> times = {0.0, 0.37, 0.91, 1.63, 2.0};
+      std::vector<std::string> wrt = model.parameter_ids();
+      wrt.push_back(model.species_ids().front());
+      const auto forward = sb::simulate_sensitivities(model, times, outputs, wrt, tight());
+      BOOST_REQUIRE_MESSAGE(forward.simulation.ok(), forward.simulation.message);
+      for (std::size_t k = 0; k < wrt.size(); ++k) {
+        const double v = model.value(wrt[k]), h = 1e-5 * std::max(1.0, std::abs(v));
+        model.set_value(wrt[k], v + h);
+        const auto plus = sb::simulate(model, times, outputs, tight());
+        model.set_value(wrt[k], v - h);
+        const auto minus = sb::simulate(model, times, outputs, tight());
+        model.set_value(wrt[k], v);
+        BOOST_REQUIRE(plus.ok() && minus.ok());
+        for (std::size_t i = 0; i < times.size(); ++i)
+          for (std::size_t j = 0; j < outputs.size(); ++j) {
+            const double difference = (plus.value(i, j) - minus.value(i, j)) / (2 * h);
+            BOOST_CHECK_MESSAGE(std::abs(forward.derivative(i, j, k) - difference) <= 1e-6 * std::max(1.0, std::abs(difference)),
+                                wrt[k] << " " << outputs[j].id << " t=" << times[i] << ": forward "
+                                       << forward.derivative(i, j, k) << " differences " << difference);
+          }
+      }
+      // G = sum of all outputs at all times, weights 1..n: the adjoint equals the forward.
+      std::vector<double> weights(times.size() * outputs.size());
+      for (std::size_t w = 0; w < weights.size(); ++w) weights[w] = 1.0 + 0.1 * static_cast<double>(w);
+      sb::SimulationOptions same_steps = tight();
+      same_steps.sensitivity_error_control = false;
+      const auto on_the_adjoint_steps = sb::simulate_sensitivities(model, times, outputs, wrt, same_steps);
+      BOOST_REQUIRE(on_the_adjoint_steps.simulation.ok());
+      const auto adjoint = sb::adjoint_gradient(model, times, outputs, weights, wrt, tight());
+      BOOST_REQUIRE_MESSAGE(adjoint.ok(), adjoint.message);
+      for (std::size_t k = 0; k < wrt.size(); ++k) {
+        double from_forward = 0.0;
+        for (std::size_t i = 0; i < times.size(); ++i)
+          for (std::size_t j = 0; j < outputs.size(); ++j)
+            from_forward += weights[i * outputs.size() + j] * on_the_adjoint_steps.derivative(i, j, k);
+        BOOST_CHECK_MESSAGE(std::abs(adjoint.gradient[k] - from_forward) <= 1e-12 * std::max(1.0, std::abs(from_forward)),
+                            wrt[k] << ": adjoint " << adjoint.gradient[k] << " forward " << from_forward << " difference " << adjoint.gradient[k] - from_forward);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
