@@ -7,14 +7,23 @@
 // solution; the plant is the same model integrated with the control held over the sample
 // (zero-order hold: a restart of the integrator at each sample time).
 //
+// The shooting intervals run on a frozen mesh by default (--mesh): the first evaluation of each
+// sample's NLP adapts the steps of every interval at rtol, the later SQP iterations of that
+// sample reuse them. The intervals are then one smooth discrete map per sample (adaptive step
+// selection makes the map and its derivatives jump where a step is accepted or rejected, which
+// the NLP's line search sees as noise) at a cost fixed by the first evaluation, without
+// rejected steps; the next sample adapts again, so the mesh follows the trajectory.
+//
 //     nmpc [--horizon N] [--samples S] [--dt DT] [--threads T] [--output DIR] [--lbfgs]
-//          [--cold-multipliers]
+//          [--cold-multipliers] [--mesh frozen|adaptive|fixed:STEPS]
 //
 // Writes DIR/nmpc_closed_loop.csv (plant states and input, ten points per sample); plot.py
 // makes nmpc_closed_loop.png from it.
 //
 // Checks: every NLP solved; every sample's NLP constraint violation below its tolerance; the
 // plant's T <= T_max and the bounds on T_c at every sample; the set point reached at the end.
+// Prints per sample the integration, derivative assembly and Ipopt times and the time and
+// steps per shooting interval (timings are reported, never checked).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -58,7 +67,7 @@ std::array<double, 2> steady_state(double Tc, double CA, double T) {
 
 const char* const usage =
     "usage: nmpc [--horizon N] [--samples S] [--dt DT] [--threads T] [--output DIR] [--lbfgs]\n"
-    "            [--cold-multipliers]\n"
+    "            [--cold-multipliers] [--mesh frozen|adaptive|fixed:STEPS]\n"
     "\n"
     "Nonlinear model predictive control of an exothermic CSTR by multiple shooting with Ipopt,\n"
     "from the low-conversion steady state to the unstable middle one under input and state bounds.\n"
@@ -71,6 +80,9 @@ const char* const usage =
     "                       (default .)\n"
     "  --lbfgs              Ipopt's limited-memory Hessian instead of Gauss-Newton\n"
     "  --cold-multipliers   no warm start of the multipliers\n"
+    "  --mesh M             shooting meshes: frozen (default: adapted at the first evaluation of\n"
+    "                       each sample, reused by its later iterations), adaptive (every\n"
+    "                       evaluation adapts), fixed:STEPS (STEPS equal steps per interval)\n"
     "  --help               this text\n";
 
 int main(int argc, char** argv) try {
@@ -78,7 +90,7 @@ int main(int argc, char** argv) try {
   int N = 20, samples = 60, threads = 2;
   bool cold = false, lbfgs = false;
   double dt = 0.05;
-  std::string output = ".";
+  std::string output = ".", mesh = "frozen";
   for (int i = 1; i < argc; ++i) {
     auto next = [&]() -> const char* {
       if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
@@ -91,6 +103,7 @@ int main(int argc, char** argv) try {
     else if (!std::strcmp(argv[i], "--output")) output = next();
     else if (!std::strcmp(argv[i], "--cold-multipliers")) cold = true;
     else if (!std::strcmp(argv[i], "--lbfgs")) lbfgs = true;
+    else if (!std::strcmp(argv[i], "--mesh")) mesh = next();
     else throw std::invalid_argument(std::string("unknown option ") + argv[i]);
   }
 
@@ -99,6 +112,14 @@ int main(int argc, char** argv) try {
   options.atol = 1e-10;
   ms::IntervalEvaluator evaluator([] { return std::make_unique<cstr::Model>(); }, N, options, {},
                                   threads);
+  const bool frozen = mesh == "frozen";
+  if (frozen) {
+    evaluator.freeze_meshes();
+  } else if (mesh.rfind("fixed:", 0) == 0) {
+    evaluator.set_fixed_steps(std::atoi(mesh.c_str() + 6));  // throws naming `steps` if < 1
+  } else if (mesh != "adaptive") {
+    throw std::invalid_argument("--mesh must be frozen, adaptive or fixed:STEPS, not " + mesh);
+  }
   // The tracking cost (C_A - 0.5)^2 / 0.05^2 + (T - 350)^2 / 2^2 + 0.01 (T_c - 300)^2 / 20^2,
   // terminal weight 10 times the states' (C_A, T of the unstable set point).
   ms::QuadraticCost cost;
@@ -108,8 +129,16 @@ int main(int argc, char** argv) try {
   cost.R = {w_Tc};
   cost.P = {10.0 * w_CA, 10.0 * w_T};
   evaluator.set_running_cost(cost.running_cost());
+  // Time and steps of the shooting intervals as one thread spends them (IntervalOutputs), summed
+  // over a sample's evaluations.
+  double interval_seconds = 0.0;
+  long interval_count = 0, interval_steps = 0;
   const ms::EvaluateIntervals evaluate = [&](const ms::IntervalInputs& in, ms::IntervalOutputs& out) {
-    return evaluator.evaluate(in, out);
+    const bool ok = evaluator.evaluate(in, out);
+    interval_seconds += out.integration_seconds();
+    interval_steps += out.total_steps();
+    interval_count += N;
+    return ok;
   };
 
   ms::OcpSpec spec;
@@ -144,23 +173,28 @@ int main(int argc, char** argv) try {
   std::FILE* f = std::fopen(csv.c_str(), "w");
   if (!f) throw std::runtime_error("cannot write " + csv);
   std::fprintf(f, "t,CA,T,Tc\n");
-  std::printf("CSTR NMPC: N = %d intervals of %g min, %d samples, %d threads; start C_A = %.4f, "
-              "T = %.3f K\n\n",
-              N, dt, samples, threads, x[0], x[1]);
-  std::printf("%6s %8s %9s %9s %5s %5s %10s %9s %9s %9s %9s\n", "sample", "C_A", "T", "T_c", "iter",
-              "evals", "viol", "integr s", "assem s", "solver s", "total s");
+  std::printf("CSTR NMPC: N = %d intervals of %g min, %d samples, %d threads, %s meshes, rtol %g; "
+              "start C_A = %.4f, T = %.3f K\n\n",
+              N, dt, samples, threads, mesh.c_str(), options.rtol, x[0], x[1]);
+  std::printf("%6s %8s %9s %9s %5s %5s %10s %9s %9s %9s %9s %9s %6s\n", "sample", "C_A", "T", "T_c", "iter",
+              "evals", "viol", "integr s", "assem s", "solver s", "total s", "us/intv", "steps");
   bool ok = true;
   double max_T = x[1], max_viol = 0.0, sum_int = 0, sum_asm = 0, sum_sol = 0, max_total = 0;
   int total_iter = 0, failed_evals = 0;
   for (int j = 0; j < samples; ++j) {
     const double t = j * dt;
+    if (frozen) evaluator.refresh_meshes();  // this sample's first evaluation adapts
+    const double seconds_before = interval_seconds;
+    const long count_before = interval_count, steps_before = interval_steps;
     const auto start = std::chrono::steady_clock::now();
     ms::OcpSolution sol = ms::solve_ocp(spec, t, x, guess, evaluate);
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double Tc = sol.u[0];
-    std::printf("%6d %8.5f %9.4f %9.4f %5d %5d %10.2e %9.5f %9.5f %9.5f %9.5f\n", j, x[0], x[1], Tc,
-                sol.iterations, sol.evaluations, sol.constraint_violation, sol.integration_seconds,
-                sol.assembly_seconds, sol.solver_seconds, total);
+    const double count = static_cast<double>(std::max(1L, interval_count - count_before));
+    std::printf("%6d %8.5f %9.4f %9.4f %5d %5d %10.2e %9.5f %9.5f %9.5f %9.5f %9.1f %6.2f\n", j, x[0], x[1],
+                Tc, sol.iterations, sol.evaluations, sol.constraint_violation, sol.integration_seconds,
+                sol.assembly_seconds, sol.solver_seconds, total, 1e6 * (interval_seconds - seconds_before) / count,
+                static_cast<double>(interval_steps - steps_before) / count);
     if (!sol.success) {
       std::printf("  sample %d: the NLP failed: %s %s\n", j, sol.status.c_str(), sol.message.c_str());
       ok = false;
@@ -211,6 +245,10 @@ int main(int argc, char** argv) try {
               "failing intervals; max violation %.2e\n",
               static_cast<double>(total_iter) / samples, sum_int / samples, threads,
               sum_asm / samples, sum_sol / samples, max_total, failed_evals, max_viol);
+  std::printf("per shooting interval: %.1f us and %.2f steps (%ld interval evaluations, %s meshes)\n",
+              1e6 * interval_seconds / static_cast<double>(std::max(1L, interval_count)),
+              static_cast<double>(interval_steps) / static_cast<double>(std::max(1L, interval_count)),
+              interval_count, mesh.c_str());
   if (err_CA > 2e-3 || err_T > 0.05) {
     std::printf("the set point was not reached\n");
     ok = false;
