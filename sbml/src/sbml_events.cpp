@@ -55,7 +55,6 @@ double& SbmlProblem::latch(const EventCode& e) { return p_work_[static_cast<std:
 // located left limit, a trigger that just fired may evaluate false by rounding).
 bool SbmlProblem::trigger_value(std::size_t e) {
   const EventCode& code = model_.events[e];
-  run(model_.event_functions, slots_.data());
   const double h = slots_[static_cast<std::size_t>(model_.h_slots[static_cast<std::size_t>(code.component)])];
   if (h == h_start_[e]) return truth_start_[e] != 0;
   return run_scalar(code.trigger, code.trigger_slot) != 0.0;
@@ -110,6 +109,9 @@ void SbmlProblem::drop_non_persistent(std::size_t ei) {
 // Every trigger against its latch: false -> true fires, true -> false re-arms (and drops
 // the event's non-persistent executions).
 int SbmlProblem::scan_triggers() {
+  // The event functions once per scan: firing (delays, values) writes only temporaries and
+  // pending times, never what a trigger reads.
+  run(model_.event_functions, slots_.data());
   for (std::size_t e = 0; e < model_.events.size(); ++e) {
     const bool now = trigger_value(e);
     double& l = latch(model_.events[e]);

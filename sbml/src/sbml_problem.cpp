@@ -20,6 +20,9 @@ SbmlProblem::SbmlProblem(const CompiledModel& model)
   queue_.reserve(n);
   entry_values_.assign(n * static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
   truth_start_.assign(model.events.size(), 0);
+  const std::size_t inputs = static_cast<std::size_t>(1 + model.nx + model.nz + model.np);
+  rows_.assign(static_cast<std::size_t>(model.ne) * inputs, 0.0);
+  rows_point_.assign(inputs, 0.0);
   old_size_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
   x_work_.assign(static_cast<std::size_t>(model.nx), 0.0);
   z_work_.assign(static_cast<std::size_t>(model.nz), 0.0);
@@ -120,19 +123,34 @@ int SbmlProblem::events(int, double t, ConstVector x, ConstVector z, ConstVector
 }
 
 // Row [h_t, h_x, h_z, h_p]: the inputs are the slots 0 .. p_offset + np - 1 in this order.
+// The solver asks for the rows one component at a time at the same point (the fired ones, the
+// ones near zero): every row is formed in one forward sweep and kept for that point.
 int SbmlProblem::event_jacobian(int, int k, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
                                 Vector row) {
-  load_dual(t, x, z, p);
-  const int n = 1 + nx() + nz() + np();
-  const std::size_t out = static_cast<std::size_t>(model_.h_slots[static_cast<std::size_t>(k)]);
-  for (int first = 0; first < n; first += 8) {
-    const int count = std::min(8, n - first);
-    for (int j = 0; j < count; ++j) dual_[static_cast<std::size_t>(first + j)].d[static_cast<std::size_t>(j)] = 1.0;
-    run(model_.dynamics, dual_.data());
-    run(model_.event_functions, dual_.data());
-    for (int j = 0; j < count; ++j) row[static_cast<std::size_t>(first + j)] = dual_[out].d[static_cast<std::size_t>(j)];
-    for (int j = 0; j < count; ++j) dual_[static_cast<std::size_t>(first + j)].d[static_cast<std::size_t>(j)] = 0.0;
+  const std::size_t n = static_cast<std::size_t>(1 + nx() + nz() + np());
+  const bool same = rows_valid_ && rows_point_[0] == t && std::equal(x.begin(), x.end(), rows_point_.begin() + 1) &&
+                    std::equal(z.begin(), z.end(), rows_point_.begin() + 1 + x.size()) &&
+                    std::equal(p.begin(), p.end(), rows_point_.begin() + 1 + x.size() + z.size());
+  if (!same) {
+    load_dual(t, x, z, p);
+    for (std::size_t first = 0; first < n; first += 8) {
+      const std::size_t count = std::min<std::size_t>(8, n - first);
+      for (std::size_t j = 0; j < count; ++j) dual_[first + j].d[j] = 1.0;
+      run(model_.dynamics, dual_.data());
+      run(model_.event_functions, dual_.data());
+      for (std::size_t c = 0; c < model_.h_slots.size(); ++c) {
+        const Dual& h = dual_[static_cast<std::size_t>(model_.h_slots[c])];
+        for (std::size_t j = 0; j < count; ++j) rows_[c * n + first + j] = h.d[j];
+      }
+      for (std::size_t j = 0; j < count; ++j) dual_[first + j].d[j] = 0.0;
+    }
+    rows_point_[0] = t;
+    std::copy(x.begin(), x.end(), rows_point_.begin() + 1);
+    std::copy(z.begin(), z.end(), rows_point_.begin() + 1 + static_cast<std::ptrdiff_t>(x.size()));
+    std::copy(p.begin(), p.end(), rows_point_.begin() + 1 + static_cast<std::ptrdiff_t>(x.size() + z.size()));
+    rows_valid_ = true;
   }
+  std::copy_n(rows_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(k) * n), n, row.begin());
   return 0;
 }
 

@@ -76,6 +76,8 @@ class SbmlProblem : public HybridProblem {
   std::vector<Entry> queue_;
   std::vector<double> entry_values_, x_work_, z_work_, p_work_, h_start_, values_;
   std::vector<double> old_size_;
+  std::vector<double> rows_, rows_point_;  // every event row at the last point asked for
+  bool rows_valid_ = false;
   std::vector<char> truth_start_;
   std::size_t values_used_ = 0;
   double t_work_ = 0.0;
