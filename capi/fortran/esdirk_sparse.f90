@@ -15,6 +15,7 @@ module esdirk_sparse
   integer(c_int), parameter, public :: ESDIRK_LINEAR_SOLVER_DENSE = 0
   integer(c_int), parameter, public :: ESDIRK_LINEAR_SOLVER_BANDED = 1
   integer(c_int), parameter, public :: ESDIRK_LINEAR_SOLVER_SPARSE = 2
+  integer(c_int), parameter, public :: ESDIRK_LINEAR_SOLVER_KRYLOV = 3
 
   ! The shape of the analytic Jacobian on the declared pattern (write yours with bind(C) and pass
   ! c_funloc(yours)).

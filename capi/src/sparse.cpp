@@ -53,6 +53,7 @@ bool solver_kind(int code, esdirk::LinearSolverKind& kind) {
     case ESDIRK_LINEAR_SOLVER_DENSE: kind = esdirk::LinearSolverKind::dense; return true;
     case ESDIRK_LINEAR_SOLVER_BANDED: kind = esdirk::LinearSolverKind::banded; return true;
     case ESDIRK_LINEAR_SOLVER_SPARSE: kind = esdirk::LinearSolverKind::sparse; return true;
+    case ESDIRK_LINEAR_SOLVER_KRYLOV: kind = esdirk::LinearSolverKind::krylov; return true;
     default: return false;
   }
 }
@@ -61,6 +62,7 @@ int solver_code(esdirk::LinearSolverKind kind) {
   switch (kind) {
     case esdirk::LinearSolverKind::banded: return ESDIRK_LINEAR_SOLVER_BANDED;
     case esdirk::LinearSolverKind::sparse: return ESDIRK_LINEAR_SOLVER_SPARSE;
+    case esdirk::LinearSolverKind::krylov: return ESDIRK_LINEAR_SOLVER_KRYLOV;
     case esdirk::LinearSolverKind::dense: break;
   }
   return ESDIRK_LINEAR_SOLVER_DENSE;

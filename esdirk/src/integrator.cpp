@@ -136,6 +136,10 @@ void Integrator::resume(double t, ConstVector x, ConstVector z, ConstVector f, C
 }
 
 void Integrator::require_step_jacobians(const char* who) const {
+  if (problem_.jacobian_structure().solver == LinearSolverKind::krylov)
+    throw std::invalid_argument(std::string(who) + ": the Krylov stage solver is for states-only runs (the derivatives "
+                                "solve their stage systems exactly, GMRES to a tolerance); declare the pattern with "
+                                "LinearSolverKind::sparse or banded");
   if (options_.reuse_jacobian)
     throw std::invalid_argument(std::string(who) + ": Options::reuse_jacobian is a states-only option (the "
                                 "derivatives need the Jacobian at the start of every step); switch it off");
@@ -270,6 +274,16 @@ Outcome Integrator::step(double tout) {
   return stopped(StopReason::took_one_step, t());
 }
 
+// A Newton failure whose last stage solve was ended by GMRES not reaching its tolerance is the
+// linear solver's (LinearSolverKind::krylov), named as such.
+Status Integrator::newton_failure(const std::string& what) {
+  if (stepper_.linear_solver_failed())
+    return failed(Status::linear_solver_failures,
+                  what + ": GMRES did not reach its tolerance (KrylovSettings: raise dimension or "
+                         "max_restarts, or a larger block_size for the preconditioner)");
+  return failed(Status::newton_failures, what);
+}
+
 // Attempts steps from t() until one is accepted or a failure limit is hit.
 Status Integrator::take_step() {
   int error_failures = 0, newton_failures = 0, callback_failures = 0, singular = 0;
@@ -305,7 +319,7 @@ Status Integrator::take_step() {
       if (callback_failures > 0 && callback_failures >= error_failures + newton_failures)
         return failed(Status::callback_failures, "f/g kept failing or returning non-finite values" + where + listener_note());
       if (newton_failures > 0 && newton_failures >= error_failures)
-        return failed(Status::newton_failures, "the Newton iteration kept failing" + where);
+        return newton_failure("the Newton iteration kept failing" + where);
       return failed(Status::step_size_too_small, "the error test kept failing" + where);
     }
     ++steps_in_call_;
@@ -321,7 +335,7 @@ Status Integrator::take_step() {
       case Attempt::newton_failed:
         h_ = direction_ * controller_.after_newton_failure(magnitude, stepper_.last_contraction());
         if (++newton_failures >= options_.max_newton_failures)
-          return failed(Status::newton_failures, std::to_string(newton_failures) + " Newton convergence failures in a row at t = " + format_number(t_now) + " (step " + format_number(magnitude) + ")");
+          return newton_failure(std::to_string(newton_failures) + " Newton convergence failures in a row at t = " + format_number(t_now) + " (step " + format_number(magnitude) + ")");
         break;
       case Attempt::callback_failed:
         h_ = direction_ * controller_.after_failure(magnitude);
@@ -456,7 +470,7 @@ Status Integrator::replay_step(double h, double t_end) {
   switch (attempt_step(h, t_end, true)) {
     case Attempt::accepted: return Status::success;
     case Attempt::listener_failed: return last_status_;
-    case Attempt::newton_failed: return failed(Status::newton_failures, "Newton did not converge in the fixed step at t = " + format_number(t_now));
+    case Attempt::newton_failed: return newton_failure("Newton did not converge in the fixed step at t = " + format_number(t_now));
     case Attempt::singular: return failed(Status::singular_iteration_matrix, "singular iteration matrix in the fixed step at t = " + format_number(t_now));
     case Attempt::fatal: return failed(Status::callback_fatal, "a callback returned a fatal code in the fixed step at t = " + format_number(t_now) + listener_note());
     case Attempt::callback_failed:

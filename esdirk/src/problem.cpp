@@ -47,6 +47,11 @@ void Problem::set_jacobian_pattern(SparsityPattern pattern, LinearSolverKind sol
   structure_ = JacobianStructure::of_pattern(size(), std::move(pattern), solver);
 }
 
+void Problem::set_krylov_settings(const KrylovSettings& settings) {
+  validate_krylov_settings(settings, size());
+  structure_.krylov = settings;
+}
+
 std::string Problem::state_name(int i) const {
   return i < nx_ ? "x[" + std::to_string(i) + "]" : "z[" + std::to_string(i - nx_) + "]";
 }

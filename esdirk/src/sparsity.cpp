@@ -12,8 +12,22 @@ const char* linear_solver_name(LinearSolverKind kind) {
     case LinearSolverKind::dense: return "dense";
     case LinearSolverKind::banded: return "banded";
     case LinearSolverKind::sparse: return "sparse";
+    case LinearSolverKind::krylov: return "krylov";
   }
   return "unknown";
+}
+
+void validate_krylov_settings(const KrylovSettings& settings, int n) {
+  const auto bad = [n](const std::string& what, const std::string& value) {
+    throw std::invalid_argument("Krylov settings: " + what + " (got " + value + ", n = " + std::to_string(n) + ")");
+  };
+  if (settings.dimension < 1 || settings.dimension > n)
+    bad("the Krylov dimension must be in [1, n]", std::to_string(settings.dimension));
+  if (settings.max_restarts < 0) bad("max_restarts must be >= 0", std::to_string(settings.max_restarts));
+  if (!(settings.tolerance > 0.0 && settings.tolerance < 1.0))
+    bad("the tolerance must be in (0, 1)", std::to_string(settings.tolerance));
+  if (settings.block_size < 1 || settings.block_size > n)
+    bad("the preconditioner's block size must be in [1, n]", std::to_string(settings.block_size));
 }
 
 SparsityPattern::SparsityPattern(int n, std::vector<int> column_pointers,

@@ -14,6 +14,7 @@ StageLinearSystem::StageLinearSystem(int nx, int nz, const JacobianStructure& st
     case LinearSolverKind::dense: solver_.resize(nx, nz); break;
     case LinearSolverKind::banded: structured_ = internal::make_banded_lu(nx, nz, structure); break;
     case LinearSolverKind::sparse: structured_ = internal::make_sparse_lu(nx, nz, structure); break;
+    case LinearSolverKind::krylov: structured_ = internal::make_krylov(nx, nz, structure); break;
   }
 }
 
@@ -34,6 +35,14 @@ int StageLinearSystem::factor(ConstMatrixRef J, double h_gamma, long step_index)
   step_index_ = step_index;
   h_gamma_ = h_gamma;
   return solver_.factor(J, h_gamma);
+}
+
+void StageLinearSystem::set_statistics(Statistics* stats) {
+  if (structured_) structured_->set_statistics(stats);
+}
+
+bool StageLinearSystem::last_solve_converged() const {
+  return !structured_ || structured_->last_solve_converged();
 }
 
 void StageLinearSystem::solve_structured(MatrixRef B, bool transpose) const {

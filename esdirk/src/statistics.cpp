@@ -51,6 +51,11 @@ constexpr Row rows[] = {
     {{"adjoint_factorizations", "", &Statistics::adjoint_factorizations}, "adjoint"},
     {{"adjoint_jacobian_evaluations", "", &Statistics::adjoint_jacobian_evaluations}, "adjoint"},
     {{"adjoint_recomputed_steps", "", &Statistics::adjoint_recomputed_steps}, "adjoint"},
+    {{"linear_iterations", "", &Statistics::linear_iterations}, "krylov"},
+    {{"preconditioner_setups", "", &Statistics::preconditioner_setups}, "krylov"},
+    {{"preconditioner_solves", "", &Statistics::preconditioner_solves}, "krylov"},
+    {{"jacobian_vector_products", "", &Statistics::jacobian_vector_products}, "krylov"},
+    {{"linear_solver_failures", "", &Statistics::linear_solver_failures}, "krylov"},
 };
 
 // True if one of the module's counters is not zero: the run used the module.

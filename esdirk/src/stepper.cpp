@@ -66,6 +66,7 @@ Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
       newton_jacobian_(problem.size(), problem.jacobian_structure()) {
   trial_matrix_ = matrix_storage_[0].get();
   accepted_matrix_ = matrix_storage_[1].get();
+  for (auto& matrix : matrix_storage_) matrix->set_statistics(&stats);  // GMRES's counters
   extrapolation_weights_ = internal::stage_extrapolation_weights(tab_, stage_extrapolation_degree);
   if (options.difference_increment == DifferenceIncrement::error_weighted)
     jacobians_.set_increment_floors(weights_.increment_floors());
@@ -443,6 +444,10 @@ Stepper::Attempt Stepper::solve_stage(int i, double h) {
         trial_matrix_->solve(MatrixRef{residual_.data(), n_, 1, n_});
         if (!raw) measure = weighted_rms(residual_.data(), wx_.data(), nx_);
         measure = std::max(measure, weighted_rms(residual_.data() + nx_, wz_.data(), nz_));
+        // A GMRES correction short of its tolerance is not trusted: recover as from divergence
+        // (a J and preconditioner at the best iterate, then a smaller step).
+        linear_solver_failed_ = !trial_matrix_->last_solve_converged();
+        if (linear_solver_failed_) measure = std::numeric_limits<double>::quiet_NaN();
       }
       if (!std::isfinite(measure)) {
         recover = true;

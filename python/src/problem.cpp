@@ -215,9 +215,11 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
               kind = LinearSolverKind::dense;
             else if (solver == "banded")
               kind = LinearSolverKind::banded;
+            else if (solver == "krylov")
+              kind = LinearSolverKind::krylov;
             else if (solver != "sparse")
-              throw py::value_error("solver must be 'sparse', 'banded' or 'dense', got '" + solver +
-                                    "'");
+              throw py::value_error("solver must be 'sparse', 'banded', 'dense' or 'krylov', got '" +
+                                    solver + "'");
             if (rows.size() != cols.size())
               throw py::value_error("rows and cols must have the same length");
             try {
@@ -228,7 +230,26 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
           },
           py::arg("rows"), py::arg("cols"), py::arg("solver") = "sparse",
           "J[rows[k], cols[k]] are the only nonzeros: the Jacobian by coloured differences "
-          "(or jac on the pattern), factored by KLU ('sparse'), the band LU or the dense LU.");
+          "(or jac on the pattern), factored by KLU ('sparse'), the band LU or the dense LU, or "
+          "solved by GMRES ('krylov', states only; set_krylov_settings).")
+      .def(
+          "set_krylov_settings",
+          [](ModelProblem& p, int dimension, int max_restarts, double tolerance, int block_size) {
+            KrylovSettings settings;
+            settings.dimension = dimension;
+            settings.max_restarts = max_restarts;
+            settings.tolerance = tolerance;
+            settings.block_size = block_size;
+            try {
+              p.set_krylov_settings(settings);
+            } catch (const std::invalid_argument& e) {
+              throw py::value_error(e.what());
+            }
+          },
+          py::arg("dimension") = 30, py::arg("max_restarts") = 4, py::arg("tolerance") = 0.05,
+          py::arg("block_size") = 1,
+          "The GMRES of solver='krylov': Krylov dimension, restarts, the forcing term (relative "
+          "residual) and the block size of the block-Jacobi preconditioner.");
 }
 
 }  // namespace esdirk::python

@@ -296,3 +296,31 @@ def test_analytic_sparse_jacobian_bad_results():
     with pytest.raises(ValueError, match="declares no pattern"):
         esdirk.Integrator(esdirk.Problem(3, 0, 0, lambda t, x, z, p: robertson(t, x),
                                          sparse_jac=lambda t, x, z, p: robertson_jac(t, x)))
+
+
+def test_krylov_solver_gives_the_klu_result():
+    def chain(t, x, z, p):  # a stiff reaction-diffusion chain, tridiagonal J
+        d = np.empty_like(x)
+        d[1:-1] = 400.0 * (x[:-2] - 2 * x[1:-1] + x[2:])
+        d[0] = 400.0 * (-2 * x[0] + x[1])
+        d[-1] = 400.0 * (x[-2] - 2 * x[-1])
+        return d - x ** 2
+    n = 40
+    rows = [i for i in range(n) for j in (i - 1, i, i + 1) if 0 <= j < n]
+    cols = [j for i in range(n) for j in (i - 1, i, i + 1) if 0 <= j < n]
+    x0 = np.sin(np.linspace(0.0, np.pi, n)) + 1.0
+    results = {}
+    for solver in ("sparse", "krylov"):
+        problem = esdirk.Problem(n, 0, 0, chain)
+        problem.set_jacobian_pattern(rows, cols, solver)
+        if solver == "krylov":
+            problem.set_krylov_settings(dimension=20, block_size=1)
+        integrator = esdirk.Integrator(problem, rtol=1e-6, atol=1e-8)
+        integrator.initialize(0.0, x0)
+        integrator.integrate_to(1.0)
+        results[solver] = integrator
+    assert np.allclose(results["krylov"].x, results["sparse"].x, rtol=1e-5, atol=1e-7)
+    assert results["krylov"].statistics["linear_iterations"] > 0
+    assert results["sparse"].statistics["linear_iterations"] == 0
+    with pytest.raises(ValueError, match="Krylov dimension"):
+        problem.set_krylov_settings(dimension=0)

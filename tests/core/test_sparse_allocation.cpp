@@ -118,7 +118,7 @@ BOOST_AUTO_TEST_CASE(sensitivities_allocate_nothing_in_the_step_loop_on_each_bac
 
 BOOST_AUTO_TEST_CASE(each_back_end_allocates_nothing_in_the_step_loop) {
   for (auto solver : {esdirk::LinearSolverKind::dense, esdirk::LinearSolverKind::banded,
-                      esdirk::LinearSolverKind::sparse})
+                      esdirk::LinearSolverKind::sparse, esdirk::LinearSolverKind::krylov})
     for (bool algebraic : {false, true})
       for (bool analytic : {false, true})
         BOOST_TEST_CONTEXT(esdirk::linear_solver_name(solver) << ", algebraic " << algebraic << ", analytic J " << analytic) {

@@ -40,6 +40,7 @@ extern "C" {
 #define ESDIRK_LINEAR_SOLVER_DENSE 0
 #define ESDIRK_LINEAR_SOLVER_BANDED 1
 #define ESDIRK_LINEAR_SOLVER_SPARSE 2
+#define ESDIRK_LINEAR_SOLVER_KRYLOV 3 /* restarted GMRES, block-Jacobi preconditioner, states only */
 
 /** The analytic Jacobian on the declared pattern: values[k] is the entry of row
  *  row_indices[k] in the column k lies in (nnz values; entries not written are 0). */

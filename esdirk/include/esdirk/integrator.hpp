@@ -172,6 +172,7 @@ class ESDIRK_API Integrator {
     return {Status::success, reason, t};
   }
   Outcome failed(Status status, std::string message);
+  Status newton_failure(const std::string& what);
   Status take_step();
   Attempt attempt_step(double h, double t_end, bool force_accept);
   Status notify_accept();

@@ -75,6 +75,10 @@ class ESDIRK_API Problem {
   /// coloured finite differences). Throws std::invalid_argument if the size is wrong.
   void set_jacobian_pattern(SparsityPattern pattern,
                             LinearSolverKind solver = LinearSolverKind::sparse);
+  /// The settings of LinearSolverKind::krylov (kept with the structure; a later
+  /// set_jacobian_pattern starts from the defaults again). Throws std::invalid_argument naming
+  /// the setting out of range (validate_krylov_settings).
+  void set_krylov_settings(const KrylovSettings& settings);
   /// Back to a dense Jacobian and the dense LU.
   void clear_jacobian_structure() { structure_ = {}; }
   /// The declared structure (dense by default).

@@ -21,9 +21,13 @@ enum class LinearSolverKind {
   dense,   ///< LU with partial pivoting (plain loops up to n = 48, LAPACK dgetrf above)
   banded,  ///< LAPACK dgbtrf/dgbtrs with the pattern's bandwidths
   sparse,  ///< KLU (SuiteSparse): symbolic analysis once, numeric refactorization per step
+  /// Restarted GMRES (Newton-Krylov) with a block-Jacobi preconditioner, for systems whose LU
+  /// fill does not fit (3-D grids): no factorization of M, J kept on its pattern
+  /// (doc/linear-solvers-guide.md, "Newton-Krylov"). Settings in JacobianStructure::krylov.
+  krylov,
 };
 
-/// "dense", "banded" or "sparse".
+/// "dense", "banded", "sparse" or "krylov".
 ESDIRK_API const char* linear_solver_name(LinearSolverKind kind);
 
 /// An n x n CSC sparsity pattern: the rows of column j are row_indices()[column_pointers()[j]
@@ -63,6 +67,29 @@ class ESDIRK_API SparsityPattern {
   int lower_ = 0, upper_ = 0, max_row_count_ = 0;
 };
 
+/// The settings of the Krylov stage solver (LinearSolverKind::krylov; theory section 8b).
+struct ESDIRK_API KrylovSettings {
+  /// Krylov dimension m of GMRES(m): the basis (n x (m + 1) values) is allocated at setup and
+  /// GMRES restarts after m iterations. In [1, n].
+  int dimension = 30;
+  /// Restarts after the first cycle before a solve counts as failed (linear_solver_failures);
+  /// >= 0.
+  int max_restarts = 4;
+  /// The forcing term, a fixed fraction: a solve stops when ||b - M x||_2 <= tolerance ||b||_2.
+  /// An inexact Newton correction with relative residual eta contracts at about eta, so 0.05
+  /// leaves the Newton convergence test and the stage values as with an exact solve. In (0, 1).
+  double tolerance = 0.05;
+  /// Size of the diagonal blocks of M that the block-Jacobi preconditioner factors (dense LU
+  /// per block; the last block takes the remainder): the number of unknowns per grid point
+  /// for interleaved grids; 1 is Jacobi. In [1, n].
+  int block_size = 1;
+};
+
+/// Throws std::invalid_argument naming the setting of `settings` out of range for a system of
+/// n unknowns (a Krylov dimension <= 0 or above n, a block size outside [1, n], a tolerance
+/// outside (0, 1), negative restarts).
+ESDIRK_API void validate_krylov_settings(const KrylovSettings& settings, int n);
+
 /// The Jacobian's structure as the problem declares it (Problem::set_jacobian_bandwidths,
 /// Problem::set_jacobian_pattern). `pattern` is null for a dense Jacobian; a banded
 /// structure without a pattern of its own carries the full band.
@@ -71,6 +98,7 @@ struct ESDIRK_API JacobianStructure {
   std::shared_ptr<const SparsityPattern> pattern;
   int lower = 0;  ///< bandwidths (banded back-end)
   int upper = 0;
+  KrylovSettings krylov;  ///< LinearSolverKind::krylov only
 
   /// The full band of an n x n Jacobian, factored by band LU. Throws std::invalid_argument
   /// unless 0 <= lower, upper < n (the checks and messages of every set_jacobian_bandwidths).

@@ -15,6 +15,7 @@
 #include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/linear_solver.hpp"
 #include "esdirk/sparsity.hpp"
+#include "esdirk/statistics.hpp"
 #include "esdirk/export.hpp"
 
 namespace esdirk {
@@ -79,6 +80,12 @@ class ESDIRK_API StageLinearSystem {
   /// dense and banded back-ends their fixed storage (band: the kl rows of pivoting fill
   /// included) and the textbook flop counts (2/3 n^3; 2 n kl (kl + ku)).
   FactorizationCost factorization_cost() const;
+  /// LinearSolverKind::krylov: where GMRES counts its work (Statistics::linear_iterations ...);
+  /// the direct back-ends count nothing here.
+  void set_statistics(Statistics* stats);
+  /// False if the last solve or solve_transposed did not reach the Krylov tolerance (GMRES
+  /// only; a direct back-end always converges).
+  bool last_solve_converged() const;
 
  private:
   void solve_structured(MatrixRef B, bool transpose) const;

@@ -46,6 +46,12 @@ struct ESDIRK_API Statistics {
   long adjoint_factorizations = 0;     ///< LUs of stage matrices formed by the sweep (extra LUs)
   long adjoint_jacobian_evaluations = 0;  ///< stage Jacobians J_i formed by the sweep
   long adjoint_recomputed_steps = 0;   ///< steps replayed from checkpoints (not in steps)
+  // The Krylov stage solver (LinearSolverKind::krylov, doc/linear-solvers-guide.md):
+  long linear_iterations = 0;      ///< GMRES iterations (Krylov basis vectors formed)
+  long preconditioner_setups = 0;  ///< preconditioner setups (in place of LUs; also in NLU)
+  long preconditioner_solves = 0;  ///< applications of the preconditioner
+  long jacobian_vector_products = 0;  ///< products of M = E - h gamma J with a vector
+  long linear_solver_failures = 0;    ///< GMRES solves that did not reach their tolerance
 
   /// Adds every counter of `other` (for accumulating over shooting intervals).
   Statistics& operator+=(const Statistics& other);

@@ -92,6 +92,9 @@ class ESDIRK_API Stepper final : public DenseOutput {
   /// FactorizationPolicy::automatic's decision: -1 not yet made (before the first
   /// factorization), 0 J and LU every step, 1 reuse.
   int automatic_reuse() const { return automatic_reuse_; }
+  /// True if the last attempt's Newton failure came from a GMRES solve that did not reach its
+  /// tolerance (LinearSolverKind::krylov).
+  bool linear_solver_failed() const { return linear_solver_failed_; }
 
  private:
   Status fail(Status status, std::string message);
@@ -125,6 +128,7 @@ class ESDIRK_API Stepper final : public DenseOutput {
   bool jacobian_reused_ = false;   // jacobian_ is the last step's J (Options::reuse_jacobian)
   bool exact_step_jacobians_ = false;  // set_exact_step_jacobians()
   int automatic_reuse_ = -1;           // automatic_reuse()
+  bool linear_solver_failed_ = false;  // linear_solver_failed()
   long index_ = 0;                 // accepted steps since start()
   double t_ = 0.0;
   double h_trial_ = 0.0;

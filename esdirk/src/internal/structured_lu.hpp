@@ -10,6 +10,7 @@
 #include "esdirk/matrix.hpp"
 #include "esdirk/sparsity.hpp"
 #include "esdirk/stage_linear_system.hpp"
+#include "esdirk/statistics.hpp"
 
 namespace esdirk::internal {
 
@@ -24,6 +25,11 @@ class StructuredLu {
   virtual std::size_t bytes() const = 0;
   /// Entries of M, of its factors and the flops of one factorization (cost models).
   virtual FactorizationCost cost() const = 0;
+  /// Where an iterative back-end counts its work (linear iterations, preconditioner setups and
+  /// solves, products with M, failed solves); null: nowhere. The direct back-ends count nothing.
+  virtual void set_statistics(Statistics* /*stats*/) {}
+  /// False if the last solve() did not reach its tolerance (iterative back-ends only).
+  virtual bool last_solve_converged() const { return true; }
 };
 
 /// LAPACK band LU (dgbtrf/dgbtrs) with the structure's bandwidths.
@@ -31,5 +37,8 @@ std::unique_ptr<StructuredLu> make_banded_lu(int nx, int nz, const JacobianStruc
 /// KLU. Throws std::invalid_argument naming a column if the pattern of M is structurally
 /// singular (no choice of values makes M invertible).
 std::unique_ptr<StructuredLu> make_sparse_lu(int nx, int nz, const JacobianStructure& structure);
+/// Restarted GMRES with block-Jacobi preconditioning (krylov_stage_system.cpp). Throws
+/// std::invalid_argument for a structure without a pattern or invalid KrylovSettings.
+std::unique_ptr<StructuredLu> make_krylov(int nx, int nz, const JacobianStructure& structure);
 
 }  // namespace esdirk::internal

@@ -1,0 +1,289 @@
+// The Krylov back-end of the stage linear system (LinearSolverKind::krylov): M = E - h gamma J
+// is never factored. Each right-hand side is solved by restarted GMRES(m) with right
+// block-Jacobi preconditioning (the dense LUs of M's diagonal blocks); M v is formed from J on
+// its pattern (analytic where the problem supplies it, coloured differences otherwise), so the
+// memory is the pattern's plus the basis, linear in n. Theory: doc/integrator-theory.md 8b.
+// Everything is allocated by the constructor; factor and solve allocate nothing.
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "esdirk/statistics.hpp"
+#include "internal/structured_lu.hpp"
+
+namespace esdirk::internal {
+namespace {
+
+class KrylovStageSystem final : public StructuredLu {
+ public:
+  KrylovStageSystem(int nx, int nz, const JacobianStructure& s)
+      : nx_(nx), n_(nx + nz), settings_(s.krylov) {
+    if (s.pattern == nullptr || s.pattern->size() != n_)
+      throw std::invalid_argument("krylov linear solver: the structure needs an n x n pattern");
+    validate_krylov_settings(settings_, n_);
+    const int m = settings_.dimension, b = settings_.block_size;
+    const auto un = static_cast<std::size_t>(n_);
+    values_.assign(static_cast<std::size_t>(s.pattern->nonzeros()), 0.0);
+    basis_.assign(un * static_cast<std::size_t>(m + 1), 0.0);
+    hessenberg_.assign(static_cast<std::size_t>(m + 1) * static_cast<std::size_t>(m), 0.0);
+    rotation_cos_.assign(static_cast<std::size_t>(m), 0.0);
+    rotation_sin_.assign(static_cast<std::size_t>(m), 0.0);
+    rhs_.assign(static_cast<std::size_t>(m + 1), 0.0);
+    work_.assign(un, 0.0);
+    precond_.assign(un, 0.0);
+    x_.assign(un, 0.0);
+    blocks_.assign(un * static_cast<std::size_t>(b), 0.0);
+    pivots_.assign(un, 0);
+    pattern_ = s.pattern;
+  }
+
+  void set_statistics(Statistics* stats) override { stats_ = stats; }
+  bool last_solve_converged() const override { return converged_; }
+
+  // The preconditioner setup: keeps J's values and h gamma, factors the diagonal blocks of M.
+  int factor(const JacobianMatrix& J, double h_gamma) override {
+    if (stats_ != nullptr) ++stats_->preconditioner_setups;
+    h_gamma_ = h_gamma;
+    std::copy(J.values(), J.values() + values_.size(), values_.begin());
+    std::fill(blocks_.begin(), blocks_.end(), 0.0);
+    const int b = settings_.block_size;
+    const int* ptr = pattern_->column_pointers().data();
+    const int* rows = pattern_->row_indices().data();
+    for (int j = 0; j < n_; ++j) {
+      const int start = j - j % b;
+      const int size = std::min(b, n_ - start);
+      for (int k = ptr[j]; k < ptr[j + 1]; ++k) {
+        const int i = rows[k];
+        if (i < start || i >= start + size) continue;
+        block(start, i - start, j - start) = i < nx_ ? -h_gamma * values_[k] : values_[k];
+      }
+      if (j < nx_) block(start, j - start, j - start) += 1.0;
+    }
+    for (int start = 0; start < n_; start += b) {
+      const int info = factor_block(start, std::min(b, n_ - start));
+      if (info != 0) return start + info;
+    }
+    return 0;
+  }
+
+  void solve(MatrixRef B, bool transpose) const override {
+    converged_ = true;
+    for (int c = 0; c < B.cols; ++c)
+      if (!gmres(B.data + static_cast<std::size_t>(c) * B.ld, transpose)) converged_ = false;
+  }
+
+  std::size_t bytes() const override {
+    return (values_.size() + basis_.size() + hessenberg_.size() + rotation_cos_.size() +
+            rotation_sin_.size() + rhs_.size() + work_.size() + precond_.size() + x_.size() +
+            blocks_.size()) * sizeof(double) + pivots_.size() * sizeof(int);
+  }
+
+  // No factorization of M: its "factors" are the preconditioner's blocks; one application of M
+  // touches the pattern's entries (the cost models of reuse and of the sensitivities' stage
+  // solves read these).
+  FactorizationCost cost() const override {
+    const double n = n_, b = settings_.block_size;
+    return {static_cast<double>(values_.size()), n * b, 2.0 / 3.0 * n * b * b};
+  }
+
+ private:
+  double& block(int start, int i, int j) const {
+    return blocks_[static_cast<std::size_t>(start) * settings_.block_size +
+                   static_cast<std::size_t>(j) * settings_.block_size + static_cast<std::size_t>(i)];
+  }
+
+  // LU with partial pivoting of the block at `start` (column-major, leading dimension b).
+  // Returns 0, or the 1-based column of a zero or non-finite pivot.
+  int factor_block(int start, int size) {
+    for (int k = 0; k < size; ++k) {
+      int p = k;
+      for (int i = k + 1; i < size; ++i)
+        if (std::abs(block(start, i, k)) > std::abs(block(start, p, k))) p = i;
+      pivots_[static_cast<std::size_t>(start + k)] = p;
+      if (p != k)
+        for (int j = 0; j < size; ++j) std::swap(block(start, k, j), block(start, p, j));
+      const double pivot = block(start, k, k);
+      if (pivot == 0.0 || !std::isfinite(pivot)) return k + 1;
+      for (int i = k + 1; i < size; ++i) {
+        const double l = block(start, i, k) /= pivot;
+        for (int j = k + 1; j < size; ++j) block(start, i, j) -= l * block(start, k, j);
+      }
+    }
+    return 0;
+  }
+
+  // v <- P^{-1} v (or P^{-T} v): the block LUs.
+  void apply_preconditioner(double* v, bool transpose) const {
+    if (stats_ != nullptr) ++stats_->preconditioner_solves;
+    const int b = settings_.block_size;
+    for (int start = 0; start < n_; start += b) {
+      const int size = std::min(b, n_ - start);
+      double* w = v + start;
+      const int* piv = pivots_.data() + start;
+      // P A = L U with whole rows interchanged (as LAPACK): A^{-1} = U^{-1} L^{-1} P and
+      // A^{-T} = P^T L^{-T} U^{-T}.
+      if (!transpose) {
+        for (int k = 0; k < size; ++k) std::swap(w[k], w[piv[k]]);
+        for (int k = 0; k < size; ++k)
+          for (int i = k + 1; i < size; ++i) w[i] -= block(start, i, k) * w[k];
+        for (int k = size - 1; k >= 0; --k) {
+          w[k] /= block(start, k, k);
+          for (int i = 0; i < k; ++i) w[i] -= block(start, i, k) * w[k];
+        }
+      } else {
+        for (int k = 0; k < size; ++k) {
+          for (int i = 0; i < k; ++i) w[k] -= block(start, i, k) * w[i];
+          w[k] /= block(start, k, k);
+        }
+        for (int k = size - 1; k >= 0; --k)
+          for (int i = k + 1; i < size; ++i) w[k] -= block(start, i, k) * w[i];
+        for (int k = size - 1; k >= 0; --k) std::swap(w[k], w[piv[k]]);
+      }
+    }
+  }
+
+  // out <- M v (or M^T v), M = E - h gamma J with the kept values of J.
+  void apply_matrix(const double* v, double* out, bool transpose) const {
+    if (stats_ != nullptr) ++stats_->jacobian_vector_products;
+    const int* ptr = pattern_->column_pointers().data();
+    const int* rows = pattern_->row_indices().data();
+    const double* a = values_.data();
+    if (!transpose) {
+      std::fill(out, out + n_, 0.0);
+      for (int j = 0; j < n_; ++j)
+        for (int k = ptr[j]; k < ptr[j + 1]; ++k) out[rows[k]] += a[k] * v[j];
+      for (int i = 0; i < nx_; ++i) out[i] = v[i] - h_gamma_ * out[i];
+    } else {
+      // (E - hg J)^T v = E v - J^T (hg v on the differential rows, v on the algebraic ones).
+      for (int j = 0; j < n_; ++j) {
+        double sum = 0.0;
+        for (int k = ptr[j]; k < ptr[j + 1]; ++k) {
+          const int i = rows[k];
+          sum += a[k] * (i < nx_ ? -h_gamma_ * v[i] : v[i]);
+        }
+        out[j] = sum + (j < nx_ ? v[j] : 0.0);
+      }
+    }
+  }
+
+  static double norm2(const double* v, int n) {
+    double sum = 0.0;
+    for (int i = 0; i < n; ++i) sum += v[i] * v[i];
+    return std::sqrt(sum);
+  }
+
+  // GMRES(m) on M x = b (or M^T x = b), x0 = 0, right preconditioned (the residual it
+  // minimizes is the true one), modified Gram-Schmidt, Givens rotations. b is overwritten by x.
+  // False when the relative residual did not reach the tolerance within the restarts, or a
+  // value became non-finite (x is then the best iterate, or b unchanged).
+  bool gmres(double* b, bool transpose) const {
+    const int m = settings_.dimension;
+    const auto un = static_cast<std::size_t>(n_);
+    const double b_norm = norm2(b, n_);
+    if (b_norm == 0.0) return true;
+    if (!std::isfinite(b_norm)) {
+      if (stats_ != nullptr) ++stats_->linear_solver_failures;
+      return false;
+    }
+    const double target = settings_.tolerance * b_norm;
+    std::fill(x_.begin(), x_.end(), 0.0);
+    std::copy(b, b + n_, basis_.begin());  // r0 = b
+    double beta = b_norm;
+    bool converged = false;
+    for (int cycle = 0; cycle <= settings_.max_restarts && !converged; ++cycle) {
+      double* v0 = basis_.data();
+      for (int i = 0; i < n_; ++i) v0[i] /= beta;
+      std::fill(rhs_.begin(), rhs_.end(), 0.0);
+      rhs_[0] = beta;
+      int k = 0;  // basis vectors used in this cycle
+      bool finite = true;
+      for (int j = 0; j < m; ++j) {
+        if (stats_ != nullptr) ++stats_->linear_iterations;
+        double* vj = basis_.data() + static_cast<std::size_t>(j) * un;
+        double* w = basis_.data() + static_cast<std::size_t>(j + 1) * un;
+        std::copy(vj, vj + n_, precond_.begin());
+        apply_preconditioner(precond_.data(), transpose);
+        apply_matrix(precond_.data(), w, transpose);
+        double* h = hessenberg_.data() + static_cast<std::size_t>(j) * (m + 1);
+        for (int i = 0; i <= j; ++i) {
+          const double* vi = basis_.data() + static_cast<std::size_t>(i) * un;
+          double dot = 0.0;
+          for (int r = 0; r < n_; ++r) dot += w[r] * vi[r];
+          h[i] = dot;
+          for (int r = 0; r < n_; ++r) w[r] -= dot * vi[r];
+        }
+        h[j + 1] = norm2(w, n_);
+        for (int i = 0; i < j; ++i) {  // the earlier rotations on the new column
+          const double a = h[i], c = h[i + 1];
+          h[i] = rotation_cos_[i] * a + rotation_sin_[i] * c;
+          h[i + 1] = -rotation_sin_[i] * a + rotation_cos_[i] * c;
+        }
+        const double r = std::hypot(h[j], h[j + 1]);
+        if (!std::isfinite(r)) {
+          finite = false;
+          break;
+        }
+        const double subdiagonal = h[j + 1];
+        rotation_cos_[j] = r == 0.0 ? 1.0 : h[j] / r;
+        rotation_sin_[j] = r == 0.0 ? 0.0 : h[j + 1] / r;
+        h[j] = r;
+        h[j + 1] = 0.0;
+        rhs_[j + 1] = -rotation_sin_[j] * rhs_[j];
+        rhs_[j] *= rotation_cos_[j];
+        k = j + 1;
+        if (std::abs(rhs_[j + 1]) <= target || subdiagonal == 0.0) break;  // converged, or exact
+        for (int i = 0; i < n_; ++i) w[i] /= subdiagonal;
+      }
+      if (!finite || k == 0) break;
+      // y = H^{-1} g (upper triangular k x k), x += P^{-1} V y.
+      for (int i = k - 1; i >= 0; --i) {
+        double sum = rhs_[i];
+        for (int j = i + 1; j < k; ++j) sum -= hessenberg_[static_cast<std::size_t>(j) * (m + 1) + i] * rhs_[j];
+        rhs_[i] = sum / hessenberg_[static_cast<std::size_t>(i) * (m + 1) + i];
+      }
+      std::fill(precond_.begin(), precond_.end(), 0.0);
+      for (int j = 0; j < k; ++j) {
+        const double* vj = basis_.data() + static_cast<std::size_t>(j) * un;
+        for (int r = 0; r < n_; ++r) precond_[r] += rhs_[j] * vj[r];
+      }
+      apply_preconditioner(precond_.data(), transpose);
+      for (int r = 0; r < n_; ++r) x_[r] += precond_[r];
+      // The true residual b - M x starts the next cycle and decides convergence.
+      apply_matrix(x_.data(), work_.data(), transpose);
+      for (int r = 0; r < n_; ++r) basis_[r] = b[r] - work_[r];
+      beta = norm2(basis_.data(), n_);
+      if (!std::isfinite(beta)) break;
+      converged = beta <= target;
+      if (beta == 0.0) converged = true;
+    }
+    bool finite_x = true;
+    for (int r = 0; r < n_; ++r) finite_x = finite_x && std::isfinite(x_[r]);
+    if (finite_x) std::copy(x_.begin(), x_.end(), b);
+    if (!converged && stats_ != nullptr) ++stats_->linear_solver_failures;
+    return converged && finite_x;
+  }
+
+  int nx_, n_;
+  KrylovSettings settings_;
+  std::shared_ptr<const SparsityPattern> pattern_;
+  double h_gamma_ = 0.0;
+  std::vector<double> values_;  // J on its pattern, kept at setup
+  // The GMRES workspace (mutable: solve is const for the callers, as the LU back-ends' solves).
+  mutable std::vector<double> basis_, hessenberg_, rotation_cos_, rotation_sin_, rhs_, work_,
+      precond_, x_;
+  mutable std::vector<double> blocks_;  // the block LUs (b x b per block, column-major)
+  std::vector<int> pivots_;             // row interchanges within each block
+  Statistics* stats_ = nullptr;
+  mutable bool converged_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<StructuredLu> make_krylov(int nx, int nz, const JacobianStructure& structure) {
+  return std::make_unique<KrylovStageSystem>(nx, nz, structure);
+}
+
+}  // namespace esdirk::internal

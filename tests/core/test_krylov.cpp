@@ -1,0 +1,221 @@
+// The Krylov stage solver (LinearSolverKind::krylov): restarted GMRES with block-Jacobi
+// preconditioning. GMRES solves M x = b and M^T x = b to its tolerance; an integration gives
+// the direct solvers' answer to the integration tolerance on the 2-D Brusselator; each counter
+// counts what it says; a GMRES that cannot converge ends the run with
+// Status::linear_solver_failures and the last good state; bad settings and the derivative
+// modules are refused with a message naming the cause.
+
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "brusselator_mol/brusselator_2d_model.hpp"
+#include "esdirk/integrator.hpp"
+#include "esdirk/stage_linear_system.hpp"
+
+using esdirk::LinearSolverKind;
+
+namespace {
+
+struct GridRun {
+  esdirk::Status status = esdirk::Status::success;
+  std::vector<double> y;
+  esdirk::Statistics stats;
+  double t = 0.0;
+  std::string message;
+};
+
+// The 2-D Brusselator on a side x side grid to t_end, states only.
+GridRun grid(int side, double rtol, LinearSolverKind solver, esdirk::KrylovSettings settings = {},
+             double min_step = 0.0) {
+  brusselator_mol::Model2d model(side);
+  model.set_jacobian_pattern(model.pattern(), solver);
+  if (solver == LinearSolverKind::krylov) model.set_krylov_settings(settings);
+  esdirk::Options options;
+  options.rtol = options.atol = rtol;
+  options.min_step = min_step;
+  esdirk::Integrator integrator(model, options);
+  GridRun run{esdirk::Status::success, model.initial_state(), {}, 0.0, {}};
+  BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, run.y, {}, model.nominal_parameters())));
+  const auto out = integrator.integrate_to(2.0, run.y);
+  run.status = out.status;
+  run.stats = integrator.statistics();
+  run.t = integrator.t();
+  run.message = integrator.message();
+  return run;
+}
+
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0.0, scale = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return diff / scale;
+}
+
+esdirk::KrylovSettings block_of_two() {
+  esdirk::KrylovSettings settings;
+  settings.block_size = 2;  // u and v of one grid point
+  return settings;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(krylov)
+
+// GMRES on M = E - hg J with a random J on the grid's pattern: the residual of the returned x
+// is within the tolerance, for M and M^T, with Jacobi and block-Jacobi preconditioners.
+BOOST_AUTO_TEST_CASE(gmres_solves_and_solves_transposed_to_its_tolerance) {
+  brusselator_mol::Model2d model(6);
+  const int n = model.size();
+  for (int block : {1, 2}) {
+    esdirk::KrylovSettings settings;
+    settings.block_size = block;
+    settings.tolerance = 1e-10;
+    settings.dimension = 20;
+    settings.max_restarts = 10;
+    model.set_jacobian_pattern(model.pattern(), LinearSolverKind::sparse);
+    esdirk::JacobianMatrix J(n, model.jacobian_structure());
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int k = 0; k < J.pattern().nonzeros(); ++k) J.sparse().values[k] = u(rng);
+    model.set_jacobian_pattern(model.pattern(), LinearSolverKind::krylov);
+    model.set_krylov_settings(settings);
+    esdirk::StageLinearSystem krylov(n, 0, model.jacobian_structure());
+    esdirk::Statistics stats;
+    krylov.set_statistics(&stats);
+    const double hg = 0.2;
+    BOOST_REQUIRE(krylov.factor(J, hg, 0) == 0);
+    BOOST_TEST(stats.preconditioner_setups == 1);
+    for (bool transposed : {false, true}) {
+      std::vector<double> b(static_cast<std::size_t>(n)), x(b.size());
+      for (int i = 0; i < n; ++i) b[i] = x[i] = std::sin(1.0 + i);
+      const esdirk::MatrixRef X{x.data(), n, 1, n};
+      transposed ? krylov.solve_transposed(X) : krylov.solve(X);
+      BOOST_TEST(krylov.last_solve_converged());
+      // r = M x - b (or M^T x - b) with M formed entry by entry.
+      double worst = 0.0, b_norm = 0.0;
+      for (int i = 0; i < n; ++i) {
+        double r = -b[i];
+        for (int k = 0; k < n; ++k) {
+          const int row = transposed ? k : i, col = transposed ? i : k;
+          r += (-hg * J(row, col) + (row == col ? 1.0 : 0.0)) * x[k];
+        }
+        worst += r * r;
+        b_norm += b[i] * b[i];
+      }
+      BOOST_TEST_CONTEXT("block " << block << (transposed ? ", transposed" : "")) {
+        BOOST_TEST(std::sqrt(worst / b_norm) <= 1e-10);
+      }
+    }
+    BOOST_TEST(stats.linear_iterations > 0);
+    BOOST_TEST(stats.preconditioner_solves > stats.linear_iterations);  // + one per cycle end
+    BOOST_TEST(stats.jacobian_vector_products > stats.linear_iterations);  // + true residuals
+    BOOST_TEST(stats.linear_solver_failures == 0);
+  }
+}
+
+// The same discrete scheme: the stage equations are solved to the Newton tolerance by either
+// solver, so Krylov and KLU agree to the integration tolerance, and both are as close to a
+// tight reference.
+BOOST_AUTO_TEST_CASE(krylov_gives_the_direct_solvers_answer_to_the_tolerance) {
+  const auto reference = grid(10, 1e-10, LinearSolverKind::sparse);
+  for (double rtol : {1e-4, 1e-6}) {
+    const auto direct = grid(10, rtol, LinearSolverKind::sparse);
+    const auto krylov = grid(10, rtol, LinearSolverKind::krylov, block_of_two());
+    BOOST_REQUIRE(esdirk::ok(krylov.status));
+    const double e_direct = relative_difference(direct.y, reference.y);
+    const double e_krylov = relative_difference(krylov.y, reference.y);
+    BOOST_TEST_INFO("rtol " << rtol << ": Krylov error " << e_krylov / rtol << " rtol, KLU "
+                            << e_direct / rtol << " rtol; Krylov - KLU "
+                            << relative_difference(krylov.y, direct.y) / rtol << " rtol");
+    BOOST_TEST(relative_difference(krylov.y, direct.y) <= rtol);
+    BOOST_TEST(e_krylov <= std::max(2.0 * e_direct, 0.1 * rtol));
+    // The step count stays that of the direct solver within a few steps.
+    BOOST_TEST(std::abs(krylov.stats.accepted_steps - direct.stats.accepted_steps) <=
+               std::max(3L, direct.stats.accepted_steps / 10));
+  }
+}
+
+// Each counter means one thing: a preconditioner setup per factorization (NLU), a GMRES solve
+// per back-substitution, at least one iteration per solve, one preconditioner solve and one
+// product with M per iteration plus one of each per restart cycle.
+BOOST_AUTO_TEST_CASE(the_krylov_counters) {
+  const auto run = grid(8, 1e-5, LinearSolverKind::krylov, block_of_two());
+  BOOST_REQUIRE(esdirk::ok(run.status));
+  const auto& s = run.stats;
+  BOOST_TEST(s.preconditioner_setups == s.lu_factorizations);
+  BOOST_TEST(s.linear_iterations >= s.back_substitutions);
+  BOOST_TEST(s.preconditioner_solves >= s.linear_iterations + s.back_substitutions);
+  BOOST_TEST(s.jacobian_vector_products >= s.linear_iterations + s.back_substitutions);
+  BOOST_TEST(s.linear_solver_failures == 0);
+  BOOST_TEST(s.table().find("linear_iterations") != std::string::npos);
+  // A direct run counts none of them, and its table has no Krylov lines.
+  const auto direct = grid(8, 1e-5, LinearSolverKind::sparse);
+  BOOST_TEST(direct.stats.linear_iterations == 0);
+  BOOST_TEST(direct.stats.preconditioner_setups == 0);
+  BOOST_TEST(direct.stats.table().find("linear_iterations") == std::string::npos);
+}
+
+// GMRES(1) without restarts to a relative residual of 1e-9 cannot converge on the grid at
+// steps above 1e-3 (one iteration reduces the residual by about h gamma times the coupling),
+// and min_step = 1e-3 keeps the step there: the run stops with linear_solver_failures, a
+// message naming GMRES, the failed solves counted, and the initial state (the last good one)
+// kept.
+BOOST_AUTO_TEST_CASE(a_gmres_that_cannot_converge_stops_with_linear_solver_failures) {
+  esdirk::KrylovSettings hopeless;
+  hopeless.dimension = 1;
+  hopeless.max_restarts = 0;
+  hopeless.tolerance = 1e-9;
+  const auto run = grid(8, 1e-5, LinearSolverKind::krylov, hopeless, 1e-3);
+  BOOST_TEST_INFO(esdirk::status_name(run.status) << ": " << run.message);
+  BOOST_TEST((run.status == esdirk::Status::linear_solver_failures));
+  BOOST_TEST(run.message.find("GMRES") != std::string::npos);
+  BOOST_TEST(run.stats.linear_solver_failures > 0);
+  BOOST_TEST(run.stats.accepted_steps == 0);
+  BOOST_TEST(run.t == 0.0);
+  BOOST_TEST(run.y == brusselator_mol::Model2d(8).initial_state());
+}
+
+BOOST_AUTO_TEST_CASE(bad_settings_and_the_derivative_modules_are_refused) {
+  brusselator_mol::Model2d model(4);  // n = 32
+  model.set_jacobian_pattern(model.pattern(), LinearSolverKind::krylov);
+  const auto refused = [&model](esdirk::KrylovSettings s, const std::string& words) {
+    try {
+      model.set_krylov_settings(s);
+      BOOST_ERROR("accepted: " << words);
+    } catch (const std::invalid_argument& e) {
+      BOOST_TEST_INFO(e.what());
+      BOOST_TEST(std::string(e.what()).find(words) != std::string::npos);
+    }
+  };
+  esdirk::KrylovSettings s;
+  s.dimension = 0;
+  refused(s, "Krylov dimension");
+  s.dimension = 33;
+  refused(s, "Krylov dimension");
+  s = {};
+  s.tolerance = 0.0;
+  refused(s, "tolerance");
+  s = {};
+  s.max_restarts = -1;
+  refused(s, "max_restarts");
+  s = {};
+  s.block_size = 0;
+  refused(s, "block size");
+  // The default dimension (30) fits n = 32; forward sensitivities need exact stage solves.
+  esdirk::Options options;
+  esdirk::Integrator integrator(model, options);
+  BOOST_CHECK_THROW(integrator.require_step_jacobians("ForwardSensitivity"), std::invalid_argument);
+  // A problem smaller than the default dimension is refused when the integrator is made.
+  brusselator_mol::Model2d tiny(2);  // n = 8
+  tiny.set_jacobian_pattern(tiny.pattern(), LinearSolverKind::krylov);
+  BOOST_CHECK_THROW(esdirk::Integrator(tiny, options), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
