@@ -371,7 +371,7 @@ class Reader {
           if (desc_.find(term.species) == nullptr)
             throw ImportError("the reaction '" + r->getId() + "' refers to the undefined species '" +
                                   term.species + "'", r->getId(), r->getLine());
-          if (ref->isSetStoichiometryMath()) {
+          if (ref->isSetStoichiometryMath() && ref->getStoichiometryMath()->isSetMath()) {
             term.stoichiometry = math(ref->getStoichiometryMath()->getMath(), ref);
           } else if (ref->isSetId() && !ref->getId().empty()) {
             SymbolDesc& s = add_symbol(ref->getId(), SymbolKind::species_reference, ref);
@@ -407,6 +407,9 @@ class Reader {
     int algebraic = 0;
     for (unsigned i = 0; i < model_.getNumRules(); ++i) {
       const ::Rule* rule = model_.getRule(i);
+      // Level 3 Version 2: a rule without math is ignored (as are initial assignments,
+      // delays and priorities without math below).
+      if (!rule->isSetMath()) continue;
       if (rule->isAlgebraic()) {
         ++algebraic;
         desc_.algebraic_rules.push_back(
@@ -426,6 +429,7 @@ class Reader {
   void read_initial_assignments() {
     for (unsigned i = 0; i < model_.getNumInitialAssignments(); ++i) {
       const ::InitialAssignment* ia = model_.getInitialAssignment(i);
+      if (!ia->isSetMath()) continue;
       SymbolDesc& s = symbol_for(ia->getSymbol(), ia);
       s.has_initial_assignment = true;
       s.initial_math = math(ia->getMath(), ia);
@@ -444,11 +448,11 @@ class Reader {
       event.initial_value = trigger->isSetInitialValue() ? trigger->getInitialValue() : true;
       event.persistent = trigger->isSetPersistent() ? trigger->getPersistent() : true;
       event.use_values_from_trigger_time = e->getUseValuesFromTriggerTime();
-      if (e->isSetDelay()) {
+      if (e->isSetDelay() && e->getDelay()->isSetMath()) {
         event.has_delay = true;
         event.delay = math(e->getDelay()->getMath(), e);
       }
-      if (e->isSetPriority()) {
+      if (e->isSetPriority() && e->getPriority()->isSetMath()) {
         event.has_priority = true;
         event.priority = math(e->getPriority()->getMath(), e);
       }

@@ -103,3 +103,19 @@ BOOST_AUTO_TEST_CASE(an_algebraic_rule_is_an_algebraic_equation) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(sbml_level3_version2)
+
+BOOST_AUTO_TEST_CASE(a_rule_or_initial_assignment_without_math_is_ignored) {
+  // L3V2: elements without math have no effect (they used to be refused: 14 suite cases).
+  const sb::Model model = sb::load_string(document(R"(
+    <listOfParameters><parameter id="p" value="3" constant="false"/><parameter id="q" value="4" constant="true"/></listOfParameters>
+    <listOfInitialAssignments><initialAssignment symbol="q"/></listOfInitialAssignments>
+    <listOfRules><assignmentRule variable="p"/></listOfRules>)"));
+  const auto run = sb::simulate(model, {0.0, 1.0}, {{"p", sb::Quantity::value}, {"q", sb::Quantity::value}});
+  BOOST_REQUIRE(run.ok());
+  BOOST_CHECK_EQUAL(run.value(1, 0), 3.0);
+  BOOST_CHECK_EQUAL(run.value(1, 1), 4.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
