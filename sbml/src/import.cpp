@@ -7,6 +7,8 @@
 #include <sbml/packages/fbc/extension/FbcModelPlugin.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <unordered_map>
 
@@ -483,20 +485,64 @@ void check_errors(::SBMLDocument& document, unsigned first) {
     const std::string message = error->getMessage();
     if (message.find("external model") != std::string::npos)
       throw UnsupportedFeature("external model definition (comp)", {}, error->getLine());
-    if (error->getErrorId() == 99107 || error->getErrorId() == 99108 ||
-        message.find("package") != std::string::npos)
-      throw UnsupportedFeature("SBML package: " + message, {}, error->getLine());
+    // Decided by the error's package and id, never by its text: core errors may mention
+    // packages (10215, an undefined id, speaks of "L3 package objects").
+    if (error->getErrorId() == RequiredPackagePresent || error->getErrorId() == UnrequiredPackagePresent)
+      throw UnsupportedFeature("SBML package this build of libSBML does not know", {}, error->getLine());
+    if (error->getPackage() != "core" && !error->getPackage().empty())
+      throw UnsupportedFeature("SBML package " + error->getPackage(), {}, error->getLine());
     throw ImportError("not a valid SBML document (line " + std::to_string(error->getLine()) + "): " + message,
                       {}, error->getLine());
   }
 }
 
+// libSBML throws (SBMLConstructorException) from deep inside its reader when the <sbml>
+// element's namespace and its level/version attributes disagree, and leaks the half-built
+// document when it does. So the start tag is checked first, with libSBML's own XML tokenizer,
+// before any SBML object exists.
+void check_sbml_start_tag(const std::string& text) {
+  ::XMLInputStream stream(text.c_str(), /*isFile=*/false);
+  const ::XMLToken& root = stream.peek();
+  if (!stream.isGood() || !root.isStart() || root.getName() != "sbml") return;  // the reader reports it
+  const auto number = [&](const char* name) -> int {
+    const std::string value = root.getAttrValue(name);
+    if (value.empty() || value.size() > 2 || value.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stoi(value);
+  };
+  const int level = number("level"), version = number("version");
+  const bool known = (level == 1 && (version == 1 || version == 2)) || (level == 2 && version >= 1 && version <= 5) ||
+                     (level == 3 && (version == 1 || version == 2));
+  if (!known)
+    throw ImportError("the <sbml> element names no SBML Level/Version libSBML knows (level '" +
+                          root.getAttrValue("level") + "', version '" + root.getAttrValue("version") + "')",
+                      {}, root.getLine());
+  const std::string expected = ::SBMLNamespaces::getSBMLNamespaceURI(level, version);
+  const std::string declared = root.getNamespaces().getURI("");
+  if (declared != expected)
+    throw ImportError("the <sbml> element's namespace '" + declared + "' is not the one of SBML Level " +
+                          std::to_string(level) + " Version " + std::to_string(version) + " ('" + expected + "')",
+                      {}, root.getLine());
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw ImportError("cannot open the SBML file '" + path + "'");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
 }  // namespace
 
 ModelDesc read_model(std::string_view path_or_text, bool from_file, const ImportOptions& options) {
-  const std::string text(path_or_text);
-  std::unique_ptr<::SBMLDocument> document(from_file ? ::readSBMLFromFile(text.c_str())
-                                                     : ::readSBMLFromString(text.c_str()));
+  const std::string source(path_or_text);
+  check_sbml_start_tag(from_file ? file_text(source) : source);
+  std::unique_ptr<::SBMLDocument> document;
+  try {  // a second line behind check_sbml_start_tag: no libSBML exception leaves the importer
+    document.reset(from_file ? ::readSBMLFromFile(source.c_str()) : ::readSBMLFromString(source.c_str()));
+  } catch (const std::exception& e) {
+    throw ImportError(std::string("libSBML could not read the document: ") + e.what());
+  }
   if (!document) throw ImportError("libSBML could not read the document");
   check_errors(*document, 0);
   if (document->getModel() == nullptr) throw ImportError("the SBML document has no model");
