@@ -33,8 +33,7 @@ class InitialValues {
 
  private:
   double compute(const std::string& id) {
-    if (id.rfind("#rateOf:", 0) == 0)
-      throw UnsupportedFeature("rateOf in an initial value", id.substr(8));
+    if (id.rfind("#rateOf:", 0) == 0) return rate_of(id.substr(8));
     auto r = reactions_.find(id);
     if (r != reactions_.end()) return eval(r->second->rate, id);
     const SymbolDesc* s = m_.desc.find(id);
@@ -53,6 +52,27 @@ class InitialValues {
     if (s->only_substance == !s->value_is_concentration) return declared;
     const double size = value(s->compartment);
     return s->value_is_concentration ? declared * size : declared / size;
+  }
+
+  // rateOf(X) at t0: X's rate rule, or its reactions' rate (an amount's, divided by a constant
+  // size for a concentration), 0 for what only events change; the rest is refused.
+  double rate_of(const std::string& id) {
+    const SymbolDesc* s = m_.desc.find(id);
+    if (s == nullptr) throw ImportError("rateOf of the undefined id '" + id + "'", id);
+    if (s->rule == RuleKind::rate) return eval(s->rule_math, id);
+    if (s->rule != RuleKind::none || algebraic_.count(id) || reactions_.count(id))
+      throw UnsupportedFeature("rateOf in an initial value of a variable set by a rule", id);
+    if (s->kind != SymbolKind::species || s->constant || s->boundary) return 0.0;
+    double rate = 0.0;
+    for (const ReactionDesc& r : m_.desc.reactions)
+      for (const ReactionTerm& t : r.terms)
+        if (t.species == id) rate += t.sign * eval(t.stoichiometry, id) * value(r.id);
+    if (!s->conversion_factor.empty()) rate *= value(s->conversion_factor);
+    if (s->only_substance) return rate;
+    const SymbolDesc* c = m_.desc.find(s->compartment);
+    if (c == nullptr || !c->constant || c->rule != RuleKind::none)
+      throw UnsupportedFeature("rateOf in an initial value of a species in a compartment that changes", id);
+    return rate / value(s->compartment);
   }
 
   double eval(const Expr& e, const std::string& context) {

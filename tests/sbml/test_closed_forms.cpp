@@ -119,3 +119,20 @@ BOOST_AUTO_TEST_CASE(a_rule_or_initial_assignment_without_math_is_ignored) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(sbml_rate_of)
+
+BOOST_AUTO_TEST_CASE(rate_of_in_an_initial_assignment_is_the_rate_at_t0) {
+  // p1' = 1 + p1 from 2: rateOf(p1) at t0 = 3 (was refused: suite cases 01248-01252)
+  const sb::Model model = sb::load_string(document(R"(
+    <listOfParameters><parameter id="p1" value="2" constant="false"/><parameter id="p2" constant="true"/></listOfParameters>
+    <listOfInitialAssignments><initialAssignment symbol="p2">)" +
+                                                   math(R"(<apply><csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/rateOf">rateOf</csymbol><ci>p1</ci></apply>)") +
+                                                   R"(</initialAssignment></listOfInitialAssignments>
+    <listOfRules><rateRule variable="p1">)" + math("<apply><plus/><cn>1</cn><ci>p1</ci></apply>") + R"(</rateRule></listOfRules>)"));
+  const auto run = sb::simulate(model, {0.0, 1.0}, {{"p2", sb::Quantity::value}});
+  BOOST_REQUIRE(run.ok());
+  BOOST_CHECK_EQUAL(run.value(1, 0), 3.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
