@@ -98,5 +98,9 @@ void initial_point(const CompiledModel& model, double t0, std::vector<double>& x
 /// The same with other overrides than the model's (sensitivity seeds).
 void initial_point(const CompiledModel& model, const std::unordered_map<std::string, double>& overrides,
                    double t0, std::vector<double>& x0, std::vector<double>& z0, std::vector<double>& p0);
+/// The exact derivative of the initial point (x0 rows, then p0 rows; column-major, one column
+/// per id) with respect to the ids' declared values, by the same evaluation over dual numbers.
+std::vector<double> initial_point_derivative(const CompiledModel& model, double t0,
+                                             const std::vector<std::string>& ids);
 
 }  // namespace esdirk::sbml::detail

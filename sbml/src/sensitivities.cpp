@@ -1,9 +1,8 @@
 // Forward sensitivities and adjoint gradients of SBML models (doc/sbml.md, "Sensitivities").
 // Both integrate the model's hybrid problem with HybridSolver from the same start and the same
 // seed S0 = d(x0, p0)/d(theta): the initial map (declared values -> initial assignments and
-// rules -> events at t0) differentiated by central differences (it is evaluated once per
-// direction, not integrated). Outputs are differentiated exactly by dual numbers over the
-// dynamics program.
+// rules -> conversions) differentiated exactly over dual numbers, then the events at t0.
+// Outputs are differentiated exactly by dual numbers over the dynamics program.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -21,31 +20,55 @@ namespace {
 using detail::CompiledModel;
 using detail::SbmlProblem;
 
-// (x0, p0) after the initial map with `overrides`; false if the t0 events do not end.
-bool initial_map(const CompiledModel& m, SbmlProblem& problem, const std::unordered_map<std::string, double>& overrides,
-                 double t0, std::vector<double>& x0, std::vector<double>& p0) {
-  std::vector<double> z0;
-  detail::initial_point(m, overrides, t0, x0, z0, p0);
-  return m.events.empty() || problem.fire_initial_events(t0, x0, z0, p0) == 0;
+// True if the events at t0 changed nothing in (x, p) but their trigger latches: then the t0
+// event map is the identity for the seed (a latch is piecewise constant).
+bool only_latches_changed(const CompiledModel& m, const std::vector<double>& x0, const std::vector<double>& p0,
+                          const std::vector<double>& x1, const std::vector<double>& p1) {
+  if (x0 != x1) return false;
+  std::vector<bool> latch(p0.size(), false);
+  for (const detail::EventCode& e : m.events) latch[static_cast<std::size_t>(e.latch_parameter)] = true;
+  for (std::size_t i = 0; i < p0.size(); ++i)
+    if (!latch[i] && p0[i] != p1[i]) return false;
+  return true;
 }
 
-// The seed (nx + np) x ns: central differences of the initial map along each id's value.
+// The seed (nx + np) x ns: the initial point's exact derivative (dual numbers over the initial
+// assignments, rules and conversions), then through the events at t0. Where an event executes
+// or is scheduled at t0, the seed goes through that event map by central differences along
+// each exact column (the event executions are not run over duals).
 DenseMatrix seed_of(const Model& model, SbmlProblem& problem, const std::vector<std::string>& ids, double t0) {
   const CompiledModel& m = model.compiled();
-  DenseMatrix seed(m.nx + m.np, static_cast<int>(ids.size()));
+  const int rows = m.nx + m.np;
+  DenseMatrix seed(rows, static_cast<int>(ids.size()));
+  const std::vector<double> exact = detail::initial_point_derivative(m, t0, ids);
+  for (std::size_t k = 0; k < ids.size(); ++k)
+    for (int i = 0; i < rows; ++i)
+      seed(i, static_cast<int>(k)) = exact[k * static_cast<std::size_t>(rows) + static_cast<std::size_t>(i)];
+  if (m.events.empty()) return seed;
+  std::vector<double> x0, z0, p0;
+  detail::initial_point(m, t0, x0, z0, p0);
+  std::vector<double> x1 = x0, p1 = p0;
+  if (problem.fire_initial_events(t0, x1, z0, p1) != 0) throw std::runtime_error("the events at t0 do not end");
+  if (only_latches_changed(m, x0, p0, x1, p1)) return seed;
   std::vector<double> xp, pp, xm, pm;
   for (std::size_t k = 0; k < ids.size(); ++k) {
-    const double v = model.value(ids[k]);  // throws for an id that is neither kind
-    const double h = 1e-6 * std::max(1.0, std::abs(v));
-    auto overrides = m.overrides;
-    overrides[ids[k]] = v + h;
-    bool good = initial_map(m, problem, overrides, t0, xp, pp);
-    overrides[ids[k]] = v - h;
-    good = initial_map(m, problem, overrides, t0, xm, pm) && good;
-    if (!good) throw std::runtime_error("the events at t0 do not end");
-    for (int i = 0; i < m.nx; ++i) seed(i, static_cast<int>(k)) = (xp[static_cast<std::size_t>(i)] - xm[static_cast<std::size_t>(i)]) / (2 * h);
+    const int c = static_cast<int>(k);
+    const double h = 1e-6 * std::max(1.0, std::abs(model.value(ids[k])));
+    xp = x0, pp = p0, xm = x0, pm = p0;
+    for (int i = 0; i < m.nx; ++i) {
+      xp[static_cast<std::size_t>(i)] += h * seed(i, c);
+      xm[static_cast<std::size_t>(i)] -= h * seed(i, c);
+    }
+    for (int i = 0; i < m.np; ++i) {
+      pp[static_cast<std::size_t>(i)] += h * seed(m.nx + i, c);
+      pm[static_cast<std::size_t>(i)] -= h * seed(m.nx + i, c);
+    }
+    if (problem.fire_initial_events(t0, xp, z0, pp) != 0 || problem.fire_initial_events(t0, xm, z0, pm) != 0)
+      throw std::runtime_error("the events at t0 do not end");
+    for (int i = 0; i < m.nx; ++i)
+      seed(i, c) = (xp[static_cast<std::size_t>(i)] - xm[static_cast<std::size_t>(i)]) / (2 * h);
     for (int i = 0; i < m.np; ++i)
-      seed(m.nx + i, static_cast<int>(k)) = (pp[static_cast<std::size_t>(i)] - pm[static_cast<std::size_t>(i)]) / (2 * h);
+      seed(m.nx + i, c) = (pp[static_cast<std::size_t>(i)] - pm[static_cast<std::size_t>(i)]) / (2 * h);
   }
   return seed;
 }
