@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "algebraic_rules.hpp"
 #include "compiled_model.hpp"
 #include "esdirk/sbml/sbml.hpp"
 #include "expression_compiler.hpp"
@@ -77,57 +78,14 @@ class Builder {
     match_algebraic_rules(candidates);
   }
 
-  // Each algebraic rule determines one variable not determined otherwise: a maximum matching
-  // of rules to the free variables they mention (augmenting paths). A rule left unmatched
-  // has no variable of its own: the DAE is over-determined or of index above 1.
+  // Each algebraic rule determines one variable not determined otherwise, chosen and checked
+  // (index 1, structurally regular) by the structural module: algebraic_rules.cpp.
   void match_algebraic_rules(const std::vector<int>& candidates) {
-    const auto& rules = d().algebraic_rules;
-    if (rules.empty()) return;
-    std::unordered_map<std::string, int> candidate_of;
-    for (int i : candidates) candidate_of[d().symbols[static_cast<std::size_t>(i)].id] = i;
-    std::vector<std::vector<int>> adjacency(rules.size());
-    for (std::size_t r = 0; r < rules.size(); ++r) {
-      std::vector<std::string> names;
-      collect_symbols(rules[r].math, names);
-      for (const std::string& n : names) {
-        auto it = candidate_of.find(n);
-        if (it != candidate_of.end() &&
-            std::find(adjacency[r].begin(), adjacency[r].end(), it->second) == adjacency[r].end())
-          adjacency[r].push_back(it->second);
-      }
-      // Where a rule could determine several variables, prefer what is least likely meant
-      // to be fixed: not a boundary species, then one without a declared value.
-      auto fixedness = [&](int v) {
-        const SymbolDesc& sv = d().symbols[static_cast<std::size_t>(v)];
-        return (sv.boundary ? 2 : 0) + (sv.has_value ? 1 : 0);
-      };
-      std::stable_sort(adjacency[r].begin(), adjacency[r].end(),
-                       [&](int a, int b) { return fixedness(a) < fixedness(b); });
-    }
-    std::unordered_map<int, int> rule_of;  // symbol -> rule
-    std::function<bool(int, std::unordered_set<int>&)> augment = [&](int r, std::unordered_set<int>& seen) {
-      for (int v : adjacency[static_cast<std::size_t>(r)]) {
-        if (seen.count(v)) continue;
-        seen.insert(v);
-        auto it = rule_of.find(v);
-        if (it == rule_of.end() || augment(it->second, seen)) {
-          rule_of[v] = r;
-          return true;
-        }
-      }
-      return false;
-    };
-    for (std::size_t r = 0; r < rules.size(); ++r) {
-      std::unordered_set<int> seen;
-      if (!augment(static_cast<int>(r), seen))
-        throw UnsupportedFeature("algebraic rule without a variable of its own (over-determined or index above 1)",
-                                 rules[r].id);
-    }
-    algebraic_.assign(rules.size(), -1);
-    for (const auto& [v, r] : rule_of) {
-      roles_[static_cast<std::size_t>(v)] = Role::algebraic;
-      algebraic_[static_cast<std::size_t>(r)] = v;
-    }
+    std::vector<int> states;
+    for (std::size_t i = 0; i < roles_.size(); ++i)
+      if (roles_[i] == Role::state) states.push_back(static_cast<int>(i));
+    algebraic_ = determine_algebraic_variables(d(), states, candidates);
+    for (int v : algebraic_) roles_[static_cast<std::size_t>(v)] = Role::algebraic;
   }
 
   // A state keeps a species' amount unless the species' math value is its state (a rate rule
