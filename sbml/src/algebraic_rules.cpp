@@ -121,9 +121,14 @@ std::vector<int> determine_algebraic_variables(const ModelDesc& d, const std::ve
       }
   st::Matching matching = st::maximum_matching(rule_graph, std::move(start));
 
-  std::vector<std::vector<int>> derivative_reads(states.size());
-  for (std::size_t k = 0; k < states.size(); ++k)
-    derivative_reads[k] = dependencies.of_derivative(d.symbols[static_cast<std::size_t>(states[k])]);
+  // Derivatives of the states a rule cannot take (a species without reactions or rules is a
+  // state with x' = 0 unless a rule determines it: here a candidate).
+  std::vector<int> fixed_states;
+  for (int v : states)
+    if (!column_of.count(v)) fixed_states.push_back(v);
+  std::vector<std::vector<int>> derivative_reads(fixed_states.size());
+  for (std::size_t k = 0; k < fixed_states.size(); ++k)
+    derivative_reads[k] = dependencies.of_derivative(d.symbols[static_cast<std::size_t>(fixed_states[k])]);
   std::vector<int> unmatched_rules;
   for (int r = 0; r < nrules; ++r)
     if (matching.variable_of_equation[static_cast<std::size_t>(r)] == st::Matching::unmatched)
@@ -137,9 +142,9 @@ std::vector<int> determine_algebraic_variables(const ModelDesc& d, const std::ve
   std::vector<int> variable_of_rule(rules.size());
   for (int r = 0; r < nrules; ++r) variable_of_rule[static_cast<std::size_t>(r)] = matching.variable_of_equation[static_cast<std::size_t>(r)];
   if (!unmatched_rules.empty()) {
-    const int nx = static_cast<int>(states.size());
+    const int nx = static_cast<int>(fixed_states.size());
     std::unordered_map<int, int> state_column;
-    for (int k = 0; k < nx; ++k) state_column[states[static_cast<std::size_t>(k)]] = k;
+    for (int k = 0; k < nx; ++k) state_column[fixed_states[static_cast<std::size_t>(k)]] = k;
     auto column = [&](int v) {
       if (auto it = state_column.find(v); it != state_column.end()) return it->second;
       if (auto it = column_of.find(v); it != column_of.end()) return nx + it->second;
@@ -192,14 +197,17 @@ std::vector<int> determine_algebraic_variables(const ModelDesc& d, const std::ve
   }
 
   // The semi-explicit DAE's pattern: x = states, z = the rules' variables (z r for rule r).
-  std::unordered_map<int, int> unknown_of;  // symbol -> column of [x z]
-  const int nx = static_cast<int>(states.size());
-  for (int k = 0; k < nx; ++k) unknown_of[states[static_cast<std::size_t>(k)]] = k;
   std::vector<int> determined(rules.size());
-  for (int r = 0; r < nrules; ++r) {
+  for (int r = 0; r < nrules; ++r)
     determined[static_cast<std::size_t>(r)] = columns[static_cast<std::size_t>(variable_of_rule[static_cast<std::size_t>(r)])];
-    unknown_of[determined[static_cast<std::size_t>(r)]] = nx + r;
-  }
+  // x: the states no rule determines (candidate species left to their x' = 0 included).
+  std::vector<int> x_symbols;
+  for (int v : states)
+    if (std::find(determined.begin(), determined.end(), v) == determined.end()) x_symbols.push_back(v);
+  std::unordered_map<int, int> unknown_of;  // symbol -> column of [x z]
+  const int nx = static_cast<int>(x_symbols.size());
+  for (int k = 0; k < nx; ++k) unknown_of[x_symbols[static_cast<std::size_t>(k)]] = k;
+  for (int r = 0; r < nrules; ++r) unknown_of[determined[static_cast<std::size_t>(r)]] = nx + r;
   st::SemiExplicitPattern pattern;
   pattern.nx = nx;
   pattern.nz = nrules;
@@ -207,7 +215,8 @@ std::vector<int> determine_algebraic_variables(const ModelDesc& d, const std::ve
     for (int v : reads)
       if (auto it = unknown_of.find(v); it != unknown_of.end()) pattern.nonzeros.emplace_back(row, it->second);
   };
-  for (int k = 0; k < nx; ++k) add_row(k, derivative_reads[static_cast<std::size_t>(k)]);
+  for (int k = 0; k < nx; ++k)
+    add_row(k, dependencies.of_derivative(d.symbols[static_cast<std::size_t>(x_symbols[static_cast<std::size_t>(k)])]));
   for (int r = 0; r < nrules; ++r) add_row(nx + r, dependencies.of(rules[static_cast<std::size_t>(r)].math));
   const st::SemiExplicitCheck check = st::check_semi_explicit_index1(pattern);
   if (!check.structurally_regular)
