@@ -64,7 +64,7 @@ run() {
   # The C API call sequences run without libFuzzer's entropic schedule: with the whole library
   # instrumented, its feature-frequency update took 38 % of fuzz_capi_hybrid's time (measured
   # with perf, issue 27), and those targets need the inputs per second more.
-  local target=$1 time=$2 seeds dict=() max_len=4096 flags=()
+  local target=$1 time=$2 seeds dict=() max_len=4096 flags=() environment=()
   case $target in
     fuzz_capi_sigma) seeds=(tests/fuzz/corpus/sigma) ;;
     fuzz_capi_setup) seeds=(tests/fuzz/corpus/setup) flags=(-entropic=0) ;;
@@ -74,14 +74,15 @@ run() {
                       flags=(-entropic=0) ;;
     fuzz_measurements) seeds=(tests/fuzz/corpus/measurements) ;;
     fuzz_sbml_import) seeds=(tests/fuzz/corpus/sbml "$(sbml_suite_seeds)") dict=(-dict=tests/fuzz/sbml.dict)
-                      max_len=16384 ;;
+                      max_len=16384
+                      environment=("LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/libsbml-leaks.supp:print_suppressions=0") ;;
     *) seeds=(tests/structural/models tests/fuzz/corpus/model) dict=(-dict=tests/fuzz/model.dict) ;;
   esac
   local corpus="$build/corpus/$target"
   mkdir -p "$corpus"
   # A time or memory limit hit by one input is a finding too (issue 17: linear-ish cost).
   local log="$build/findings/$target.log" status=0 start=$SECONDS
-  "$build/tests/fuzz/$target" "${dict[@]}" "${flags[@]}" -max_total_time="$time" -timeout=10 \
+  env "${environment[@]}" "$build/tests/fuzz/$target" "${dict[@]}" "${flags[@]}" -max_total_time="$time" -timeout=10 \
     -rss_limit_mb=1024 -max_len="$max_len" -print_final_stats=1 \
     -artifact_prefix="$build/findings/$target-" "$corpus" "${seeds[@]}" > "$log" 2>&1 || status=$?
   local runs cov units
