@@ -28,6 +28,10 @@ if [[ ! -f $build/CMakeCache.txt ]]; then
   exit 2
 fi
 cmake --build "$build" -j "${ESDIRK_BUILD_JOBS:-2}" --target esdirk-sbml-suite
+# The table is written by the Python the build's CMake found (never the python3 first on PATH);
+# the system's when the build found none.
+python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+[[ -x ${python:-} ]] || python=/usr/bin/python3
 runner=$build/sbml/tools/esdirk-sbml-suite
 out=$build/sbml-conformance
 mkdir -p "$out"
@@ -39,12 +43,12 @@ status=0
 seconds=$((SECONDS - start))
 tail -1 "$out/output.txt"
 echo "sbml-conformance: $seconds s wall on $jobs threads; every line in $out/output.txt"
-python3 scripts/sbml_conformance.py table "$out/report.tsv" \
+"$python" scripts/sbml_conformance.py table "$out/report.tsv" \
   --command "scripts/sbml-conformance.sh ($jobs threads, $seconds s wall, $(git rev-parse --short HEAD 2>/dev/null || echo unknown))" \
   > doc/sbml-conformance.md
 echo "sbml-conformance: wrote doc/sbml-conformance.md"
 if ((subset)); then
-  python3 scripts/sbml_conformance.py subset "$out/report.tsv" > tests/sbml_tools/conformance_subset.txt
+  "$python" scripts/sbml_conformance.py subset "$out/report.tsv" > tests/sbml_tools/conformance_subset.txt
   echo "sbml-conformance: wrote tests/sbml_tools/conformance_subset.txt ($(grep -c '^[0-9]' tests/sbml_tools/conformance_subset.txt) cases, $(head -1 tests/sbml_tools/conformance_subset.txt))"
 fi
 # A status of 1 means some case failed; anything else is the runner's own failure.
