@@ -4,6 +4,9 @@
 ! solver, and the multiple-shooting evaluator of esdirk_multishoot (esdirk_<handle>_set_method,
 ! ...).
 !
+! DEPRECATED for one release: these per-handle setters are thin wrappers of the options object
+! (module esdirk_options: esdirk_options_set_method, ..., then esdirk_<handle>_set_options).
+!
 ! Handles are type(c_ptr), as the esdirk module (and esdirk_adjoint for the reverse shooting
 ! interval, esdirk_multishoot for the multiple-shooting evaluator) makes them. Method names are
 ! Fortran strings (trailing blanks are dropped); an invalid value returns ESDIRK_INVALID_ARGUMENT,
@@ -11,16 +14,18 @@
 module esdirk_method
   use, intrinsic :: iso_c_binding
   use esdirk, only: esdirk_string_from_c
+  use esdirk_options, only: ESDIRK_TOLERANCE_CALIBRATED, ESDIRK_TOLERANCE_RAW, &
+                            ESDIRK_NEWTON_CONTRACTION_RATE, ESDIRK_NEWTON_CORRECTION, &
+                            ESDIRK_NEWTON_RESIDUAL, ESDIRK_DIFFERENCE_ERROR_WEIGHTED, &
+                            ESDIRK_DIFFERENCE_RELATIVE
   implicit none
   private
 
-  integer(c_int), parameter, public :: ESDIRK_TOLERANCE_CALIBRATED = 0
-  integer(c_int), parameter, public :: ESDIRK_TOLERANCE_RAW = 1
-  integer(c_int), parameter, public :: ESDIRK_NEWTON_CONTRACTION_RATE = 0
-  integer(c_int), parameter, public :: ESDIRK_NEWTON_CORRECTION = 1
-  integer(c_int), parameter, public :: ESDIRK_NEWTON_RESIDUAL = 2
-  integer(c_int), parameter, public :: ESDIRK_DIFFERENCE_ERROR_WEIGHTED = 0
-  integer(c_int), parameter, public :: ESDIRK_DIFFERENCE_RELATIVE = 1
+  ! The constants live in esdirk_options (the module of the options object that replaces
+  ! these setters); re-exported so that programs using either module see the same entities.
+  public :: ESDIRK_TOLERANCE_CALIBRATED, ESDIRK_TOLERANCE_RAW, ESDIRK_NEWTON_CONTRACTION_RATE
+  public :: ESDIRK_NEWTON_CORRECTION, ESDIRK_NEWTON_RESIDUAL, ESDIRK_DIFFERENCE_ERROR_WEIGHTED
+  public :: ESDIRK_DIFFERENCE_RELATIVE
 
   public :: esdirk_solver_set_tolerance_rule, esdirk_solver_set_method
   public :: esdirk_solver_method_name_string, esdirk_solver_set_jacobian_reuse

@@ -53,6 +53,7 @@ module esdirk_sparse
   public :: esdirk_problem_set_jacobian_bandwidths, esdirk_problem_set_jacobian_pattern
   public :: esdirk_problem_set_jacobian_pattern_1based, esdirk_problem_set_sparse_jacobian
   public :: esdirk_problem_clear_jacobian_structure, esdirk_problem_get_jacobian_structure
+  public :: esdirk_problem_set_krylov_settings
   public :: esdirk_problem_get_jacobian_pattern, esdirk_problem_check_jacobian_pattern
   public :: esdirk_problem_structure_error_string
   ! Hybrid (event) problems: one structure for every mode (the union of the modes' patterns).
@@ -85,6 +86,18 @@ module esdirk_sparse
       type(c_ptr), value :: problem
       type(c_funptr), value :: jacobian
     end function esdirk_problem_set_sparse_jacobian
+
+    !> The settings of ESDIRK_LINEAR_SOLVER_KRYLOV: Krylov dimension in [1, n], restarts >= 0,
+    !> forcing tolerance in (0, 1), block-Jacobi block size in [1, n]; after the pattern.
+    integer(c_int) function esdirk_problem_set_krylov_settings(problem, dimension, max_restarts, &
+        tolerance, block_size) bind(C, name="esdirk_problem_set_krylov_settings")
+      import :: c_int, c_ptr, c_double, esdirk_int
+      type(c_ptr), value :: problem
+      integer(esdirk_int), value :: dimension
+      integer(c_int), value :: max_restarts
+      real(c_double), value :: tolerance
+      integer(esdirk_int), value :: block_size
+    end function esdirk_problem_set_krylov_settings
 
     integer(c_int) function esdirk_problem_clear_jacobian_structure(problem) &
         bind(C, name="esdirk_problem_clear_jacobian_structure")

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "handle_options.hpp"
 #include "esdirk/esdirk_adjoint.h"
 #include "shim.hpp"
 
@@ -320,13 +321,7 @@ const char* esdirk_reverse_shooting_last_error(const esdirk_reverse_shooting* sh
 }
 
 int esdirk_reverse_shooting_set_tolerances(esdirk_reverse_shooting* sh, double rtol, double atol) {
-  if (!sh) return ESDIRK_NULL_ARGUMENT;
-  if (!esdirk_capi::tolerances_ok(rtol, atol))
-    return sh->fail(ESDIRK_INVALID_ARGUMENT, esdirk_capi::tolerances_message);
-  sh->options.rtol = rtol;
-  sh->options.atol = atol;
-  sh->options_changed = true;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::through_options(sh, esdirk_options_set_tolerances, rtol, atol);
 }
 
 int esdirk_reverse_shooting_set_algebraic_atol(esdirk_reverse_shooting* sh, const double* atol,

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "handle_options.hpp"
 #include "shim.hpp"
 
 using esdirk_capi::guarded;
@@ -233,12 +234,7 @@ const char* esdirk_solver_last_error(const esdirk_solver* solver) {
 }
 
 int esdirk_solver_set_tolerances(esdirk_solver* s, double rtol, double atol) {
-  if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!esdirk_capi::tolerances_ok(rtol, atol))
-    return s->fail(ESDIRK_INVALID_ARGUMENT, esdirk_capi::tolerances_message);
-  s->options.rtol = rtol;
-  s->options.atol = atol;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::through_options(s, esdirk_options_set_tolerances, rtol, atol);
 }
 
 int esdirk_solver_set_tolerance_vectors(esdirk_solver* s, const double* rtol, const double* atol,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "handle_options.hpp"
 #include "hybrid_shim.hpp"
 #include "internal/format_number.hpp"
 
@@ -132,12 +133,7 @@ const char* esdirk_hybrid_solver_last_error(const esdirk_hybrid_solver* solver) 
 // --- Options (validated by the C++ options at the next initialize) ---------------------------
 
 int esdirk_hybrid_solver_set_tolerances(esdirk_hybrid_solver* s, double rtol, double atol) {
-  if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!esdirk_capi::tolerances_ok(rtol, atol))
-    return s->fail(ESDIRK_INVALID_ARGUMENT, esdirk_capi::tolerances_message);
-  s->options.integrator.rtol = rtol;
-  s->options.integrator.atol = atol;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::through_options(s, esdirk_options_set_tolerances, rtol, atol);
 }
 
 int esdirk_hybrid_solver_set_step_limits(esdirk_hybrid_solver* s, double initial_step,

@@ -1,4 +1,5 @@
 // The C shim of the multiple-shooting evaluator and estimator (esdirk_multishoot.h).
+#include "handle_options.hpp"
 #include "esdirk/esdirk_multishoot.h"
 
 #include <algorithm>
@@ -74,15 +75,7 @@ const char* esdirk_multishoot_last_error(const esdirk_multishoot* h) {
 }
 
 int esdirk_multishoot_set_tolerances(esdirk_multishoot* h, double rtol, double atol) {
-  if (!h) return ESDIRK_NULL_ARGUMENT;
-  if (!esdirk_capi::tolerances_ok(rtol, atol))
-    return h->fail(ESDIRK_INVALID_ARGUMENT, esdirk_capi::tolerances_message);
-  return esdirk_capi::guarded(h, [&]() -> int {
-    h->options.rtol = rtol;
-    h->options.atol = atol;
-    h->evaluator.reset();
-    return ESDIRK_SUCCESS;
-  });
+  return esdirk_capi::through_options(h, esdirk_options_set_tolerances, rtol, atol);
 }
 
 int esdirk_multishoot_set_algebraic_atol(esdirk_multishoot* h, const double* atol, esdirk_int nz) {

@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "handle_options.hpp"
 #include "shim.hpp"
 
 using esdirk_capi::guarded;
@@ -150,13 +151,7 @@ const char* esdirk_shooting_last_error(const esdirk_shooting* shooting) {
 }
 
 int esdirk_shooting_set_tolerances(esdirk_shooting* sh, double rtol, double atol) {
-  if (!sh) return ESDIRK_NULL_ARGUMENT;
-  if (!esdirk_capi::tolerances_ok(rtol, atol))
-    return sh->fail(ESDIRK_INVALID_ARGUMENT, esdirk_capi::tolerances_message);
-  sh->options.rtol = rtol;
-  sh->options.atol = atol;
-  sh->options_changed = true;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::through_options(sh, esdirk_options_set_tolerances, rtol, atol);
 }
 
 int esdirk_shooting_set_algebraic_atol(esdirk_shooting* sh, const double* atol, esdirk_int nz) {

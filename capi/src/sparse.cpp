@@ -206,6 +206,19 @@ int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem, esdirk_sparse_ja
   return ESDIRK_SUCCESS;
 }
 
+int esdirk_problem_set_krylov_settings(esdirk_problem* problem, esdirk_int dimension,
+                                       int max_restarts, double tolerance, esdirk_int block_size) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return structure_call(problem->structure_message, [&] {
+    esdirk::KrylovSettings settings;
+    settings.dimension = dimension;
+    settings.max_restarts = max_restarts;
+    settings.tolerance = tolerance;
+    settings.block_size = block_size;
+    problem->problem->set_krylov_settings(settings);  // throws naming the setting out of range
+  });
+}
+
 int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem) {
   if (!problem) return ESDIRK_NULL_ARGUMENT;
   return clear_structure(*problem->problem, problem->structure_message);

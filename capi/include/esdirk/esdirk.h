@@ -44,6 +44,17 @@
 #endif
 #endif
 
+/* ESDIRK_DEPRECATED marks a function kept for one release beside its replacement (GCC and
+ * clang warn at each call, naming the replacement; doc/c-api-guide.md lists them). A caller
+ * that must keep calling one may define ESDIRK_NO_DEPRECATION_WARNINGS. */
+#ifndef ESDIRK_DEPRECATED
+#if defined(__GNUC__) && !defined(ESDIRK_NO_DEPRECATION_WARNINGS)
+#define ESDIRK_DEPRECATED(replacement) __attribute__((deprecated("use " replacement)))
+#else
+#define ESDIRK_DEPRECATED(replacement)
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -108,7 +119,8 @@ ESDIRK_C_API void esdirk_solver_free(esdirk_solver** solver);
 ESDIRK_C_API const char* esdirk_solver_last_error(const esdirk_solver* solver);
 
 /* Options (defaults as in doc/integrator-guide.md); validated at the next initialize. */
-ESDIRK_C_API int esdirk_solver_set_tolerances(esdirk_solver* solver, double rtol, double atol);
+/** Deprecated (one release): esdirk_options_set_tolerances. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_solver_set_options") int esdirk_solver_set_tolerances(esdirk_solver* solver, double rtol, double atol);
 /** Per-component tolerances of the nx differential states. */
 ESDIRK_C_API int esdirk_solver_set_tolerance_vectors(esdirk_solver* solver, const double* rtol,
                                                      const double* atol, esdirk_int nx);
@@ -253,7 +265,8 @@ ESDIRK_C_API int esdirk_shooting_create(esdirk_problem* problem, esdirk_shooting
 ESDIRK_C_API void esdirk_shooting_free(esdirk_shooting** shooting);
 ESDIRK_C_API const char* esdirk_shooting_last_error(const esdirk_shooting* shooting);
 /** Options, taking effect at the next esdirk_shooting_integrate. */
-ESDIRK_C_API int esdirk_shooting_set_tolerances(esdirk_shooting* shooting, double rtol,
+/** Deprecated (one release): esdirk_options_set_tolerances. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_shooting_set_options") int esdirk_shooting_set_tolerances(esdirk_shooting* shooting, double rtol,
                                                 double atol);
 ESDIRK_C_API int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol,
                                                     esdirk_int nz);
@@ -448,7 +461,8 @@ ESDIRK_C_API const char* esdirk_hybrid_solver_last_error(const esdirk_hybrid_sol
 
 /* Options (defaults and meaning in doc/events-guide.md, "HybridOptions"); checked and taken
  * at the next esdirk_hybrid_solver_initialize. */
-ESDIRK_C_API int esdirk_hybrid_solver_set_tolerances(esdirk_hybrid_solver* solver, double rtol,
+/** Deprecated (one release): esdirk_options_set_tolerances. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_hybrid_solver_set_options") int esdirk_hybrid_solver_set_tolerances(esdirk_hybrid_solver* solver, double rtol,
                                                      double atol);
 ESDIRK_C_API int esdirk_hybrid_solver_set_step_limits(esdirk_hybrid_solver* solver,
                                                       double initial_step, double min_step,

@@ -142,7 +142,8 @@ ESDIRK_C_API int esdirk_reverse_shooting_create(esdirk_problem* problem,
 ESDIRK_C_API void esdirk_reverse_shooting_free(esdirk_reverse_shooting** shooting);
 ESDIRK_C_API const char* esdirk_reverse_shooting_last_error(const esdirk_reverse_shooting* shooting);
 /** Options, taking effect at the next esdirk_reverse_shooting_integrate. */
-ESDIRK_C_API int esdirk_reverse_shooting_set_tolerances(esdirk_reverse_shooting* shooting,
+/** Deprecated (one release): esdirk_options_set_tolerances. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_reverse_shooting_set_options") int esdirk_reverse_shooting_set_tolerances(esdirk_reverse_shooting* shooting,
                                                         double rtol, double atol);
 ESDIRK_C_API int esdirk_reverse_shooting_set_algebraic_atol(esdirk_reverse_shooting* shooting,
                                                             const double* atol, esdirk_int nz);

@@ -68,6 +68,20 @@ ESDIRK_C_API int esdirk_problem_set_jacobian_pattern(esdirk_problem* problem,
 ESDIRK_C_API int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem,
                                                     esdirk_sparse_jacobian_fn jacobian);
 
+/** The settings of ESDIRK_LINEAR_SOLVER_KRYLOV (doc/linear-solvers-guide.md, "Newton-Krylov"):
+ *  the Krylov dimension m of GMRES(m) (the basis is allocated at setup; GMRES restarts after m
+ *  iterations; in [1, n]; default 30), the restarts after the first cycle before a solve
+ *  counts as failed (>= 0; default 4), the forcing term: a solve stops when
+ *  ||b - M x|| <= tolerance ||b|| (in (0, 1); default 0.05), and the block size of the
+ *  block-Jacobi preconditioner (the unknowns per grid point of an interleaved grid; 1 is
+ *  Jacobi; in [1, n]; default 1). n = nx + nz. Kept with the declared structure: call it after
+ *  esdirk_problem_set_jacobian_pattern (which starts from the defaults again). A value out of
+ *  range returns ESDIRK_INVALID_ARGUMENT naming it (esdirk_problem_structure_error) and keeps
+ *  the settings as they were. */
+ESDIRK_C_API int esdirk_problem_set_krylov_settings(esdirk_problem* problem, esdirk_int dimension,
+                                                    int max_restarts, double tolerance,
+                                                    esdirk_int block_size);
+
 /** Back to a dense Jacobian and the dense LU. */
 ESDIRK_C_API int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem);
 

@@ -1,0 +1,121 @@
+#pragma once
+// Internal to the C shim: the options object (esdirk_options.h) and what applying it needs of
+// each handle that integrates (solver, shooting interval, reverse shooting interval,
+// multiple-shooting evaluator, hybrid solver). One implementation serves every handle: the
+// per-handle setters of esdirk_method.h and the handles' set_tolerances are thin deprecated
+// wrappers that set one option on a temporary object and apply it (through_options), so the
+// checks, statuses and messages exist once. Not installed.
+
+#include <string>
+#include <utility>
+
+#include "esdirk/esdirk_options.h"
+#include "hybrid_shim.hpp"
+#include "multishoot_shim.hpp"
+#include "shim.hpp"
+
+// The settings an options object carries, one bit each: applying copies only those set.
+namespace esdirk_capi {
+enum OptionSetting : unsigned {
+  set_tolerances = 1u << 0,
+  set_tolerance_rule = 1u << 1,
+  set_method = 1u << 2,
+  set_jacobian_reuse = 1u << 3,
+  set_lu_reuse_h_change = 1u << 4,
+  set_keep_step_ratio = 1u << 5,
+  set_newton_test = 1u << 6,
+  set_difference_increment = 1u << 7,
+};
+}  // namespace esdirk_capi
+
+struct esdirk_options : esdirk_capi::Messages {
+  esdirk::Options values;  // the values of the settings set; the others keep their defaults
+  unsigned set = 0;        // OptionSetting bits
+};
+
+namespace esdirk_capi {
+
+// The integrator options the handle's next run uses.
+inline esdirk::Options& options_of(esdirk_solver* h) { return h->options; }
+inline esdirk::Options& options_of(esdirk_shooting* h) { return h->options; }
+inline esdirk::Options& options_of(esdirk_reverse_shooting* h) { return h->options; }
+inline esdirk::Options& options_of(esdirk_multishoot* h) { return h->options; }
+inline esdirk::Options& options_of(esdirk_hybrid_solver* h) { return h->options.integrator; }
+inline const esdirk::Options& options_of(const esdirk_solver* h) { return h->options; }
+inline const esdirk::Options& options_of(const esdirk_shooting* h) { return h->options; }
+inline const esdirk::Options& options_of(const esdirk_reverse_shooting* h) { return h->options; }
+inline const esdirk::Options& options_of(const esdirk_multishoot* h) { return h->options; }
+inline const esdirk::Options& options_of(const esdirk_hybrid_solver* h) {
+  return h->options.integrator;
+}
+
+// (nx, nz) of the handle's problem, for Options::validate.
+template <class Handle>
+std::pair<int, int> sizes_of(const Handle* h) {
+  return {h->problem->problem->nx(), h->problem->problem->nz()};
+}
+inline std::pair<int, int> sizes_of(const esdirk_hybrid_solver* h) {
+  return {h->model().nx(), h->model().nz()};
+}
+
+// After an option changed: the handles that keep their integrator between runs rebuild it.
+inline void options_changed(esdirk_solver*) {}         // initialize makes a new integrator
+inline void options_changed(esdirk_hybrid_solver*) {}  // initialize makes a new solver
+inline void options_changed(esdirk_shooting* h) { h->options_changed = true; }
+inline void options_changed(esdirk_reverse_shooting* h) { h->options_changed = true; }
+inline void options_changed(esdirk_multishoot* h) { h->evaluator.reset(); }
+
+// Why the handle can never use Jacobian reuse (it always differentiates), or null. The solver
+// and the hybrid solver refuse it when sensitivities or an adjoint are started instead.
+inline const char* reuse_refusal(const esdirk_solver*) { return nullptr; }
+inline const char* reuse_refusal(const esdirk_hybrid_solver*) { return nullptr; }
+inline const char* reuse_refusal(const esdirk_shooting*) {
+  return "a shooting interval always computes sensitivities";
+}
+inline const char* reuse_refusal(const esdirk_reverse_shooting*) {
+  return "a reverse shooting interval always runs an adjoint";
+}
+inline const char* reuse_refusal(const esdirk_multishoot*) {
+  return "a multiple-shooting evaluator always computes sensitivities";
+}
+
+// Throws std::invalid_argument (prefixed by the setter's name) if a setting of `options` is
+// not valid for a problem of nx differential and nz algebraic states. Each setting is checked
+// alone, on default options that differ only in it, as the per-handle setters always did.
+void check_settings(const esdirk_options& options, int nx, int nz);
+
+// Copies the settings set on `from` into `to`.
+void copy_settings(const esdirk_options& from, esdirk::Options& to);
+
+/// esdirk_<handle>_set_options: all or nothing, the handle's *_last_error says why not.
+template <class Handle>
+int apply_options(Handle* h, const esdirk_options* options) {
+  if (!h) return ESDIRK_NULL_ARGUMENT;
+  if (!options) return h->fail(ESDIRK_NULL_ARGUMENT, "set_options: options is NULL");
+  return guarded(h, [&]() -> int {
+    if ((options->set & set_jacobian_reuse) && options->values.reuse_jacobian) {
+      if (const char* why = reuse_refusal(h))
+        return h->fail(ESDIRK_INVALID_ARGUMENT,
+                       std::string("set_jacobian_reuse: reuse is a states-only option and ") + why +
+                           " (they need the Jacobian at the start of every step)");
+    }
+    const auto [nx, nz] = sizes_of(h);
+    check_settings(*options, nx, nz);
+    copy_settings(*options, options_of(h));
+    options_changed(h);
+    return ESDIRK_SUCCESS;
+  });
+}
+
+/// A deprecated per-handle setter: `setter` on a temporary options object, then applied.
+template <class Handle, class... Parameters, class... Arguments>
+int through_options(Handle* h, int (*setter)(esdirk_options*, Parameters...),
+                    Arguments... arguments) {
+  if (!h) return ESDIRK_NULL_ARGUMENT;
+  esdirk_options one;
+  const int status = setter(&one, arguments...);
+  if (status != ESDIRK_SUCCESS) return h->fail(status, one.message);
+  return apply_options(h, &one);
+}
+
+}  // namespace esdirk_capi

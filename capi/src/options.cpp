@@ -1,0 +1,242 @@
+// The options object of the C API (esdirk_options.h). Each setting is one row of the table
+// below: what it copies and whether Options::validate checks it. A setter checks its value at
+// once, with the library's own rules and messages (Options::validate on default options that
+// differ only in the setting), and esdirk_<handle>_set_options checks the settings again
+// against the handle's sizes before copying them (handle_options.hpp).
+
+#include <cmath>
+#include <iterator>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "handle_options.hpp"
+
+using esdirk_capi::guarded;
+
+namespace {
+
+struct Setting {
+  unsigned bit;
+  const char* who;                        // the prefix of its messages
+  bool validated;                         // Options::validate checks it
+  void (*copy)(const esdirk::Options& from, esdirk::Options& to);
+};
+
+constexpr Setting settings[] = {
+    {esdirk_capi::set_tolerances, "set_tolerances", false,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.rtol = f.rtol;
+       t.atol = f.atol;
+     }},
+    {esdirk_capi::set_tolerance_rule, "set_tolerance_rule", true,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.tolerance_rule = f.tolerance_rule;
+       t.calibration_factor = f.calibration_factor;
+     }},
+    {esdirk_capi::set_method, "set_method", false,
+     [](const esdirk::Options& f, esdirk::Options& t) { t.method = f.method; }},
+    {esdirk_capi::set_jacobian_reuse, "set_jacobian_reuse", true,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.reuse_jacobian = f.reuse_jacobian;
+       t.jacobian_reuse_contraction = f.jacobian_reuse_contraction;
+     }},
+    {esdirk_capi::set_lu_reuse_h_change, "set_lu_reuse_h_change", true,
+     [](const esdirk::Options& f, esdirk::Options& t) { t.lu_reuse_h_change = f.lu_reuse_h_change; }},
+    {esdirk_capi::set_keep_step_ratio, "set_keep_step_ratio", true,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.keep_step_ratio_low = f.keep_step_ratio_low;
+       t.keep_step_ratio_high = f.keep_step_ratio_high;
+     }},
+    {esdirk_capi::set_newton_test, "set_newton_test", true,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.newton_test = f.newton_test;
+       t.newton_rate_floor = f.newton_rate_floor;
+     }},
+    {esdirk_capi::set_difference_increment, "set_difference_increment", false,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.difference_increment = f.difference_increment;
+     }},
+};
+
+// Throws std::invalid_argument prefixed by the setter's name if `setting` of `values` is not
+// valid for (nx, nz).
+void check_one(const Setting& setting, const esdirk::Options& values, int nx, int nz) {
+  if (!setting.validated) return;
+  esdirk::Options probe;
+  setting.copy(values, probe);
+  // The bound keep_step_ratio_high <= max_step_ratio is checked when the options are used,
+  // against the controller then set (a controller setter may come later).
+  if (probe.keep_step_ratio_high > probe.max_step_ratio)
+    probe.max_step_ratio = probe.keep_step_ratio_high;
+  try {
+    probe.validate(nx, nz);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(setting.who) + ": " + e.what());
+  }
+}
+
+const Setting& setting_of(unsigned bit) {
+  for (const Setting& s : settings)
+    if (s.bit == bit) return s;
+  throw std::logic_error("unknown option setting");
+}
+
+// A setter: `body` writes the value into a copy of the object's values (or fails with a
+// message); the copy is checked and kept only if valid, so a refused value changes nothing.
+template <class Body>
+int set(esdirk_options* o, unsigned bit, Body&& body) {
+  if (!o) return ESDIRK_NULL_ARGUMENT;
+  return guarded(o, [&]() -> int {
+    esdirk::Options next = o->values;
+    const int status = body(next);
+    if (status != ESDIRK_SUCCESS) return status;
+    check_one(setting_of(bit), next, 1, 0);  // the sizes matter only when applied
+    o->values = std::move(next);
+    o->set |= bit;
+    o->message.clear();
+    return ESDIRK_SUCCESS;
+  });
+}
+
+}  // namespace
+
+namespace esdirk_capi {
+
+void check_settings(const esdirk_options& options, int nx, int nz) {
+  for (const Setting& s : settings)
+    if (options.set & s.bit) check_one(s, options.values, nx, nz);
+}
+
+void copy_settings(const esdirk_options& from, esdirk::Options& to) {
+  for (const Setting& s : settings)
+    if (from.set & s.bit) s.copy(from.values, to);
+}
+
+}  // namespace esdirk_capi
+
+extern "C" {
+
+int esdirk_options_create(esdirk_options** options) {
+  if (!options) return ESDIRK_NULL_ARGUMENT;
+  *options = new (std::nothrow) esdirk_options();
+  return *options ? ESDIRK_SUCCESS : ESDIRK_OUT_OF_MEMORY;
+}
+
+void esdirk_options_free(esdirk_options** options) { esdirk_capi::free_handle(options); }
+
+const char* esdirk_options_last_error(const esdirk_options* options) {
+  return options ? options->text() : "options is NULL";
+}
+
+int esdirk_options_set_tolerances(esdirk_options* o, double rtol, double atol) {
+  return set(o, esdirk_capi::set_tolerances, [&](esdirk::Options& next) -> int {
+    if (!esdirk_capi::tolerances_ok(rtol, atol))
+      return o->fail(ESDIRK_INVALID_ARGUMENT, esdirk_capi::tolerances_message);
+    next.rtol = rtol;
+    next.atol = atol;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_options_set_tolerance_rule(esdirk_options* o, int rule, double calibration_factor) {
+  return set(o, esdirk_capi::set_tolerance_rule, [&](esdirk::Options& next) -> int {
+    switch (rule) {
+      case ESDIRK_TOLERANCE_CALIBRATED: next.tolerance_rule = esdirk::ToleranceRule::calibrated; break;
+      case ESDIRK_TOLERANCE_RAW: next.tolerance_rule = esdirk::ToleranceRule::raw; break;
+      default:
+        return o->fail(ESDIRK_INVALID_ARGUMENT,
+                       "set_tolerance_rule: rule " + std::to_string(rule) +
+                           " is neither ESDIRK_TOLERANCE_CALIBRATED (0) nor ESDIRK_TOLERANCE_RAW (1)");
+    }
+    next.calibration_factor = calibration_factor;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_options_set_method(esdirk_options* o, const char* name) {
+  if (o && !name) return o->fail(ESDIRK_NULL_ARGUMENT, "set_method: name is NULL");
+  return set(o, esdirk_capi::set_method, [&](esdirk::Options& next) -> int {
+    try {
+      next.method = esdirk::Tableau::named(name);  // throws for an unknown name, listing the known
+    } catch (const std::invalid_argument& e) {
+      return o->fail(ESDIRK_INVALID_ARGUMENT, std::string("set_method: ") + e.what());
+    }
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_options_set_jacobian_reuse(esdirk_options* o, int reuse, double contraction) {
+  return set(o, esdirk_capi::set_jacobian_reuse, [&](esdirk::Options& next) -> int {
+    next.reuse_jacobian = reuse != 0;
+    next.jacobian_reuse_contraction = contraction;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_options_set_lu_reuse_h_change(esdirk_options* o, double fraction) {
+  return set(o, esdirk_capi::set_lu_reuse_h_change, [&](esdirk::Options& next) -> int {
+    next.lu_reuse_h_change = fraction;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_options_set_keep_step_ratio(esdirk_options* o, double low, double high) {
+  return set(o, esdirk_capi::set_keep_step_ratio, [&](esdirk::Options& next) -> int {
+    if (!std::isfinite(high))
+      return o->fail(ESDIRK_INVALID_ARGUMENT, "set_keep_step_ratio: high must be finite");
+    next.keep_step_ratio_low = low;
+    next.keep_step_ratio_high = high;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_options_set_newton_test(esdirk_options* o, int test, double rate_floor) {
+  return set(o, esdirk_capi::set_newton_test, [&](esdirk::Options& next) -> int {
+    switch (test) {
+      case ESDIRK_NEWTON_CONTRACTION_RATE: next.newton_test = esdirk::NewtonTest::contraction_rate; break;
+      case ESDIRK_NEWTON_CORRECTION: next.newton_test = esdirk::NewtonTest::preconditioned_residual; break;
+      case ESDIRK_NEWTON_RESIDUAL: next.newton_test = esdirk::NewtonTest::residual; break;
+      default:
+        return o->fail(ESDIRK_INVALID_ARGUMENT,
+                       "set_newton_test: test " + std::to_string(test) +
+                           " is none of ESDIRK_NEWTON_CONTRACTION_RATE (0), ESDIRK_NEWTON_CORRECTION "
+                           "(1), ESDIRK_NEWTON_RESIDUAL (2)");
+    }
+    next.newton_rate_floor = rate_floor;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_options_set_difference_increment(esdirk_options* o, int rule) {
+  return set(o, esdirk_capi::set_difference_increment, [&](esdirk::Options& next) -> int {
+    switch (rule) {
+      case ESDIRK_DIFFERENCE_ERROR_WEIGHTED: next.difference_increment = esdirk::DifferenceIncrement::error_weighted; break;
+      case ESDIRK_DIFFERENCE_RELATIVE: next.difference_increment = esdirk::DifferenceIncrement::relative; break;
+      default:
+        return o->fail(ESDIRK_INVALID_ARGUMENT,
+                       "set_difference_increment: rule " + std::to_string(rule) +
+                           " is none of ESDIRK_DIFFERENCE_ERROR_WEIGHTED (0), "
+                           "ESDIRK_DIFFERENCE_RELATIVE (1)");
+    }
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_solver_set_options(esdirk_solver* h, const esdirk_options* o) {
+  return esdirk_capi::apply_options(h, o);
+}
+int esdirk_shooting_set_options(esdirk_shooting* h, const esdirk_options* o) {
+  return esdirk_capi::apply_options(h, o);
+}
+int esdirk_reverse_shooting_set_options(esdirk_reverse_shooting* h, const esdirk_options* o) {
+  return esdirk_capi::apply_options(h, o);
+}
+int esdirk_multishoot_set_options(esdirk_multishoot* h, const esdirk_options* o) {
+  return esdirk_capi::apply_options(h, o);
+}
+int esdirk_hybrid_solver_set_options(esdirk_hybrid_solver* h, const esdirk_options* o) {
+  return esdirk_capi::apply_options(h, o);
+}
+
+}  // extern "C"
