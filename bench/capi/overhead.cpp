@@ -14,6 +14,7 @@
 #include "dow/dow_model.hpp"
 #include "dow_c/dow_model.h"
 #include "esdirk/esdirk.h"
+#include "esdirk/esdirk_options.h"
 #include "esdirk/sensitivity/shooting_interval.hpp"
 
 namespace {
@@ -67,7 +68,11 @@ int main(int argc, char** argv) {
   esdirk_problem_set_jacobian(problem, dow_jacobian);
   esdirk_problem_set_parameter_jacobian(problem, dow_parameter_jacobian);
   esdirk_shooting_create(problem, &sh);
-  esdirk_shooting_set_tolerances(sh, 1e-6, 1e-12);
+  esdirk_options* options = nullptr;
+  esdirk_options_create(&options);
+  esdirk_options_set_tolerances(options, 1e-6, 1e-12);
+  esdirk_shooting_set_options(sh, options);
+  esdirk_options_free(&options);
   esdirk_shooting_set_algebraic_atol(sh, dow_algebraic_atol, nz);
 
   std::vector<double> cpp, c;

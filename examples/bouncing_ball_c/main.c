@@ -9,6 +9,7 @@
 
 #include "esdirk/esdirk.h"
 #include "esdirk/esdirk_method.h"
+#include "esdirk/esdirk_options.h"
 #include "common/example_help.h"
 
 static const double z0 = 5.0, v0 = -0.1, gravity = 10.0, restitution = 0.8, t_end = 1.9;
@@ -112,7 +113,11 @@ int main(int argc, char** argv) {
     printf("setup failed\nCHECK FAILED\n");
     return 1;
   }
-  esdirk_hybrid_solver_set_tolerances(solver, 1e-10, 1e-12);
+  esdirk_options* options = NULL; /* one options object serves every kind of handle */
+  esdirk_options_create(&options);
+  esdirk_options_set_tolerances(options, 1e-10, 1e-12);
+  esdirk_hybrid_solver_set_options(solver, options);
+  esdirk_options_free(&options);
   esdirk_hybrid_solver_set_event_directions(solver, falling, 1);
   esdirk_hybrid_solver_set_terminal(solver, terminal, 1);
   if (require(esdirk_hybrid_solver_initialize(solver, 0.0, 0, x0, 2, NULL, 0, p, 2, NULL, 0),

@@ -8,10 +8,11 @@ program bouncing_ball_fortran
   use esdirk
   use esdirk_events
   use esdirk_method, only: esdirk_hybrid_solver_method_name_string
+  use esdirk_options
   use ball_model
   use example_help
   implicit none
-  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr
+  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, options = c_null_ptr
   real(c_double) :: x(2), none(0), Sx(2, 4), seed(4, 4), tau(4), t, S, tau_exact, s_after, reference(4)
   real(c_double) :: x_minus(2), x_plus(2)
   integer(c_int) :: status, fired(1)
@@ -40,7 +41,10 @@ program bouncing_ball_fortran
   call require(esdirk_hybrid_problem_set_events(problem, c_funloc(ground), c_null_funptr), "events")
   call require(esdirk_hybrid_problem_set_transition(problem, c_funloc(impact), c_funloc(impact_jacobian)), "transition")
   call require(esdirk_hybrid_solver_create(problem, solver), "solver")
-  call require(esdirk_hybrid_solver_set_tolerances(solver, 1d-10, 1d-12), "tolerances")
+  call require(esdirk_options_create(options), "options")
+  call require(esdirk_options_set_tolerances(options, 1d-10, 1d-12), "tolerances")
+  call require(esdirk_hybrid_solver_set_options(solver, options), "set_options")
+  call esdirk_options_free(options)
   call require(esdirk_hybrid_solver_set_event_directions(solver, [ESDIRK_EVENT_FALLING], 1), "directions")
   call require(esdirk_hybrid_solver_initialize(solver, 0d0, 0, [z0, v0], 2, none, 0, [gravity, restitution], 2, &
       none, 0), "initialize")

@@ -23,6 +23,7 @@
 
 #include "dow_model.h"
 #include "esdirk/esdirk_adjoint.h"
+#include "esdirk/esdirk_options.h"
 #include "common/example_help.h"
 
 enum { NX = 6, NZ = 4, NP = 9, NT = 4, NTHETA = NX + NP };
@@ -47,8 +48,12 @@ struct fit {
   } while (0)
 
 static int make_solver(esdirk_problem* problem, double rtol, esdirk_solver** solver) {
+  esdirk_options* options = NULL;
   int status = esdirk_solver_create(problem, solver);
-  if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_tolerances(*solver, rtol, 1e-6 * rtol);
+  if (status == ESDIRK_SUCCESS) status = esdirk_options_create(&options);
+  if (status == ESDIRK_SUCCESS) status = esdirk_options_set_tolerances(options, rtol, 1e-6 * rtol);
+  if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_options(*solver, options);
+  esdirk_options_free(&options);
   if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_algebraic_atol(*solver, dow_algebraic_atol, NZ);
   return status;
 }

@@ -13,6 +13,7 @@ program dow_adjoint_fortran
   use, intrinsic :: iso_c_binding
   use esdirk
   use esdirk_adjoint
+  use esdirk_options
   use dow_model
   use fit_data
   use example_help
@@ -119,8 +120,13 @@ contains
   subroutine make_solver(s, tolerance)
     type(c_ptr), intent(inout) :: s
     real(c_double), intent(in) :: tolerance
+    type(c_ptr) :: options
+    options = c_null_ptr
     call require(esdirk_solver_create(problem, s), "solver_create")
-    call require(esdirk_solver_set_tolerances(s, tolerance, 1d-6 * tolerance), "tolerances")
+    call require(esdirk_options_create(options), "options_create")
+    call require(esdirk_options_set_tolerances(options, tolerance, 1d-6 * tolerance), "tolerances")
+    call require(esdirk_solver_set_options(s, options), "set_options")
+    call esdirk_options_free(options)
     call require(esdirk_solver_set_algebraic_atol(s, algebraic_atol, nz), "algebraic atol")
   end subroutine make_solver
 

@@ -13,6 +13,7 @@
 
 #include "dow_model.h"
 #include "esdirk/esdirk.h"
+#include "esdirk/esdirk_options.h"
 #include "common/example_help.h"
 
 enum { NX = 6, NZ = 4, NP = 9 };
@@ -62,7 +63,11 @@ int main(int argc, char** argv) {
   if (esdirk_solver_create(problem, &solver) != ESDIRK_SUCCESS) return 1;
 
   /* The options of the C++ example: the concentrations are O(1), the algebraic states tiny. */
-  TRY(esdirk_solver_set_tolerances(solver, rtol, 1e-6 * rtol));
+  esdirk_options* options = NULL;
+  TRY(esdirk_options_create(&options));
+  TRY(esdirk_options_set_tolerances(options, rtol, 1e-6 * rtol));
+  TRY(esdirk_solver_set_options(solver, options));
+  esdirk_options_free(&options);
   TRY(esdirk_solver_set_algebraic_atol(solver, dow_algebraic_atol, NZ));
   TRY(esdirk_solver_set_sensitivity_options(solver, mode, ESDIRK_ERROR_CONTROL_DEFAULT));
   double z0[NZ];

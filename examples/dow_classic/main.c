@@ -17,6 +17,7 @@
 #include "dow_model.h"
 #include "esdirk/esdirk.h"
 #include "esdirk/esdirk_classic.h"
+#include "esdirk/esdirk_options.h"
 #include "common/example_help.h"
 
 enum { NX = 6, NZ = 4, NP = 9, N = NX + NZ };
@@ -35,7 +36,11 @@ static int handle_run(double rtol, int mode, double y[N], double S[N * NP],
   double z0[NZ], seed[(NX + NP) * NP] = {0.0}, Sx[NX * NP], Sz[NZ * NP];
   dow_algebraic_start(z0);
   for (int j = 0; j < NP; ++j) seed[(NX + j) + j * (NX + NP)] = dow_parameters[j];
-  if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_tolerances(solver, rtol, 1e-6 * rtol);
+  esdirk_options* options = NULL;
+  if (status == ESDIRK_SUCCESS) status = esdirk_options_create(&options);
+  if (status == ESDIRK_SUCCESS) status = esdirk_options_set_tolerances(options, rtol, 1e-6 * rtol);
+  if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_options(solver, options);
+  esdirk_options_free(&options);
   if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_algebraic_atol(solver, dow_algebraic_atol, NZ);
   if (status == ESDIRK_SUCCESS)
     status = esdirk_solver_set_sensitivity_options(solver, mode, ESDIRK_ERROR_CONTROL_DEFAULT);

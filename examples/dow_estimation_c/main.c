@@ -16,6 +16,7 @@
 #include "../dow_c/dow_model.h"
 #include "esdirk/esdirk.h"
 #include "esdirk/esdirk_multishoot.h"
+#include "esdirk/esdirk_options.h"
 #include "common/example_help.h"
 
 enum { NX = 6, NZ = 4, NP = 9, NY = 5, POINTS = 12, EXPERIMENTS = 3 };
@@ -94,7 +95,11 @@ static int chain(esdirk_multishoot* one, const double* theta, int e, double* nod
 }
 
 static int configure(esdirk_multishoot* ms) {
-  int s = esdirk_multishoot_set_tolerances(ms, 1e-6, 1e-12);
+  esdirk_options* options = NULL;
+  int s = esdirk_options_create(&options);
+  if (s == ESDIRK_SUCCESS) s = esdirk_options_set_tolerances(options, 1e-6, 1e-12);
+  if (s == ESDIRK_SUCCESS) s = esdirk_multishoot_set_options(ms, options);
+  esdirk_options_free(&options);
   if (s == ESDIRK_SUCCESS) s = esdirk_multishoot_set_algebraic_atol(ms, dow_algebraic_atol, NZ);
   return s;
 }

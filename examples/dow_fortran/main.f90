@@ -6,11 +6,12 @@
 program dow_fortran
   use, intrinsic :: iso_c_binding
   use esdirk
+  use esdirk_options
   use dow_model
   use example_help
   implicit none
   integer(esdirk_int), parameter :: nx = 6, nz = 4, np = 9
-  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr
+  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, options = c_null_ptr
   real(c_double) :: rtol = 1.0d-6, z0(nz), x(nx), z(nz), Sx(nx, np), Sz(nz, np), seed(nx + np, np)
   real(c_double) :: algebraic_atol(nz) = [1d-14, 1d-14, 1d-16, 1d-16], m(3) = [1d0, 2d0, 5d0]
   real(c_double) :: worst_state, worst_sens, scale
@@ -38,7 +39,10 @@ program dow_fortran
   call require(esdirk_problem_set_parameter_jacobian(problem, c_funloc(dow_parameter_jacobian)), &
                "set_parameter_jacobian")
   call require(esdirk_solver_create(problem, solver), "solver_create")
-  call require(esdirk_solver_set_tolerances(solver, rtol, 1d-6 * rtol), "set_tolerances")
+  call require(esdirk_options_create(options), "options_create")
+  call require(esdirk_options_set_tolerances(options, rtol, 1d-6 * rtol), "set_tolerances")
+  call require(esdirk_solver_set_options(solver, options), "set_options")
+  call esdirk_options_free(options)
   call require(esdirk_solver_set_algebraic_atol(solver, algebraic_atol, nz), "set_algebraic_atol")
   call require(esdirk_solver_set_sensitivity_options(solver, mode, ESDIRK_ERROR_CONTROL_DEFAULT), &
                "set_sensitivity_options")

@@ -16,6 +16,7 @@
 
 #include "../dow_c/dow_model.h"
 #include "esdirk/esdirk.h"
+#include "esdirk/esdirk_options.h"
 #include "common/example_help.h"
 
 enum { NX = 6, NZ = 4, NU = 9 };
@@ -91,7 +92,11 @@ int main(int argc, char** argv) {
   esdirk_problem_set_jacobian(problem, dow_jacobian);
   esdirk_problem_set_parameter_jacobian(problem, dow_parameter_jacobian);
   esdirk_shooting_create(problem, &sh);
-  esdirk_shooting_set_tolerances(sh, 1e-8, 1e-14);
+  /* One options object for the shooting interval and the long run below. */
+  esdirk_options* options = NULL;
+  esdirk_options_create(&options);
+  esdirk_options_set_tolerances(options, 1e-8, 1e-14);
+  esdirk_shooting_set_options(sh, options);
   esdirk_shooting_set_algebraic_atol(sh, dow_algebraic_atol, NZ);
   esdirk_shooting_set_running_cost(sh, cost, NULL);
 
@@ -110,7 +115,8 @@ int main(int argc, char** argv) {
   /* (1) Against one long integration of the same problem. */
   esdirk_solver* solver = NULL;
   esdirk_solver_create(problem, &solver);
-  esdirk_solver_set_tolerances(solver, 1e-8, 1e-14);
+  esdirk_solver_set_options(solver, options);
+  esdirk_options_free(&options);
   esdirk_solver_set_algebraic_atol(solver, dow_algebraic_atol, NZ);
   double z0[NZ], x_long[NX], z_long[NZ];
   dow_algebraic_start(z0);

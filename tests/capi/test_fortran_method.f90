@@ -22,10 +22,12 @@ program test_fortran_method
   use, intrinsic :: iso_c_binding
   use esdirk
   use esdirk_method
+  use esdirk_options
+  use esdirk_sparse, only: esdirk_problem_set_krylov_settings
   use method_model
   implicit none
   integer :: passed = 0, failed = 0
-  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr
+  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, options = c_null_ptr
   integer(c_int64_t) :: steps_calibrated, steps_raw, steps, reuses, iterations_rate, iterations_correction
   real(c_double) :: error_calibrated, error_raw, error, x(1), z(1), none(1)
 
@@ -104,6 +106,26 @@ program test_fortran_method
   call check(steps == steps_calibrated .and. error == error_calibrated, "options kept")
   call check(esdirk_solver_get_counter(solver, "jacobian_reuses", reuses) == ESDIRK_SUCCESS, "counter")
   call check(reuses == 0, "no reuse after refusals")
+
+  ! The options object (module esdirk_options) gives the runs of the setters above, bit for bit.
+  call check(esdirk_options_create(options) == ESDIRK_SUCCESS, "options")
+  call check(esdirk_options_set_method(options, "ESDIRK99") == ESDIRK_INVALID_ARGUMENT, "options: bad method")
+  call check(index(esdirk_options_last_error_string(options), "set_method: ") == 1, "options: message")
+  call check(esdirk_options_set_method(options, "auto  ") == ESDIRK_SUCCESS, "options: method")
+  call check(esdirk_options_set_tolerance_rule(options, ESDIRK_TOLERANCE_RAW, 0.0_c_double) == ESDIRK_SUCCESS, &
+             "options: raw")
+  call check(esdirk_solver_set_options(solver, options) == ESDIRK_SUCCESS, "set_options: raw")
+  call run(1d-8, error, steps)
+  call check(steps == steps_raw .and. error == error_raw, "options: raw run")
+  call check(esdirk_options_set_tolerance_rule(options, ESDIRK_TOLERANCE_CALIBRATED, 0.0_c_double) == ESDIRK_SUCCESS, &
+             "options: calibrated")
+  call check(esdirk_solver_set_options(solver, options) == ESDIRK_SUCCESS, "set_options: calibrated")
+  call run(1d-8, error, steps)
+  call check(steps == steps_calibrated .and. error == error_calibrated, "options: calibrated run")
+  call esdirk_options_free(options)
+  call check(.not. c_associated(options), "options freed")
+  call check(esdirk_problem_set_krylov_settings(problem, 0, 4, 0.05_c_double, 1) == ESDIRK_INVALID_ARGUMENT, &
+             "Krylov dimension 0 refused")
 
   call esdirk_solver_free(solver)
   call esdirk_problem_free(problem)

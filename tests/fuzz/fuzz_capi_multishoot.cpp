@@ -14,6 +14,8 @@
 // threads), intervals are at most 1 long and the coefficients at most 10 in size unless
 // special, so an input never runs long.
 
+// The deprecated per-handle setters are fuzzed too while they exist (esdirk_options.h).
+#define ESDIRK_NO_DEPRECATION_WARNINGS
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <atomic>

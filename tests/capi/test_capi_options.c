@@ -1,0 +1,274 @@
+/* The options object of esdirk_options.h, compiled as C99: every invalid value is refused with
+ * the status and message of the per-handle setter it replaces, on each of the five handles
+ * that integrate; a refused value changes nothing; set_options copies only what was set, all
+ * or nothing; a run configured through the object equals, to the last bit, one configured
+ * through the deprecated setters; and the Krylov settings of esdirk_problem_set_krylov_settings
+ * are checked and reach the GMRES stage solver. */
+#ifndef ESDIRK_NO_DEPRECATION_WARNINGS /* the deprecated setters are compared on purpose */
+#define ESDIRK_NO_DEPRECATION_WARNINGS
+#endif
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "esdirk/esdirk.h"
+#include "esdirk/esdirk_method.h"
+#include "esdirk/esdirk_options.h"
+#include "esdirk/esdirk_sparse.h"
+
+/* x' = -z, 0 = z - x^2 (x = 1/(1+t)). */
+static int hyperbola(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                     const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx, (void)nz, (void)np, (void)t, (void)p, (void)user_data;
+  f[0] = -z[0];
+  g[0] = z[0] - x[0] * x[0];
+  return 0;
+}
+
+static int hybrid_hyperbola(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm,
+                            double t, const double* x, const double* z, const double* p,
+                            const double* mem, double* f, double* g, void* user_data) {
+  (void)mode, (void)nm, (void)mem;
+  return hyperbola(nx, nz, np, t, x, z, p, f, g, user_data);
+}
+
+/* A diffusion chain of N states (tridiagonal J) for the Krylov stage solver. */
+#define N 6
+static int chain(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                 const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nz, (void)np, (void)t, (void)z, (void)p, (void)g, (void)user_data;
+  for (esdirk_int i = 0; i < nx; ++i) {
+    const double left = i > 0 ? x[i - 1] : 0.0, right = i + 1 < nx ? x[i + 1] : 0.0;
+    f[i] = 50.0 * (left - 2.0 * x[i] + right);
+  }
+  return 0;
+}
+
+/* The deprecated setter `SETTER` on handle h of type esdirk_<H> and the same value through an
+ * options object and esdirk_<H>_set_options: the same refusal (status and message). */
+static char old_message[1024];
+#define SAME_REFUSAL(H, h, SETTER, ...)                                                        \
+  do {                                                                                         \
+    esdirk_options* o_ = NULL;                                                                 \
+    CHECK_STATUS(esdirk_options_create(&o_), ESDIRK_SUCCESS);                                  \
+    const int old_ = esdirk_##H##_set_##SETTER(h, __VA_ARGS__);                                \
+    snprintf(old_message, sizeof old_message, "%s", esdirk_##H##_last_error(h));               \
+    int new_ = esdirk_options_set_##SETTER(o_, __VA_ARGS__);                                   \
+    const char* new_message_ = esdirk_options_last_error(o_);                                  \
+    if (new_ == ESDIRK_SUCCESS) {                                                              \
+      new_ = esdirk_##H##_set_options(h, o_);                                                  \
+      new_message_ = esdirk_##H##_last_error(h);                                               \
+    }                                                                                          \
+    CHECK(old_ == ESDIRK_INVALID_ARGUMENT || old_ == ESDIRK_NULL_ARGUMENT);                    \
+    CHECK(new_ == old_);                                                                       \
+    CHECK(old_message[0] != '\0' && strcmp(old_message, new_message_) == 0);                   \
+    if (strcmp(old_message, new_message_) != 0)                                                \
+      fprintf(stderr, "  old: %s\n  new: %s\n", old_message, new_message_);                  \
+    esdirk_options_free(&o_);                                                                  \
+  } while (0)
+
+/* Every invalid value of every setting; reuse != 0 only where the handle refuses it. */
+#define ALL_REFUSALS(H, h, refuses_reuse)                              \
+  do {                                                                 \
+    SAME_REFUSAL(H, h, tolerances, -1.0, 1e-6);                        \
+    SAME_REFUSAL(H, h, tolerances, 1e-6, NAN);                         \
+    SAME_REFUSAL(H, h, tolerance_rule, 7, 0.0);                        \
+    SAME_REFUSAL(H, h, tolerance_rule, ESDIRK_TOLERANCE_CALIBRATED, -1.0); \
+    SAME_REFUSAL(H, h, method, "RK4");                                 \
+    SAME_REFUSAL(H, h, method, NULL);                                  \
+    SAME_REFUSAL(H, h, jacobian_reuse, 0, 2.0);                        \
+    if (refuses_reuse) SAME_REFUSAL(H, h, jacobian_reuse, 1, 0.1);     \
+    SAME_REFUSAL(H, h, keep_step_ratio, 2.0, 3.0);                     \
+    SAME_REFUSAL(H, h, keep_step_ratio, 1.0, INFINITY);                \
+    SAME_REFUSAL(H, h, newton_test, 9, 0.03);                          \
+    SAME_REFUSAL(H, h, newton_test, ESDIRK_NEWTON_CORRECTION, 1.5);    \
+    SAME_REFUSAL(H, h, difference_increment, 5);                       \
+  } while (0)
+
+static void refusals_match_the_per_handle_setters(esdirk_problem* problem) {
+  esdirk_solver* solver = NULL;
+  esdirk_shooting* shooting = NULL;
+  esdirk_reverse_shooting* reverse = NULL;
+  esdirk_multishoot* ms = NULL;
+  esdirk_hybrid_problem* hp = NULL;
+  esdirk_hybrid_solver* hs = NULL;
+  CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_create(problem, &shooting), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_reverse_shooting_create(problem, &reverse), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_multishoot_create(problem, 2, 1, &ms), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_create(1, 1, 0, 1, 0, hybrid_hyperbola, NULL, &hp),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_create(hp, &hs), ESDIRK_SUCCESS);
+
+  ALL_REFUSALS(solver, solver, 0);
+  ALL_REFUSALS(shooting, shooting, 1);
+  ALL_REFUSALS(reverse_shooting, reverse, 1);
+  ALL_REFUSALS(multishoot, ms, 1);
+  ALL_REFUSALS(hybrid_solver, hs, 0);
+  SAME_REFUSAL(solver, solver, lu_reuse_h_change, 1.0);
+  SAME_REFUSAL(hybrid_solver, hs, lu_reuse_h_change, -0.5);
+
+  /* The messages are the setters' own words. */
+  esdirk_options* o = NULL;
+  CHECK_STATUS(esdirk_options_create(&o), ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_options_last_error(o), "") == 0);
+  CHECK_STATUS(esdirk_options_set_tolerances(o, -1.0, 0.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strcmp(esdirk_options_last_error(o),
+               "set_tolerances: rtol and atol must be finite and >= 0") == 0);
+  CHECK_STATUS(esdirk_options_set_method(o, "RK4"), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_options_last_error(o), "set_method: ") == esdirk_options_last_error(o));
+  CHECK(strstr(esdirk_options_last_error(o), "ESDIRK436") != NULL); /* lists the known names */
+
+  /* A refused value keeps the object; applying copies only what was set, all or nothing. */
+  CHECK_STATUS(esdirk_options_set_method(o, "ESDIRK547"), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_method(o, "bogus"), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_options_set_jacobian_reuse(o, 1, 0.2), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_set_options(shooting, o), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_shooting_last_error(shooting), "states-only") != NULL);
+  CHECK(strcmp(esdirk_shooting_method_name(shooting), "auto") == 0); /* nothing applied */
+  CHECK_STATUS(esdirk_solver_set_options(solver, o), ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_solver_method_name(solver), "ESDIRK547") == 0);
+  CHECK_STATUS(esdirk_options_set_jacobian_reuse(o, 0, 0.1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_set_options(shooting, o), ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_shooting_method_name(shooting), "ESDIRK547") == 0);
+  CHECK_STATUS(esdirk_multishoot_set_options(ms, o), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_reverse_shooting_set_options(reverse, o), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_options(hs, o), ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_multishoot_method_name(ms), "ESDIRK547") == 0);
+  CHECK(strcmp(esdirk_reverse_shooting_method_name(reverse), "ESDIRK547") == 0);
+  CHECK(strcmp(esdirk_hybrid_solver_method_name(hs), "ESDIRK547") == 0);
+
+  /* NULL arguments. */
+  CHECK_STATUS(esdirk_solver_set_options(solver, NULL), ESDIRK_NULL_ARGUMENT);
+  CHECK(strcmp(esdirk_solver_last_error(solver), "set_options: options is NULL") == 0);
+  CHECK_STATUS(esdirk_solver_set_options(NULL, o), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_options_set_tolerances(NULL, 1e-6, 1e-6), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_options_create(NULL), ESDIRK_NULL_ARGUMENT);
+  esdirk_options_free(&o);
+  CHECK(o == NULL);
+  esdirk_options_free(&o); /* freeing NULL is a no-op */
+  esdirk_options_free(NULL);
+
+  esdirk_hybrid_solver_free(&hs);
+  esdirk_hybrid_problem_free(&hp);
+  esdirk_multishoot_free(&ms);
+  esdirk_reverse_shooting_free(&reverse);
+  esdirk_shooting_free(&shooting);
+  esdirk_solver_free(&solver);
+}
+
+/* The hyperbola to t = 3; x, z and the step count. */
+static void run(esdirk_solver* solver, double* x, double* z, int64_t* steps) {
+  const double x0 = 1.0, z0 = 1.0;
+  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, &x0, 1, &z0, 1, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_integrate_to(solver, 3.0, x, 1, z, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_get_counter(solver, "steps", steps), ESDIRK_SUCCESS);
+}
+
+static void runs_equal_the_deprecated_setters_bit_for_bit(esdirk_problem* problem) {
+  esdirk_solver *old_way = NULL, *new_way = NULL;
+  esdirk_options *tolerances = NULL, *method = NULL;
+  double x_old, z_old, x_new, z_new;
+  int64_t steps_old, steps_new;
+  CHECK_STATUS(esdirk_solver_create(problem, &old_way), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_tolerances(old_way, 1e-7, 1e-9), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_method(old_way, "ESDIRK436"), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_newton_test(old_way, ESDIRK_NEWTON_CORRECTION, 0.05),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_keep_step_ratio(old_way, 0.9, 1.2), ESDIRK_SUCCESS);
+  run(old_way, &x_old, &z_old, &steps_old);
+
+  /* Two objects, each with some settings: the second keeps what the first set. */
+  CHECK_STATUS(esdirk_solver_create(problem, &new_way), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_create(&tolerances), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_create(&method), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_tolerances(tolerances, 1e-7, 1e-9), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_method(method, "ESDIRK436"), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_newton_test(method, ESDIRK_NEWTON_CORRECTION, 0.05),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_keep_step_ratio(method, 0.9, 1.2), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_options(new_way, tolerances), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_options(new_way, method), ESDIRK_SUCCESS);
+  run(new_way, &x_new, &z_new, &steps_new);
+
+  CHECK(memcmp(&x_old, &x_new, sizeof x_old) == 0 && memcmp(&z_old, &z_new, sizeof z_old) == 0);
+  CHECK(steps_old == steps_new && steps_old > 0);
+  CHECK(fabs(x_new - 0.25) < 1e-5);
+  esdirk_options_free(&method);
+  esdirk_options_free(&tolerances);
+  esdirk_solver_free(&new_way);
+  esdirk_solver_free(&old_way);
+}
+
+/* Runs the chain with the Krylov stage solver; the status of initialize/integrate (the first
+ * that fails) and the GMRES iterations. */
+static int krylov_run(esdirk_problem* problem, int64_t* iterations) {
+  esdirk_solver* solver = NULL;
+  double x[N];
+  int status;
+  for (int i = 0; i < N; ++i) x[i] = sin(3.14159 * (i + 1) / (N + 1));
+  CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  status = esdirk_solver_initialize(solver, 0.0, x, N, NULL, 0, NULL, 0);
+  if (status == ESDIRK_SUCCESS) status = esdirk_solver_integrate_to(solver, 0.1, x, N, NULL, 0);
+  *iterations = -1;
+  if (status == ESDIRK_SUCCESS)
+    CHECK_STATUS(esdirk_solver_get_counter(solver, "linear_iterations", iterations),
+                 ESDIRK_SUCCESS);
+  esdirk_solver_free(&solver);
+  return status;
+}
+
+static void krylov_settings_are_checked_and_used(void) {
+  esdirk_problem* problem = NULL;
+  esdirk_int pointers[N + 1], rows[3 * N];
+  esdirk_int k = 0;
+  int64_t jacobi_iterations = 0, block_iterations = 0, ignored = 0;
+  for (esdirk_int j = 0; j < N; ++j) {
+    pointers[j] = k;
+    for (esdirk_int i = j - 1; i <= j + 1; ++i)
+      if (i >= 0 && i < N) rows[k++] = i;
+  }
+  pointers[N] = k;
+  CHECK_STATUS(esdirk_problem_create(N, 0, 0, chain, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, pointers, rows,
+                                                   ESDIRK_LINEAR_SOLVER_KRYLOV),
+               ESDIRK_SUCCESS);
+  /* The default Krylov dimension (30) exceeds n = 6: refused at initialize, naming it. */
+  CHECK_STATUS(krylov_run(problem, &ignored), ESDIRK_INVALID_ARGUMENT);
+
+  /* Each setting out of range is refused, naming it, and the settings stay as they were. */
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 0, 4, 0.05, 1), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_problem_structure_error(problem), "Krylov dimension") != NULL);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N + 1, 4, 0.05, 1),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, -1, 0.05, 1), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_problem_structure_error(problem), "max_restarts") != NULL);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, 4, 1.0, 1), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_problem_structure_error(problem), "tolerance") != NULL);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, 4, 0.05, 0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_problem_structure_error(problem), "block size") != NULL);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, 4, 0.05, N + 1),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(krylov_run(problem, &ignored), ESDIRK_INVALID_ARGUMENT); /* still the defaults */
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(NULL, N, 4, 0.05, 1), ESDIRK_NULL_ARGUMENT);
+
+  /* Jacobi (block 1) against one block of n (the exact inverse: one GMRES iteration a solve). */
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, 4, 0.05, 1), ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_problem_structure_error(problem), "") == 0);
+  CHECK_STATUS(krylov_run(problem, &jacobi_iterations), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, 4, 0.05, N), ESDIRK_SUCCESS);
+  CHECK_STATUS(krylov_run(problem, &block_iterations), ESDIRK_SUCCESS);
+  CHECK(block_iterations > 0 && jacobi_iterations > block_iterations);
+  esdirk_problem_free(&problem);
+}
+
+int main(void) {
+  esdirk_problem* problem = NULL;
+  CHECK_STATUS(esdirk_problem_create(1, 1, 0, hyperbola, NULL, &problem), ESDIRK_SUCCESS);
+  refusals_match_the_per_handle_setters(problem);
+  runs_equal_the_deprecated_setters_bit_for_bit(problem);
+  esdirk_problem_free(&problem);
+  krylov_settings_are_checked_and_used();
+  return report();
+}
