@@ -56,44 +56,8 @@ module esdirk_classic
   public :: esdirk_classic_integrate, esdirk_classic_sensitivities, esdirk_classic_last_error_string
 
   interface
-    ! The states-only driver (the C function has a longer name than "esdirk_classic" because
-    ! a binding label may not be the name of this module).
-    integer(c_int) function esdirk_classic_integrate(nx, nz, np, residual, jacobian, user_data, t, y, p, &
-        tend, h, rtol, atol, itol, iwork, liwork, rwork, lrwork, idid) bind(C, name="esdirk_classic_integrate")
-      import :: c_int, c_double, c_ptr, c_funptr, esdirk_int
-      integer(esdirk_int), value :: nx, nz, np
-      type(c_funptr), value :: residual, jacobian
-      type(c_ptr), value :: user_data
-      real(c_double), intent(inout) :: t, y(*), h
-      real(c_double), intent(in) :: p(*), rtol(*), atol(*)
-      real(c_double), value :: tend
-      integer(c_int), value :: itol
-      integer(esdirk_int), intent(inout) :: iwork(*)
-      integer(esdirk_int), value :: liwork, lrwork
-      real(c_double), intent(inout) :: rwork(*)
-      integer(c_int), intent(out) :: idid
-    end function esdirk_classic_integrate
-
-    integer(c_int) function esdirk_classic_sensitivities(nx, nz, np, residual, jacobian, &
-        parameter_jacobian, user_data, t, y, p, tend, h, rtol, atol, itol, ns, S, lds, sp, ldsp, &
-        iwork, liwork, rwork, lrwork, idid) bind(C, name="esdirk_classic_sensitivities")
-      import :: c_int, c_double, c_ptr, c_funptr, esdirk_int
-      integer(esdirk_int), value :: nx, nz, np, ns, lds, ldsp
-      type(c_funptr), value :: residual, jacobian, parameter_jacobian
-      type(c_ptr), value :: user_data
-      real(c_double), intent(inout) :: t, y(*), h, S(*)
-      real(c_double), intent(in) :: p(*), rtol(*), atol(*), sp(*)
-      real(c_double), value :: tend
-      integer(c_int), value :: itol
-      integer(esdirk_int), intent(inout) :: iwork(*)
-      integer(esdirk_int), value :: liwork, lrwork
-      real(c_double), intent(inout) :: rwork(*)
-      integer(c_int), intent(out) :: idid
-    end function esdirk_classic_sensitivities
-
-    type(c_ptr) function c_esdirk_classic_last_error() bind(C, name="esdirk_classic_last_error")
-      import :: c_ptr
-    end function c_esdirk_classic_last_error
+    ! The bindings of the C functions, written by the build from capi/esdirk_functions.txt.
+    include 'esdirk_classic_c_interfaces.inc'
   end interface
 
 contains

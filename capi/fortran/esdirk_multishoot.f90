@@ -69,80 +69,8 @@ module esdirk_multishoot
   end type estimation_result
 
   interface
-    !> An evaluator of `intervals` shooting intervals of `problem` on `threads` threads (>= 1).
-    !> The problem must outlive the handle.
-    integer(c_int) function esdirk_multishoot_create(problem, intervals, threads, ms) &
-        bind(C, name="esdirk_multishoot_create")
-      import :: c_int, c_ptr, esdirk_int
-      type(c_ptr), value :: problem
-      integer(esdirk_int), value :: intervals, threads
-      type(c_ptr), intent(out) :: ms
-    end function esdirk_multishoot_create
-
-    !> Frees the handle and sets it to c_null_ptr (a null handle is harmless).
-    subroutine esdirk_multishoot_free(ms) bind(C, name="esdirk_multishoot_free")
-      import :: c_ptr
-      type(c_ptr), intent(inout) :: ms
-    end subroutine esdirk_multishoot_free
-
-    type(c_ptr) function c_esdirk_multishoot_last_error(ms) bind(C, name="esdirk_multishoot_last_error")
-      import :: c_ptr
-      type(c_ptr), value :: ms
-    end function c_esdirk_multishoot_last_error
-
-    !> Options of the intervals; they take effect at the next evaluate or estimate.
-    integer(c_int) function esdirk_multishoot_set_tolerances(ms, rtol, atol) &
-        bind(C, name="esdirk_multishoot_set_tolerances")
-      import :: c_int, c_ptr, c_double
-      type(c_ptr), value :: ms
-      real(c_double), value :: rtol, atol
-    end function esdirk_multishoot_set_tolerances
-
-    !> atol(nz): the absolute tolerances of the algebraic states (nz must be the problem's).
-    integer(c_int) function esdirk_multishoot_set_algebraic_atol(ms, atol, nz) &
-        bind(C, name="esdirk_multishoot_set_algebraic_atol")
-      import :: c_int, c_ptr, c_double, esdirk_int
-      type(c_ptr), value :: ms
-      real(c_double), intent(in) :: atol(*)
-      integer(esdirk_int), value :: nz
-    end function esdirk_multishoot_set_algebraic_atol
-
-    !> The first step of every interval (0: chosen from f at t_k).
-    integer(c_int) function esdirk_multishoot_set_initial_step(ms, h0) &
-        bind(C, name="esdirk_multishoot_set_initial_step")
-      import :: c_int, c_ptr, c_double
-      type(c_ptr), value :: ms
-      real(c_double), value :: h0
-    end function esdirk_multishoot_set_initial_step
-
-    !> cost: c_funloc of an esdirk_running_cost_fn (called from several threads at once), or
-    !> c_null_funptr for none.
-    integer(c_int) function esdirk_multishoot_set_running_cost(ms, cost, user_data) &
-        bind(C, name="esdirk_multishoot_set_running_cost")
-      import :: c_int, c_ptr, c_funptr
-      type(c_ptr), value :: ms
-      type(c_funptr), value :: cost
-      type(c_ptr), value :: user_data
-    end function esdirk_multishoot_set_running_cost
-
-    integer(c_int) function c_esdirk_multishoot_evaluate(ms, t_begin, t_end, x, u, z_guess, x_end, z_end, &
-        A, B, H, q, r, status) bind(C, name="esdirk_multishoot_evaluate")
-      import :: c_int, c_ptr, c_double
-      type(c_ptr), value :: ms
-      real(c_double), intent(in) :: t_begin(*), t_end(*), x(*), u(*)
-      type(c_ptr), value :: z_guess, x_end, z_end, A, B, H, q, r, status
-    end function c_esdirk_multishoot_evaluate
-
-    integer(c_int) function c_esdirk_multishoot_estimate(ms, data, theta0, np, rcond, max_iterations, result) &
-        bind(C, name="esdirk_multishoot_estimate")
-      import :: c_int, c_ptr, c_double, esdirk_int, estimation_data, estimation_result
-      type(c_ptr), value :: ms
-      type(estimation_data), intent(in) :: data
-      real(c_double), intent(in) :: theta0(*)
-      integer(esdirk_int), value :: np, max_iterations
-      real(c_double), value :: rcond
-      type(estimation_result), intent(inout) :: result
-    end function c_esdirk_multishoot_estimate
+    ! The bindings of the C functions, written by the build from capi/esdirk_functions.txt.
+    include 'esdirk_multishoot_c_interfaces.inc'
   end interface
 
 contains
