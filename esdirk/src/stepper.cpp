@@ -9,6 +9,7 @@
 #include "esdirk/dense_basis.hpp"
 #include "esdirk/factorization_policy.hpp"
 #include "internal/format_number.hpp"
+#include "internal/newton_stopping_test.hpp"
 #include "internal/stage_extrapolation.hpp"
 
 namespace esdirk {
@@ -25,14 +26,6 @@ double weighted_rms(const double* v, const double* w, int n) {
     sum += a * a;
   }
   return std::sqrt(sum / n);
-}
-
-// x^k for a small k >= 0 by repeated multiplication: the Newton test evaluates it once per
-// iteration, where std::pow cost 6 % of all instructions on the reference problems.
-double integer_power(double x, int k) {
-  double result = 1.0;
-  for (; k > 0; --k) result *= x;
-  return result;
 }
 
 // StagePredictor::stage_extrapolation: the degree of the polynomial through the earlier stages
@@ -64,6 +57,7 @@ Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
       jacobian_(problem.size(), problem.jacobian_structure()),
       accepted_jacobian_(problem.size(), problem.jacobian_structure()),
       newton_jacobian_(problem.size(), problem.jacobian_structure()) {
+  newton_test_ = std::make_unique<internal::NewtonStoppingTest>(options, nz_);
   trial_matrix_ = matrix_storage_[0].get();
   accepted_matrix_ = matrix_storage_[1].get();
   for (auto& matrix : matrix_storage_) matrix->set_statistics(&stats);  // GMRES's counters
@@ -106,6 +100,8 @@ Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
   saved_.g = g_;
   saved_.p = p_;
 }
+
+Stepper::~Stepper() = default;
 
 Status Stepper::fail(Status status, std::string message) {
   message_ = std::string(status_name(status)) + ": " + std::move(message);
@@ -323,7 +319,7 @@ Stepper::Attempt Stepper::attempt(double h) {
   T_[0] = t_;
   max_contraction_ = 0.0;
   last_contraction_ = 0.0;
-  newton_eta_ = 1.0;  // every attempt depends only on its start and h (replay_step)
+  newton_test_->start_attempt();  // every attempt depends only on its start and h (replay_step)
   matrix_refreshed_ = false;
   for (int i = 1; i < s_; ++i) {
     const Attempt stage = solve_stage(i, h);
@@ -365,14 +361,9 @@ Stepper::Attempt Stepper::attempt(double h) {
 }
 
 // Newton iteration for stage i (0-based, i >= 1) with the LU of the step (seed 002 eqs. 17-19).
-// The residual R of the current iterate is measured either through the iteration matrix,
-// ||M^{-1} R|| in the weighted norm of each state (NewtonTest::preconditioned_residual: the
-// default), or raw on the differential rows as in the seed (NewtonTest::residual), with the
-// algebraic rows always through M^{-1} since g has no natural scale. See the theory note for
-// why the raw test fails at large stiff steps (rounding in h*f exceeds tight tolerances).
-// NewtonTest::contraction_rate measures as preconditioned_residual but stops when the error
-// left after the correction, eta * measure with eta = theta/(1 - theta) from the observed
-// rate theta, is below the tolerance (Hairer & Wanner; RADAU5), usually one iteration sooner.
+// What is measured and when it has converged is the stopping test chosen at setup
+// (Options::newton_test, internal/newton_stopping_test.hpp); see the theory note for why seed
+// 002's raw test fails at large stiff steps (rounding in h*f exceeds tight tolerances).
 //
 // Recovery before the step is cut (theory section 3): an iterate where the model reports
 // leaving its domain is pulled back along the last correction (halved up to
@@ -382,168 +373,171 @@ Stepper::Attempt Stepper::attempt(double h) {
 Stepper::Attempt Stepper::solve_stage(int i, double h) {
   const double T = t_ + tab_.c[i] * h;
   const double hg = h * tab_.gamma;
-  double* X = X_.column(i);
-  double* Z = Z_.column(i);
-  double* F = F_.column(i);
-  double* G = G_.column(i);
   T_[i] = T;
+  form_stage_base(i, h);
+  predict_stage(i, h);
+  refreshes_left_ = options_.max_jacobian_refreshes;
+  newton_test_->start_stage();
+  newton_ = StageNewton{};
+  newton_.best_measure = std::numeric_limits<double>::infinity();
+  for (;;) {
+    switch (newton_iteration(i, T, hg)) {
+      case Iteration::again: continue;
+      case Iteration::converged: return Attempt::converged;
+      case Iteration::callback_failed: return Attempt::callback_failed;
+      case Iteration::fatal: return Attempt::fatal;
+      case Iteration::recover: break;
+    }
+    // Diverged, too slow, or out of iterations.
+    if (newton_.best_in_good) {
+      std::copy(good_.begin(), good_.end(), best_.begin());
+      newton_.best_in_good = false;
+    }
+    const Attempt refreshed = refresh_jacobian(T, hg, newton_.best_measure);
+    if (refreshed != Attempt::converged) return refreshed;
+    std::copy(best_.begin(), best_.begin() + nx_, X_.column(i));
+    std::copy(best_.begin() + nx_, best_.end(), Z_.column(i));
+    newton_.best_measure = std::numeric_limits<double>::infinity();
+    newton_.contraction = 0.0;
+    newton_.previous = 0.0;
+    newton_.iteration = 0;
+    newton_test_->restart();
+  }
+}
+
+// base_i = x_n + h sum_{j<i} a_ij F_j, the explicit part of stage i.
+void Stepper::form_stage_base(int i, double h) {
   for (int k = 0; k < nx_; ++k) base_[k] = x_[k];
   for (int j = 0; j < i; ++j) {
     const double ha = h * tab_.A(i, j);
     const double* Fj = F_.column(j);
     for (int k = 0; k < nx_; ++k) base_[k] += ha * Fj[k];
   }
-  predict_stage(i, h);
-  refreshes_left_ = options_.max_jacobian_refreshes;
+}
 
-  const ConstVector Xv(X, static_cast<std::size_t>(nx_));
-  const ConstVector Zv(Z, static_cast<std::size_t>(nz_));
-  const bool raw = options_.newton_test == NewtonTest::residual;
-  // NewtonTest::contraction_rate tests eta * measure, the error estimated to remain once the
-  // correction is applied (theory section 3). Before this stage has shown a rate, eta is the
-  // last stage's eta^0.8 (RADAU5's FACCON); the other tests keep eta = 1.
-  const bool by_rate = options_.newton_test == NewtonTest::contraction_rate;
-  double eta = by_rate ? std::pow(std::max(newton_eta_, std::numeric_limits<double>::epsilon()), 0.8) : 1.0;
-  double previous = 0.0;      // measure of the previous iterate
-  double best_measure = std::numeric_limits<double>::infinity();  // of the best iterate
-  // The best iterate's x and z are in good_ rather than best_ (copied out only when good_ is
-  // about to take a worse iterate, or for a refresh): a contracting iteration copies each
-  // iterate once, not twice. f and g there are kept only for a difference Jacobian's base.
-  bool best_in_good = false;
-  double stage_contraction = 0.0;
-  double lambda = 1.0;        // damping factor of the last correction
-  int dampings = 0;
-  int iteration = 0;          // since the start or the last refresh
-  for (;;) {
-    bool recover = iteration >= options_.max_newton_iterations;
-    if (!recover) {
-      const int code = evaluate_model(T, Xv, Zv, Vector(F, static_cast<std::size_t>(nx_)),
-                                      Vector(G, static_cast<std::size_t>(nz_)));
-      if (code < 0) return Attempt::fatal;
-      if (code > 0) {
-        // Outside the model's domain: step back towards the last good iterate.
-        if (iteration > 0 && dampings < options_.max_newton_dampings) {
-          ++dampings;
-          ++stats_.newton_dampings;
-          lambda *= 0.5;
-          for (int k = 0; k < nx_; ++k) X[k] = good_[k] - lambda * delta_[k];
-          for (int k = 0; k < nz_; ++k) Z[k] = good_[nx_ + k] - lambda * delta_[nx_ + k];
-          continue;
-        }
-        ++stats_.callback_failures;
-        return Attempt::callback_failed;
-      }
-      ++stats_.newton_iterations;
-      for (int k = 0; k < nx_; ++k) residual_[k] = X[k] - base_[k] - hg * F[k];
-      for (int k = 0; k < nz_; ++k) residual_[nx_ + k] = G[k];
-      double measure = 0.0;
-      if (raw) measure = weighted_rms(residual_.data(), wx_.data(), nx_);
-      const bool solve_now = !raw || nz_ > 0;
-      if (solve_now) {
-        ++stats_.back_substitutions;
-        trial_matrix_->solve(MatrixRef{residual_.data(), n_, 1, n_});
-        if (!raw) measure = weighted_rms(residual_.data(), wx_.data(), nx_);
-        measure = std::max(measure, weighted_rms(residual_.data() + nx_, wz_.data(), nz_));
-        // A GMRES correction short of its tolerance is not trusted: recover as from divergence
-        // (a J and preconditioner at the best iterate, then a smaller step).
-        linear_solver_failed_ = !trial_matrix_->last_solve_converged();
-        if (linear_solver_failed_) measure = std::numeric_limits<double>::quiet_NaN();
-      }
-      if (!std::isfinite(measure)) {
-        recover = true;
-      } else {
-        if (iteration > 0) {
-          const double rate = measure / previous;
-          if (rate >= 1.0 && dampings < options_.max_newton_dampings) {
-            // A full correction that increases the measure overshot (the Jacobian is a poor
-            // model this far from where it was formed): try half of it, as a line search.
-            ++dampings;
-            ++stats_.newton_dampings;
-            lambda *= 0.5;
-            for (int k = 0; k < nx_; ++k) X[k] = good_[k] - lambda * delta_[k];
-            for (int k = 0; k < nz_; ++k) Z[k] = good_[nx_ + k] - lambda * delta_[nx_ + k];
-            continue;
-          }
-          last_contraction_ = rate;
-          stage_contraction = std::max(stage_contraction, last_contraction_);
-          // The rate the estimate trusts is never below newton_rate_floor: the first rate of
-          // a stage is often far smaller than the next (the first correction removes the
-          // predictor's error in the stiff, nearly linear components; Dow: 6e-5, then 0.02).
-          double theta = rate;
-          if (by_rate && rate < 1.0) {
-            theta = std::max(rate, options_.newton_rate_floor);
-            eta = theta / (1.0 - theta);
-          }
-          // Diverging, or even the observed rate cannot reach the tolerance within the
-          // remaining iterations (Hairer & Wanner, Solving ODEs II, IV.8).
-          const int remaining = options_.max_newton_iterations - 1 - iteration;
-          const double tested = eta * measure;
-          recover = last_contraction_ >= 1.0 ||
-                    (tested > options_.newton_tolerance &&
-                     tested * integer_power(theta, remaining) > options_.newton_tolerance);
-        }
-        if (!recover && eta * measure <= options_.newton_tolerance) {
-          if (by_rate) newton_eta_ = eta;
-          max_contraction_ = std::max(max_contraction_, stage_contraction);
-          if (raw) return Attempt::converged;  // keep F_i = f(T_i, X_i, Z_i) at the tested point
-          // Apply the last correction and take the stage derivative from the stage equation,
-          // F_i = (X_i - base)/(h gamma): f(X_i) itself would carry the Newton error multiplied
-          // by the stiff part of the Jacobian into the error estimate h sum d_i F_i.
-          for (int k = 0; k < nx_; ++k) {
-            X[k] -= residual_[k];
-            F[k] = (X[k] - base_[k]) / hg;
-          }
-          for (int k = 0; k < nz_; ++k) Z[k] -= residual_[nx_ + k];
-          return Attempt::converged;
-        }
-        if (measure < best_measure) {
-          // The best evaluated iterate, where a refreshed Jacobian would be formed.
-          best_measure = measure;
-          if (!jacobians_.analytic()) {
-            std::copy(F, F + nx_, best_f_.begin());
-            std::copy(G, G + nz_, best_g_.begin());
-          }
-          best_in_good = !recover;  // good_ takes it below
-          if (recover) {
-            std::copy(X, X + nx_, best_.begin());
-            std::copy(Z, Z + nz_, best_.begin() + nx_);
-          }
-        } else if (!recover && best_in_good) {
-          std::copy(good_.begin(), good_.end(), best_.begin());
-          best_in_good = false;
-        }
-        if (!recover) {
-          if (!solve_now) {
-            ++stats_.back_substitutions;
-            trial_matrix_->solve(MatrixRef{residual_.data(), n_, 1, n_});
-          }
-          std::copy(X, X + nx_, good_.begin());
-          std::copy(Z, Z + nz_, good_.begin() + nx_);
-          residual_.swap(delta_);  // delta_ keeps the correction; residual_ is rewritten next
-          lambda = 1.0;
-          for (int k = 0; k < nx_; ++k) X[k] -= delta_[k];
-          for (int k = 0; k < nz_; ++k) Z[k] -= delta_[nx_ + k];
-          previous = measure;
-          ++iteration;
-          continue;
-        }
-      }
-    }
-    // Diverged, too slow, or out of iterations.
-    if (best_in_good) {
-      std::copy(good_.begin(), good_.end(), best_.begin());
-      best_in_good = false;
-    }
-    const Attempt refreshed = refresh_jacobian(T, hg, best_measure);
-    if (refreshed != Attempt::converged) return refreshed;
-    std::copy(best_.begin(), best_.begin() + nx_, X);
-    std::copy(best_.begin() + nx_, best_.end(), Z);
-    best_measure = std::numeric_limits<double>::infinity();
-    stage_contraction = 0.0;
-    previous = 0.0;
-    if (by_rate) eta = 1.0;  // a new matrix: no rate of it is known yet
-    iteration = 0;
+// One evaluation of stage i at its current iterate: the model, the measure, the stopping test,
+// and either the next iterate (again), the converged stage, or the signal to recover.
+Stepper::Iteration Stepper::newton_iteration(int i, double T, double hg) {
+  StageNewton& it = newton_;
+  if (it.iteration >= options_.max_newton_iterations) return Iteration::recover;
+  double* X = X_.column(i);
+  double* Z = Z_.column(i);
+  double* F = F_.column(i);
+  double* G = G_.column(i);
+  const int code = evaluate_model(T, ConstVector(X, static_cast<std::size_t>(nx_)),
+                                  ConstVector(Z, static_cast<std::size_t>(nz_)),
+                                  Vector(F, static_cast<std::size_t>(nx_)),
+                                  Vector(G, static_cast<std::size_t>(nz_)));
+  if (code < 0) return Iteration::fatal;
+  if (code > 0) {
+    // Outside the model's domain: step back towards the last good iterate.
+    if (it.iteration > 0 && damp_iterate(X, Z)) return Iteration::again;
+    ++stats_.callback_failures;
+    return Iteration::callback_failed;
   }
+  ++stats_.newton_iterations;
+  const double measure = measure_iterate(X, F, G, hg);
+  if (!std::isfinite(measure)) return Iteration::recover;
+  bool recover = false;
+  if (it.iteration > 0) {
+    const double rate = measure / it.previous;
+    // A full correction that increases the measure overshot (the Jacobian is a poor model this
+    // far from where it was formed): try half of it, as a line search.
+    if (rate >= 1.0 && damp_iterate(X, Z)) return Iteration::again;
+    last_contraction_ = rate;
+    it.contraction = std::max(it.contraction, last_contraction_);
+    recover = newton_test_->hopeless(rate, measure, it.iteration);
+  }
+  if (!recover && newton_test_->converged(measure)) {
+    finish_stage(i, hg);
+    return Iteration::converged;
+  }
+  remember_best(measure, recover, i);
+  if (recover) return Iteration::recover;
+  if (!newton_test_->solves_before_test()) {
+    ++stats_.back_substitutions;
+    trial_matrix_->solve(MatrixRef{residual_.data(), n_, 1, n_});
+  }
+  std::copy(X, X + nx_, good_.begin());
+  std::copy(Z, Z + nz_, good_.begin() + nx_);
+  residual_.swap(delta_);  // delta_ keeps the correction; residual_ is rewritten next
+  it.lambda = 1.0;
+  for (int k = 0; k < nx_; ++k) X[k] -= delta_[k];
+  for (int k = 0; k < nz_; ++k) Z[k] -= delta_[nx_ + k];
+  it.previous = measure;
+  ++it.iteration;
+  return Iteration::again;
+}
+
+// The residual R = [X - base - h gamma F; G] of the iterate and its measure in the error weights:
+// ||M^{-1} R||, or under seed 002's test ||R|| on the differential rows; the algebraic rows are
+// always measured through M^{-1}, since g has no natural scale. residual_ holds M^{-1} R when the
+// test solved for it. NaN when a GMRES correction fell short of its tolerance: it is not trusted,
+// and the stage recovers as from divergence (a J and preconditioner at the best iterate).
+double Stepper::measure_iterate(const double* X, const double* F, const double* G, double hg) {
+  for (int k = 0; k < nx_; ++k) residual_[k] = X[k] - base_[k] - hg * F[k];
+  for (int k = 0; k < nz_; ++k) residual_[nx_ + k] = G[k];
+  const bool raw = newton_test_->measures_raw_residual();
+  double measure = 0.0;
+  if (raw) measure = weighted_rms(residual_.data(), wx_.data(), nx_);
+  if (!newton_test_->solves_before_test()) return measure;
+  ++stats_.back_substitutions;
+  trial_matrix_->solve(MatrixRef{residual_.data(), n_, 1, n_});
+  if (!raw) measure = weighted_rms(residual_.data(), wx_.data(), nx_);
+  measure = std::max(measure, weighted_rms(residual_.data() + nx_, wz_.data(), nz_));
+  linear_solver_failed_ = !trial_matrix_->last_solve_converged();
+  if (linear_solver_failed_) measure = std::numeric_limits<double>::quiet_NaN();
+  return measure;
+}
+
+// Halves the last correction from the last good iterate, while dampings are left.
+bool Stepper::damp_iterate(double* X, double* Z) {
+  StageNewton& it = newton_;
+  if (it.dampings >= options_.max_newton_dampings) return false;
+  ++it.dampings;
+  ++stats_.newton_dampings;
+  it.lambda *= 0.5;
+  for (int k = 0; k < nx_; ++k) X[k] = good_[k] - it.lambda * delta_[k];
+  for (int k = 0; k < nz_; ++k) Z[k] = good_[nx_ + k] - it.lambda * delta_[nx_ + k];
+  return true;
+}
+
+// Keeps the best evaluated iterate of stage i, where a refreshed Jacobian would be formed.
+void Stepper::remember_best(double measure, bool recover, int i) {
+  StageNewton& it = newton_;
+  if (measure < it.best_measure) {
+    it.best_measure = measure;
+    if (!jacobians_.analytic()) {
+      std::copy(F_.column(i), F_.column(i) + nx_, best_f_.begin());
+      std::copy(G_.column(i), G_.column(i) + nz_, best_g_.begin());
+    }
+    it.best_in_good = !recover;  // good_ takes it next
+    if (recover) {
+      std::copy(X_.column(i), X_.column(i) + nx_, best_.begin());
+      std::copy(Z_.column(i), Z_.column(i) + nz_, best_.begin() + nx_);
+    }
+  } else if (!recover && it.best_in_good) {
+    std::copy(good_.begin(), good_.end(), best_.begin());
+    it.best_in_good = false;
+  }
+}
+
+// The converged stage i. Under seed 002's raw test F_i = f(T_i, X_i, Z_i) at the tested point is
+// kept. Otherwise the last correction is applied and the stage derivative taken from the stage
+// equation, F_i = (X_i - base)/(h gamma): f(X_i) itself would carry the Newton error multiplied
+// by the stiff part of the Jacobian into the error estimate h sum d_i F_i.
+void Stepper::finish_stage(int i, double hg) {
+  newton_test_->stage_converged();
+  max_contraction_ = std::max(max_contraction_, newton_.contraction);
+  if (newton_test_->measures_raw_residual()) return;
+  double* X = X_.column(i);
+  double* F = F_.column(i);
+  double* Z = Z_.column(i);
+  for (int k = 0; k < nx_; ++k) {
+    X[k] -= residual_[k];
+    F[k] = (X[k] - base_[k]) / hg;
+  }
+  for (int k = 0; k < nz_; ++k) Z[k] -= residual_[nx_ + k];
 }
 
 // The Newton recovery: J at the stage's best iterate (best_, with f and g there in best_f_,

@@ -7,6 +7,7 @@
 // stage equations solved far below the tolerance.
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -15,6 +16,7 @@
 #include "esdirk/integrator.hpp"
 #include "esdirk/problem.hpp"
 #include "esdirk/trajectory.hpp"
+#include "internal/newton_stopping_test.hpp"
 #include "robertson/robertson_model.hpp"
 
 namespace {
@@ -155,6 +157,55 @@ BOOST_AUTO_TEST_CASE(bad_newton_test_options_are_clear_errors) {
     BOOST_CHECK_EXCEPTION(esdirk::Integrator(model, o), std::invalid_argument,
                           [&](const std::invalid_argument& e) { return names(e, b.name); });
   }
+}
+
+// The rate test takes the carried eta^0.8 only when the first test of a stage could pass with
+// it: far above the tolerance the power cannot change the answer. The decision, and the eta a
+// converged stage carries on, must be those of the power taken every time, to the last bit.
+BOOST_AUTO_TEST_CASE(the_deferred_power_of_the_rate_test_decides_as_the_power_itself) {
+  esdirk::Options o;
+  o.newton_test = esdirk::NewtonTest::contraction_rate;
+  const double tolerance = o.newton_tolerance;
+  const double eps = std::numeric_limits<double>::epsilon();
+  int decided_without_power = 0, checked = 0;
+  for (double rate : {0.0, 1e-9, 0.01, 0.03, 0.2, 0.5, 0.9, 0.999}) {
+    for (double scale = 1e-6; scale < 1e4; scale *= 1.37) {
+      // A stage that converges at its second iteration with this rate carries eta on.
+      esdirk::internal::NewtonStoppingTest test(o, 0);
+      test.start_attempt();
+      test.start_stage();
+      BOOST_TEST_REQUIRE(!test.hopeless(rate, 1e-300, 1));
+      BOOST_TEST_REQUIRE(test.converged(1e-300));
+      test.stage_converged();
+      const double theta = std::max(rate, o.newton_rate_floor);
+      const double carried = theta / (1.0 - theta);
+      const double power = std::pow(std::max(carried, eps), 0.8);
+      // The next stage's first test, at measures around the tolerance / eta^0.8 and far off.
+      for (double measure : {scale, tolerance / power, std::nextafter(tolerance / power, 0.0),
+                             std::nextafter(tolerance / power, 1e300), tolerance / carried}) {
+        test.start_stage();
+        const bool expected = power * measure <= tolerance;
+        BOOST_TEST_INFO("rate " << rate << ", measure " << measure);
+        BOOST_TEST(test.converged(measure) == expected);
+        ++checked;
+        if (!expected && std::min(carried, 1.0) * measure > tolerance * (1.0 + 0x1p-40))
+          ++decided_without_power;
+        if (expected) {
+          // What the converged stage carries on is eta^0.8 itself.
+          test.stage_converged();
+          test.start_stage();
+          const double next = std::pow(std::max(power, eps), 0.8);
+          BOOST_TEST(test.converged(tolerance / next) == (next * (tolerance / next) <= tolerance));
+          test.start_attempt();
+          test.start_stage();
+          BOOST_TEST_REQUIRE(!test.hopeless(rate, 1e-300, 1));
+          BOOST_TEST_REQUIRE(test.converged(1e-300));
+          test.stage_converged();
+        }
+      }
+    }
+  }
+  BOOST_TEST(decided_without_power > checked / 20);  // the skip does happen (1 in 12 here)
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -9,6 +9,7 @@
 // swapped at acceptance, so the last accepted step (its stages, Jacobian and LU) stays intact
 // while the next step is attempted. Every workspace is sized by the constructor.
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@
 
 namespace esdirk {
 
+namespace internal {
+class NewtonStoppingTest;
+}
+
 class ESDIRK_API Stepper final : public DenseOutput {
  public:
   /// How one attempt ended.
@@ -32,6 +37,7 @@ class ESDIRK_API Stepper final : public DenseOutput {
 
   /// `options` must be validated and outlive the stepper; counters go to `stats`.
   Stepper(Problem& problem, const Options& options, Statistics& stats);
+  ~Stepper();
   Stepper(const Stepper&) = delete;
   Stepper& operator=(const Stepper&) = delete;
 
@@ -101,7 +107,14 @@ class ESDIRK_API Stepper final : public DenseOutput {
   int evaluate_model(double t, ConstVector x, ConstVector z, Vector f, Vector g);
   Status solve_consistent_z(double t, ConstVector x, Vector z);
   Attempt solve_stage(int i, double h);
+  void form_stage_base(int i, double h);
   void predict_stage(int i, double h);
+  enum class Iteration { again, converged, recover, callback_failed, fatal };
+  Iteration newton_iteration(int i, double T, double hg);
+  double measure_iterate(const double* X, const double* F, const double* G, double hg);
+  bool damp_iterate(double* X, double* Z);
+  void remember_best(double measure, bool recover, int i);
+  void finish_stage(int i, double hg);
   Attempt refresh_jacobian(double T, double hg, double best_measure);
   void factor_dense_correction();
   void decide_automatic_reuse();
@@ -135,9 +148,8 @@ class ESDIRK_API Stepper final : public DenseOutput {
   double error_norm_ = 0.0;
   double max_contraction_ = 0.0;   // largest Newton rate in the current attempt
   double last_contraction_ = 0.0;
-  // NewtonTest::contraction_rate: eta = theta/(1 - theta) of the last stage iteration that
-  // observed a rate, carried to the next stage (as eta^0.8); 1 at the start of every attempt.
-  double newton_eta_ = 1.0;
+  // Options::newton_test, chosen once (internal/newton_stopping_test.hpp).
+  std::unique_ptr<internal::NewtonStoppingTest> newton_test_;
   std::string message_;
 
   std::vector<double> x_, z_, f_, g_, p_;  // accepted state, f and g at it, parameters
@@ -161,6 +173,19 @@ class ESDIRK_API Stepper final : public DenseOutput {
   // Newton recovery: the best evaluated iterate of a stage (x then z) with f and g there, the
   // last iterate before a correction and that correction (for damping).
   std::vector<double> best_, best_f_, best_g_, good_, delta_;
+  // The Newton iteration of the current stage (solve_stage).
+  struct StageNewton {
+    double previous = 0.0;  // measure of the previous iterate
+    double best_measure = 0.0;  // of the best evaluated iterate
+    // The best iterate's x and z are in good_ rather than best_ (copied out only when good_ is
+    // about to take a worse iterate, or for a refresh): a contracting iteration copies each
+    // iterate once, not twice. f and g there are kept only for a difference Jacobian's base.
+    bool best_in_good = false;
+    double contraction = 0.0;  // the largest rate of the stage
+    double lambda = 1.0;       // damping factor of the last correction
+    int dampings = 0;
+    int iteration = 0;         // since the start or the last refresh
+  } newton_;
   int refreshes_left_ = 0;  // Jacobian refreshes still allowed in this stage
   bool matrix_refreshed_ = false;  // the trial LU is that of newton_jacobian_, not of J_n
   JacobianMatrix newton_jacobian_;  // J at a stage iterate (Newton recovery)
