@@ -71,9 +71,9 @@ int main(int argc, char** argv) {
   esdirk_options* options = nullptr;
   esdirk_options_create(&options);
   esdirk_options_set_tolerances(options, 1e-6, 1e-12);
+  esdirk_options_set_algebraic_atol(options, dow_algebraic_atol, nz);
   esdirk_shooting_set_options(sh, options);
   esdirk_options_free(&options);
-  esdirk_shooting_set_algebraic_atol(sh, dow_algebraic_atol, nz);
 
   std::vector<double> cpp, c;
   sweep_cpp(interval);  // warm up both

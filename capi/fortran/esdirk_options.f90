@@ -8,7 +8,7 @@
 ! was, and esdirk_options_last_error_string says why.
 module esdirk_options
   use, intrinsic :: iso_c_binding
-  use esdirk, only: esdirk_string_from_c
+  use esdirk, only: esdirk_string_from_c, esdirk_int
   implicit none
   private
 
@@ -22,6 +22,7 @@ module esdirk_options
 
   public :: esdirk_options_create, esdirk_options_free, esdirk_options_last_error_string
   public :: esdirk_options_set_tolerances, esdirk_options_set_tolerance_rule
+  public :: esdirk_options_set_algebraic_atol
   public :: esdirk_options_set_method, esdirk_options_set_jacobian_reuse
   public :: esdirk_options_set_lu_reuse_h_change, esdirk_options_set_keep_step_ratio
   public :: esdirk_options_set_newton_test, esdirk_options_set_difference_increment

@@ -253,16 +253,7 @@ int esdirk_solver_set_tolerance_vectors(esdirk_solver* s, const double* rtol, co
 }
 
 int esdirk_solver_set_algebraic_atol(esdirk_solver* s, const double* atol, esdirk_int nz) {
-  if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!vector_ok(atol, nz))
-    return s->fail(ESDIRK_NULL_ARGUMENT, "set_algebraic_atol: atol is NULL");
-  if (nz != s->problem->problem->nz())
-    return s->fail(ESDIRK_INVALID_ARGUMENT, "set_algebraic_atol: length must be nz = " +
-                                                std::to_string(s->problem->problem->nz()));
-  return guarded(s, [&] {
-    s->options.algebraic_atol.assign(atol, atol + nz);
-    return ESDIRK_SUCCESS;
-  });
+  return esdirk_capi::through_options(s, esdirk_options_set_algebraic_atol, atol, nz);
 }
 
 int esdirk_solver_set_step_limits(esdirk_solver* s, double initial_step, double min_step,

@@ -25,12 +25,14 @@ enum OptionSetting : unsigned {
   set_keep_step_ratio = 1u << 5,
   set_newton_test = 1u << 6,
   set_difference_increment = 1u << 7,
+  set_algebraic_atol = 1u << 8,
 };
 }  // namespace esdirk_capi
 
 struct esdirk_options : esdirk_capi::Messages {
   esdirk::Options values;  // the values of the settings set; the others keep their defaults
   unsigned set = 0;        // OptionSetting bits
+  esdirk_int algebraic_atol_length = 0;  // the nz the caller gave (checked when applied)
 };
 
 namespace esdirk_capi {
@@ -100,6 +102,9 @@ int apply_options(Handle* h, const esdirk_options* options) {
                            " (they need the Jacobian at the start of every step)");
     }
     const auto [nx, nz] = sizes_of(h);
+    if ((options->set & set_algebraic_atol) && options->algebraic_atol_length != nz)
+      return h->fail(ESDIRK_INVALID_ARGUMENT,
+                     "set_algebraic_atol: length must be nz = " + std::to_string(nz));
     check_settings(*options, nx, nz);
     copy_settings(*options, options_of(h));
     options_changed(h);

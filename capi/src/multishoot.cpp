@@ -79,16 +79,7 @@ int esdirk_multishoot_set_tolerances(esdirk_multishoot* h, double rtol, double a
 }
 
 int esdirk_multishoot_set_algebraic_atol(esdirk_multishoot* h, const double* atol, esdirk_int nz) {
-  if (!h) return ESDIRK_NULL_ARGUMENT;
-  if (!atol && nz > 0) return h->fail(ESDIRK_NULL_ARGUMENT, "set_algebraic_atol: atol is NULL");
-  if (nz != h->problem->problem->nz())
-    return h->fail(ESDIRK_INVALID_ARGUMENT, "set_algebraic_atol: length must be nz = " +
-                                                std::to_string(h->problem->problem->nz()));
-  return esdirk_capi::guarded(h, [&]() -> int {
-    h->options.algebraic_atol.assign(atol, atol + nz);
-    h->evaluator.reset();
-    return ESDIRK_SUCCESS;
-  });
+  return esdirk_capi::through_options(h, esdirk_options_set_algebraic_atol, atol, nz);
 }
 
 int esdirk_multishoot_set_initial_step(esdirk_multishoot* h, double h0) {

@@ -53,6 +53,8 @@ constexpr Setting settings[] = {
        t.newton_test = f.newton_test;
        t.newton_rate_floor = f.newton_rate_floor;
      }},
+    {esdirk_capi::set_algebraic_atol, "set_algebraic_atol", false,
+     [](const esdirk::Options& f, esdirk::Options& t) { t.algebraic_atol = f.algebraic_atol; }},
     {esdirk_capi::set_difference_increment, "set_difference_increment", false,
      [](const esdirk::Options& f, esdirk::Options& t) {
        t.difference_increment = f.difference_increment;
@@ -135,6 +137,18 @@ int esdirk_options_set_tolerances(esdirk_options* o, double rtol, double atol) {
       return o->fail(ESDIRK_INVALID_ARGUMENT, esdirk_capi::tolerances_message);
     next.rtol = rtol;
     next.atol = atol;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_options_set_algebraic_atol(esdirk_options* o, const double* atol, esdirk_int nz) {
+  if (o && !esdirk_capi::vector_ok(atol, nz))
+    return o->fail(ESDIRK_NULL_ARGUMENT, "set_algebraic_atol: atol is NULL");
+  return set(o, esdirk_capi::set_algebraic_atol, [&](esdirk::Options& next) -> int {
+    // A negative nz is kept as given: set_options refuses it against the problem's nz.
+    if (nz > 0) next.algebraic_atol.assign(atol, atol + nz);
+    else next.algebraic_atol.clear();
+    o->algebraic_atol_length = nz;
     return ESDIRK_SUCCESS;
   });
 }

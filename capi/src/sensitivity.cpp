@@ -155,17 +155,7 @@ int esdirk_shooting_set_tolerances(esdirk_shooting* sh, double rtol, double atol
 }
 
 int esdirk_shooting_set_algebraic_atol(esdirk_shooting* sh, const double* atol, esdirk_int nz) {
-  if (!sh) return ESDIRK_NULL_ARGUMENT;
-  if (!vector_ok(atol, nz))
-    return sh->fail(ESDIRK_NULL_ARGUMENT, "set_algebraic_atol: atol is NULL");
-  if (nz != sh->problem->problem->nz())
-    return sh->fail(ESDIRK_INVALID_ARGUMENT, "set_algebraic_atol: length must be nz = " +
-                                                 std::to_string(sh->problem->problem->nz()));
-  return guarded(sh, [&] {
-    sh->options.algebraic_atol.assign(atol, atol + nz);
-    sh->options_changed = true;
-    return ESDIRK_SUCCESS;
-  });
+  return esdirk_capi::through_options(sh, esdirk_options_set_algebraic_atol, atol, nz);
 }
 
 int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* sh, int mode) {

@@ -52,9 +52,9 @@ static int make_solver(esdirk_problem* problem, double rtol, esdirk_solver** sol
   int status = esdirk_solver_create(problem, solver);
   if (status == ESDIRK_SUCCESS) status = esdirk_options_create(&options);
   if (status == ESDIRK_SUCCESS) status = esdirk_options_set_tolerances(options, rtol, 1e-6 * rtol);
+  if (status == ESDIRK_SUCCESS) status = esdirk_options_set_algebraic_atol(options, dow_algebraic_atol, NZ);
   if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_options(*solver, options);
   esdirk_options_free(&options);
-  if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_algebraic_atol(*solver, dow_algebraic_atol, NZ);
   return status;
 }
 

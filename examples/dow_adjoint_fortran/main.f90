@@ -125,9 +125,9 @@ contains
     call require(esdirk_solver_create(problem, s), "solver_create")
     call require(esdirk_options_create(options), "options_create")
     call require(esdirk_options_set_tolerances(options, tolerance, 1d-6 * tolerance), "tolerances")
+    call require(esdirk_options_set_algebraic_atol(options, algebraic_atol, nz), "algebraic atol")
     call require(esdirk_solver_set_options(s, options), "set_options")
     call esdirk_options_free(options)
-    call require(esdirk_solver_set_algebraic_atol(s, algebraic_atol, nz), "algebraic atol")
   end subroutine make_solver
 
   subroutine require(status, what)

@@ -66,9 +66,9 @@ int main(int argc, char** argv) {
   esdirk_options* options = NULL;
   TRY(esdirk_options_create(&options));
   TRY(esdirk_options_set_tolerances(options, rtol, 1e-6 * rtol));
+  TRY(esdirk_options_set_algebraic_atol(options, dow_algebraic_atol, NZ));
   TRY(esdirk_solver_set_options(solver, options));
   esdirk_options_free(&options);
-  TRY(esdirk_solver_set_algebraic_atol(solver, dow_algebraic_atol, NZ));
   TRY(esdirk_solver_set_sensitivity_options(solver, mode, ESDIRK_ERROR_CONTROL_DEFAULT));
   double z0[NZ];
   dow_algebraic_start(z0);

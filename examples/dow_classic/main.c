@@ -39,9 +39,9 @@ static int handle_run(double rtol, int mode, double y[N], double S[N * NP],
   esdirk_options* options = NULL;
   if (status == ESDIRK_SUCCESS) status = esdirk_options_create(&options);
   if (status == ESDIRK_SUCCESS) status = esdirk_options_set_tolerances(options, rtol, 1e-6 * rtol);
+  if (status == ESDIRK_SUCCESS) status = esdirk_options_set_algebraic_atol(options, dow_algebraic_atol, NZ);
   if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_options(solver, options);
   esdirk_options_free(&options);
-  if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_algebraic_atol(solver, dow_algebraic_atol, NZ);
   if (status == ESDIRK_SUCCESS)
     status = esdirk_solver_set_sensitivity_options(solver, mode, ESDIRK_ERROR_CONTROL_DEFAULT);
   if (status == ESDIRK_SUCCESS)

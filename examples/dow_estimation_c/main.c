@@ -98,9 +98,9 @@ static int configure(esdirk_multishoot* ms) {
   esdirk_options* options = NULL;
   int s = esdirk_options_create(&options);
   if (s == ESDIRK_SUCCESS) s = esdirk_options_set_tolerances(options, 1e-6, 1e-12);
+  if (s == ESDIRK_SUCCESS) s = esdirk_options_set_algebraic_atol(options, dow_algebraic_atol, NZ);
   if (s == ESDIRK_SUCCESS) s = esdirk_multishoot_set_options(ms, options);
   esdirk_options_free(&options);
-  if (s == ESDIRK_SUCCESS) s = esdirk_multishoot_set_algebraic_atol(ms, dow_algebraic_atol, NZ);
   return s;
 }
 

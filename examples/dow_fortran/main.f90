@@ -41,9 +41,9 @@ program dow_fortran
   call require(esdirk_solver_create(problem, solver), "solver_create")
   call require(esdirk_options_create(options), "options_create")
   call require(esdirk_options_set_tolerances(options, rtol, 1d-6 * rtol), "set_tolerances")
+  call require(esdirk_options_set_algebraic_atol(options, algebraic_atol, nz), "set_algebraic_atol")
   call require(esdirk_solver_set_options(solver, options), "set_options")
   call esdirk_options_free(options)
-  call require(esdirk_solver_set_algebraic_atol(solver, algebraic_atol, nz), "set_algebraic_atol")
   call require(esdirk_solver_set_sensitivity_options(solver, mode, ESDIRK_ERROR_CONTROL_DEFAULT), &
                "set_sensitivity_options")
   call dow_algebraic_start(z0)

@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
   esdirk_options* options = NULL;
   esdirk_options_create(&options);
   esdirk_options_set_tolerances(options, 1e-8, 1e-14);
+  esdirk_options_set_algebraic_atol(options, dow_algebraic_atol, NZ);
   esdirk_shooting_set_options(sh, options);
-  esdirk_shooting_set_algebraic_atol(sh, dow_algebraic_atol, NZ);
   esdirk_shooting_set_running_cost(sh, cost, NULL);
 
   double x_end[NX], A_total[NX * NX], total_cost;
@@ -117,7 +117,6 @@ int main(int argc, char** argv) {
   esdirk_solver_create(problem, &solver);
   esdirk_solver_set_options(solver, options);
   esdirk_options_free(&options);
-  esdirk_solver_set_algebraic_atol(solver, dow_algebraic_atol, NZ);
   double z0[NZ], x_long[NX], z_long[NZ];
   dow_algebraic_start(z0);
   int status = esdirk_solver_initialize(solver, 0.0, dow_x0, NX, z0, NZ, dow_parameters, NU);

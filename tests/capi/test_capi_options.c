@@ -107,6 +107,15 @@ static void refusals_match_the_per_handle_setters(esdirk_problem* problem) {
   ALL_REFUSALS(multishoot, ms, 1);
   ALL_REFUSALS(hybrid_solver, hs, 0);
   SAME_REFUSAL(solver, solver, lu_reuse_h_change, 1.0);
+  {
+    const double two[2] = {1e-8, 1e-8}; /* nz is 1 */
+    SAME_REFUSAL(solver, solver, algebraic_atol, NULL, 1);
+    SAME_REFUSAL(solver, solver, algebraic_atol, two, 2);
+    SAME_REFUSAL(shooting, shooting, algebraic_atol, NULL, 1);
+    SAME_REFUSAL(shooting, shooting, algebraic_atol, two, 2);
+    SAME_REFUSAL(reverse_shooting, reverse, algebraic_atol, two, 0);
+    SAME_REFUSAL(multishoot, ms, algebraic_atol, two, -1);
+  }
   SAME_REFUSAL(hybrid_solver, hs, lu_reuse_h_change, -0.5);
 
   /* The messages are the setters' own words. */
@@ -139,6 +148,11 @@ static void refusals_match_the_per_handle_setters(esdirk_problem* problem) {
   CHECK(strcmp(esdirk_reverse_shooting_method_name(reverse), "ESDIRK547") == 0);
   CHECK(strcmp(esdirk_hybrid_solver_method_name(hs), "ESDIRK547") == 0);
 
+  /* The hybrid solver takes the algebraic tolerances through the object too, checked alike. */
+  CHECK_STATUS(esdirk_options_set_algebraic_atol(o, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_options(hs, o), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strcmp(esdirk_hybrid_solver_last_error(hs), "set_algebraic_atol: length must be nz = 1") == 0);
+
   /* NULL arguments. */
   CHECK_STATUS(esdirk_solver_set_options(solver, NULL), ESDIRK_NULL_ARGUMENT);
   CHECK(strcmp(esdirk_solver_last_error(solver), "set_options: options is NULL") == 0);
@@ -170,6 +184,7 @@ static void runs_equal_the_deprecated_setters_bit_for_bit(esdirk_problem* proble
   esdirk_solver *old_way = NULL, *new_way = NULL;
   esdirk_options *tolerances = NULL, *method = NULL;
   double x_old, z_old, x_new, z_new;
+  const double algebraic_atol = 1e-12;
   int64_t steps_old, steps_new;
   CHECK_STATUS(esdirk_solver_create(problem, &old_way), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_solver_set_tolerances(old_way, 1e-7, 1e-9), ESDIRK_SUCCESS);
@@ -177,6 +192,7 @@ static void runs_equal_the_deprecated_setters_bit_for_bit(esdirk_problem* proble
   CHECK_STATUS(esdirk_solver_set_newton_test(old_way, ESDIRK_NEWTON_CORRECTION, 0.05),
                ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_solver_set_keep_step_ratio(old_way, 0.9, 1.2), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_algebraic_atol(old_way, &algebraic_atol, 1), ESDIRK_SUCCESS);
   run(old_way, &x_old, &z_old, &steps_old);
 
   /* Two objects, each with some settings: the second keeps what the first set. */
@@ -188,6 +204,7 @@ static void runs_equal_the_deprecated_setters_bit_for_bit(esdirk_problem* proble
   CHECK_STATUS(esdirk_options_set_newton_test(method, ESDIRK_NEWTON_CORRECTION, 0.05),
                ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_options_set_keep_step_ratio(method, 0.9, 1.2), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_algebraic_atol(tolerances, &algebraic_atol, 1), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_solver_set_options(new_way, tolerances), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_solver_set_options(new_way, method), ESDIRK_SUCCESS);
   run(new_way, &x_new, &z_new, &steps_new);

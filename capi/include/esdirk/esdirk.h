@@ -125,7 +125,8 @@ ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_solver_
 ESDIRK_C_API int esdirk_solver_set_tolerance_vectors(esdirk_solver* solver, const double* rtol,
                                                      const double* atol, esdirk_int nx);
 /** Absolute tolerances of the nz algebraic states. */
-ESDIRK_C_API int esdirk_solver_set_algebraic_atol(esdirk_solver* solver, const double* atol,
+/** Deprecated (one release): esdirk_options_set_algebraic_atol. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_algebraic_atol and esdirk_solver_set_options") int esdirk_solver_set_algebraic_atol(esdirk_solver* solver, const double* atol,
                                                   esdirk_int nz);
 ESDIRK_C_API int esdirk_solver_set_step_limits(esdirk_solver* solver, double initial_step,
                                                double min_step, double max_step, long max_steps);
@@ -268,7 +269,8 @@ ESDIRK_C_API const char* esdirk_shooting_last_error(const esdirk_shooting* shoot
 /** Deprecated (one release): esdirk_options_set_tolerances. */
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_shooting_set_options") int esdirk_shooting_set_tolerances(esdirk_shooting* shooting, double rtol,
                                                 double atol);
-ESDIRK_C_API int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol,
+/** Deprecated (one release): esdirk_options_set_algebraic_atol. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_algebraic_atol and esdirk_shooting_set_options") int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol,
                                                     esdirk_int nz);
 ESDIRK_C_API int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
 /** Attempted steps per interval before it fails with ESDIRK_TOO_MANY_STEPS (default 500000). */

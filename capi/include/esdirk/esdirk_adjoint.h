@@ -145,7 +145,8 @@ ESDIRK_C_API const char* esdirk_reverse_shooting_last_error(const esdirk_reverse
 /** Deprecated (one release): esdirk_options_set_tolerances. */
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_reverse_shooting_set_options") int esdirk_reverse_shooting_set_tolerances(esdirk_reverse_shooting* shooting,
                                                         double rtol, double atol);
-ESDIRK_C_API int esdirk_reverse_shooting_set_algebraic_atol(esdirk_reverse_shooting* shooting,
+/** Deprecated (one release): esdirk_options_set_algebraic_atol. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_algebraic_atol and esdirk_reverse_shooting_set_options") int esdirk_reverse_shooting_set_algebraic_atol(esdirk_reverse_shooting* shooting,
                                                             const double* atol, esdirk_int nz);
 ESDIRK_C_API int esdirk_reverse_shooting_set_max_steps(esdirk_reverse_shooting* shooting,
                                                        long max_steps);

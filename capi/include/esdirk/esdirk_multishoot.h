@@ -38,7 +38,8 @@ ESDIRK_C_API const char* esdirk_multishoot_last_error(const esdirk_multishoot* m
 /** Options of the intervals; they take effect at the next evaluate or estimate. */
 /** Deprecated (one release): esdirk_options_set_tolerances. */
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_multishoot_set_options") int esdirk_multishoot_set_tolerances(esdirk_multishoot* ms, double rtol, double atol);
-ESDIRK_C_API int esdirk_multishoot_set_algebraic_atol(esdirk_multishoot* ms, const double* atol,
+/** Deprecated (one release): esdirk_options_set_algebraic_atol. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_algebraic_atol and esdirk_multishoot_set_options") int esdirk_multishoot_set_algebraic_atol(esdirk_multishoot* ms, const double* atol,
                                                       esdirk_int nz);
 /** The first step of every interval (0: chosen from f at t_k). */
 ESDIRK_C_API int esdirk_multishoot_set_initial_step(esdirk_multishoot* ms, double h0);

@@ -60,6 +60,11 @@ ESDIRK_C_API const char* esdirk_options_last_error(const esdirk_options* options
 /** rtol and atol (scalars), finite and >= 0. */
 ESDIRK_C_API int esdirk_options_set_tolerances(esdirk_options* options, double rtol, double atol);
 
+/** The absolute tolerances of the nz algebraic states (NULL allowed when nz is 0; default: atol
+ *  for each). nz is checked against the handle's problem by set_options. */
+ESDIRK_C_API int esdirk_options_set_algebraic_atol(esdirk_options* options, const double* atol,
+                                                   esdirk_int nz);
+
 /** The tolerance rule (ESDIRK_TOLERANCE_CALIBRATED or ESDIRK_TOLERANCE_RAW) and the calibrated
  *  rule's factor kappa: 0 takes the method's measured constant (the default), otherwise finite
  *  and > 0 (ignored by the raw rule, but still checked). */
