@@ -152,6 +152,11 @@ static void refusals_match_the_per_handle_setters(esdirk_problem* problem) {
   CHECK_STATUS(esdirk_options_set_algebraic_atol(o, NULL, 0), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_set_options(hs, o), ESDIRK_INVALID_ARGUMENT);
   CHECK(strcmp(esdirk_hybrid_solver_last_error(hs), "set_algebraic_atol: length must be nz = 1") == 0);
+  {
+    const double one = 1e-9;
+    CHECK_STATUS(esdirk_options_set_algebraic_atol(o, &one, 1), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_set_options(hs, o), ESDIRK_SUCCESS);
+  }
 
   /* NULL arguments. */
   CHECK_STATUS(esdirk_solver_set_options(solver, NULL), ESDIRK_NULL_ARGUMENT);
