@@ -70,6 +70,12 @@ struct CompiledModel {
   std::vector<int> f_slots, g_slots;
   Program event_functions;
   std::vector<int> h_slots;
+  // Slices (program_slice.hpp) for the solver's frequent calls: the event functions' values
+  // without f and g; per event function, the instructions its value needs and the inputs
+  // (slots 0 .. p_offset + np - 1: t, x, z, p) it reads, for its gradient row.
+  Program event_values;
+  std::vector<Program> event_row_programs;
+  std::vector<std::vector<int>> event_row_inputs;
   std::vector<EventDirection> directions;
   std::vector<bool> initial_events;
   std::vector<EventCode> events;

@@ -10,6 +10,7 @@
 
 #include "algebraic_rules.hpp"
 #include "compiled_model.hpp"
+#include "program_slice.hpp"
 #include "esdirk/sbml/sbml.hpp"
 #include "expression_compiler.hpp"
 #include "sbml_problem.hpp"
@@ -46,6 +47,7 @@ class Builder {
     layout();
     compile_dynamics();
     compile_events();
+    slice_event_functions();
     m_->slot_count = c_.slot_count();
     m_->constants = c_.constants();
     m_->problem = std::make_unique<SbmlProblem>(*m_);
@@ -337,6 +339,17 @@ class Builder {
         m_->directions.push_back(EventDirection::rising);
         m_->initial_events.push_back(false);
       }
+  }
+
+  void slice_event_functions() {
+    const Program* parts[] = {&m_->dynamics, &m_->event_functions};
+    m_->event_values = slice(parts, m_->h_slots);
+    const int inputs = m_->p_offset + m_->np;
+    for (int h : m_->h_slots) {
+      const int one[] = {h};
+      m_->event_row_programs.push_back(slice(parts, one));
+      m_->event_row_inputs.push_back(inputs_read(m_->event_row_programs.back(), one, inputs));
+    }
   }
 
   AssignmentTarget target_of(const std::string& id, const std::string& event) {

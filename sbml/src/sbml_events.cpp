@@ -228,9 +228,37 @@ int SbmlProblem::execute_events(const TransitionCause* cause, double t, ConstVec
   return 0;
 }
 
+// The solver asks for the transition and the parameter reset of one event with the same
+// arguments, one after the other: the execution is a function of them, so the second call
+// takes the first one's result (compared bit for bit) instead of executing the events again.
+bool SbmlProblem::same_execution(const TransitionCause& cause, double t, ConstVector x, ConstVector z,
+                                 ConstVector p) const {
+  auto same_bits = [](const double* a, const double* b, std::size_t n) { return n == 0 || std::memcmp(a, b, n * sizeof(double)) == 0; };
+  return executed_valid_ && executed_time_event_ == cause.time_event &&
+         std::equal(cause.fired.begin(), cause.fired.end(), executed_fired_.begin()) &&
+         same_bits(&t, &executed_inputs_[0], 1) && same_bits(x.data(), &executed_inputs_[1], x.size()) &&
+         same_bits(z.data(), &executed_inputs_[1 + x.size()], z.size()) &&
+         same_bits(p.data(), &executed_inputs_[1 + x.size() + z.size()], p.size());
+}
+
+int SbmlProblem::execute_once(const TransitionCause& cause, double t, ConstVector x, ConstVector z, ConstVector p) {
+  if (same_execution(cause, t, x, z, p)) return 0;
+  executed_valid_ = false;
+  const int status = execute_events(&cause, t, x, z, p);
+  if (status != 0) return status;
+  executed_time_event_ = cause.time_event;
+  std::copy(cause.fired.begin(), cause.fired.end(), executed_fired_.begin());
+  executed_inputs_[0] = t;
+  std::copy(x.begin(), x.end(), executed_inputs_.begin() + 1);
+  std::copy(z.begin(), z.end(), executed_inputs_.begin() + 1 + static_cast<std::ptrdiff_t>(x.size()));
+  std::copy(p.begin(), p.end(), executed_inputs_.begin() + 1 + static_cast<std::ptrdiff_t>(x.size() + z.size()));
+  executed_valid_ = true;
+  return 0;
+}
+
 int SbmlProblem::transition(int, const TransitionCause& cause, double t, ConstVector x, ConstVector z,
                             ConstVector p, ConstVector, int&, Vector x_plus) {
-  const int status = execute_events(&cause, t, x, z, p);
+  const int status = execute_once(cause, t, x, z, p);
   if (status != 0) return status;
   std::copy(x_work_.begin(), x_work_.end(), x_plus.begin());
   return 0;
@@ -238,7 +266,7 @@ int SbmlProblem::transition(int, const TransitionCause& cause, double t, ConstVe
 
 int SbmlProblem::reset_parameters(int, const TransitionCause& cause, double t, ConstVector x, ConstVector z,
                                   ConstVector p, ConstVector, Vector p_plus) {
-  const int status = execute_events(&cause, t, x, z, p);
+  const int status = execute_once(cause, t, x, z, p);
   if (status != 0) return status;
   std::copy(p_work_.begin(), p_work_.end(), p_plus.begin());
   return 0;
@@ -247,6 +275,7 @@ int SbmlProblem::reset_parameters(int, const TransitionCause& cause, double t, C
 int SbmlProblem::fire_initial_events(double t0, std::vector<double>& x0, const std::vector<double>& z0,
                                      std::vector<double>& p0) {
   if (model_.events.empty()) return 0;
+  executed_valid_ = false;
   const int status = execute_events(nullptr, t0, x0, z0, p0);
   if (status != 0) return status;
   std::copy(x_work_.begin(), x_work_.end(), x0.begin());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace esdirk::sbml::detail {
 
@@ -22,7 +23,12 @@ SbmlProblem::SbmlProblem(const CompiledModel& model)
   truth_start_.assign(model.events.size(), 0);
   const std::size_t inputs = static_cast<std::size_t>(1 + model.nx + model.nz + model.np);
   rows_.assign(static_cast<std::size_t>(model.ne) * inputs, 0.0);
+  // No point yet: a time no call can ask for.
   rows_point_.assign(inputs, 0.0);
+  rows_point_[0] = std::numeric_limits<double>::quiet_NaN();
+  row_ready_.assign(static_cast<std::size_t>(model.ne), 0);
+  executed_inputs_.assign(inputs, 0.0);
+  executed_fired_.assign(static_cast<std::size_t>(model.ne), 0);
   old_size_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
   x_work_.assign(static_cast<std::size_t>(model.nx), 0.0);
   z_work_.assign(static_cast<std::size_t>(model.nz), 0.0);
@@ -115,42 +121,55 @@ int SbmlProblem::parameter_jacobian(int, double t, ConstVector x, ConstVector z,
   return 0;
 }
 
+// Only the instructions the event functions need (not f and g): the solver calls this at every
+// sample of every step and while it locates an event.
 int SbmlProblem::events(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector h) {
-  load(t, x, z, p);
-  run(model_.event_functions, slots_.data());
+  double* s = slots_.data();
+  s[0] = t;
+  std::copy(x.begin(), x.end(), s + model_.x_offset);
+  std::copy(z.begin(), z.end(), s + model_.z_offset);
+  std::copy(p.begin(), p.end(), s + model_.p_offset);
+  run(model_.event_values, s);
   for (std::size_t k = 0; k < h.size(); ++k) h[k] = slots_[static_cast<std::size_t>(model_.h_slots[k])];
   return 0;
 }
 
 // Row [h_t, h_x, h_z, h_p]: the inputs are the slots 0 .. p_offset + np - 1 in this order.
-// The solver asks for the rows one component at a time at the same point (the fired ones, the
-// ones near zero): every row is formed in one forward sweep and kept for that point.
+// The solver asks for the rows one component at a time (the fired ones, those near zero), often
+// several times at one point: a row is formed when first asked for at a point, by forward
+// sweeps over its own slice (the instructions its value needs), seeded on the inputs it reads
+// only, and kept for that point. The entries of the inputs it does not read are zero.
 int SbmlProblem::event_jacobian(int, int k, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
                                 Vector row) {
   const std::size_t n = static_cast<std::size_t>(1 + nx() + nz() + np());
-  const bool same = rows_valid_ && rows_point_[0] == t && std::equal(x.begin(), x.end(), rows_point_.begin() + 1) &&
+  const bool same = rows_point_[0] == t && std::equal(x.begin(), x.end(), rows_point_.begin() + 1) &&
                     std::equal(z.begin(), z.end(), rows_point_.begin() + 1 + x.size()) &&
                     std::equal(p.begin(), p.end(), rows_point_.begin() + 1 + x.size() + z.size());
   if (!same) {
-    load_dual(t, x, z, p);
-    for (std::size_t first = 0; first < n; first += 8) {
-      const std::size_t count = std::min<std::size_t>(8, n - first);
-      for (std::size_t j = 0; j < count; ++j) dual_[first + j].d[j] = 1.0;
-      run(model_.dynamics, dual_.data());
-      run(model_.event_functions, dual_.data());
-      for (std::size_t c = 0; c < model_.h_slots.size(); ++c) {
-        const Dual& h = dual_[static_cast<std::size_t>(model_.h_slots[c])];
-        for (std::size_t j = 0; j < count; ++j) rows_[c * n + first + j] = h.d[j];
-      }
-      for (std::size_t j = 0; j < count; ++j) dual_[first + j].d[j] = 0.0;
-    }
     rows_point_[0] = t;
     std::copy(x.begin(), x.end(), rows_point_.begin() + 1);
     std::copy(z.begin(), z.end(), rows_point_.begin() + 1 + static_cast<std::ptrdiff_t>(x.size()));
     std::copy(p.begin(), p.end(), rows_point_.begin() + 1 + static_cast<std::ptrdiff_t>(x.size() + z.size()));
-    rows_valid_ = true;
+    std::fill(row_ready_.begin(), row_ready_.end(), 0);
   }
-  std::copy_n(rows_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(k) * n), n, row.begin());
+  const auto kk = static_cast<std::size_t>(k);
+  double* out = rows_.data() + kk * n;
+  if (!row_ready_[kk]) {
+    const std::vector<int>& inputs = model_.event_row_inputs[kk];
+    const Program& program = model_.event_row_programs[kk];
+    std::fill(out, out + n, 0.0);
+    for (int i : inputs) dual_[static_cast<std::size_t>(i)] = Dual(rows_point_[static_cast<std::size_t>(i)]);
+    const std::size_t h_slot = static_cast<std::size_t>(model_.h_slots[kk]);
+    for (std::size_t first = 0; first < inputs.size(); first += 8) {
+      const std::size_t count = std::min<std::size_t>(8, inputs.size() - first);
+      for (std::size_t j = 0; j < count; ++j) dual_[static_cast<std::size_t>(inputs[first + j])].d[j] = 1.0;
+      run(program, dual_.data());
+      for (std::size_t j = 0; j < count; ++j) out[inputs[first + j]] = dual_[h_slot].d[j];
+      for (std::size_t j = 0; j < count; ++j) dual_[static_cast<std::size_t>(inputs[first + j])].d[j] = 0.0;
+    }
+    row_ready_[kk] = 1;
+  }
+  std::copy_n(out, n, row.begin());
   return 0;
 }
 

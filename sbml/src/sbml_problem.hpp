@@ -56,6 +56,8 @@ class SbmlProblem : public HybridProblem {
   using Dual = ad::Dual<8>;
   void load_dual(double t, ConstVector x, ConstVector z, ConstVector p);
   int execute_events(const TransitionCause* cause, double t, ConstVector x, ConstVector z, ConstVector p);
+  int execute_once(const TransitionCause& cause, double t, ConstVector x, ConstVector z, ConstVector p);
+  bool same_execution(const TransitionCause& cause, double t, ConstVector x, ConstVector z, ConstVector p) const;
   double& latch(const EventCode& e);
   bool trigger_value(std::size_t e);
   int fire(std::size_t e);
@@ -76,9 +78,14 @@ class SbmlProblem : public HybridProblem {
   std::vector<Entry> queue_;
   std::vector<double> entry_values_, x_work_, z_work_, p_work_, h_start_, values_;
   std::vector<double> old_size_;
-  std::vector<double> rows_, rows_point_;  // every event row at the last point asked for
-  bool rows_valid_ = false;
+  std::vector<double> rows_, rows_point_;  // the event rows formed at the last point asked for
+  std::vector<char> row_ready_;           // per event function: its row at rows_point_ is formed
   std::vector<char> truth_start_;
+  // The arguments of the last execution at a transition (x_work_, p_work_ hold its result).
+  std::vector<double> executed_inputs_;
+  std::vector<int> executed_fired_;
+  int executed_time_event_ = -1;
+  bool executed_valid_ = false;
   std::size_t values_used_ = 0;
   double t_work_ = 0.0;
 };
