@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "internal/format_number.hpp"
@@ -16,6 +18,28 @@ double default_tolerance(double a, double b) {
   const double m = std::max(std::abs(a), std::abs(b));
   const double ulp = std::nextafter(m, std::numeric_limits<double>::infinity()) - m;
   return 4.0 * std::max(ulp, std::numeric_limits<double>::denorm_min());
+}
+
+// The bisection point of [lo, hi]: the middle, unless the ends differ in magnitude by more than
+// a factor 2^26 (or in sign, or one is zero), where the point halves the number of doubles in
+// between rather than the width, so that a bracket from 0.3 to 1e18 (a step over states at rest)
+// narrows to a few ulp of 0.3 in about 60 halvings, not the 114 that halving the width takes.
+double midpoint(double lo, double hi) {
+  constexpr double wide = 67108864.0;  // 2^26
+  const bool narrow = lo > 0.0 ? hi <= wide * lo : (hi < 0.0 && -lo <= -wide * hi);
+  if (narrow) return 0.5 * (lo + hi);
+  // Doubles in order as integers: the bit pattern for >= 0, its mirror image below zero.
+  auto ordinal = [](double v) {
+    std::int64_t i = 0;
+    std::memcpy(&i, &v, sizeof i);
+    return i >= 0 ? i : std::numeric_limits<std::int64_t>::min() - i;
+  };
+  const std::int64_t a = ordinal(lo), b = ordinal(hi);
+  std::int64_t m = (a >> 1) + (b >> 1) + (a & b & 1);
+  if (m < 0) m = std::numeric_limits<std::int64_t>::min() - m;
+  double t = 0.0;
+  std::memcpy(&t, &m, sizeof t);
+  return t;
 }
 
 }  // namespace
@@ -347,10 +371,13 @@ int EventDetector::bracket_root(DenseOutput& dense, int k, double& a, double& b)
     std::copy(h_b_.begin(), h_b_.end(), h_a_.begin());
     return 0;
   }
-  const double tol = std::max(options_.location_tolerance, default_tolerance(a, b));
   int iterations = 0, since_check = 0, kept = 0;  // kept: the end that stayed last (-1 a, 1 b)
   double checked_width = std::abs(b - a);
-  while (std::abs(b - a) > tol) {
+  for (;;) {
+    // A few ulp of the bracket as it is now, not as it began: a crossing early in a very long
+    // step (states at rest, a trigger on time) is located to the ulps of its own time.
+    const double tol = std::max(options_.location_tolerance, default_tolerance(a, b));
+    if (!(std::abs(b - a) > tol)) break;
     if (iterations >= options_.max_location_iterations) return -3;
     ++iterations;
     ++iterations_;
@@ -365,7 +392,7 @@ int EventDetector::bracket_root(DenseOutput& dense, int k, double& a, double& b)
       bisect = hi - lo > 0.5 * checked_width;
       checked_width = bisect ? 0.5 * (hi - lo) : hi - lo;
     }
-    double t = (bisect || fa == fb) ? 0.5 * (lo + hi) : b - fb * (b - a) / (fb - fa);
+    double t = (bisect || fa == fb) ? midpoint(lo, hi) : b - fb * (b - a) / (fb - fa);
     if (!(t > lo + margin)) t = lo + margin;
     if (!(t < hi - margin)) t = hi - margin;
     if (!(t > lo && t < hi)) t = 0.5 * (lo + hi);
