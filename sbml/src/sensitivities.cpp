@@ -13,6 +13,7 @@
 #include "esdirk/sbml/sbml.hpp"
 #include "outputs.hpp"
 #include "sbml_problem.hpp"
+#include "time_limit.hpp"
 
 namespace esdirk::sbml {
 namespace {
@@ -97,7 +98,9 @@ Sensitivities simulate_sensitivities(const Model& model, const std::vector<doubl
   run.values.assign(output_times.size() * no, std::numeric_limits<double>::quiet_NaN());
   result.derivatives.assign(output_times.size() * no * ns, std::numeric_limits<double>::quiet_NaN());
   SbmlProblem problem(m);
+  detail::TimeLimit limit(options.max_seconds);
   HybridSolver solver(problem, detail::hybrid_options(m, options, output_times));
+  solver.integrator().add_listener(limit);
   std::vector<double> x0, z0, p0;
   const Status started = detail::start(m, problem, solver, output_times[0], x0, z0, p0, run.message);
   if (!ok(started)) {
@@ -117,6 +120,11 @@ Sensitivities simulate_sensitivities(const Model& model, const std::vector<doubl
   std::vector<double> x(static_cast<std::size_t>(m.nx)), z(static_cast<std::size_t>(m.nz));
   DenseMatrix Sx(m.nx, n), Sz(m.nz, n);
   for (std::size_t i = 0; i < output_times.size(); ++i) {
+    if (limit.expired()) {
+      run.status = detail::TimeLimit::status;
+      run.message = limit.message(solver.t());
+      return result;
+    }
     const Outcome o = solver.integrate_to(output_times[i], x, z, Sx.ref(), m.nz > 0 ? Sz.ref() : MatrixRef{});
     if (!ok(o)) {
       run.status = o.status;
@@ -154,7 +162,9 @@ Gradient adjoint_gradient(const Model& model, const std::vector<double>& output_
   g.with_respect_to = with_respect_to;
   g.gradient.assign(with_respect_to.size(), std::numeric_limits<double>::quiet_NaN());
   SbmlProblem problem(m);
+  detail::TimeLimit limit(options.max_seconds);
   HybridSolver solver(problem, detail::hybrid_options(m, options, output_times));
+  solver.integrator().add_listener(limit);
   HybridAdjoint adjoint(solver);
   std::vector<double> x0, z0, p0;
   const Status started = detail::start(m, problem, solver, output_times[0], x0, z0, p0, g.message);
@@ -164,6 +174,11 @@ Gradient adjoint_gradient(const Model& model, const std::vector<double>& output_
   }
   std::vector<double> x(static_cast<std::size_t>(m.nx)), z(static_cast<std::size_t>(m.nz));
   for (std::size_t i = 0; i < output_times.size(); ++i) {
+    if (limit.expired()) {
+      g.status = detail::TimeLimit::status;
+      g.message = limit.message(solver.t());
+      return g;
+    }
     const Outcome o = adjoint.integrate_to(output_times[i], x, z);
     if (!ok(o)) {
       g.status = o.status;

@@ -10,6 +10,7 @@
 #include "esdirk/sbml/sbml.hpp"
 #include "outputs.hpp"
 #include "sbml_problem.hpp"
+#include "time_limit.hpp"
 
 namespace esdirk::sbml {
 
@@ -18,6 +19,8 @@ void SimulationOptions::validate() const {
   if (!(absolute_tolerance > 0.0)) throw std::invalid_argument("SimulationOptions: absolute_tolerance must be > 0");
   if (!(max_step >= 0.0)) throw std::invalid_argument("SimulationOptions: max_step must be >= 0");
   if (max_steps < 1) throw std::invalid_argument("SimulationOptions: max_steps must be >= 1");
+  if (!(max_seconds >= 0.0) || !std::isfinite(max_seconds))
+    throw std::invalid_argument("SimulationOptions: max_seconds must be finite and >= 0 (0: no limit)");
 }
 
 namespace detail {
@@ -98,7 +101,9 @@ Simulation simulate(const Model& model, const std::vector<double>& output_times,
   std::vector<double> x0, z0, p0;
   detail::SbmlProblem problem(m);
   HybridOptions hybrid = detail::hybrid_options(m, options, output_times);
+  detail::TimeLimit limit(options.max_seconds);
   HybridSolver solver(problem, hybrid);
+  solver.integrator().add_listener(limit);
   const Status started = detail::start(m, problem, solver, output_times[0], x0, z0, p0, run.message);
   if (!ok(started)) {
     run.status = started;
@@ -106,6 +111,11 @@ Simulation simulate(const Model& model, const std::vector<double>& output_times,
   }
   std::vector<double> x(static_cast<std::size_t>(m.nx)), z(static_cast<std::size_t>(m.nz));
   for (std::size_t i = 0; i < output_times.size(); ++i) {
+    if (limit.expired()) {
+      run.status = detail::TimeLimit::status;
+      run.message = limit.message(solver.t());
+      return run;
+    }
     const Outcome o = solver.integrate_to(output_times[i], x, z);
     if (!ok(o)) {
       run.status = o.status;

@@ -1,6 +1,8 @@
 // Bad input: a clear ImportError, nothing integrated, no crash.
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+
 #include "esdirk/sbml/sbml.hpp"
 
 namespace sb = esdirk::sbml;
@@ -113,6 +115,36 @@ BOOST_AUTO_TEST_CASE(the_delay_csymbol_is_an_unsupported_feature) {
     BOOST_CHECK_EQUAL(e.feature(), "delay csymbol");
     BOOST_CHECK_EQUAL(e.element_id(), "x");
   }
+}
+
+// A hostile run: a timer that fires every 1e-6 time units over [0, 1000] (1e9 events, hours of
+// work). max_seconds ends it with the work limit's status and a message naming the option; the
+// rows reached before it are kept.
+BOOST_AUTO_TEST_CASE(max_seconds_ends_a_run_that_would_not_end_with_a_status) {
+  const std::string xml = document(R"(
+    <listOfParameters>
+      <parameter id="reset" value="0" constant="false"/>
+      <parameter id="n" value="0" constant="false"/>
+    </listOfParameters>
+    <listOfEvents><event id="tick" useValuesFromTriggerTime="true">
+      <trigger initialValue="true" persistent="true">)" +
+                                   math("<apply><geq/><apply><minus/><csymbol encoding=\"text\" "
+                                        "definitionURL=\"http://www.sbml.org/sbml/symbols/time\">t</csymbol>"
+                                        "<ci>reset</ci></apply><cn>1e-6</cn></apply>") + R"(</trigger>
+      <listOfEventAssignments>
+        <eventAssignment variable="reset">)" + math("<csymbol encoding=\"text\" definitionURL=\"http://www.sbml.org/sbml/symbols/time\">t</csymbol>") + R"(</eventAssignment>
+        <eventAssignment variable="n">)" + math("<apply><plus/><ci>n</ci><cn>1</cn></apply>") + R"(</eventAssignment>
+      </listOfEventAssignments></event></listOfEvents>)");
+  const sb::Model model = sb::load_string(xml);
+  sb::SimulationOptions options;
+  options.max_seconds = 0.2;
+  const sb::Simulation run = sb::simulate(model, {0.0, 1000.0}, {{"n", sb::Quantity::value}}, options);
+  BOOST_TEST((run.status == esdirk::Status::too_many_steps), run.message);
+  BOOST_TEST(run.message.find("max_seconds = 0.2") != std::string::npos, run.message);
+  BOOST_TEST(run.value(0, 0) == 0.0);         // the row at t0, reached before the limit
+  BOOST_TEST(std::isnan(run.value(1, 0)));    // the one after it, not
+  options.max_seconds = -1.0;
+  BOOST_CHECK_THROW(options.validate(), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

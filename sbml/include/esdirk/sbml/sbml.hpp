@@ -136,6 +136,10 @@ struct SimulationOptions {
   double max_step = 0.0;
   /// Steps per call before too_many_steps.
   long max_steps = 1000000;
+  /// Wall-clock seconds per call (0: no limit). A run that reaches the limit ends with
+  /// too_many_steps (the work limit, as max_steps) and a message naming max_seconds; the rows
+  /// reached before it are kept. Looked at after every accepted step and every output time.
+  double max_seconds = 0.0;
   /// simulate_sensitivities: include the sensitivities in the error test (the default, the
   /// more accurate derivatives). Off, the steps are those of simulate() and adjoint_gradient(),
   /// and forward and adjoint derivatives of the same run agree to rounding.
