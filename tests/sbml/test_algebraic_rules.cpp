@@ -91,4 +91,25 @@ BOOST_AUTO_TEST_CASE(structurally_singular_rules_are_an_import_error) {
     </listOfRules>)")), sb::ImportError);
 }
 
+BOOST_AUTO_TEST_CASE(structurally_singular_rules_are_refused_by_the_structural_check) {
+  // The same model with libSBML's consistency check off (ImportOptions::check_consistency):
+  // the importer's own check, on the structural module's matching, refuses it and names the
+  // feature and a rule.
+  sb::ImportOptions options;
+  options.check_consistency = false;
+  const std::string xml = document(R"(
+    <listOfParameters><parameter id="z" constant="false"/></listOfParameters>
+    <listOfRules>
+      <algebraicRule metaid="first">)" + math("<apply><minus/><ci>z</ci><cn>1</cn></apply>") + R"(</algebraicRule>
+      <algebraicRule metaid="second">)" + math("<apply><minus/><ci>z</ci><cn>2</cn></apply>") + R"(</algebraicRule>
+    </listOfRules>)");
+  try {
+    (void)sb::load_string(xml, options);
+    BOOST_FAIL("a structurally singular set of algebraic rules was imported");
+  } catch (const sb::UnsupportedFeature& e) {
+    BOOST_TEST(e.feature() == "structurally singular algebraic rules");
+    BOOST_TEST((e.element_id() == "first" || e.element_id() == "second"), e.element_id());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
