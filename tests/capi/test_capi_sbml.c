@@ -2,7 +2,8 @@
  * its closed form (amount, concentration, parameter value), parameters listed, read and set,
  * loading from a file and from memory, and bad input: a document that is not SBML, an
  * unsupported feature (the delay csymbol), a failed load keeping the model before it, unknown
- * outputs, decreasing times, NULL arguments, calls before a model is loaded. */
+ * outputs, decreasing times, NULL arguments, calls before a model is loaded; sensitivities and
+ * the adjoint gradient against closed forms. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -246,8 +247,74 @@ static void test_misuse(void) {
   esdirk_sbml_free(&model);
 }
 
+/* Sensitivities of the decay A(t) = A0 exp(-k t) (amount; concentration A / 2) with respect to
+ * k and the initial amount A0 = 1, and the adjoint gradient of G = sum_i A(t_i), against the
+ * closed forms dA/dk = -t exp(-k t), dA/dA0 = exp(-k t). */
+static void test_sensitivities_and_adjoint_gradient(void) {
+  esdirk_sbml* model = NULL;
+  const char* const wrt[2] = {"k", "A"};
+  double values[NT * NO], derivatives[NT * NO * 2], weights[NT * NO], value = 0.0, gradient[2];
+  CHECK_STATUS(esdirk_sbml_create(&model), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_sbml_simulate_sensitivities(model, times, NT, ids, quantities, NO, wrt, 2, values,
+                                                  derivatives),
+               ESDIRK_WRONG_CALL_ORDER);
+  CHECK_STATUS(esdirk_sbml_load_string(model, decay_model, strlen(decay_model)), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_sbml_set_tolerances(model, 1e-10, 1e-14), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_sbml_simulate_sensitivities(model, times, NT, ids, quantities, NO, wrt, 2, values,
+                                                  derivatives),
+               ESDIRK_SUCCESS);
+  check_decay(values, 1.0);
+  double sum = 0.0, dsum_dk = 0.0, dsum_da = 0.0;
+  for (int i = 0; i < NT; ++i) {
+    const double a = exp(-times[i]);
+    CHECK(fabs(derivatives[(i * NO + 0) * 2 + 0] + times[i] * a) < 1e-7);       /* dA/dk */
+    CHECK(fabs(derivatives[(i * NO + 0) * 2 + 1] - a) < 1e-7);                  /* dA/dA0 */
+    CHECK(fabs(derivatives[(i * NO + 1) * 2 + 0] + times[i] * a / 2.0) < 1e-7); /* d[A]/dk */
+    CHECK(derivatives[(i * NO + 2) * 2 + 0] == 1.0);                            /* dk/dk */
+    CHECK(derivatives[(i * NO + 2) * 2 + 1] == 0.0);
+    weights[i * NO + 0] = 1.0;
+    weights[i * NO + 1] = 0.0;
+    weights[i * NO + 2] = 0.0;
+    sum += a;
+    dsum_dk -= times[i] * a;
+    dsum_da += a;
+  }
+  CHECK_STATUS(esdirk_sbml_adjoint_gradient(model, times, NT, ids, quantities, NO, weights, wrt, 2, &value,
+                                            gradient),
+               ESDIRK_SUCCESS);
+  CHECK(fabs(value - sum) < 1e-7);
+  CHECK(fabs(gradient[0] - dsum_dk) < 1e-7);
+  CHECK(fabs(gradient[1] - dsum_da) < 1e-7);
+
+  /* Bad input: an id that is neither a parameter nor an initial value, NULL entries. */
+  const char* const unknown[1] = {"no_such_id"};
+  const char* const null_id[1] = {NULL};
+  CHECK_STATUS(esdirk_sbml_simulate_sensitivities(model, times, NT, ids, quantities, NO, unknown, 1, values,
+                                                  derivatives),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_sbml_last_error(model), "no_such_id") != NULL);
+  CHECK_STATUS(esdirk_sbml_simulate_sensitivities(model, times, NT, ids, quantities, NO, null_id, 1, values,
+                                                  derivatives),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_sbml_simulate_sensitivities(model, times, NT, ids, quantities, NO, wrt, 2, values, NULL),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_sbml_adjoint_gradient(model, times, NT, ids, quantities, NO, NULL, wrt, 2, &value, gradient),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_sbml_adjoint_gradient(model, times, NT, ids, quantities, NO, weights, unknown, 1, &value,
+                                            gradient),
+               ESDIRK_INVALID_ARGUMENT);
+  /* The time limit: invalid values refused, the options kept. */
+  CHECK_STATUS(esdirk_sbml_set_max_seconds(model, -1.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_sbml_set_max_seconds(model, NAN), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_sbml_set_max_seconds(model, 60.0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_sbml_simulate(model, times, NT, ids, quantities, NO, values), ESDIRK_SUCCESS);
+  check_decay(values, 1.0);
+  esdirk_sbml_free(&model);
+}
+
 int main(void) {
   test_decay_from_memory_and_parameters();
+  test_sensitivities_and_adjoint_gradient();
   test_decay_from_a_file();
   test_bad_documents_keep_the_model();
   test_misuse();

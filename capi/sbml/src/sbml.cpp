@@ -60,6 +60,11 @@ bool quantity_ok(int q) {
   return q == ESDIRK_SBML_AMOUNT || q == ESDIRK_SBML_CONCENTRATION || q == ESDIRK_SBML_VALUE;
 }
 
+int read_outputs(esdirk_sbml* h, const char* call, const char* const* ids, const int* quantities,
+                 esdirk_int n_outputs, std::vector<sbml::Output>& outputs);
+int read_ids(esdirk_sbml* h, const char* call, const char* const* wrt, esdirk_int n_wrt,
+             std::vector<std::string>& out);
+
 }  // namespace
 
 int esdirk_sbml_create(esdirk_sbml** handle) {
@@ -130,6 +135,38 @@ int esdirk_sbml_set_max_steps(esdirk_sbml* h, long max_steps) {
   });
 }
 
+namespace {
+
+// The outputs of a C call (ids[j] with quantities[j]), or the failure's code with the message
+// set (a NULL id, a quantity that is none).
+int read_outputs(esdirk_sbml* h, const char* call, const char* const* ids, const int* quantities,
+                 esdirk_int n_outputs, std::vector<sbml::Output>& outputs) {
+  outputs.assign(static_cast<std::size_t>(n_outputs), {});
+  for (esdirk_int j = 0; j < n_outputs; ++j) {
+    if (!ids[j])
+      return h->fail(ESDIRK_NULL_ARGUMENT, std::string(call) + ": ids[" + std::to_string(j) + "] is NULL");
+    const int q = quantities ? quantities[j] : ESDIRK_SBML_VALUE;
+    if (!quantity_ok(q))
+      return h->fail(ESDIRK_INVALID_ARGUMENT, std::string(call) + ": quantities[" + std::to_string(j) +
+                                                  "] = " + std::to_string(q) + " is not an esdirk_sbml_quantity");
+    outputs[static_cast<std::size_t>(j)] = {ids[j], static_cast<sbml::Quantity>(q)};
+  }
+  return ESDIRK_SUCCESS;
+}
+
+// The ids of a sensitivity call, or the failure's code with the message set (NULL entries).
+int read_ids(esdirk_sbml* h, const char* call, const char* const* wrt, esdirk_int n_wrt,
+             std::vector<std::string>& out) {
+  out.clear();
+  for (esdirk_int k = 0; k < n_wrt; ++k) {
+    if (!wrt[k]) return h->fail(ESDIRK_NULL_ARGUMENT, std::string(call) + ": wrt[" + std::to_string(k) + "] is NULL");
+    out.emplace_back(wrt[k]);
+  }
+  return ESDIRK_SUCCESS;
+}
+
+}  // namespace
+
 int esdirk_sbml_simulate(esdirk_sbml* h, const double* times, esdirk_int n_times,
                          const char* const* ids, const int* quantities, esdirk_int n_outputs,
                          double* values) {
@@ -140,17 +177,9 @@ int esdirk_sbml_simulate(esdirk_sbml* h, const double* times, esdirk_int n_times
     return h->fail(ESDIRK_INVALID_ARGUMENT, "simulate: n_times must be >= 1 and n_outputs >= 0");
   if (!h->model) return h->fail(ESDIRK_WRONG_CALL_ORDER, "simulate: no model loaded");
   return guarded(h, [&]() -> int {
-    std::vector<sbml::Output> outputs(static_cast<std::size_t>(n_outputs));
-    for (esdirk_int j = 0; j < n_outputs; ++j) {
-      if (!ids[j])
-        return h->fail(ESDIRK_NULL_ARGUMENT, "simulate: ids[" + std::to_string(j) + "] is NULL");
-      const int q = quantities ? quantities[j] : ESDIRK_SBML_VALUE;
-      if (!quantity_ok(q))
-        return h->fail(ESDIRK_INVALID_ARGUMENT, "simulate: quantities[" + std::to_string(j) +
-                                                    "] = " + std::to_string(q) +
-                                                    " is not an esdirk_sbml_quantity");
-      outputs[static_cast<std::size_t>(j)] = {ids[j], static_cast<sbml::Quantity>(q)};
-    }
+    std::vector<sbml::Output> outputs;
+    const int read = read_outputs(h, "simulate", ids, quantities, n_outputs, outputs);
+    if (read != ESDIRK_SUCCESS) return read;
     const std::vector<double> output_times(times, times + n_times);
     const sbml::Simulation run = sbml::simulate(*h->model, output_times, outputs, h->options);
     const std::size_t expected =
@@ -161,6 +190,83 @@ int esdirk_sbml_simulate(esdirk_sbml* h, const double* times, esdirk_int n_times
                                                 " values, not " + std::to_string(expected));
     std::memcpy(values, run.values.data(), expected * sizeof(double));
     if (!run.ok()) return h->fail(c_status(run.status), run.message);
+    h->message.clear();
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_sbml_set_max_seconds(esdirk_sbml* h, double max_seconds) {
+  if (!h) return ESDIRK_NULL_ARGUMENT;
+  return guarded(h, [&]() -> int {
+    sbml::SimulationOptions options = h->options;
+    options.max_seconds = max_seconds;
+    options.validate();
+    h->options = options;
+    h->message.clear();
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_sbml_simulate_sensitivities(esdirk_sbml* h, const double* times, esdirk_int n_times,
+                                       const char* const* ids, const int* quantities, esdirk_int n_outputs,
+                                       const char* const* wrt, esdirk_int n_wrt, double* values,
+                                       double* derivatives) {
+  constexpr const char* call = "simulate_sensitivities";
+  if (!h) return ESDIRK_NULL_ARGUMENT;
+  if (!times || !values || !derivatives || (n_outputs > 0 && !ids) || (n_wrt > 0 && !wrt))
+    return h->fail(ESDIRK_NULL_ARGUMENT,
+                   std::string(call) + ": times, ids, wrt, values and derivatives must not be NULL");
+  if (n_times < 1 || n_outputs < 0 || n_wrt < 0)
+    return h->fail(ESDIRK_INVALID_ARGUMENT, std::string(call) + ": n_times must be >= 1, n_outputs and n_wrt >= 0");
+  if (!h->model) return h->fail(ESDIRK_WRONG_CALL_ORDER, std::string(call) + ": no model loaded");
+  return guarded(h, [&]() -> int {
+    std::vector<sbml::Output> outputs;
+    std::vector<std::string> with_respect_to;
+    int read = read_outputs(h, call, ids, quantities, n_outputs, outputs);
+    if (read == ESDIRK_SUCCESS) read = read_ids(h, call, wrt, n_wrt, with_respect_to);
+    if (read != ESDIRK_SUCCESS) return read;
+    const std::vector<double> output_times(times, times + n_times);
+    const sbml::Sensitivities run =
+        sbml::simulate_sensitivities(*h->model, output_times, outputs, with_respect_to, h->options);
+    const std::size_t rows = static_cast<std::size_t>(n_times) * static_cast<std::size_t>(n_outputs);
+    const std::size_t columns = rows * static_cast<std::size_t>(n_wrt);
+    if (run.simulation.values.size() != rows || run.derivatives.size() != columns)
+      return h->fail(ESDIRK_INTERNAL_ERROR, std::string(call) + ": the run returned arrays of unexpected sizes");
+    std::memcpy(values, run.simulation.values.data(), rows * sizeof(double));
+    std::memcpy(derivatives, run.derivatives.data(), columns * sizeof(double));
+    if (!run.simulation.ok()) return h->fail(c_status(run.simulation.status), run.simulation.message);
+    h->message.clear();
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_sbml_adjoint_gradient(esdirk_sbml* h, const double* times, esdirk_int n_times, const char* const* ids,
+                                 const int* quantities, esdirk_int n_outputs, const double* weights,
+                                 const char* const* wrt, esdirk_int n_wrt, double* value, double* gradient) {
+  constexpr const char* call = "adjoint_gradient";
+  if (!h) return ESDIRK_NULL_ARGUMENT;
+  if (!times || !value || (n_wrt > 0 && !gradient) || (n_outputs > 0 && (!ids || !weights)) || (n_wrt > 0 && !wrt))
+    return h->fail(ESDIRK_NULL_ARGUMENT,
+                   std::string(call) + ": times, ids, weights, wrt, value and gradient must not be NULL");
+  if (n_times < 1 || n_outputs < 0 || n_wrt < 0)
+    return h->fail(ESDIRK_INVALID_ARGUMENT, std::string(call) + ": n_times must be >= 1, n_outputs and n_wrt >= 0");
+  if (!h->model) return h->fail(ESDIRK_WRONG_CALL_ORDER, std::string(call) + ": no model loaded");
+  return guarded(h, [&]() -> int {
+    std::vector<sbml::Output> outputs;
+    std::vector<std::string> with_respect_to;
+    int read = read_outputs(h, call, ids, quantities, n_outputs, outputs);
+    if (read == ESDIRK_SUCCESS) read = read_ids(h, call, wrt, n_wrt, with_respect_to);
+    if (read != ESDIRK_SUCCESS) return read;
+    const std::vector<double> output_times(times, times + n_times);
+    const std::size_t rows = static_cast<std::size_t>(n_times) * static_cast<std::size_t>(n_outputs);
+    const std::vector<double> w(weights, weights + rows);
+    const sbml::Gradient g = sbml::adjoint_gradient(*h->model, output_times, outputs, w, with_respect_to, h->options);
+    if (g.gradient.size() != static_cast<std::size_t>(n_wrt))
+      return h->fail(ESDIRK_INTERNAL_ERROR, std::string(call) + ": the run returned a gradient of unexpected size");
+    const double nan = std::nan("");
+    *value = g.ok() ? g.value : nan;
+    for (esdirk_int k = 0; k < n_wrt; ++k) gradient[k] = g.ok() ? g.gradient[static_cast<std::size_t>(k)] : nan;
+    if (!g.ok()) return h->fail(c_status(g.status), g.message);
     h->message.clear();
     return ESDIRK_SUCCESS;
   });

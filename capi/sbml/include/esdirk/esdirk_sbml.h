@@ -66,6 +66,10 @@ ESDIRK_C_API int esdirk_sbml_has_model(const esdirk_sbml* sbml);
 /** Options of the next simulations (defaults rtol 1e-8, atol 1e-12, max_steps 1000000). */
 ESDIRK_C_API int esdirk_sbml_set_tolerances(esdirk_sbml* sbml, double rtol, double atol);
 ESDIRK_C_API int esdirk_sbml_set_max_steps(esdirk_sbml* sbml, long max_steps);
+/** Wall-clock seconds per simulation (0, the default: no limit). A run that reaches it returns
+ *  ESDIRK_TOO_MANY_STEPS (the work limit, as max_steps) with a message naming max_seconds and
+ *  the rows reached before it filled. Negative or not finite: ESDIRK_INVALID_ARGUMENT. */
+ESDIRK_C_API int esdirk_sbml_set_max_seconds(esdirk_sbml* sbml, double max_seconds);
 
 /** Simulates from the first output time through n_times non-decreasing times and writes the
  *  n_outputs outputs (ids[j] with quantities[j]; quantities NULL: all ESDIRK_SBML_VALUE) at
@@ -76,6 +80,28 @@ ESDIRK_C_API int esdirk_sbml_set_max_steps(esdirk_sbml* sbml, long max_steps);
 ESDIRK_C_API int esdirk_sbml_simulate(esdirk_sbml* sbml, const double* times, esdirk_int n_times,
                                       const char* const* ids, const int* quantities,
                                       esdirk_int n_outputs, double* values);
+
+/** esdirk_sbml_simulate plus the outputs' derivatives with respect to the n_wrt ids in wrt (a
+ *  parameter of esdirk_sbml_parameter_id, or an id whose initial value starts a state: a
+ *  species, a varying compartment or parameter), through the events: derivatives holds
+ *  n_times x n_outputs x n_wrt values, entry (i * n_outputs + j) * n_wrt + k is d output j at
+ *  time i / d wrt[k]. Forward sensitivities (doc/sbml.md, "Sensitivities"); the failures of
+ *  esdirk_sbml_simulate, and an id that is neither is ESDIRK_INVALID_ARGUMENT (nothing
+ *  written). After a numerical failure the rows not reached are NaN in both arrays. */
+ESDIRK_C_API int esdirk_sbml_simulate_sensitivities(esdirk_sbml* sbml, const double* times,
+                                                    esdirk_int n_times, const char* const* ids,
+                                                    const int* quantities, esdirk_int n_outputs,
+                                                    const char* const* wrt, esdirk_int n_wrt,
+                                                    double* values, double* derivatives);
+/** The gradient of G = sum_ij weights[i * n_outputs + j] y_ij (the outputs at the output
+ *  times; at an event time the value before the event) with respect to the n_wrt ids, by one
+ *  backward (adjoint) sweep: *value = G, gradient[k] = dG / d wrt[k]. Failures as
+ *  esdirk_sbml_simulate_sensitivities (value and gradient NaN after a numerical failure). */
+ESDIRK_C_API int esdirk_sbml_adjoint_gradient(esdirk_sbml* sbml, const double* times, esdirk_int n_times,
+                                              const char* const* ids, const int* quantities,
+                                              esdirk_int n_outputs, const double* weights,
+                                              const char* const* wrt, esdirk_int n_wrt, double* value,
+                                              double* gradient);
 
 /** The model's parameters in the sense of sensitivities (constant parameters and compartments,
  *  local parameters as "reaction.parameter"): their number and the id of parameter `index`
