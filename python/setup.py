@@ -40,6 +40,10 @@ class CMakeBuild(build_ext):
         target = pathlib.Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(built, target)
+        # esdirk._sbml (esdirk.sbml), built beside _esdirk when libSBML was found: the same
+        # folder of the package, under its own name.
+        for sbml_module in (build / "python" / "esdirk").glob("_sbml*"):
+            shutil.copy2(sbml_module, target.parent / sbml_module.name)
 
 
 setup(ext_modules=[CMakeExtension("esdirk._esdirk")], cmdclass={"build_ext": CMakeBuild})
