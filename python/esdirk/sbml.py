@@ -77,7 +77,8 @@ def _outputs(model, outputs):
     return list(outputs)
 
 
-def simulate(model, t, outputs=None, *, rtol=1e-8, atol=1e-12, max_steps=1000000, max_step=0.0):
+def simulate(model, t, outputs=None, *, rtol=1e-8, atol=1e-12, max_steps=1000000, max_step=0.0,
+             max_seconds=0.0):
     """Integrates the model from t[0] through the output times t (non-decreasing) and returns a
     Simulation with the outputs at each time (at an event time, after the event).
 
@@ -85,23 +86,25 @@ def simulate(model, t, outputs=None, *, rtol=1e-8, atol=1e-12, max_steps=1000000
     hasOnlySubstanceUnits, a compartment's size, a parameter, a reaction's rate) or (id,
     quantity) pairs with quantity 'amount', 'concentration' or 'value'; default: every species'
     value. A numerical failure gives success False with the message (no exception); an unknown
-    id, decreasing times or invalid options raise ValueError."""
+    id, decreasing times or invalid options raise ValueError. max_seconds > 0 bounds the
+    wall-clock time of the call: past it the run ends with status_name 'too_many_steps' and a
+    message naming max_seconds."""
     return Simulation(_sbml._simulate(model, _times(t), _outputs(model, outputs), rtol, atol,
-                                      max_steps, max_step))
+                                      max_steps, max_step, max_seconds))
 
 
 def simulate_sensitivities(model, t, outputs=None, with_respect_to=None, *, rtol=1e-8,
-                           atol=1e-12, max_steps=1000000, max_step=0.0):
+                           atol=1e-12, max_steps=1000000, max_step=0.0, max_seconds=0.0):
     """simulate plus the forward sensitivities of the outputs with respect to parameters
     (model.parameter_ids) and initial values (model.initial_value_ids), through the events;
     default with_respect_to: every parameter."""
     wrt = list(model.parameter_ids if with_respect_to is None else with_respect_to)
     return Simulation(_sbml._simulate_sensitivities(model, _times(t), _outputs(model, outputs), wrt,
-                                                    rtol, atol, max_steps, max_step))
+                                                    rtol, atol, max_steps, max_step, max_seconds))
 
 
 def adjoint_gradient(model, t, outputs, weights, with_respect_to=None, *, rtol=1e-8, atol=1e-12,
-                     max_steps=1000000, max_step=0.0):
+                     max_steps=1000000, max_step=0.0, max_seconds=0.0):
     """The gradient of G = sum_ij weights[i, j] * output j at time t[i] with respect to
     with_respect_to (default: every parameter) by the hybrid adjoint: one forward run and one
     backward sweep, whatever the number of parameters."""
@@ -109,4 +112,4 @@ def adjoint_gradient(model, t, outputs, weights, with_respect_to=None, *, rtol=1
     times = _times(t)
     outs = _outputs(model, outputs)
     return Gradient(_sbml._adjoint_gradient(model, times, outs, np.asarray(weights, dtype=float),
-                                            wrt, rtol, atol, max_steps, max_step))
+                                            wrt, rtol, atol, max_steps, max_step, max_seconds))

@@ -56,12 +56,14 @@ std::vector<sbml::Output> outputs_from(const py::sequence& items) {
   return outputs;
 }
 
-sbml::SimulationOptions options_from(double rtol, double atol, long max_steps, double max_step) {
+sbml::SimulationOptions options_from(double rtol, double atol, long max_steps, double max_step,
+                                      double max_seconds) {
   sbml::SimulationOptions options;
   options.relative_tolerance = rtol;
   options.absolute_tolerance = atol;
   options.max_steps = max_steps;
   options.max_step = max_step;
+  options.max_seconds = max_seconds;
   options.validate();  // std::invalid_argument -> ValueError naming the option
   return options;
 }
@@ -143,9 +145,9 @@ PYBIND11_MODULE(_sbml, m) {
   m.def(
       "_simulate",
       [](const sbml::Model& model, const std::vector<double>& times, const py::sequence& outputs,
-         double rtol, double atol, long max_steps, double max_step) {
+         double rtol, double atol, long max_steps, double max_step, double max_seconds) {
         const std::vector<sbml::Output> out = outputs_from(outputs);
-        const sbml::SimulationOptions options = options_from(rtol, atol, max_steps, max_step);
+        const sbml::SimulationOptions options = options_from(rtol, atol, max_steps, max_step, max_seconds);
         sbml::Simulation run;
         {
           py::gil_scoped_release release;
@@ -154,15 +156,15 @@ PYBIND11_MODULE(_sbml, m) {
         return simulation_dict(run);
       },
       py::arg("model"), py::arg("times"), py::arg("outputs"), py::arg("rtol"), py::arg("atol"),
-      py::arg("max_steps"), py::arg("max_step"));
+      py::arg("max_steps"), py::arg("max_step"), py::arg("max_seconds"));
 
   m.def(
       "_simulate_sensitivities",
       [](const sbml::Model& model, const std::vector<double>& times, const py::sequence& outputs,
          const std::vector<std::string>& with_respect_to, double rtol, double atol, long max_steps,
-         double max_step) {
+         double max_step, double max_seconds) {
         const std::vector<sbml::Output> out = outputs_from(outputs);
-        const sbml::SimulationOptions options = options_from(rtol, atol, max_steps, max_step);
+        const sbml::SimulationOptions options = options_from(rtol, atol, max_steps, max_step, max_seconds);
         sbml::Sensitivities run;
         {
           py::gil_scoped_release release;
@@ -178,14 +180,14 @@ PYBIND11_MODULE(_sbml, m) {
         return d;
       },
       py::arg("model"), py::arg("times"), py::arg("outputs"), py::arg("with_respect_to"),
-      py::arg("rtol"), py::arg("atol"), py::arg("max_steps"), py::arg("max_step"));
+      py::arg("rtol"), py::arg("atol"), py::arg("max_steps"), py::arg("max_step"), py::arg("max_seconds"));
 
   m.def(
       "_adjoint_gradient",
       [](const sbml::Model& model, const std::vector<double>& times, const py::sequence& outputs,
          const py::array_t<double, py::array::c_style | py::array::forcecast>& weights,
          const std::vector<std::string>& with_respect_to, double rtol, double atol, long max_steps,
-         double max_step) {
+         double max_step, double max_seconds) {
         const std::vector<sbml::Output> out = outputs_from(outputs);
         if (weights.ndim() != 2 || static_cast<std::size_t>(weights.shape(0)) != times.size() ||
             static_cast<std::size_t>(weights.shape(1)) != out.size())
@@ -193,7 +195,7 @@ PYBIND11_MODULE(_sbml, m) {
                                 std::to_string(times.size()) + ", " + std::to_string(out.size()) +
                                 ")");
         const std::vector<double> w(weights.data(), weights.data() + weights.size());
-        const sbml::SimulationOptions options = options_from(rtol, atol, max_steps, max_step);
+        const sbml::SimulationOptions options = options_from(rtol, atol, max_steps, max_step, max_seconds);
         sbml::Gradient g;
         {
           py::gil_scoped_release release;
@@ -213,5 +215,5 @@ PYBIND11_MODULE(_sbml, m) {
       },
       py::arg("model"), py::arg("times"), py::arg("outputs"), py::arg("weights"),
       py::arg("with_respect_to"), py::arg("rtol"), py::arg("atol"), py::arg("max_steps"),
-      py::arg("max_step"));
+      py::arg("max_step"), py::arg("max_seconds"));
 }

@@ -158,3 +158,37 @@ def test_bad_arguments_raise_and_failures_return():
     assert run.message
     assert run.values[0, 0] == 0.5
     assert math.isnan(run.values[-1, 0])
+
+
+def test_max_seconds_is_checked_and_ends_a_run_that_would_not_end():
+    model = sbml.load_string(decay_model())
+    with pytest.raises(ValueError, match="max_seconds"):
+        sbml.simulate(model, T, ["A"], max_seconds=-1.0)
+    assert sbml.simulate(model, T, ["A"], max_seconds=60.0).success
+    # A timer that fires every 1e-6 time units over [0, 1000]: 1e9 events.
+    timer = decay_model(event="""<listOfEvents>
+      <event id="tick" useValuesFromTriggerTime="true">
+        <trigger initialValue="true" persistent="true">
+          <math xmlns="http://www.w3.org/1998/Math/MathML">
+            <apply><geq/><apply><minus/>
+              <csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time"> t </csymbol>
+              <ci> last </ci></apply><cn> 1e-6 </cn></apply>
+          </math>
+        </trigger>
+        <listOfEventAssignments>
+          <eventAssignment variable="last">
+            <math xmlns="http://www.w3.org/1998/Math/MathML">
+              <csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time"> t </csymbol>
+            </math>
+          </eventAssignment>
+        </listOfEventAssignments>
+      </event>
+    </listOfEvents>""").replace('<parameter id="k" value="1" constant="true"/>',
+                                '<parameter id="k" value="1" constant="true"/>\n'
+                                '      <parameter id="last" value="0" constant="false"/>')
+    run = sbml.simulate(sbml.load_string(timer), [0.0, 1000.0], ["A"], max_seconds=0.2)
+    assert not run.success
+    assert run.status_name == "too_many_steps"
+    assert "max_seconds = 0.2" in run.message
+    assert run.values[0, 0] == 0.5
+    assert math.isnan(run.values[1, 0])
