@@ -39,6 +39,20 @@ const char* method_name(const esdirk_multishoot* h) {
   return h->evaluator ? h->method_in_use.c_str() : options_of(h).method.name.c_str();
 }
 
+// Jacobian reuse: a handle that always differentiates refuses reuse before the contraction is
+// looked at, as the per-handle setter always did (the options object checks the contraction
+// when it is set and the handle's refusal when it is applied).
+template <class Handle>
+int jacobian_reuse(Handle* h, int reuse, double contraction) {
+  if (h && reuse != 0 && esdirk_capi::reuse_refusal(h)) {
+    esdirk_options reuse_on;
+    reuse_on.values.reuse_jacobian = true;
+    reuse_on.set = esdirk_capi::set_jacobian_reuse;
+    return esdirk_capi::apply_options(h, &reuse_on);  // fails with the handle's refusal
+  }
+  return through_options(h, esdirk_options_set_jacobian_reuse, reuse, contraction);
+}
+
 }  // namespace
 
 extern "C" {
@@ -51,7 +65,7 @@ int esdirk_solver_set_method(esdirk_solver* h, const char* name) {
   return through_options(h, esdirk_options_set_method, name);
 }
 int esdirk_solver_set_jacobian_reuse(esdirk_solver* h, int reuse, double contraction) {
-  return through_options(h, esdirk_options_set_jacobian_reuse, reuse, contraction);
+  return jacobian_reuse(h, reuse, contraction);
 }
 int esdirk_solver_set_keep_step_ratio(esdirk_solver* h, double low, double high) {
   return through_options(h, esdirk_options_set_keep_step_ratio, low, high);
@@ -75,7 +89,7 @@ int esdirk_shooting_set_method(esdirk_shooting* h, const char* name) {
   return through_options(h, esdirk_options_set_method, name);
 }
 int esdirk_shooting_set_jacobian_reuse(esdirk_shooting* h, int reuse, double contraction) {
-  return through_options(h, esdirk_options_set_jacobian_reuse, reuse, contraction);
+  return jacobian_reuse(h, reuse, contraction);
 }
 int esdirk_shooting_set_keep_step_ratio(esdirk_shooting* h, double low, double high) {
   return through_options(h, esdirk_options_set_keep_step_ratio, low, high);
@@ -96,7 +110,7 @@ int esdirk_reverse_shooting_set_method(esdirk_reverse_shooting* h, const char* n
   return through_options(h, esdirk_options_set_method, name);
 }
 int esdirk_reverse_shooting_set_jacobian_reuse(esdirk_reverse_shooting* h, int reuse, double contraction) {
-  return through_options(h, esdirk_options_set_jacobian_reuse, reuse, contraction);
+  return jacobian_reuse(h, reuse, contraction);
 }
 int esdirk_reverse_shooting_set_keep_step_ratio(esdirk_reverse_shooting* h, double low, double high) {
   return through_options(h, esdirk_options_set_keep_step_ratio, low, high);
@@ -117,7 +131,7 @@ int esdirk_multishoot_set_method(esdirk_multishoot* h, const char* name) {
   return through_options(h, esdirk_options_set_method, name);
 }
 int esdirk_multishoot_set_jacobian_reuse(esdirk_multishoot* h, int reuse, double contraction) {
-  return through_options(h, esdirk_options_set_jacobian_reuse, reuse, contraction);
+  return jacobian_reuse(h, reuse, contraction);
 }
 int esdirk_multishoot_set_keep_step_ratio(esdirk_multishoot* h, double low, double high) {
   return through_options(h, esdirk_options_set_keep_step_ratio, low, high);
@@ -138,7 +152,7 @@ int esdirk_hybrid_solver_set_method(esdirk_hybrid_solver* h, const char* name) {
   return through_options(h, esdirk_options_set_method, name);
 }
 int esdirk_hybrid_solver_set_jacobian_reuse(esdirk_hybrid_solver* h, int reuse, double contraction) {
-  return through_options(h, esdirk_options_set_jacobian_reuse, reuse, contraction);
+  return jacobian_reuse(h, reuse, contraction);
 }
 int esdirk_hybrid_solver_set_keep_step_ratio(esdirk_hybrid_solver* h, double low, double high) {
   return through_options(h, esdirk_options_set_keep_step_ratio, low, high);

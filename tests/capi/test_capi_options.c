@@ -118,6 +118,15 @@ static void refusals_match_the_per_handle_setters(esdirk_problem* problem) {
   }
   SAME_REFUSAL(hybrid_solver, hs, lu_reuse_h_change, -0.5);
 
+  /* Regression: the deprecated set_jacobian_reuse of a handle that always differentiates names
+   * its refusal of reuse before an invalid contraction, as before the options object. */
+  CHECK_STATUS(esdirk_shooting_set_jacobian_reuse(shooting, 1, 2.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_shooting_last_error(shooting), "states-only") != NULL);
+  CHECK_STATUS(esdirk_multishoot_set_jacobian_reuse(ms, 1, -1.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_multishoot_last_error(ms), "states-only") != NULL);
+  CHECK_STATUS(esdirk_solver_set_jacobian_reuse(solver, 1, 2.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_solver_last_error(solver), "set_jacobian_reuse: ") != NULL);
+
   /* The messages are the setters' own words. */
   esdirk_options* o = NULL;
   CHECK_STATUS(esdirk_options_create(&o), ESDIRK_SUCCESS);
