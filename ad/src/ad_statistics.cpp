@@ -17,6 +17,8 @@ std::string AdStatistics::table() const {
               {"ad_vector_jacobian_products", vector_jacobian_products},
               {"ad_tape_recordings", tape_recordings},
               {"ad_forward_passes", forward_passes},
+              {"ad_structure_passes", structure_passes},
+              {"ad_structure_updates", structure_updates},
               {"ad_failures", failures}};
   std::string out;
   char line[96];

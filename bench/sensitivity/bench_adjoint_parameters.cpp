@@ -8,11 +8,13 @@
 //
 // Three forms of the same model: "hand" (Chain: hand-written J and the dense f_p, which the
 // sweep multiplies by its adjoints at every stage), "AD" (ChainModel in esdirk::ad::ModelProblem:
-// J by forward mode; the sweep's parameter terms w^T f_p by the tape's reverse sweep,
-// Problem::parameter_vjp, when np > 8, else from f_p by one forward pass: ParameterTerms::
+// J by coloured forward mode on the structure the adapter finds itself (3 colours), dense LU;
+// the sweep's parameter terms w^T f_p, Problem::parameter_vjp, from the compressed columns of
+// f_p on the structure found (one parameter per equation: one colour), once per stage point,
+// then over f_p's entries only; with np = 1 from f_p by one forward pass: ParameterTerms::
 // automatic) and "AD band" (the same with the tridiagonal band declared: J by coloured forward
-// mode, 3 colours, and the band LU). At np = 1 also "AD band rev": the parameter terms by the
-// tape whatever np (ParameterTerms::reverse_mode), the cost that stays flat in np.
+// mode on the band, and the band LU). At np = 1 also "AD band rev": the parameter terms by the
+// tape (ParameterTerms::reverse_mode), the cost that stays flat in np.
 //
 //     bench_adjoint_parameters [--repeats 20] [--nx 20]
 

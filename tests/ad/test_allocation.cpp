@@ -1,7 +1,8 @@
 // No allocation in the step loop with AD derivatives either: a global operator new that counts,
 // around integrate_to() of Dow's forward sensitivities (dense J, [f_p; g_p] by forward mode),
 // the Brusselator with its pattern declared (coloured J; the colouring is formed at the first
-// Jacobian, before counting), repeated vector-Jacobian products at new points (the tape keeps
+// Jacobian, before counting), the Brusselator without a pattern (the structure found and checked
+// at every point), repeated vector-Jacobian products at new points (the tape keeps
 // its storage after the first recording) and a hybrid run through an event (event row, reset
 // Jacobian by forward mode).
 
@@ -66,11 +67,35 @@ BOOST_AUTO_TEST_CASE(coloured_ad_allocates_nothing_after_the_first_jacobian) {
   BOOST_TEST(allocations == 0);
 }
 
+// Without a declared pattern the structure is found at the first Jacobian and checked at every
+// new point (an evaluation over Dependency): no allocation after the first (only a wider
+// structure colours anew).
+BOOST_AUTO_TEST_CASE(found_structure_allocates_nothing_after_the_first_jacobian) {
+  const int points = 100;
+  test_problems::Brusselator1d hand(points);
+  esdirk::ad::ModelProblem<templated::Brusselator> ad(2 * points, 0, 0, templated::Brusselator{points});
+  esdirk::Integrator solver(ad);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, hand.initial_state(), {}, {})));
+  std::vector<double> x(static_cast<std::size_t>(2 * points));
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(0.1, x)));  // the structure is found here
+  BOOST_REQUIRE(ad.colours_found_states());
+  const long passes = ad.ad_statistics().structure_passes;
+  allocations = 0;
+  counting_new::enabled = true;
+  const bool ok = esdirk::ok(solver.integrate_to(1.0, x));
+  counting_new::enabled = false;
+  BOOST_REQUIRE(ok);
+  BOOST_TEST(ad.ad_statistics().structure_passes > passes);
+  BOOST_TEST(ad.ad_statistics().structure_updates == 1);
+  BOOST_TEST(allocations == 0);
+}
+
 BOOST_AUTO_TEST_CASE(vector_jacobian_products_allocate_nothing_after_the_first_recording) {
   esdirk::ad::ModelProblem<templated::Dow> ad(6, 4, 9);
   std::vector<double> x{0.3, 6.5, 0.6, 0.7, 0.7, 0.013}, z{2e-8, 1e-6, 3e-10, 8e-10},
       p(dow::nominal_parameters.begin(), dow::nominal_parameters.end()), v(10, 1.0), vJ(10), vJp(9);
   BOOST_REQUIRE(ad.vector_jacobian_product(0.0, x, z, p, v, vJ, vJp) == 0);
+  BOOST_REQUIRE(ad.parameter_vjp(0.0, x, z, p, v, vJp) == 0);  // finds the structure (tape for Dow)
   allocations = 0;
   counting_new::enabled = true;
   int code = 0;

@@ -201,6 +201,7 @@ BOOST_AUTO_TEST_CASE(coloured_ad_equals_dense_ad_and_the_hand_sparse_jacobian) {
   test_problems::Brusselator1d hand(N);
   const std::vector<double> x = perturbed(hand.initial_state(), 0.05);
   ModelProblem<templated::Brusselator> dense(n, 0, 0, {N});
+  dense.set_structure_detection(esdirk::ad::StructureDetection::off);  // chunks of all columns
   DenseMatrix J_dense(n, n);
   BOOST_REQUIRE(dense.jacobian(0.0, x, {}, {}, J_dense.ref()) == 0);
   for (esdirk::LinearSolverKind solver : {esdirk::LinearSolverKind::sparse, esdirk::LinearSolverKind::banded,

@@ -12,13 +12,15 @@
 namespace esdirk::ad {
 
 struct ESDIRK_API AdStatistics {
-  long jacobians = 0;            ///< dense J by chunked forward mode
+  long jacobians = 0;            ///< J without a declared structure (chunks, or colours found)
   long coloured_jacobians = 0;   ///< banded or sparse J by coloured forward mode
-  long parameter_jacobians = 0;  ///< [f_p; g_p] by chunked forward mode
+  long parameter_jacobians = 0;  ///< [f_p; g_p] by forward mode (chunks, or colours found)
   long jacobian_vector_products = 0;  ///< J v (+ [f_p; g_p] w) by forward mode, one direction
   long vector_jacobian_products = 0;  ///< reverse sweeps of the tape (v^T J and v^T [f_p; g_p])
   long tape_recordings = 0;      ///< recordings of f and g on the tape (one per new point)
   long forward_passes = 0;       ///< evaluations of f and g over dual numbers
+  long structure_passes = 0;     ///< evaluations of f and g over Dependency (structure found or checked)
+  long structure_updates = 0;    ///< times the structure found grew and was coloured anew
   long failures = 0;             ///< failed or non-finite evaluations (see ModelFailure)
 
   /// An aligned two-column table, one counter per line.

@@ -28,14 +28,18 @@ class Dual {
  public:
   static constexpr int directions = N;
 
-  double v = 0.0;               ///< the value
-  std::array<double, N> d{};    ///< the derivatives along the N directions
+  // The derivatives first and 16-byte aligned: every operation is a loop over d that the
+  // compiler turns into packed loads and stores, and with d at offset 8 (after v) half of them
+  // straddled 16-byte boundaries and stalled; aligned, one evaluation of Dow over Dual<8> took
+  // half the time (bench/ad).
+  alignas(16) std::array<double, N> d{};  ///< the derivatives along the N directions
+  double v = 0.0;                         ///< the value
 
   constexpr Dual() = default;
   /// A constant: all derivatives zero. Implicit, so that `Dual x = 1.0;` and `f[0] = 0;` work.
   constexpr Dual(double value) : v(value) {}  // NOLINT(google-explicit-constructor)
   constexpr Dual(double value, const std::array<double, N>& derivatives)
-      : v(value), d(derivatives) {}
+      : d(derivatives), v(value) {}
 
   constexpr double value() const { return v; }
 

@@ -40,8 +40,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <span>
@@ -51,6 +53,8 @@
 #include <vector>
 
 #include "esdirk/ad/ad_statistics.hpp"
+#include "esdirk/ad/column_colouring.hpp"
+#include "esdirk/ad/dependency.hpp"
 #include "esdirk/ad/dual.hpp"
 #include "esdirk/ad/tape.hpp"
 #include "esdirk/problem.hpp"
@@ -66,8 +70,20 @@ concept HasConstraints = requires(Model& m, std::span<const double> in, std::spa
 
 /// How the adjoint forms the parameter terms w^T [f_p; g_p] of a ModelProblem: by the tape's
 /// reverse sweep (Problem::parameter_vjp), from [f_p; g_p] by forward mode, or automatically
-/// (reverse mode when np > Chunk). See ModelProblem::has_parameter_vjp().
+/// (products on the structure found when its colouring is in use, else reverse mode when
+/// np > Chunk, else [f_p; g_p]). See ModelProblem::has_parameter_vjp().
 enum class ParameterTerms { automatic, reverse_mode, forward_mode };
+
+/// Whether a ModelProblem without a declared band or pattern finds the structure of J and
+/// [f_p; g_p] itself (one evaluation over Dependency per 64 inputs, at every point where the
+/// coloured passes are used) and colours their columns when that takes fewer lanes than the
+/// chunks of all columns (doc/ad-guide.md, "The structure found automatically").
+enum class StructureDetection { automatic, off };
+
+/// A model that declares `static constexpr bool structure_detection = false;` is never
+/// evaluated over Dependency (for a model written for Dual and Var only).
+template <class Model>
+concept DetectsStructure = !requires { requires !Model::structure_detection; };
 
 template <class Model, int Chunk = 8>
 class ModelProblem : public Problem {
@@ -90,11 +106,32 @@ class ModelProblem : public Problem {
     direction_.resize(nxs, nzs, nps);
     reverse_.resize(nxs, nzs, nps);
     tape_point_.assign(1 + nxs + nzs + nps, 0.0);
+    if constexpr (DetectsStructure<Model>) dependency_.resize(nxs, nzs, nps);
+    blocks_ = (size() + np + 63) / 64;
+    known_.assign(static_cast<std::size_t>(size()) * static_cast<std::size_t>(blocks_), 0);
+    found_ = known_;
+    for (std::vector<double>& point : structure_point_) point.assign(1 + nxs + nzs + nps, 0.0);
+    parameter_values_point_ = structure_point_[0];
   }
 
   /// How the adjoint forms its parameter terms (see has_parameter_vjp()).
   void set_parameter_terms(ParameterTerms terms) { parameter_terms_ = terms; }
   ParameterTerms parameter_terms() const { return parameter_terms_; }
+
+  /// Whether the structure of J and [f_p; g_p] is found automatically when none is declared
+  /// (automatic, the default; see StructureDetection). Setting it forgets what was found.
+  void set_structure_detection(StructureDetection detection) {
+    detection_ = detection;
+    forget_structure();
+  }
+  StructureDetection structure_detection() const { return detection_; }
+  /// The colouring of J's columns found automatically (colours == 0 before the first J), and
+  /// whether J is formed by it (when it takes fewer lanes than the chunks of all columns).
+  const ColumnColouring& found_state_colouring() const { return state_colouring_; }
+  bool colours_found_states() const { return colour_states_; }
+  /// The same for the columns of [f_p; g_p].
+  const ColumnColouring& found_parameter_colouring() const { return parameter_colouring_; }
+  bool colours_found_parameters() const { return colour_parameters_; }
 
   Model& model() { return model_; }
   const Model& model() const { return model_; }
@@ -105,15 +142,15 @@ class ModelProblem : public Problem {
   std::string derivative_methods() const {
     std::string j;
     if (const auto& pattern = jacobian_structure().pattern) {
-      const int colours = pattern.get() == coloured_pattern_ ? colours_ : -1;
+      const int colours = pattern.get() == coloured_pattern_ ? declared_colouring_.colours : -1;
       j = "J: coloured forward-mode AD (" +
           (colours < 0 ? std::string("colouring formed at the first Jacobian")
                        : std::to_string(colours) + " colours, " + passes_text(colours)) +
           ")\n";
     } else {
-      j = "J: forward-mode AD (" + passes_text(size()) + ")\n";
+      j = "J: " + found_text(colour_states_, state_colouring_, size(), "columns") + "\n";
     }
-    return j + "[f_p; g_p]: forward-mode AD (" + passes_text(np()) + ")\n" +
+    return j + "[f_p; g_p]: " + found_text(colour_parameters_, parameter_colouring_, np(), "parameters") + "\n" +
            "J v: forward-mode AD (one evaluation, one direction)\n"
            "v^T J, v^T [f_p; g_p]: reverse-mode AD (tape of " + std::to_string(tape_.size()) +
            " nodes; one recording per point, one sweep per vector)\n"
@@ -147,6 +184,11 @@ class ModelProblem : public Problem {
       return coloured_jacobian(t, x, z, p, nullptr, J);
     }
     ++stats_.jacobians;
+    if (const int code = check_structure(t, x, z, p, false, "J"); code != 0) return code;
+    if (colour_states_) {
+      J.fill(0.0);
+      return coloured_columns(t, x, z, p, state_colouring_, false, nullptr, J, "J");
+    }
     return dense_columns(t, x, z, p, false, J, "J");
   }
 
@@ -158,19 +200,40 @@ class ModelProblem : public Problem {
   bool has_parameter_jacobian() const override { return true; }
   int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef Jp) override {
     ++stats_.parameter_jacobians;
+    if (const int code = check_structure(t, x, z, p, true, "[f_p; g_p]"); code != 0) return code;
+    if (colour_parameters_) {
+      Jp.fill(0.0);
+      return coloured_columns(t, x, z, p, parameter_colouring_, true, nullptr, Jp, "[f_p; g_p]");
+    }
     return dense_columns(t, x, z, p, true, Jp, "[f_p; g_p]");
   }
 
-  /// The adjoint's parameter terms w^T [f_p; g_p] come from parameter_vjp (reverse mode: one
-  /// tape recording per point, whatever np) when this is true, else from [f_p; g_p] by forward
-  /// mode. Automatic: reverse mode when np > Chunk, where forming [f_p; g_p] takes more than
-  /// one forward pass; below that one pass of at most Chunk lanes is cheaper than recording
-  /// the tape (bench/sensitivity/bench_adjoint_parameters, doc/ad-guide.md).
+  /// The adjoint's parameter terms w^T [f_p; g_p] come from parameter_vjp when this is true
+  /// (one product per stage and adjoint column, whatever np), else from the matrix [f_p; g_p]
+  /// (n x np per stage). Automatic: products when the structure of [f_p; g_p] was found and
+  /// its colouring is in use (the compressed columns by coloured forward mode, once per point,
+  /// then each product over the pattern's entries only: the chain of
+  /// bench_adjoint_parameters, one parameter per equation, takes one pass of one direction),
+  /// else by the tape's reverse sweep when np > Chunk (forming [f_p; g_p] would take more than
+  /// one forward pass), else the matrix by one forward pass of at most Chunk lanes (cheaper
+  /// than recording the tape; doc/ad-guide.md, "The adjoint").
   bool has_parameter_vjp() const override {
-    return parameter_terms_ == ParameterTerms::reverse_mode ||
-           (parameter_terms_ == ParameterTerms::automatic && np() > Chunk);
+    switch (parameter_terms_) {
+      case ParameterTerms::reverse_mode: return true;
+      case ParameterTerms::forward_mode: return false;
+      case ParameterTerms::automatic: break;
+    }
+    return colour_parameters_ || np() > Chunk;
   }
   int parameter_vjp(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector w, Vector out) override {
+    // With a declared band or pattern J never looked for the structure: the first product
+    // does (that of [f_p; g_p] is found with it).
+    if (parameter_terms_ == ParameterTerms::automatic && (colour_parameters_ || !structure_known_)) {
+      if (const int code = compressed_parameter_columns(t, x, z, p); code != 0) return code;
+      if (colour_parameters_) return parameter_products(w, out);
+      // Not worth colouring, or the structure widened at this point and is no longer
+      // coloured: the tape.
+    }
     if (const int code = sweep(t, x, z, p, w); code != 0) return code;
     return parameter_adjoints(t, out);
   }
@@ -308,6 +371,20 @@ class ModelProblem : public Problem {
     return std::to_string(full + 1) + " evaluations: " + std::to_string(full) + " of " + chunk + " directions, 1 of " + last;
   }
 
+  // The unit direction e_k over W lanes. Seeds are written as whole derivative arrays: the
+  // model reads them with packed loads, and a packed load of a lane just written alone cannot
+  // take it from the store buffer (a stall per seeded input that cost Dow's J a third of its
+  // time).
+  template <int W>
+  static const std::array<double, W>& unit(int k) {
+    static constexpr auto units = [] {
+      std::array<std::array<double, W>, W> e{};
+      for (int i = 0; i < W; ++i) e[static_cast<std::size_t>(i)][static_cast<std::size_t>(i)] = 1.0;
+      return e;
+    }();
+    return units[static_cast<std::size_t>(k)];
+  }
+
   // f and g over W lanes; the first pass of a derivative checks the values too (every pass
   // computes the same values).
   template <int W>
@@ -315,25 +392,27 @@ class ModelProblem : public Problem {
     ++stats_.forward_passes;
     const int code = call_model<Dual<W>>(t, w.x(), w.z(), w.p, w.f(), w.g(), derivative);
     if (code != 0 || !check_values) return code;
-    double sum = 0.0;  // NaN if a value is not finite (x * 0 is 0 for finite x): no branch per entry
-    for (const Dual<W>& o : w.outputs) sum += o.v * 0.0;
-    if (sum == 0.0) return 0;
+    std::uint64_t bad = 0;
+    for (const Dual<W>& o : w.outputs) bad |= non_finite_bits(o.v);
+    if (bad == 0) return 0;
     for (int i = 0; i < size(); ++i)
       if (!std::isfinite(w.outputs[static_cast<std::size_t>(i)].v)) return record_value_failure(derivative, i, t);
     return 0;
   }
-  // Adds d * 0 of every derivative of `o` to the lane's sum: the sums stay zero while all are
-  // finite and become NaN otherwise; vectorized across the lanes, no branch per entry (the entry
-  // at fault is looked for only when a sum is not zero).
+  // The bits of a - a: all zero for a finite a (+0), those of a NaN for an infinite or NaN one.
+  // ORed over the entries they say whether all are finite without a branch per entry and
+  // without a chain of floating-point additions; vectorized across the lanes (the entry at
+  // fault is looked for only when they are not zero).
+  static std::uint64_t non_finite_bits(double a) { return std::bit_cast<std::uint64_t>(a - a); }
   template <int W>
-  static void add_finite_test(const Dual<W>& o, std::array<double, W>& sum) {
-    for (int k = 0; k < W; ++k) sum[static_cast<std::size_t>(k)] += o.d[static_cast<std::size_t>(k)] * 0.0;
+  static void add_finite_test(const Dual<W>& o, std::array<std::uint64_t, W>& bad) {
+    for (int k = 0; k < W; ++k) bad[static_cast<std::size_t>(k)] |= non_finite_bits(o.d[static_cast<std::size_t>(k)]);
   }
   template <int W>
-  static bool lanes_finite(const std::array<double, W>& sum, int lanes) {
-    bool finite = true;
-    for (int k = 0; k < lanes; ++k) finite = finite && sum[static_cast<std::size_t>(k)] == 0.0;
-    return finite;
+  static bool lanes_finite(const std::array<std::uint64_t, W>& bad, int lanes) {
+    std::uint64_t any = 0;
+    for (int k = 0; k < lanes; ++k) any |= bad[static_cast<std::size_t>(k)];
+    return any == 0;
   }
 
   // All columns of J (parameters false: the columns of [x; z]) or of [f_p; g_p] into out, by
@@ -356,15 +435,15 @@ class ModelProblem : public Problem {
     Workspace<Dual<W>>& w = lanes_workspace<W>();
     w.load_values(x, z, p);
     std::vector<Dual<W>>& seeded = parameters ? w.p : w.states;
-    for (int k = 0; k < lanes; ++k) seeded[static_cast<std::size_t>(first + k)].d[static_cast<std::size_t>(k)] = 1.0;
+    for (int k = 0; k < lanes; ++k) seeded[static_cast<std::size_t>(first + k)].d = unit<W>(k);
     const int code = forward_pass(t, w, first == 0, derivative);
-    for (int k = 0; k < lanes; ++k) seeded[static_cast<std::size_t>(first + k)].d[static_cast<std::size_t>(k)] = 0.0;
+    for (int k = 0; k < lanes; ++k) seeded[static_cast<std::size_t>(first + k)].d = {};
     if (code != 0) return code;
     // Row by row: the W derivatives of an output are contiguous, a fixed count the compiler
     // unrolls (the columns of out are ld apart).
     const int n = size();
     const Dual<W>* outputs = w.outputs.data();
-    std::array<double, W> sum{};
+    std::array<std::uint64_t, W> sum{};
     double* block = out.column(first);
     const std::size_t ld = static_cast<std::size_t>(out.ld);
     for (int i = 0; i < n; ++i) {
@@ -383,53 +462,52 @@ class ModelProblem : public Problem {
     return 0;
   }
 
-  // The columns of each colour of the declared pattern (formed again if the pattern changed).
+  // The colouring of the declared pattern (formed again if the pattern changed).
   void ensure_colouring() {
     const SparsityPattern* pattern = jacobian_structure().pattern.get();
     if (pattern == coloured_pattern_) return;
     keep_pattern_ = jacobian_structure().pattern;
-    const std::vector<int> colour = colour_columns(*pattern);
-    colours_ = 1 + *std::max_element(colour.begin(), colour.end());
-    colour_of_ = colour;
-    colour_pointers_.assign(static_cast<std::size_t>(colours_) + 1, 0);
-    for (int c : colour) ++colour_pointers_[static_cast<std::size_t>(c) + 1];
-    for (int c = 0; c < colours_; ++c) colour_pointers_[static_cast<std::size_t>(c) + 1] += colour_pointers_[static_cast<std::size_t>(c)];
-    colour_columns_.resize(colour.size());
-    std::vector<int> next(colour_pointers_.begin(), colour_pointers_.end() - 1);
-    for (int j = 0; j < static_cast<int>(colour.size()); ++j)
-      colour_columns_[static_cast<std::size_t>(next[static_cast<std::size_t>(colour[static_cast<std::size_t>(j)])]++)] = j;
+    declared_colouring_.assign(size(), pattern->column_pointers(), pattern->row_indices(), colour_columns(*pattern));
     coloured_pattern_ = pattern;
   }
 
-  // Coloured forward mode: lane k of an evaluation carries the sum of the unit directions of
-  // all columns of colour c0 + k; as no two columns of a colour share a row, row i of that
-  // lane is the entry of the one column of the colour that has an entry in row i. Writes the
-  // pattern's `values`, or the entries of `dense` (zero elsewhere) when `values` is null.
   int coloured_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, double* values, MatrixRef dense) {
     ensure_colouring();
     ++stats_.coloured_jacobians;
-    for (int c0 = 0; c0 < colours_; c0 += Chunk) {
-      const int lanes = std::min(Chunk, colours_ - c0);
-      const int code = with_lanes(lanes, [&]<int W>() { return coloured_pass<W>(t, x, z, p, c0, lanes, values, dense); });
+    return coloured_columns(t, x, z, p, declared_colouring_, false, values, dense, "J");
+  }
+
+  // Coloured forward mode over the columns of J (parameters false) or of [f_p; g_p]: lane k of
+  // an evaluation carries the sum of the unit directions of all columns of colour c0 + k; as no
+  // two columns of a colour share a row, row i of that lane is the entry of the one column of
+  // the colour that has an entry in row i. Writes the pattern's `values`, or the entries of
+  // `dense` (which the caller zeroed) when `values` is null.
+  int coloured_columns(double t, ConstVector x, ConstVector z, ConstVector p, const ColumnColouring& colouring,
+                       bool parameters, double* values, MatrixRef dense, const char* derivative) {
+    for (int c0 = 0; c0 < colouring.colours; c0 += Chunk) {
+      const int lanes = std::min(Chunk, colouring.colours - c0);
+      const int code = with_lanes(lanes, [&]<int W>() {
+        return coloured_pass<W>(t, x, z, p, colouring, parameters, c0, lanes, values, dense, derivative);
+      });
       if (code != 0) return code;
     }
     return 0;
   }
   template <int W>
-  int coloured_pass(double t, ConstVector x, ConstVector z, ConstVector p, int c0, int lanes, double* values,
-                    MatrixRef dense) {
+  int coloured_pass(double t, ConstVector x, ConstVector z, ConstVector p, const ColumnColouring& colouring,
+                    bool parameters, int c0, int lanes, double* values, MatrixRef dense, const char* derivative) {
     Workspace<Dual<W>>& w = lanes_workspace<W>();
     w.load_values(x, z, p);
-    const int* ptr = coloured_pattern_->column_pointers().data();
-    const int* rows = coloured_pattern_->row_indices().data();
-    const int* columns = colour_columns_.data();
-    const int* colour = colour_of_.data();
-    const int begin = colour_pointers_[static_cast<std::size_t>(c0)];
-    const int end = colour_pointers_[static_cast<std::size_t>(c0 + lanes)];
-    Dual<W>* states = w.states.data();
-    for (int m = begin; m < end; ++m) states[columns[m]].d[static_cast<std::size_t>(colour[columns[m]] - c0)] = 1.0;
-    const int code = forward_pass(t, w, c0 == 0, "J");
-    for (int m = begin; m < end; ++m) states[columns[m]].d[static_cast<std::size_t>(colour[columns[m]] - c0)] = 0.0;
+    const int* ptr = colouring.column_pointers.data();
+    const int* rows = colouring.rows.data();
+    const int* columns = colouring.members.data();
+    const int* colour = colouring.colour.data();
+    const int begin = colouring.colour_pointers[static_cast<std::size_t>(c0)];
+    const int end = colouring.colour_pointers[static_cast<std::size_t>(c0 + lanes)];
+    Dual<W>* seeded = parameters ? w.p.data() : w.states.data();
+    for (int m = begin; m < end; ++m) seeded[columns[m]].d = unit<W>(colour[columns[m]] - c0);
+    const int code = forward_pass(t, w, c0 == 0, derivative);
+    for (int m = begin; m < end; ++m) seeded[columns[m]].d = {};
     if (code != 0) return code;
     const Dual<W>* outputs = w.outputs.data();
     for (int m = begin; m < end; ++m) {
@@ -438,19 +516,175 @@ class ModelProblem : public Problem {
       if (values != nullptr) {
         for (int k = ptr[j]; k < ptr[j + 1]; ++k) values[k] = outputs[rows[k]].d[lane];
       } else {
-        for (int k = ptr[j]; k < ptr[j + 1]; ++k) dense(rows[k], j) = outputs[rows[k]].d[lane];
+        double* column = dense.column(j);
+        for (int k = ptr[j]; k < ptr[j + 1]; ++k) column[rows[k]] = outputs[rows[k]].d[lane];
       }
     }
     // A lane's sum may also see non-finite derivatives outside the pattern (an inf * 0 of a
     // row no column of the colour has an entry in): only the pattern's entries count.
-    std::array<double, W> sum{};
+    std::array<std::uint64_t, W> sum{};
     for (const Dual<W>& o : w.outputs) add_finite_test<W>(o, sum);
     if (lanes_finite<W>(sum, lanes)) return 0;
     for (int m = begin; m < end; ++m) {
       const int j = columns[m];
       const auto lane = static_cast<std::size_t>(colour[j] - c0);
       for (int k = ptr[j]; k < ptr[j + 1]; ++k)
-        if (!std::isfinite(outputs[rows[k]].d[lane])) return record_derivative_failure("J", rows[k], 'x', j, t);
+        if (!std::isfinite(outputs[rows[k]].d[lane]))
+          return record_derivative_failure(derivative, rows[k], parameters ? 'p' : 'x', j, t);
+    }
+    return 0;
+  }
+
+  // --- The structure found automatically --------------------------------------------------------
+  //
+  // known_ holds, for every output, the union of the inputs of [x; z; p] (one bit each, blocks
+  // of 64) that it depended on at the points evaluated so far. The columns of J and of
+  // [f_p; g_p] are coloured on it, and a block is formed by its colouring when that takes
+  // fewer lanes than the chunks of all its columns. A model may branch on values (min, max, a
+  // piecewise law), so a structure found at one point need not hold at the next: while a
+  // colouring is in use, every new point is evaluated over Dependency first (cheap: one value
+  // and one 64-bit set per operation), and a dependency outside known_ widens it and colours
+  // anew (the only allocation, at such points only). A dense block needs no check.
+
+  // The lanes the forward passes over `columns` columns (or colours) evaluate: full chunks and
+  // the narrower last pass.
+  static constexpr int structure_pass_lanes = 4;
+  static constexpr int lane_cost(int columns) {
+    const int rest = columns % Chunk;
+    return columns - rest + (rest > 0 ? pass_width(rest) : 0);
+  }
+
+  void forget_structure() {
+    std::fill(known_.begin(), known_.end(), 0);
+    structure_known_ = parameter_values_valid_ = false;
+    structure_point_valid_[0] = structure_point_valid_[1] = false;
+    colour_states_ = colour_parameters_ = false;
+    state_colouring_ = ColumnColouring{};
+    parameter_colouring_ = ColumnColouring{};
+  }
+
+  // Finds the dependencies at (t, x, z, p) when the colouring of the block asked for (J or
+  // [f_p; g_p]) is in use or nothing is known yet, and colours anew if they widen known_.
+  int check_structure(double t, ConstVector x, ConstVector z, ConstVector p, bool parameters, const char* derivative) {
+    if constexpr (!DetectsStructure<Model>) {
+      return 0;
+    } else {
+      if (detection_ == StructureDetection::off) return 0;
+      if (structure_known_ && !(parameters ? colour_parameters_ : colour_states_)) return 0;
+      // The blocks of the columns asked for (all of them the first time): J's checks need not
+      // evaluate the parameter blocks, nor the parameters' the state blocks.
+      const int n = size(), kind = parameters ? 1 : 0;
+      const int first = !structure_known_ ? 0 : parameters ? n / 64 : 0;
+      const int last = !structure_known_ ? blocks_ : parameters ? blocks_ : (n - 1) / 64 + 1;
+      std::vector<double>& point = structure_point_[kind];
+      if (structure_point_valid_[kind] && same_point(point, t, x, z, p)) return 0;
+      structure_point_valid_[kind] = false;
+      for (int b = first; b < last; ++b) {
+        // Input k of [x; z; p] is bit k - 64 b of block b.
+        const auto bit = [b](int k) {
+          const int shift = k - 64 * b;
+          return shift >= 0 && shift < 64 ? std::uint64_t{1} << shift : std::uint64_t{0};
+        };
+        for (std::size_t i = 0; i < x.size(); ++i) dependency_.states[i] = Dependency(x[i], bit(static_cast<int>(i)));
+        for (std::size_t i = 0; i < z.size(); ++i)
+          dependency_.states[x.size() + i] = Dependency(z[i], bit(static_cast<int>(x.size() + i)));
+        for (std::size_t i = 0; i < p.size(); ++i) dependency_.p[i] = Dependency(p[i], bit(n + static_cast<int>(i)));
+        ++stats_.structure_passes;
+        const int code = call_model<Dependency>(t, dependency_.x(), dependency_.z(), dependency_.p, dependency_.f(),
+                                                dependency_.g(), derivative);
+        if (code != 0) return code;
+        for (int i = 0; i < n; ++i)
+          found_[static_cast<std::size_t>(i * blocks_ + b)] = dependency_.outputs[static_cast<std::size_t>(i)].inputs;
+      }
+      bool wider = !structure_known_;
+      for (int i = 0; i < n; ++i)
+        for (int b = first; b < last; ++b) {
+          const auto k = static_cast<std::size_t>(i * blocks_ + b);
+          wider = wider || (found_[k] & ~known_[k]) != 0;
+          known_[k] |= found_[k];
+        }
+      if (wider) colour_found_structure();
+      structure_known_ = true;
+      remember_point(point, t, x, z, p);
+      structure_point_valid_[kind] = true;
+      return 0;
+    }
+  }
+
+  // Colours the columns of J and of [f_p; g_p] on known_.
+  void colour_found_structure() {
+    ++stats_.structure_updates;
+    const int n = size();
+    std::vector<int> pointers, rows;
+    const auto colour_block = [&](int first, int columns, ColumnColouring& colouring) {
+      pointers.assign(1, 0);
+      rows.clear();
+      for (int j = first; j < first + columns; ++j) {
+        const std::uint64_t mask = std::uint64_t{1} << (j % 64);
+        for (int i = 0; i < n; ++i)
+          if ((known_[static_cast<std::size_t>(i * blocks_ + j / 64)] & mask) != 0) rows.push_back(i);
+        pointers.push_back(static_cast<int>(rows.size()));
+      }
+      colouring.assign(n, pointers, rows);
+    };
+    colour_block(0, n, state_colouring_);
+    colour_block(n, np(), parameter_colouring_);
+    parameter_values_.assign(parameter_colouring_.rows.size(), 0.0);
+    parameter_values_valid_ = false;
+    // A structure pass (at every new point while a colouring is in use) costs about as much
+    // as 4 lanes of a forward pass (Dow: 24 ns against 43 ns for 8 lanes, bench/ad): colour
+    // only where that still saves lanes.
+    const int check = structure_pass_lanes * blocks_;
+    colour_states_ = lane_cost(state_colouring_.colours) + check < lane_cost(n);
+    colour_parameters_ = lane_cost(parameter_colouring_.colours) + check < lane_cost(np());
+  }
+
+  // "forward-mode AD (2 evaluations: ...)" or, with the colouring found, "coloured forward-mode
+  // AD on the structure found automatically (6 colours of 10 columns, ...)".
+  std::string found_text(bool coloured, const ColumnColouring& colouring, int columns, const char* what) const {
+    if (!coloured) return "forward-mode AD (" + passes_text(columns) + ")";
+    return "coloured forward-mode AD on the structure found automatically (" + std::to_string(colouring.colours) +
+           " colours of " + std::to_string(columns) + " " + what + ", " + passes_text(colouring.colours) +
+           "; checked at every new point by " + std::to_string(blocks_) +
+           (blocks_ == 1 ? " evaluation" : " evaluations") + " over Dependency)";
+  }
+
+  static bool same_point(const std::vector<double>& point, double t, ConstVector x, ConstVector z, ConstVector p) {
+    const double* q = point.data();
+    return q[0] == t && std::equal(x.begin(), x.end(), q + 1) && std::equal(z.begin(), z.end(), q + 1 + x.size()) &&
+           std::equal(p.begin(), p.end(), q + 1 + x.size() + z.size());
+  }
+  static void remember_point(std::vector<double>& point, double t, ConstVector x, ConstVector z, ConstVector p) {
+    point[0] = t;
+    std::copy(x.begin(), x.end(), point.begin() + 1);
+    std::copy(z.begin(), z.end(), point.begin() + 1 + static_cast<std::ptrdiff_t>(x.size()));
+    std::copy(p.begin(), p.end(), point.begin() + 1 + static_cast<std::ptrdiff_t>(x.size() + z.size()));
+  }
+
+  // The entries of [f_p; g_p] on the found pattern at (t, x, z, p), by coloured forward mode,
+  // kept for the point: the adjoint asks for a product per adjoint column at each stage point.
+  int compressed_parameter_columns(double t, ConstVector x, ConstVector z, ConstVector p) {
+    if (parameter_values_valid_ && same_point(parameter_values_point_, t, x, z, p)) return 0;
+    parameter_values_valid_ = false;
+    if (const int code = check_structure(t, x, z, p, true, "w^T [f_p; g_p]"); code != 0) return code;
+    if (!colour_parameters_) return 0;
+    ++stats_.parameter_jacobians;
+    const int code = coloured_columns(t, x, z, p, parameter_colouring_, true, parameter_values_.data(), MatrixRef{},
+                                      "w^T [f_p; g_p]");
+    if (code != 0) return code;
+    remember_point(parameter_values_point_, t, x, z, p);
+    parameter_values_valid_ = true;
+    return 0;
+  }
+  // out = [f_p; g_p]^T w over the pattern's entries.
+  int parameter_products(ConstVector w, Vector out) {
+    const int* ptr = parameter_colouring_.column_pointers.data();
+    const int* rows = parameter_colouring_.rows.data();
+    const double* values = parameter_values_.data();
+    for (int j = 0; j < np(); ++j) {
+      double sum = 0.0;
+      for (int k = ptr[j]; k < ptr[j + 1]; ++k) sum += w[static_cast<std::size_t>(rows[k])] * values[k];
+      out[static_cast<std::size_t>(j)] = sum;
     }
     return 0;
   }
@@ -549,8 +783,20 @@ class ModelProblem : public Problem {
   // Colouring of the declared pattern (coloured_pattern_ is the one coloured).
   std::shared_ptr<const SparsityPattern> keep_pattern_;
   const SparsityPattern* coloured_pattern_ = nullptr;
-  int colours_ = 0;
-  std::vector<int> colour_of_, colour_pointers_, colour_columns_;
+  ColumnColouring declared_colouring_;
+  // The structure found automatically (check_structure).
+  StructureDetection detection_ = StructureDetection::automatic;
+  Workspace<Dependency> dependency_;
+  int blocks_ = 0;
+  std::vector<std::uint64_t> known_, found_;  // output i, block b: [i * blocks_ + b]
+  bool structure_known_ = false;
+  std::vector<double> structure_point_[2];  // checked last: for J [0], for [f_p; g_p] [1]
+  bool structure_point_valid_[2] = {false, false};
+  ColumnColouring state_colouring_, parameter_colouring_;
+  bool colour_states_ = false, colour_parameters_ = false;
+  // The entries of [f_p; g_p] on the found pattern at one point (parameter_vjp).
+  std::vector<double> parameter_values_, parameter_values_point_;
+  bool parameter_values_valid_ = false;
   // The tape of the last recorded point.
   Tape tape_;
   std::vector<double> tape_point_;
