@@ -7,6 +7,7 @@
 #include "adjoint_sweep.hpp"
 #include "esdirk/dense_basis.hpp"
 #include "event_jumps.hpp"
+#include "internal/recorded_run.hpp"
 #include "internal/format_number.hpp"
 #include "mode_problem.hpp"
 
@@ -27,20 +28,8 @@ Status callback_status(int code) {
 // --- Objective ----------------------------------------------------------------------------------
 
 void HybridObjective::set_terminal_weights(ConstMatrixRef weights) {
-  DenseMatrix w(weights.rows, weights.cols);
-  for (int j = 0; j < weights.cols; ++j)
-    for (int i = 0; i < weights.rows; ++i) w(i, j) = weights(i, j);
   rows = weights.cols;
-  terminal = [w](double, ConstVector x, ConstVector z, ConstVector, MatrixRef dx, MatrixRef dz, MatrixRef) {
-    if (static_cast<int>(x.size() + z.size()) != w.rows())
-      throw std::invalid_argument("HybridObjective: the terminal weights have " + std::to_string(w.rows()) +
-                                  " rows, the state has " + std::to_string(x.size() + z.size()));
-    for (int j = 0; j < w.cols(); ++j) {
-      for (int i = 0; i < dx.rows; ++i) dx(i, j) = w(i, j);
-      for (int i = 0; i < dz.rows; ++i) dz(i, j) = w(dx.rows + i, j);
-    }
-    return 0;
-  };
+  terminal = internal::terminal_weights(weights, "HybridObjective");
 }
 
 void HybridAdjointOptions::validate() const {
@@ -59,8 +48,7 @@ void HybridObjective::validate() const {
 struct HybridAdjoint::Segment {
   int mode = 0;
   std::vector<double> pe, x, z;  // parameters of the mode; the state at its start (consistent)
-  double t = 0.0;
-  int first_step = 0, end_step = 0;  // steps [first_step, end_step)
+  double t = 0.0;  // its steps are the recorded run's segment of the same number
 };
 
 // The event that starts a segment (the data the forward jump used).
@@ -84,137 +72,47 @@ struct HybridAdjoint::Output {
 
 // --- Recording ----------------------------------------------------------------------------------
 
-// Recomputing a block of steps that was not kept: a second integrator on the block's mode
-// (with the segment's parameters [p; x*; z*]) is resumed at the block's checkpoint exactly as
-// the recording run stood there (Integrator::resume) and replays the recorded steps, whose
-// records it puts into the owner's ring of records.
-class HybridAdjoint::Replayer final : public StepListener {
- public:
-  explicit Replayer(HybridAdjoint& owner)
-      : owner_(owner),
-        problem_(static_cast<internal::ModeProblem&>(owner.solver_.integrator().problem()).hybrid(),
-                 owner.solver_.integrator().problem().jacobian_structure()),  // the forward run's
-        integrator_(problem_, owner.solver_.integrator().options()) {
-    integrator_.jacobians().use_increments_of(owner.solver_.integrator().jacobians());
-    // The replayed steps must repeat the recorded ones bit for bit: J at t_n every step, as the
-    // recording run did (FactorizationPolicy::automatic would otherwise keep J on a grid).
-    integrator_.require_step_jacobians("HybridAdjoint");
-    integrator_.add_listener(*this);
-  }
-  ~Replayer() override { integrator_.remove_listener(*this); }
-  Replayer(const Replayer&) = delete;
-  Replayer& operator=(const Replayer&) = delete;
-
-  Status run(int block) {
-    const Segment& seg = owner_.segments_[size(owner_.block_segment_[size(block)])];
-    first_ = owner_.block_first_[size(block)];
-    const int last = static_cast<int>(std::min<long>(first_ + owner_.capacity_, seg.end_step));
-    const int nx = problem_.nx(), nz = problem_.nz();
-    const double* c = owner_.checkpoints_.data() + size(block) * size(2 * (nx + nz));
-    const auto part = [](const double* at, int n) { return ConstVector(at, size(n)); };
-    problem_.mode = seg.mode;
-    const double h0 = owner_.schedule_[size(3 * first_ + 1)];
-    integrator_.resume(owner_.schedule_[size(3 * first_)], part(c, nx), part(c + nx, nz), part(c + nx + nz, nx),
-                       part(c + 2 * nx + nz, nz), seg.pe, first_, h0 >= 0.0 ? 1.0 : -1.0);
-    Status status = Status::success;
-    for (int n = first_; n < last && ok(status); ++n) {
-      status = integrator_.replay_step(owner_.schedule_[size(3 * n + 1)], owner_.step_end(n));
-      ++owner_.report_.recomputed_steps;
-    }
-    return status;
-  }
-  const std::string& message() const { return integrator_.message(); }
-
-  AcceptVerdict on_accept(const StepView& step, DenseOutput&) override {
-    if (step.index >= first_) owner_.keep(step, static_cast<int>(step.index));  // resume numbered them
-    return AcceptVerdict::proceed();
-  }
-
- private:
-  HybridAdjoint& owner_;
-  internal::ModeProblem problem_;
-  Integrator integrator_;
-  int first_ = 0;
-};
-
 HybridAdjoint::HybridAdjoint(HybridSolver& solver, HybridAdjointOptions options)
-    : solver_(solver), options_(options) {
+    : solver_(solver), options_(options), run_(std::make_unique<internal::RecordedRun>()) {
   solver_.integrator().require_step_jacobians("HybridAdjoint");
   options_.validate();
-  if (options_.memory_budget > 0) {
-    capacity_ = options_.memory_budget / record_doubles();
-    if (capacity_ < 1)
-      throw std::invalid_argument("HybridAdjointOptions: memory_budget = " + std::to_string(options_.memory_budget) +
-                                  " doubles cannot hold one step record (" + std::to_string(record_doubles()) +
-                                  " doubles)");
-    // The ring grows with the run up to capacity_ records (keep): a budget is a bound, not an
-    // allocation (a long budget cut to an int gave a 2-record ring that keep() ran past).
-  }
+  // Records not kept are recomputed on a second view of the hybrid problem with the Jacobian
+  // structure of the forward run (one declared on the hybrid problem after the run must not
+  // reach the replay), made when first needed; each block in its segment's mode and with the
+  // segment's parameters [p; x*; z*].
+  auto replay_problem = std::make_shared<std::unique_ptr<internal::ModeProblem>>();
+  run_->set_budget(
+      options_.memory_budget, solver_.integrator(), "HybridAdjoint",
+      [this, replay_problem]() -> Problem& {
+        if (!*replay_problem) {
+          const auto& forward = static_cast<const internal::ModeProblem&>(solver_.integrator().problem());
+          *replay_problem = std::make_unique<internal::ModeProblem>(forward.hybrid(), forward.jacobian_structure());
+        }
+        return **replay_problem;
+      },
+      [this, replay_problem](int segment) {
+        const Segment& seg = segments_[size(segment)];
+        (*replay_problem)->mode = seg.mode;
+        return ConstVector(seg.pe);
+      });
+  run_->clear();
   solver_.integrator().add_listener(*this);
 }
 
 HybridAdjoint::~HybridAdjoint() { solver_.integrator().remove_listener(*this); }
 
-// t, h, t_end, h_gamma, index, then X, F (nx x s), Z, G (nz x s) and the stage times.
-long HybridAdjoint::record_doubles() const {
-  const Integrator& integrator = solver_.integrator();
-  const long s = integrator.options().method.stages;
-  return 5 + s * (2L * integrator.problem().nx() + 2L * integrator.problem().nz() + 1);
-}
-
-void HybridAdjoint::keep(const StepView& step, int n) {
-  const auto slot = static_cast<std::size_t>(n % capacity_);
-  if (slot >= steps_.size()) {  // still growing towards capacity_
-    steps_.resize(slot + 1);
-    slot_step_.resize(slot + 1, -1);
-  }
-  steps_[slot].assign(step);
-  slot_step_[slot] = n;
-}
-
-const StepRecord* HybridAdjoint::record(int n) {
-  if (capacity_ == 0) return &steps_[size(n)];
-  const auto slot = static_cast<std::size_t>(n % capacity_);
-  if (slot >= slot_step_.size() || slot_step_[slot] != n) {
-    // Not in the ring (any more): replay its block, which puts the block's steps there.
-    const int block = static_cast<int>(std::upper_bound(block_first_.begin(), block_first_.end(), n) -
-                                       block_first_.begin()) - 1;
-    if (!replayer_) replayer_ = std::make_unique<Replayer>(*this);
-    const Status status = replayer_->run(block);
-    if (!ok(status)) {
-      replay_status_ = status;
-      message_ = "the replay of the steps from " + std::to_string(block_first_[size(block)]) +
-                 " failed: " + replayer_->message();
-      return nullptr;
-    }
-    // The replay starts at the checkpoint by construction; it must also give the records the
-    // recording run had. The schedule is the cheap witness: every replayed step ends where the
-    // recorded one did. Anything else is a defect of the replay, not a numerical failure.
-    if (slot >= slot_step_.size() || slot_step_[slot] != n)
-      throw std::logic_error("HybridAdjoint: the replay did not record step " + std::to_string(n));
-    const StepRecord& r = steps_[slot];
-    if (r.t != schedule_[size(3 * n)] || r.t_end != step_end(n))
-      throw std::logic_error("HybridAdjoint: the replayed step " + std::to_string(n) +
-                             " does not repeat the recorded one bit for bit");
-  }
-  return &steps_[slot];
-}
+int HybridAdjoint::first_step(int segment) const { return run_->segment_first(segment); }
+int HybridAdjoint::end_step(int segment) const { return run_->segment_end(segment); }
 
 int HybridAdjoint::outputs() const { return static_cast<int>(outputs_.size()); }
 double HybridAdjoint::output_time(int k) const { return outputs_.at(size(k)).t; }
 int HybridAdjoint::segments() const { return static_cast<int>(segments_.size()); }
-int HybridAdjoint::steps() const { return count_; }
+int HybridAdjoint::steps() const { return run_->size(); }
 
 void HybridAdjoint::on_restart(double t, RestartKind kind) {
   Integrator& integrator = solver_.integrator();
   if (kind == RestartKind::initialize) {
-    if (capacity_ == 0) steps_.clear();  // with a budget steps_ is a ring, reused
-    count_ = 0;
-    schedule_.clear();
-    block_first_.clear();
-    block_segment_.clear();
-    checkpoints_.clear();
-    std::fill(slot_step_.begin(), slot_step_.end(), -1);
+    run_->clear();  // records stay allocated for the next run
     segments_.clear();
     transitions_.clear();
     outputs_.clear();
@@ -237,7 +135,7 @@ void HybridAdjoint::on_restart(double t, RestartKind kind) {
     tr.moving = e.cascade > 0 ? !transitions_.empty() && transitions_.back().moving
                               : e.time_event < 0 && !e.initial && solver_.options().event_time_sensitivity;
     transitions_.push_back(std::move(tr));
-    segments_.back().end_step = count_;
+    run_->start_segment();
   }
   if (!recording_) return;
   Segment s;
@@ -246,7 +144,6 @@ void HybridAdjoint::on_restart(double t, RestartKind kind) {
   s.x.assign(integrator.x().begin(), integrator.x().end());
   s.z.assign(integrator.z().begin(), integrator.z().end());
   s.t = t;
-  s.first_step = s.end_step = count_;
   segments_.push_back(std::move(s));
 }
 
@@ -260,25 +157,7 @@ void HybridAdjoint::add_statistics(Statistics& report) const {
 }
 
 AcceptVerdict HybridAdjoint::on_accept(const StepView& step, DenseOutput&) {
-  if (!recording_) return AcceptVerdict::proceed();
-  if (capacity_ == 0) {
-    steps_.emplace_back(step);
-  } else {
-    schedule_.insert(schedule_.end(), {step.t, step.h, step.t_end});
-    // Blocks of capacity_ steps within each mode; a block's checkpoint is the state, f and g at
-    // its first step's start (as Integrator::resume needs them).
-    if ((count_ - segments_.back().first_step) % capacity_ == 0) {
-      block_first_.push_back(count_);
-      block_segment_.push_back(static_cast<int>(segments_.size()) - 1);
-      for (int i = 0; i < step.X.rows; ++i) checkpoints_.push_back(step.X(i, 0));
-      for (int i = 0; i < step.Z.rows; ++i) checkpoints_.push_back(step.Z(i, 0));
-      for (int i = 0; i < step.F.rows; ++i) checkpoints_.push_back(step.F(i, 0));
-      for (int i = 0; i < step.G.rows; ++i) checkpoints_.push_back(step.G(i, 0));
-    }
-    keep(step, count_);  // the last capacity_ steps stay in the ring (step.index restarts at events)
-  }
-  ++count_;
-  segments_.back().end_step = count_;
+  if (recording_) run_->add(step);
   return AcceptVerdict::proceed();
 }
 
@@ -293,12 +172,12 @@ Outcome HybridAdjoint::integrate_to(double tout, Vector x, Vector z, MatrixRef S
   Output out;
   out.t = o.t;
   out.segment = static_cast<int>(segments_.size()) - 1;
-  const Segment& seg = segments_.back();
+  const int first = first_step(out.segment), end = end_step(out.segment);
   if (o.reason == StopReason::listener_stop) {
     out.kind = Output::Kind::terminal_event;
     out.primary = solver_.pending_event_component();
     out.cascade = solver_.pending_event_is_cascade();
-    out.step = seg.end_step - 1;
+    out.step = end - 1;
     out.x.assign(solver_.x().begin(), solver_.x().end());
     out.z.assign(solver_.z().begin(), solver_.z().end());
   } else if (solver_.event_count() > events_before && solver_.last_event().t == o.t) {
@@ -311,11 +190,11 @@ Outcome HybridAdjoint::integrate_to(double tout, Vector x, Vector z, MatrixRef S
   } else {
     out.x.assign(solver_.x().begin(), solver_.x().end());
     out.z.assign(solver_.z().begin(), solver_.z().end());
-    if (seg.end_step == seg.first_step) {
+    if (end == first) {
       out.kind = Output::Kind::segment_start;
     } else {
-      out.step = seg.end_step - 1;
-      out.kind = o.t == step_end(out.step) ? Output::Kind::step_end : Output::Kind::dense;
+      out.step = end - 1;
+      out.kind = o.t == run_->step_end(out.step) ? Output::Kind::step_end : Output::Kind::dense;
     }
   }
   outputs_.push_back(std::move(out));
@@ -367,6 +246,15 @@ class HybridAdjoint::Backward {
   Status run(MatrixRef dx0, MatrixRef dp);
   const std::string& message() const { return message_; }
 
+  // The visitor of RecordedRun::sweep_backwards: a segment's mode and parameters, a step (with
+  // the outputs at or inside it), a segment's start (the event that began it).
+  Status enter(int j) {
+    enter(owner_.segments_[size(j)]);
+    return Status::success;
+  }
+  Status step(int j, int n, const StepRecord& r);
+  Status leave(int j, bool swept_steps);
+
  private:
   MatrixRef sz_ref() { return {a_sz_.data(), nz_, m_, a_sz_.rows()}; }
   MatrixRef pe_ref() { return {a_pe_.data(), npe_, m_, a_pe_.rows()}; }
@@ -385,6 +273,7 @@ class HybridAdjoint::Backward {
   Status sweep_failure(int code) {
     return fail(code < 0 ? Status::callback_fatal : Status::callback_failures, sweep_.message());
   }
+  Status replay_failure() { return fail(owner_.run_->replay_status(), owner_.run_->replay_message()); }
 
   int objective_gradient(int k);
   Status add_output(int k);
@@ -472,8 +361,8 @@ Status HybridAdjoint::Backward::add_output(int k) {
     }
     return Status::success;
   }
-  const StepRecord* rp = owner_.record(out.step);
-  if (!rp) return fail(owner_.replay_status_, owner_.message_);
+  const StepRecord* rp = owner_.run_->record(out.step);
+  if (!rp) return replay_failure();
   const StepRecord& r = *rp;
   const double theta = step_fraction(out.t, r.t, r.h, r.t_end);
   for (int c = 0; c < m_; ++c)
@@ -538,7 +427,8 @@ Status HybridAdjoint::Backward::seed_left_limit(int segment, double t, ConstVect
   const Segment& seg = owner_.segments_[size(segment)];
   enter(seg);
   sweep_.start();
-  const bool hermite = !at_step_end && seg.end_step > seg.first_step;
+  const int end = owner_.end_step(segment);
+  const bool hermite = !at_step_end && end > owner_.first_step(segment);
   const bool printed = owner_.options_.memory_transfer == MemoryTransfer::printed_recurrence &&
                        problem_.hybrid().has_memory() && nz_ > 0 && hermite;
   const int mx = np_, mz = np_ + nx_;  // rows of x* and z* in the parameters [p; x*; z*]
@@ -574,8 +464,8 @@ Status HybridAdjoint::Backward::seed_left_limit(int segment, double t, ConstVect
       }
       carry_valid_ = true;
     }
-    const StepRecord* rp = owner_.record(seg.end_step - 1);
-    if (!rp) return fail(owner_.replay_status_, owner_.message_);
+    const StepRecord* rp = owner_.run_->record(end - 1);
+    if (!rp) return replay_failure();
     const StepRecord& r = *rp;
     const double hh = r.t_end - r.t, th = (t - r.t) / hh, th2 = th * th, th3 = th2 * th;
     std::fill(weights_.begin(), weights_.end(), 0.0);
@@ -746,13 +636,12 @@ Status HybridAdjoint::Backward::transpose_event(int j) {
 
 Status HybridAdjoint::Backward::run(MatrixRef dx0, MatrixRef dp) {
   const auto& outputs = owner_.outputs_;
-  const auto& segments = owner_.segments_;
   const Output& last = outputs.back();
   const int last_index = static_cast<int>(outputs.size()) - 1;
   sweep_.start();
   // Where the sweep starts: the last output's segment, from its step (later steps do not enter).
   const int J = last.segment;
-  int step_limit = segments[size(J)].end_step;
+  int step_limit = owner_.end_step(J);
   if (last.kind == Output::Kind::terminal_event) {
     const Status status = transpose_terminal_event(last);
     if (!ok(status)) return status;
@@ -771,44 +660,50 @@ Status HybridAdjoint::Backward::run(MatrixRef dx0, MatrixRef dp) {
     const Status status = seed_left_limit(J, tr.t, tr.x_minus, tr.z_minus, tr.time_event >= 0);
     if (!ok(status)) return status;
   } else {
-    enter(segments[size(J)]);
-    step_limit = last.kind == Output::Kind::segment_start ? segments[size(J)].first_step : last.step + 1;
+    enter(owner_.segments_[size(J)]);
+    step_limit = last.kind == Output::Kind::segment_start ? owner_.first_step(J) : last.step + 1;
   }
-  for (int j = J; j >= 0; --j) {
-    const Segment& seg = segments[size(j)];
-    enter(seg);
-    const int end = j == J ? step_limit : seg.end_step;
-    for (int n = end - 1; n >= seg.first_step; --n) {
-      for (int k = last_index; k >= 0; --k) {
-        const Output& out = outputs[size(k)];
-        if (out.segment != j || out.step != n) continue;
-        if (out.kind != Output::Kind::dense && out.kind != Output::Kind::step_end) continue;
-        const Status status = add_output(k);
-        if (!ok(status)) return status;
-      }
-      const StepRecord* r = owner_.record(n);
-      if (!r) return fail(owner_.replay_status_, owner_.message_);
-      const int code = sweep_.step(*r, nullptr);
-      if (code != 0) return sweep_failure(code);
-    }
-    for (int k = last_index; k >= 0; --k) {
-      const Output& out = outputs[size(k)];
-      if (out.segment != j || out.kind != Output::Kind::segment_start) continue;
-      const Status status = add_output(k);
-      if (!ok(status)) return status;
-    }
-    const int code = end > seg.first_step ? sweep_.consistent_start() : sweep_.consistent_start(&seg.t, seg.x, seg.z);
-    if (code != 0) return fail(Status::singular_algebraic_jacobian, sweep_.message());
-    if (j == 0) break;
-    const Status status = transpose_event(j);
-    if (!ok(status)) return status;
-  }
+  // The recorded run's reverse driver calls enter, step and leave below.
+  const Status status = owner_.run_->sweep_backwards(J, step_limit, *this);
+  if (!ok(status)) return ok(owner_.run_->replay_status()) ? status : replay_failure();
   const ConstMatrixRef lambda_x = sweep_.lambda_x(), mu = sweep_.mu();
   for (int c = 0; c < m_; ++c) {
     for (int i = 0; i < nx_; ++i) dx0(i, c) = lambda_x(i, c);
     for (int i = 0; i < np_ && dp.rows > 0; ++i) dp(i, c) = mu(i, c);
   }
   return Status::success;
+}
+
+// Step n of segment j backwards: first the outputs at its end or inside it (last first).
+Status HybridAdjoint::Backward::step(int j, int n, const StepRecord& r) {
+  const auto& outputs = owner_.outputs_;
+  for (int k = static_cast<int>(outputs.size()) - 1; k >= 0; --k) {
+    const Output& out = outputs[size(k)];
+    if (out.segment != j || out.step != n) continue;
+    if (out.kind != Output::Kind::dense && out.kind != Output::Kind::step_end) continue;
+    const Status status = add_output(k);
+    if (!ok(status)) return status;
+  }
+  const int code = sweep_.step(r, nullptr);
+  if (code != 0) return sweep_failure(code);
+  return Status::success;
+}
+
+// The start of segment j: its outputs there, the consistent start, then the transpose of the
+// event that started it (the segment-boundary hook of the reverse driver).
+Status HybridAdjoint::Backward::leave(int j, bool swept_steps) {
+  const auto& outputs = owner_.outputs_;
+  const Segment& seg = owner_.segments_[size(j)];
+  for (int k = static_cast<int>(outputs.size()) - 1; k >= 0; --k) {
+    const Output& out = outputs[size(k)];
+    if (out.segment != j || out.kind != Output::Kind::segment_start) continue;
+    const Status status = add_output(k);
+    if (!ok(status)) return status;
+  }
+  const int code = swept_steps ? sweep_.consistent_start() : sweep_.consistent_start(&seg.t, seg.x, seg.z);
+  if (code != 0) return fail(Status::singular_algebraic_jacobian, sweep_.message());
+  if (j == 0) return Status::success;
+  return transpose_event(j);
 }
 
 // --- gradient -----------------------------------------------------------------------------------
@@ -831,17 +726,20 @@ Status HybridAdjoint::gradient(const HybridObjective& objective, MatrixRef dx0, 
                                 std::to_string(m) + " (or empty)");
   report_ = HybridAdjointReport{};
   report_.segments = static_cast<long>(segments_.size());
-  const long s = solver_.integrator().options().method.stages;
-  const long record = 5 + s * (2L * problem.nx() + 2L * problem.nz() + 1);
-  report_.stored_records = capacity_ > 0 ? std::min<long>(capacity_, count_) : count_;
-  report_.checkpoints = static_cast<long>(block_first_.size());
+  const long record =
+      internal::RecordedRun::record_doubles(problem.nx(), problem.nz(), solver_.integrator().options().method.stages);
+  report_.stored_records = run_->stored_records();
+  report_.checkpoints = run_->checkpoints();
+  // Without a budget the records carry their own times: the schedule counts with one only.
   report_.peak_stored_doubles = report_.stored_records * record +
-                                static_cast<long>(schedule_.size() + checkpoints_.size()) +
+                                (run_->capacity() > 0 ? run_->schedule_doubles() : 0) + run_->checkpoint_doubles() +
                                 static_cast<long>(segments_.size()) * (problem.nx() + problem.nz() + problem.np() + problem.memory_size() + 1) +
                                 static_cast<long>(transitions_.size()) * (problem.nx() + problem.nz() + problem.event_count() + 1);
   message_.clear();
+  run_->start_sweep();
   Backward backward(*this, objective);
   const Status status = backward.run(dx0, np > 0 && dp.rows > 0 ? dp : MatrixRef{});
+  report_.recomputed_steps = run_->recomputed_steps();
   if (!ok(status)) message_ = backward.message();
   return status;
 }

@@ -25,6 +25,10 @@
 
 namespace esdirk::internal {
 
+/// A terminal term of constant weights w ((nx + nz) x rows): C = w^T [x; z]. A state of
+/// another size throws std::invalid_argument("<who>: the terminal weights have ...").
+ObjectiveGradient terminal_weights(ConstMatrixRef weights, const char* who);
+
 /// The gradient of a point term at given (x, z): dx, dz, dp arrive zeroed.
 using PointGradient = std::function<int(ConstVector x, ConstVector z, MatrixRef dx, MatrixRef dz, MatrixRef dp)>;
 

@@ -209,6 +209,32 @@ BOOST_AUTO_TEST_CASE(replay_of_a_trajectory_reproduces_the_states_bit_for_bit) {
   BOOST_CHECK_THROW(trajectory.replay(again.solver, 0, 5), std::invalid_argument);
 }
 
+// A Trajectory is a value: a copy keeps its steps (and replays them) after the original
+// records another run.
+BOOST_AUTO_TEST_CASE(a_copied_trajectory_keeps_its_steps_when_the_original_records_again) {
+  DowRun run;
+  esdirk::Trajectory trajectory;
+  run.solver.add_listener(trajectory);
+  run.initialize();
+  run.solver.set_stop_time(1.0);
+  BOOST_REQUIRE(esdirk::ok(run.solver.integrate_to(1.0, run.x, run.z)));
+  const esdirk::Trajectory copy = trajectory;
+  esdirk::Trajectory assigned;
+  assigned = trajectory;
+  const int steps = trajectory.size();
+  const double last_end = trajectory[steps - 1].t_end;
+  run.initialize();  // the original starts again (empty)
+  BOOST_TEST(trajectory.size() == 0);
+  for (const esdirk::Trajectory* t : std::initializer_list<const esdirk::Trajectory*>{&copy, &assigned}) {
+    BOOST_TEST(t->size() == steps);
+    BOOST_TEST((*t)[steps - 1].t_end == last_end);
+    DowRun again;
+    again.initialize();
+    BOOST_REQUIRE(esdirk::ok(t->replay(again.solver)));
+    BOOST_TEST(std::vector<double>(again.solver.x().begin(), again.solver.x().end()) == run.x);
+  }
+}
+
 // A checkpoint: resume() at a recorded step start and replay the rest reproduces the original
 // steps bit for bit; restart() at the same state does not (it evaluates f(t, x, z) where the
 // recording run carried the previous step's stage derivative F_s).

@@ -357,6 +357,35 @@ BOOST_AUTO_TEST_CASE(output_term_at_the_end_of_a_recomputed_segment_uses_the_rep
   }
 }
 
+// Regression: a second gradient of the same run under a memory budget took the last block's
+// records from the ring as the first sweep had left it (holding the first block's replayed
+// steps), and returned another, wrong gradient. The records are now looked up by step (the
+// ring knows which step each slot holds): every sweep gives the keep-everything gradient.
+BOOST_AUTO_TEST_CASE(a_second_gradient_under_a_memory_budget_sweeps_the_recorded_steps) {
+  dow::Model model;
+  const Setup s = dow_setup(1.0);
+  const AdjointObjective objective = bolza(6, 4);
+  esdirk::Integrator all_solver(model, dow_options(1e-6));
+  Adjoint all(all_solver);
+  BOOST_REQUIRE(esdirk::ok(record(all_solver, s)));
+  const Gradient reference = adjoint_gradient(all, objective, 6, 9);
+  for (long records : {1L, 3L, 16L}) {
+    esdirk::Integrator solver(model, dow_options(1e-6));
+    AdjointOptions options;
+    options.memory_budget = records * (5 + solver.options().method.stages * (2 * 6 + 2 * 4 + 1));
+    Adjoint bounded(solver, options);
+    BOOST_REQUIRE(esdirk::ok(record(solver, s)));
+    BOOST_REQUIRE(bounded.steps() > records);
+    for (int sweep = 0; sweep < 3; ++sweep) {
+      const Gradient g = adjoint_gradient(bounded, objective, 6, 9);
+      BOOST_TEST_INFO("budget " << records << " records, sweep " << sweep);
+      BOOST_TEST(std::memcmp(g.dx0.data(), reference.dx0.data(), sizeof(double) * 12) == 0);
+      BOOST_TEST(std::memcmp(g.dp.data(), reference.dp.data(), sizeof(double) * 18) == 0);
+      BOOST_TEST(bounded.report().jacobian_evaluations == all.report().jacobian_evaluations);
+    }
+  }
+}
+
 // Why checkpoints do not restart the integrator: a restart at a step start evaluates
 // F_1 = f(t, x, z), where the continuing run used the previous step's stage derivative F_s
 // (which satisfies the stage equation, not f itself), so the restarted steps differ in the

@@ -10,7 +10,7 @@
 //     other.initialize(t0, x0, z0, p);               // same problem and options
 //     trajectory.replay(other);                      // the same steps, the same bits
 
-#include <vector>
+#include <memory>
 
 #include "esdirk/integrator.hpp"
 #include "esdirk/step_listener.hpp"
@@ -19,21 +19,32 @@
 
 namespace esdirk {
 
+namespace internal {
+class RecordedRun;
+}
+
+/// The keep-everything case of the library's one recorded-run store (the adjoints keep theirs
+/// under a memory budget; doc/architecture.md, "One recorded run").
 class ESDIRK_API Trajectory final : public StepListener {
  public:
+  Trajectory();
+  ~Trajectory() override;
+  Trajectory(const Trajectory& other);
+  Trajectory& operator=(const Trajectory& other);
+
   /// Records are reused across runs: after clear() (or a new initialize()), steps are copied
   /// into the records already allocated, so a run no longer than an earlier one (or than
   /// reserve()) does not allocate. `stages` is that of the resolved method,
   /// Integrator::options().method.stages (Options::method may still be "auto").
   void reserve(int steps, int nx, int nz, int stages);
-  void clear() { count_ = 0; }
+  void clear();
   /// A replay repeats each step from its own start: the integrator must not carry a Jacobian
   /// from one step to the next while recording (FactorizationPolicy::automatic).
   bool needs_jacobian_at_step_start() const override { return true; }
 
   /// The recorded steps, oldest first.
-  int size() const { return count_; }
-  const StepRecord& operator[](int k) const { return records_[static_cast<std::size_t>(k)]; }
+  int size() const;
+  const StepRecord& operator[](int k) const;
 
   /// Replays steps [first, first + count) (all by default) on `integrator`, which must stand at
   /// the start of step `first` exactly as the recording run did (for step 0: initialized with
@@ -48,9 +59,11 @@ class ESDIRK_API Trajectory final : public StepListener {
   AcceptVerdict on_accept(const StepView& step, DenseOutput& dense) override;
   void on_restart(double t, RestartKind kind) override;
 
+  /// The store itself (internal: for the adjoint's sweep over a trajectory).
+  internal::RecordedRun& recorded_run() const { return *run_; }
+
  private:
-  std::vector<StepRecord> records_;
-  int count_ = 0;
+  std::unique_ptr<internal::RecordedRun> run_;
 };
 
 }  // namespace esdirk

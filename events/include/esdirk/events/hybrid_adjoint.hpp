@@ -152,34 +152,16 @@ class ESDIRK_API HybridAdjoint final : public StepListener {
   struct Transition;
   struct Output;
   class Backward;
-  class Replayer;
 
-  /// Makes step n's record available (replaying its block from its checkpoint when the records
-  /// are not all kept) and returns it until a record of another block is asked for; a failed
-  /// replay returns nullptr with message_ and replay_status_ set.
-  const StepRecord* record(int n);
-  /// Puts the record of step n (counted from initialize) into the ring (with a budget).
-  void keep(const StepView& step, int n);
-  long record_doubles() const;
-  double step_end(int n) const {
-    return capacity_ == 0 ? steps_[static_cast<std::size_t>(n)].t_end : schedule_[static_cast<std::size_t>(3 * n + 2)];
-  }
+  /// The steps [first_step(j), end_step(j)) of segment j.
+  int first_step(int segment) const;
+  int end_step(int segment) const;
 
   HybridSolver& solver_;
   HybridAdjointOptions options_;
-  // Every step's record (capacity_ = 0), or a ring of capacity_ records: step n at
-  // steps_[n % capacity_] while slot_step_ says so. Blocks of at most capacity_ steps within a
-  // mode start at block_first_ and are replayed from their checkpoints when needed.
-  std::vector<StepRecord> steps_;
-  std::vector<int> slot_step_;
-  long capacity_ = 0;
-  int count_ = 0;                  // steps recorded
-  std::vector<double> schedule_;   // t, h, t_end of every step (with a budget)
-  std::vector<int> block_first_;   // first step of each block (with a budget)
-  std::vector<int> block_segment_; // its segment
-  std::vector<double> checkpoints_; // x, z, f, g at each block's start
-  std::unique_ptr<Replayer> replayer_;
-  Status replay_status_ = Status::success;  // why the last replay failed
+  // The recorded steps, one segment per mode (all of them, or the last ones and checkpoints
+  // under a memory budget; blocks are replayed in the segment's mode when needed).
+  std::unique_ptr<internal::RecordedRun> run_;
   std::vector<Segment> segments_;       // segment j starts at event j (j >= 1) or at t0
   std::vector<Transition> transitions_; // transitions_[j - 1]: the event that starts segment j
   std::vector<Output> outputs_;

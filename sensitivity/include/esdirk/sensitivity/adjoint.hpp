@@ -109,15 +109,15 @@ class ESDIRK_API Adjoint final : public StepListener {
   Status gradient(const Trajectory& trajectory, const AdjointObjective& objective, MatrixRef dx0,
                   MatrixRef dp);
 
-  int steps() const { return steps_; }  ///< steps recorded by the last run
+  int steps() const;  ///< steps recorded by the last run
   double final_time() const;
   double initial_time() const { return t0_; }
   const std::vector<double>& initial_state() const { return x0_; }
   const std::vector<double>& initial_algebraic() const { return z0_; }
   /// The recorded steps' sizes and end times (what a replay needs).
-  double step_start(int n) const { return schedule_[3 * static_cast<std::size_t>(n)]; }
-  double step_size(int n) const { return schedule_[3 * static_cast<std::size_t>(n) + 1]; }
-  double step_end(int n) const { return schedule_[3 * static_cast<std::size_t>(n) + 2]; }
+  double step_start(int n) const;
+  double step_size(int n) const;
+  double step_end(int n) const;
   const AdjointReport& report() const { return report_; }
   const std::string& message() const { return message_; }
   Integrator& integrator() const { return integrator_; }
@@ -130,20 +130,15 @@ class ESDIRK_API Adjoint final : public StepListener {
 
  private:
   class Sweep;
-  class Replayer;
+  class Backward;
   Status run_sweep(const AdjointObjective& objective, MatrixRef dx0, MatrixRef dp,
-                   const Trajectory* external);
-  long record_doubles() const;
-  void check_replay(int first, const StepRecord& r) const;
+                   internal::RecordedRun& run, bool own_run);
 
   Integrator& integrator_;
   AdjointOptions options_;
   std::unique_ptr<Sweep> sweep_;
-  std::vector<StepRecord> ring_;   // the last `capacity_` records (all of them without a budget)
-  std::vector<double> schedule_;   // (t, h, t_end) of every step
-  std::vector<double> checkpoint_states_;  // [x; z; f; g] at the start of each segment
-  long capacity_ = 0;              // records kept; 0 = unbounded
-  int steps_ = 0;
+  // The recorded steps (all of them, or the last ones and checkpoints under a memory budget).
+  std::unique_ptr<internal::RecordedRun> run_;
   bool recording_ = false;         // initialize() seen, no restart since
   bool restarted_ = false;
   double t0_ = 0.0;
