@@ -8,6 +8,7 @@
 
 #include "esdirk/dense_basis.hpp"
 #include "esdirk/factorization_policy.hpp"
+#include "internal/algebraic_newton.hpp"
 #include "internal/format_number.hpp"
 #include "internal/newton_stopping_test.hpp"
 #include "internal/stage_extrapolation.hpp"
@@ -177,8 +178,9 @@ int Stepper::evaluate_model(double t, ConstVector x, ConstVector z, Vector f, Ve
   return 0;
 }
 
-// Damped Newton on g(t, x, z) = 0 for z, with a fresh dg/dz at every iterate and the natural
-// monotonicity test of Deuflhard on the step length.
+// z consistent with (t, x): the algebraic Newton kernel (internal/algebraic_newton.hpp) with the
+// error weights of z and initialization_tolerance; a correction no damping reduces is rounding
+// when it is below the error tolerance (norm 1). f_ and g_ end at the returned z.
 Status Stepper::solve_consistent_z(double t, ConstVector x, Vector z) {
   int code = evaluate_model(t, x, z, f_, g_);
   if (code < 0) return fail(Status::callback_fatal, "f/g returned a fatal code at the initial point t = " + format_number(t));
@@ -187,55 +189,51 @@ Status Stepper::solve_consistent_z(double t, ConstVector x, Vector z) {
     return fail(Status::callback_failures, "f/g failed or returned a non-finite value at the initial point t = " + format_number(t));
   }
   if (nz_ == 0) return Status::success;
-  const ConstVector xc(x);
-  const MatrixRef dz{residual_.data() + nx_, nz_, 1, nz_};
-  for (int iteration = 0; iteration < options_.max_initialization_iterations; ++iteration) {
-    code = jacobians_.state_jacobian(t, xc, z, p_, f_, g_, jacobian_);
-    if (code < 0) return fail(Status::callback_fatal, "the Jacobian callback returned a fatal code at t = " + format_number(t));
-    if (code > 0) return fail(Status::callback_failures, "the Jacobian failed or was not finite at the initial point");
-    jacobian_.copy_block(nx_, nx_, dgdz_.ref());
-    ++stats_.lu_factorizations;
-    const int pivot = lu_factor(dgdz_.ref(), dgdz_pivots_.data());
-    if (pivot > 0)
+  // The stepper's buffers as the kernel's equations and workspace (no allocation).
+  class Equations final : public internal::AlgebraicEquations {
+   public:
+    Equations(Stepper& s, double t, ConstVector x) : s_(s), t_(t), x_(x) {}
+    int evaluate(ConstVector z, Vector g, Point point) override {
+      return s_.evaluate_model(t_, x_, z, point == Point::trial ? Vector(s_.base_) : Vector(s_.f_), g);
+    }
+    void accept_trial() override { std::copy(s_.base_.begin(), s_.base_.end(), s_.f_.begin()); }
+    int jacobian(ConstVector z, ConstVector g, MatrixRef dgdz) override {
+      const int code = s_.jacobians_.state_jacobian(t_, x_, z, s_.p_, s_.f_, g, s_.jacobian_);
+      if (code == 0) s_.jacobian_.copy_block(s_.nx_, s_.nx_, dgdz);
+      return code;
+    }
+    void weights(ConstVector z, Vector w) override { s_.weights_.algebraic(z, w); }
+
+   private:
+    Stepper& s_;
+    double t_;
+    ConstVector x_;
+  } equations(*this, t, x);
+  const internal::AlgebraicNewtonSettings settings{options_.max_initialization_iterations,
+                                                   options_.initialization_tolerance, 1.0};
+  const internal::AlgebraicNewtonWorkspace work{dgdz_.ref(),        dgdz_pivots_.data(),
+                                                residual_.data() + nx_, z_trial_.data(),
+                                                G_.column(0),       z_correction_.data(),
+                                                wz_.data()};
+  const internal::AlgebraicNewtonResult r = internal::solve_algebraic(equations, z, g_, settings, work, stats_);
+  using Stop = internal::AlgebraicNewtonResult::Stop;
+  switch (r.stop) {
+    case Stop::converged: return Status::success;
+    case Stop::jacobian_failed:
+      if (r.code < 0) return fail(Status::callback_fatal, "the Jacobian callback returned a fatal code at t = " + format_number(t));
+      return fail(Status::callback_failures, "the Jacobian failed or was not finite at the initial point");
+    case Stop::singular:
       return fail(Status::singular_algebraic_jacobian,
                   "dg/dz is singular at t = " + format_number(t) + " (zero pivot in column " +
-                      std::to_string(pivot) + ", state " + problem_.state_name(nx_ + pivot - 1) +
+                      std::to_string(r.pivot) + ", state " + problem_.state_name(nx_ + r.pivot - 1) +
                       "): the DAE is not of index 1 there, or the equations g do not determine z");
-    weights_.algebraic(z, wz_);
-    for (int i = 0; i < nz_; ++i) dz(i, 0) = g_[i];
-    ++stats_.back_substitutions;
-    lu_solve(dgdz_.cref(), dgdz_pivots_.data(), dz);  // dz = (dg/dz)^{-1} g; the step is -dz
-    const double step_norm = weighted_rms(dz.data, wz_.data(), nz_);
-    if (step_norm <= options_.initialization_tolerance) return Status::success;
-    double lambda = 1.0;
-    bool accepted = false;
-    for (int halving = 0; halving < 12 && !accepted; ++halving, lambda *= 0.5) {
-      for (int i = 0; i < nz_; ++i) z_trial_[i] = z[i] - lambda * dz(i, 0);
-      const Vector g_trial(G_.column(0), static_cast<std::size_t>(nz_));
-      code = evaluate_model(t, xc, z_trial_, base_, g_trial);
-      if (code < 0) return fail(Status::callback_fatal, "f/g returned a fatal code during the consistent initialization");
-      if (code > 0) continue;  // outside the model's domain: shorten the step
-      // Natural monotonicity: the simplified Newton correction at the trial point must be
-      // smaller than the current one.
-      std::copy(g_trial.begin(), g_trial.end(), z_correction_.begin());
-      const MatrixRef trial{z_correction_.data(), nz_, 1, nz_};
-      ++stats_.back_substitutions;
-      lu_solve(dgdz_.cref(), dgdz_pivots_.data(), trial);
-      const double trial_norm = weighted_rms(trial.data, wz_.data(), nz_);
-      if (trial_norm <= (1.0 - lambda / 4.0) * step_norm || trial_norm <= options_.initialization_tolerance)
-        accepted = true;
-      if (!accepted) continue;
-      std::copy(z_trial_.begin(), z_trial_.end(), z.begin());
-      std::copy(base_.begin(), base_.end(), f_.begin());
-      std::copy(g_trial.begin(), g_trial.end(), g_.begin());
-    }
-    // A Newton correction that no damping can reduce and that is already below the error
-    // tolerance is rounding noise: z is as consistent as the arithmetic allows.
-    if (!accepted && step_norm <= 1.0) return Status::success;
-    if (!accepted)
+    case Stop::trial_fatal:
+      return fail(Status::callback_fatal, "f/g returned a fatal code during the consistent initialization");
+    case Stop::no_descent:
       return fail(Status::initialization_failed,
                   "no damped Newton step reduced the residual of g(t0, x0, z) = 0 at iteration " +
-                      std::to_string(iteration) + "; give a better initial guess for z");
+                      std::to_string(r.iteration) + "; give a better initial guess for z");
+    case Stop::max_iterations: break;
   }
   return fail(Status::initialization_failed,
               "Newton on g(t0, x0, z) = 0 did not converge in " +

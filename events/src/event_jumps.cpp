@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "esdirk/linear_solver.hpp"
+#include "internal/algebraic_newton.hpp"
 
 namespace esdirk::internal {
 namespace {
@@ -43,6 +44,7 @@ EventJumps::EventJumps(ModeProblem& problem, Statistics& counters)
   gz_.resize(nz_, nz_);
   rhs_.resize(nz_, 1);
   pivots_.assign(nz, 0);
+  algebraic_work_.assign(4 * nz, 0.0);
 }
 
 // Central differences: the increment balances truncation (h^2) and rounding (eps/h).
@@ -86,30 +88,52 @@ int EventJumps::rates(double t, ConstVector x, ConstVector z, ConstVector pe, Ve
   return 0;
 }
 
+// The algebraic Newton kernel of the core (internal/algebraic_newton.hpp) to rounding:
+// ||dz||_w <= 4 eps with w = 1/(1 + max|z|), at most 8 iterations.
 int EventJumps::correct_algebraic(double t, ConstVector x, Vector z, ConstVector pe) {
   if (nz_ == 0) return 0;
-  ++counters_.function_evaluations;
-  int code = finite_or(finite_or(problem_.evaluate(t, x, z, pe, f0_, g0_), f0_), g0_);
-  if (code == 0) code = jacobians_.state_jacobian(t, x, z, pe, f0_, g0_, J_.ref());
-  if (code != 0) return code;
-  for (int i = 0; i < nz_; ++i)
-    for (int j = 0; j < nz_; ++j) gz_(i, j) = J_(nx_ + i, nx_ + j);
-  ++counters_.lu_factorizations;
-  if (lu_factor(gz_.ref(), pivots_.data()) != 0) return 2;
-  for (int iteration = 0; iteration < 8; ++iteration) {
-    for (int i = 0; i < nz_; ++i) rhs_(i, 0) = -g0_[static_cast<std::size_t>(i)];
-    lu_solve(gz_.cref(), pivots_.data(), rhs_.ref());
-    ++counters_.back_substitutions;
-    double change = 0.0, size = 0.0;
-    for (int i = 0; i < nz_; ++i) {
-      z[static_cast<std::size_t>(i)] += rhs_(i, 0);
-      change = std::max(change, std::abs(rhs_(i, 0)));
-      size = std::max(size, std::abs(z[static_cast<std::size_t>(i)]));
+  class Equations final : public AlgebraicEquations {
+   public:
+    Equations(EventJumps& j, double t, ConstVector x, ConstVector pe) : j_(j), t_(t), x_(x), pe_(pe) {}
+    int evaluate(ConstVector z, Vector g, Point point) override {
+      ++j_.counters_.function_evaluations;
+      const Vector f = point == Point::trial ? Vector(j_.f1_) : Vector(j_.f0_);
+      return finite_or(finite_or(j_.problem_.evaluate(t_, x_, z, pe_, f, g), f), g);
     }
-    ++counters_.function_evaluations;
-    code = finite_or(finite_or(problem_.evaluate(t, x, z, pe, f0_, g0_), f0_), g0_);
-    if (code != 0) return code;
-    if (change <= 4.0 * std::numeric_limits<double>::epsilon() * (1.0 + size)) return 0;
+    void accept_trial() override { std::copy(j_.f1_.begin(), j_.f1_.end(), j_.f0_.begin()); }
+    int jacobian(ConstVector z, ConstVector g, MatrixRef gz) override {
+      const int code = j_.jacobians_.state_jacobian(t_, x_, z, pe_, j_.f0_, g, j_.J_.ref());
+      for (int i = 0; i < j_.nz_ && code == 0; ++i)
+        for (int k = 0; k < j_.nz_; ++k) gz(i, k) = j_.J_(j_.nx_ + i, j_.nx_ + k);
+      return code;
+    }
+    void weights(ConstVector z, Vector w) override {
+      double size = 0.0;
+      for (double v : z) size = std::max(size, std::abs(v));
+      std::fill(w.begin(), w.end(), 1.0 / (1.0 + size));
+    }
+
+   private:
+    EventJumps& j_;
+    double t_;
+    ConstVector x_, pe_;
+  } equations(*this, t, x, pe);
+  const int code = equations.evaluate(z, g0_, AlgebraicEquations::Point::current);
+  if (code != 0) return code;
+  const auto nz = static_cast<std::size_t>(nz_);
+  double* work = algebraic_work_.data();
+  const AlgebraicNewtonWorkspace workspace{gz_.ref(), pivots_.data(), rhs_.data(), work, work + nz,
+                                           work + 2 * nz, work + 3 * nz};
+  const AlgebraicNewtonSettings settings{8, 4.0 * std::numeric_limits<double>::epsilon(), 0.0};
+  const AlgebraicNewtonResult r = solve_algebraic(equations, z, g0_, settings, workspace, counters_);
+  using Stop = AlgebraicNewtonResult::Stop;
+  switch (r.stop) {
+    case Stop::converged: return 0;
+    case Stop::jacobian_failed:
+    case Stop::trial_fatal: return r.code;
+    case Stop::singular: return 2;
+    case Stop::no_descent:
+    case Stop::max_iterations: break;
   }
   return 3;
 }

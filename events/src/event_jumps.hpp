@@ -20,9 +20,9 @@ class EventJumps {
   /// callback's code, 1 for non-finite values or 2 if g_z is singular.
   int rates(double t, ConstVector x, ConstVector z, ConstVector pe, Vector f, Vector zdot);
 
-  /// Makes z consistent with x at t (simplified Newton on g = 0 from the given z; one
-  /// Jacobian and one LU of g_z). Returns 0, a callback code, 1 (not finite), 2 (singular g_z)
-  /// or 3 (no convergence).
+  /// Makes z consistent with x at t (the core's algebraic Newton kernel from the given z, to
+  /// rounding). Returns 0, a callback code, 1 (not finite), 2 (singular g_z) or 3 (no
+  /// convergence): the codes the hybrid solver's event refinement reads.
   int correct_algebraic(double t, ConstVector x, Vector z, ConstVector pe);
   /// The consistent algebraic sensitivities Sz = -g_z^{-1}(g_x Sx + g_pe Pe) at the point of
   /// the last rates() call (its Jacobian and LU of g_z).
@@ -77,6 +77,7 @@ class EventJumps {
   std::vector<double> f0_, g0_, g1_, g2_, f1_, point_, h1_, h2_, x1_, x2_;
   DenseMatrix J_, Jp_, gz_, rhs_;
   std::vector<int> pivots_;
+  std::vector<double> algebraic_work_;  // correct_algebraic's kernel: 4 nz
 };
 
 }  // namespace esdirk::internal

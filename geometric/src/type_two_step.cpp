@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "esdirk/linear_solver.hpp"
+#include "internal/algebraic_newton.hpp"
 #include "internal/dirk_adjoint_stages.hpp"
 
 namespace esdirk::geometric {
@@ -112,6 +113,7 @@ TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
   }
   phi_u_.resize(std::max(nz_, 1), std::max(nz_, 1));
   phi_u_pivots_.assign(static_cast<std::size_t>(std::max(nz_, 1)), 0);
+  algebraic_work_.assign(5 * static_cast<std::size_t>(nz_) + static_cast<std::size_t>(nx_), 0.0);
   dQ_.assign(static_cast<std::size_t>(nx_), 0.0);
   J_point_.resize(n_, n_);
   cache_J_.resize(n_, n_);
@@ -434,37 +436,67 @@ Status TypeTwoStep::solve_block_simplified(Block& block) {
   return linearize_block(block);
 }
 
+// The algebraic Newton kernel of the core (internal/algebraic_newton.hpp) with the step's own
+// tolerance, relative to the size of u: ||du||_w <= tolerance with w = 1/(1 + max|u|).
 Status TypeTwoStep::consistent_algebraic(double t, ConstVector q, Vector u) {
   if (q.size() != static_cast<std::size_t>(nx_) || u.size() != static_cast<std::size_t>(nz_))
     throw std::invalid_argument("TypeTwoStep::consistent_algebraic: q needs nx and u nz values");
-  for (int iteration = 0; iteration <= options_.max_iterations && nz_ > 0; ++iteration) {
-    ++stats_.function_evaluations;
-    int code = problem_.evaluate(t, q, u, params_, fval_, gval_);
-    if (code == 0 && std::isnan(max_abs(gval_))) code = 1;
-    if (code == 0) {
-      code = jacobians_.state_jacobian(t, q, u, params_, fval_, gval_, J_point_.ref());
+  if (nz_ == 0) return Status::success;
+  class Equations final : public internal::AlgebraicEquations {
+   public:
+    Equations(TypeTwoStep& s, double t, ConstVector q) : s_(s), t_(t), q_(q) {}
+    int evaluate(ConstVector u, Vector g, Point point) override {
+      ++s_.stats_.function_evaluations;
+      const Vector f = point == Point::trial ? s_.algebraic_trial_f() : Vector(s_.fval_);
+      int code = s_.problem_.evaluate(t_, q_, u, s_.params_, f, g);
+      if (code == 0 && std::isnan(max_abs(g))) code = 1;
+      return code;
     }
-    if (code != 0)
-      return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
+    void accept_trial() override {
+      const Vector f = s_.algebraic_trial_f();
+      std::copy(f.begin(), f.end(), s_.fval_.begin());
+    }
+    int jacobian(ConstVector u, ConstVector g, MatrixRef dgdu) override {
+      const int code = s_.jacobians_.state_jacobian(t_, q_, u, s_.params_, s_.fval_, g, s_.J_point_.ref());
+      for (int c = 0; c < s_.nz_ && code == 0; ++c)
+        for (int r = 0; r < s_.nz_; ++r) dgdu(r, c) = s_.J_point_(s_.nx_ + r, s_.nx_ + c);
+      return code;
+    }
+    void weights(ConstVector u, Vector w) override {
+      std::fill(w.begin(), w.end(), 1.0 / (1.0 + max_abs(u)));
+    }
+    bool nearly_singular(ConstMatrixRef lu) const override { return negligible_pivot(lu); }
+
+   private:
+    TypeTwoStep& s_;
+    double t_;
+    ConstVector q_;
+  } equations(*this, t, q);
+  const int code = equations.evaluate(u, gval_, internal::AlgebraicEquations::Point::current);
+  if (code != 0)
+    return fail(code < 0 ? Status::callback_fatal : Status::callback_failures,
+                "f/phi failed at t = " + number(t) + " (consistent algebraic state)");
+  const auto nz = static_cast<std::size_t>(nz_);
+  double* work = algebraic_work_.data();
+  const internal::AlgebraicNewtonWorkspace workspace{
+      phi_u_.ref(), phi_u_pivots_.data(), work, work + nz, work + 2 * nz, work + 3 * nz, work + 4 * nz};
+  const internal::AlgebraicNewtonSettings settings{options_.max_iterations + 1, options_.tolerance, 0.0};
+  const internal::AlgebraicNewtonResult r =
+      internal::solve_algebraic(equations, u, gval_, settings, workspace, stats_);
+  using Stop = internal::AlgebraicNewtonResult::Stop;
+  switch (r.stop) {
+    case Stop::converged: return Status::success;
+    case Stop::jacobian_failed:
+    case Stop::trial_fatal:
+      return fail(r.code < 0 ? Status::callback_fatal : Status::callback_failures,
                   "f/phi failed at t = " + number(t) + " (consistent algebraic state)");
-    for (int c = 0; c < nz_; ++c)
-      for (int r = 0; r < nz_; ++r) phi_u_(r, c) = J_point_(nx_ + r, nx_ + c);
-    if (lu_factor(phi_u_.ref(), phi_u_pivots_.data()) != 0 || negligible_pivot(phi_u_.cref()))
+    case Stop::singular:
       return fail(Status::singular_constraint_jacobian,
                   "dphi/du is singular at t = " + number(t) + ": the DAE is not of index 1 there");
-    MatrixRef d{gval_.data(), nz_, 1, nz_};
-    lu_solve(phi_u_.cref(), phi_u_pivots_.data(), d);
-    double step = 0.0;
-    for (int k = 0; k < nz_; ++k) {
-      u[static_cast<std::size_t>(k)] -= gval_[static_cast<std::size_t>(k)];
-      step = std::max(step, std::abs(gval_[static_cast<std::size_t>(k)]));
-    }
-    if (!std::isfinite(step)) break;
-    if (step <= options_.tolerance * (1.0 + max_abs(u))) return Status::success;
+    case Stop::no_descent:
+    case Stop::max_iterations: break;
   }
-  if (nz_ == 0) return Status::success;
-  return fail(Status::constraint_solve_failed,
-              "phi(q, u) = 0 did not converge at t = " + number(t));
+  return fail(Status::constraint_solve_failed, "phi(q, u) = 0 did not converge at t = " + number(t));
 }
 
 Status TypeTwoStep::forward(double t, double h, ConstVector q0, ConstVector u_guess) {

@@ -198,6 +198,8 @@ class ESDIRK_API TypeTwoStep {
   std::vector<double> rhs_;
   DenseMatrix phi_u_;  // for naming a singular phi_u
   std::vector<int> phi_u_pivots_;
+  std::vector<double> algebraic_work_;  // consistent_algebraic's kernel: 5 nz, then f at a trial
+  Vector algebraic_trial_f() { return Vector(algebraic_work_).subspan(5 * static_cast<std::size_t>(nz_)); }
   std::vector<double> dQ_;           // tangent workspace
   DenseMatrix J_point_;              // Jacobian at a single point (consistent_algebraic)
   DenseMatrix cache_J_;              // the Jacobian at the last linearized step's first stage
