@@ -52,22 +52,14 @@ ModeAnalysis analyse_mode(const Model& model, const Mode& mode) {
   return a;
 }
 
-ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& previous,
-                                       const ModeAnalysis& current) {
-  ModeChangeAnalysis mc;
-  mc.previous = previous.mode;
-  mc.current = current.mode;
-  mc.name = previous.name + " -> " + current.name;
-  for (const ModeAnalysis* side : {&previous, &current}) {
-    if (!side->well_posed()) {
-      mc.skipped_reason = "mode " + side->name + " is not structurally well posed";
-      return mc;
-    }
-  }
-  mc.analysed = true;
+namespace {
 
-  // Unknowns: the leading variables at both instants (deduplicated, in a stable order).
-  std::map<std::pair<int, int>, int> column_of;  // (variable, time) -> column
+using ColumnOf = std::map<std::pair<int, int>, int>;  // (variable, time) -> column
+
+// Unknowns: the leading variables at both instants (deduplicated, in a stable order).
+ColumnOf unfold_unknowns(const ModeAnalysis& previous, const ModeAnalysis& current,
+                         ModeChangeAnalysis& mc) {
+  ColumnOf column_of;
   auto add_unknown = [&](int variable, int time) {
     if (column_of.emplace(std::make_pair(variable, time), 0).second) {
       mc.unknowns.push_back({variable, time});
@@ -86,8 +78,13 @@ ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& p
   for (std::size_t j = 0; j < mc.unknowns.size(); ++j) {
     column_of[{mc.unknowns[j].variable, mc.unknowns[j].time}] = static_cast<int>(j);
   }
+  return column_of;
+}
 
-  // Equations: f shifted s = 0..c_f times, at instant t-1 (previous mode) or t (current).
+// Equations: f shifted s = 0..c_f times, at instant t-1 (previous mode) or t (current), and the
+// bipartite graph of the unfolded equations and unknowns with its matching and DM decomposition.
+void unfold_equations(const Model& model, const ModeAnalysis& previous, const ModeAnalysis& current,
+                      ModeChangeAnalysis& mc) {
   // An instance that the previous instant already contains (same equation, same instant, e.g.
   // an unguarded equation shifted as a latent equation of the previous mode) is the same
   // equation and is kept once, as a previous-instant equation: it was enforced there.
@@ -139,7 +136,13 @@ ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& p
   Matching matching = maximum_matching(mc.graph);
   mc.structural_rank = matching.size();
   mc.dm = dulmage_mendelsohn(mc.graph, matching);
+}
 
+// The causality principle over the unfolded graph: the previous instant first, then the current
+// instant's equations over what it left open (conflicts, under-determined unknowns, the restart
+// system). Returns what makes the change ill posed.
+std::vector<std::string> apply_causality(const Model& model, const ModeAnalysis& previous,
+                                         const ColumnOf& column_of, ModeChangeAnalysis& mc) {
   // Causality, step 1: the previous instant is solved first; its equations determine its
   // leading variables (the previous mode's System Jacobian, so this is square and regular).
   std::vector<int> previous_rows, current_rows;
@@ -189,6 +192,27 @@ ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& p
   for (int x : now_dm.well_variables) mc.restart_unknowns.push_back(open_unknowns[x]);
   BipartiteGraph restart = mc.graph.subgraph(mc.restart_equations, mc.restart_unknowns);
   mc.restart_blocks = block_triangular_form(restart);
+  return problems;
+}
+
+}  // namespace
+
+ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& previous,
+                                       const ModeAnalysis& current) {
+  ModeChangeAnalysis mc;
+  mc.previous = previous.mode;
+  mc.current = current.mode;
+  mc.name = previous.name + " -> " + current.name;
+  for (const ModeAnalysis* side : {&previous, &current}) {
+    if (!side->well_posed()) {
+      mc.skipped_reason = "mode " + side->name + " is not structurally well posed";
+      return mc;
+    }
+  }
+  mc.analysed = true;
+  const ColumnOf column_of = unfold_unknowns(previous, current, mc);
+  unfold_equations(model, previous, current, mc);
+  const std::vector<std::string> problems = apply_causality(model, previous, column_of, mc);
   mc.well_posed = problems.empty();
   for (const auto& p : problems) {
     if (!mc.problem.empty()) mc.problem += "; ";
