@@ -15,26 +15,20 @@ SbmlProblem::SbmlProblem(const CompiledModel& model)
     slots_[static_cast<std::size_t>(slot)] = value;
     dual_[static_cast<std::size_t>(slot)] = Dual(value);
   }
-  // Executions due at one instant: every event several times over (a cascade can fire an
-  // event again after its trigger fell and rose), the pending slots once each.
-  const std::size_t n = 16 * model.events.size() + static_cast<std::size_t>(model.ne);
-  queue_.reserve(n);
-  entry_values_.assign(n * static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
-  truth_start_.assign(model.events.size(), 0);
+  size_execution(exec_);
+  size_execution(exec_dual_);
   const std::size_t inputs = static_cast<std::size_t>(1 + model.nx + model.nz + model.np);
   rows_.assign(static_cast<std::size_t>(model.ne) * inputs, 0.0);
   // No point yet: a time no call can ask for.
   rows_point_.assign(inputs, 0.0);
   rows_point_[0] = std::numeric_limits<double>::quiet_NaN();
   row_ready_.assign(static_cast<std::size_t>(model.ne), 0);
-  executed_inputs_.assign(inputs, 0.0);
-  executed_fired_.assign(static_cast<std::size_t>(model.ne), 0);
-  old_size_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
-  x_work_.assign(static_cast<std::size_t>(model.nx), 0.0);
-  z_work_.assign(static_cast<std::size_t>(model.nz), 0.0);
-  p_work_.assign(static_cast<std::size_t>(model.np), 0.0);
-  h_start_.assign(model.events.size(), 0.0);
-  values_.assign(static_cast<std::size_t>(std::max(1, model.max_assignments)), 0.0);
+  for (ExecutionKey* key : {&executed_, &differentiated_}) {
+    key->inputs.assign(inputs, 0.0);
+    key->fired.assign(static_cast<std::size_t>(model.ne), 0);
+  }
+  reset_dx_.assign(static_cast<std::size_t>(model.nx) * inputs, 0.0);
+  reset_dp_.assign(static_cast<std::size_t>(model.np) * inputs, 0.0);
 }
 
 void SbmlProblem::load(double t, ConstVector x, ConstVector z, ConstVector p) {

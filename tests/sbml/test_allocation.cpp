@@ -1,6 +1,6 @@
 // The compiled model's callbacks allocate nothing: f and g, the Jacobians, the event functions
-// and their rows, and SBML's event execution (transition and parameter reset) with a delayed
-// event and priorities.
+// and their rows, and SBML's event execution (transition, parameter reset and their exact
+// Jacobians) with a delayed event and priorities.
 #define BOOST_TEST_MODULE esdirk sbml allocation
 #include <boost/test/unit_test.hpp>
 
@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(model_callbacks_and_event_execution_do_not_allocate) {
   std::vector<int> fired(static_cast<std::size_t>(ne), 0);
   fired[0] = fired[1] = 1;
   const esdirk::TransitionCause cause{fired, -1};
-  esdirk::DenseMatrix J(nx, nx), Jp(nx, np);
+  esdirk::DenseMatrix J(nx, nx), Jp(nx, np), D(nx, 1 + nx + np), E(np, 1 + nx + np);
   int mode = 0;
   counting_new::allocations = 0;
   counting_new::enabled = true;
@@ -56,9 +56,13 @@ BOOST_AUTO_TEST_CASE(model_callbacks_and_event_execution_do_not_allocate) {
   problem.event_jacobian(0, 0, 0.1, x, {}, p, {}, row);
   const int transition = problem.transition(0, cause, 0.1, x, {}, p, {}, mode, x_plus);
   const int reset = problem.reset_parameters(0, cause, 0.1, x, {}, p, {}, p_plus);
+  const int reset_jacobian = problem.reset_jacobian(0, cause, 0.1, x, {}, p, {}, D.ref());
+  const int parameter_reset_jacobian = problem.parameter_reset_jacobian(0, cause, 0.1, x, {}, p, {}, E.ref());
   counting_new::enabled = false;
   BOOST_CHECK_EQUAL(transition, 0);
   BOOST_CHECK_EQUAL(reset, 0);
+  BOOST_CHECK_EQUAL(reset_jacobian, 0);
+  BOOST_CHECK_EQUAL(parameter_reset_jacobian, 0);
   BOOST_CHECK_EQUAL(counting_new::allocations, 0);
   BOOST_CHECK_EQUAL(x_plus[0], 3.0 * 2.0);  // e2 ran: A = 3 (concentration) in c = 2
 }
