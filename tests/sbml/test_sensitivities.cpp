@@ -59,6 +59,27 @@ std::string initial_assignment_model() {
     </reaction></listOfReactions>)");
 }
 
+// An event that executes at t0 (initialValue false, its trigger true there), with assignments
+// nonlinear in the state and a parameter: X+ = k X0^2, w+ = sin(k) X0 (X an amount, X0 = 1.5,
+// k = 1.5), then a slow decay.
+std::string event_at_t0_model() {
+  return sbml_text::document(R"(
+    <listOfCompartments><compartment id="V" size="2" constant="true"/></listOfCompartments>
+    <listOfSpecies><species id="X" compartment="V" initialAmount="1.5" hasOnlySubstanceUnits="true" boundaryCondition="false" constant="false"/></listOfSpecies>
+    <listOfParameters><parameter id="k" value="1.5" constant="true"/><parameter id="w" value="0" constant="false"/></listOfParameters>
+    <listOfReactions><reaction id="decay" reversible="false">
+      <listOfReactants><speciesReference species="X" stoichiometry="1" constant="true"/></listOfReactants>
+      <kineticLaw>)" + sbml_text::math("<apply><times/><cn>0.1</cn><ci>X</ci></apply>") + R"(</kineticLaw>
+    </reaction></listOfReactions>
+    <listOfEvents><event id="at_start" useValuesFromTriggerTime="true">
+      <trigger initialValue="false" persistent="true">)" +
+                             sbml_text::math("<apply><gt/><ci>X</ci><apply><times/><cn>0.5</cn><ci>k</ci></apply></apply>") + R"(</trigger>
+      <listOfEventAssignments>
+        <eventAssignment variable="X">)" + sbml_text::math("<apply><times/><ci>k</ci><ci>X</ci><ci>X</ci></apply>") + R"(</eventAssignment>
+        <eventAssignment variable="w">)" + sbml_text::math("<apply><times/><apply><sin/><ci>k</ci></apply><ci>X</ci></apply>") + R"(</eventAssignment>
+      </listOfEventAssignments></event></listOfEvents>)");
+}
+
 // The derivatives at t0 (the seed: the initial map's derivative) against central differences of
 // the initial map, evaluated by simulate() at t0 with perturbed declared values, within 1e-8.
 void check_seed_against_differences(sb::Model& model, const std::vector<sb::Output>& outputs) {
@@ -124,6 +145,23 @@ BOOST_AUTO_TEST_CASE(seed_matches_central_differences_of_the_initial_map) {
   }
 }
 
+
+// The seed through an event executed at t0 is exact (the execution over dual numbers).
+BOOST_AUTO_TEST_CASE(seed_through_an_event_at_t0_matches_the_closed_form_and_differences) {
+  sb::Model model = sb::load_string(event_at_t0_model());
+  const double k = 1.5, X0 = 1.5;
+  const std::vector<sb::Output> outputs = {{"X", sb::Quantity::amount}, {"w", sb::Quantity::value}};
+  const auto s = sb::simulate_sensitivities(model, {0.0, 1.0}, outputs, {"k", "X"}, tight());
+  BOOST_REQUIRE_MESSAGE(s.simulation.ok(), s.simulation.message);
+  BOOST_REQUIRE_CLOSE(s.simulation.value(0, 0), k * X0 * X0, 1e-12);
+  // rows: X+, w+; columns: d/dk, d/dX0
+  const double expected[2][2] = {{X0 * X0, 2 * k * X0}, {std::cos(k) * X0, std::sin(k)}};
+  for (std::size_t j = 0; j < 2; ++j)
+    for (std::size_t c = 0; c < 2; ++c)
+      BOOST_CHECK_MESSAGE(std::abs(s.derivative(0, j, c) - expected[j][c]) <= 1e-14 * std::max(1.0, std::abs(expected[j][c])),
+                          outputs[j].id << " column " << c << ": " << s.derivative(0, j, c) << " expected " << expected[j][c]);
+  check_seed_against_differences(model, outputs);
+}
 
 BOOST_AUTO_TEST_CASE(decay_sensitivities_match_the_closed_form) {
   // A' = -k A, A(0) = a: dA/dk = -t a e^{-kt}, dA/da = e^{-kt}
