@@ -280,7 +280,8 @@ Status Integrator::newton_failure(const std::string& what) {
   if (stepper_.linear_solver_failed())
     return failed(Status::linear_solver_failures,
                   what + ": GMRES did not reach its tolerance (KrylovSettings: raise dimension or "
-                         "max_restarts, or a larger block_size for the preconditioner)");
+                         "max_restarts, or a larger block_size for the preconditioner), or the problem's "
+                         "preconditioner or J v failed");
   return failed(Status::newton_failures, what);
 }
 

@@ -137,6 +137,7 @@ int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, Co
 int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
                                       ConstVector f0, ConstVector g0, JacobianMatrix& J) {
   if (J.is_dense()) return state_jacobian(t, x, z, p, f0, g0, J.dense());
+  J.record_point(problem_, t, x, z, p);  // Krylov storage only: products and setups there
   ++stats_.jacobian_evaluations;
   const int nnz = J.pattern().nonzeros();
   double* values = J.sparse().values;

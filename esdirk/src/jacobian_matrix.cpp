@@ -32,6 +32,17 @@ JacobianMatrix::JacobianMatrix(int n, const JacobianStructure& structure)
                                 " x " + std::to_string(pattern_->size()) + ", the problem has n = " +
                                 std::to_string(n));
   values_.assign(static_cast<std::size_t>(pattern_->nonzeros()), 0.0);
+  if (structure.solver == LinearSolverKind::krylov) point_.y.assign(static_cast<std::size_t>(n), 0.0);
+}
+
+void JacobianMatrix::record_point(Problem& problem, double t, ConstVector x, ConstVector z,
+                                  ConstVector p) {
+  if (point_.y.empty()) return;
+  point_.problem = &problem;
+  point_.t = t;
+  point_.p = p;
+  std::copy(x.begin(), x.end(), point_.y.begin());
+  std::copy(z.begin(), z.end(), point_.y.begin() + static_cast<std::ptrdiff_t>(x.size()));
 }
 
 double JacobianMatrix::operator()(int i, int j) const {
@@ -136,6 +147,14 @@ void JacobianMatrix::copy_values_from(const JacobianMatrix& other) {
     std::copy(other.dense_.data(), other.dense_.data() + static_cast<std::size_t>(n_) * n_, dense_.data());
   else
     std::copy(other.values_.begin(), other.values_.end(), values_.begin());
+  if (point_.y.size() == other.point_.y.size()) {
+    point_.problem = other.point_.problem;
+    point_.t = other.point_.t;
+    point_.p = other.point_.p;
+    std::copy(other.point_.y.begin(), other.point_.y.end(), point_.y.begin());
+  } else {
+    point_.problem = nullptr;  // `other` keeps no point: none is known for these values
+  }
 }
 
 void JacobianMatrix::swap(JacobianMatrix& other) noexcept {
@@ -143,6 +162,7 @@ void JacobianMatrix::swap(JacobianMatrix& other) noexcept {
   dense_.swap(other.dense_);
   pattern_.swap(other.pattern_);
   values_.swap(other.values_);
+  std::swap(point_, other.point_);
 }
 
 }  // namespace esdirk

@@ -1,16 +1,20 @@
 // The Krylov back-end of the stage linear system (LinearSolverKind::krylov): M = E - h gamma J
 // is never factored. Each right-hand side is solved by restarted GMRES(m) with right
-// block-Jacobi preconditioning (the dense LUs of M's diagonal blocks); M v is formed from J on
-// its pattern (analytic where the problem supplies it, coloured differences otherwise), so the
-// memory is the pattern's plus the basis, linear in n. Theory: doc/integrator-theory.md 8b.
+// preconditioning: the problem's own preconditioner (Problem::preconditioner_setup/solve) when
+// it has one, else block-Jacobi (the dense LUs of M's diagonal blocks). M v is formed from J on
+// its pattern, or matrix-free (KrylovSettings::matrix_free) from the problem's J v or a
+// difference quotient of f and g at the point where J was formed, so the memory is the
+// pattern's plus the basis, linear in n. Theory: doc/integrator-theory.md 8b, 8c.
 // Everything is allocated by the constructor; factor and solve allocate nothing.
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "esdirk/problem.hpp"
 #include "esdirk/statistics.hpp"
 #include "internal/structured_lu.hpp"
 
@@ -20,13 +24,18 @@ namespace {
 class KrylovStageSystem final : public StructuredLu {
  public:
   KrylovStageSystem(int nx, int nz, const JacobianStructure& s)
-      : nx_(nx), n_(nx + nz), settings_(s.krylov) {
+      : nx_(nx), n_(nx + nz), settings_(s.krylov), kept_(nx + nz, s) {
     if (s.pattern == nullptr || s.pattern->size() != n_)
       throw std::invalid_argument("krylov linear solver: the structure needs an n x n pattern");
     validate_krylov_settings(settings_, n_);
     const int m = settings_.dimension, b = settings_.block_size;
     const auto un = static_cast<std::size_t>(n_);
-    values_.assign(static_cast<std::size_t>(s.pattern->nonzeros()), 0.0);
+    if (settings_.matrix_free) {
+      base_.assign(un, 0.0);
+      perturbed_.assign(un, 0.0);
+      perturbed_values_.assign(un, 0.0);
+    }
+    preconditioner_input_.assign(un, 0.0);
     basis_.assign(un * static_cast<std::size_t>(m + 1), 0.0);
     hessenberg_.assign(static_cast<std::size_t>(m + 1) * static_cast<std::size_t>(m), 0.0);
     rotation_cos_.assign(static_cast<std::size_t>(m), 0.0);
@@ -43,11 +52,23 @@ class KrylovStageSystem final : public StructuredLu {
   void set_statistics(Statistics* stats) override { stats_ = stats; }
   bool last_solve_converged() const override { return converged_; }
 
-  // The preconditioner setup: keeps J's values and h gamma, factors the diagonal blocks of M.
+  // The preconditioner setup: keeps J's values, the point where J was formed and h gamma;
+  // prepares the matrix-free products; sets up the problem's preconditioner or factors the
+  // diagonal blocks of M. A failure of the problem's setup or of f at the point does not stop
+  // here: every solve until the next setup fails, so the step recovers as from a GMRES failure.
   int factor(const JacobianMatrix& J, double h_gamma) override {
     if (stats_ != nullptr) ++stats_->preconditioner_setups;
     h_gamma_ = h_gamma;
-    std::copy(J.values(), J.values() + values_.size(), values_.begin());
+    kept_.copy_values_from(J);
+    problem_ = kept_.point().problem;
+    setup_failed_ = false;
+    if (settings_.matrix_free) prepare_products();
+    user_preconditioner_ = problem_ != nullptr && problem_->has_preconditioner();
+    if (user_preconditioner_) {
+      if (!setup_failed_) setup_user_preconditioner();
+      return 0;
+    }
+    const double* values = kept_.values();
     std::fill(blocks_.begin(), blocks_.end(), 0.0);
     const int b = settings_.block_size;
     const int* ptr = pattern_->column_pointers().data();
@@ -58,7 +79,7 @@ class KrylovStageSystem final : public StructuredLu {
       for (int k = ptr[j]; k < ptr[j + 1]; ++k) {
         const int i = rows[k];
         if (i < start || i >= start + size) continue;
-        block(start, i - start, j - start) = i < nx_ ? -h_gamma * values_[k] : values_[k];
+        block(start, i - start, j - start) = i < nx_ ? -h_gamma * values[k] : values[k];
       }
       if (j < nx_) block(start, j - start, j - start) += 1.0;
     }
@@ -70,13 +91,24 @@ class KrylovStageSystem final : public StructuredLu {
   }
 
   void solve(MatrixRef B, bool transpose) const override {
+    if (transpose && settings_.matrix_free)
+      throw std::logic_error("krylov linear solver: matrix-free products have no transpose (M^T solves need "
+                             "KrylovSettings::matrix_free off)");
+    if (user_preconditioner_ && !setup_failed_ && internal::preconditioner_owner(*problem_) != this)
+      setup_user_preconditioner();  // the other stage system set the problem's up since ours
+    if (setup_failed_) {
+      if (stats_ != nullptr) stats_->linear_solver_failures += B.cols;
+      converged_ = false;
+      return;
+    }
     converged_ = true;
     for (int c = 0; c < B.cols; ++c)
       if (!gmres(B.data + static_cast<std::size_t>(c) * B.ld, transpose)) converged_ = false;
   }
 
   std::size_t bytes() const override {
-    return (values_.size() + basis_.size() + hessenberg_.size() + rotation_cos_.size() +
+    return (static_cast<std::size_t>(kept_.pattern().nonzeros()) + kept_.point().y.size() + base_.size() + perturbed_.size() +
+            perturbed_values_.size() + preconditioner_input_.size() + basis_.size() + hessenberg_.size() + rotation_cos_.size() +
             rotation_sin_.size() + rhs_.size() + work_.size() + precond_.size() + x_.size() +
             blocks_.size()) * sizeof(double) + pivots_.size() * sizeof(int);
   }
@@ -86,10 +118,69 @@ class KrylovStageSystem final : public StructuredLu {
   // solves read these).
   FactorizationCost cost() const override {
     const double n = n_, b = settings_.block_size;
-    return {static_cast<double>(values_.size()), n * b, 2.0 / 3.0 * n * b * b};
+    return {static_cast<double>(kept_.pattern().nonzeros()), n * b, 2.0 / 3.0 * n * b * b};
   }
 
  private:
+  // Matrix-free products at the kept point y: the norm of y for the increment and, without the
+  // problem's J v, F(y) = [f; g] there (one evaluation, counted as a difference evaluation).
+  void prepare_products() {
+    if (problem_ == nullptr) {  // J was not formed by the library (no point): nothing to difference
+      setup_failed_ = true;
+      return;
+    }
+    const std::vector<double>& y = kept_.point().y;
+    y_norm_ = norm2(y.data(), n_);
+    if (problem_->has_jacobian_vector_product()) return;
+    if (stats_ != nullptr) ++stats_->fd_function_evaluations;
+    const int code = evaluate_at(y.data(), base_.data());
+    setup_failed_ = code != 0 || !std::isfinite(norm2(base_.data(), n_));
+  }
+
+  // [f; g] at (t, y) of the kept point into out (n values).
+  int evaluate_at(const double* y, double* out) const {
+    const JacobianMatrix::Point& point = kept_.point();
+    const auto unx = static_cast<std::size_t>(nx_), unz = static_cast<std::size_t>(n_ - nx_);
+    return problem_->evaluate(point.t, ConstVector(y, unx), ConstVector(y + nx_, unz), point.p,
+                              Vector(out, unx), Vector(out + nx_, unz));
+  }
+
+  void setup_user_preconditioner() const {
+    internal::preconditioner_owner(*problem_) = this;
+    const JacobianMatrix::Point& point = kept_.point();
+    const auto unx = static_cast<std::size_t>(nx_), unz = static_cast<std::size_t>(n_ - nx_);
+    const int code = problem_->preconditioner_setup(point.t, ConstVector(point.y.data(), unx),
+                                                    ConstVector(point.y.data() + nx_, unz), point.p,
+                                                    kept_, h_gamma_);
+    setup_failed_ = code != 0;
+  }
+
+  // out <- J v, matrix-free: the problem's product, or the forward difference quotient
+  // (F(y + sigma v) - F(y)) / sigma with sigma = sqrt(eps) (1 + ||y||_2) / ||v||_2 (theory 8c):
+  // a relative perturbation of about sqrt(eps) of y in the direction v. False if the
+  // evaluation failed.
+  bool matrix_free_product(const double* v, double* out) const {
+    const JacobianMatrix::Point& point = kept_.point();
+    const auto un = static_cast<std::size_t>(n_), unx = static_cast<std::size_t>(nx_),
+               unz = static_cast<std::size_t>(n_ - nx_);
+    if (problem_->has_jacobian_vector_product())
+      return problem_->jacobian_vector_product(point.t, ConstVector(point.y.data(), unx),
+                                               ConstVector(point.y.data() + nx_, unz), point.p,
+                                               ConstVector(v, un), Vector(out, un)) == 0;
+    const double v_norm = norm2(v, n_);
+    if (v_norm == 0.0 || !std::isfinite(v_norm)) {
+      std::fill(out, out + n_, v_norm == 0.0 ? 0.0 : std::numeric_limits<double>::quiet_NaN());
+      return v_norm == 0.0;
+    }
+    const double sigma = std::sqrt(std::numeric_limits<double>::epsilon()) * (1.0 + y_norm_) / v_norm;
+    const double* y = point.y.data();
+    for (int i = 0; i < n_; ++i) perturbed_[i] = y[i] + sigma * v[i];
+    if (stats_ != nullptr) ++stats_->fd_function_evaluations;
+    if (evaluate_at(perturbed_.data(), perturbed_values_.data()) != 0) return false;
+    for (int i = 0; i < n_; ++i) out[i] = (perturbed_values_[i] - base_[i]) / sigma;
+    return true;
+  }
+
   double& block(int start, int i, int j) const {
     return blocks_[static_cast<std::size_t>(start) * settings_.block_size +
                    static_cast<std::size_t>(j) * settings_.block_size + static_cast<std::size_t>(i)];
@@ -115,9 +206,18 @@ class KrylovStageSystem final : public StructuredLu {
     return 0;
   }
 
-  // v <- P^{-1} v (or P^{-T} v): the block LUs.
+  // v <- P^{-1} v (or P^{-T} v): the problem's preconditioner, or the block LUs. A failed
+  // user solve leaves NaN, which ends GMRES as a failed solve.
   void apply_preconditioner(double* v, bool transpose) const {
     if (stats_ != nullptr) ++stats_->preconditioner_solves;
+    if (user_preconditioner_) {
+      const auto un = static_cast<std::size_t>(n_);
+      std::copy(v, v + n_, preconditioner_input_.begin());
+      if (problem_->preconditioner_solve(ConstVector(preconditioner_input_.data(), un), Vector(v, un),
+                                         transpose) != 0)
+        std::fill(v, v + n_, std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
     const int b = settings_.block_size;
     for (int start = 0; start < n_; start += b) {
       const int size = std::min(b, n_ - start);
@@ -145,13 +245,20 @@ class KrylovStageSystem final : public StructuredLu {
     }
   }
 
-  // out <- M v (or M^T v), M = E - h gamma J with the kept values of J.
+  // out <- M v (or M^T v), M = E - h gamma J with the kept values of J or matrix-free. A failed
+  // product leaves NaN, which ends GMRES as a failed solve.
   void apply_matrix(const double* v, double* out, bool transpose) const {
     if (stats_ != nullptr) ++stats_->jacobian_vector_products;
     const int* ptr = pattern_->column_pointers().data();
     const int* rows = pattern_->row_indices().data();
-    const double* a = values_.data();
-    if (!transpose) {
+    const double* a = kept_.values();
+    if (settings_.matrix_free) {
+      if (!matrix_free_product(v, out)) {
+        std::fill(out, out + n_, std::numeric_limits<double>::quiet_NaN());
+        return;
+      }
+      for (int i = 0; i < nx_; ++i) out[i] = v[i] - h_gamma_ * out[i];
+    } else if (!transpose) {
       std::fill(out, out + n_, 0.0);
       for (int j = 0; j < n_; ++j)
         for (int k = ptr[j]; k < ptr[j + 1]; ++k) out[rows[k]] += a[k] * v[j];
@@ -270,7 +377,13 @@ class KrylovStageSystem final : public StructuredLu {
   KrylovSettings settings_;
   std::shared_ptr<const SparsityPattern> pattern_;
   double h_gamma_ = 0.0;
-  std::vector<double> values_;  // J on its pattern, kept at setup
+  JacobianMatrix kept_;  // J on its pattern and the point where it was formed, kept at setup
+  Problem* problem_ = nullptr;         // the point's model (null if J came from elsewhere)
+  bool user_preconditioner_ = false;   // the problem's preconditioner replaces block-Jacobi
+  mutable bool setup_failed_ = false;  // the solves fail until the next setup
+  double y_norm_ = 0.0;                // ||y||_2 of the point (matrix-free increments)
+  std::vector<double> base_;           // F(y) at the point (difference products)
+  mutable std::vector<double> perturbed_, perturbed_values_, preconditioner_input_;
   // The GMRES workspace (mutable: solve is const for the callers, as the LU back-ends' solves).
   mutable std::vector<double> basis_, hessenberg_, rotation_cos_, rotation_sin_, rhs_, work_,
       precond_, x_;

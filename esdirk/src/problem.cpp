@@ -39,6 +39,25 @@ int Problem::sparse_jacobian(double, ConstVector, ConstVector, ConstVector, Spar
   throw std::logic_error("Problem::sparse_jacobian called but has_sparse_jacobian() is false");
 }
 
+int Problem::jacobian_vector_product(double, ConstVector, ConstVector, ConstVector, ConstVector,
+                                     Vector) {
+  throw std::logic_error(
+      "Problem::jacobian_vector_product called but has_jacobian_vector_product() is false");
+}
+
+int Problem::preconditioner_setup(double, ConstVector, ConstVector, ConstVector,
+                                  const JacobianMatrix&, double) {
+  throw std::logic_error("Problem::preconditioner_setup called but has_preconditioner() is false");
+}
+
+int Problem::preconditioner_solve(ConstVector, Vector, bool) {
+  throw std::logic_error("Problem::preconditioner_solve called but has_preconditioner() is false");
+}
+
+const void*& internal::preconditioner_owner(Problem& problem) {
+  return problem.preconditioner_owner_;
+}
+
 void Problem::set_jacobian_bandwidths(int lower, int upper) {
   structure_ = JacobianStructure::banded(size(), lower, upper);
 }
@@ -81,6 +100,37 @@ FunctionProblem& FunctionProblem::set_parameter_jacobian(JacobianFn parameter_ja
 FunctionProblem& FunctionProblem::set_sparse_jacobian(SparseJacobianFn jacobian) {
   sparse_jacobian_ = std::move(jacobian);
   return *this;
+}
+
+FunctionProblem& FunctionProblem::set_jacobian_vector_product(JacobianVectorFn product) {
+  product_ = std::move(product);
+  return *this;
+}
+
+FunctionProblem& FunctionProblem::set_preconditioner(PreconditionerSetupFn setup,
+                                                     PreconditionerSolveFn solve) {
+  if (static_cast<bool>(setup) != static_cast<bool>(solve))
+    throw std::invalid_argument("FunctionProblem::set_preconditioner: give both setup and solve, or neither");
+  preconditioner_setup_ = std::move(setup);
+  preconditioner_solve_ = std::move(solve);
+  return *this;
+}
+
+int FunctionProblem::jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p,
+                                             ConstVector v, Vector out) {
+  if (!product_) return Problem::jacobian_vector_product(t, x, z, p, v, out);
+  return product_(t, x, z, p, v, out);
+}
+
+int FunctionProblem::preconditioner_setup(double t, ConstVector x, ConstVector z, ConstVector p,
+                                          const JacobianMatrix& J, double h_gamma) {
+  if (!preconditioner_setup_) return Problem::preconditioner_setup(t, x, z, p, J, h_gamma);
+  return preconditioner_setup_(t, x, z, p, J, h_gamma);
+}
+
+int FunctionProblem::preconditioner_solve(ConstVector r, Vector out, bool transpose) {
+  if (!preconditioner_solve_) return Problem::preconditioner_solve(r, out, transpose);
+  return preconditioner_solve_(r, out, transpose);
 }
 
 int FunctionProblem::sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,

@@ -35,12 +35,17 @@ void* counting_realloc(void* p, std::size_t size) {
 
 // Allocations (operator new and KLU's) while integrating t in [0.5, 5] after setup and [0, 0.5].
 long allocations_while_integrating(esdirk::LinearSolverKind solver, bool algebraic, bool analytic,
-                                   bool reuse = false) {
+                                   bool reuse = false, bool matrix_free = false) {
   SuiteSparse_config.malloc_func = counting_malloc;
   SuiteSparse_config.calloc_func = counting_calloc;
   SuiteSparse_config.realloc_func = counting_realloc;
   test_problems::Brusselator1d problem(40, algebraic, analytic);
   problem.set_jacobian_pattern(problem.pattern(), solver);
+  if (matrix_free) {
+    esdirk::KrylovSettings krylov;
+    krylov.matrix_free = true;
+    problem.set_krylov_settings(krylov);
+  }
   esdirk::Options options;
   options.rtol = 1e-6;
   options.atol = 1e-8;
@@ -124,6 +129,16 @@ BOOST_AUTO_TEST_CASE(each_back_end_allocates_nothing_in_the_step_loop) {
         BOOST_TEST_CONTEXT(esdirk::linear_solver_name(solver) << ", algebraic " << algebraic << ", analytic J " << analytic) {
           BOOST_TEST(allocations_while_integrating(solver, algebraic, analytic) == 0);
         }
+}
+
+// Matrix-free Krylov products (difference quotients of f and g) use the workspace made at setup.
+BOOST_AUTO_TEST_CASE(matrix_free_krylov_allocates_nothing_in_the_step_loop) {
+  for (bool algebraic : {false, true})
+    for (bool analytic : {false, true})
+      BOOST_TEST_CONTEXT("algebraic " << algebraic << ", analytic J " << analytic) {
+        BOOST_TEST(allocations_while_integrating(esdirk::LinearSolverKind::krylov, algebraic, analytic,
+                                                 false, true) == 0);
+      }
 }
 
 // Options::reuse_jacobian keeps J's values and the LU in the buffers made at setup.

@@ -6,12 +6,15 @@
 // n x n array.
 
 #include <memory>
+#include <vector>
 
 #include "esdirk/matrix.hpp"
 #include "esdirk/sparsity.hpp"
 #include "esdirk/export.hpp"
 
 namespace esdirk {
+
+class Problem;
 
 /// The values of a matrix with a CSC pattern, as a sparse Jacobian callback fills them:
 /// values[k] belongs to row pattern->row_indices()[k] of the column k lies in.
@@ -68,11 +71,25 @@ class ESDIRK_API JacobianMatrix {
 
   void swap(JacobianMatrix& other) noexcept;
 
+  /// Where J was formed, kept for LinearSolverKind::krylov only (empty otherwise): the model,
+  /// t, the parameters and y = [x; z]. The Krylov stage solver takes its matrix-free products
+  /// J v and the user preconditioner's setup there.
+  struct Point {
+    Problem* problem = nullptr;
+    double t = 0.0;
+    ConstVector p;          ///< the caller's parameters (kept by the caller while J is used)
+    std::vector<double> y;  ///< [x; z]: n values, allocated by the constructor
+  };
+  const Point& point() const { return point_; }
+  /// Records the point (no allocation); does nothing unless the storage keeps one.
+  void record_point(Problem& problem, double t, ConstVector x, ConstVector z, ConstVector p);
+
  private:
   int n_ = 0;
   DenseMatrix dense_;
   std::shared_ptr<const SparsityPattern> pattern_;
   std::vector<double> values_;
+  Point point_;
 };
 
 }  // namespace esdirk

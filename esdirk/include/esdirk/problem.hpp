@@ -23,6 +23,13 @@
 
 namespace esdirk {
 
+class Problem;
+namespace internal {
+// The Krylov stage system whose setup the problem's preconditioner holds (null before the
+// first): a stage system set up before another redoes its setup before it solves again.
+const void*& preconditioner_owner(Problem& problem);
+}  // namespace internal
+
 class ESDIRK_API Problem {
  public:
   /// The largest nx + nz and nx + np supported (2^26): every size and product of sizes the
@@ -92,6 +99,35 @@ class ESDIRK_API Problem {
   virtual int sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
                               SparseMatrixRef J);
 
+  // --- Newton-Krylov (LinearSolverKind::krylov; doc/linear-solvers-guide.md) ---------------
+
+  /// True if jacobian_vector_product() is implemented. Used by the Krylov stage solver with
+  /// KrylovSettings::matrix_free (otherwise a difference quotient of f and g gives J v).
+  virtual bool has_jacobian_vector_product() const { return false; }
+  /// out = J v at (t, x, z, p) (v, out: nx + nz values, not overlapping). Only called when
+  /// has_jacobian_vector_product() is true. Returns 0, or a failure code as the other
+  /// callbacks (a failed product fails the GMRES solve: the step is retried).
+  virtual int jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p,
+                                      ConstVector v, Vector out);
+
+  /// True if the problem brings its own preconditioner for the Krylov stage solver (it then
+  /// replaces the built-in block-Jacobi one), as SUNDIALS' psetup/psolve.
+  virtual bool has_preconditioner() const { return false; }
+  /// Prepares P, an approximation of M = E - h_gamma J (E: identity on the nx differential
+  /// rows, zero on the algebraic ones), at the point (t, x, z, p) where J was formed; `J` holds
+  /// J on the declared pattern (analytic or coloured differences; with
+  /// KrylovSettings::matrix_free, the pattern only this preconditioner needs). Called at every
+  /// setup of the stage system (Statistics::preconditioner_setups), not inside GMRES. Returns
+  /// 0, or a failure code: the solves with this setup then fail, and the stage recovers as from
+  /// a GMRES failure (a new J and setup, then a smaller step; Status::linear_solver_failures
+  /// when that keeps failing).
+  virtual int preconditioner_setup(double t, ConstVector x, ConstVector z, ConstVector p,
+                                   const JacobianMatrix& J, double h_gamma);
+  /// out = P^{-1} r, or P^{-T} r if `transpose` (the transposed stage solves), with the P of
+  /// the last setup (r, out: nx + nz values, not overlapping). Returns 0, or a failure code (the
+  /// GMRES solve fails and the step is retried). A non-finite out fails the solve too.
+  virtual int preconditioner_solve(ConstVector r, Vector out, bool transpose);
+
   /// Names used in diagnostics (the Jacobian checker). Defaults: "x[i]", "z[i]", "p[i]",
   /// "f[i]", "g[i]".
   virtual std::string state_name(int i) const;      ///< i in [0, nx+nz)
@@ -108,6 +144,8 @@ class ESDIRK_API Problem {
   int nz_;
   int np_;
   JacobianStructure structure_;
+  friend const void*& internal::preconditioner_owner(Problem& problem);
+  const void* preconditioner_owner_ = nullptr;
 };
 
 /// A Problem defined by callables (lambdas) instead of a subclass:
@@ -124,6 +162,12 @@ class ESDIRK_API FunctionProblem : public Problem {
       std::function<int(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J)>;
   using SparseJacobianFn =
       std::function<int(double t, ConstVector x, ConstVector z, ConstVector p, SparseMatrixRef J)>;
+  using JacobianVectorFn = std::function<int(double t, ConstVector x, ConstVector z,
+                                             ConstVector p, ConstVector v, Vector out)>;
+  using PreconditionerSetupFn = std::function<int(double t, ConstVector x, ConstVector z,
+                                                  ConstVector p, const JacobianMatrix& J,
+                                                  double h_gamma)>;
+  using PreconditionerSolveFn = std::function<int(ConstVector r, Vector out, bool transpose)>;
 
   /// `g` may be empty only when nz = 0.
   FunctionProblem(int nx, int nz, int np, Rhs f, Constraints g = {});
@@ -132,6 +176,11 @@ class ESDIRK_API FunctionProblem : public Problem {
   FunctionProblem& set_parameter_jacobian(JacobianFn parameter_jacobian);
   /// The analytic J on the declared pattern (see Problem::sparse_jacobian).
   FunctionProblem& set_sparse_jacobian(SparseJacobianFn jacobian);
+  /// The exact J v (see Problem::jacobian_vector_product).
+  FunctionProblem& set_jacobian_vector_product(JacobianVectorFn product);
+  /// The Krylov stage solver's preconditioner (see Problem::preconditioner_setup and
+  /// preconditioner_solve). Throws std::invalid_argument unless both or neither are given.
+  FunctionProblem& set_preconditioner(PreconditionerSetupFn setup, PreconditionerSolveFn solve);
 
   int evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f, Vector g) override;
   bool has_jacobian() const override { return static_cast<bool>(jacobian_); }
@@ -142,6 +191,13 @@ class ESDIRK_API FunctionProblem : public Problem {
   bool has_sparse_jacobian() const override { return static_cast<bool>(sparse_jacobian_); }
   int sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
                       SparseMatrixRef J) override;
+  bool has_jacobian_vector_product() const override { return static_cast<bool>(product_); }
+  int jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p,
+                              ConstVector v, Vector out) override;
+  bool has_preconditioner() const override { return static_cast<bool>(preconditioner_solve_); }
+  int preconditioner_setup(double t, ConstVector x, ConstVector z, ConstVector p,
+                           const JacobianMatrix& J, double h_gamma) override;
+  int preconditioner_solve(ConstVector r, Vector out, bool transpose) override;
 
  private:
   Rhs f_;
@@ -149,6 +205,9 @@ class ESDIRK_API FunctionProblem : public Problem {
   JacobianFn jacobian_;
   JacobianFn parameter_jacobian_;
   SparseJacobianFn sparse_jacobian_;
+  JacobianVectorFn product_;
+  PreconditionerSetupFn preconditioner_setup_;
+  PreconditionerSolveFn preconditioner_solve_;
 };
 
 }  // namespace esdirk

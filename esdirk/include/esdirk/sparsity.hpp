@@ -83,6 +83,12 @@ struct ESDIRK_API KrylovSettings {
   /// per block; the last block takes the remainder): the number of unknowns per grid point
   /// for interleaved grids; 1 is Jacobi. In [1, n].
   int block_size = 1;
+  /// Matrix-free products: GMRES multiplies by J through the problem's
+  /// jacobian_vector_product() when it has one, else by the difference quotient
+  /// (F(y + sigma v) - F(y)) / sigma of f and g at the point where J was formed (theory 8c), so
+  /// J on the declared pattern only feeds the preconditioner: declare just the couplings it
+  /// uses (e.g. a grid point's reaction block). False: products with J on its pattern.
+  bool matrix_free = false;
 };
 
 /// Throws std::invalid_argument naming the setting of `settings` out of range for a system of

@@ -242,6 +242,13 @@ class ModelProblem : public Problem {
 
   // --- Products ----------------------------------------------------------------------------------
 
+  /// The exact J v for the Krylov stage solver's matrix-free products (KrylovSettings::matrix_free).
+  bool has_jacobian_vector_product() const override { return true; }
+  int jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector v,
+                              Vector Jv) override {
+    return jacobian_vector_product(t, x, z, p, v, ConstVector(), Jv);
+  }
+
   /// Jv = J v + [f_p; g_p] w (w may be empty: J v) by one forward evaluation. Sizes: v and Jv
   /// nx + nz, w np or 0. Returns 0 or a failure code (see last_failure()).
   int jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector v,
