@@ -4,9 +4,13 @@
 // examples/reaction_diffusion_3d, states only, one process. Work-precision: each solver at
 // several tolerances, the achieved error against an esdirk run at rtol 1e-9 (Krylov), CPU time
 // (best of --repeat), and the CVODES time interpolated at esdirk's error (log-log) over
-// esdirk's time. doc/benchmarks.md, "3-D grid: Newton-Krylov".
+// esdirk's time. doc/benchmarks.md, "3-D grid: Newton-Krylov". --matrix-free runs esdirk with
+// KrylovSettings::matrix_free (J v by differences of f, as CVODES's SPGMR does by default) and J
+// only on each point's 2 x 2 block, the block-Jacobi preconditioner's part. Each esdirk line also
+// gives the Newton iterations per implicit stage solve.
 //
-//     bench_krylov_cvodes [--side N] [--t-end T] [--rtols r,r,...] [--band B] [--repeat K] [--quick]
+//     bench_krylov_cvodes [--side N] [--t-end T] [--rtols r,r,...] [--band B] [--repeat K]
+//                         [--matrix-free] [--quick]
 //
 // --quick (CTest): N = 6, rtol 1e-5, both solvers succeed with errors within 100 rtol; no
 // timing is checked. Prints "all checks passed".
@@ -33,11 +37,13 @@ namespace {
 
 using Model = reaction_diffusion_3d::Brusselator3d;
 double t_end = 1.0;  // --t-end
+bool matrix_free = false;  // --matrix-free
 
 struct Point {
   bool ok = false;
   double rtol = 0.0, error = 0.0, seconds = 0.0;
   long steps = 0, linear_iterations = 0, setups = 0;
+  double newton_per_stage = 0.0;  // esdirk: Newton iterations per implicit stage solve
   std::vector<double> y;
 };
 
@@ -54,9 +60,22 @@ double relative_difference(const std::vector<double>& a, const std::vector<doubl
 
 Point run_esdirk(int side, double rtol) {
   Model model(side);
-  model.set_jacobian_pattern(model.pattern(), esdirk::LinearSolverKind::krylov);
+  if (matrix_free) {
+    std::vector<int> rows, cols;  // each point's 2 x 2 block
+    for (int q = 0; q < model.points(); ++q)
+      for (int c = 0; c < 2; ++c)
+        for (int r = 0; r < 2; ++r) {
+          rows.push_back(2 * q + r);
+          cols.push_back(2 * q + c);
+        }
+    model.set_jacobian_pattern(esdirk::SparsityPattern::from_entries(model.size(), rows, cols),
+                               esdirk::LinearSolverKind::krylov);
+  } else {
+    model.set_jacobian_pattern(model.pattern(), esdirk::LinearSolverKind::krylov);
+  }
   esdirk::KrylovSettings krylov;
   krylov.block_size = 2;
+  krylov.matrix_free = matrix_free;
   model.set_krylov_settings(krylov);
   esdirk::Options options;
   options.rtol = options.atol = rtol;
@@ -72,6 +91,10 @@ Point run_esdirk(int side, double rtol) {
   point.steps = s.accepted_steps;
   point.linear_iterations = s.linear_iterations;
   point.setups = s.preconditioner_setups;
+  const long attempts = s.accepted_steps + s.rejected_steps;
+  point.newton_per_stage = attempts > 0 ? static_cast<double>(s.newton_iterations) /
+                                              (static_cast<double>(attempts) * (integrator.options().method.stages - 1))
+                                        : 0.0;
   return point;
 }
 
@@ -153,9 +176,10 @@ double time_at(const std::vector<Point>& peer, double error) {
 }
 
 void print(const char* name, const Point& p) {
-  std::printf("%-22s rtol %.0e  error %.2e  %8.3f s  steps %5ld  linear it. %7ld  precond. setups %5ld%s\n",
-              name, p.rtol, p.error, p.seconds, p.steps, p.linear_iterations, p.setups,
-              p.ok ? "" : "  FAILED");
+  std::printf("%-22s rtol %.0e  error %.2e  %8.3f s  steps %5ld  linear it. %7ld  precond. setups %5ld",
+              name, p.rtol, p.error, p.seconds, p.steps, p.linear_iterations, p.setups);
+  if (p.newton_per_stage > 0.0) std::printf("  Newton/stage %.2f", p.newton_per_stage);
+  std::printf("%s\n", p.ok ? "" : "  FAILED");
 }
 
 }  // namespace
@@ -171,12 +195,14 @@ int main(int argc, char** argv) {
     else if (arg == "--t-end" && i + 1 < argc) t_end = std::atof(argv[++i]);
     else if (arg == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--quick") quick = true;
+    else if (arg == "--matrix-free") matrix_free = true;
     else if (arg == "--rtols" && i + 1 < argc) {
       rtols.clear();
       std::stringstream list(argv[++i]);
       for (std::string item; std::getline(list, item, ',');) rtols.push_back(std::atof(item.c_str()));
     } else {
-      std::printf("usage: bench_krylov_cvodes [--side N] [--t-end T] [--rtols r,r,...] [--band B] [--repeat K] [--quick]\n");
+      std::printf("usage: bench_krylov_cvodes [--side N] [--t-end T] [--rtols r,r,...] [--band B] [--repeat K] "
+                  "[--matrix-free] [--quick]\n");
       return arg == "--help" ? 0 : 2;
     }
   }
@@ -199,7 +225,7 @@ int main(int argc, char** argv) {
     Point c = best_of(repeat, [&] { return run_cvodes(side, rtol, band); });
     e.error = relative_difference(e.y, reference.y);
     c.error = relative_difference(c.y, reference.y);
-    print("esdirk Krylov", e);
+    print(matrix_free ? "esdirk Krylov m-free" : "esdirk Krylov", e);
     print("CVODES SPGMR+band", c);
     all_ok = all_ok && e.ok && c.ok;
     if (quick) all_ok = all_ok && e.error < 100.0 * rtol && c.error < 100.0 * rtol;

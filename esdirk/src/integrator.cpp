@@ -135,11 +135,16 @@ void Integrator::resume(double t, ConstVector x, ConstVector z, ConstVector f, C
   for (StepListener* listener : listeners_) listener->on_restart(t, RestartKind::restart);
 }
 
-void Integrator::require_step_jacobians(const char* who) const {
-  if (problem_.jacobian_structure().solver == LinearSolverKind::krylov)
-    throw std::invalid_argument(std::string(who) + ": the Krylov stage solver is for states-only runs (the derivatives "
-                                "solve their stage systems exactly, GMRES to a tolerance); declare the pattern with "
-                                "LinearSolverKind::sparse or banded");
+void Integrator::require_step_jacobians(const char* who, bool accepts_krylov) const {
+  const JacobianStructure& structure = problem_.jacobian_structure();
+  if (structure.solver == LinearSolverKind::krylov && structure.krylov.matrix_free)
+    throw std::invalid_argument(std::string(who) + ": matrix-free Krylov products are for states-only runs (the "
+                                "derivatives multiply by J on the declared pattern, which then need not be all of J); "
+                                "switch KrylovSettings::matrix_free off");
+  if (structure.solver == LinearSolverKind::krylov && !accepts_krylov)
+    throw std::invalid_argument(std::string(who) + ": the Krylov stage solver serves states-only runs and forward "
+                                "sensitivities (the adjoints solve their transposed stage systems exactly); declare "
+                                "the pattern with LinearSolverKind::sparse or banded");
   if (options_.reuse_jacobian)
     throw std::invalid_argument(std::string(who) + ": Options::reuse_jacobian is a states-only option (the "
                                 "derivatives need the Jacobian at the start of every step); switch it off");

@@ -26,6 +26,8 @@ void validate_krylov_settings(const KrylovSettings& settings, int n) {
   if (settings.max_restarts < 0) bad("max_restarts must be >= 0", std::to_string(settings.max_restarts));
   if (!(settings.tolerance > 0.0 && settings.tolerance < 1.0))
     bad("the tolerance must be in (0, 1)", std::to_string(settings.tolerance));
+  if (!(settings.sensitivity_tolerance > 0.0 && settings.sensitivity_tolerance < 1.0))
+    bad("the sensitivity_tolerance must be in (0, 1)", std::to_string(settings.sensitivity_tolerance));
   if (settings.block_size < 1 || settings.block_size > n)
     bad("the preconditioner's block size must be in [1, n]", std::to_string(settings.block_size));
 }

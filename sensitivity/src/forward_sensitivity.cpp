@@ -25,7 +25,7 @@ ForwardSensitivity::ForwardSensitivity(Integrator& integrator, SensitivityOption
       nx_(integrator.problem().nx()),
       nz_(integrator.problem().nz()),
       np_(integrator.problem().np()) {
-  integrator.require_step_jacobians("ForwardSensitivity");
+  integrator.require_step_jacobians("ForwardSensitivity", true);
   const int n = nx_ + nz_;
   jacobian_ = JacobianMatrix(n, integrator.problem().jacobian_structure());
   jp_.resize(n, np_);

@@ -14,6 +14,12 @@ namespace {
 
 using internal::format_number;
 
+// The Krylov back-end's stage systems of the sensitivities: GMRES to the sensitivity tolerance.
+JacobianStructure sensitivity_structure(JacobianStructure structure) {
+  structure.krylov.tolerance = structure.krylov.sensitivity_tolerance;
+  return structure;
+}
+
 }  // namespace
 
 StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOptions options,
@@ -32,7 +38,8 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
   structured_ = structure.solver != LinearSolverKind::dense;
   if (structured_) {
     structured_jacobian_ = JacobianMatrix(n_, structure);
-    structured_stage_lu_ = std::make_unique<StageLinearSystem>(nx_, nz_, structure);
+    structured_stage_lu_ = std::make_unique<StageLinearSystem>(nx_, nz_, sensitivity_structure(structure));
+    structured_stage_lu_->set_statistics(&stats_);  // GMRES's counters (Krylov back-end only)
   } else {
     stage_jacobian_.resize(n_, n_);
     stage_lu_.resize(nx_, nz_);
@@ -90,7 +97,10 @@ void StageSensitivities::resize(int directions) {
   // Banded and sparse problems: the rule needs the fill of the factors, known once the step's
   // iteration matrix has been factored (the first solve).
   decide_at_solve_ = options_.mode == SensitivityMode::exact && structured_ &&
-                     options_.stage_solve == StageSolve::automatic;
+                     options_.stage_solve == StageSolve::automatic && !krylov();
+  // Krylov: the step's M is solved only to the Newton forcing term, so every stage system (M_i,
+  // or M itself in paper mode) is solved by its own GMRES to the sensitivity tolerance.
+  if (krylov()) factor_stages_ = true;
 }
 
 // Per stage, in multiply-adds: a stage LU forms M_i, factors it and does ns back-substitutions;
@@ -333,7 +343,7 @@ bool StageSensitivities::solve_with_stage_matrix(const StageJacobian& J, MatrixR
     detail::copy(rhs_.cref(), S);
     structured_stage_lu_->solve(S);
     stats_.back_substitutions += directions_;
-    return true;
+    return structured_stage_lu_->last_solve_converged();  // GMRES may miss its tolerance
   }
   if (stage_lu_.factor(J.dense, h_gamma) != 0) return false;
   detail::copy(rhs_.cref(), S);
@@ -524,7 +534,13 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     // Exact mode solves M_i S_i = rhs with an LU of the stage matrix M_i when that is cheaper
     // (factor_stages_), or refines M^{-1} rhs with the step's LU; a singular M_i falls back to
     // the refinement.
-    const bool factored = exact && factor_stages_ && solve_with_stage_matrix(J, Si, hg);
+    const bool factored = (exact || krylov()) && factor_stages_ && solve_with_stage_matrix(J, Si, hg);
+    if (!factored && krylov()) {
+      message_ = "GMRES did not solve the stage sensitivities to KrylovSettings::sensitivity_tolerance at t = " +
+                 format_number(step.stage_times[i]) + " (raise dimension or max_restarts, or the preconditioner "
+                 "failed)";
+      return 1;
+    }
     if (!factored && use_inverse_) {
       if (!inverse_ready_) form_inverse();
       detail::multiply(inverse_.cref(), 0, rhs_.cref(), Si, 1.0, false);  // Si = M^{-1} rhs

@@ -208,10 +208,13 @@ BOOST_AUTO_TEST_CASE(bad_settings_and_the_derivative_modules_are_refused) {
   s = {};
   s.block_size = 0;
   refused(s, "block size");
-  // The default dimension (30) fits n = 32; forward sensitivities need exact stage solves.
+  s = {};
+  s.sensitivity_tolerance = 1.0;
+  refused(s, "sensitivity_tolerance");
+  // The default dimension (30) fits n = 32; the adjoints need exact transposed stage solves.
   esdirk::Options options;
   esdirk::Integrator integrator(model, options);
-  BOOST_CHECK_THROW(integrator.require_step_jacobians("ForwardSensitivity"), std::invalid_argument);
+  BOOST_CHECK_THROW(integrator.require_step_jacobians("Adjoint"), std::invalid_argument);
   // A problem smaller than the default dimension is refused when the integrator is made.
   brusselator_mol::Model2d tiny(2);  // n = 8
   tiny.set_jacobian_pattern(tiny.pattern(), LinearSolverKind::krylov);

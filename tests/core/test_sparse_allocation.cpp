@@ -1,7 +1,8 @@
 // No allocation in the step loop with a banded or sparse Jacobian either: a global operator new
 // that counts, and KLU's allocations counted through SuiteSparse's malloc hooks, around
 // integrate_to() calls after setup (the first steps, which make KLU's first numeric
-// factorization, are setup); the same with forward sensitivities (stage LUs or refinement).
+// factorization, are setup); the same with forward sensitivities (stage LUs or refinement; Krylov:
+// GMRES stage solves).
 
 #define BOOST_TEST_MODULE esdirk sparse allocation
 #include <SuiteSparse_config.h>
@@ -112,7 +113,8 @@ long allocations_with_sensitivities(esdirk::LinearSolverKind solver, bool algebr
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(sensitivities_allocate_nothing_in_the_step_loop_on_each_back_end) {
-  for (auto solver : {esdirk::LinearSolverKind::banded, esdirk::LinearSolverKind::sparse})
+  for (auto solver : {esdirk::LinearSolverKind::banded, esdirk::LinearSolverKind::sparse,
+                      esdirk::LinearSolverKind::krylov})
     for (bool algebraic : {false, true})
       for (auto stage_solve : {esdirk::StageSolve::automatic, esdirk::StageSolve::refinement})
         BOOST_TEST_CONTEXT(esdirk::linear_solver_name(solver) << ", algebraic " << algebraic

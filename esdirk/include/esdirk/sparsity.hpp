@@ -89,6 +89,10 @@ struct ESDIRK_API KrylovSettings {
   /// J on the declared pattern only feeds the preconditioner: declare just the couplings it
   /// uses (e.g. a grid point's reaction block). False: products with J on its pattern.
   bool matrix_free = false;
+  /// The relative residual of the forward sensitivities' stage solves (ForwardSensitivity with
+  /// the Krylov back-end): their stage systems are linear and solved once, not corrected by a
+  /// Newton iteration, so they are solved far below the forcing term (theory 8d). In (0, 1).
+  double sensitivity_tolerance = 1e-10;
 };
 
 /// Throws std::invalid_argument naming the setting of `settings` out of range for a system of

@@ -78,6 +78,10 @@ class ESDIRK_API StageSensitivities {
   /// problem `automatic` decides at the first solve, once the step's LU shows the factors'
   /// fill (stage_factorization_pays); false until then.
   bool factors_stages() const { return factor_stages_; }
+  /// The problem's stage systems are solved by GMRES (LinearSolverKind::krylov).
+  bool krylov() const {
+    return structured_stage_lu_ != nullptr && structured_stage_lu_->kind() == LinearSolverKind::krylov;
+  }
   /// Exact mode: the largest number of refinement sweeps a stage needed in the last solve
   /// (with the doubling, the sweeps its partial sum stands for: 2^k - 1 after k doublings; 0
   /// when the stages are solved with their own LU), and how many stages ever needed the
