@@ -4,7 +4,9 @@
 //
 //   hand      the model's hand-written jacobian()/sparse_jacobian() (v^T J: J, then the product)
 //   FD        the library's forward differences (coloured with a pattern; the same for v^T J)
-//   esdirk    ad::ModelProblem: Dual<8> chunks (coloured with a pattern), v^T J by its tape
+//   esdirk    ad::ModelProblem: Dual<8> chunks (coloured with a pattern), v^T J by its tape; Dow's
+//             twin takes its parameters as plain doubles in J's passes (plain_parameters), the
+//             case "Dow, parameters as duals" is the same model without it
 //   Eigen     Eigen's AutoDiffScalar<Matrix<double, 8, 1>> in the same chunks (no reverse mode:
 //             v^T J by J and the product)
 //   Ceres     ceres::Jet<double, 8> in the same chunks (likewise)
@@ -354,6 +356,13 @@ int main(int argc, char** argv) {
   std::printf("AD engines: time of one J and one v^T [J, J_p] (median of %d), microseconds\n", repeats);
   {
     Case<templated::Dow> c{"Dow", {}, 6, 4, 9, {0.3, 6.5, 0.6, 0.7, 0.7, 0.013}, {2e-8, 1e-6, 3e-10, 8e-10},
+                           std::vector<double>(dow::nominal_parameters.begin(), dow::nominal_parameters.end()), nullptr, {}};
+    dow::Model hand;
+    test_helpers::WithoutJacobiansOf<dow::Model> plain;
+    run(c, &hand, plain);
+  }
+  {
+    Case<templated::DowDualParameters> c{"Dow, parameters as duals", {}, 6, 4, 9, {0.3, 6.5, 0.6, 0.7, 0.7, 0.013}, {2e-8, 1e-6, 3e-10, 8e-10},
                            std::vector<double>(dow::nominal_parameters.begin(), dow::nominal_parameters.end()), nullptr, {}};
     dow::Model hand;
     test_helpers::WithoutJacobiansOf<dow::Model> plain;

@@ -14,13 +14,15 @@ using In = std::span<const T>;
 template <class T>
 using Out = std::span<T>;
 
-/// examples/dow/dow_model.hpp: 6 + 4 states, 9 parameters.
+/// examples/dow/dow_model.hpp: 6 + 4 states, 9 parameters. The parameters have a scalar type of
+/// their own (P = T but for J's passes, where they are plain doubles: plain_parameters).
 struct Dow {
-  template <class T>
-  int f(double, In<T> x, In<T> z, In<T> p, Out<T> f) const {
+  static constexpr bool plain_parameters = true;
+  template <class T, class P = T>
+  int f(double, In<T> x, In<T> z, In<P> p, Out<T> f) const {
     const T &u2 = x[1], &u4 = x[3], &u6 = x[5];
     const T &u8 = z[1], &u9 = z[2], &u10 = z[3];
-    const T &k1 = p[0], &km1 = p[1], &k2 = p[2], &k3 = p[3], &km3 = p[4];
+    const P &k1 = p[0], &km1 = p[1], &k2 = p[2], &k3 = p[3], &km3 = p[4];
     if (!(z[0] > 0.0)) return 1;  // [H+] > 0 (the model's own domain check)
     f[0] = -k2 * u2 * u8;
     f[1] = -k1 * u2 * u6 + km1 * u10 - k2 * u2 * u8;
@@ -30,17 +32,22 @@ struct Dow {
     f[5] = -k1 * u2 * u6 - k3 * u4 * u6 + km1 * u10 + km3 * u9;
     return 0;
   }
-  template <class T>
-  int g(double, In<T> x, In<T> z, In<T> p, Out<T> g) const {
+  template <class T, class P = T>
+  int g(double, In<T> x, In<T> z, In<P> p, Out<T> g) const {
     const T &u1 = x[0], &u3 = x[2], &u5 = x[4], &u6 = x[5];
     const T &u7 = z[0], &u8 = z[1], &u9 = z[2], &u10 = z[3];
-    const T &K1 = p[5], &K2 = p[6], &K3 = p[7], &Qp = p[8];
+    const P &K1 = p[5], &K2 = p[6], &K3 = p[7], &Qp = p[8];
     g[0] = -Qp + u6 + u8 + u9 + u10 - u7;
     g[1] = u8 - K2 * u1 / (K2 + u7);
     g[2] = u9 - K3 * u3 / (K3 + u7);
     g[3] = u10 - K1 * u5 / (K1 + u7);
     return 0;
   }
+};
+
+/// Dow with its parameters as duals in every pass (the model as most users write it).
+struct DowDualParameters : Dow {
+  static constexpr bool plain_parameters = false;
 };
 
 /// tests/common/akzo_nobel.hpp: 5 + 1 states.

@@ -241,6 +241,29 @@ BOOST_AUTO_TEST_CASE(coloured_ad_equals_dense_ad_and_the_hand_sparse_jacobian) {
   BOOST_TEST(dense.ad_statistics().forward_passes == (n + 7) / 8);
 }
 
+// A model that takes its parameters as plain doubles in J's passes (plain_parameters, Dow's
+// twin) gives the same J and [f_p; g_p] as the same model with the parameters as duals, bit for
+// bit: a dual parameter's lanes are all zero, and 0 * d + k * d' rounds as k * d'.
+BOOST_AUTO_TEST_CASE(plain_parameters_give_the_jacobian_of_dual_parameters_bit_for_bit) {
+  static_assert(esdirk::ad::TakesPlainParameters<templated::Dow>);
+  static_assert(!esdirk::ad::TakesPlainParameters<templated::DowDualParameters>);
+  ModelProblem<templated::Dow> plain(6, 4, 9);
+  ModelProblem<templated::DowDualParameters> duals(6, 4, 9);
+  const std::vector<double> z{2e-8, 1e-6, 3e-10, 8e-10}, p(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
+  for (double u2 : {6.5, 3.1, 0.02}) {
+    const std::vector<double> x{0.3, u2, 0.6, 0.7, 0.7, 0.013};
+    DenseMatrix J1(10, 10), J2(10, 10), Jp1(10, 9), Jp2(10, 9);
+    BOOST_REQUIRE(plain.jacobian(0.0, x, z, p, J1.ref()) == 0);
+    BOOST_REQUIRE(duals.jacobian(0.0, x, z, p, J2.ref()) == 0);
+    BOOST_REQUIRE(plain.parameter_jacobian(0.0, x, z, p, Jp1.ref()) == 0);
+    BOOST_REQUIRE(duals.parameter_jacobian(0.0, x, z, p, Jp2.ref()) == 0);
+    for (int j = 0; j < 10; ++j)
+      for (int i = 0; i < 10; ++i) BOOST_TEST(J1(i, j) == J2(i, j));
+    for (int j = 0; j < 9; ++j)
+      for (int i = 0; i < 10; ++i) BOOST_TEST(Jp1(i, j) == Jp2(i, j));
+  }
+}
+
 // FunctionProblem's generic lambdas, unchanged, in ad::FunctionProblem.
 BOOST_AUTO_TEST_CASE(function_problem_lambdas_are_differentiated) {
   const double eps = 1e-3;

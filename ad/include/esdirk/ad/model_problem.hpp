@@ -80,6 +80,17 @@ enum class ParameterTerms { automatic, reverse_mode, forward_mode };
 /// chunks of all columns (doc/ad-guide.md, "The structure found automatically").
 enum class StructureDetection { automatic, off };
 
+/// A model whose f (and g) take the parameters as a template parameter of their own,
+///     template <class T, class P = T>
+///     int f(double t, std::span<const T> x, std::span<const T> z, std::span<const P> p,
+///           std::span<T> f) const;
+/// and that says so with `static constexpr bool plain_parameters = true;` gets p as double in
+/// the passes that form J (P = T everywhere else): a product of a parameter and a state then
+/// costs one multiplication per lane instead of the chain rule over a dual whose lanes are all
+/// zero. The numbers are the same bit for bit.
+template <class Model>
+concept TakesPlainParameters = requires { requires Model::plain_parameters; };
+
 /// A model that declares `static constexpr bool structure_detection = false;` is never
 /// evaluated over Dependency (for a model written for Dual and Var only).
 template <class Model>
@@ -168,7 +179,7 @@ class ModelProblem : public Problem {
   // --- Problem ---------------------------------------------------------------------------------
 
   int evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f, Vector g) override {
-    const int code = call_model<double>(t, x, z, p, f, g, "f/g");
+    const int code = call_model<double, double>(t, x, z, p, f, g, "f/g");
     if (code != 0) return code;
     for (int i = 0; i < size(); ++i) {
       const double v = i < nx() ? f[static_cast<std::size_t>(i)] : g[static_cast<std::size_t>(i - nx())];
@@ -259,7 +270,7 @@ class ModelProblem : public Problem {
     for (int j = 0; j < n; ++j) direction_.states[static_cast<std::size_t>(j)].d[0] = v[static_cast<std::size_t>(j)];
     for (std::size_t k = 0; k < w.size(); ++k) direction_.p[k].d[0] = w[k];
     ++stats_.forward_passes;
-    const int code = call_model<Direction>(t, direction_.x(), direction_.z(), direction_.p, direction_.f(),
+    const int code = call_model<Direction, Direction>(t, direction_.x(), direction_.z(), direction_.p, direction_.f(),
                                            direction_.g(), "J v");
     if (code != 0) return code;
     for (int i = 0; i < n; ++i) {
@@ -288,8 +299,8 @@ class ModelProblem : public Problem {
 
  protected:
   /// f and g of the model over T, with failures recorded. `derivative` names what is formed.
-  template <class T>
-  int call_model(double t, std::span<const T> x, std::span<const T> z, std::span<const T> p,
+  template <class T, class P>
+  int call_model(double t, std::span<const T> x, std::span<const T> z, std::span<const P> p,
                  std::span<T> f, std::span<T> g, const char* derivative) {
     char function = 'f';
     try {
@@ -378,6 +389,18 @@ class ModelProblem : public Problem {
     return std::to_string(full + 1) + " evaluations: " + std::to_string(full) + " of " + chunk + " directions, 1 of " + last;
   }
 
+  // The parameters of a pass that forms J as plain doubles when the model takes them so (p may
+  // be empty: a span with a non-null data pointer says "plain"), else none.
+  static ConstVector plain_parameters(ConstVector p) {
+    if constexpr (TakesPlainParameters<Model>) {
+      static constexpr double none = 0.0;
+      return p.data() != nullptr ? p : ConstVector(&none, 0);
+    } else {
+      (void)p;
+      return {};
+    }
+  }
+
   // The unit direction e_k over W lanes. Seeds are written as whole derivative arrays: the
   // model reads them with packed loads, and a packed load of a lane just written alone cannot
   // take it from the store buffer (a stall per seeded input that cost Dow's J a third of its
@@ -395,9 +418,16 @@ class ModelProblem : public Problem {
   // f and g over W lanes; the first pass of a derivative checks the values too (every pass
   // computes the same values).
   template <int W>
-  int forward_pass(double t, Workspace<Dual<W>>& w, bool check_values, const char* derivative) {
+  int forward_pass(double t, Workspace<Dual<W>>& w, ConstVector plain_p, bool check_values, const char* derivative) {
     ++stats_.forward_passes;
-    const int code = call_model<Dual<W>>(t, w.x(), w.z(), w.p, w.f(), w.g(), derivative);
+    int code = 0;
+    if constexpr (TakesPlainParameters<Model>) {
+      code = plain_p.data() != nullptr
+                 ? call_model<Dual<W>, double>(t, w.x(), w.z(), plain_p, w.f(), w.g(), derivative)
+                 : call_model<Dual<W>, Dual<W>>(t, w.x(), w.z(), w.p, w.f(), w.g(), derivative);
+    } else {
+      code = call_model<Dual<W>, Dual<W>>(t, w.x(), w.z(), w.p, w.f(), w.g(), derivative);
+    }
     if (code != 0 || !check_values) return code;
     std::uint64_t bad = 0;
     for (const Dual<W>& o : w.outputs) bad |= non_finite_bits(o.v);
@@ -443,7 +473,7 @@ class ModelProblem : public Problem {
     w.load_values(x, z, p);
     std::vector<Dual<W>>& seeded = parameters ? w.p : w.states;
     for (int k = 0; k < lanes; ++k) seeded[static_cast<std::size_t>(first + k)].d = unit<W>(k);
-    const int code = forward_pass(t, w, first == 0, derivative);
+    const int code = forward_pass(t, w, parameters ? ConstVector{} : plain_parameters(p), first == 0, derivative);
     for (int k = 0; k < lanes; ++k) seeded[static_cast<std::size_t>(first + k)].d = {};
     if (code != 0) return code;
     // Row by row: the W derivatives of an output are contiguous, a fixed count the compiler
@@ -513,7 +543,7 @@ class ModelProblem : public Problem {
     const int end = colouring.colour_pointers[static_cast<std::size_t>(c0 + lanes)];
     Dual<W>* seeded = parameters ? w.p.data() : w.states.data();
     for (int m = begin; m < end; ++m) seeded[columns[m]].d = unit<W>(colour[columns[m]] - c0);
-    const int code = forward_pass(t, w, c0 == 0, derivative);
+    const int code = forward_pass(t, w, parameters ? ConstVector{} : plain_parameters(p), c0 == 0, derivative);
     for (int m = begin; m < end; ++m) seeded[columns[m]].d = {};
     if (code != 0) return code;
     const Dual<W>* outputs = w.outputs.data();
@@ -597,7 +627,7 @@ class ModelProblem : public Problem {
           dependency_.states[x.size() + i] = Dependency(z[i], bit(static_cast<int>(x.size() + i)));
         for (std::size_t i = 0; i < p.size(); ++i) dependency_.p[i] = Dependency(p[i], bit(n + static_cast<int>(i)));
         ++stats_.structure_passes;
-        const int code = call_model<Dependency>(t, dependency_.x(), dependency_.z(), dependency_.p, dependency_.f(),
+        const int code = call_model<Dependency, Dependency>(t, dependency_.x(), dependency_.z(), dependency_.p, dependency_.f(),
                                                 dependency_.g(), derivative);
         if (code != 0) return code;
         for (int i = 0; i < n; ++i)
@@ -735,7 +765,7 @@ class ModelProblem : public Problem {
       for (std::size_t i = 0; i < x.size(); ++i) reverse_.states[i] = Var::input(x[i]);
       for (std::size_t i = 0; i < z.size(); ++i) reverse_.states[x.size() + i] = Var::input(z[i]);
       for (std::size_t i = 0; i < p.size(); ++i) reverse_.p[i] = Var::input(p[i]);
-      code = call_model<Var>(t, reverse_.x(), reverse_.z(), reverse_.p, reverse_.f(), reverse_.g(), "v^T J");
+      code = call_model<Var, Var>(t, reverse_.x(), reverse_.z(), reverse_.p, reverse_.f(), reverse_.g(), "v^T J");
     }
     if (code != 0) return code;
     for (int i = 0; i < size(); ++i)
