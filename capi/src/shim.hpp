@@ -67,7 +67,10 @@ class CProblem final : public esdirk::Problem {
     c->parameter_jacobian_fn = parameter_jacobian_fn;
     c->sparse_jacobian_fn = sparse_jacobian_fn;
     const esdirk::JacobianStructure& structure = jacobian_structure();
-    if (structure.pattern != nullptr) c->set_jacobian_pattern(*structure.pattern, structure.solver);
+    if (structure.pattern != nullptr) {
+      c->set_jacobian_pattern(*structure.pattern, structure.solver);  // Krylov settings: defaults
+      if (structure.solver == esdirk::LinearSolverKind::krylov) c->set_krylov_settings(structure.krylov);
+    }
     return c;
   }
 

@@ -91,7 +91,7 @@ int set_pattern(Model& model, std::string& message, const esdirk_int* column_poi
   esdirk::LinearSolverKind kind{};
   if (!solver_kind(linear_solver, kind)) {
     message = "linear_solver " + std::to_string(linear_solver) +
-              " is not ESDIRK_LINEAR_SOLVER_DENSE, _BANDED or _SPARSE";
+              " is not ESDIRK_LINEAR_SOLVER_DENSE, _BANDED, _SPARSE or _KRYLOV";
     return ESDIRK_INVALID_ARGUMENT;
   }
   const int n = size_of(model);

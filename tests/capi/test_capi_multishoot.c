@@ -15,6 +15,7 @@
 #include "check.h"
 #include "esdirk/esdirk_method.h"
 #include "esdirk/esdirk_multishoot.h"
+#include "esdirk/esdirk_sparse.h"
 
 static int model(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
                  const double* z, const double* u, double* f, double* g, void* user_data) {
@@ -338,6 +339,34 @@ static void test_bad_interval_inputs_are_invalid_arguments(esdirk_problem* probl
   esdirk_multishoot_free(&ms);
 }
 
+/* The intervals' copies of the problem keep its Krylov settings (regression: the copies fell
+ * back to the default Krylov dimension 30, which this 2-unknown system refuses). */
+static void test_intervals_keep_the_problems_krylov_settings(void) {
+  esdirk_problem* problem = NULL;
+  CHECK_STATUS(esdirk_problem_create(1, 1, 1, model, NULL, &problem), ESDIRK_SUCCESS);
+  const esdirk_int column_pointers[3] = {0, 2, 4}, row_indices[4] = {0, 1, 0, 1};
+  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, column_pointers, row_indices,
+                                                   ESDIRK_LINEAR_SOLVER_KRYLOV),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 2, 4, 0.05, 2), ESDIRK_SUCCESS);
+  esdirk_multishoot* ms = NULL;
+  CHECK_STATUS(esdirk_multishoot_create(problem, 1, 1, &ms), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_multishoot_set_tolerances(ms, 1e-9, 1e-12), ESDIRK_SUCCESS);
+  const double t0 = 0.0, t1 = 0.5, x = 1.0, u = 2.0, z = 1.0;
+  double x_end = 0.0, z_end = 0.0, A = 0.0, B = 0.0;
+  esdirk_int status = -1;
+  CHECK_STATUS(esdirk_multishoot_evaluate(ms, &t0, &t1, &x, &u, &z, &x_end, &z_end, &A, &B, NULL,
+                                          NULL, NULL, &status),
+               ESDIRK_SUCCESS);
+  const double s = 1.0 + u * x * (t1 - t0);
+  CHECK(status == ESDIRK_SUCCESS);
+  CHECK(fabs(x_end - x / s) < 1e-7);
+  CHECK(fabs(A - 1.0 / (s * s)) < 1e-6);
+  CHECK(fabs(B + x * x * (t1 - t0) / (s * s)) < 1e-6);
+  esdirk_multishoot_free(&ms);
+  esdirk_problem_free(&problem);
+}
+
 int main(void) {
   esdirk_problem* problem = NULL;
   CHECK_STATUS(esdirk_problem_create(1, 1, 1, model, NULL, &problem), ESDIRK_SUCCESS);
@@ -350,5 +379,6 @@ int main(void) {
   test_a_refused_thread_start_leaves_a_working_handle(problem);
   esdirk_problem_free(&problem);
   test_reentrant_calls_from_four_threads_are_refused_without_a_race();
+  test_intervals_keep_the_problems_krylov_settings();
   return report();
 }
