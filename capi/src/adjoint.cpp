@@ -325,7 +325,7 @@ int esdirk_reverse_shooting_set_tolerances(esdirk_reverse_shooting* sh, double r
 }
 
 int esdirk_reverse_shooting_set_algebraic_atol(esdirk_reverse_shooting* sh, const double* atol, esdirk_int nz) {
-  return esdirk_capi::through_options(sh, esdirk_options_set_algebraic_atol, atol, nz);
+  return esdirk_capi::algebraic_atol_through_options(sh, atol, nz);
 }
 
 int esdirk_reverse_shooting_set_max_steps(esdirk_reverse_shooting* sh, long max_steps) {

@@ -253,7 +253,7 @@ int esdirk_solver_set_tolerance_vectors(esdirk_solver* s, const double* rtol, co
 }
 
 int esdirk_solver_set_algebraic_atol(esdirk_solver* s, const double* atol, esdirk_int nz) {
-  return esdirk_capi::through_options(s, esdirk_options_set_algebraic_atol, atol, nz);
+  return esdirk_capi::algebraic_atol_through_options(s, atol, nz);
 }
 
 int esdirk_solver_set_step_limits(esdirk_solver* s, double initial_step, double min_step,

@@ -123,4 +123,17 @@ int through_options(Handle* h, int (*setter)(esdirk_options*, Parameters...),
   return apply_options(h, &one);
 }
 
+/// A deprecated per-handle set_algebraic_atol: the length is checked against the handle's nz
+/// before `atol` is read, as the setter did before the options object (a count that does not
+/// match the handle must not make the library read past the caller's array).
+template <class Handle>
+int algebraic_atol_through_options(Handle* h, const double* atol, esdirk_int nz) {
+  if (!h) return ESDIRK_NULL_ARGUMENT;
+  const int handle_nz = sizes_of(h).second;
+  if (atol != nullptr && nz != handle_nz)
+    return h->fail(ESDIRK_INVALID_ARGUMENT,
+                   "set_algebraic_atol: length must be nz = " + std::to_string(handle_nz));
+  return through_options(h, esdirk_options_set_algebraic_atol, atol, nz);
+}
+
 }  // namespace esdirk_capi

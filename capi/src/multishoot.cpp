@@ -79,7 +79,7 @@ int esdirk_multishoot_set_tolerances(esdirk_multishoot* h, double rtol, double a
 }
 
 int esdirk_multishoot_set_algebraic_atol(esdirk_multishoot* h, const double* atol, esdirk_int nz) {
-  return esdirk_capi::through_options(h, esdirk_options_set_algebraic_atol, atol, nz);
+  return esdirk_capi::algebraic_atol_through_options(h, atol, nz);
 }
 
 int esdirk_multishoot_set_initial_step(esdirk_multishoot* h, double h0) {

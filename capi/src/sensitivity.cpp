@@ -155,7 +155,7 @@ int esdirk_shooting_set_tolerances(esdirk_shooting* sh, double rtol, double atol
 }
 
 int esdirk_shooting_set_algebraic_atol(esdirk_shooting* sh, const double* atol, esdirk_int nz) {
-  return esdirk_capi::through_options(sh, esdirk_options_set_algebraic_atol, atol, nz);
+  return esdirk_capi::algebraic_atol_through_options(sh, atol, nz);
 }
 
 int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* sh, int mode) {

@@ -4,12 +4,15 @@
  * or nothing; a run configured through the object equals, to the last bit, one configured
  * through the deprecated setters; and the Krylov settings of esdirk_problem_set_krylov_settings
  * are checked and reach the GMRES stage solver. */
+#define _DEFAULT_SOURCE /* mmap */
 #ifndef ESDIRK_NO_DEPRECATION_WARNINGS /* the deprecated setters are compared on purpose */
 #define ESDIRK_NO_DEPRECATION_WARNINGS
 #endif
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "esdirk/esdirk.h"
@@ -86,6 +89,15 @@ static char old_message[1024];
     SAME_REFUSAL(H, h, difference_increment, 5);                       \
   } while (0)
 
+/* One double at the end of a page whose next page cannot be read: a read past it faults, with
+ * or without a sanitizer. NULL if the pages cannot be had. */
+static double* double_before_an_unreadable_page(void) {
+  const long page = sysconf(_SC_PAGESIZE);
+  char* p = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED || mprotect(p + page, (size_t)page, PROT_NONE) != 0) return NULL;
+  return (double*)(p + page) - 1;
+}
+
 static void refusals_match_the_per_handle_setters(esdirk_problem* problem) {
   esdirk_solver* solver = NULL;
   esdirk_shooting* shooting = NULL;
@@ -117,6 +129,24 @@ static void refusals_match_the_per_handle_setters(esdirk_problem* problem) {
     SAME_REFUSAL(multishoot, ms, algebraic_atol, two, -1);
   }
   SAME_REFUSAL(hybrid_solver, hs, lu_reuse_h_change, -0.5);
+
+  /* Regression (found by fuzz_capi_multishoot): a deprecated set_algebraic_atol checks the
+   * count against the handle's nz before it reads atol, as before the options object. The
+   * value is the last readable double of its page, so reading the count of 2 would fault. */
+  {
+    double* one = double_before_an_unreadable_page();
+    CHECK(one != NULL);
+    if (one != NULL) {
+      *one = 1e-8;
+      CHECK_STATUS(esdirk_solver_set_algebraic_atol(solver, one, 2), ESDIRK_INVALID_ARGUMENT);
+      CHECK_STATUS(esdirk_shooting_set_algebraic_atol(shooting, one, 2), ESDIRK_INVALID_ARGUMENT);
+      CHECK_STATUS(esdirk_reverse_shooting_set_algebraic_atol(reverse, one, 2),
+                   ESDIRK_INVALID_ARGUMENT);
+      CHECK_STATUS(esdirk_multishoot_set_algebraic_atol(ms, one, 2), ESDIRK_INVALID_ARGUMENT);
+    }
+    CHECK(strcmp(esdirk_multishoot_last_error(ms), "set_algebraic_atol: length must be nz = 1") ==
+          0);
+  }
 
   /* Regression: the deprecated set_jacobian_reuse of a handle that always differentiates names
    * its refusal of reuse before an invalid contraction, as before the options object. */
