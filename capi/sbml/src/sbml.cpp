@@ -110,29 +110,38 @@ int esdirk_sbml_load_string(esdirk_sbml* h, const char* xml, size_t length) {
 
 int esdirk_sbml_has_model(const esdirk_sbml* h) { return h && h->model ? 1 : 0; }
 
-int esdirk_sbml_set_tolerances(esdirk_sbml* h, double rtol, double atol) {
+namespace {
+
+// Changes the handle's options through `change`; when the changed options are invalid
+// (std::invalid_argument naming the option: ESDIRK_INVALID_ARGUMENT) the old ones stay.
+template <class Change>
+int change_options(esdirk_sbml* h, Change change) {
   if (!h) return ESDIRK_NULL_ARGUMENT;
   return guarded(h, [&]() -> int {
     sbml::SimulationOptions options = h->options;
-    options.relative_tolerance = rtol;
-    options.absolute_tolerance = atol;
-    options.validate();  // std::invalid_argument naming the option: ESDIRK_INVALID_ARGUMENT
+    change(options);
+    options.validate();
     h->options = options;
     h->message.clear();
     return ESDIRK_SUCCESS;
   });
 }
 
-int esdirk_sbml_set_max_steps(esdirk_sbml* h, long max_steps) {
-  if (!h) return ESDIRK_NULL_ARGUMENT;
-  return guarded(h, [&]() -> int {
-    sbml::SimulationOptions options = h->options;
-    options.max_steps = max_steps;
-    options.validate();
-    h->options = options;
-    h->message.clear();
-    return ESDIRK_SUCCESS;
+}  // namespace
+
+int esdirk_sbml_set_tolerances(esdirk_sbml* h, double rtol, double atol) {
+  return change_options(h, [&](sbml::SimulationOptions& o) {
+    o.relative_tolerance = rtol;
+    o.absolute_tolerance = atol;
   });
+}
+
+int esdirk_sbml_set_max_steps(esdirk_sbml* h, long max_steps) {
+  return change_options(h, [&](sbml::SimulationOptions& o) { o.max_steps = max_steps; });
+}
+
+int esdirk_sbml_set_max_seconds(esdirk_sbml* h, double max_seconds) {
+  return change_options(h, [&](sbml::SimulationOptions& o) { o.max_seconds = max_seconds; });
 }
 
 namespace {
@@ -190,18 +199,6 @@ int esdirk_sbml_simulate(esdirk_sbml* h, const double* times, esdirk_int n_times
                                                 " values, not " + std::to_string(expected));
     std::memcpy(values, run.values.data(), expected * sizeof(double));
     if (!run.ok()) return h->fail(c_status(run.status), run.message);
-    h->message.clear();
-    return ESDIRK_SUCCESS;
-  });
-}
-
-int esdirk_sbml_set_max_seconds(esdirk_sbml* h, double max_seconds) {
-  if (!h) return ESDIRK_NULL_ARGUMENT;
-  return guarded(h, [&]() -> int {
-    sbml::SimulationOptions options = h->options;
-    options.max_seconds = max_seconds;
-    options.validate();
-    h->options = options;
     h->message.clear();
     return ESDIRK_SUCCESS;
   });
