@@ -25,7 +25,9 @@ py::dict outputs_dict(const IntervalOutputs& out) {
   py::array_t<int> status(N);
   py::array_t<double> x({N, nx}), z({N, nz}), A({N, nx, nx}), B({N, nx, nu}), H(N), q({N, nx}),
       r({N, nu}), seconds(N);
+  py::array_t<long> steps(N);
   auto s = status.mutable_unchecked<1>();
+  auto stw = steps.mutable_unchecked<1>();
   auto xw = x.mutable_unchecked<2>();
   auto zw = z.mutable_unchecked<2>();
   auto Aw = A.mutable_unchecked<3>();
@@ -39,6 +41,7 @@ py::dict outputs_dict(const IntervalOutputs& out) {
     s(k) = static_cast<int>(out.status(k));
     messages.append(out.message(k));
     sw(k) = out.seconds(k);
+    stw(k) = out.steps(k);
     if (!out.ok(k)) continue;
     for (int i = 0; i < nx; ++i) {
       xw(k, i) = out.x_end(k)[static_cast<std::size_t>(i)];
@@ -60,6 +63,7 @@ py::dict outputs_dict(const IntervalOutputs& out) {
   d["B"] = B;
   d["H"] = H;
   d["q"] = q;
+  d["steps"] = steps;
   d["r"] = r;
   d["seconds"] = seconds;
   return d;
@@ -180,8 +184,10 @@ threads (esdirk::multishoot::IntervalEvaluator), bit-identical for any number of
 IntervalEvaluator(problem, intervals, options=None, sensitivity_options=None, threads=1,
 running_cost=None); evaluate(t_begin, t_end, x, u=None, z_guess=None) with x (N, nx),
 u (N, nu) -> dict of arrays: status (N,), ok, messages, x (N, nx), z, A (N, nx, nx),
-B (N, nx, nu), H, q, r, seconds. Compiled callbacks run in parallel; Python callbacks take the
-GIL in turn.)")
+B (N, nx, nu), H, q, r, seconds and steps (accepted + rejected) per interval. Compiled callbacks
+run in parallel; Python callbacks take the GIL in turn. Meshes of every interval:
+set_fixed_steps(n), freeze_meshes(), refresh_meshes(), use_adaptive_steps() (as
+ShootingInterval's).)")
       .def(
           py::init([](std::shared_ptr<ModelProblem> problem, int intervals,
                       std::optional<Options> options, std::optional<SensitivityOptions> sensitivity,
@@ -203,6 +209,19 @@ GIL in turn.)")
            py::arg("x"), py::arg("u") = py::none(), py::arg("z_guess") = py::none())
       .def("set_warm_start",
            [](EvaluatorBinding& b, bool warm) { b.evaluator().set_warm_start(warm); })
+      // Every interval's mesh policy at once (ShootingInterval's, same rules).
+      .def("set_fixed_steps",
+           [](EvaluatorBinding& b, int steps) {
+             try {
+               b.evaluator().set_fixed_steps(steps);
+             } catch (const std::invalid_argument& e) {
+               throw py::value_error(e.what());
+             }
+           },
+           py::arg("steps"))
+      .def("freeze_meshes", [](EvaluatorBinding& b) { b.evaluator().freeze_meshes(); })
+      .def("refresh_meshes", [](EvaluatorBinding& b) { b.evaluator().refresh_meshes(); })
+      .def("use_adaptive_steps", [](EvaluatorBinding& b) { b.evaluator().use_adaptive_steps(); })
       .def_property_readonly("threads", [](EvaluatorBinding& b) { return b.evaluator().threads(); })
       .def_property_readonly("intervals",
                              [](EvaluatorBinding& b) { return b.evaluator().intervals(); });

@@ -108,6 +108,7 @@ py::dict shooting_result_dict(const ShootingResult& r) {
   d["q"] = to_array(r.q);
   d["r"] = to_array(r.r);
   d["statistics"] = statistics_dict(r.statistics);
+  d["error_estimate"] = r.error_estimate;
   return d;
 }
 
@@ -138,6 +139,33 @@ class ShootingBinding {
     return shooting_result_dict(*r);
   }
 
+  // The mesh policies (doc/multiple-shooting-guide.md, "Fixed and frozen meshes"): bad input
+  // raises ValueError naming the argument, and the previous mesh and policy are kept.
+  void set_fixed_steps(int steps) {
+    try {
+      interval_->set_fixed_steps(steps);
+    } catch (const std::invalid_argument& e) {
+      throw py::value_error(e.what());
+    }
+  }
+  void set_mesh(const py::object& points) {
+    const py::array_t<double, py::array::c_style | py::array::forcecast> a(points);
+    if (a.ndim() != 1) throw py::value_error("set_mesh: the mesh must be a 1-D sequence of points");
+    try {
+      interval_->set_mesh(ConstVector(a.data(), static_cast<std::size_t>(a.size())));
+    } catch (const std::invalid_argument& e) {
+      throw py::value_error(e.what());
+    }
+  }
+  static const char* policy_name(MeshPolicy policy) {
+    switch (policy) {
+      case MeshPolicy::fixed: return "fixed";
+      case MeshPolicy::frozen: return "frozen";
+      case MeshPolicy::adaptive: break;
+    }
+    return "adaptive";
+  }
+
   ShootingInterval& interval() { return *interval_; }
 
  private:
@@ -151,10 +179,17 @@ void register_sensitivity(py::module_& m) {
   py::class_<ShootingBinding>(m, "ShootingInterval",
                               R"(One shooting interval (esdirk::ShootingInterval):
 integrate(t_k, t_end, x_k, u_k, z_guess=None) -> dict with x, z (at t_end), A = dx/dx_k,
-B = dx/du_k, Az, Bz, H (the running cost's integral), q = dH/dx_k, r = dH/du_k and the
-interval's statistics. The problem's parameters are the controls u. A running cost is
-set_running_cost(cost) with cost(t, x, z, u) -> (value, dh/dx, dh/dz, dh/du). Repeated calls
-start from the last step size (warm start) unless cold_start() is called.)")
+B = dx/du_k, Az, Bz, H (the running cost's integral), q = dH/dx_k, r = dH/du_k, the
+interval's statistics and error_estimate (the largest error-test norm of the call's steps). The
+problem's parameters are the controls u. A running cost is set_running_cost(cost) with
+cost(t, x, z, u) -> (value, dh/dx, dh/dz, dh/du). Repeated calls start from the last step size
+(warm start) unless cold_start() is called.
+
+Meshes (mesh_policy "adaptive" by default): set_fixed_steps(n) takes n equal steps on any
+interval, set_mesh(points) the points 0 = s_0 < ... < s_N from t_k (intervals of length s_N),
+both without the error test (the exact derivative of that discrete map); freeze_mesh() adapts
+at the next call and reuses its steps on later calls of the same length until refresh_mesh();
+use_adaptive_steps() goes back. mesh is the last call's mesh under a fixed or frozen policy.)")
       .def(py::init([](std::shared_ptr<ModelProblem> problem, std::optional<Options> options,
                        std::optional<SensitivityOptions> sensitivity, py::object running_cost) {
              auto b =
@@ -169,6 +204,15 @@ start from the last step size (warm start) unless cold_start() is called.)")
       .def("integrate", &ShootingBinding::integrate, py::arg("t_k"), py::arg("t_end"),
            py::arg("x_k"), py::arg("u_k") = py::none(), py::arg("z_guess") = py::none())
       .def("cold_start", [](ShootingBinding& b) { b.interval().cold_start(); })
+      .def("set_fixed_steps", &ShootingBinding::set_fixed_steps, py::arg("steps"))
+      .def("set_mesh", &ShootingBinding::set_mesh, py::arg("points"))
+      .def("freeze_mesh", [](ShootingBinding& b) { b.interval().freeze_mesh(); })
+      .def("refresh_mesh", [](ShootingBinding& b) { b.interval().refresh_mesh(); })
+      .def("use_adaptive_steps", [](ShootingBinding& b) { b.interval().use_adaptive_steps(); })
+      .def_property_readonly("mesh_policy", [](ShootingBinding& b) {
+        return ShootingBinding::policy_name(b.interval().mesh_policy());
+      })
+      .def_property_readonly("mesh", [](ShootingBinding& b) { return to_array(b.interval().mesh()); })
       .def_property_readonly("total_statistics", [](ShootingBinding& b) {
         return statistics_dict(b.interval().total_statistics());
       });
