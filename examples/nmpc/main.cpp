@@ -15,21 +15,27 @@
 // rejected steps; the next sample adapts again, so the mesh follows the trajectory.
 //
 //     nmpc [--horizon N] [--samples S] [--dt DT] [--threads T] [--output DIR] [--lbfgs]
-//          [--cold-multipliers] [--mesh frozen|adaptive|fixed:STEPS]
+//          [--cold-multipliers] [--mesh frozen|adaptive|fixed:STEPS] [--rtol R] [--compare CSV]
 //
 // Writes DIR/nmpc_closed_loop.csv (plant states and input, ten points per sample); plot.py
 // makes nmpc_closed_loop.png from it.
 //
 // Checks: every NLP solved; every sample's NLP constraint violation below its tolerance; the
-// plant's T <= T_max and the bounds on T_c at every sample; the set point reached at the end.
+// plant's T <= T_max and the bounds on T_c at every sample; the set point reached at the end;
+// with --compare CSV, the closed loop equal to another run's (nmpc_closed_loop.csv of the same
+// horizon and samples, e.g. with --mesh adaptive) within 1e-6 relative in C_A, T and T_c.
 // Prints per sample the integration, derivative assembly and Ipopt times and the time and
 // steps per shooting interval (timings are reported, never checked).
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,6 +51,8 @@ namespace ms = esdirk::multishoot;
 namespace {
 
 constexpr double CA_ref = 0.5, T_ref = 350.0, Tc_ref = 300.0, T_max = 355.0;
+// --compare: the bound on the relative difference of two closed loops (100 x the default rtol).
+constexpr double compare_bound = 1e-6;
 constexpr double w_CA = 1.0 / (0.05 * 0.05), w_T = 1.0 / (2.0 * 2.0), w_Tc = 0.01 / (20.0 * 20.0);
 
 // The steady state at T_c near (C_A, T): Newton on f = 0.
@@ -63,11 +71,51 @@ std::array<double, 2> steady_state(double Tc, double CA, double T) {
   return {x[0], x[1]};
 }
 
+// The closed loop as written to nmpc_closed_loop.csv: rows of t, C_A, T, T_c.
+std::vector<std::array<double, 4>> read_closed_loop(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::vector<std::array<double, 4>> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::array<double, 4> row{};
+    std::stringstream fields(line);
+    std::string field;
+    for (double& v : row) {
+      if (!std::getline(fields, field, ',')) throw std::runtime_error(path + ": a row with fewer than 4 fields");
+      v = std::stod(field);
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// The largest difference of C_A, T and T_c between two closed loops of the same samples, each
+// relative to the other run's value (an absolute 1e-8 floor for C_A near zero); -1 when the
+// rows' times differ (another horizon, sample time or number of samples).
+double closed_loop_difference(const std::vector<std::array<double, 4>>& a,
+                              const std::vector<std::array<double, 4>>& b, std::array<double, 3>& worst) {
+  worst = {0.0, 0.0, 0.0};
+  if (a.size() != b.size()) return -1.0;
+  double largest = 0.0;
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    if (std::abs(a[r][0] - b[r][0]) > 1e-9) return -1.0;
+    for (int i = 1; i < 4; ++i) {
+      const double d = std::abs(a[r][static_cast<std::size_t>(i)] - b[r][static_cast<std::size_t>(i)]) /
+                       std::max(std::abs(b[r][static_cast<std::size_t>(i)]), 1e-8);
+      worst[static_cast<std::size_t>(i - 1)] = std::max(worst[static_cast<std::size_t>(i - 1)], d);
+      largest = std::max(largest, d);
+    }
+  }
+  return largest;
+}
+
 }  // namespace
 
 const char* const usage =
     "usage: nmpc [--horizon N] [--samples S] [--dt DT] [--threads T] [--output DIR] [--lbfgs]\n"
-    "            [--cold-multipliers] [--mesh frozen|adaptive|fixed:STEPS]\n"
+    "            [--cold-multipliers] [--mesh frozen|adaptive|fixed:STEPS] [--rtol R] [--compare CSV]\n"
     "\n"
     "Nonlinear model predictive control of an exothermic CSTR by multiple shooting with Ipopt,\n"
     "from the low-conversion steady state to the unstable middle one under input and state bounds.\n"
@@ -83,14 +131,17 @@ const char* const usage =
     "  --mesh M             shooting meshes: frozen (default: adapted at the first evaluation of\n"
     "                       each sample, reused by its later iterations), adaptive (every\n"
     "                       evaluation adapts), fixed:STEPS (STEPS equal steps per interval)\n"
+    "  --rtol R             the shooting intervals' rtol (default 1e-8; atol = 1e-2 R)\n"
+    "  --compare CSV        check that the closed loop equals the one in CSV (another run's\n"
+    "                       nmpc_closed_loop.csv, same horizon and samples) within 1e-6 relative\n"
     "  --help               this text\n";
 
 int main(int argc, char** argv) try {
   if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   int N = 20, samples = 60, threads = 2;
   bool cold = false, lbfgs = false;
-  double dt = 0.05;
-  std::string output = ".", mesh = "frozen";
+  double dt = 0.05, rtol = 1e-8;
+  std::string output = ".", mesh = "frozen", compare;
   for (int i = 1; i < argc; ++i) {
     auto next = [&]() -> const char* {
       if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
@@ -104,12 +155,14 @@ int main(int argc, char** argv) try {
     else if (!std::strcmp(argv[i], "--cold-multipliers")) cold = true;
     else if (!std::strcmp(argv[i], "--lbfgs")) lbfgs = true;
     else if (!std::strcmp(argv[i], "--mesh")) mesh = next();
+    else if (!std::strcmp(argv[i], "--rtol")) rtol = std::atof(next());
+    else if (!std::strcmp(argv[i], "--compare")) compare = next();
     else throw std::invalid_argument(std::string("unknown option ") + argv[i]);
   }
 
   esdirk::Options options;
-  options.rtol = 1e-8;
-  options.atol = 1e-10;
+  options.rtol = rtol;
+  options.atol = 1e-2 * rtol;  // C_A ~ 0.5 mol/L
   ms::IntervalEvaluator evaluator([] { return std::make_unique<cstr::Model>(); }, N, options, {},
                                   threads);
   const bool frozen = mesh == "frozen";
@@ -173,6 +226,7 @@ int main(int argc, char** argv) try {
   std::FILE* f = std::fopen(csv.c_str(), "w");
   if (!f) throw std::runtime_error("cannot write " + csv);
   std::fprintf(f, "t,CA,T,Tc\n");
+  if (!(rtol > 0.0 && rtol < 1.0)) throw std::invalid_argument("--rtol must be in (0, 1)");
   std::printf("CSTR NMPC: N = %d intervals of %g min, %d samples, %d threads, %s meshes, rtol %g; "
               "start C_A = %.4f, T = %.3f K\n\n",
               N, dt, samples, threads, mesh.c_str(), options.rtol, x[0], x[1]);
@@ -235,6 +289,24 @@ int main(int argc, char** argv) try {
     guess = ms::shift_for_warm_start(spec, sol);
   }
   std::fclose(f);
+  if (!compare.empty()) {
+    // The same closed loop as another run's (CTest: the adaptive-mesh run): every plant state
+    // and input at every row within 1e-6 relative, 100 x the intervals' rtol 1e-8 (measured
+    // against the adaptive run: 1e-9).
+    std::array<double, 3> worst{};
+    const double difference = closed_loop_difference(read_closed_loop(csv), read_closed_loop(compare), worst);
+    if (difference < 0.0) {
+      std::printf("the closed loop of %s has other sample times or another length\n", compare.c_str());
+      ok = false;
+    } else {
+      std::printf("closed loop against %s: largest relative difference C_A %.2e, T %.2e, T_c %.2e (bound %.0e)\n",
+                  compare.c_str(), worst[0], worst[1], worst[2], compare_bound);
+      if (!(difference <= compare_bound)) {
+        std::printf("the closed loop differs from %s by more than %.0e\n", compare.c_str(), compare_bound);
+        ok = false;
+      }
+    }
+  }
   example_support::run_plot_script(ESDIRK_EXAMPLE_PLOT_SCRIPT, output, "nmpc_closed_loop.png");
   const double err_CA = std::abs(x[0] - CA_ref), err_T = std::abs(x[1] - T_ref);
   std::printf("\nfinal C_A = %.6f (set point %.1f), T = %.5f K (set point %.1f); max T = %.5f K "
