@@ -230,19 +230,6 @@ std::vector<double> dow_node_at(double t) {
   return x;
 }
 
-// A mesh of [t0, t1] whose steps grow geometrically from h0 by `ratio` up to h_max (the
-// reference through a start-up layer).
-std::vector<double> graded_mesh(double t0, double t1, double h0, double ratio, double h_max) {
-  std::vector<double> mesh = {t0};
-  double h = h0;
-  while (mesh.back() + 1.5 * h < t1) {
-    mesh.push_back(mesh.back() + h);
-    h = std::min(h * ratio, h_max);
-  }
-  mesh.push_back(t1);
-  return mesh;
-}
-
 std::vector<Interval> intervals(const std::string& only = {}) {
   std::vector<Interval> all;
   if (only.empty() || only == "cstr") {
@@ -283,7 +270,7 @@ std::vector<Interval> intervals(const std::string& only = {}) {
     c.newton_floors = {1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-14, 1e-14, 1e-16, 1e-16};
     c.idas_atol_per_rtol = {1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-8, 1e-8, 1e-10, 1e-10};
     c.reference_steps = 4096;
-    if (layer) c.reference_mesh = graded_mesh(c.t0, c.t1, 1e-9, 1.02, (c.t1 - c.t0) / 4096);
+    if (layer) c.reference_mesh = bench::graded_mesh(c.t0, c.t1, 1e-9, 1.02, (c.t1 - c.t0) / 4096);
     c.max_radau_steps = layer ? 1024 : 256;
     c.nx = 6;
     c.nu = 9;

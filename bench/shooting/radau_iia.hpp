@@ -23,7 +23,8 @@
 // the Z_i, so the map x_n -> x_{n+1} does not depend on it.
 //
 // Directions: the nx unit initial states and the np scaled parameters p_k e_k, i.e.
-// S = [dx/dx_0, dx/dp diag(p)]. Every workspace is sized by the constructor; integrate() does
+// S = [dx/dx_0, dx/dp diag(p)]; Sz, the same derivative of z at the end, is that of the last
+// stage's Z_3 (the algebraic states of a stiffly accurate step). Every workspace is sized by the constructor; integrate() does
 // not allocate.
 
 #include <algorithm>
@@ -34,6 +35,19 @@
 #include "esdirk/problem.hpp"
 
 namespace bench {
+
+/// A mesh of [t0, t1] whose steps grow geometrically from h0 by `ratio` up to h_max (a
+/// reference through a start-up layer).
+inline std::vector<double> graded_mesh(double t0, double t1, double h0, double ratio, double h_max) {
+  std::vector<double> mesh = {t0};
+  double h = h0;
+  while (mesh.back() + 1.5 * h < t1) {
+    mesh.push_back(mesh.back() + h);
+    h = std::min(h * ratio, h_max);
+  }
+  mesh.push_back(t1);
+  return mesh;
+}
 
 class RadauIIA {
  public:
@@ -62,6 +76,7 @@ class RadauIIA {
     M_.resize(size(m_ * m_));
     pivots_.resize(size(m_));
     S_.resize(size(nx_ * ns_));
+    Sz_.resize(size(nz_ * ns_));
     G_.resize(size(3 * n_ * ns_));
     D_.resize(size(m_ * ns_));
     floor_.assign(size(n_), 1e-10);
@@ -70,9 +85,17 @@ class RadauIIA {
   /// Absolute floors of the Newton test's scale per state (x, then z): |delta_k| is measured
   /// relative to max(|v_k|, floor_k). Default 1e-10 for every state.
   void set_scale_floors(std::vector<double> floors) { floor_ = std::move(floors); }
+  /// Newton iterations a step may take (default 20). A reference through a layer whose steps
+  /// converge slowly (the previous step's matrix, a poor predictor) takes more.
+  void set_max_newton_iterations(int iterations) { max_newton_iterations_ = iterations; }
+  /// When a step's Newton iteration fails: retry it from the constant predictor with the
+  /// iteration matrix of J(t_n, x_n, z_n), and split it into halves where that fails too (off
+  /// by default: the benchmark's fixed-step contenders fail instead, as a code without that
+  /// recovery; on for references, which want the flow rather than one mesh's map).
+  void set_retry_with_fresh_jacobian(bool retry) { retry_ = retry; }
 
   struct Counters {
-    long steps = 0, newton_iterations = 0, lus = 0, f_evaluations = 0, jacobians = 0;
+    long steps = 0, newton_iterations = 0, lus = 0, f_evaluations = 0, jacobians = 0, retries = 0;
   };
 
   /// Integrates [t0, t1] in `steps` equal steps from x0 (z made consistent from z_guess) with
@@ -97,6 +120,8 @@ class RadauIIA {
   const std::vector<double>& z() const { return z_; }
   /// nx x (nx + np), column-major: [dx/dx_0, dx/dp diag(p)].
   const std::vector<double>& S() const { return S_; }
+  /// nz x (nx + np), column-major: the same derivative of z at the end (needs a step).
+  const std::vector<double>& Sz() const { return Sz_; }
   const Counters& counters() const { return counters_; }
   const std::string& message() const { return message_; }
 
@@ -113,6 +138,7 @@ class RadauIIA {
     const double t0 = mesh(0);
     if (!consistent_z(t0)) return false;
     std::fill(S_.begin(), S_.end(), 0.0);
+    std::fill(Sz_.begin(), Sz_.end(), 0.0);
     for (int k = 0; k < nx_; ++k) S_[idx(k, k, nx_)] = 1.0;
     // The first iteration matrix: J(t0, x0, z0) at every stage.
     if (!jacobian_at(t0, x_.data(), z_.data(), J_.data())) return false;
@@ -128,17 +154,43 @@ class RadauIIA {
         for (int k = 0; k < n_; ++k)
           U_[static_cast<std::size_t>(i * n_ + k)] =
               k < nx_ ? c_[i] * h * F_[static_cast<std::size_t>(2 * n_ + k)] : z_[static_cast<std::size_t>(k - nx_)];
-      if (!newton(t, h, newton_tol)) return false;
-      if (sensitivities) {
-        if (!stage_jacobians(t, h)) return false;
-        if (!factor_iteration_matrix(h)) return false;
-        propagate_sensitivities(h);
+      if (newton(t, h, newton_tol)) {
+        if (!finish_step(t, h, sensitivities)) return false;
+      } else if (!(retry_ && split_step(t, h, newton_tol, sensitivities, 0))) {
+        return false;
       }
-      for (int k = 0; k < nx_; ++k) x_[static_cast<std::size_t>(k)] += U_[static_cast<std::size_t>(2 * n_ + k)];
-      for (int k = 0; k < nz_; ++k) z_[static_cast<std::size_t>(k)] = U_[static_cast<std::size_t>(2 * n_ + nx_ + k)];
-      ++counters_.steps;
     }
     return true;
+  }
+
+  // After a converged step: the sensitivities, then the new x and z.
+  bool finish_step(double t, double h, bool sensitivities) {
+    if (sensitivities) {
+      if (!stage_jacobians(t, h)) return false;
+      if (!factor_iteration_matrix(h)) return false;
+      propagate_sensitivities(h);
+    }
+    for (int k = 0; k < nx_; ++k) x_[static_cast<std::size_t>(k)] += U_[static_cast<std::size_t>(2 * n_ + k)];
+    for (int k = 0; k < nz_; ++k) z_[static_cast<std::size_t>(k)] = U_[static_cast<std::size_t>(2 * n_ + nx_ + k)];
+    ++counters_.steps;
+    return true;
+  }
+
+  // A step whose Newton iteration failed: retried from the constant predictor with the
+  // iteration matrix of J(t_n, x_n, z_n); if that fails too, as two halves (recursively, up
+  // to 2^12 pieces). The map is then no longer that of the given mesh: for references only.
+  bool split_step(double t, double h, double newton_tol, bool sensitivities, int depth) {
+    if (!jacobian_at(t, x_.data(), z_.data(), J_.data())) return false;
+    for (int i = 1; i < 3; ++i) std::copy(J_.begin(), J_.begin() + n_ * n_, J_.begin() + i * n_ * n_);
+    if (!factor_iteration_matrix(h)) return false;
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < n_; ++k)
+        U_[static_cast<std::size_t>(i * n_ + k)] = k < nx_ ? 0.0 : z_[static_cast<std::size_t>(k - nx_)];
+    ++counters_.retries;
+    if (newton(t, h, newton_tol)) return finish_step(t, h, sensitivities);
+    if (depth >= 12) return false;
+    return split_step(t, 0.5 * h, newton_tol, sensitivities, depth + 1) &&
+           split_step(t + 0.5 * h, 0.5 * h, newton_tol, sensitivities, depth + 1);
   }
 
   bool evaluate(double t, const double* x, const double* z, double* out) {
@@ -204,7 +256,7 @@ class RadauIIA {
 
   bool newton(double t, double h, double tol) {
     double previous = 0.0, eta = 1.0;
-    for (int iteration = 0; iteration < 20; ++iteration) {
+    for (int iteration = 0; iteration < max_newton_iterations_; ++iteration) {
       // Residual at the current stages.
       for (int i = 0; i < 3; ++i) {
         for (int k = 0; k < nx_; ++k) work_x_(k) = x_[static_cast<std::size_t>(k)] + U_[static_cast<std::size_t>(i * n_ + k)];
@@ -237,7 +289,8 @@ class RadauIIA {
       if (eta * norm <= tol || norm == 0.0) return true;
       previous = norm;
     }
-    return fail("Newton did not converge in 20 iterations at t = " + std::to_string(t));
+    return fail("Newton did not converge in " + std::to_string(max_newton_iterations_) + " iterations at t = " +
+                std::to_string(t));
   }
 
   // Jacobians and parameter Jacobians at the converged stages.
@@ -288,6 +341,7 @@ class RadauIIA {
       }
       solve(M_.data(), m_, d);
       for (int k = 0; k < nx_; ++k) S_[idx(k, col, nx_)] += d[2 * n_ + k];
+      for (int k = 0; k < nz_; ++k) Sz_[idx(k, col, nz_)] = d[2 * n_ + nx_ + k];
     }
   }
 
@@ -330,8 +384,10 @@ class RadauIIA {
 
   esdirk::Problem& problem_;
   int nx_, nz_, np_, n_, m_, ns_;
+  int max_newton_iterations_ = 20;
+  bool retry_ = false;
   double c_[3] = {}, a_[3][3] = {};
-  std::vector<double> x_, z_, p_, U_, R_, F_, J_, Jp_, M_, S_, G_, D_, floor_;
+  std::vector<double> x_, z_, p_, U_, R_, F_, J_, Jp_, M_, S_, Sz_, G_, D_, floor_;
   std::vector<double> xs_;
   std::vector<int> pivots_;
   Counters counters_;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cases.hpp"
+#include "radau_iia.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
 
 #ifndef BENCH_REFERENCE_DIR
@@ -360,118 +361,134 @@ std::vector<double> column_errors(const Case& c, const std::vector<std::vector<d
 struct Solution {
   bool ok = false;
   std::vector<std::vector<double>> y, S;  // per interval
-  std::string sensitivity_source;
+  std::string description;                // how they were made and how well the two methods agree
+  long retries = 0;                       // Radau IIA: steps retried (and split)
 };
 
-// The states of every interval from its node with parameters p: IDAS without sensitivities at
-// rtol 1e-12 (z consistent by the user-side Newton of IdasSolver). z_start: guesses per interval.
-template <class AtolTight>
-bool states_only(const Case& c, esdirk::Problem& problem, const std::vector<std::vector<double>>& nodes,
-                 const std::vector<double>& p, const std::vector<std::vector<double>>& z_start,
-                 AtolTight atol_tight, std::vector<std::vector<double>>& y) {
-  bench::IdasSettings settings;
-  settings.max_steps = 200000;
-  bench::IdasSolver ida(problem, p, 1e-12, atol_tight(1e-12), {}, settings);
-  y.assign(nodes.size(), {});
+// Every step of a mesh halved.
+std::vector<double> bisected(const std::vector<double>& mesh) {
+  std::vector<double> finer = {mesh.front()};
+  for (std::size_t i = 1; i < mesh.size(); ++i) {
+    finer.push_back(0.5 * (mesh[i - 1] + mesh[i]));
+    finer.push_back(mesh[i]);
+  }
+  return finer;
+}
+
+// Fixed-step Radau IIA (bench/shooting/radau_iia.hpp) over every interval with the exact
+// derivative of its discrete map, on a mesh of 4096 equal steps graded from 1e-9 h at the node
+// (every interval starts with a layer: the start-up layer at t = 0, the relaxation of a
+// perturbed node), each step cut into `refinement` (a power of 2). Newton to 1e-14 relative
+// (floors below the algebraic states' size), up to 60 iterations a step, failing steps retried
+// and split (RadauIIA::set_retry_with_fresh_jacobian).
+bool radau_intervals(const Case& c, esdirk::Problem& problem, const std::vector<std::vector<double>>& nodes,
+                     int refinement, Solution& out) {
+  const int nx = c.nx, nz = c.nz, n = c.n(), ns = c.ns();
+  bench::RadauIIA radau(problem);
+  radau.set_scale_floors({1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-14, 1e-14, 1e-16, 1e-16});
+  // Inside a perturbed node's layer a step's Newton iteration contracts by ~0.26 only (measured).
+  radau.set_max_newton_iterations(60);
+  radau.set_retry_with_fresh_jacobian(true);
+  // z at each node: esdirk's consistent initialization (damped Newton; a perturbed node's [H+]
+  // is up to 3000x off the previous interval's end, where plain Newton leaves the physical
+  // branch).
+  Task task;
+  task.problem = &problem;
+  task.rtol = 1e-12;
+  task.atol = c.atol(1e-12);
+  esdirk::Integrator consistent(problem, esdirk_integrator_options("esdirk", task));
+  std::vector<double> z_guess = c.z0;
+  out.y.clear();
+  out.S.clear();
   for (std::size_t k = 0; k < nodes.size(); ++k) {
-    const double tk = static_cast<double>(k) * c.interval_length;
-    const Outcome o = ida.integrate(tk, tk + c.interval_length, nodes[k], z_start[k]);
-    if (!o.ok) {
-      std::fprintf(stderr, "%s: states-only IDAS, interval %zu failed: %s\n", c.id.c_str(), k, o.message.c_str());
+    const double tk = static_cast<double>(k) * c.interval_length, t1 = tk + c.interval_length;
+    if (!esdirk::ok(consistent.initialize(tk, nodes[k], z_guess, c.p))) {
+      std::fprintf(stderr, "%s: no consistent z at node %zu: %s\n", c.id.c_str(), k, consistent.message().c_str());
       return false;
     }
-    y[k] = o.y;
+    z_guess.assign(consistent.z().begin(), consistent.z().end());
+    std::vector<double> mesh = bench::graded_mesh(tk, t1, 1e-9, 1.02, c.interval_length / 4096);
+    for (int r = 1; r < refinement; r *= 2) mesh = bisected(mesh);
+    if (!radau.integrate(mesh, nodes[k], z_guess, c.p, 1e-14)) {
+      std::fprintf(stderr, "%s: Radau IIA, interval %zu failed: %s\n", c.id.c_str(), k, radau.message().c_str());
+      return false;
+    }
+    std::vector<double> y = radau.x();
+    y.insert(y.end(), radau.z().begin(), radau.z().end());
+    // Radau's directions are [x_0 (nx), p_k e_k (np)]; the case's are its own list.
+    std::vector<double> S(static_cast<std::size_t>(n * ns));
+    for (int j = 0; j < ns; ++j) {
+      const auto& d = c.directions[static_cast<std::size_t>(j)];
+      const int from = d.parameter ? nx + d.index : d.index;
+      for (int i = 0; i < nx; ++i) S[static_cast<std::size_t>(i + j * n)] = radau.S()[static_cast<std::size_t>(i + from * nx)];
+      for (int i = 0; i < nz; ++i)
+        S[static_cast<std::size_t>(nx + i + j * n)] = radau.Sz()[static_cast<std::size_t>(i + from * nz)];
+    }
+    z_guess = radau.z();
+    out.retries += radau.counters().retries;
+    out.y.push_back(std::move(y));
+    out.S.push_back(std::move(S));
   }
   return true;
 }
 
-// The reference of a shooting case. States: IDAS without sensitivities at rtol 1e-12.
-// Sensitivities: IDAS's own (simultaneous corrector, analytic resS, rtol 1e-11) when it finishes
-// every interval; otherwise central differences of the states-only IDAS runs, Richardson-
-// extrapolated from relative steps delta and 2 delta (delta = 3e-4; BENCH_FD_STEP overrides):
-// initial-state directions move x_i by delta max(|x_i|, 1e-2), parameter directions scale p_k by
-// 1 +- delta. Both sensitivity sets are compared when both exist.
-template <class AtolTight>
-Solution reference(const Case& c, esdirk::Problem& problem, const std::vector<std::vector<double>>& nodes,
-                   AtolTight atol_tight) {
-  Solution sol;
-  const int n = c.n(), nx = c.nx, ns = c.ns();
-  const std::size_t N = nodes.size();
-  // z guesses: c.z0, then the end of the previous interval of a first states-only pass.
-  std::vector<std::vector<double>> z_start(N, c.z0);
-  if (!states_only(c, problem, nodes, c.p, z_start, atol_tight, sol.y)) return sol;
-  for (std::size_t k = 1; k < N; ++k) z_start[k].assign(sol.y[k - 1].begin() + nx, sol.y[k - 1].end());
-  if (!states_only(c, problem, nodes, c.p, z_start, atol_tight, sol.y)) return sol;
+// The largest state and sensitivity differences of two solutions over the intervals (the
+// benchmark's measures: relative per state above atol(1e-10), sensitivities row-scaled).
+std::pair<double, double> differences(const Case& c, const Solution& a, const Solution& b) {
+  double states = 0.0, sensitivities = 0.0;
+  for (std::size_t k = 0; k < a.y.size(); ++k) {
+    states = std::max(states, state_error(a.y[k], b.y[k], c.atol(1e-10)));
+    sensitivities = std::max(sensitivities, sensitivity_error(a.S[k], b.S[k], c.n(), c.ns()));
+  }
+  return {states, sensitivities};
+}
 
-  // IDAS's own sensitivities at rtol 1e-11.
-  std::vector<std::vector<double>> idas_S;
-  {
-    bench::IdasSettings settings;
-    settings.max_steps = 200000;
-    bench::IdasSolver ida(problem, c.p, 1e-11, atol_tight(1e-11), c.directions, settings);
-    for (std::size_t k = 0; k < N; ++k) {
-      const double tk = static_cast<double>(k) * c.interval_length;
-      const Outcome o = ida.integrate(tk, tk + c.interval_length, nodes[k], z_start[k]);
-      if (!o.ok) {
-        std::printf("%-20s IDAS with sensitivities at rtol 1e-11 fails in interval %zu: %s\n", c.id.c_str(), k,
-                    o.message.c_str());
-        idas_S.clear();
-        break;
-      }
-      idas_S.push_back(o.S);
-    }
-  }
+}  // namespace shooting
 
-  // Central differences of the states-only runs, Richardson-extrapolated.
-  const double delta = std::getenv("BENCH_FD_STEP") ? std::atof(std::getenv("BENCH_FD_STEP")) : 3e-4;
-  std::vector<std::vector<double>> fd(N, std::vector<double>(static_cast<std::size_t>(n * ns)));
-  for (int j = 0; j < ns; ++j) {
-    const auto& d = c.directions[static_cast<std::size_t>(j)];
-    std::vector<double> D[2];  // steps delta, 2 delta; per interval and row: D[s][k * n + i]
-    for (int s = 0; s < 2; ++s) {
-      const double rel = delta * (s == 0 ? 1.0 : 2.0);
-      std::vector<std::vector<double>> y_plus, y_minus;
-      for (int sign : {1, -1}) {
-        std::vector<std::vector<double>> moved = nodes;
-        std::vector<double> p = c.p;
-        if (d.parameter) {
-          p[static_cast<std::size_t>(d.index)] *= 1.0 + sign * rel;
-        } else {
-          for (auto& x : moved) {
-            const auto i = static_cast<std::size_t>(d.index);
-            x[i] += sign * rel * std::max(std::abs(x[i]), 1e-2);
-          }
-        }
-        if (!states_only(c, problem, moved, p, z_start, atol_tight, sign > 0 ? y_plus : y_minus)) return sol;
-      }
-      D[s].resize(N * static_cast<std::size_t>(n));
-      for (std::size_t k = 0; k < N; ++k) {
-        const double h = d.parameter ? rel : rel * std::max(std::abs(nodes[k][static_cast<std::size_t>(d.index)]), 1e-2);
-        for (int i = 0; i < n; ++i)
-          D[s][k * static_cast<std::size_t>(n) + static_cast<std::size_t>(i)] =
-              (y_plus[k][static_cast<std::size_t>(i)] - y_minus[k][static_cast<std::size_t>(i)]) / (2.0 * h);
-      }
-    }
-    for (std::size_t k = 0; k < N; ++k)
-      for (int i = 0; i < n; ++i) {
-        const std::size_t at = k * static_cast<std::size_t>(n) + static_cast<std::size_t>(i);
-        fd[k][static_cast<std::size_t>(i + j * n)] = (4.0 * D[0][at] - D[1][at]) / 3.0;
-      }
+Run run_shooting(const Case& c, const std::string& solver, esdirk::Problem& problem, double rtol,
+                 const std::vector<std::vector<double>>& nodes);
+
+namespace shooting {
+
+// The reference of a shooting case from two independent methods: states and sensitivities of
+// the fixed-step Radau IIA on 4 x 4096 steps per interval (4096 graded at the node, each cut in
+// four: stored), confirmed by esdirk's ShootingInterval at rtol 1e-12 (adaptive ESDIRK,
+// sensitivities under error control); Radau IIA on half as many steps shows its own convergence.
+// Fails unless esdirk and the stored Radau IIA agree to 1e-9.
+Solution reference(const Case& c, esdirk::Problem& problem, const std::vector<std::vector<double>>& nodes) {
+  Solution sol, coarse, own;
+  if (!radau_intervals(c, problem, nodes, 4, sol) || !radau_intervals(c, problem, nodes, 2, coarse)) return sol;
+  const Run esdirk_run = run_shooting(c, "esdirk", problem, 1e-12, nodes);
+  if (!esdirk_run.outcome.ok) {
+    std::fprintf(stderr, "%s: esdirk at rtol 1e-12 failed: %s\n", c.id.c_str(), esdirk_run.outcome.message.c_str());
+    return sol;
   }
-  if (!idas_S.empty()) {
-    std::printf("%-20s central differences (delta %.0e) vs IDAS sensitivities, per column:", c.id.c_str(), delta);
-    for (double v : column_errors(c, fd, idas_S)) std::printf(" %.1e", v);
-    std::printf("\n");
-    sol.S = idas_S;
-    sol.sensitivity_source = "IDAS (simultaneous, analytic resS) at rtol 1e-11";
-  } else {
-    sol.S = fd;
-    char text[160];
-    std::snprintf(text, sizeof text,
-                  "central differences of those runs (relative steps %.0e and %.0e, Richardson-extrapolated)",
-                  delta, 2 * delta);
-    sol.sensitivity_source = text;
+  own.y = esdirk_run.y;
+  own.S = esdirk_run.S;
+  const auto [own_x, own_S] = differences(c, own, sol);
+  const auto [coarse_x, coarse_S] = differences(c, coarse, sol);
+  std::printf("%-20s esdirk rtol 1e-12 vs Radau IIA (stored): states %.1e, sensitivities %.1e; per column:",
+              c.id.c_str(), own_x, own_S);
+  for (double v : column_errors(c, own.S, sol.S)) std::printf(" %.1e", v);
+  std::printf("\n%-20s Radau IIA on half the steps vs stored: states %.1e, sensitivities %.1e; per column:",
+              c.id.c_str(), coarse_x, coarse_S);
+  for (double v : column_errors(c, coarse.S, sol.S)) std::printf(" %.1e", v);
+  std::printf("\n%-20s Radau IIA steps retried from J(x_n) or split: %ld (stored), %ld (half the steps)\n", c.id.c_str(),
+              sol.retries, coarse.retries);
+  if (!(std::max(own_x, own_S) < 1e-9)) {
+    std::fprintf(stderr, "%s: esdirk and Radau IIA disagree by more than 1e-9; nothing stored\n", c.id.c_str());
+    return sol;
   }
+  char text[768];
+  std::snprintf(text, sizeof text,
+                "fixed-step 3-stage Radau IIA with the exact derivative of its discrete map, %zu steps\n"
+                "# per interval (4096 graded from 1e-9 h at the node, each cut in four; Newton to 1e-14; %ld steps\n"
+                "# retried or split). Confirmed by esdirk's ShootingInterval at rtol 1e-12, an independent method:\n"
+                "# largest difference over the 50 intervals, states %.1e relative, sensitivities %.1e relative to\n"
+                "# the largest entry of their row. Radau IIA on half the steps differs by %.1e / %.1e",
+                4 * (bench::graded_mesh(0.0, c.interval_length, 1e-9, 1.02, c.interval_length / 4096).size() - 1),
+                sol.retries, own_x, own_S, coarse_x, coarse_S);
+  sol.description = text;
   sol.ok = true;
   return sol;
 }
@@ -541,7 +558,7 @@ int make_references(const std::string& dir, const std::vector<Case>& cases) {
         bench::perturb_shooting_node(k, node, c.perturbation);
         nodes.push_back(node);
       }
-      const shooting::Solution sol = shooting::reference(c, *problem, nodes, atol_tight);
+      const shooting::Solution sol = shooting::reference(c, *problem, nodes);
       if (!sol.ok) return 1;
       std::vector<double> layout;
       for (int k = 0; k < c.intervals; ++k) {
@@ -568,9 +585,11 @@ int make_references(const std::string& dir, const std::vector<Case>& cases) {
         cross_state = e.states;
         cross_sens = e.sensitivities;
       }
-      header += "# per interval k: x_k (perturbed node), x and z at t_k + 0.2, S column by column (directions: the\n"
-                "# six initial states, then the nine scaled parameters p_k d/dp_k). States: IDAS without sensitivities\n"
-                "# at rtol 1e-12; sensitivities: " + sol.sensitivity_source + "\n";
+      header += "# per interval k: x_k (the node: IDAS from t = 0 at rtol 1e-11" +
+                std::string(c.perturbation > 0.0 ? ", then perturbed" : "") +
+                "), x and z at t_k + 0.2, S column by\n"
+                "# column (directions: the six initial states, then the nine scaled parameters p_k d/dp_k).\n"
+                "# States and sensitivities: " + sol.description + "\n";
     }
     write_numbers(dir + "/" + c.id + ".txt", header, stored);
     std::printf("%-20s esdirk at the same rtol vs stored: states %.2e, sensitivities %.2e; stored vs published: %.2e\n",
