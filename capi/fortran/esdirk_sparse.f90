@@ -50,10 +50,42 @@ module esdirk_sparse
   end interface
   public :: esdirk_hybrid_sparse_jacobian_fn
 
+  ! The Newton-Krylov callbacks (esdirk_problem_set_krylov_callbacks): J v, and the user
+  ! preconditioner's setup (J on the declared pattern, 0-based CSC) and solve out = P^{-1} r.
+  abstract interface
+    integer(c_int) function esdirk_jacobian_vector_fn(nx, nz, np, t, x, z, p, v, out, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(esdirk_int), value :: nx, nz, np
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*), v(nx + nz)
+      real(c_double), intent(out) :: out(nx + nz)
+      type(c_ptr), value :: user_data
+    end function esdirk_jacobian_vector_fn
+    integer(c_int) function esdirk_preconditioner_setup_fn(nx, nz, np, t, x, z, p, h_gamma, nnz, &
+        column_pointers, row_indices, values, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(esdirk_int), value :: nx, nz, np, nnz
+      real(c_double), value :: t, h_gamma
+      real(c_double), intent(in) :: x(nx), z(*), p(*), values(nnz)
+      integer(esdirk_int), intent(in) :: column_pointers(nx + nz + 1), row_indices(nnz)
+      type(c_ptr), value :: user_data
+    end function esdirk_preconditioner_setup_fn
+    integer(c_int) function esdirk_preconditioner_solve_fn(nx, nz, r, out, transpose, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(esdirk_int), value :: nx, nz
+      real(c_double), intent(in) :: r(nx + nz)
+      real(c_double), intent(out) :: out(nx + nz)
+      integer(c_int), value :: transpose
+      type(c_ptr), value :: user_data
+    end function esdirk_preconditioner_solve_fn
+  end interface
+  public :: esdirk_jacobian_vector_fn, esdirk_preconditioner_setup_fn, esdirk_preconditioner_solve_fn
+
   public :: esdirk_problem_set_jacobian_bandwidths, esdirk_problem_set_jacobian_pattern
   public :: esdirk_problem_set_jacobian_pattern_1based, esdirk_problem_set_sparse_jacobian
   public :: esdirk_problem_clear_jacobian_structure, esdirk_problem_get_jacobian_structure
-  public :: esdirk_problem_set_krylov_settings
+  public :: esdirk_problem_set_krylov_settings, esdirk_problem_set_krylov_options
+  public :: esdirk_problem_set_krylov_callbacks
   public :: esdirk_problem_get_jacobian_pattern, esdirk_problem_check_jacobian_pattern
   public :: esdirk_problem_structure_error_string
   ! Hybrid (event) problems: one structure for every mode (the union of the modes' patterns).

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <new>
 #include <span>
@@ -55,9 +56,43 @@ class CProblem final : public esdirk::Problem {
                               J.column_pointers(), J.row_indices(), J.values, user_data_);
   }
 
+  // The Newton-Krylov callbacks (esdirk_problem_set_krylov_callbacks). A failure (a nonzero
+  // code or a non-finite result) is what the core sees as a failed GMRES solve; it is also
+  // kept for failure_note(), which the integrator appends to its message.
+  bool has_jacobian_vector_product() const override { return jacobian_vector_fn != nullptr; }
+  int jacobian_vector_product(double t, esdirk::ConstVector x, esdirk::ConstVector z,
+                              esdirk::ConstVector p, esdirk::ConstVector v,
+                              esdirk::Vector out) override {
+    const int code = jacobian_vector_fn(nx(), nz(), np(), t, x.data(), zp(z), pp(p), v.data(),
+                                        out.data(), user_data_);
+    return krylov_failure_.check("the J v callback", code, t, out);
+  }
+  bool has_preconditioner() const override { return preconditioner_solve_fn != nullptr; }
+  int preconditioner_setup(double t, esdirk::ConstVector x, esdirk::ConstVector z,
+                           esdirk::ConstVector p, const esdirk::JacobianMatrix& J,
+                           double h_gamma) override {
+    // The Krylov back-end always keeps J on its pattern (it needs one).
+    if (J.is_dense()) throw std::logic_error("preconditioner_setup: J has no pattern");
+    const esdirk::SparsityPattern& pattern = J.pattern();
+    setup_t_ = t;
+    const int code = preconditioner_setup_fn(
+        nx(), nz(), np(), t, x.data(), zp(z), pp(p), h_gamma, pattern.nonzeros(),
+        pattern.column_pointers().data(), pattern.row_indices().data(), J.values(), user_data_);
+    return krylov_failure_.check("the preconditioner setup callback", code, t, {});
+  }
+  int preconditioner_solve(esdirk::ConstVector r, esdirk::Vector out, bool transpose) override {
+    const int code = preconditioner_solve_fn(nx(), nz(), r.data(), out.data(), transpose ? 1 : 0,
+                                             user_data_);
+    return krylov_failure_.check("the preconditioner solve callback", code, setup_t_, out);
+  }
+  std::string failure_note() const override { return krylov_failure_.describe(); }
+
   esdirk_jacobian_fn jacobian_fn = nullptr;
   esdirk_parameter_jacobian_fn parameter_jacobian_fn = nullptr;
   esdirk_sparse_jacobian_fn sparse_jacobian_fn = nullptr;
+  esdirk_jacobian_vector_fn jacobian_vector_fn = nullptr;
+  esdirk_preconditioner_setup_fn preconditioner_setup_fn = nullptr;
+  esdirk_preconditioner_solve_fn preconditioner_solve_fn = nullptr;
 
   /// A problem with the same callbacks and user data (one per shooting interval of the
   /// multiple-shooting evaluator, esdirk_multishoot.h).
@@ -66,6 +101,9 @@ class CProblem final : public esdirk::Problem {
     c->jacobian_fn = jacobian_fn;
     c->parameter_jacobian_fn = parameter_jacobian_fn;
     c->sparse_jacobian_fn = sparse_jacobian_fn;
+    c->jacobian_vector_fn = jacobian_vector_fn;
+    c->preconditioner_setup_fn = preconditioner_setup_fn;
+    c->preconditioner_solve_fn = preconditioner_solve_fn;
     const esdirk::JacobianStructure& structure = jacobian_structure();
     if (structure.pattern != nullptr) {
       c->set_jacobian_pattern(*structure.pattern, structure.solver);  // Krylov settings: defaults
@@ -77,8 +115,48 @@ class CProblem final : public esdirk::Problem {
  private:
   const double* zp(esdirk::ConstVector z) const { return nz() ? z.data() : nullptr; }
   const double* pp(esdirk::ConstVector p) const { return np() ? p.data() : nullptr; }
+  // The first failure of a Krylov callback since one last succeeded, kept as plain values (no
+  // allocation in the step loop). A success clears it: the step recovered, so the note would be
+  // stale; a failure that follows another (a NaN from P^{-1} r reaching J v) keeps the first,
+  // which is the cause.
+  class KrylovFailure {
+   public:
+    // Returns the code the core should see: `code`, or 1 for a non-finite result.
+    int check(const char* who, int code, double t, esdirk::ConstVector out) noexcept {
+      bool finite = true;
+      if (code == 0)
+        for (double v : out) finite = finite && std::isfinite(v);
+      if (code == 0 && finite) {
+        who_ = nullptr;
+        return 0;
+      }
+      if (who_ == nullptr) {
+        who_ = who;
+        code_ = code;
+        t_ = t;
+      }
+      return code != 0 ? code : 1;
+    }
+    std::string describe() const {
+      if (who_ == nullptr) return {};
+      char text[160];
+      if (code_ != 0)
+        std::snprintf(text, sizeof text, "%s returned %d (J formed at t = %.9g)", who_, code_, t_);
+      else
+        std::snprintf(text, sizeof text, "%s gave non-finite values (J formed at t = %.9g)", who_, t_);
+      return text;
+    }
+
+   private:
+    const char* who_ = nullptr;
+    int code_ = 0;
+    double t_ = 0.0;
+  };
+
   esdirk_residual_fn residual_;
   void* user_data_;
+  double setup_t_ = 0.0;  // t of the last preconditioner setup (the solves' messages)
+  KrylovFailure krylov_failure_;
 };
 
 /// The C status of a core status (the values are the same; the mapping is from the table).

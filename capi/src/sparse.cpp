@@ -210,13 +210,53 @@ int esdirk_problem_set_krylov_settings(esdirk_problem* problem, esdirk_int dimen
                                        int max_restarts, double tolerance, esdirk_int block_size) {
   if (!problem) return ESDIRK_NULL_ARGUMENT;
   return structure_call(problem->structure_message, [&] {
-    esdirk::KrylovSettings settings;
+    // The matrix-free switch and the sensitivity tolerance stay as they are.
+    esdirk::KrylovSettings settings = problem->problem->jacobian_structure().krylov;
     settings.dimension = dimension;
     settings.max_restarts = max_restarts;
     settings.tolerance = tolerance;
     settings.block_size = block_size;
     problem->problem->set_krylov_settings(settings);  // throws naming the setting out of range
   });
+}
+
+int esdirk_problem_set_krylov_options(esdirk_problem* problem, int matrix_free,
+                                      double sensitivity_tolerance) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return structure_call(problem->structure_message, [&] {
+    // The GMRES settings of esdirk_problem_set_krylov_settings stay as they are.
+    esdirk::KrylovSettings settings = problem->problem->jacobian_structure().krylov;
+    settings.matrix_free = matrix_free != 0;
+    settings.sensitivity_tolerance = sensitivity_tolerance;
+    esdirk::KrylovSettings own;  // this call's values alone (the GMRES ones in range for any n)
+    own.dimension = own.block_size = 1;
+    own.sensitivity_tolerance = sensitivity_tolerance;
+    esdirk::validate_krylov_settings(own, problem->problem->size());
+    try {
+      problem->problem->set_krylov_settings(settings);
+    } catch (const std::invalid_argument& e) {  // the kept GMRES settings: the defaults on n < 30
+      throw std::invalid_argument(std::string("set the GMRES settings first "
+                                              "(esdirk_problem_set_krylov_settings): ") + e.what());
+    }
+  });
+}
+
+int esdirk_problem_set_krylov_callbacks(esdirk_problem* problem, esdirk_jacobian_vector_fn product,
+                                        esdirk_preconditioner_setup_fn setup,
+                                        esdirk_preconditioner_solve_fn solve) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  problem->structure_message.clear();
+  if ((setup == nullptr) != (solve == nullptr)) {
+    problem->structure_message =
+        "esdirk_problem_set_krylov_callbacks: give the preconditioner's setup and solve, or "
+        "neither";
+    return ESDIRK_INVALID_ARGUMENT;
+  }
+  esdirk_capi::CProblem& model = *problem->problem;
+  model.jacobian_vector_fn = product;
+  model.preconditioner_setup_fn = setup;
+  model.preconditioner_solve_fn = solve;
+  return ESDIRK_SUCCESS;
 }
 
 int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem) {

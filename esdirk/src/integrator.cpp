@@ -444,9 +444,12 @@ Status Integrator::notify_accept() {
   return Status::success;
 }
 
-// " (model: <Problem::failure_note()>)" after a callback failure, when the problem has a note.
+// " (model: <Problem::failure_note()>)" after a callback failure, or a linear-solver failure
+// (a failing preconditioner or J v callback), when the problem has a note.
 std::string Integrator::model_note(Status status) const {
-  if (status != Status::callback_failures && status != Status::callback_fatal) return {};
+  if (status != Status::callback_failures && status != Status::callback_fatal &&
+      status != Status::linear_solver_failures)
+    return {};
   const std::string note = problem_.failure_note();
   return note.empty() ? std::string() : " (model: " + note + ")";
 }

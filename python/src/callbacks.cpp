@@ -207,6 +207,10 @@ int guarded(ErrorSlot& errors, Read&& read) {
 
 }  // namespace
 
+int call_python_guarded(ErrorSlot& errors, const std::function<void()>& body) {
+  return guarded(errors, body);
+}
+
 py::object Callback::invoke(double t, Argument x, Argument z, Argument p, int mode) const {
   // The arguments: [mode,] t, x, [z,] [p,] *extra, owned by `held` until the call returns.
   constexpr std::size_t fixed = 5;

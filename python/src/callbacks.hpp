@@ -17,6 +17,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,6 +100,11 @@ class Callback {
   PythonStyle style_;
   std::string what_;
 };
+
+/// Runs `body` (which calls Python) with the GIL taken and turns its Python errors into the
+/// library's codes as the model callbacks do: RecoverableError -> 1, anything else -> -1 with
+/// the error kept in `errors` (and -1 at once when a callback failed before).
+int call_python_guarded(ErrorSlot& errors, const std::function<void()>& body);
 
 /// A NumPy copy of a vector (allocates; with the GIL held).
 py::array_t<double> to_array(ConstVector v);

@@ -123,6 +123,7 @@ int ModelProblem::parameter_jacobian(double t, ConstVector x, ConstVector z, Con
 }
 
 bool ModelProblem::compiled() const {
+  if (product_ || preconditioner_solve_) return false;  // the Krylov hooks are Python callables
   for (const Callback* c : {&f_, &g_, &jacobian_, &parameter_jacobian_, &sparse_jacobian_})
     if (!c->empty() && !c->is_compiled()) return false;
   return true;
@@ -170,6 +171,7 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
                    make_callback(jac, style, "jac"), make_callback(jac_p, style, "jac_p"),
                    make_callback(sparse_jac, style, "sparse_jac"));
                problem->set_vectorized(vectorized);
+               problem->set_style(style);
                return problem;
              } catch (const std::invalid_argument& e) {
                throw py::value_error(e.what());
@@ -234,12 +236,15 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
           "solved by GMRES ('krylov', states only; set_krylov_settings).")
       .def(
           "set_krylov_settings",
-          [](ModelProblem& p, int dimension, int max_restarts, double tolerance, int block_size) {
+          [](ModelProblem& p, int dimension, int max_restarts, double tolerance, int block_size,
+             bool matrix_free, double sensitivity_tolerance) {
             KrylovSettings settings;
             settings.dimension = dimension;
             settings.max_restarts = max_restarts;
             settings.tolerance = tolerance;
             settings.block_size = block_size;
+            settings.matrix_free = matrix_free;
+            settings.sensitivity_tolerance = sensitivity_tolerance;
             try {
               p.set_krylov_settings(settings);
             } catch (const std::invalid_argument& e) {
@@ -247,9 +252,31 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
             }
           },
           py::arg("dimension") = 30, py::arg("max_restarts") = 4, py::arg("tolerance") = 0.05,
-          py::arg("block_size") = 1,
+          py::arg("block_size") = 1, py::arg("matrix_free") = false,
+          py::arg("sensitivity_tolerance") = 1e-10,
           "The GMRES of solver='krylov': Krylov dimension, restarts, the forcing term (relative "
-          "residual) and the block size of the block-Jacobi preconditioner.");
+          "residual) and the block size of the block-Jacobi preconditioner; matrix_free: GMRES "
+          "multiplies by J through jac_vec (set_jacobian_vector_product) or a difference "
+          "quotient of f and g, and the pattern only feeds the preconditioner (states only); "
+          "sensitivity_tolerance: the relative residual of the forward sensitivities' GMRES "
+          "stage solves. Every call sets all six (the defaults for those not given).")
+      .def(
+          "set_jacobian_vector_product", &ModelProblem::set_jacobian_vector_product,
+          py::arg("jac_vec"),
+          "jac_vec(t, x, z, p, v) -> J v, shape (nx + nz,) (z, p and args as for f): the exact "
+          "product of matrix-free Krylov runs (set_krylov_settings(matrix_free=True)) instead of "
+          "differences. A Python callable; None removes it.")
+      .def(
+          "set_preconditioner", &ModelProblem::set_preconditioner, py::arg("psetup"),
+          py::arg("psolve"),
+          "The Krylov solver's own preconditioner P of M = E - h_gamma J (E: identity on the "
+          "differential rows, zero on the algebraic ones), replacing block-Jacobi, applied "
+          "from the right: psetup(t, x, z, p, J_values, h_gamma) where J was formed (J_values: "
+          "J's nonzeros in the order of jacobian_pattern), where a direct solver would factor; "
+          "psolve(r, transpose) -> P^{-1} r (P^{-T} r if transpose), shape (nx + nz,). Both "
+          "Python callables, or both None (removes them). A hook that raises "
+          "esdirk.RecoverableError fails that GMRES solve (the step is retried); any other "
+          "exception stops the integration and is raised.");
 }
 
 }  // namespace esdirk::python

@@ -52,6 +52,24 @@ class ModelProblem final : public Problem {
   bool python_only() const;
   ErrorSlot& errors() { return errors_; }
 
+  // --- Newton-Krylov hooks (python/src/krylov.cpp): Python callables, called with the
+  // arguments the other callbacks take (pass_z, pass_p, args). A hook that raises stops the
+  // integration as the other callbacks do (RecoverableError: the GMRES solve fails and the
+  // step is retried).
+  /// How the callbacks are called (kept for the hooks, which are set after construction).
+  void set_style(PythonStyle style) { style_ = std::move(style); }
+  /// jac_vec(t, x, z, p, v) -> J v (n,); None removes it.
+  void set_jacobian_vector_product(py::object product);
+  /// psetup(t, x, z, p, J_values, h_gamma) and psolve(r, transpose) -> P^{-1} r: both or None.
+  void set_preconditioner(py::object setup, py::object solve);
+  bool has_jacobian_vector_product() const override { return static_cast<bool>(product_); }
+  int jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p,
+                              ConstVector v, Vector out) override;
+  bool has_preconditioner() const override { return static_cast<bool>(preconditioner_solve_); }
+  int preconditioner_setup(double t, ConstVector x, ConstVector z, ConstVector p,
+                           const JacobianMatrix& J, double h_gamma) override;
+  int preconditioner_solve(ConstVector r, Vector out, bool transpose) override;
+
  private:
   bool vectorized_differences() const;
   int vectorized_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J);
@@ -63,6 +81,8 @@ class ModelProblem final : public Problem {
   // The workspace of the vectorized differences (sized at the first Jacobian).
   std::vector<double> columns_, f_columns_, g_columns_, X_, Z_, actual_;
   long vectorized_columns_ = 0, vectorized_calls_ = 0;
+  PythonStyle style_;
+  py::object product_, preconditioner_setup_, preconditioner_solve_;  // null when not set
 };
 
 }  // namespace esdirk::python

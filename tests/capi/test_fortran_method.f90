@@ -1,10 +1,13 @@
 ! The module esdirk_method against the DAE x' = -z, 0 = z - x^2 (x = 1/(1+t)): the raw rule
 ! against the calibrated one, "auto" resolved by rtol, Jacobian reuse in its counter, and bad
-! values refused with the options kept.
+! values refused with the options kept; a matrix-free Newton-Krylov run with the exact J v and a
+! user preconditioner (module esdirk_sparse) against the direct run.
 module method_model
   use, intrinsic :: iso_c_binding
   use esdirk
   implicit none
+  integer(c_int64_t) :: products = 0, setups = 0, solves = 0
+  real(c_double) :: inverse(2, 2) = 0
 contains
   integer(c_int) function residual(nx, nz, np, t, x, z, p, f, g, user_data) bind(C)
     integer(esdirk_int), value :: nx, nz, np
@@ -16,6 +19,60 @@ contains
     g(1) = z(1) - x(1)**2
     residual = 0
   end function residual
+
+  ! Matrix-free Newton-Krylov: the exact J v of J = [0 -1; -2x 1], and a preconditioner that is
+  ! M = E - h_gamma J itself (from the J the setup receives), inverted in closed form.
+  integer(c_int) function times_jacobian(nx, nz, np, t, x, z, p, v, out, user_data) bind(C)
+    integer(esdirk_int), value :: nx, nz, np
+    real(c_double), value :: t
+    real(c_double), intent(in) :: x(nx), z(*), p(*), v(nx + nz)
+    real(c_double), intent(out) :: out(nx + nz)
+    type(c_ptr), value :: user_data
+    products = products + 1
+    out(1) = -v(2)
+    out(2) = -2 * x(1) * v(1) + v(2)
+    times_jacobian = 0
+  end function times_jacobian
+
+  integer(c_int) function setup(nx, nz, np, t, x, z, p, h_gamma, nnz, column_pointers, &
+      row_indices, values, user_data) bind(C)
+    integer(esdirk_int), value :: nx, nz, np, nnz
+    real(c_double), value :: t, h_gamma
+    real(c_double), intent(in) :: x(nx), z(*), p(*), values(nnz)
+    integer(esdirk_int), intent(in) :: column_pointers(nx + nz + 1), row_indices(nnz)
+    type(c_ptr), value :: user_data
+    real(c_double) :: m(2, 2), det
+    setups = setups + 1
+    ! The full 2 x 2 pattern, rows sorted: values = J(1,1), J(2,1), J(1,2), J(2,2).
+    m(1, 1) = 1 - h_gamma * values(1)
+    m(2, 1) = values(2)
+    m(1, 2) = -h_gamma * values(3)
+    m(2, 2) = values(4)
+    det = m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)
+    inverse = reshape([m(2, 2), -m(2, 1), -m(1, 2), m(1, 1)], [2, 2]) / det
+    setup = 0
+  end function setup
+
+  integer(c_int) function solve(nx, nz, r, out, transpose, user_data) bind(C)
+    integer(esdirk_int), value :: nx, nz
+    real(c_double), intent(in) :: r(nx + nz)
+    real(c_double), intent(out) :: out(nx + nz)
+    integer(c_int), value :: transpose
+    type(c_ptr), value :: user_data
+    solves = solves + 1
+    if (transpose /= 0) then
+      out = matmul(transpose_of(inverse), r)
+    else
+      out = matmul(inverse, r)
+    end if
+    solve = 0
+  end function solve
+
+  pure function transpose_of(a) result(b)
+    real(c_double), intent(in) :: a(2, 2)
+    real(c_double) :: b(2, 2)
+    b = transpose(a)
+  end function transpose_of
 end module method_model
 
 program test_fortran_method
@@ -23,12 +80,16 @@ program test_fortran_method
   use esdirk
   use esdirk_method
   use esdirk_options
-  use esdirk_sparse, only: esdirk_problem_set_krylov_settings
+  use esdirk_sparse, only: esdirk_problem_set_krylov_settings, esdirk_problem_set_krylov_options, &
+      esdirk_problem_set_krylov_callbacks, esdirk_problem_set_jacobian_pattern, ESDIRK_LINEAR_SOLVER_KRYLOV
   use method_model
   implicit none
   integer :: passed = 0, failed = 0
   type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, options = c_null_ptr
   integer(c_int64_t) :: steps_calibrated, steps_raw, steps, reuses, iterations_rate, iterations_correction
+  integer(c_int64_t) :: counted
+  real(c_double) :: x_direct
+  integer(esdirk_int) :: pointers(3) = [0, 2, 4], rows(4) = [0, 1, 0, 1]
   real(c_double) :: error_calibrated, error_raw, error, x(1), z(1), none(1)
 
   call check(esdirk_problem_create(1, 1, 0, c_funloc(residual), c_null_ptr, problem) == ESDIRK_SUCCESS, "create")
@@ -126,6 +187,30 @@ program test_fortran_method
   call check(.not. c_associated(options), "options freed")
   call check(esdirk_problem_set_krylov_settings(problem, 0, 4, 0.05_c_double, 1) == ESDIRK_INVALID_ARGUMENT, &
              "Krylov dimension 0 refused")
+
+  ! Matrix-free Newton-Krylov with the exact J v and a user preconditioner: the direct run.
+  call run(1d-8, error, steps)
+  x_direct = x(1)
+  call check(esdirk_problem_set_jacobian_pattern(problem, pointers, rows, ESDIRK_LINEAR_SOLVER_KRYLOV) &
+             == ESDIRK_SUCCESS, "Krylov pattern")
+  call check(esdirk_problem_set_krylov_settings(problem, 2, 4, 0.05_c_double, 2) == ESDIRK_SUCCESS, "Krylov settings")
+  call check(esdirk_problem_set_krylov_options(problem, 1, 0.0_c_double) == ESDIRK_INVALID_ARGUMENT, &
+             "sensitivity tolerance 0 refused")
+  call check(esdirk_problem_set_krylov_options(problem, 1, 1d-10) == ESDIRK_SUCCESS, "matrix-free")
+  call check(esdirk_problem_set_krylov_callbacks(problem, c_funloc(times_jacobian), c_funloc(setup), c_null_funptr) &
+             == ESDIRK_INVALID_ARGUMENT, "setup without solve refused")
+  call check(esdirk_problem_set_krylov_callbacks(problem, c_funloc(times_jacobian), c_funloc(setup), c_funloc(solve)) &
+             == ESDIRK_SUCCESS, "Krylov callbacks")
+  call run(1d-8, error, steps)
+  print '(a, es10.3, a, 3i6)', "matrix-free Krylov: |x - x_direct| = ", abs(x(1) - x_direct), &
+      ", products, setups, solves:", products, setups, solves
+  call check(abs(x(1) - x_direct) < 1d-7, "matrix-free Krylov = direct")
+  call check(esdirk_solver_get_counter(solver, "jacobian_vector_products", counted) == ESDIRK_SUCCESS &
+             .and. counted == products .and. products > 0, "J v callback counted")
+  call check(esdirk_solver_get_counter(solver, "preconditioner_setups", counted) == ESDIRK_SUCCESS &
+             .and. counted == setups .and. setups > 0, "setup callback counted")
+  call check(esdirk_solver_get_counter(solver, "preconditioner_solves", counted) == ESDIRK_SUCCESS &
+             .and. counted == solves .and. solves > 0, "solve callback counted")
 
   call esdirk_solver_free(solver)
   call esdirk_problem_free(problem)

@@ -40,7 +40,8 @@ extern "C" {
 #define ESDIRK_LINEAR_SOLVER_DENSE 0
 #define ESDIRK_LINEAR_SOLVER_BANDED 1
 #define ESDIRK_LINEAR_SOLVER_SPARSE 2
-#define ESDIRK_LINEAR_SOLVER_KRYLOV 3 /* restarted GMRES, block-Jacobi preconditioner, states only */
+#define ESDIRK_LINEAR_SOLVER_KRYLOV 3 /* restarted GMRES, block-Jacobi or the problem's own
+                                        preconditioner; no adjoints */
 
 /** The analytic Jacobian on the declared pattern: values[k] is the entry of row
  *  row_indices[k] in the column k lies in (nnz values; entries not written are 0). */
@@ -81,6 +82,63 @@ ESDIRK_C_API int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem,
 ESDIRK_C_API int esdirk_problem_set_krylov_settings(esdirk_problem* problem, esdirk_int dimension,
                                                     int max_restarts, double tolerance,
                                                     esdirk_int block_size);
+
+/** The Krylov settings esdirk_problem_set_krylov_settings does not take (doc/c-api-guide.md,
+ *  "Matrix-free Newton-Krylov"): matrix_free != 0 has GMRES multiply by J through the problem's
+ *  esdirk_jacobian_vector_fn (esdirk_problem_set_krylov_callbacks) or, without one, through the
+ *  difference quotient (F(y + s v) - F(y)) / s of the residual at the point where J is formed;
+ *  the declared pattern then only feeds the preconditioner (declare just the couplings it
+ *  uses). Forward sensitivities, shooting intervals and adjoints refuse matrix-free runs.
+ *  sensitivity_tolerance: the relative residual of the forward sensitivities' GMRES stage
+ *  solves (in (0, 1); default 1e-10). Kept with the declared structure as the other settings:
+ *  call it after esdirk_problem_set_jacobian_pattern and, on a system of fewer than 30
+ *  unknowns, after esdirk_problem_set_krylov_settings (the kept settings are checked with this
+ *  call's, and the default Krylov dimension 30 exceeds such an n); the two calls leave each
+ *  other's settings as they are. A value out of range returns ESDIRK_INVALID_ARGUMENT naming it
+ *  (esdirk_problem_structure_error) and keeps the settings as they were. */
+ESDIRK_C_API int esdirk_problem_set_krylov_options(esdirk_problem* problem, int matrix_free,
+                                                   double sensitivity_tolerance);
+
+/** out = J v at (t, x, z, p), J = [f_x f_z; g_x g_z]: v and out have nx + nz entries (z NULL
+ *  when nz = 0, p NULL when np = 0). Used by matrix-free runs (esdirk_problem_set_krylov_options)
+ *  instead of differences. */
+typedef int (*esdirk_jacobian_vector_fn)(esdirk_int nx, esdirk_int nz, esdirk_int np, double t,
+                                         const double* x, const double* z, const double* p,
+                                         const double* v, double* out, void* user_data);
+/** Prepares the user preconditioner P, an approximation of the iteration matrix
+ *  M = E - h_gamma J (E: identity on the nx differential rows, zero on the nz algebraic ones),
+ *  at the point (t, x, z, p) where J was formed. J is given on the declared pattern (CSC, rows
+ *  sorted: values[k] is the entry of row row_indices[k] in the column k lies in; analytic or
+ *  coloured differences), valid during the call only. Called where a direct solver would
+ *  factor M (the statistics' preconditioner_setups), never inside GMRES. */
+typedef int (*esdirk_preconditioner_setup_fn)(esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                              double t, const double* x, const double* z,
+                                              const double* p, double h_gamma, esdirk_int nnz,
+                                              const esdirk_int* column_pointers,
+                                              const esdirk_int* row_indices,
+                                              const double* values, void* user_data);
+/** out = P^{-1} r (P^{-T} r if `transpose` is nonzero: the transposed stage solves)
+ *  with the P of the last setup; r and out have n = nx + nz entries and do not overlap. */
+typedef int (*esdirk_preconditioner_solve_fn)(esdirk_int nx, esdirk_int nz, const double* r,
+                                              double* out, int transpose, void* user_data);
+
+/** The callbacks of ESDIRK_LINEAR_SOLVER_KRYLOV, with the problem's user_data (each may be
+ *  NULL; NULL removes it): the exact J v of matrix-free runs (without it: differences), and a
+ *  preconditioner (setup and solve, both or neither: otherwise ESDIRK_INVALID_ARGUMENT and
+ *  nothing changes) that replaces the built-in block-Jacobi one, applied from the right (GMRES
+ *  still tests the true residual), as SUNDIALS' psetup/psolve. They belong to the problem, not
+ *  to its structure: a later esdirk_problem_set_jacobian_pattern keeps them.
+ *  A callback that returns nonzero (of either sign: the linear solve has no fatal code), or a
+ *  J v or P^{-1} r with a non-finite entry, fails the GMRES solves of that setup: the step is
+ *  retried as after a GMRES failure (a new J and setup, then a smaller step), and a run where
+ *  that keeps happening stops with ESDIRK_LINEAR_SOLVER_FAILURES, the last good state kept and
+ *  the message naming the callback and its code. The multiple-shooting evaluator's intervals
+ *  call them from several threads at once with the same user_data: a preconditioner that keeps
+ *  P in user_data needs one P per thread there (or one thread). */
+ESDIRK_C_API int esdirk_problem_set_krylov_callbacks(esdirk_problem* problem,
+                                                     esdirk_jacobian_vector_fn product,
+                                                     esdirk_preconditioner_setup_fn setup,
+                                                     esdirk_preconditioner_solve_fn solve);
 
 /** Back to a dense Jacobian and the dense LU. */
 ESDIRK_C_API int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem);

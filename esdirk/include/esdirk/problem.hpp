@@ -134,9 +134,9 @@ class ESDIRK_API Problem {
   virtual std::string equation_name(int i) const;   ///< i in [0, nx+nz)
   virtual std::string parameter_name(int i) const;  ///< i in [0, np)
 
-  /// What the problem knows about its last failed evaluation, or "" (the default): the
-  /// automatic-differentiation adapter (ad::ModelProblem) names the model function, the
-  /// equation and the argument. The integrator appends it to the message of a callback failure.
+  /// What the problem knows about its last failed evaluation, or "" (the default): ad::ModelProblem
+  /// names the model function, equation and argument; the C API's problem its failed Krylov
+  /// callback. The integrator appends it to the message of a callback or linear-solver failure.
   virtual std::string failure_note() const { return {}; }
 
  private:

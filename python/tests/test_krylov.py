@@ -1,0 +1,213 @@
+"""Newton-Krylov from Python: matrix_free and sensitivity_tolerance in set_krylov_settings, the
+J v hook and a user preconditioner (setup / solve) against the direct (KLU) solution, and bad
+input: an exception or a wrong shape in a hook is raised, a failing preconditioner ends with a
+SolverError, and the integration continues from its last good state."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import esdirk
+
+POINTS = 16
+N = 2 * POINTS
+A, B, ALPHA = 1.0, 3.0, 0.02
+C = ALPHA * (POINTS + 1) ** 2
+RTOL = 1e-6
+T_END = 2.0
+
+
+def brusselator(t, x, z, p):
+    """The 1-D Brusselator, u = x[0::2], v = x[1::2], u = 1 and v = 3 at both ends."""
+    u, v = x[0::2], x[1::2]
+    ue = np.concatenate(([1.0], u, [1.0]))
+    ve = np.concatenate(([3.0], v, [3.0]))
+    f = np.empty(N)
+    f[0::2] = A + u * u * v - (B + 1.0) * u + C * (ue[:-2] - 2.0 * u + ue[2:])
+    f[1::2] = B * u - u * u * v + C * (ve[:-2] - 2.0 * v + ve[2:])
+    return f
+
+
+def exact_product(t, x, z, p, d):
+    u, v, du, dv = x[0::2], x[1::2], d[0::2], d[1::2]
+    due = np.concatenate(([0.0], du, [0.0]))
+    dve = np.concatenate(([0.0], dv, [0.0]))
+    out = np.empty(N)
+    out[0::2] = (2 * u * v - (B + 1) - 2 * C) * du + u * u * dv + C * (due[:-2] + due[2:])
+    out[1::2] = (B - 2 * u * v) * du + (-u * u - 2 * C) * dv + C * (dve[:-2] + dve[2:])
+    return out
+
+
+def pattern():
+    """Each point's 2x2 block and the same species at the neighbours."""
+    rows, cols = [], []
+    for j in range(N):
+        k = j // 2
+        for i in (j - 2, 2 * k, 2 * k + 1, j + 2):
+            if 0 <= i < N:
+                rows.append(i)
+                cols.append(j)
+    return rows, cols
+
+
+def initial_state():
+    k = np.arange(1, POINTS + 1)
+    x = np.empty(N)
+    x[0::2] = 1.0 + np.sin(2 * np.pi * k / (POINTS + 1))
+    x[1::2] = 3.0
+    return x
+
+
+class BlockJacobi:
+    """The inverse of each point's 2x2 block of M = I - h_gamma J, from the J psetup receives."""
+
+    def __init__(self, problem):
+        self.indptr, self.indices = problem.jacobian_pattern
+        self.setups = self.solves = 0
+        self.fail = None
+
+    def setup(self, t, x, z, p, values, h_gamma):
+        self.setups += 1
+        blocks = np.zeros((POINTS, 2, 2))
+        for j in range(N):
+            for k in range(self.indptr[j], self.indptr[j + 1]):
+                i = self.indices[k]
+                if i // 2 == j // 2:
+                    blocks[j // 2, i % 2, j % 2] = -h_gamma * values[k]
+        self.inverse = np.linalg.inv(blocks + np.eye(2))
+
+    def solve(self, r, transpose):
+        self.solves += 1
+        if self.fail is not None:
+            return self.fail(r)
+        m = np.swapaxes(self.inverse, 1, 2) if transpose else self.inverse
+        return np.einsum("kij,kj->ki", m, r.reshape(POINTS, 2)).reshape(N)
+
+
+def make_problem(solver="krylov", matrix_free=False):
+    problem = esdirk.Problem(N, 0, 0, brusselator)
+    problem.set_jacobian_pattern(*pattern(), solver)
+    if solver == "krylov":
+        problem.set_krylov_settings(dimension=20, block_size=2, matrix_free=matrix_free)
+    return problem
+
+
+def run(problem, t_end=T_END):
+    integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
+    integrator.initialize(0.0, initial_state())
+    integrator.integrate_to(t_end)
+    return integrator
+
+
+@pytest.fixture(scope="module")
+def direct():
+    return run(make_problem("sparse")).x
+
+
+@pytest.mark.parametrize("matrix_free,exact", [(True, False), (True, True), (False, False)])
+def test_user_preconditioner_gives_the_klu_result(direct, matrix_free, exact):
+    problem = make_problem(matrix_free=matrix_free)
+    preconditioner = BlockJacobi(problem)
+    problem.set_preconditioner(preconditioner.setup, preconditioner.solve)
+    products = []
+    if exact:
+        problem.set_jacobian_vector_product(
+            lambda t, x, z, p, v: products.append(1) or exact_product(t, x, z, p, v))
+    integrator = run(problem)
+    stats = integrator.statistics
+    # Both runs are within about rtol of the solution (|x| is about 1 to 4).
+    assert np.max(np.abs(integrator.x - direct)) < 10 * RTOL
+    assert preconditioner.setups == stats["preconditioner_setups"] > 0
+    assert preconditioner.solves == stats["preconditioner_solves"] > 0
+    if exact:
+        assert len(products) == stats["jacobian_vector_products"] > 0
+
+
+def test_matrix_free_and_sensitivity_tolerance_reach_the_solver(direct):
+    # Matrix-free by differences: every product is one evaluation of f.
+    integrator = run(make_problem(matrix_free=True))
+    stats = integrator.statistics
+    assert np.max(np.abs(integrator.x - direct)) < 10 * RTOL
+    assert stats["fd_function_evaluations"] >= stats["jacobian_vector_products"] > 0
+    plain = run(make_problem(matrix_free=False)).statistics
+    assert plain["fd_function_evaluations"] < plain["jacobian_vector_products"]
+    problem = make_problem()
+    for bad in (0.0, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="sensitivity_tolerance"):
+            problem.set_krylov_settings(dimension=20, sensitivity_tolerance=bad)
+    # The derivatives refuse matrix-free products, naming the setting.
+    problem.set_krylov_settings(dimension=20, matrix_free=True)
+    integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
+    integrator.initialize(0.0, initial_state())
+    with pytest.raises(ValueError, match="matrix_free"):
+        integrator.enable_sensitivities()
+
+
+def test_exception_in_a_hook_is_raised_and_the_state_kept(direct):
+    problem = make_problem(matrix_free=True)
+    preconditioner = BlockJacobi(problem)
+    problem.set_preconditioner(preconditioner.setup, preconditioner.solve)
+    integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
+    integrator.initialize(0.0, initial_state())
+    integrator.integrate_to(0.5)
+
+    def broken(r):
+        raise KeyError("no factor for this block")
+    preconditioner.fail = broken
+    with pytest.raises(KeyError, match="no factor"):
+        integrator.integrate_to(T_END)
+    preconditioner.fail = None  # the run goes on from its last good state
+    integrator.integrate_to(T_END)
+    assert np.max(np.abs(integrator.x - direct)) < 10 * RTOL
+
+
+def test_wrong_shapes_are_refused_naming_the_hook():
+    problem = make_problem(matrix_free=True)
+    preconditioner = BlockJacobi(problem)
+    problem.set_preconditioner(preconditioner.setup, preconditioner.solve)
+    preconditioner.fail = lambda r: r[:-1]
+    with pytest.raises(ValueError, match="psolve must have 32 entries, got 31"):
+        run(problem)
+    preconditioner.fail = None
+    problem.set_jacobian_vector_product(lambda t, x, z, p, v: np.zeros((N, 2)))
+    with pytest.raises(ValueError, match="jac_vec must be one-dimensional"):
+        run(problem)
+
+
+def test_failing_or_nan_preconditioner_ends_with_a_solver_error(direct):
+    problem = make_problem(matrix_free=True)
+    preconditioner = BlockJacobi(problem)
+    problem.set_preconditioner(preconditioner.setup, preconditioner.solve)
+
+    def recoverable(r):
+        raise esdirk.RecoverableError("not now")
+    for fail in (recoverable, lambda r: np.full(N, np.nan)):
+        integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
+        integrator.initialize(0.0, initial_state())
+        integrator.integrate_to(0.5)
+        preconditioner.fail = fail
+        with pytest.raises(esdirk.SolverError, match="preconditioner") as error:
+            integrator.integrate_to(T_END)
+        assert error.value.status_name == "linear_solver_failures"
+        preconditioner.fail = None
+        integrator.integrate_to(T_END)
+        assert np.max(np.abs(integrator.x - direct)) < 10 * RTOL
+
+
+def test_bad_hooks_are_refused():
+    problem = make_problem()
+    preconditioner = BlockJacobi(problem)
+    with pytest.raises(ValueError, match="psetup and psolve"):
+        problem.set_preconditioner(preconditioner.setup, None)
+    with pytest.raises(TypeError, match="psolve must be callable"):
+        problem.set_preconditioner(preconditioner.setup, 3.0)
+    compiled = esdirk.ctypes_type()(lambda t, x, z, p, out: 0)
+    with pytest.raises(TypeError, match="jac_vec must be a Python callable"):
+        problem.set_jacobian_vector_product(compiled)
+    # Removing them: the built-in block-Jacobi again.
+    problem.set_preconditioner(preconditioner.setup, preconditioner.solve)
+    problem.set_preconditioner(None, None)
+    problem.set_jacobian_vector_product(None)
+    run(problem)
+    assert preconditioner.setups == 0

@@ -1,0 +1,329 @@
+/* The Newton-Krylov callbacks of esdirk_sparse.h, compiled as C99: a method-of-lines problem
+ * (the 1-D Brusselator on an interleaved grid) solved matrix-free with a user preconditioner
+ * built from the J the setup receives, with the difference quotient and with an exact J v,
+ * matches the direct (KLU) solution; the callbacks are called as the statistics count them;
+ * and bad input (a failing or NaN preconditioner, a NaN J v, NULL pointers, a setup without a
+ * solve, settings out of range or out of order) gets a clear status and message and loses
+ * nothing. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "esdirk/esdirk.h"
+#include "esdirk/esdirk_sparse.h"
+
+/* u' = A + u^2 v - (B + 1) u + c (u_{k-1} - 2 u_k + u_{k+1}),
+ * v' = B u - u^2 v + c (v_{k-1} - 2 v_k + v_{k+1}), k = 0..POINTS-1, u = 1, v = 3 at both
+ * ends; state 2k is u_k, 2k + 1 is v_k. */
+#define POINTS 16
+#define NX (2 * POINTS)
+static const double A = 1.0, B = 3.0, ALPHA = 0.02;
+
+typedef struct {
+  double inverse[POINTS][4]; /* the inverse of each point's 2x2 block of M, column-major */
+  long setups, solves, products;
+  int setup_code, solve_code; /* returned by the callbacks when nonzero (failure injection) */
+  int solve_nan, product_nan; /* write a NaN instead */
+} Model;
+
+static double coupling(void) {
+  const double dx = 1.0 / (POINTS + 1);
+  return ALPHA / (dx * dx);
+}
+
+static int brusselator(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                       const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx, (void)nz, (void)np, (void)t, (void)z, (void)p, (void)g, (void)user_data;
+  const double c = coupling();
+  for (int k = 0; k < POINTS; ++k) {
+    const double u = x[2 * k], v = x[2 * k + 1];
+    const double ul = k > 0 ? x[2 * k - 2] : 1.0, ur = k + 1 < POINTS ? x[2 * k + 2] : 1.0;
+    const double vl = k > 0 ? x[2 * k - 1] : 3.0, vr = k + 1 < POINTS ? x[2 * k + 3] : 3.0;
+    f[2 * k] = A + u * u * v - (B + 1.0) * u + c * (ul - 2.0 * u + ur);
+    f[2 * k + 1] = B * u - u * u * v + c * (vl - 2.0 * v + vr);
+  }
+  return 0;
+}
+
+/* The exact J v. */
+static int product(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                   const double* z, const double* p, const double* dx, double* out,
+                   void* user_data) {
+  (void)nx, (void)nz, (void)np, (void)t, (void)z, (void)p;
+  Model* model = (Model*)user_data;
+  ++model->products;
+  const double c = coupling();
+  for (int k = 0; k < POINTS; ++k) {
+    const double u = x[2 * k], v = x[2 * k + 1], du = dx[2 * k], dv = dx[2 * k + 1];
+    const double dul = k > 0 ? dx[2 * k - 2] : 0.0, dur = k + 1 < POINTS ? dx[2 * k + 2] : 0.0;
+    const double dvl = k > 0 ? dx[2 * k - 1] : 0.0, dvr = k + 1 < POINTS ? dx[2 * k + 3] : 0.0;
+    out[2 * k] = (2.0 * u * v - (B + 1.0) - 2.0 * c) * du + u * u * dv + c * (dul + dur);
+    out[2 * k + 1] = (B - 2.0 * u * v) * du + (-u * u - 2.0 * c) * dv + c * (dvl + dvr);
+  }
+  if (model->product_nan) out[3] = NAN;
+  return 0;
+}
+
+/* Block Jacobi from the J the setup receives: each point's 2x2 block of M = I - h_gamma J,
+ * read from the CSC pattern, inverted in closed form. */
+static int setup(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                 const double* z, const double* p, double h_gamma, esdirk_int nnz,
+                 const esdirk_int* column_pointers, const esdirk_int* row_indices,
+                 const double* values, void* user_data) {
+  (void)nz, (void)np, (void)t, (void)x, (void)z, (void)p, (void)nnz;
+  Model* model = (Model*)user_data;
+  ++model->setups;
+  if (model->setup_code != 0) return model->setup_code;
+  double block[POINTS][4] = {{0.0}};
+  for (esdirk_int j = 0; j < nx; ++j)
+    for (esdirk_int k = column_pointers[j]; k < column_pointers[j + 1]; ++k) {
+      const esdirk_int i = row_indices[k];
+      if (i / 2 == j / 2) block[j / 2][(i % 2) + 2 * (j % 2)] = -h_gamma * values[k];
+    }
+  for (int k = 0; k < POINTS; ++k) {
+    const double a = 1.0 + block[k][0], b = block[k][2], c = block[k][1], d = 1.0 + block[k][3];
+    const double det = a * d - b * c;
+    if (det == 0.0) return 1;
+    model->inverse[k][0] = d / det;
+    model->inverse[k][1] = -c / det;
+    model->inverse[k][2] = -b / det;
+    model->inverse[k][3] = a / det;
+  }
+  return 0;
+}
+
+static int solve(esdirk_int nx, esdirk_int nz, const double* r, double* out, int transpose,
+                 void* user_data) {
+  (void)nx, (void)nz;
+  Model* model = (Model*)user_data;
+  ++model->solves;
+  if (model->solve_code != 0) return model->solve_code;
+  for (int k = 0; k < POINTS; ++k) {
+    const double* m = model->inverse[k];
+    const double r0 = r[2 * k], r1 = r[2 * k + 1];
+    out[2 * k] = m[0] * r0 + (transpose ? m[1] : m[2]) * r1;
+    out[2 * k + 1] = (transpose ? m[2] : m[1]) * r0 + m[3] * r1;
+  }
+  if (model->solve_nan) out[5] = NAN;
+  return 0;
+}
+
+/* The pattern: each point's 2x2 block and the same species at the neighbours (rows sorted). */
+static esdirk_int pointers[NX + 1], rows[6 * NX];
+static void make_pattern(void) {
+  esdirk_int count = 0;
+  for (int j = 0; j < NX; ++j) {
+    pointers[j] = count;
+    const int k = j / 2;
+    if (k > 0) rows[count++] = j - 2;
+    rows[count++] = 2 * k;
+    rows[count++] = 2 * k + 1;
+    if (k + 1 < POINTS) rows[count++] = j + 2;
+  }
+  pointers[NX] = count;
+}
+
+static void initial_state(double* x) {
+  const double pi = 3.14159265358979323846;
+  for (int k = 0; k < POINTS; ++k) {
+    x[2 * k] = 1.0 + sin(2.0 * pi * (k + 1) / (POINTS + 1));
+    x[2 * k + 1] = 3.0;
+  }
+}
+
+#define RTOL 1e-6
+#define T_END 2.0
+
+/* The problem with the pattern, back-end `solver`, Krylov settings of dimension 20 and the
+ * matrix-free switch, and the callbacks given. */
+static esdirk_problem* make_problem(Model* model, int solver, int matrix_free,
+                                    esdirk_jacobian_vector_fn jv, int preconditioned) {
+  esdirk_problem* problem = NULL;
+  CHECK_STATUS(esdirk_problem_create(NX, 0, 0, brusselator, model, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, pointers, rows, solver), ESDIRK_SUCCESS);
+  if (solver == ESDIRK_LINEAR_SOLVER_KRYLOV) {
+    CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 20, 4, 0.05, 2), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_problem_set_krylov_options(problem, matrix_free, 1e-10), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_problem_set_krylov_callbacks(problem, jv, preconditioned ? setup : NULL,
+                                                     preconditioned ? solve : NULL),
+                 ESDIRK_SUCCESS);
+  }
+  return problem;
+}
+
+/* Runs to T_END; the status of the integration (initialize is checked). */
+static int run(esdirk_problem* problem, double* x, esdirk_solver** out_solver) {
+  esdirk_solver* solver = NULL;
+  CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_tolerances(solver, RTOL, RTOL), ESDIRK_SUCCESS);
+  initial_state(x);
+  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, x, NX, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  const int status = esdirk_solver_integrate_to(solver, T_END, x, NX, NULL, 0);
+  if (out_solver)
+    *out_solver = solver;
+  else
+    esdirk_solver_free(&solver);
+  return status;
+}
+
+static double max_difference(const double* a, const double* b) {
+  double d = 0.0;
+  for (int i = 0; i < NX; ++i) d = fmax(d, fabs(a[i] - b[i]));
+  return d;
+}
+
+static int64_t counter(const esdirk_solver* solver, const char* name) {
+  int64_t value = -1;
+  CHECK_STATUS(esdirk_solver_get_counter(solver, name, &value), ESDIRK_SUCCESS);
+  return value;
+}
+
+static double direct[NX];
+
+static void direct_solution(void) {
+  Model model = {0};
+  esdirk_problem* problem = make_problem(&model, ESDIRK_LINEAR_SOLVER_SPARSE, 0, NULL, 0);
+  CHECK_STATUS(run(problem, direct, NULL), ESDIRK_SUCCESS);
+  esdirk_problem_free(&problem);
+}
+
+/* Matrix-free (differences or the exact J v) and with J's products, each with the user
+ * preconditioner: the direct solution to the tolerance, and the callbacks called exactly as
+ * often as the statistics count them. */
+static void matrix_free_with_a_user_preconditioner_matches_the_direct_solution(void) {
+  struct {
+    int matrix_free;
+    esdirk_jacobian_vector_fn jv;
+  } cases[] = {{1, NULL}, {1, product}, {0, NULL}};
+  for (int c = 0; c < 3; ++c) {
+    Model model = {0};
+    esdirk_problem* problem =
+        make_problem(&model, ESDIRK_LINEAR_SOLVER_KRYLOV, cases[c].matrix_free, cases[c].jv, 1);
+    double x[NX];
+    esdirk_solver* solver = NULL;
+    CHECK_STATUS(run(problem, x, &solver), ESDIRK_SUCCESS);
+    const double difference = max_difference(x, direct);
+    printf("case %d (matrix_free %d, exact J v %d): max |x - x_KLU| = %.3g, setups %ld, solves "
+           "%ld, products %ld\n",
+           c, cases[c].matrix_free, cases[c].jv != NULL, difference, model.setups, model.solves,
+           model.products);
+    /* Both runs are within about rtol of the solution (|x| is about 1 to 4). */
+    CHECK(difference < 10.0 * RTOL);
+    CHECK(model.setups > 0 && model.setups == counter(solver, "preconditioner_setups"));
+    CHECK(model.solves > 0 && model.solves == counter(solver, "preconditioner_solves"));
+    if (cases[c].jv) CHECK(model.products > 0 && model.products == counter(solver, "jacobian_vector_products"));
+    else CHECK(model.products == 0);
+    esdirk_solver_free(&solver);
+    esdirk_problem_free(&problem);
+  }
+}
+
+/* A callback that fails (any nonzero code) or writes a NaN: ESDIRK_LINEAR_SOLVER_FAILURES, the
+ * message naming the callback, and the state of the last good step kept. */
+static void check_failure(Model* model, esdirk_problem* problem, int* flag, int value,
+                          const char* expected) {
+  double x[NX];
+  esdirk_solver* solver = NULL;
+  CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_tolerances(solver, RTOL, RTOL), ESDIRK_SUCCESS);
+  initial_state(x);
+  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, x, NX, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_integrate_to(solver, 0.5, x, NX, NULL, 0), ESDIRK_SUCCESS);
+  double t_good = 0.0, x_good[NX], t_after = 0.0, x_after[NX];
+  CHECK_STATUS(esdirk_solver_get_state(solver, &t_good, x_good, NX, NULL, 0), ESDIRK_SUCCESS);
+  *flag = value;
+  CHECK_STATUS(esdirk_solver_integrate_to(solver, T_END, x, NX, NULL, 0),
+               ESDIRK_LINEAR_SOLVER_FAILURES);
+  const char* message = esdirk_solver_last_error(solver);
+  printf("  %s\n", message);
+  CHECK(strstr(message, expected) != NULL);
+  CHECK_STATUS(esdirk_solver_get_state(solver, &t_after, x_after, NX, NULL, 0), ESDIRK_SUCCESS);
+  CHECK(t_after == t_good && memcmp(x_after, x_good, sizeof x_good) == 0);
+  *flag = 0;
+  (void)model;
+  esdirk_solver_free(&solver);
+}
+
+static void failing_callbacks_stop_with_a_clear_status_and_keep_the_state(void) {
+  Model model = {0};
+  esdirk_problem* problem = make_problem(&model, ESDIRK_LINEAR_SOLVER_KRYLOV, 1, product, 1);
+  check_failure(&model, problem, &model.solve_code, 2,
+                "the preconditioner solve callback returned 2");
+  check_failure(&model, problem, &model.solve_code, -3,  /* no fatal code: the same stop */
+                "the preconditioner solve callback returned -3");
+  check_failure(&model, problem, &model.setup_code, 7,
+                "the preconditioner setup callback returned 7");
+  check_failure(&model, problem, &model.solve_nan, 1,
+                "the preconditioner solve callback gave non-finite values");
+  check_failure(&model, problem, &model.product_nan, 1, "the J v callback gave non-finite values");
+  /* After the failures the same problem runs normally again. */
+  double x[NX];
+  CHECK_STATUS(run(problem, x, NULL), ESDIRK_SUCCESS);
+  CHECK(max_difference(x, direct) < 10.0 * RTOL);
+  esdirk_problem_free(&problem);
+}
+
+static void bad_arguments_are_refused_and_change_nothing(void) {
+  Model model = {0};
+  esdirk_problem* problem = make_problem(&model, ESDIRK_LINEAR_SOLVER_KRYLOV, 1, product, 1);
+  CHECK_STATUS(esdirk_problem_set_krylov_callbacks(NULL, product, setup, solve), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_problem_set_krylov_options(NULL, 1, 1e-10), ESDIRK_NULL_ARGUMENT);
+  /* A setup without its solve, or a solve without its setup. */
+  CHECK_STATUS(esdirk_problem_set_krylov_callbacks(problem, product, setup, NULL),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_problem_structure_error(problem), "setup and solve") != NULL);
+  CHECK_STATUS(esdirk_problem_set_krylov_callbacks(problem, NULL, NULL, solve),
+               ESDIRK_INVALID_ARGUMENT);
+  /* The sensitivity tolerance out of (0, 1). */
+  const double bad_tolerances[] = {0.0, 1.0, -1e-3, NAN};
+  for (int k = 0; k < 4; ++k) {
+    CHECK_STATUS(esdirk_problem_set_krylov_options(problem, 0, bad_tolerances[k]),
+                 ESDIRK_INVALID_ARGUMENT);
+    CHECK(strstr(esdirk_problem_structure_error(problem), "sensitivity_tolerance") != NULL);
+  }
+  /* The GMRES settings again: they leave the matrix-free switch as it is. */
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 20, 4, 0.05, 2), ESDIRK_SUCCESS);
+  /* Nothing changed: still matrix-free (the only use of J v) with the exact J v and the user
+   * preconditioner. */
+  double x[NX];
+  esdirk_solver* solver = NULL;
+  CHECK_STATUS(run(problem, x, &solver), ESDIRK_SUCCESS);
+  CHECK(model.products > 0 && model.products == counter(solver, "jacobian_vector_products"));
+  CHECK(model.setups > 0 && model.setups == counter(solver, "preconditioner_setups"));
+  /* Matrix-free products have no place in the sensitivities: refused, naming the setting. */
+  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, x, NX, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_start_sensitivities(solver, NULL, NX, NX, NX), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_solver_last_error(solver), "matrix_free") != NULL);
+  esdirk_solver_free(&solver);
+  /* Removing the callbacks: the built-in block-Jacobi and difference products. */
+  CHECK_STATUS(esdirk_problem_set_krylov_callbacks(problem, NULL, NULL, NULL), ESDIRK_SUCCESS);
+  const long setups = model.setups;
+  CHECK_STATUS(run(problem, x, NULL), ESDIRK_SUCCESS);
+  CHECK(model.setups == setups);
+  CHECK(max_difference(x, direct) < 10.0 * RTOL);
+  esdirk_problem_free(&problem);
+
+  /* On a system below the default Krylov dimension (30) the GMRES settings come first: the
+   * options call names them. */
+  esdirk_problem* small = NULL;
+  CHECK_STATUS(esdirk_problem_create(4, 0, 0, brusselator, &model, &small), ESDIRK_SUCCESS);
+  const esdirk_int small_pointers[] = {0, 1, 2, 3, 4}, small_rows[] = {0, 1, 2, 3};
+  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(small, small_pointers, small_rows,
+                                                   ESDIRK_LINEAR_SOLVER_KRYLOV),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_krylov_options(small, 1, 1e-10), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_problem_structure_error(small), "esdirk_problem_set_krylov_settings") != NULL);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(small, 4, 4, 0.05, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_krylov_options(small, 1, 1e-8), ESDIRK_SUCCESS);
+  esdirk_problem_free(&small);
+}
+
+int main(void) {
+  make_pattern();
+  direct_solution();
+  matrix_free_with_a_user_preconditioner_matches_the_direct_solution();
+  failing_callbacks_stop_with_a_clear_status_and_keep_the_state();
+  bad_arguments_are_refused_and_change_nothing();
+  return report();
+}
