@@ -8,7 +8,7 @@ adjoint gradients, events, multiple shooting and structural analysis (doc/python
 from ._esdirk import (Integrator, Options, Problem, RecoverableError, SensitivityOptions,
                       SolverError, statistics_counters)
 from ._esdirk import *  # noqa: F401,F403  (the remaining facades)
-from ._callbacks import CFunction, SIGNATURE, ctypes_type, numba_signature
+from ._callbacks import CFunction, SIGNATURE, SIGNATURES, ctypes_type, numba_signature
 from ._ivp import DenseSolution, OdeResult, solve_ivp
 
 __version__ = "0.1.0"

@@ -1,11 +1,14 @@
 // The Newton-Krylov hooks of esdirk.Problem (solver='krylov'; doc/python-guide.md, "Large
 // systems"): an exact J v for matrix-free runs and a user preconditioner (setup / solve), as
-// Python callables. The library calls them with the GIL released around the integration, so
-// each call takes the GIL, and its Python errors become the library's codes as for the model
-// callbacks: RecoverableError fails the GMRES solve (the step is retried), any other exception
-// or a result of the wrong shape stops the integration and is raised once it has returned.
+// Python callables or compiled functions (ctypes, cffi, numba.cfunc) with the hooks' own C
+// signatures (esdirk._callbacks.SIGNATURES). A Python hook takes the GIL for its call (the
+// integration runs without it unless every callback is Python), and its errors become the
+// library's codes as for the model callbacks: RecoverableError fails the GMRES solve (the step
+// is retried), any other exception or a result of the wrong shape stops the integration and is
+// raised once it has returned. A compiled hook runs without the interpreter.
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,18 +31,29 @@ py::object call_hook(const py::object& fn, const PythonStyle& style, double t, C
   return fn(*py::tuple(arguments));
 }
 
-// A hook must be a Python callable: the compiled-callback signature (t, x, z, p, out) has no
-// place for v, J or r.
-py::object hook(const py::object& fn, const char* what) {
-  if (fn.is_none()) return {};
-  py::object address = py::module_::import("esdirk._callbacks").attr("compiled_address")(fn, what);
-  if (!address.is_none())
-    throw py::type_error(std::string(what) + " must be a Python callable (compiled functions are "
-                                             "taken for f, g and the Jacobians only)");
+using CompiledProduct = int (*)(double t, const double* x, const double* z, const double* p,
+                                const double* v, double* out);
+using CompiledSetup = int (*)(double t, const double* x, const double* z, const double* p,
+                              double h_gamma, const double* J_values);
+using CompiledSolve = int (*)(const double* r, double* out, int transpose);
+
+// A Python callable, or a compiled function whose declared signature is the hook's (`kind` in
+// esdirk._callbacks.SIGNATURES; a TypeError otherwise).
+ModelProblem::Hook hook(const py::object& fn, const char* what, const char* kind) {
+  ModelProblem::Hook h;
+  if (fn.is_none()) return h;
+  py::object address =
+      py::module_::import("esdirk._callbacks").attr("compiled_address")(fn, what, kind);
+  if (!address.is_none()) {
+    h.compiled = address.cast<std::uintptr_t>();
+    if (h.compiled == 0) throw py::value_error(std::string(what) + ": the compiled function's address is NULL");
+    return h;
+  }
   if (!PyCallable_Check(fn.ptr()))
-    throw py::type_error(std::string(what) + " must be callable (got " +
+    throw py::type_error(std::string(what) + " must be callable or a compiled function (got " +
                          std::string(py::str(py::type::handle_of(fn).attr("__name__"))) + ")");
-  return fn;
+  h.python = fn;
+  return h;
 }
 
 // The n values of a hook's result into out (a ValueError naming the hook for another shape).
@@ -52,43 +66,53 @@ void read_result(const py::object& value, Vector out, const char* what) {
 }  // namespace
 
 void ModelProblem::set_jacobian_vector_product(py::object product) {
-  product_ = hook(product, "jac_vec");
+  product_ = hook(product, "jac_vec", "jac_vec");
 }
 
 void ModelProblem::set_preconditioner(py::object setup, py::object solve) {
   if (setup.is_none() != solve.is_none())
     throw py::value_error("set_preconditioner: give psetup and psolve, or neither");
-  py::object s = hook(setup, "psetup"), v = hook(solve, "psolve");
+  Hook s = hook(setup, "psetup", "psetup"), v = hook(solve, "psolve", "psolve");
   preconditioner_setup_ = std::move(s);
   preconditioner_solve_ = std::move(v);
 }
 
 int ModelProblem::jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p,
                                           ConstVector v, Vector out) {
+  if (product_.compiled != 0)
+    return reinterpret_cast<CompiledProduct>(product_.compiled)(t, x.data(), z.data(), p.data(),
+                                                                v.data(), out.data());
   return call_python_guarded(errors_, [&] {
-    read_result(call_hook(product_, style_, t, x, z, p, {to_array(v)}), out,
+    read_result(call_hook(product_.python, style_, t, x, z, p, {to_array(v)}), out,
                 "the result of jac_vec");
   });
 }
 
 int ModelProblem::preconditioner_setup(double t, ConstVector x, ConstVector z, ConstVector p,
                                        const JacobianMatrix& J, double h_gamma) {
+  // J's values in the order of jacobian_pattern (the Krylov solver always has a pattern).
+  const double* values = J.is_dense() ? J.dense().data : J.values();
+  const py::ssize_t count = J.is_dense() ? static_cast<py::ssize_t>(J.size()) * J.size()
+                                         : J.pattern().nonzeros();
+  if (preconditioner_setup_.compiled != 0)
+    return reinterpret_cast<CompiledSetup>(preconditioner_setup_.compiled)(
+        t, x.data(), z.data(), p.data(), h_gamma, values);
   return call_python_guarded(errors_, [&] {
-    // J's values in the order of jacobian_pattern (the Krylov solver always has a pattern).
-    py::object values =
-        J.is_dense() ? py::object(to_array(J.dense()))
-                     : py::object(py::array_t<double>(J.pattern().nonzeros(), J.values()));
-    call_hook(preconditioner_setup_, style_, t, x, z, p, {values, py::float_(h_gamma)});
+    call_hook(preconditioner_setup_.python, style_, t, x, z, p,
+              {py::array_t<double>(count, values), py::float_(h_gamma)});
   });
 }
 
 int ModelProblem::preconditioner_solve(ConstVector r, Vector out, bool transpose) {
+  if (preconditioner_solve_.compiled != 0)
+    return reinterpret_cast<CompiledSolve>(preconditioner_solve_.compiled)(r.data(), out.data(),
+                                                                           transpose ? 1 : 0);
   return call_python_guarded(errors_, [&] {
     py::list arguments;
     arguments.append(to_array(r));
     arguments.append(py::bool_(transpose));
     for (const py::handle item : style_.extra) arguments.append(item);
-    read_result(preconditioner_solve_(*py::tuple(arguments)), out, "the result of psolve");
+    read_result(preconditioner_solve_.python(*py::tuple(arguments)), out, "the result of psolve");
   });
 }
 

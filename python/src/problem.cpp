@@ -123,13 +123,16 @@ int ModelProblem::parameter_jacobian(double t, ConstVector x, ConstVector z, Con
 }
 
 bool ModelProblem::compiled() const {
-  if (product_ || preconditioner_solve_) return false;  // the Krylov hooks are Python callables
+  for (const Hook* h : {&product_, &preconditioner_setup_, &preconditioner_solve_})
+    if (h->python) return false;
   for (const Callback* c : {&f_, &g_, &jacobian_, &parameter_jacobian_, &sparse_jacobian_})
     if (!c->empty() && !c->is_compiled()) return false;
   return true;
 }
 
 bool ModelProblem::python_only() const {
+  for (const Hook* h : {&product_, &preconditioner_setup_, &preconditioner_solve_})
+    if (h->compiled != 0) return false;
   for (const Callback* c : {&f_, &g_, &jacobian_, &parameter_jacobian_, &sparse_jacobian_})
     if (c->is_compiled()) return false;
   return true;
@@ -265,7 +268,8 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
           py::arg("jac_vec"),
           "jac_vec(t, x, z, p, v) -> J v, shape (nx + nz,) (z, p and args as for f): the exact "
           "product of matrix-free Krylov runs (set_krylov_settings(matrix_free=True)) instead of "
-          "differences. A Python callable; None removes it.")
+          "differences. A Python callable or a compiled function (esdirk.SIGNATURES['jac_vec']); "
+          "None removes it.")
       .def(
           "set_preconditioner", &ModelProblem::set_preconditioner, py::arg("psetup"),
           py::arg("psolve"),
@@ -273,8 +277,9 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
           "differential rows, zero on the algebraic ones), replacing block-Jacobi, applied "
           "from the right: psetup(t, x, z, p, J_values, h_gamma) where J was formed (J_values: "
           "J's nonzeros in the order of jacobian_pattern), where a direct solver would factor; "
-          "psolve(r, transpose) -> P^{-1} r (P^{-T} r if transpose), shape (nx + nz,). Both "
-          "Python callables, or both None (removes them). A hook that raises "
+          "psolve(r, transpose) -> P^{-1} r (P^{-T} r if transpose), shape (nx + nz,). Python "
+          "callables or compiled functions (esdirk.SIGNATURES['psetup'], ['psolve']; nonzero "
+          "return: that GMRES solve fails), or both None (removes them). A hook that raises "
           "esdirk.RecoverableError fails that GMRES solve (the step is retried); any other "
           "exception stops the integration and is raised.");
 }

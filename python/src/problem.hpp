@@ -53,7 +53,8 @@ class ModelProblem final : public Problem {
   ErrorSlot& errors() { return errors_; }
 
   // --- Newton-Krylov hooks (python/src/krylov.cpp): Python callables, called with the
-  // arguments the other callbacks take (pass_z, pass_p, args). A hook that raises stops the
+  // arguments the other callbacks take (pass_z, pass_p, args), or compiled functions with the
+  // hooks' own signatures (esdirk._callbacks.SIGNATURES). A Python hook that raises stops the
   // integration as the other callbacks do (RecoverableError: the GMRES solve fails and the
   // step is retried).
   /// How the callbacks are called (kept for the hooks, which are set after construction).
@@ -62,6 +63,12 @@ class ModelProblem final : public Problem {
   void set_jacobian_vector_product(py::object product);
   /// psetup(t, x, z, p, J_values, h_gamma) and psolve(r, transpose) -> P^{-1} r: both or None.
   void set_preconditioner(py::object setup, py::object solve);
+  /// A hook: a Python callable or a compiled function's address (neither: not set).
+  struct Hook {
+    py::object python;
+    std::uintptr_t compiled = 0;
+    explicit operator bool() const { return compiled != 0 || static_cast<bool>(python); }
+  };
   bool has_jacobian_vector_product() const override { return static_cast<bool>(product_); }
   int jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p,
                               ConstVector v, Vector out) override;
@@ -82,7 +89,7 @@ class ModelProblem final : public Problem {
   std::vector<double> columns_, f_columns_, g_columns_, X_, Z_, actual_;
   long vectorized_columns_ = 0, vectorized_calls_ = 0;
   PythonStyle style_;
-  py::object product_, preconditioner_setup_, preconditioner_solve_;  // null when not set
+  Hook product_, preconditioner_setup_, preconditioner_solve_;
 };
 
 }  // namespace esdirk::python

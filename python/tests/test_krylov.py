@@ -4,7 +4,9 @@ input: an exception or a wrong shape in a hook is raised, a failing precondition
 SolverError, and the integration continues from its last good state."""
 
 import ctypes
+import os
 
+import numba
 import numpy as np
 import pytest
 
@@ -202,12 +204,79 @@ def test_bad_hooks_are_refused():
         problem.set_preconditioner(preconditioner.setup, None)
     with pytest.raises(TypeError, match="psolve must be callable"):
         problem.set_preconditioner(preconditioner.setup, 3.0)
-    compiled = esdirk.ctypes_type()(lambda t, x, z, p, out: 0)
-    with pytest.raises(TypeError, match="jac_vec must be a Python callable"):
-        problem.set_jacobian_vector_product(compiled)
+    model_signature = esdirk.ctypes_type()(lambda t, x, z, p, out: 0)
+    with pytest.raises(TypeError, match=r"jac_vec: a compiled callback must have the signature "
+                                        r"int fn\(double t, .*const double \*v, double \*out\)"):
+        problem.set_jacobian_vector_product(model_signature)
+    with pytest.raises(TypeError, match="psolve: a compiled callback must have the signature"):
+        problem.set_preconditioner(preconditioner.setup, model_signature)
     # Removing them: the built-in block-Jacobi again.
     problem.set_preconditioner(preconditioner.setup, preconditioner.solve)
     problem.set_preconditioner(None, None)
     problem.set_jacobian_vector_product(None)
     run(problem)
     assert preconditioner.setups == 0
+
+
+def compiled_hooks():
+    """The C hooks of krylov_models.c, declared with the hooks' signatures."""
+    lib = ctypes.CDLL(os.environ["ESDIRK_TEST_MODELS"])
+    hooks = {}
+    for name, kind in (("brusselator_f", "model"), ("brusselator_jac_vec", "jac_vec"),
+                       ("brusselator_psetup", "psetup"), ("brusselator_psolve", "psolve"),
+                       ("failing_psolve", "psolve")):
+        hooks[name] = esdirk.ctypes_type(kind)((name, lib))
+    return hooks
+
+
+def test_compiled_hooks_run_without_the_interpreter(direct):
+    hooks = compiled_hooks()
+    problem = esdirk.Problem(N, 0, 0, hooks["brusselator_f"])
+    problem.set_jacobian_pattern(*pattern(), "krylov")
+    problem.set_krylov_settings(dimension=20, block_size=2, matrix_free=True)
+    problem.set_jacobian_vector_product(hooks["brusselator_jac_vec"])
+    problem.set_preconditioner(hooks["brusselator_psetup"], hooks["brusselator_psolve"])
+    assert problem.compiled  # the integration never takes the GIL
+    integrator = run(problem)
+    stats = integrator.statistics
+    assert np.max(np.abs(integrator.x - direct)) < 10 * RTOL
+    assert stats["preconditioner_setups"] > 0 and stats["jacobian_vector_products"] > 0
+    # A failing compiled solve ends with a SolverError, the state kept.
+    problem.set_preconditioner(hooks["brusselator_psetup"], hooks["failing_psolve"])
+    integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
+    integrator.initialize(0.0, initial_state())
+    with pytest.raises(esdirk.SolverError, match="preconditioner") as error:
+        integrator.integrate_to(T_END)
+    assert error.value.status_name == "linear_solver_failures"
+    problem.set_preconditioner(hooks["brusselator_psetup"], hooks["brusselator_psolve"])
+    integrator.integrate_to(T_END)
+    assert np.max(np.abs(integrator.x - direct)) < 10 * RTOL
+
+
+@numba.cfunc(esdirk.numba_signature("jac_vec"), nopython=True)
+def numba_jac_vec(t, x_, z_, p_, d_, out_):
+    x = numba.carray(x_, (N,))
+    d = numba.carray(d_, (N,))
+    out = numba.carray(out_, (N,))
+    for k in range(POINTS):
+        u, v, du, dv = x[2 * k], x[2 * k + 1], d[2 * k], d[2 * k + 1]
+        dul = d[2 * k - 2] if k > 0 else 0.0
+        dur = d[2 * k + 2] if k + 1 < POINTS else 0.0
+        dvl = d[2 * k - 1] if k > 0 else 0.0
+        dvr = d[2 * k + 3] if k + 1 < POINTS else 0.0
+        out[2 * k] = (2 * u * v - (B + 1) - 2 * C) * du + u * u * dv + C * (dul + dur)
+        out[2 * k + 1] = (B - 2 * u * v) * du + (-u * u - 2 * C) * dv + C * (dvl + dvr)
+    return 0
+
+
+def test_numba_jac_vec_with_a_python_preconditioner(direct):
+    problem = make_problem(matrix_free=True)
+    problem.set_jacobian_vector_product(numba_jac_vec)
+    preconditioner = BlockJacobi(problem)
+    problem.set_preconditioner(preconditioner.setup, preconditioner.solve)
+    assert not problem.compiled  # the Python hooks need the interpreter
+    integrator = run(problem)
+    stats = integrator.statistics
+    assert np.max(np.abs(integrator.x - direct)) < 10 * RTOL
+    assert stats["jacobian_vector_products"] > 0
+    assert preconditioner.solves == stats["preconditioner_solves"] > 0
