@@ -4,6 +4,7 @@
 //
 //   esdirk         ShootingInterval with default options (error-controlled exact sensitivities)
 //                  over rtol 1e-3 .. 1e-11
+//   Gauss 2, 3     the same integrator with the 2- and 3-stage Gauss methods (Newton 1e-10)
 //   Radau IIA      the fixed-step 3-stage Radau IIA of radau_iia.hpp with the exact derivative
 //                  of its discrete map (simplified Newton, one LU per step), over the number of
 //                  steps and the Newton tolerance
@@ -31,6 +32,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dow/dow_model.hpp"
@@ -125,8 +127,9 @@ class EsdirkRunner {
 
 class RadauRunner {
  public:
-  RadauRunner(const Interval& c, int steps, double newton_tol)
-      : problem_(c.make()), radau_(*problem_), c_(c), steps_(steps), newton_tol_(newton_tol) {
+  RadauRunner(const Interval& c, int steps, double newton_tol,
+              bench::Collocation method = bench::Collocation::radau_iia3)
+      : problem_(c.make()), radau_(*problem_, method), c_(c), steps_(steps), newton_tol_(newton_tol) {
     radau_.set_scale_floors(c.newton_floors);
   }
   bool run() {
@@ -472,6 +475,20 @@ int main(int argc, char** argv) {
         const bool ok = runner.run();
         measure(runner, "Radau IIA", setting, ok, steps);
       }
+    // Gauss (2 and 3 stages) the same way, Newton 1e-10 only (the quick mode: the CSTR, checked
+    // for the 3-stage method's order 6 below).
+    for (const auto& [method, name] : {std::pair{bench::Collocation::gauss2, "Gauss 2"},
+                                       std::pair{bench::Collocation::gauss3, "Gauss 3"}})
+      for (int steps = 1; steps <= (quick ? (c.id == "cstr" ? 4 : 0) : c.max_radau_steps); steps *= 2) {
+        RadauRunner runner(c, steps, 1e-10, method);
+        std::snprintf(setting, sizeof setting, "%d steps, Newton 1e-10", steps);
+        const bool ok = runner.run();
+        measure(runner, name, setting, ok, steps);
+      }
+    if (c.id == "cstr")
+      for (const auto& p : points)
+        if (p.method == "Gauss 3" && p.steps == 4)
+          check(p.ok && p.errors.worst() < 1e-11, "cstr: Gauss 3 on 4 steps within 1e-11 of the reference");
 #ifdef BENCH_WITH_IDAS
     for (double rtol : quick ? std::vector<double>{1e-6} : std::vector<double>{1e-4, 1e-6, 1e-8, 1e-10}) {
       IdasRunner runner(c, rtol);
@@ -490,7 +507,7 @@ int main(int argc, char** argv) {
       char line[800];
       int at = std::snprintf(line, sizeof line, "%-6s %7.0e", c.id.c_str(), target);
       const Point* e = cheapest(points, "esdirk", target);
-      for (const char* method : {"esdirk", "esdirk frozen", "esdirk fixed", "Radau IIA", "IDAS"}) {
+      for (const char* method : {"esdirk", "esdirk frozen", "esdirk fixed", "Radau IIA", "Gauss 2", "Gauss 3", "IDAS"}) {
         const Point* p = cheapest(points, method, target);
         if (p)
           at += std::snprintf(line + at, sizeof line - static_cast<std::size_t>(at), " | %s %9.2f us (%s)", method,
