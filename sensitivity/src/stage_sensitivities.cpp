@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "fixed_size_stages.hpp"
 #include "matrix_kernels.hpp"
 
 #include "internal/format_number.hpp"
@@ -101,6 +102,11 @@ void StageSensitivities::resize(int directions) {
   // Krylov: the step's M is solved only to the Newton forcing term, so every stage system (M_i,
   // or M itself in paper mode) is solved by its own GMRES to the sensitivity tolerance.
   if (krylov()) factor_stages_ = true;
+  // The small-system fast path: a dense problem whose stages are factored, of an order with
+  // fixed-size stage kernels (fixed_size_stages.hpp; the same bits as the general kernels).
+  fixed_ = !structured_ && factor_stages_ ? detail::fixed_stage_kernels(n_) : nullptr;
+  fixed_lu_.assign(fixed_ != nullptr ? static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_) : 0, 0.0);
+  fixed_pivots_.assign(fixed_ != nullptr ? static_cast<std::size_t>(n_) : 0, 0);
 }
 
 // Per stage, in multiply-adds: a stage LU forms M_i, factors it and does ns back-substitutions;
@@ -188,7 +194,10 @@ int StageSensitivities::parameter_jacobian_at(const StepView& step, int stage, C
     }
     if (stage == s_ - 1 && options_.mode == SensitivityMode::exact) store_cache(step, stage);
   }
-  detail::multiply(jp_.cref(), 0, P, jpP_.ref(), 1.0, false);
+  if (fixed_ != nullptr)
+    fixed_->product(jp_.data(), n_, np_, P.data, P.ld, jpP_.data(), directions_);
+  else
+    detail::multiply(jp_.cref(), 0, P, jpP_.ref(), 1.0, false);
   return 0;
 }
 
@@ -243,6 +252,7 @@ void StageSensitivities::weights_for(const StepView& step) {
               Vector(weights_.data() + nx_, static_cast<std::size_t>(nz_)));
   for (int k = 0; k < n_; ++k)
     inverse_weights_[static_cast<std::size_t>(k)] = 1.0 / weights_[static_cast<std::size_t>(k)];
+  weights_ready_ = true;
 }
 
 // Weighted max-norm of a matrix, max_i w_i sum_j |A_ij| / w_j: the operator norm that belongs
@@ -352,6 +362,17 @@ bool StageSensitivities::solve_with_stage_matrix(const StageJacobian& J, MatrixR
   return true;
 }
 
+// solve_with_stage_matrix with the fixed-size kernels of order n (the LU in fixed_lu_): the same
+// bits, without the copies and the dispatch of the general LU on its shape.
+bool StageSensitivities::solve_with_fixed_kernels(ConstMatrixRef J, MatrixRef S, double h_gamma) {
+  ++stats_.stage_factorizations;
+  if (fixed_->factor_and_solve(J.data, J.ld, h_gamma, nx_, fixed_lu_.data(), fixed_pivots_.data(),
+                               rhs_.data(), S.data, directions_) != 0)
+    return false;
+  stats_.back_substitutions += directions_;
+  return true;
+}
+
 // Refinement did not converge: solve with an LU of M_i itself. -1, or -2 if M_i is singular.
 int StageSensitivities::fall_back(const StageJacobian& J, MatrixRef S, double h_gamma) {
   ++fallbacks_;
@@ -431,6 +452,11 @@ void StageSensitivities::form_rhs(int i, double h, double h_gamma, bool fresh_ba
       ++terms;
     }
   double* __restrict rhs = rhs_.data();
+  if (fixed_ != nullptr && fresh_base) {
+    fixed_->rhs(nx_, directions_, values_.data(), jpP_.data(), h_gamma, terms, rhs_coefficients_.data(),
+                rhs_blocks_.data(), rhs);
+    return;
+  }
   const std::size_t size = block_size();
   if (fresh_base) {
     const double* __restrict s0 = values_.data();  // stage 1's block: [Sx_n; Sz_n]
@@ -477,7 +503,7 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   last_max_corrections_ = 0;
   base_stage_ = -1;
   message_.clear();
-  if (exact) weights_for(step);
+  weights_ready_ = false;  // formed for the first stage that needs refinement
   inverse_ready_ = false;  // M^{-1} of this step is formed when first needed
 
   // Stage 1 (explicit): [SX_1; SZ_1] = [Sx_n; Sz_n], SF_1 = f_x Sx_n + f_z Sz_n + f_p P at t_n.
@@ -509,7 +535,10 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     if (code != 0) return code;
     J1 = current_stage_jacobian();
   }
-  multiply(J1, 0, S1, detail::rows_of(SF1, 0, nx_), 1.0, true);
+  if (fixed_ != nullptr && J1.structured == nullptr)
+    fixed_->add_product(J1.dense.data, J1.dense.ld, nx_, S1.data, SF1.data, ns);
+  else
+    multiply(J1, 0, S1, detail::rows_of(SF1, 0, nx_), 1.0, true);
   if (!exact) form_base(hg);
 
   // Every n x ns block below is contiguous (leading dimension n), so the stage combinations
@@ -534,7 +563,9 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     // Exact mode solves M_i S_i = rhs with an LU of the stage matrix M_i when that is cheaper
     // (factor_stages_), or refines M^{-1} rhs with the step's LU; a singular M_i falls back to
     // the refinement.
-    const bool factored = (exact || krylov()) && factor_stages_ && solve_with_stage_matrix(J, Si, hg);
+    const bool factored = (exact || krylov()) && factor_stages_ &&
+                          (fixed_ != nullptr ? solve_with_fixed_kernels(J.dense, Si, hg)
+                                             : solve_with_stage_matrix(J, Si, hg));
     if (!factored && krylov()) {
       message_ = "GMRES did not solve the stage sensitivities to KrylovSettings::sensitivity_tolerance at t = " +
                  format_number(step.stage_times[i]) + " (raise dimension or max_restarts, or the preconditioner "
@@ -550,6 +581,7 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
       stats_.back_substitutions += ns;
     }
     if (exact && !factored) {
+      if (!weights_ready_) weights_for(step);
       const int sweeps = doubling_pays() ? refine_stage_by_doubling(J.dense, Jn.dense, Si, hg)
                                          : refine_stage(J, Si, hg);
       if (sweeps == -2) {
@@ -564,6 +596,10 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     // SF_i = (SX_i - Sx_n - h sum_{j<i} a_ij SF_j)/(h*gamma) = (SX_i - rhs_x)/(h*gamma) + (f_p P)_x,
     // which is (J_i S_i)_x + (f_p P)_x without the product (as the integrator's F_i).
     double* sf = stage_block(derivatives_, i).data;
+    if (fixed_ != nullptr) {
+      fixed_->derivatives(nx_, ns, Si.data, rhs_.data(), inverse_hg, jpP_.data(), sf);
+      continue;
+    }
     detail::flat_difference_quotient(Si.data, rhs_.data(), inverse_hg, jpP_.data(), sf, block);
     if (nz_ > 0)
       for (int j = 0; j < ns; ++j)

@@ -26,6 +26,10 @@
 
 namespace esdirk {
 
+namespace detail {
+struct FixedStageKernels;
+}
+
 /// The automatic stage solve's rule on a banded or sparse problem (StageSolve::automatic; the
 /// cost model in doc/linear-solvers-guide.md, "Sensitivities on grids whose factors fill in"):
 /// true when an LU of each stage matrix M_i is expected to cost less than refining the stage
@@ -120,6 +124,7 @@ class ESDIRK_API StageSensitivities {
   int refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRef Jn, MatrixRef S, double h_gamma);
   int fall_back(const StageJacobian& J, MatrixRef S, double h_gamma);
   bool solve_with_stage_matrix(const StageJacobian& J, MatrixRef S, double h_gamma);
+  bool solve_with_fixed_kernels(ConstMatrixRef J, MatrixRef S, double h_gamma);
   bool doubling_pays() const;
   bool factorization_pays() const;
   double weighted_matrix_norm(ConstMatrixRef A);
@@ -162,6 +167,12 @@ class ESDIRK_API StageSensitivities {
   std::vector<double> f_base_, g_base_;    // f, g at a stage: the base of forward differences
   int base_stage_ = -1;                    // the stage f_base_, g_base_ belong to (this solve)
   DenseLuSolver stage_lu_;                 // LU of a stage matrix M_i (exact mode)
+  // Small dense systems whose stages are factored (n <= detail::fixed_stage_limit): the stage
+  // kernels of order n (resize()), and the LU of M_i they write; null otherwise.
+  const detail::FixedStageKernels* fixed_ = nullptr;
+  std::vector<double> fixed_lu_;
+  std::vector<int> fixed_pivots_;
+  bool weights_ready_ = false;             // weights_ belong to the step being solved
   bool factor_stages_ = false;             // exact mode solves with stage_lu_ (resize())
   bool decide_at_solve_ = false;           // automatic on a banded/sparse problem: decided by
                                            // the first solve from the fill of the step's LU
