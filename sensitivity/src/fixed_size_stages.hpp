@@ -20,10 +20,11 @@
 
 namespace esdirk::detail {
 
-/// Largest order with fixed-size stage kernels. Chosen by measurement (callgrind,
-/// doc/sensitivity-guide.md "Cost"): up to 8 the kernels win on every piece; the general kernels
-/// are blocked for 4 rows at a time and LAPACK-free there too, so the gain above shrinks while
-/// every order adds code.
+/// Largest order with fixed-size stage kernels, chosen by measurement (callgrind,
+/// doc/sensitivity-guide.md "Cost"): the stage solves of a shooting interval cost 22-27 % fewer
+/// instructions at n = 2, 3 and 6 (3 to 5 directions), but 23 % more on Dow (n = 10, 15
+/// directions), where the general solve runs 4 to 8 columns at once in vector lanes and the
+/// column-by-column solve here cannot keep up.
 inline constexpr int fixed_stage_limit = 8;
 
 /// rhs = [S0_x + hg fp_x ; -fp_z] + sum_t coefficients[t] blocks[t] over ns columns of N rows.
