@@ -142,9 +142,9 @@ void Integrator::require_step_jacobians(const char* who, bool accepts_krylov) co
                                 "derivatives multiply by J on the declared pattern, which then need not be all of J); "
                                 "switch KrylovSettings::matrix_free off");
   if (structure.solver == LinearSolverKind::krylov && !accepts_krylov)
-    throw std::invalid_argument(std::string(who) + ": the Krylov stage solver serves states-only runs and forward "
-                                "sensitivities (the adjoints solve their transposed stage systems exactly); declare "
-                                "the pattern with LinearSolverKind::sparse or banded");
+    throw std::invalid_argument(std::string(who) + ": the Krylov stage solver serves states-only runs, forward "
+                                "sensitivities and the smooth adjoint (not this module); declare the pattern with "
+                                "LinearSolverKind::sparse or banded");
   if (options_.reuse_jacobian)
     throw std::invalid_argument(std::string(who) + ": Options::reuse_jacobian is a states-only option (the "
                                 "derivatives need the Jacobian at the start of every step); switch it off");

@@ -72,7 +72,7 @@ class Adjoint::Sweep : public internal::AdjointSweep {
 
 Adjoint::Adjoint(Integrator& integrator, AdjointOptions options)
     : integrator_(integrator), options_(std::move(options)), run_(std::make_unique<internal::RecordedRun>()) {
-  integrator.require_step_jacobians("Adjoint");
+  integrator.require_step_jacobians("Adjoint", true);
   options_.validate();
   // Records not kept are recomputed on a second integrator over the same problem, resumed at
   // a checkpoint with the parameters of the run (one segment).
@@ -192,6 +192,7 @@ class Adjoint::Backward {
  private:
   Status fail(int code) {
     owner_.message_ = sweep_.message();
+    if (sweep_.linear_solver_failed()) return Status::linear_solver_failures;
     return code < 0 ? Status::callback_fatal : Status::callback_failures;
   }
 

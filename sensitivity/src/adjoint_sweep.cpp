@@ -37,6 +37,16 @@ MatrixRef block(DenseMatrix& M, int col0, int cols) {
 }
 MatrixRef rows_of(MatrixRef M, int r0, int rows) { return {M.data + r0, rows, M.cols, M.ld}; }
 
+// The stage systems of the sweep on the problem's back-end. With the Krylov back-end the
+// transposed stage solves M^T rho = w run GMRES on M^T (J^T from J on the declared pattern, the
+// preconditioner's transpose) to KrylovSettings::sensitivity_tolerance, as the forward
+// sensitivities' stage solves: the Newton forcing term would leave the gradient only as
+// accurate as one Newton correction (doc/adjoint-theory.md "Krylov").
+JacobianStructure sweep_structure(JacobianStructure structure) {
+  structure.krylov.tolerance = structure.krylov.sensitivity_tolerance;
+  return structure;
+}
+
 }  // namespace
 
 AdjointSweep::AdjointSweep(Problem& problem, const Tableau& method, const JacobianEvaluator& increments,
@@ -52,7 +62,8 @@ AdjointSweep::AdjointSweep(Problem& problem, const Tableau& method, const Jacobi
       s_(method.stages),
       rows_(rows),
       structured_(problem.jacobian_structure().solver != LinearSolverKind::dense),
-      lu_(nx_, nz_, problem.jacobian_structure()),
+      krylov_(problem.jacobian_structure().solver == LinearSolverKind::krylov),
+      lu_(nx_, nz_, sweep_structure(problem.jacobian_structure())),
       J_(n_, problem.jacobian_structure()),
       J_cache_(n_, problem.jacobian_structure()) {
   jacobians_.use_increments_of(increments);
@@ -76,9 +87,17 @@ AdjointSweep::AdjointSweep(Problem& problem, const Tableau& method, const Jacobi
   gp_.resize(std::max(np_, 1), rows);
   dgdz_.resize(std::max(nz_, 1), std::max(nz_, 1));
   pivots_.assign(static_cast<std::size_t>(std::max(nz_, 1)), 0);
+  if (krylov_) {
+    lu_.set_statistics(&counters_);
+    if (problem.has_preconditioner()) {
+      probe_.assign(static_cast<std::size_t>(n_), 1.0);
+      probe_out_.assign(static_cast<std::size_t>(n_), 0.0);
+    }
+  }
 }
 
 void AdjointSweep::start() {
+  linear_solver_failed_ = false;
   lambda_.fill(0.0);
   mu_.fill(0.0);
   seed_kappa_.fill(0.0);
@@ -150,6 +169,7 @@ struct AdjointSweep::Stages {
       return failure(sweep.message_, "the stage matrix is singular at t = ", stage_time(i), " (adjoint)");
     sweep.lu_.solve_transposed(V);  // V <- rho_i
     sweep.report_.transposed_solves += sweep.rows_;
+    if (sweep.krylov_ && !sweep.lu_.last_solve_converged()) return sweep.krylov_failure(stage_time(i));
     if (!all_finite(V))
       return failure(sweep.message_, "the stage adjoint is not finite at t = ", stage_time(i), "");
     return 0;
@@ -307,6 +327,29 @@ int AdjointSweep::form_jacobians(double t, ConstVector x, ConstVector z) {
     if (code != 0) return model_failure(code, "the parameter Jacobian", t);
   }
   return 0;
+}
+
+// GMRES did not solve a transposed stage system to KrylovSettings::sensitivity_tolerance. With
+// the problem's preconditioner the usual cause is a preconditioner_solve without its transpose
+// (a failure code or non-finite values for transpose = true): probed once here, off the hot
+// path, so that the message names it.
+int AdjointSweep::krylov_failure(double t) {
+  linear_solver_failed_ = true;
+  const std::string where = " at the stage t = " + format_number(t) + " (adjoint)";
+  if (!probe_.empty()) {
+    std::fill(probe_.begin(), probe_.end(), 1.0);
+    int code = problem_.preconditioner_solve(probe_, probe_out_, true);
+    for (double v : probe_out_) code = (code == 0 && !std::isfinite(v)) ? 1 : code;
+    if (code != 0) {
+      message_ = "the problem's preconditioner_solve failed for transpose = true" + where +
+                 ": the adjoint's transposed stage solves need P^{-T} r from the preconditioner (implement "
+                 "the transpose, or use LinearSolverKind::sparse or banded for the adjoint)";
+      return 1;
+    }
+  }
+  message_ = "GMRES did not solve the transposed stage system to KrylovSettings::sensitivity_tolerance" + where +
+             " (raise KrylovSettings::dimension or max_restarts, or improve the preconditioner)";
+  return 1;
 }
 
 int AdjointSweep::model_failure(int code, const char* what, double t) {

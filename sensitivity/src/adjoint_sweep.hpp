@@ -53,6 +53,9 @@ class AdjointSweep {
   ConstMatrixRef mu() const { return {mu_.data(), np_, rows_, mu_.rows()}; }
   MatrixRef mu_ref() { return {mu_.data(), np_, rows_, mu_.rows()}; }
   const std::string& message() const { return message_; }
+  /// The last failure was a transposed stage solve by GMRES (the Krylov back-end) that did not
+  /// reach KrylovSettings::sensitivity_tolerance: Status::linear_solver_failures.
+  bool linear_solver_failed() const { return linear_solver_failed_; }
 
   /// A point term at the end of `r`: lambda += [dC/dx; dC/dz], mu += dC/dp.
   int add_point_term(const StepRecord& r, const PointGradient& term);
@@ -89,6 +92,7 @@ class AdjointSweep {
   int jacobians_at(const StepRecord& r, int i);
   int form_jacobians(double t, ConstVector x, ConstVector z);
   int model_failure(int code, const char* what, double t);
+  int krylov_failure(double t);
   // Parameter terms by the problem's products w^T [f_p; g_p] (Problem::parameter_vjp).
   void remember_point(double t, ConstVector x, ConstVector z);
   void stage_parameter_products(const StepRecord& r, int i, ConstMatrixRef kappa, ConstMatrixRef rho);
@@ -103,7 +107,12 @@ class AdjointSweep {
   std::vector<double> p_;
   // The stage matrices M_i on the problem's back-end (dense, band or KLU: solve_transposed),
   // J_i in the problem's storage (dense, or the values of its pattern).
+  // The Krylov back-end (LinearSolverKind::krylov): GMRES on M^T to the sensitivity tolerance;
+  // probe_ and probe_out_ name a preconditioner without transpose in the failure message.
   bool structured_ = false;
+  bool krylov_ = false;
+  bool linear_solver_failed_ = false;
+  std::vector<double> probe_, probe_out_;
   StageLinearSystem lu_;
   JacobianMatrix J_, J_cache_;
   DenseMatrix Jp_, Jp_cache_;

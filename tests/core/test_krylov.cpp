@@ -211,10 +211,11 @@ BOOST_AUTO_TEST_CASE(bad_settings_and_the_derivative_modules_are_refused) {
   s = {};
   s.sensitivity_tolerance = 1.0;
   refused(s, "sensitivity_tolerance");
-  // The default dimension (30) fits n = 32; the adjoints need exact transposed stage solves.
+  // The default dimension (30) fits n = 32; a module that does not accept the Krylov back-end
+  // (the hybrid adjoint) is refused.
   esdirk::Options options;
   esdirk::Integrator integrator(model, options);
-  BOOST_CHECK_THROW(integrator.require_step_jacobians("Adjoint"), std::invalid_argument);
+  BOOST_CHECK_THROW(integrator.require_step_jacobians("HybridAdjoint"), std::invalid_argument);
   // A problem smaller than the default dimension is refused when the integrator is made.
   brusselator_mol::Model2d tiny(2);  // n = 8
   tiny.set_jacobian_pattern(tiny.pattern(), LinearSolverKind::krylov);

@@ -2,7 +2,8 @@
 // by its own GMRES to KrylovSettings::sensitivity_tolerance (the Newton corrections keep the
 // forcing term), so the sensitivities are those of the same discrete scheme: they agree with the
 // direct solver's (KLU) to the integration tolerance, and with central differences of Krylov
-// trajectories; matrix-free products and the adjoints are refused with a message naming why.
+// trajectories; matrix-free products are refused with a message naming why (the smooth adjoint
+// with Krylov: test_krylov_adjoint.cpp).
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -134,7 +135,8 @@ BOOST_AUTO_TEST_CASE(krylov_sensitivities_match_central_differences_of_krylov_tr
 }
 
 // Matrix-free products need not come with all of J on the pattern, which the sensitivities
-// multiply by; the adjoints solve transposed systems exactly: both refused, naming the cause.
+// multiply by: refused, naming the cause; a module that does not accept Krylov (the hybrid
+// adjoint of the events module) is refused too.
 BOOST_AUTO_TEST_CASE(matrix_free_sensitivities_and_krylov_adjoints_are_refused) {
   brusselator_mol::Model model(20);
   declare(model, LinearSolverKind::krylov, true);
@@ -151,7 +153,7 @@ BOOST_AUTO_TEST_CASE(matrix_free_sensitivities_and_krylov_adjoints_are_refused) 
   declare(model, LinearSolverKind::krylov, false);
   esdirk::Integrator integrator(model, options);
   BOOST_CHECK_NO_THROW(integrator.require_step_jacobians("ForwardSensitivity", true));
-  BOOST_CHECK_THROW(integrator.require_step_jacobians("Adjoint"), std::invalid_argument);
+  BOOST_CHECK_THROW(integrator.require_step_jacobians("HybridAdjoint"), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -97,8 +97,8 @@ class ESDIRK_API Integrator {
   /// For modules whose derivatives need the Jacobian at the start of every step (forward
   /// sensitivities, adjoints): throws std::invalid_argument naming `who` when
   /// Options::reuse_jacobian is on; otherwise FactorizationPolicy::automatic forms J and the LU
-  /// every step from now on. The Krylov back-end is refused unless `accepts_krylov` (the
-  /// forward sensitivities, which solve their own stage systems to
+  /// every step from now on. The Krylov back-end is refused unless `accepts_krylov` (forward
+  /// sensitivities and Adjoint, which solve their own stage systems to
   /// KrylovSettings::sensitivity_tolerance), and with KrylovSettings::matrix_free always.
   void require_step_jacobians(const char* who, bool accepts_krylov = false) const;
   /// Adds a listener at the end of the ordered list (it must outlive its membership; remove it
