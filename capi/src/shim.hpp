@@ -127,7 +127,7 @@ class CProblem final : public esdirk::Problem {
       if (code == 0)
         for (double v : out) finite = finite && std::isfinite(v);
       if (code == 0 && finite) {
-        who_ = nullptr;
+        if (who_ != nullptr) who_ = nullptr;  // written only after a failure, not per call
         return 0;
       }
       if (who_ == nullptr) {

@@ -132,9 +132,11 @@ typedef int (*esdirk_preconditioner_solve_fn)(esdirk_int nx, esdirk_int nz, cons
  *  J v or P^{-1} r with a non-finite entry, fails the GMRES solves of that setup: the step is
  *  retried as after a GMRES failure (a new J and setup, then a smaller step), and a run where
  *  that keeps happening stops with ESDIRK_LINEAR_SOLVER_FAILURES, the last good state kept and
- *  the message naming the callback and its code. The multiple-shooting evaluator's intervals
- *  call them from several threads at once with the same user_data: a preconditioner that keeps
- *  P in user_data needs one P per thread there (or one thread). */
+ *  the message naming the callback and its code. The preconditioner belongs to the problem:
+ *  while it is set, run one handle of the problem at a time (two concurrent runs would set up
+ *  each other's P). The multiple-shooting evaluator makes a copy of the problem per interval
+ *  but calls them from several threads at once with the same user_data: a preconditioner that
+ *  keeps P in user_data needs one P per thread there (or one thread). */
 ESDIRK_C_API int esdirk_problem_set_krylov_callbacks(esdirk_problem* problem,
                                                      esdirk_jacobian_vector_fn product,
                                                      esdirk_preconditioner_setup_fn setup,
