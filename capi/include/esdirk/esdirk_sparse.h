@@ -41,7 +41,7 @@ extern "C" {
 #define ESDIRK_LINEAR_SOLVER_BANDED 1
 #define ESDIRK_LINEAR_SOLVER_SPARSE 2
 #define ESDIRK_LINEAR_SOLVER_KRYLOV 3 /* restarted GMRES, block-Jacobi or the problem's own
-                                        preconditioner; no adjoints */
+                                        preconditioner */
 
 /** The analytic Jacobian on the declared pattern: values[k] is the entry of row
  *  row_indices[k] in the column k lies in (nnz values; entries not written are 0). */
@@ -117,7 +117,7 @@ typedef int (*esdirk_preconditioner_setup_fn)(esdirk_int nx, esdirk_int nz, esdi
                                               const esdirk_int* column_pointers,
                                               const esdirk_int* row_indices,
                                               const double* values, void* user_data);
-/** out = P^{-1} r (P^{-T} r if `transpose` is nonzero: the transposed stage solves)
+/** out = P^{-1} r (P^{-T} r if `transpose` is nonzero: the adjoint's transposed stage solves)
  *  with the P of the last setup; r and out have n = nx + nz entries and do not overlap. */
 typedef int (*esdirk_preconditioner_solve_fn)(esdirk_int nx, esdirk_int nz, const double* r,
                                               double* out, int transpose, void* user_data);
