@@ -4,13 +4,15 @@
  * matches the direct (KLU) solution; the callbacks are called as the statistics count them;
  * and bad input (a failing or NaN preconditioner, a NaN J v, NULL pointers, a setup without a
  * solve, settings out of range or out of order) gets a clear status and message and loses
- * nothing; and the multiple-shooting evaluator's copies of the problem keep the callbacks. */
+ * nothing; the multiple-shooting evaluator's copies of the problem keep the callbacks; and the
+ * adjoint's transposed solves call the preconditioner with its transpose flag. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "esdirk/esdirk.h"
+#include "esdirk/esdirk_adjoint.h"
 #include "esdirk/esdirk_multishoot.h"
 #include "esdirk/esdirk_options.h"
 #include "esdirk/esdirk_sparse.h"
@@ -24,7 +26,7 @@ static const double A = 1.0, B = 3.0, ALPHA = 0.02;
 
 typedef struct {
   double inverse[POINTS][4]; /* the inverse of each point's 2x2 block of M, column-major */
-  long setups, solves, products;
+  long setups, solves, products, transposed_solves;
   int setup_code, solve_code; /* returned by the callbacks when nonzero (failure injection) */
   int solve_nan, product_nan; /* write a NaN instead */
 } Model;
@@ -100,6 +102,7 @@ static int solve(esdirk_int nx, esdirk_int nz, const double* r, double* out, int
   (void)nx, (void)nz;
   Model* model = (Model*)user_data;
   ++model->solves;
+  if (transpose) ++model->transposed_solves;
   if (model->solve_code != 0) return model->solve_code;
   for (int k = 0; k < POINTS; ++k) {
     const double* m = model->inverse[k];
@@ -352,6 +355,51 @@ static void intervals_use_the_problems_preconditioner(void) {
   esdirk_problem_free(&problem);
 }
 
+/* The adjoint's transposed stage solves reach the user preconditioner with `transpose` set:
+ * the gradient of the final sum of u with respect to x0 equals the KLU adjoint's to the
+ * integration tolerance. */
+static void adjoint_uses_the_transposed_preconditioner(void) {
+  double gradients[2][NX];
+  for (int c = 0; c < 2; ++c) {
+    Model model = {0};
+    esdirk_problem* problem =
+        make_problem(&model, c == 0 ? ESDIRK_LINEAR_SOLVER_SPARSE : ESDIRK_LINEAR_SOLVER_KRYLOV, 0,
+                     NULL, 1);
+    esdirk_solver* solver = NULL;
+    CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_solver_set_tolerances(solver, RTOL, RTOL), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_solver_set_adjoint(solver, 1, 0), ESDIRK_SUCCESS);
+    double x[NX];
+    initial_state(x);
+    CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, x, NX, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_solver_set_stop_time(solver, T_END), ESDIRK_SUCCESS);
+    CHECK(esdirk_solver_integrate_to(solver, T_END, x, NX, NULL, 0) >= 0);
+    double W[NX];
+    for (int i = 0; i < NX; ++i) W[i] = i % 2 == 0 ? 1.0 : 0.0;
+    esdirk_objective* objective = NULL;
+    CHECK_STATUS(esdirk_objective_create(1, &objective), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_objective_set_terminal_weights(objective, W, NX, NX), ESDIRK_SUCCESS);
+    const long forward_transposed = model.transposed_solves;
+    CHECK_STATUS(esdirk_solver_adjoint_gradient(solver, objective, gradients[c], NX, NX, NULL, 0, 0),
+                 ESDIRK_SUCCESS);
+    if (c == 1) {
+      printf("adjoint: transposed preconditioner solves %ld (forward run %ld)\n",
+             model.transposed_solves, forward_transposed);
+      CHECK(forward_transposed == 0 && model.transposed_solves > 0);
+    }
+    esdirk_objective_free(&objective);
+    esdirk_solver_free(&solver);
+    esdirk_problem_free(&problem);
+  }
+  double difference = 0.0, size = 0.0;
+  for (int i = 0; i < NX; ++i) {
+    difference = fmax(difference, fabs(gradients[1][i] - gradients[0][i]));
+    size = fmax(size, fabs(gradients[0][i]));
+  }
+  printf("adjoint: max |g - g_KLU| = %.3g (max |g_KLU| = %.3g)\n", difference, size);
+  CHECK(size > 0.0 && difference < 10.0 * RTOL * size);
+}
+
 int main(void) {
   make_pattern();
   direct_solution();
@@ -359,5 +407,6 @@ int main(void) {
   failing_callbacks_stop_with_a_clear_status_and_keep_the_state();
   bad_arguments_are_refused_and_change_nothing();
   intervals_use_the_problems_preconditioner();
+  adjoint_uses_the_transposed_preconditioner();
   return report();
 }
