@@ -3,7 +3,7 @@
 // from the low-conversion steady state (T_c = 300 K) to the open-loop unstable middle one
 // (C_A = 0.5 mol/L, T = 350 K) with the coolant temperature bounded, 250 <= T_c <= 350 K, and
 // the reactor temperature kept below T_max = 355 K (a state constraint at the shooting
-// nodes). Each sample solves one NLP over N intervals of dt, warm-started from the previous
+// nodes, soft by default: an exact L1 penalty, --soft). Each sample solves one NLP over N intervals of dt, warm-started from the previous
 // solution; the plant is the same model integrated with the control held over the sample
 // (zero-order hold: a restart of the integrator at each sample time).
 //
@@ -14,8 +14,17 @@
 // the NLP's line search sees as noise) at a cost fixed by the first evaluation, without
 // rejected steps; the next sample adapts again, so the mesh follows the trajectory.
 //
+// The intervals run at rtol 1e-5 by default (3.7 steps per interval instead of 11.7 at 1e-8),
+// which needs the soft state constraint: in sample 5 both T <= T_max and T_c >= 250 K are
+// active and the hard NLP is feasible only within the intervals' error against the plant, so at
+// rtol 1e-5 it fails there. With the penalty rho = 100 on the violation (per kelvin and node;
+// above the hard NLP's state-bound multipliers, at most 3.9, in every sample but that one,
+// where the soft NLP violates by < 1e-6 K), the soft NLP has the hard solution wherever the
+// hard one is feasible with some margin.
+//
 //     nmpc [--horizon N] [--samples S] [--dt DT] [--threads T] [--output DIR] [--lbfgs]
-//          [--cold-multipliers] [--mesh frozen|adaptive|fixed:STEPS] [--rtol R] [--compare CSV]
+//          [--cold-multipliers] [--mesh frozen|adaptive|fixed:STEPS] [--rtol R] [--soft RHO]
+//          [--compare CSV]
 //
 // Writes DIR/nmpc_closed_loop.csv (plant states and input, ten points per sample); plot.py
 // makes nmpc_closed_loop.png from it.
@@ -23,7 +32,8 @@
 // Checks: every NLP solved; every sample's NLP constraint violation below its tolerance; the
 // plant's T <= T_max and the bounds on T_c at every sample; the set point reached at the end;
 // with --compare CSV, the closed loop equal to another run's (nmpc_closed_loop.csv of the same
-// horizon and samples, e.g. with --mesh adaptive) within 1e-6 relative in C_A, T and T_c.
+// horizon and samples, e.g. hard bounds with --mesh adaptive --rtol 1e-8 --soft 0) within
+// 1e-6 relative in C_A, T and T_c. Prints the largest state-bound multiplier and slack.
 // Prints per sample the integration, derivative assembly and Ipopt times and the time and
 // steps per shooting interval (timings are reported, never checked).
 #include <algorithm>
@@ -51,7 +61,8 @@ namespace ms = esdirk::multishoot;
 namespace {
 
 constexpr double CA_ref = 0.5, T_ref = 350.0, Tc_ref = 300.0, T_max = 355.0;
-// --compare: the bound on the relative difference of two closed loops (100 x the default rtol).
+// --compare: the bound on the relative difference of two closed loops: the NLPs' optimality
+// tolerance 1e-6 (two runs converge differently within it where the bound on T turns inactive).
 constexpr double compare_bound = 1e-6;
 constexpr double w_CA = 1.0 / (0.05 * 0.05), w_T = 1.0 / (2.0 * 2.0), w_Tc = 0.01 / (20.0 * 20.0);
 
@@ -115,7 +126,8 @@ double closed_loop_difference(const std::vector<std::array<double, 4>>& a,
 
 const char* const usage =
     "usage: nmpc [--horizon N] [--samples S] [--dt DT] [--threads T] [--output DIR] [--lbfgs]\n"
-    "            [--cold-multipliers] [--mesh frozen|adaptive|fixed:STEPS] [--rtol R] [--compare CSV]\n"
+    "            [--cold-multipliers] [--mesh frozen|adaptive|fixed:STEPS] [--rtol R] [--soft RHO]\n"
+    "            [--compare CSV]\n"
     "\n"
     "Nonlinear model predictive control of an exothermic CSTR by multiple shooting with Ipopt,\n"
     "from the low-conversion steady state to the unstable middle one under input and state bounds.\n"
@@ -131,7 +143,9 @@ const char* const usage =
     "  --mesh M             shooting meshes: frozen (default: adapted at the first evaluation of\n"
     "                       each sample, reused by its later iterations), adaptive (every\n"
     "                       evaluation adapts), fixed:STEPS (STEPS equal steps per interval)\n"
-    "  --rtol R             the shooting intervals' rtol (default 1e-8; atol = 1e-2 R)\n"
+    "  --rtol R             the shooting intervals' rtol (default 1e-5; atol = 1e-2 R)\n"
+    "  --soft RHO           T <= T_max as a soft constraint with the L1 penalty RHO per kelvin\n"
+    "                       and node (default 100); 0: a hard bound\n"
     "  --compare CSV        check that the closed loop equals the one in CSV (another run's\n"
     "                       nmpc_closed_loop.csv, same horizon and samples) within 1e-6 relative\n"
     "  --help               this text\n";
@@ -140,7 +154,7 @@ int main(int argc, char** argv) try {
   if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   int N = 20, samples = 60, threads = 2;
   bool cold = false, lbfgs = false;
-  double dt = 0.05, rtol = 1e-8;
+  double dt = 0.05, rtol = 1e-5, penalty = 100.0;
   std::string output = ".", mesh = "frozen", compare;
   for (int i = 1; i < argc; ++i) {
     auto next = [&]() -> const char* {
@@ -157,6 +171,7 @@ int main(int argc, char** argv) try {
     else if (!std::strcmp(argv[i], "--mesh")) mesh = next();
     else if (!std::strcmp(argv[i], "--rtol")) rtol = std::atof(next());
     else if (!std::strcmp(argv[i], "--compare")) compare = next();
+    else if (!std::strcmp(argv[i], "--soft")) penalty = std::atof(next());
     else throw std::invalid_argument(std::string("unknown option ") + argv[i]);
   }
 
@@ -208,6 +223,7 @@ int main(int argc, char** argv) try {
   if (!lbfgs) spec.quadratic_cost = cost;
   spec.tolerance = 1e-8;
   spec.warm_start_multipliers = !cold;
+  spec.soft_state_penalty = penalty;
 
   // The plant: the same model, integrated tightly, control held over each sample.
   cstr::Model plant_model;
@@ -227,12 +243,16 @@ int main(int argc, char** argv) try {
   if (!f) throw std::runtime_error("cannot write " + csv);
   std::fprintf(f, "t,CA,T,Tc\n");
   if (!(rtol > 0.0 && rtol < 1.0)) throw std::invalid_argument("--rtol must be in (0, 1)");
-  std::printf("CSTR NMPC: N = %d intervals of %g min, %d samples, %d threads, %s meshes, rtol %g; "
-              "start C_A = %.4f, T = %.3f K\n\n",
-              N, dt, samples, threads, mesh.c_str(), options.rtol, x[0], x[1]);
-  std::printf("%6s %8s %9s %9s %5s %5s %10s %9s %9s %9s %9s %9s %6s\n", "sample", "C_A", "T", "T_c", "iter",
-              "evals", "viol", "integr s", "assem s", "solver s", "total s", "us/intv", "steps");
+  if (!(penalty >= 0.0)) throw std::invalid_argument("--soft must be >= 0");
+  std::printf("CSTR NMPC: N = %d intervals of %g min, %d samples, %d threads, %s meshes, rtol %g, "
+              "T <= T_max %s (penalty %g); start C_A = %.4f, T = %.3f K\n\n",
+              N, dt, samples, threads, mesh.c_str(), options.rtol, penalty > 0.0 ? "soft" : "hard", penalty,
+              x[0], x[1]);
+  std::printf("%6s %8s %9s %9s %5s %5s %10s %9s %9s %9s %9s %9s %6s %9s %9s\n", "sample", "C_A", "T", "T_c",
+              "iter", "evals", "viol", "integr s", "assem s", "solver s", "total s", "us/intv", "steps", "T mult",
+              "slack");
   bool ok = true;
+  double max_slack = 0.0, max_multiplier = 0.0;
   double max_T = x[1], max_viol = 0.0, sum_int = 0, sum_asm = 0, sum_sol = 0, max_total = 0;
   int total_iter = 0, failed_evals = 0;
   for (int j = 0; j < samples; ++j) {
@@ -245,10 +265,11 @@ int main(int argc, char** argv) try {
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double Tc = sol.u[0];
     const double count = static_cast<double>(std::max(1L, interval_count - count_before));
-    std::printf("%6d %8.5f %9.4f %9.4f %5d %5d %10.2e %9.5f %9.5f %9.5f %9.5f %9.1f %6.2f\n", j, x[0], x[1],
+    std::printf("%6d %8.5f %9.4f %9.4f %5d %5d %10.2e %9.5f %9.5f %9.5f %9.5f %9.1f %6.2f %9.3g %9.2e\n", j, x[0], x[1],
                 Tc, sol.iterations, sol.evaluations, sol.constraint_violation, sol.integration_seconds,
                 sol.assembly_seconds, sol.solver_seconds, total, 1e6 * (interval_seconds - seconds_before) / count,
-                static_cast<double>(interval_steps - steps_before) / count);
+                static_cast<double>(interval_steps - steps_before) / count, sol.max_state_bound_multiplier,
+                sol.max_slack);
     if (!sol.success) {
       std::printf("  sample %d: the NLP failed: %s %s\n", j, sol.status.c_str(), sol.message.c_str());
       ok = false;
@@ -262,6 +283,8 @@ int main(int argc, char** argv) try {
       ok = false;
     }
     max_viol = std::max(max_viol, sol.constraint_violation);
+    max_slack = std::max(max_slack, sol.max_slack);
+    max_multiplier = std::max(max_multiplier, sol.max_state_bound_multiplier);
     sum_int += sol.integration_seconds;
     sum_asm += sol.assembly_seconds;
     sum_sol += sol.solver_seconds;
@@ -290,9 +313,10 @@ int main(int argc, char** argv) try {
   }
   std::fclose(f);
   if (!compare.empty()) {
-    // The same closed loop as another run's (CTest: the adaptive-mesh run): every plant state
-    // and input at every row within 1e-6 relative, 100 x the intervals' rtol 1e-8 (measured
-    // against the adaptive run: 1e-9).
+    // The same closed loop as another run's (CTest: hard bounds, adaptive meshes, rtol 1e-8):
+    // every plant state and input at every row within 1e-6 relative (measured for the default:
+    // 7.6e-7 in T_c, in sample 9 where T leaves its bound; 6.9e-7 already for soft bounds on
+    // the same adaptive meshes).
     std::array<double, 3> worst{};
     const double difference = closed_loop_difference(read_closed_loop(csv), read_closed_loop(compare), worst);
     if (difference < 0.0) {
@@ -317,6 +341,8 @@ int main(int argc, char** argv) try {
               "failing intervals; max violation %.2e\n",
               static_cast<double>(total_iter) / samples, sum_int / samples, threads,
               sum_asm / samples, sum_sol / samples, max_total, failed_evals, max_viol);
+  std::printf("state bound T <= T_max: %s; largest multiplier %.4g, largest slack %.3e\n",
+              penalty > 0.0 ? "soft" : "hard", max_multiplier, max_slack);
   std::printf("per shooting interval: %.1f us and %.2f steps (%ld interval evaluations, %s meshes)\n",
               1e6 * interval_seconds / static_cast<double>(std::max(1L, interval_count)),
               static_cast<double>(interval_steps) / static_cast<double>(std::max(1L, interval_count)),

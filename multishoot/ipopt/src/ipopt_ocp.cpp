@@ -43,7 +43,25 @@ const char* status_name(Ipopt::ApplicationReturnStatus s) {
   }
 }
 
-// Variables w = [s_0 .. s_N, u_0 .. u_{N-1}]; constraints [s_0 - x0; F_k(s_k,u_k) - s_{k+1}].
+// The finite node state bounds that soft_state_penalty > 0 softens, in the order of
+// OcpSolution::slack within a node: (state, upper?) pairs.
+struct SoftBound {
+  int state;
+  bool upper;
+};
+std::vector<SoftBound> soft_bounds(const OcpSpec& spec) {
+  std::vector<SoftBound> b;
+  if (!(spec.soft_state_penalty > 0.0)) return b;
+  for (int i = 0; i < spec.nx; ++i) {
+    if (std::isfinite(spec.x_lower[sz(i)])) b.push_back({i, false});
+    if (std::isfinite(spec.x_upper[sz(i)])) b.push_back({i, true});
+  }
+  return b;
+}
+
+// Variables w = [s_0 .. s_N, u_0 .. u_{N-1}, sigma_1 .. sigma_N]; constraints [s_0 - x0;
+// F_k(s_k,u_k) - s_{k+1}; per node k = 1..N and soft bound: s_k,i + sigma >= lo or
+// s_k,i - sigma <= hi]. The slacks sigma (nb per node) exist only for soft state bounds.
 class ShootingNlp : public Ipopt::TNLP {
  public:
   ShootingNlp(const OcpSpec& spec, double t0, ConstVector x0, const OcpSolution& start,
@@ -53,8 +71,10 @@ class ShootingNlp : public Ipopt::TNLP {
     N_ = spec.intervals;
     nx_ = spec.nx;
     nu_ = spec.nu;
-    n_ = (N_ + 1) * nx_ + N_ * nu_;
-    m_ = (N_ + 1) * nx_;
+    soft_ = soft_bounds(spec);
+    nb_ = static_cast<int>(soft_.size());
+    n_ = (N_ + 1) * nx_ + N_ * nu_ + N_ * nb_;
+    m_ = (N_ + 1) * nx_ + N_ * nb_;
     z_guess_ = start.z_guess;
     terminal_gradient_.assign(sz(nx_), 0.0);
   }
@@ -63,7 +83,7 @@ class ShootingNlp : public Ipopt::TNLP {
                     IndexStyleEnum& style) override {
     n = n_;
     m = m_;
-    nnz_jac = nx_ + N_ * (nx_ * nx_ + nx_ + nx_ * nu_);
+    nnz_jac = nx_ + N_ * (nx_ * nx_ + nx_ + nx_ * nu_) + 2 * N_ * nb_;
     nnz_h = 0;
     if (spec_.quadratic_cost) {
       const int b = nx_ + nu_;
@@ -78,9 +98,14 @@ class ShootingNlp : public Ipopt::TNLP {
     for (int k = 0; k <= N_; ++k)
       for (int i = 0; i < nx_; ++i) {
         const double l = spec_.x_lower[sz(i)], h = spec_.x_upper[sz(i)];
-        lo[s_at(k) + i] = k == 0 || !std::isfinite(l) ? -inf : l;
-        hi[s_at(k) + i] = k == 0 || !std::isfinite(h) ? inf : h;
+        const bool hard = k > 0 && nb_ == 0;  // soft bounds are constraints with slacks
+        lo[s_at(k) + i] = !hard || !std::isfinite(l) ? -inf : l;
+        hi[s_at(k) + i] = !hard || !std::isfinite(h) ? inf : h;
       }
+    for (int e = sigma_at(1, 0); e < n_; ++e) {
+      lo[e] = 0.0;
+      hi[e] = inf;
+    }
     for (int k = 0; k < N_; ++k)
       for (int i = 0; i < nu_; ++i) {
         lo[u_at(k) + i] = spec_.u_lower[sz(i)];
@@ -88,6 +113,13 @@ class ShootingNlp : public Ipopt::TNLP {
       }
     std::fill(g_lo, g_lo + m_, 0.0);
     std::fill(g_hi, g_hi + m_, 0.0);
+    for (int k = 1; k <= N_; ++k)
+      for (int j = 0; j < nb_; ++j) {
+        const SoftBound b = soft_[sz(j)];
+        const int r = soft_row(k, j);
+        g_lo[r] = b.upper ? -inf : spec_.x_lower[sz(b.state)];
+        g_hi[r] = b.upper ? spec_.x_upper[sz(b.state)] : inf;
+      }
     return true;
   }
 
@@ -97,6 +129,17 @@ class ShootingNlp : public Ipopt::TNLP {
       std::copy(start_.s.begin(), start_.s.end(), x);
       std::copy(start_.u.begin(), start_.u.end(), x + s_at(N_ + 1));
       std::copy(x0_.begin(), x0_.end(), x);  // s_0 = x0 from the start
+      if (start_.slack.size() == sz(N_ * nb_)) {
+        std::copy(start_.slack.begin(), start_.slack.end(), x + sigma_at(1, 0));
+      } else {  // the start's violation of each soft bound
+        for (int k = 1; k <= N_; ++k)
+          for (int j = 0; j < nb_; ++j) {
+            const SoftBound b = soft_[sz(j)];
+            const double v = x[s_at(k) + b.state];
+            x[sigma_at(k, j)] = std::max(0.0, b.upper ? v - spec_.x_upper[sz(b.state)]
+                                                      : spec_.x_lower[sz(b.state)] - v);
+          }
+      }
     }
     if (init_z) {
       std::copy(start_.bound_lower_multipliers.begin(), start_.bound_lower_multipliers.end(), z_lo);
@@ -113,6 +156,7 @@ class ShootingNlp : public Ipopt::TNLP {
     f = 0.0;
     for (int k = 0; k < N_; ++k) f += outputs_.H(k);
     if (spec_.terminal) f += spec_.terminal(ConstVector(w + s_at(N_), sz(nx_)), terminal_gradient_);
+    for (int e = sigma_at(1, 0); e < n_; ++e) f += spec_.soft_state_penalty * w[e];
     out_.assembly_seconds += since(start);
     return std::isfinite(f);
   }
@@ -125,6 +169,7 @@ class ShootingNlp : public Ipopt::TNLP {
       for (int i = 0; i < nx_; ++i) grad[s_at(k) + i] = outputs_.q(k)[sz(i)];
       for (int i = 0; i < nu_; ++i) grad[u_at(k) + i] = outputs_.r(k)[sz(i)];
     }
+    for (int e = sigma_at(1, 0); e < n_; ++e) grad[e] = spec_.soft_state_penalty;
     grad_terminal_.assign(sz(nx_), 0.0);
     if (spec_.terminal) {
       spec_.terminal(ConstVector(w + s_at(N_), sz(nx_)), grad_terminal_);
@@ -140,6 +185,11 @@ class ShootingNlp : public Ipopt::TNLP {
     for (int k = 0; k < N_; ++k)
       for (int i = 0; i < nx_; ++i)
         g[nx_ * (k + 1) + i] = outputs_.x_end(k)[sz(i)] - w[s_at(k + 1) + i];
+    for (int k = 1; k <= N_; ++k)
+      for (int j = 0; j < nb_; ++j) {
+        const SoftBound b = soft_[sz(j)];
+        g[soft_row(k, j)] = w[s_at(k) + b.state] + (b.upper ? -1.0 : 1.0) * w[sigma_at(k, j)];
+      }
     return true;
   }
 
@@ -168,6 +218,13 @@ class ShootingNlp : public Ipopt::TNLP {
             col[e] = u_at(k) + j;
           }
       }
+      for (int k = 1; k <= N_; ++k)
+        for (int j = 0; j < nb_; ++j) {
+          row[e] = soft_row(k, j);
+          col[e++] = s_at(k) + soft_[sz(j)].state;
+          row[e] = soft_row(k, j);
+          col[e++] = sigma_at(k, j);
+        }
       return true;
     }
     if (!update(w, new_x)) return false;
@@ -182,6 +239,11 @@ class ShootingNlp : public Ipopt::TNLP {
       for (int j = 0; j < nu_; ++j)
         for (int i = 0; i < nx_; ++i) values[e++] = B(i, j);
     }
+    for (int k = 1; k <= N_; ++k)
+      for (int j = 0; j < nb_; ++j) {
+        values[e++] = 1.0;
+        values[e++] = soft_[sz(j)].upper ? -1.0 : 1.0;
+      }
     out_.assembly_seconds += since(start);
     return true;
   }
@@ -237,14 +299,32 @@ class ShootingNlp : public Ipopt::TNLP {
                          Number objective, const Ipopt::IpoptData*,
                          Ipopt::IpoptCalculatedQuantities*) override {
     out_.s.assign(w, w + s_at(N_ + 1));
-    out_.u.assign(w + s_at(N_ + 1), w + n_);
+    out_.u.assign(w + s_at(N_ + 1), w + sigma_at(1, 0));
+    out_.slack.assign(w + sigma_at(1, 0), w + n_);
+    out_.max_slack = 0.0;
+    for (double v : out_.slack) out_.max_slack = std::max(out_.max_slack, v);
+    out_.max_state_bound_multiplier = 0.0;
+    for (int k = 1; k <= N_; ++k) {
+      for (int i = 0; i < nx_ && nb_ == 0; ++i)
+        out_.max_state_bound_multiplier = std::max(
+            {out_.max_state_bound_multiplier, z_lo[s_at(k) + i], z_hi[s_at(k) + i]});
+      for (int j = 0; j < nb_; ++j)
+        out_.max_state_bound_multiplier =
+            std::max(out_.max_state_bound_multiplier, std::abs(lambda[soft_row(k, j)]));
+    }
     out_.bound_lower_multipliers.assign(z_lo, z_lo + n_);
     out_.bound_upper_multipliers.assign(z_hi, z_hi + n_);
     out_.constraint_multipliers.assign(lambda, lambda + m_);
     out_.objective = objective;
     double viol = 0.0;
-    for (int i = 0; i < m_; ++i) viol = std::max(viol, std::abs(g[i]));
+    for (int i = 0; i < (N_ + 1) * nx_; ++i) viol = std::max(viol, std::abs(g[i]));
     for (int k = 1; k <= N_; ++k)
+      for (int j = 0; j < nb_; ++j) {
+        const SoftBound b = soft_[sz(j)];
+        const double g_kj = g[soft_row(k, j)];
+        viol = std::max(viol, b.upper ? g_kj - spec_.x_upper[sz(b.state)] : spec_.x_lower[sz(b.state)] - g_kj);
+      }
+    for (int k = 1; k <= N_ && nb_ == 0; ++k)
       for (int i = 0; i < nx_; ++i) {
         viol = std::max(viol, spec_.x_lower[sz(i)] - w[s_at(k) + i]);
         viol = std::max(viol, w[s_at(k) + i] - spec_.x_upper[sz(i)]);
@@ -261,6 +341,8 @@ class ShootingNlp : public Ipopt::TNLP {
  private:
   int s_at(int k) const { return k * nx_; }
   int u_at(int k) const { return (N_ + 1) * nx_ + k * nu_; }
+  int sigma_at(int k, int j) const { return (N_ + 1) * nx_ + N_ * nu_ + (k - 1) * nb_ + j; }  // k >= 1
+  int soft_row(int k, int j) const { return (N_ + 1) * nx_ + (k - 1) * nb_ + j; }          // k >= 1
 
   // Evaluates the intervals at a new point w (once per point: Ipopt asks for f, g, their
   // derivatives separately). A failing interval makes every callback at this point return
@@ -299,7 +381,8 @@ class ShootingNlp : public Ipopt::TNLP {
   IntervalInputs in_;
   IntervalOutputs outputs_;
   std::vector<double> z_guess_, terminal_gradient_, grad_terminal_;
-  int N_ = 0, nx_ = 0, nu_ = 0, n_ = 0, m_ = 0;
+  std::vector<SoftBound> soft_;
+  int N_ = 0, nx_ = 0, nu_ = 0, nb_ = 0, n_ = 0, m_ = 0;
   bool evaluated_ = false, valid_ = false;
 };
 
@@ -316,6 +399,8 @@ void OcpSpec::validate() const {
     if (!(u_lower[sz(i)] <= u_upper[sz(i)])) fail("u_lower > u_upper for control " + std::to_string(i));
   for (int i = 0; i < nx; ++i)
     if (!(x_lower[sz(i)] <= x_upper[sz(i)])) fail("x_lower > x_upper for state " + std::to_string(i));
+  if (!(soft_state_penalty >= 0.0) || !std::isfinite(soft_state_penalty))
+    fail("soft_state_penalty must be >= 0 and finite (0: hard state bounds)");
   if (!(tolerance > 0.0) || !(optimality_tolerance > 0.0) || max_iterations < 1)
     fail("tolerances > 0 and max_iterations >= 1 needed");
   if (quadratic_cost) {
@@ -383,8 +468,10 @@ OcpSolution solve_ocp(const OcpSpec& spec, double t0, ConstVector x0, const OcpS
   // Bounds exactly as given (Ipopt relaxes them by 1e-8 relative by default): the state
   // constraint is then met at the nodes to the integration tolerance.
   app->Options()->SetNumericValue("bound_relax_factor", 0.0);
+  const std::size_t nb = soft_bounds(spec).size();
   const bool warm = spec.warm_start_multipliers &&
-                    start.constraint_multipliers.size() == sz((N + 1) * spec.nx);
+                    start.constraint_multipliers.size() == sz((N + 1) * spec.nx) + sz(N) * nb &&
+                    start.bound_lower_multipliers.size() == sz((N + 1) * spec.nx + N * spec.nu) + sz(N) * nb;
   if (warm) {
     app->Options()->SetStringValue("warm_start_init_point", "yes");
     app->Options()->SetNumericValue("warm_start_bound_push", 1e-9);
@@ -425,13 +512,18 @@ OcpSolution shift_for_warm_start(const OcpSpec& spec, const OcpSolution& prev) {
   shift(next.s, 0, N + 1, nx);
   shift(next.u, 0, N, nu);
   shift(next.z_guess, 0, N, nz);
-  const std::size_t n = sz((N + 1) * nx + N * nu);
-  if (next.bound_lower_multipliers.size() == n) {
-    shift(next.bound_lower_multipliers, 0, N + 1, nx);
-    shift(next.bound_lower_multipliers, sz((N + 1) * nx), N, nu);
-    shift(next.bound_upper_multipliers, 0, N + 1, nx);
-    shift(next.bound_upper_multipliers, sz((N + 1) * nx), N, nu);
+  const int nb = static_cast<int>(soft_bounds(spec).size());
+  if (next.slack.size() == sz(N * nb)) shift(next.slack, 0, N, nb);
+  const std::size_t n = sz((N + 1) * nx + N * nu + N * nb);
+  if (next.bound_lower_multipliers.size() == n && next.bound_upper_multipliers.size() == n &&
+      next.constraint_multipliers.size() == sz((N + 1) * nx + N * nb)) {
+    for (std::vector<double>* z : {&next.bound_lower_multipliers, &next.bound_upper_multipliers}) {
+      shift(*z, 0, N + 1, nx);
+      shift(*z, sz((N + 1) * nx), N, nu);
+      shift(*z, sz((N + 1) * nx + N * nu), N, nb);
+    }
     shift(next.constraint_multipliers, 0, N + 1, nx);
+    shift(next.constraint_multipliers, sz((N + 1) * nx), N, nb);
   }
   return next;
 }

@@ -6,6 +6,13 @@
 //     s.t. s_0 = x0,   F_k(s_k, u_k) - s_{k+1} = 0,   u_lo <= u_k <= u_hi,
 //          x_lo <= s_k <= x_hi (k = 1..N: the state constraint at the nodes)
 //
+// or, with OcpSpec::soft_state_penalty = rho > 0, the state constraint softened by an exact
+// L1 penalty: a slack sigma >= 0 per finite state bound and node, x_lo - sigma <= s_k and
+// s_k <= x_hi + sigma, and rho * sum sigma added to the objective. For rho above the largest
+// multiplier of the hard state bounds the soft NLP has the hard one's solution (all slacks
+// zero) wherever the hard one is feasible; where it is not (e.g. feasible only within the
+// intervals' integration error), the soft NLP still has a solution, with violations the penalty keeps small.
+//
 // with exact first derivatives from the shooting intervals: the constraint Jacobian has the
 // blocks A_k, -I, B_k, the objective gradient q_k, r_k and dL/ds_N. The Hessian of the
 // Lagrangian: the exact one needs second-order sensitivities; for a tracking cost
@@ -65,6 +72,10 @@ struct OcpSpec {
   /// gradients integrated to rtol, 1e-8 is out of reach; the controls converge well before.
   double optimality_tolerance = 1e-6;
   int max_iterations = 200;
+  /// > 0: the node state bounds are soft, with this L1 penalty per unit of violation and
+  /// node (see above; choose it above the hard problem's largest state-bound multiplier).
+  /// 0: hard bounds.
+  double soft_state_penalty = 0.0;
   /// Warm-start Ipopt's multipliers from the start's (when it has them); the primal start is
   /// always used.
   bool warm_start_multipliers = true;
@@ -83,8 +94,20 @@ struct OcpSolution {
   std::vector<double> s;         ///< (N + 1) * nx node states
   std::vector<double> u;         ///< N * nu controls
   std::vector<double> z_guess;   ///< N * nz: z at the interval starts (next guesses)
+  /// Soft state bounds only: the slacks, per node k = 1..N the finite bounds in the order
+  /// state 0 lower, state 0 upper, state 1 lower, ... (infinite bounds have none); empty for
+  /// hard bounds. A start without them (or of another size) starts the slacks at the start's
+  /// bound violation.
+  std::vector<double> slack;
+  double max_slack = 0.0;        ///< the largest slack (0 for hard bounds)
+  /// The largest multiplier of a node state bound at the solution (hard bounds: of the
+  /// variable bound; soft: of the softened constraint, at most the penalty). Soft bounds are
+  /// exact when the penalty exceeds this value of the hard problem.
+  double max_state_bound_multiplier = 0.0;
   double objective = 0.0;
-  double constraint_violation = 0.0;  ///< max |continuity| and bound violation at the solution
+  /// max |continuity| and bound violation at the solution (soft state bounds: the violation
+  /// of x_lo - sigma <= s_k <= x_hi + sigma; the slacks themselves are in max_slack)
+  double constraint_violation = 0.0;
   int iterations = 0;
   int evaluations = 0;           ///< interval batches evaluated
   int failed_evaluations = 0;    ///< batches with a failing interval (Ipopt backtracked)
