@@ -288,4 +288,49 @@ BOOST_AUTO_TEST_CASE(a_singular_stage_matrix_falls_back_to_refinement) {
   BOOST_TEST(solver.message().find("stage iteration matrix is singular") != std::string::npos);
 }
 
+// The same on a system of order 2, whose stages go through the fixed-order kernels
+// (sensitivity/src/fixed_size_stages.hpp): a zero pivot of the fixed-order LU of M_i hands the
+// stage to the refinement as the general LU does, and the step ends with the same clear status.
+// x' = -x + z, 0 = x - 2z; the algebraic row of J is zero at the stages only.
+BOOST_AUTO_TEST_CASE(a_singular_stage_matrix_of_a_small_system_falls_back_as_in_the_general_path) {
+  class TinySingularAtStages : public esdirk::Problem {
+   public:
+    TinySingularAtStages() : Problem(1, 1, 0) {}
+    int evaluate(double, esdirk::ConstVector x, esdirk::ConstVector z, esdirk::ConstVector, esdirk::Vector f,
+                 esdirk::Vector g) override {
+      f[0] = -x[0] + z[0];
+      g[0] = x[0] - 2.0 * z[0];
+      return 0;
+    }
+    bool has_jacobian() const override { return true; }
+    int jacobian(double t, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector, esdirk::MatrixRef J) override {
+      const bool stage = t > t_n;
+      J(0, 0) = -1.0;
+      J(0, 1) = 1.0;
+      J(1, 0) = stage ? 0.0 : 1.0;
+      J(1, 1) = stage ? 0.0 : -2.0;
+      return 0;
+    }
+    double t_n = 1e300;
+  } model;
+  esdirk::Options options;
+  options.tolerance_rule = esdirk::ToleranceRule::raw;
+  esdirk::Integrator solver(model, options);
+  esdirk::SensitivityOptions so;
+  so.stage_solve = esdirk::StageSolve::factorization;
+  so.error_control = false;
+  esdirk::ForwardSensitivity sens(solver, so);
+  const std::vector<double> x0 = {1.0}, z0 = {0.5};
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, x0, z0, {})));
+  DenseMatrix seed(1, 1);
+  seed(0, 0) = 1.0;
+  BOOST_REQUIRE(esdirk::ok(sens.initialize(seed.cref())));
+  model.t_n = 0.0;
+  const esdirk::Status status = solver.step_exactly(0.1);
+  BOOST_TEST_MESSAGE("status " << esdirk::status_name(status) << ": " << solver.message());
+  BOOST_TEST(solver.statistics().stage_factorizations >= 2);  // the stage LU, then the fallback's
+  BOOST_TEST(status == esdirk::Status::callback_failures);
+  BOOST_TEST(solver.message().find("stage iteration matrix is singular") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
