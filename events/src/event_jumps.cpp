@@ -66,16 +66,11 @@ int EventJumps::rates(double t, ConstVector x, ConstVector z, ConstVector pe, Ve
   std::copy(f.begin(), f.end(), f0_.begin());
   code = jacobians_.state_jacobian(t, x, z, pe, f0_, g0_, J_.ref());
   if (code != 0) return code;
-  // g_t by a central difference in t.
-  const double dt = step_for(t);
-  counters_.fd_function_evaluations += 2;
-  code = problem_.evaluate(t + dt, x, z, pe, f1_, g1_);
-  if (code == 0) code = problem_.evaluate(t - dt, x, z, pe, f1_, g2_);
-  code = finite_or(finite_or(code, g1_), g2_);
+  code = time_derivative(t, x, z, pe);  // into g1_
   if (code != 0) return code;
   // g_z z' = -(g_x f + g_t)
   for (int i = 0; i < nz_; ++i) {
-    double v = (g1_[static_cast<std::size_t>(i)] - g2_[static_cast<std::size_t>(i)]) / (2.0 * dt);
+    double v = g1_[static_cast<std::size_t>(i)];
     for (int j = 0; j < nx_; ++j) v += J_(nx_ + i, j) * f0_[static_cast<std::size_t>(j)];
     rhs_(i, 0) = -v;
     for (int j = 0; j < nz_; ++j) gz_(i, j) = J_(nx_ + i, nx_ + j);
@@ -85,6 +80,23 @@ int EventJumps::rates(double t, ConstVector x, ConstVector z, ConstVector pe, Ve
   lu_solve(gz_.cref(), pivots_.data(), rhs_.ref());
   ++counters_.back_substitutions;
   for (int i = 0; i < nz_; ++i) zdot[static_cast<std::size_t>(i)] = rhs_(i, 0);
+  return 0;
+}
+
+// g_t into g1_: the problem's own (exact for an AD model) or a central difference in t.
+int EventJumps::time_derivative(double t, ConstVector x, ConstVector z, ConstVector pe) {
+  HybridProblem& hybrid = problem_.hybrid();
+  if (hybrid.has_constraint_time_derivative())
+    return finite_or(hybrid.constraint_time_derivative(problem_.mode, t, x, z, problem_.parameters_of(pe),
+                                                       problem_.memory_of(pe), g1_),
+                     g1_);
+  const double dt = step_for(t);
+  counters_.fd_function_evaluations += 2;
+  int code = problem_.evaluate(t + dt, x, z, pe, f1_, g1_);
+  if (code == 0) code = problem_.evaluate(t - dt, x, z, pe, f1_, g2_);
+  code = finite_or(finite_or(code, g1_), g2_);
+  if (code != 0) return code;
+  for (std::size_t i = 0; i < g1_.size(); ++i) g1_[i] = (g1_[i] - g2_[i]) / (2.0 * dt);
   return 0;
 }
 

@@ -2,7 +2,8 @@
 // Internal: the local quantities of a transition (doc/events-theory.md): the time derivatives
 // x' = f and z' = -g_z^{-1}(g_x f + g_t) along a mode, the gradient of an event component and
 // D_h = dh/dt along the solution, the reset x+ = phi and its Jacobian. What the problem does not
-// supply is formed by central differences (counted in event_fd_evaluations).
+// supply is formed by central differences (counted in event_fd_evaluations; g_t in
+// fd_function_evaluations).
 
 #include <vector>
 
@@ -68,6 +69,7 @@ class EventJumps {
     return ConstVector(point_).subspan(1 + static_cast<std::size_t>(nx_ + nz_), static_cast<std::size_t>(npe_));
   }
   double step_for(double v) const;
+  int time_derivative(double t, ConstVector x, ConstVector z, ConstVector pe);
 
   ModeProblem& problem_;
   Statistics& counters_;

@@ -46,6 +46,12 @@ int HybridProblem::parameter_jacobian(int, double, ConstVector, ConstVector, Con
       "HybridProblem::parameter_jacobian called but has_parameter_jacobian() is false");
 }
 
+int HybridProblem::constraint_time_derivative(int, double, ConstVector, ConstVector, ConstVector,
+                                              ConstVector, Vector) {
+  throw std::logic_error(
+      "HybridProblem::constraint_time_derivative called but has_constraint_time_derivative() is false");
+}
+
 int HybridProblem::events(int, double, ConstVector, ConstVector, ConstVector, ConstVector,
                           Vector h) {
   if (!h.empty())

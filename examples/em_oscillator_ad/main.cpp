@@ -59,8 +59,8 @@ struct EmOscillator {
     f[2] = x[0] * x[0];
     return 0;
   }
-  template <class T>
-  int g(int mode, double, std::span<const T> x, std::span<const T> z, std::span<const T> p,
+  template <class T>  // t as T (unused here): the events module then asks AD for g_t
+  int g(int mode, T, std::span<const T> x, std::span<const T> z, std::span<const T> p,
         std::span<const T> mem, std::span<T> g) const {
     g[0] = z[0] - sigma(mode, x[0], mem[0], mem[3], p);
     return 0;
@@ -147,12 +147,12 @@ int main(int argc, char** argv) {
               h.event_fd);
   // The hand model differentiates sigma by hand: its Jacobians round differently from AD's,
   // and the stiff algebraic branch carries that into the runs at the level of 1e-13. The
-  // difference evaluations both runs count are the event module's own: g_t (here 0) by a
-  // central difference in t at each reversal, for the jump of z's sensitivity (a Problem has
-  // no g_t to ask for); no derivative of the model's is differenced.
+  // difference evaluations of the hand run are the event module's: g_t (here 0) by a central
+  // difference in t at each reversal, for the jump of z's sensitivity (the hand model has no
+  // constraint_time_derivative); the AD model's g takes t as T, so g_t is formed by AD too.
   const bool good = std::abs(a.G - 0.04994) < 5e-6 && a.events == h.events && a.steps == h.steps &&
                     std::abs(a.G - h.G) <= 1e-10 * h.G && worst <= 1e-8 && adjoint_vs_forward <= 1e-10 &&
-                    a.fd == h.fd && a.event_fd == 0;
+                    a.fd == 0 && a.event_fd == 0;
   std::printf("%s\n", good ? "CHECK PASSED" : "CHECK FAILED");
   return good ? 0 : 1;
 }

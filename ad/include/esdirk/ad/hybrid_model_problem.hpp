@@ -8,8 +8,8 @@
 //       template <class T>   // x' = f_mode(t, x, z, p, mem)
 //       int f(int mode, double t, std::span<const T> x, std::span<const T> z, std::span<const T> p,
 //             std::span<const T> mem, std::span<T> f) const;
-//       template <class T>   // 0 = g_mode(...); only needed when nz > 0
-//       int g(int mode, double t, ..., std::span<T> g) const;
+//       template <class T>   // 0 = g_mode(...); only needed when nz > 0; t may be T
+//       int g(int mode, double t, ..., std::span<T> g) const;    // (then g_t is exact)
 //       template <class T>   // h_mode(t, x, z, p, mem); only needed when ne > 0
 //       int events(int mode, T t, ..., std::span<T> h) const;
 //       template <class T>   // next mode and x+ = phi(t, x-, z-, p, mem); x_plus holds x- on
@@ -31,7 +31,9 @@
 //   event_jacobian row k            forward mode over [t, x, z, p, mem], component k kept
 //   reset_jacobian D                forward mode over [t, x, z, p, mem] through transition()
 //   parameter_reset_jacobian E      forward mode through reset_parameters()
-// No Jacobian is formed by finite differences. A failure (a nonzero code, a value or
+//   constraint_time_derivative g_t  forward mode over t, when g takes t as T
+// No Jacobian is formed by finite differences (g_t is, by the events module, when g takes a
+// double t). A failure (a nonzero code, a value or
 // derivative that is not finite, an exception) is returned as a code (the model's, 1, or -1)
 // and described by last_failure().
 
@@ -62,6 +64,12 @@ using Out = std::span<double>;
 template <class Model>
 concept HybridHasConstraints = requires(Model& m, hybrid_detail::In in, hybrid_detail::Out out) {
   { m.g(0, 0.0, in, in, in, in, out) };
+};
+/// True if the model's g takes t as its scalar type (`T t` or a template of its own), so that
+/// g_t comes from one forward pass over t (checked for Dual<1>).
+template <class Model>
+concept HybridConstraintsReadTime = requires(Model& m, std::span<const Dual<1>> in, std::span<Dual<1>> out) {
+  { m.g(0, Dual<1>{}, in, in, in, in, out) };
 };
 template <class Model>
 concept HybridHasEvents = requires(Model& m, hybrid_detail::In in, hybrid_detail::Out out) {
@@ -150,6 +158,36 @@ class HybridModelProblem : public HybridProblem {
   int jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector memory,
                MatrixRef J) override {
     return dynamics_columns(mode, t, x, z, p, memory, 1, nx() + nz(), J, "J");
+  }
+  /// g_t exactly (forward mode over t) when g takes t as T; otherwise the events module
+  /// differences g in t (a g with `double t` may depend on t in ways AD cannot see).
+  bool has_constraint_time_derivative() const override { return HybridConstraintsReadTime<Model>; }
+  int constraint_time_derivative(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                                 ConstVector memory, Vector g_t) override {
+    if constexpr (HybridConstraintsReadTime<Model>) {
+      const auto in = [](ConstVector v, std::vector<Dual<1>>& to) {
+        to.assign(v.begin(), v.end());  // sized at the first call, kept
+        return std::span<const Dual<1>>(to);
+      };
+      time_out_.resize(static_cast<std::size_t>(nz()));
+      const Dual<1> tt(t, {1.0});
+      const int code = guarded("f/g", "g_t", t, [&] {
+        return model_.g(mode, tt, in(x, time_x_), in(z, time_z_), in(p, time_p_), in(memory, time_m_),
+                        std::span<Dual<1>>(time_out_));
+      });
+      if (code != 0) return code;
+      for (std::size_t i = 0; i < g_t.size(); ++i) {
+        g_t[i] = time_out_[i].d[0];
+        if (!std::isfinite(g_t[i]) || !std::isfinite(time_out_[i].v)) {
+          begin_failure("f/g", "g_t", t, 1).row = nx() + static_cast<int>(i);
+          failure_.column = 0;
+          return 1;
+        }
+      }
+      return 0;
+    } else {
+      return HybridProblem::constraint_time_derivative(mode, t, x, z, p, memory, g_t);
+    }
   }
   bool has_parameter_jacobian() const override { return true; }
   int parameter_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector memory,
@@ -272,8 +310,15 @@ class HybridModelProblem : public HybridProblem {
   int dynamics(int mode, double t, std::span<const T> x, std::span<const T> z, std::span<const T> p,
                std::span<const T> memory, std::span<T> f, std::span<T> g) {
     int code = model_.f(mode, t, x, z, p, memory, f);
-    if constexpr (HybridHasConstraints<Model>)
-      if (code == 0 && nz() > 0) code = model_.g(mode, t, x, z, p, memory, g);
+    if constexpr (HybridHasConstraints<Model>) {
+      if (code == 0 && nz() > 0) {
+        // A g written with `T t` cannot take a double t beside T states: t as a constant T.
+        if constexpr (requires { model_.g(mode, t, x, z, p, memory, g); })
+          code = model_.g(mode, t, x, z, p, memory, g);
+        else
+          code = model_.g(mode, T(t), x, z, p, memory, g);
+      }
+    }
     return code;
   }
 
@@ -360,6 +405,7 @@ class HybridModelProblem : public HybridProblem {
   int inputs_;  // 1 + nx + nz + np + memory_size(): [t, x, z, p, mem]
   ForwardJacobian<Chunk> jacobians_;
   std::vector<double> point_, scratch_, dense_;
+  std::vector<Dual<1>> time_x_, time_z_, time_p_, time_m_, time_out_;  // g_t's pass
   HybridModelFailure failure_;
 };
 

@@ -68,6 +68,14 @@ class ESDIRK_API HybridProblem {
   virtual int jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
                        ConstVector memory, MatrixRef J);
   virtual bool has_parameter_jacobian() const { return false; }
+  /// True if constraint_time_derivative() is implemented. Without it the events module forms
+  /// g_t (for z' = -g_z^{-1}(g_x f + g_t) at an event: D_h and the sensitivity jumps) by a
+  /// central difference in t, counted in fd_function_evaluations.
+  virtual bool has_constraint_time_derivative() const { return false; }
+  /// g_t = dg/dt of `mode` (size nz) at (t, x, z, p, mem), the partial derivative in the
+  /// explicit t. Only called when has_constraint_time_derivative() and nz > 0.
+  virtual int constraint_time_derivative(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                                         ConstVector memory, Vector g_t);
   /// [f_p f_mem; g_p g_mem], (nx+nz) x (np + memory_size()): the parameters, then the memory
   /// (x*, then z*). Only called when has_parameter_jacobian().
   virtual int parameter_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
