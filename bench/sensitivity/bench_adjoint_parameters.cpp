@@ -16,7 +16,7 @@
 // mode on the band, and the band LU). At np = 1 also "AD band rev": the parameter terms by the
 // tape (ParameterTerms::reverse_mode), the cost that stays flat in np.
 //
-//     bench_adjoint_parameters [--repeats 20] [--nx 20]
+//     bench_adjoint_parameters [--repeats 20] [--nx 20] [--np N (this np only)]
 
 #include <algorithm>
 #include <chrono>
@@ -106,10 +106,11 @@ bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repea
 }  // namespace
 
 int main(int argc, char** argv) {
-  int repeats = 20, nx = 20;
+  int repeats = 20, nx = 20, only_np = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--repeats") == 0) repeats = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--nx") == 0) nx = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--np") == 0) only_np = std::atoi(argv[i + 1]);
   }
   esdirk::Options options;
   options.rtol = 1e-6;
@@ -117,7 +118,8 @@ int main(int argc, char** argv) {
   std::printf("reaction-diffusion chain, nx = %d, T = %g, rtol 1e-6, best of %d\n", nx, T_END, repeats);
   std::printf("%-11s %5s %7s %12s %12s %10s %14s %10s\n", "model", "np", "steps", "states-only", "adjoint", "ratio",
               "forward sens.", "ratio");
-  for (int np : {1, 9, 50, 100}) {
+  const std::vector<int> counts = only_np > 0 ? std::vector<int>{only_np} : std::vector<int>{1, 9, 50, 100};
+  for (int np : counts) {
     bench::Chain hand(nx, np);
     esdirk::ad::ModelProblem<bench::ChainModel> ad(nx, 0, np, bench::ChainModel(nx, np));
     esdirk::ad::ModelProblem<bench::ChainModel> banded(nx, 0, np, bench::ChainModel(nx, np));

@@ -67,7 +67,6 @@ AdjointSweep::AdjointSweep(Problem& problem, const Tableau& method, const Jacobi
       J_(n_, problem.jacobian_structure()),
       J_cache_(n_, problem.jacobian_structure()) {
   jacobians_.use_increments_of(increments);
-  parameter_products_ = np_ > 0 && problem.has_parameter_vjp();
   weights_.assign(static_cast<std::size_t>(n_), 0.0);
   product_.assign(static_cast<std::size_t>(np_), 0.0);
   point_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
@@ -98,6 +97,9 @@ AdjointSweep::AdjointSweep(Problem& problem, const Tableau& method, const Jacobi
 
 void AdjointSweep::start() {
   linear_solver_failed_ = false;
+  // Asked at every sweep, not once: a problem's choice may change between gradients (an AD
+  // model's set_parameter_terms, or the structure it found in a later run).
+  parameter_products_ = np_ > 0 && problem_.has_parameter_vjp();
   lambda_.fill(0.0);
   mu_.fill(0.0);
   seed_kappa_.fill(0.0);

@@ -40,7 +40,8 @@ class AdjointSweep {
                AdjointReport& report);
 
   int rows() const { return rows_; }
-  /// lambda = 0, mu = 0, no pending seeds, no cached Jacobian.
+  /// lambda = 0, mu = 0, no pending seeds, no cached Jacobian; asks the problem again whether
+  /// it has parameter products.
   void start();
   /// The parameters the problem is evaluated with from here on (copied; size np). Forgets the
   /// cached Jacobian (the same point with other parameters is another Jacobian).

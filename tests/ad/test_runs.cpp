@@ -236,6 +236,38 @@ BOOST_AUTO_TEST_CASE(adjoint_parameter_terms_by_forward_mode_equal_those_by_reve
   BOOST_TEST_MESSAGE("parameter terms, reverse vs forward mode: worst relative difference " << worst);
 }
 
+// Regression: the adjoint asked has_parameter_vjp() once, when its sweep was made at the first
+// gradient, so a later set_parameter_terms (or a structure found in a later run) was ignored by
+// every further gradient of the same Adjoint. Now every sweep asks.
+BOOST_AUTO_TEST_CASE(a_second_gradient_follows_a_change_of_the_parameter_terms) {
+  using Terms = esdirk::ad::ParameterTerms;
+  ModelProblem<templated::Dow> ad(6, 4, 9);
+  esdirk::Integrator solver(ad, dow::benchmark_options(1e-6));
+  esdirk::Adjoint adjoint(solver);
+  const auto za = dow::consistent_algebraic_start();
+  const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end()), z0(za.begin(), za.end()),
+      p(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, x0, z0, p)));
+  solver.set_stop_time(0.5);
+  std::vector<double> x(6), z(4);
+  BOOST_REQUIRE(esdirk::ok(solver.integrate_to(0.5, x, z).status));
+  DenseMatrix weights(10, 1);
+  weights(3, 0) = 1.0;
+  weights(7, 0) = 1e5;
+  esdirk::AdjointObjective objective;
+  objective.set_terminal_weights(weights.cref());
+  DenseMatrix dx0(6, 1), dp_products(9, 1), dp_matrix(9, 1);
+  BOOST_REQUIRE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp_products.ref())));
+  BOOST_TEST(adjoint.report().parameter_jacobian_evaluations == 0);  // np = 9 > Chunk: products
+  ad.set_parameter_terms(Terms::forward_mode);
+  BOOST_REQUIRE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp_matrix.ref())));
+  BOOST_TEST(adjoint.report().parameter_jacobian_evaluations > 0);  // was 0: the first choice kept
+  for (int k = 0; k < 9; ++k) BOOST_TEST(std::abs(dp_matrix(k, 0) - dp_products(k, 0)) <= 1e-13 * std::abs(dp_matrix(k, 0)));
+  ad.set_parameter_terms(Terms::automatic);
+  BOOST_REQUIRE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp_matrix.ref())));
+  BOOST_TEST(adjoint.report().parameter_jacobian_evaluations == 0);
+}
+
 // The target: Dow's d x(2 h)/d u4(0) column, 1e-6 off with difference Jacobians (its J
 // column is 8-10 % off at u4's smallest values, doc/sensitivity-guide.md), at the level of the
 // other fourteen columns with AD. The steps of an analytic states-only run replayed with the
