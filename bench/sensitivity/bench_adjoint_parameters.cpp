@@ -17,6 +17,8 @@
 // tape (ParameterTerms::reverse_mode), the cost that stays flat in np.
 //
 //     bench_adjoint_parameters [--repeats 20] [--nx 20] [--np N (this np only)]
+//                              [--form hand|AD|"AD band" (this form only)] [--no-forward]
+// (--form and --no-forward make a run for callgrind: the states-only runs and the adjoint's)
 
 #include <algorithm>
 #include <chrono>
@@ -40,6 +42,8 @@ double seconds_since(Clock::time_point start) {
 }
 
 // One row: the model `model` (nx states, np parameters) under its name `form`.
+bool with_forward = true;  // --no-forward: skip the forward sensitivities (printed as 0)
+
 bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repeats, const esdirk::Options& options) {
   std::vector<double> x0(static_cast<std::size_t>(nx)), p(static_cast<std::size_t>(np));
   for (int i = 0; i < nx; ++i) x0[static_cast<std::size_t>(i)] = 1.0 + 0.5 * i / nx;
@@ -61,7 +65,7 @@ bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repea
     return 0;
   };
   esdirk::DenseMatrix dx0(nx, 1), dp(np, 1);
-  double states = 1e30, adjoint_time = 1e30, forward_time = 1e30;
+  double states = 1e30, adjoint_time = 1e30, forward_time = with_forward ? 1e30 : 0.0;
   long steps = 0;
   for (int r = 0; r < repeats; ++r) {
     {
@@ -83,7 +87,7 @@ bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repea
       if (!esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref()))) return false;
       adjoint_time = std::min(adjoint_time, seconds_since(start));
     }
-    {
+    if (with_forward) {
       esdirk::Integrator solver(model, options);
       esdirk::SensitivityOptions so;
       so.error_control = false;
@@ -107,11 +111,16 @@ bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repea
 
 int main(int argc, char** argv) {
   int repeats = 20, nx = 20, only_np = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--repeats") == 0) repeats = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--nx") == 0) nx = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--np") == 0) only_np = std::atoi(argv[i + 1]);
+  const char* only_form = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const bool value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--no-forward") == 0) with_forward = false;
+    else if (value && std::strcmp(argv[i], "--repeats") == 0) repeats = std::atoi(argv[++i]);
+    else if (value && std::strcmp(argv[i], "--nx") == 0) nx = std::atoi(argv[++i]);
+    else if (value && std::strcmp(argv[i], "--np") == 0) only_np = std::atoi(argv[++i]);
+    else if (value && std::strcmp(argv[i], "--form") == 0) only_form = argv[++i];
   }
+  const auto wanted = [&](const char* form) { return only_form == nullptr || std::strcmp(form, only_form) == 0; };
   esdirk::Options options;
   options.rtol = 1e-6;
   options.atol = 1e-8;
@@ -124,10 +133,11 @@ int main(int argc, char** argv) {
     esdirk::ad::ModelProblem<bench::ChainModel> ad(nx, 0, np, bench::ChainModel(nx, np));
     esdirk::ad::ModelProblem<bench::ChainModel> banded(nx, 0, np, bench::ChainModel(nx, np));
     banded.set_jacobian_bandwidths(1, 1);
-    if (!measure("hand", hand, nx, np, repeats, options) || !measure("AD", ad, nx, np, repeats, options) ||
-        !measure("AD band", banded, nx, np, repeats, options))
+    if ((wanted("hand") && !measure("hand", hand, nx, np, repeats, options)) ||
+        (wanted("AD") && !measure("AD", ad, nx, np, repeats, options)) ||
+        (wanted("AD band") && !measure("AD band", banded, nx, np, repeats, options)))
       return 1;
-    if (np == 1) {
+    if (np == 1 && wanted("AD band rev")) {
       banded.set_parameter_terms(esdirk::ad::ParameterTerms::reverse_mode);
       if (!measure("AD band rev", banded, nx, np, repeats, options)) return 1;
     }

@@ -306,7 +306,8 @@ int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
     std::copy(x.begin(), x.end(), point_cache_.begin() + 1);
     std::copy(z.begin(), z.end(), point_cache_.begin() + 1 + nx_);
     J_cache_ = J_;  // same sizes: copies the values, no allocation
-    std::copy(Jp_.data(), Jp_.data() + static_cast<std::size_t>(Jp_.rows()) * Jp_.cols(), Jp_cache_.data());
+    if (!parameter_products_)  // with products Jp_ is not formed (n x np doubles a step)
+      std::copy(Jp_.data(), Jp_.data() + static_cast<std::size_t>(Jp_.rows()) * Jp_.cols(), Jp_cache_.data());
     cache_valid_ = true;
   }
   return 0;

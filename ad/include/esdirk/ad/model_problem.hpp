@@ -44,6 +44,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <span>
@@ -686,10 +687,16 @@ class ModelProblem : public Problem {
            (blocks_ == 1 ? " evaluation" : " evaluations") + " over Dependency)";
   }
 
+  // Bitwise: a point that compares equal but differs in its bits (0.0 and -0.0) is merely
+  // formed again, and memcmp is one vectorized pass where == took a branch per double (the
+  // adjoint compares every stage point, p included, several times).
+  static bool same_bits(ConstVector a, const double* b) {
+    return a.empty() || std::memcmp(a.data(), b, a.size_bytes()) == 0;
+  }
   static bool same_point(const std::vector<double>& point, double t, ConstVector x, ConstVector z, ConstVector p) {
     const double* q = point.data();
-    return q[0] == t && std::equal(x.begin(), x.end(), q + 1) && std::equal(z.begin(), z.end(), q + 1 + x.size()) &&
-           std::equal(p.begin(), p.end(), q + 1 + x.size() + z.size());
+    return q[0] == t && same_bits(x, q + 1) && same_bits(z, q + 1 + x.size()) &&
+           same_bits(p, q + 1 + x.size() + z.size());
   }
   static void remember_point(std::vector<double>& point, double t, ConstVector x, ConstVector z, ConstVector p) {
     point[0] = t;
@@ -751,11 +758,7 @@ class ModelProblem : public Problem {
   }
 
   int record(double t, ConstVector x, ConstVector z, ConstVector p) {
-    const auto same = [](ConstVector a, const double* b) { return std::equal(a.begin(), a.end(), b); };
-    const double* point = tape_point_.data();
-    if (tape_valid_ && point[0] == t && same(x, point + 1) && same(z, point + 1 + x.size()) &&
-        same(p, point + 1 + x.size() + z.size()))
-      return 0;
+    if (tape_valid_ && same_point(tape_point_, t, x, z, p)) return 0;
     tape_valid_ = false;
     ++stats_.tape_recordings;
     tape_.clear();
