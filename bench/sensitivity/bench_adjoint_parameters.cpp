@@ -13,8 +13,8 @@
 // f_p on the structure found (one parameter per equation: one colour), once per stage point,
 // then over f_p's entries only; with np = 1 from f_p by one forward pass: ParameterTerms::
 // automatic) and "AD band" (the same with the tridiagonal band declared: J by coloured forward
-// mode on the band, and the band LU). At np = 1 also "AD band rev": the parameter terms by the
-// tape (ParameterTerms::reverse_mode), the cost that stays flat in np.
+// mode on the band, and the band LU). "AD band rev": the parameter terms by the tape
+// (ParameterTerms::reverse_mode), the cost that stays flat in np.
 //
 //     bench_adjoint_parameters [--repeats 20] [--nx 20] [--np N (this np only)]
 //                              [--form hand|AD|"AD band" (this form only)] [--no-forward]
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
         (wanted("AD") && !measure("AD", ad, nx, np, repeats, options)) ||
         (wanted("AD band") && !measure("AD band", banded, nx, np, repeats, options)))
       return 1;
-    if (np == 1 && wanted("AD band rev")) {
+    if (wanted("AD band rev")) {
       banded.set_parameter_terms(esdirk::ad::ParameterTerms::reverse_mode);
       if (!measure("AD band rev", banded, nx, np, repeats, options)) return 1;
     }

@@ -9,9 +9,11 @@
 // its forward-mode derivative can be nonzero for along the branch the values take (a
 // superset: a product by a value that happens to be zero keeps the dependency). Comparisons look
 // at the value, as for double and Dual, so the evaluation follows the same branches as the
-// double and dual evaluations at the same point. 64 inputs per evaluation.
+// double and dual evaluations at the same point. 64 inputs per word of the set.
 
+#include <array>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -19,56 +21,72 @@
 
 namespace esdirk::ad {
 
-class Dependency {
- public:
-  double v = 0.0;              ///< the value (as the double evaluation computes it)
-  std::uint64_t inputs = 0;    ///< the inputs of the block this value depends on
+/// Value + the set of inputs it depends on, in Words 64-bit words (64 Words inputs).
+template <int Words>
+class BasicDependency {
+  static_assert(Words >= 1, "BasicDependency: at least one word");
 
-  constexpr Dependency() = default;
+ public:
+  using Set = std::array<std::uint64_t, Words>;
+  double v = 0.0;  ///< the value (as the double evaluation computes it)
+  Set inputs{};    ///< the inputs of the block this value depends on (bit k of word k / 64)
+
+  constexpr BasicDependency() = default;
   /// A constant: depends on nothing.
-  constexpr Dependency(double value) : v(value) {}  // NOLINT(google-explicit-constructor)
-  constexpr Dependency(double value, std::uint64_t depends_on) : v(value), inputs(depends_on) {}
+  constexpr BasicDependency(double value) : v(value) {}  // NOLINT(google-explicit-constructor)
+  constexpr BasicDependency(double value, const Set& depends_on) : v(value), inputs(depends_on) {}
 
   constexpr double value() const { return v; }
 
   /// The scalar interface of scalar_functions.hpp: a function of a depends on what a does, of
   /// a and b on both (the partial derivatives are not needed).
-  static constexpr Dependency unary(const Dependency& a, double value, double) { return {value, a.inputs}; }
-  static constexpr Dependency binary(const Dependency& a, const Dependency& b, double value, double, double) {
-    return {value, a.inputs | b.inputs};
+  static constexpr BasicDependency unary(const BasicDependency& a, double value, double) { return {value, a.inputs}; }
+  static constexpr BasicDependency binary(const BasicDependency& a, const BasicDependency& b, double value, double,
+                                          double) {
+    return {value, join(a.inputs, b.inputs)};
+  }
+  static constexpr Set join(const Set& a, const Set& b) {
+    Set r{};
+    for (int k = 0; k < Words; ++k) r[static_cast<std::size_t>(k)] = a[static_cast<std::size_t>(k)] | b[static_cast<std::size_t>(k)];
+    return r;
   }
 
-  friend constexpr Dependency operator+(const Dependency& a) { return a; }
-  friend constexpr Dependency operator-(const Dependency& a) { return {-a.v, a.inputs}; }
-  friend constexpr Dependency operator+(const Dependency& a, const Dependency& b) { return {a.v + b.v, a.inputs | b.inputs}; }
-  friend constexpr Dependency operator-(const Dependency& a, const Dependency& b) { return {a.v - b.v, a.inputs | b.inputs}; }
-  friend constexpr Dependency operator*(const Dependency& a, const Dependency& b) { return {a.v * b.v, a.inputs | b.inputs}; }
-  friend constexpr Dependency operator/(const Dependency& a, const Dependency& b) { return {a.v / b.v, a.inputs | b.inputs}; }
-  friend constexpr Dependency operator+(const Dependency& a, double b) { return {a.v + b, a.inputs}; }
-  friend constexpr Dependency operator+(double a, const Dependency& b) { return {a + b.v, b.inputs}; }
-  friend constexpr Dependency operator-(const Dependency& a, double b) { return {a.v - b, a.inputs}; }
-  friend constexpr Dependency operator-(double a, const Dependency& b) { return {a - b.v, b.inputs}; }
-  friend constexpr Dependency operator*(const Dependency& a, double b) { return {a.v * b, a.inputs}; }
-  friend constexpr Dependency operator*(double a, const Dependency& b) { return {a * b.v, b.inputs}; }
-  friend constexpr Dependency operator/(const Dependency& a, double b) { return {a.v / b, a.inputs}; }
-  friend constexpr Dependency operator/(double a, const Dependency& b) { return {a / b.v, b.inputs}; }
+  using D = BasicDependency;
+  friend constexpr D operator+(const D& a) { return a; }
+  friend constexpr D operator-(const D& a) { return {-a.v, a.inputs}; }
+  friend constexpr D operator+(const D& a, const D& b) { return {a.v + b.v, join(a.inputs, b.inputs)}; }
+  friend constexpr D operator-(const D& a, const D& b) { return {a.v - b.v, join(a.inputs, b.inputs)}; }
+  friend constexpr D operator*(const D& a, const D& b) { return {a.v * b.v, join(a.inputs, b.inputs)}; }
+  friend constexpr D operator/(const D& a, const D& b) { return {a.v / b.v, join(a.inputs, b.inputs)}; }
+  friend constexpr D operator+(const D& a, double b) { return {a.v + b, a.inputs}; }
+  friend constexpr D operator+(double a, const D& b) { return {a + b.v, b.inputs}; }
+  friend constexpr D operator-(const D& a, double b) { return {a.v - b, a.inputs}; }
+  friend constexpr D operator-(double a, const D& b) { return {a - b.v, b.inputs}; }
+  friend constexpr D operator*(const D& a, double b) { return {a.v * b, a.inputs}; }
+  friend constexpr D operator*(double a, const D& b) { return {a * b.v, b.inputs}; }
+  friend constexpr D operator/(const D& a, double b) { return {a.v / b, a.inputs}; }
+  friend constexpr D operator/(double a, const D& b) { return {a / b.v, b.inputs}; }
 
-  constexpr Dependency& operator+=(const Dependency& b) { return *this = *this + b; }
-  constexpr Dependency& operator-=(const Dependency& b) { return *this = *this - b; }
-  constexpr Dependency& operator*=(const Dependency& b) { return *this = *this * b; }
-  constexpr Dependency& operator/=(const Dependency& b) { return *this = *this / b; }
-  constexpr Dependency& operator+=(double b) { v += b; return *this; }
-  constexpr Dependency& operator-=(double b) { v -= b; return *this; }
-  constexpr Dependency& operator*=(double b) { v *= b; return *this; }
-  constexpr Dependency& operator/=(double b) { v /= b; return *this; }
+  constexpr D& operator+=(const D& b) { return *this = *this + b; }
+  constexpr D& operator-=(const D& b) { return *this = *this - b; }
+  constexpr D& operator*=(const D& b) { return *this = *this * b; }
+  constexpr D& operator/=(const D& b) { return *this = *this / b; }
+  constexpr D& operator+=(double b) { v += b; return *this; }
+  constexpr D& operator-=(double b) { v -= b; return *this; }
+  constexpr D& operator*=(double b) { v *= b; return *this; }
+  constexpr D& operator/=(double b) { v /= b; return *this; }
 
-  friend constexpr bool operator==(const Dependency& a, const Dependency& b) { return a.v == b.v; }
-  friend constexpr bool operator==(const Dependency& a, double b) { return a.v == b; }
-  friend constexpr std::partial_ordering operator<=>(const Dependency& a, const Dependency& b) { return a.v <=> b.v; }
-  friend constexpr std::partial_ordering operator<=>(const Dependency& a, double b) { return a.v <=> b; }
+  friend constexpr bool operator==(const D& a, const D& b) { return a.v == b.v; }
+  friend constexpr bool operator==(const D& a, double b) { return a.v == b; }
+  friend constexpr std::partial_ordering operator<=>(const D& a, const D& b) { return a.v <=> b.v; }
+  friend constexpr std::partial_ordering operator<=>(const D& a, double b) { return a.v <=> b; }
 };
 
-template <>
-struct is_scalar<Dependency> : std::true_type {};
+/// One word: 64 inputs per evaluation. ModelProblem evaluates over 1, 2 or 4 words (64, 128
+/// or 256 inputs: one evaluation for [x; z; p] up to 256).
+using Dependency = BasicDependency<1>;
+
+template <int Words>
+struct is_scalar<BasicDependency<Words>> : std::true_type {};
 
 }  // namespace esdirk::ad

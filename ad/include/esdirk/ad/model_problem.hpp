@@ -118,12 +118,18 @@ class ModelProblem : public Problem {
     direction_.resize(nxs, nzs, nps);
     reverse_.resize(nxs, nzs, nps);
     tape_point_.assign(1 + nxs + nzs + nps, 0.0);
-    if constexpr (DetectsStructure<Model>) dependency_.resize(nxs, nzs, nps);
     blocks_ = (size() + np + 63) / 64;
+    words_ = blocks_ <= 1 ? 1 : blocks_ <= 2 ? 2 : 4;
+    if constexpr (DetectsStructure<Model>) {
+      if (words_ == 1) dependency1_.resize(nxs, nzs, nps);
+      else if (words_ == 2) dependency2_.resize(nxs, nzs, nps);
+      else dependency4_.resize(nxs, nzs, nps);
+    }
     known_.assign(static_cast<std::size_t>(size()) * static_cast<std::size_t>(blocks_), 0);
     found_ = known_;
-    for (std::vector<double>& point : structure_point_) point.assign(1 + nxs + nzs + nps, 0.0);
-    parameter_values_point_ = structure_point_[0];
+    checked_.assign(static_cast<std::size_t>(blocks_), 0);
+    checked_point_.assign(1 + nxs + nzs + nps, 0.0);
+    parameter_values_point_ = checked_point_;
   }
 
   /// How the adjoint forms its parameter terms (see has_parameter_vjp()).
@@ -594,8 +600,7 @@ class ModelProblem : public Problem {
 
   void forget_structure() {
     std::fill(known_.begin(), known_.end(), 0);
-    structure_known_ = parameter_values_valid_ = false;
-    structure_point_valid_[0] = structure_point_valid_[1] = false;
+    structure_known_ = parameter_values_valid_ = checked_point_valid_ = false;
     colour_states_ = colour_parameters_ = false;
     state_colouring_ = ColumnColouring{};
     parameter_colouring_ = ColumnColouring{};
@@ -603,6 +608,9 @@ class ModelProblem : public Problem {
 
   // Finds the dependencies at (t, x, z, p) when the colouring of the block asked for (J or
   // [f_p; g_p]) is in use or nothing is known yet, and colours anew if they widen known_.
+  // Blocks already checked at this point are not evaluated again (J and [f_p; g_p] at the same
+  // point, as the sensitivities and the adjoint ask for them), and one evaluation covers
+  // words_ blocks.
   int check_structure(double t, ConstVector x, ConstVector z, ConstVector p, bool parameters, const char* derivative) {
     if constexpr (!DetectsStructure<Model>) {
       return 0;
@@ -611,43 +619,71 @@ class ModelProblem : public Problem {
       if (structure_known_ && !(parameters ? colour_parameters_ : colour_states_)) return 0;
       // The blocks of the columns asked for (all of them the first time): J's checks need not
       // evaluate the parameter blocks, nor the parameters' the state blocks.
-      const int n = size(), kind = parameters ? 1 : 0;
+      const int n = size();
       const int first = !structure_known_ ? 0 : parameters ? n / 64 : 0;
       const int last = !structure_known_ ? blocks_ : parameters ? blocks_ : (n - 1) / 64 + 1;
-      std::vector<double>& point = structure_point_[kind];
-      if (structure_point_valid_[kind] && same_point(point, t, x, z, p)) return 0;
-      structure_point_valid_[kind] = false;
-      for (int b = first; b < last; ++b) {
-        // Input k of [x; z; p] is bit k - 64 b of block b.
-        const auto bit = [b](int k) {
-          const int shift = k - 64 * b;
-          return shift >= 0 && shift < 64 ? std::uint64_t{1} << shift : std::uint64_t{0};
-        };
-        for (std::size_t i = 0; i < x.size(); ++i) dependency_.states[i] = Dependency(x[i], bit(static_cast<int>(i)));
-        for (std::size_t i = 0; i < z.size(); ++i)
-          dependency_.states[x.size() + i] = Dependency(z[i], bit(static_cast<int>(x.size() + i)));
-        for (std::size_t i = 0; i < p.size(); ++i) dependency_.p[i] = Dependency(p[i], bit(n + static_cast<int>(i)));
-        ++stats_.structure_passes;
-        const int code = call_model<Dependency, Dependency>(t, dependency_.x(), dependency_.z(), dependency_.p, dependency_.f(),
-                                                dependency_.g(), derivative);
-        if (code != 0) return code;
-        for (int i = 0; i < n; ++i)
-          found_[static_cast<std::size_t>(i * blocks_ + b)] = dependency_.outputs[static_cast<std::size_t>(i)].inputs;
+      if (!checked_point_valid_ || !same_point(checked_point_, t, x, z, p)) {
+        std::fill(checked_.begin(), checked_.end(), 0);
+        remember_point(checked_point_, t, x, z, p);
+        checked_point_valid_ = true;
       }
       bool wider = !structure_known_;
-      for (int i = 0; i < n; ++i)
-        for (int b = first; b < last; ++b) {
-          const auto k = static_cast<std::size_t>(i * blocks_ + b);
-          wider = wider || (found_[k] & ~known_[k]) != 0;
-          known_[k] |= found_[k];
+      for (int b = first; b < last; ++b) {
+        if (checked_[static_cast<std::size_t>(b)] != 0) continue;
+        const int code = words_ == 1   ? dependency_pass<1>(t, x, z, p, b, derivative)
+                         : words_ == 2 ? dependency_pass<2>(t, x, z, p, b, derivative)
+                                       : dependency_pass<4>(t, x, z, p, b, derivative);
+        if (code != 0) return code;
+        const int end = std::min(b + words_, blocks_);
+        for (int c = b; c < end; ++c) {
+          for (int i = 0; i < n; ++i) {
+            const auto k = static_cast<std::size_t>(i * blocks_ + c);
+            wider = wider || (found_[k] & ~known_[k]) != 0;
+            known_[k] |= found_[k];
+          }
+          checked_[static_cast<std::size_t>(c)] = 1;
         }
+        b = end - 1;
+      }
       if (wider) colour_found_structure();
       structure_known_ = true;
-      remember_point(point, t, x, z, p);
-      structure_point_valid_[kind] = true;
       return 0;
     }
   }
+
+  // One evaluation over BasicDependency<W>: the dependencies on the inputs of blocks
+  // [b0, b0 + W) (input k of [x; z; p] is bit k % 64 of word k / 64 - b0) into found_.
+  template <int W>
+  int dependency_pass(double t, ConstVector x, ConstVector z, ConstVector p, int b0, const char* derivative) {
+    using D = BasicDependency<W>;
+    Workspace<D>& w = dependency_workspace<W>();
+    const auto set = [b0](int k) {
+      typename D::Set s{};
+      const int word = k / 64 - b0;
+      if (word >= 0 && word < W) s[static_cast<std::size_t>(word)] = std::uint64_t{1} << (k % 64);
+      return s;
+    };
+    const int n = size(), states_x = nx();
+    for (std::size_t i = 0; i < x.size(); ++i) w.states[i] = D(x[i], set(static_cast<int>(i)));
+    for (std::size_t i = 0; i < z.size(); ++i) w.states[x.size() + i] = D(z[i], set(states_x + static_cast<int>(i)));
+    for (std::size_t i = 0; i < p.size(); ++i) w.p[i] = D(p[i], set(n + static_cast<int>(i)));
+    ++stats_.structure_passes;
+    const int code = call_model<D, D>(t, w.x(), w.z(), w.p, w.f(), w.g(), derivative);
+    if (code != 0) return code;
+    const int words = std::min(W, blocks_ - b0);
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < words; ++c)
+        found_[static_cast<std::size_t>(i * blocks_ + b0 + c)] = w.outputs[static_cast<std::size_t>(i)].inputs[static_cast<std::size_t>(c)];
+    return 0;
+  }
+  template <int W>
+  Workspace<BasicDependency<W>>& dependency_workspace() {
+    if constexpr (W == 1) return dependency1_;
+    else if constexpr (W == 2) return dependency2_;
+    else return dependency4_;
+  }
+  // The evaluations over Dependency a check of every block takes.
+  int structure_evaluations() const { return (blocks_ + words_ - 1) / words_; }
 
   // Colours the columns of J and of [f_p; g_p] on known_.
   void colour_found_structure() {
@@ -672,7 +708,7 @@ class ModelProblem : public Problem {
     // A structure pass (at every new point while a colouring is in use) costs about as much
     // as 4 lanes of a forward pass (Dow: 24 ns against 43 ns for 8 lanes, bench/ad): colour
     // only where that still saves lanes.
-    const int check = structure_pass_lanes * blocks_;
+    const int check = structure_pass_lanes * structure_evaluations();
     colour_states_ = lane_cost(state_colouring_.colours) + check < lane_cost(n);
     colour_parameters_ = lane_cost(parameter_colouring_.colours) + check < lane_cost(np());
   }
@@ -683,8 +719,8 @@ class ModelProblem : public Problem {
     if (!coloured) return "forward-mode AD (" + passes_text(columns) + ")";
     return "coloured forward-mode AD on the structure found automatically (" + std::to_string(colouring.colours) +
            " colours of " + std::to_string(columns) + " " + what + ", " + passes_text(colouring.colours) +
-           "; checked at every new point by " + std::to_string(blocks_) +
-           (blocks_ == 1 ? " evaluation" : " evaluations") + " over Dependency)";
+           "; checked at every new point by " + std::to_string(structure_evaluations()) +
+           (structure_evaluations() == 1 ? " evaluation" : " evaluations") + " over Dependency)";
   }
 
   // Bitwise: a point that compares equal but differs in its bits (0.0 and -0.0) is merely
@@ -826,12 +862,18 @@ class ModelProblem : public Problem {
   ColumnColouring declared_colouring_;
   // The structure found automatically (check_structure).
   StructureDetection detection_ = StructureDetection::automatic;
-  Workspace<Dependency> dependency_;
-  int blocks_ = 0;
+  // Sets of 1, 2 or 4 words (64, 128, 256 inputs): one evaluation checks words_ blocks (only
+  // the workspace of words_ is sized).
+  Workspace<BasicDependency<1>> dependency1_;
+  Workspace<BasicDependency<2>> dependency2_;
+  Workspace<BasicDependency<4>> dependency4_;
+  int blocks_ = 0, words_ = 1;
   std::vector<std::uint64_t> known_, found_;  // output i, block b: [i * blocks_ + b]
   bool structure_known_ = false;
-  std::vector<double> structure_point_[2];  // checked last: for J [0], for [f_p; g_p] [1]
-  bool structure_point_valid_[2] = {false, false};
+  // The point checked last and which of its blocks were (J's and [f_p; g_p]'s checks share it).
+  std::vector<double> checked_point_;
+  std::vector<char> checked_;
+  bool checked_point_valid_ = false;
   ColumnColouring state_colouring_, parameter_colouring_;
   bool colour_states_ = false, colour_parameters_ = false;
   // The entries of [f_p; g_p] on the found pattern at one point (parameter_vjp).
