@@ -76,7 +76,7 @@ concept HasConstraints = requires(Model& m, std::span<const double> in, std::spa
 enum class ParameterTerms { automatic, reverse_mode, forward_mode };
 
 /// Whether a ModelProblem without a declared band or pattern finds the structure of J and
-/// [f_p; g_p] itself (one evaluation over Dependency per 64 inputs, at every point where the
+/// [f_p; g_p] itself (one evaluation over Dependency per 256 inputs, at every point where the
 /// coloured passes are used) and colours their columns when that takes fewer lanes than the
 /// chunks of all columns (doc/ad-guide.md, "The structure found automatically").
 enum class StructureDetection { automatic, off };
