@@ -38,7 +38,7 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   if (name == "max_jacobian_refreshes") o.max_jacobian_refreshes = static_cast<int>(value);
   else if (name == "max_newton_dampings") o.max_newton_dampings = static_cast<int>(value);
   else if (name == "max_newton_iterations") o.max_newton_iterations = static_cast<int>(value);
-  else if (name == "method") o.method = esdirk::Tableau::named(setting.substr(eq + 1));
+  else if (name == "method") o.method = esdirk::MethodChoice::named(setting.substr(eq + 1));
   else if (name == "raw") o.tolerance_rule = value > 0 ? esdirk::ToleranceRule::raw : esdirk::ToleranceRule::calibrated;
   else if (name == "kappa") o.calibration_factor = value;
   else if (name == "reuse_jacobian") o.reuse_jacobian = value > 0;

@@ -461,7 +461,7 @@ int main(int argc, char** argv) {
       for (double rtol : quick ? std::vector<double>{1e-8} : std::vector<double>{1e-6, 1e-8, 1e-10})
         for (int steps = 1; steps <= (quick ? 4 : c.max_radau_steps); steps *= 2) {
           esdirk::Options o = c.options(rtol);
-          o.method = esdirk::Tableau::named(method);
+          o.method = esdirk::MethodChoice::named(method);
           EsdirkRunner runner(c, o, steps);
           std::snprintf(setting, sizeof setting, "%s %d steps, rtol %.0e", method, steps, rtol);
           const bool ok = runner.run();

@@ -93,7 +93,7 @@ Point run_esdirk(int side, double rtol) {
   point.setups = s.preconditioner_setups;
   const long attempts = s.accepted_steps + s.rejected_steps;
   point.newton_per_stage = attempts > 0 ? static_cast<double>(s.newton_iterations) /
-                                              (static_cast<double>(attempts) * (integrator.options().method.stages - 1))
+                                              (static_cast<double>(attempts) * (integrator.method().stages - 1))
                                         : 0.0;
   return point;
 }

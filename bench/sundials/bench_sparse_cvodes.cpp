@@ -153,7 +153,7 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "factorization_policy" && (text == "every_step" || text == "automatic"))
     o.factorization_policy = text == "every_step" ? esdirk::FactorizationPolicy::every_step
                                                   : esdirk::FactorizationPolicy::automatic;
-  else if (name == "method") o.method = esdirk::Tableau::named(text);
+  else if (name == "method") o.method = esdirk::MethodChoice::named(text);
   else if (name == "newton_test" && (text == "contraction_rate" || text == "preconditioned_residual"))
     o.newton_test = text == "contraction_rate" ? esdirk::NewtonTest::contraction_rate
                                                : esdirk::NewtonTest::preconditioned_residual;

@@ -186,13 +186,13 @@ esdirk::Options esdirk_integrator_options(const std::string& solver, const Task&
     return o;
   }
   if (solver == "esdirk auto") {
-    o.method = esdirk::Tableau::automatic();
+    o.method = esdirk::MethodChoice::automatic();
     return o;
   }
   if (is_extra_esdirk_configuration(solver)) {
     // ESDIRK34 alone, and the Newton stopping test before the rate-based one: only through
     // --solvers, to measure what the change bought.
-    o.method = solver.rfind("esdirk ESDIRK34", 0) == 0 ? esdirk::Tableau::esdirk34() : esdirk::Tableau::automatic();
+    o.method = solver.rfind("esdirk ESDIRK34", 0) == 0 ? esdirk::Tableau::esdirk34() : esdirk::MethodChoice::automatic();
     if (solver == "esdirk (previous-stage predictor)") o.stage_predictor = esdirk::StagePredictor::previous_stage;
     if (solver.find("(correction test)") != std::string::npos)
       o.newton_test = esdirk::NewtonTest::preconditioned_residual;

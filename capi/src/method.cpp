@@ -30,13 +30,13 @@ template <class Handle>
 const char* method_name(const Handle* h) {
   if (!h) return nullptr;
   const esdirk::Integrator* run = last_run(h);
-  return run ? run->options().method.name.c_str() : options_of(h).method.name.c_str();
+  return run ? run->method().name.c_str() : options_of(h).method.name().c_str();
 }
 // The multiple-shooting evaluator keeps no integrator between evaluations; its intervals all
 // take the method its options resolve to.
 const char* method_name(const esdirk_multishoot* h) {
   if (!h) return nullptr;
-  return h->evaluator ? h->method_in_use.c_str() : options_of(h).method.name.c_str();
+  return h->evaluator ? h->method_in_use.c_str() : options_of(h).method.name().c_str();
 }
 
 // Jacobian reuse: a handle that always differentiates refuses reuse before the contraction is
@@ -172,7 +172,7 @@ int esdirk_method_stages(const char* name, double rtol) {
   if (!name) return -1;
   try {
     esdirk::Options o;
-    o.method = esdirk::Tableau::named(name);
+    o.method = esdirk::MethodChoice::named(name);
     if (o.method.is_automatic()) {
       if (!(rtol > 0.0) || !std::isfinite(rtol)) return -1;
       o.rtol = rtol;

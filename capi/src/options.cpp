@@ -172,7 +172,7 @@ int esdirk_options_set_method(esdirk_options* o, const char* name) {
   if (o && !name) return o->fail(ESDIRK_NULL_ARGUMENT, "set_method: name is NULL");
   return set(o, esdirk_capi::set_method, [&](esdirk::Options& next) -> int {
     try {
-      next.method = esdirk::Tableau::named(name);  // throws for an unknown name, listing the known
+      next.method = esdirk::MethodChoice::named(name);  // throws for an unknown name, listing the known
     } catch (const std::invalid_argument& e) {
       return o->fail(ESDIRK_INVALID_ARGUMENT, std::string("set_method: ") + e.what());
     }

@@ -15,7 +15,6 @@ constexpr double eps = std::numeric_limits<double>::epsilon();
 using internal::format_number;
 
 Options validated(Options options, const Problem& problem) {
-  options.method = options.resolved_method();
   options.validate(problem.nx(), problem.nz());
   return options;
 }
@@ -35,8 +34,9 @@ class Integrator::Observer final : public StepListener {
 Integrator::Integrator(Problem& problem, Options options)
     : problem_(problem),
       options_(validated(std::move(options), problem)),
-      stepper_(problem_, options_, stats_),
-      controller_(options_, options_.method.controller_order()) {}
+      method_(options_.resolved_method()),
+      stepper_(problem_, options_, method_, stats_),
+      controller_(options_, method_.controller_order()) {}
 
 Integrator::~Integrator() = default;
 

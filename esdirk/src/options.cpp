@@ -33,6 +33,16 @@ void check_vector(const std::vector<double>& v, std::size_t expected, const char
   }
 }
 
+// The member "auto" takes for these tolerances. The two members are built once: ErrorWeights
+// asks once per component, which must not build a tableau each time.
+const Tableau& automatic_member(double rtol, const std::vector<double>& rtol_vector) {
+  static const Tableau low_order = Tableau::esdirk34();
+  static const Tableau high_order = Tableau::esdirk436();
+  double r = rtol;
+  for (double v : rtol_vector) r = std::min(r, v);
+  return r <= Options::automatic_high_order_from ? high_order : low_order;
+}
+
 }  // namespace
 
 double Options::internal_rtol(double r) const {
@@ -43,8 +53,7 @@ double Options::internal_rtol(double r) const {
   // ESDIRK436 and ESDIRK547, which propagate the higher-order solution (p = q).
   // "auto" has no order of its own: the rule is that of the member it resolves to (as the
   // Integrator resolves it), so ErrorWeights built from unresolved options are the run's.
-  const Tableau resolved = method.is_automatic() ? automatic_method() : Tableau{};
-  const Tableau& m = method.is_automatic() ? resolved : method;
+  const Tableau& m = method.is_automatic() ? automatic_member(rtol, rtol_vector) : method.tableau();
   const double q = m.controller_order();
   const double p = m.order;
   const double kappa = calibration_factor > 0.0 ? calibration_factor : m.tolerance_factor;
@@ -55,11 +64,7 @@ double Options::internal_rtol(double r) const {
   return std::max(kappa * std::pow(r, q / p), floor);
 }
 
-Tableau Options::automatic_method() const {
-  double r = rtol;
-  for (double v : rtol_vector) r = std::min(r, v);
-  return r <= automatic_high_order_from ? Tableau::esdirk436() : Tableau::esdirk34();
-}
+Tableau Options::automatic_method() const { return automatic_member(rtol, rtol_vector); }
 
 Options Options::seed002() {
   Options o;
@@ -105,7 +110,7 @@ void Options::validate(int nx, int nz) const {
     invalid("tolerance_rule is neither calibrated nor raw");
   require(calibration_factor == 0.0 || (std::isfinite(calibration_factor) && calibration_factor > 0.0),
           "calibration_factor", "0 (the method's) or finite and > 0", calibration_factor);
-  method.validate();
+  if (!method.is_automatic()) method.tableau().validate();
   require(std::isfinite(initial_step) && initial_step >= 0.0, "initial_step", "finite and >= 0",
           initial_step);
   require(max_step > 0.0, "max_step", "> 0", max_step);

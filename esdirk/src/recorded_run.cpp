@@ -58,7 +58,7 @@ void RecordedRun::set_budget(long memory_budget, Integrator& recording, const ch
   capacity_ = 0;
   if (memory_budget <= 0) return;
   const long record = record_doubles(recording.problem().nx(), recording.problem().nz(),
-                                     recording.options().method.stages);
+                                     recording.method().stages);
   capacity_ = memory_budget / record;
   if (capacity_ < 1)
     throw std::invalid_argument(

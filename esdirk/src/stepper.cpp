@@ -41,15 +41,15 @@ bool all_finite(const double* v, int n) {
 
 }  // namespace
 
-Stepper::Stepper(Problem& problem, const Options& options, Statistics& stats)
+Stepper::Stepper(Problem& problem, const Options& options, const Tableau& method, Statistics& stats)
     : problem_(problem),
       options_(options),
-      tab_(options.method),
+      tab_(method),
       stats_(stats),
       nx_(problem.nx()),
       nz_(problem.nz()),
       n_(problem.size()),
-      s_(options.method.stages),
+      s_(method.stages),
       jacobians_(problem, stats),
       weights_(options, problem.nx(), problem.nz()),
       matrix_storage_{

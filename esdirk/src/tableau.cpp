@@ -35,19 +35,15 @@ Tableau Tableau::esdirk436() { return from_long(internal::esdirk436_long(), "ESD
 
 Tableau Tableau::esdirk547() { return from_long(internal::esdirk547_long(), "ESDIRK547", 5, 4, 0.1); }
 
-Tableau Tableau::automatic() {
-  Tableau t;
-  t.name = "auto";
-  return t;
-}
-
 Tableau Tableau::named(const std::string& name) {
   if (name == "ESDIRK34") return esdirk34();
   if (name == "ESDIRK436") return esdirk436();
   if (name == "ESDIRK547") return esdirk547();
   if (name == "ESDIRK23") return esdirk23();
   if (name == "ESDIRK12") return esdirk12();
-  if (name == "auto") return automatic();
+  if (name == "auto")
+    throw std::invalid_argument("\"auto\" is a choice, not a method: MethodChoice::named(\"auto\") lets the "
+                                "Integrator pick the member (Integrator::method())");
   throw std::invalid_argument("unknown method \"" + name +
                               "\": the known ones are ESDIRK34, ESDIRK436, ESDIRK547, ESDIRK23, ESDIRK12 and auto");
 }
@@ -58,7 +54,6 @@ void Tableau::validate() const {
   auto fail = [this](const std::string& why) {
     throw std::invalid_argument("tableau " + name + ": " + why);
   };
-  if (is_automatic()) return;  // resolved by the Integrator
   const auto n = static_cast<std::size_t>(stages);
   if (stages < 2) fail("needs at least two stages");
   if (a.size() != n * n || b.size() != n || b_hat.size() != n || c.size() != n)

@@ -213,14 +213,14 @@ class HybridAdjoint::Backward {
         problem_(static_cast<internal::ModeProblem&>(owner.solver_.integrator().problem()).hybrid(),
                  owner.solver_.integrator().problem().jacobian_structure()),  // the forward run's
         jumps_(problem_, counters_),
-        sweep_(problem_, owner.solver_.integrator().options().method, owner.solver_.integrator().jacobians(),
+        sweep_(problem_, owner.solver_.integrator().method(), owner.solver_.integrator().jacobians(),
                objective.rows, owner.report_.sweep),
         nx_(problem_.nx()),
         nz_(problem_.nz()),
         np_(problem_.hybrid().np()),
         npe_(problem_.np()),
         m_(objective.rows),
-        s_(owner.solver_.integrator().options().method.stages) {
+        s_(owner.solver_.integrator().method().stages) {
     a_sx_.resize(nx_, m_);
     a_sz_.resize(std::max(nz_, 1), m_);
     a_pe_.resize(std::max(npe_, 1), m_);
@@ -377,7 +377,7 @@ Status HybridAdjoint::Backward::add_output(int k) {
       if (jc != 0) return callback_failure(jc, "the algebraic sensitivities of an output", out.t);
     }
   }
-  dense_weights(owner_.solver_.integrator().options().method, theta, weights_);
+  dense_weights(owner_.solver_.integrator().method(), theta, weights_);
   for (double& w : weights_) w *= r.h;
   sweep_.seed_interpolant(1.0, weights_, 0.0, tmp_x_.cref());
   return Status::success;
@@ -727,7 +727,7 @@ Status HybridAdjoint::gradient(const HybridObjective& objective, MatrixRef dx0, 
   report_ = HybridAdjointReport{};
   report_.segments = static_cast<long>(segments_.size());
   const long record =
-      internal::RecordedRun::record_doubles(problem.nx(), problem.nz(), solver_.integrator().options().method.stages);
+      internal::RecordedRun::record_doubles(problem.nx(), problem.nz(), solver_.integrator().method().stages);
   report_.stored_records = run_->stored_records();
   report_.checkpoints = run_->checkpoints();
   // Without a budget the records carry their own times: the schedule counts with one only.

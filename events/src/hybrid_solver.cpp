@@ -409,7 +409,7 @@ Status HybridSolver::refine_event() {
   detector_->hermite_weights(t, w);
   const double h = detector_->step_size();
   const StageSensitivities& stages = sensitivity_->last_stages();
-  const int s = integrator_->options().method.stages;
+  const int s = integrator_->method().stages;
   const ConstMatrixRef S0 = stages.stage_states(0), F0 = stages.stage_derivatives(0);
   const ConstMatrixRef S1 = stages.stage_states(s - 1), F1 = stages.stage_derivatives(s - 1);
   for (int j = 0; j < directions_; ++j)

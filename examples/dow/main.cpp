@@ -97,7 +97,7 @@ Run run(double rtol, const esdirk::SensitivityOptions& sens_options, bool with_s
   const auto start = std::chrono::steady_clock::now();
   dow::Model model;
   esdirk::Integrator solver(model, dow_options(rtol, seed_configuration));
-  result.method = solver.options().method.name;
+  result.method = solver.method().name;
   std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
   const auto z_start = dow::consistent_algebraic_start();
   std::vector<double> z0(z_start.begin(), z_start.end());

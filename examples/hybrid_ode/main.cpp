@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("Example 5.1 of Serban & Recuero, \"Sensitivity Analysis for Hybrid Systems and Systems with Memory\" (TR-2019-01), p = %.1f, %s, rtol = %.1e\n\n", p,
-              solver.integrator().options().method.name.c_str(), rtol);
+              solver.integrator().method().name.c_str(), rtol);
   // Event times carry the integrator's global error (about 40 rtol); tau and the jumps follow.
   const double time_bound = std::max(1e-8, 100 * rtol), sens_bound = 1e-8;
   for (int k = 0; k < 3; ++k) {

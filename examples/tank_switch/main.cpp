@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("Tank with a switching valve (index-1 DAE), %s, rtol = %.1e\n\n",
-              solver.integrator().options().method.name.c_str(), rtol);
+              solver.integrator().method().name.c_str(), rtol);
   const esdirk::EventRecord& e = solver.event(0);
   const double x1 = tank_switch::c / tank_switch::a;
   check(rel(e.t, ex.t1.v) < 1e-8, "switch time t1", e.t, ex.t1.v);

@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   if (!esdirk::ok(solver.initialize(0.0, std::vector<double>{2.0, 0.0}, {}, {}))) return 1;
 
   std::printf("Van der Pol, eps = 1e-6, %s, rtol = atol = %.1e\n\n%8s %22s %22s\n",
-              solver.options().method.name.c_str(), rtol, "t", "y1", "y2");
+              solver.method().name.c_str(), rtol, "t", "y1", "y2");
   std::vector<double> y(2);
   for (int k = 1; k <= 10; ++k) {
     const double t = 0.2 * k;

@@ -175,10 +175,6 @@ RkTableau backward_euler() {
 }
 
 RkTableau from_esdirk(const Tableau& tableau) {
-  if (tableau.is_automatic())
-    throw std::invalid_argument(
-        "from_esdirk: \"auto\" is not a method; pass the resolved one (Options::resolved_method() "
-        "or Integrator::options().method)");
   RkTableau t;
   t.name = tableau.name;
   t.stages = tableau.stages;

@@ -114,8 +114,8 @@ invalid field.)");
       .def_readwrite("algebraic_atol", &Options::algebraic_atol)
       .def_readwrite("calibration_factor", &Options::calibration_factor)
       .def_property(
-          "method", [](const Options& o) { return o.method.name; },
-          [](Options& o, const std::string& name) { o.method = Tableau::named(name); })
+          "method", [](const Options& o) { return o.method.name(); },
+          [](Options& o, const std::string& name) { o.method = MethodChoice::named(name); })
       .def_property_readonly("resolved_method",
                              [](const Options& o) { return o.resolved_method().name; })
       .def_readwrite("filter_error_estimate", &Options::filter_error_estimate)
@@ -163,7 +163,7 @@ invalid field.)");
       .def("__repr__", [](const Options& o) {
         return "esdirk.Options(rtol=" + std::string(py::repr(py::float_(o.rtol))) +
                ", atol=" + std::string(py::repr(py::float_(o.atol))) + ", method='" +
-               o.method.name + "')";
+               o.method.name() + "')";
       });
   enum_property(o, "tolerance_rule", &Options::tolerance_rule, tolerance_rules);
   enum_property(o, "newton_test", &Options::newton_test, newton_tests);

@@ -180,7 +180,7 @@ SolveResult solve(ModelProblem& problem, const Options& options, const SolveRequ
   SolveResult r;
   Recorder recorder(r, nx, nz);
   Integrator solver(problem, options);
-  r.method = solver.options().resolved_method().name;
+  r.method = solver.method().name;
   std::unique_ptr<ForwardSensitivity> sensitivity;
   auto finish = [&](Status status, const std::string& message) {
     r.status = status;

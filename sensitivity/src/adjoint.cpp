@@ -61,7 +61,7 @@ void AdjointOptions::validate() const {
 class Adjoint::Sweep : public internal::AdjointSweep {
  public:
   Sweep(Integrator& integrator, int rows, AdjointReport& report)
-      : AdjointSweep(integrator.problem(), integrator.options().method, integrator.jacobians(), rows,
+      : AdjointSweep(integrator.problem(), integrator.method(), integrator.jacobians(), rows,
                      report) {
     set_parameters(integrator.parameters());
   }
@@ -239,7 +239,7 @@ Status Adjoint::run_sweep(const AdjointObjective& objective, MatrixRef dx0, Matr
     report_.checkpoints = run.checkpoints();
     report_.peak_stored_doubles =
         report_.stored_records *
-            internal::RecordedRun::record_doubles(problem.nx(), problem.nz(), integrator_.options().method.stages) +
+            internal::RecordedRun::record_doubles(problem.nx(), problem.nz(), integrator_.method().stages) +
         run.schedule_doubles() + run.checkpoint_doubles();
   }
 

@@ -39,7 +39,7 @@ class ObjectiveTangent final : public StepListener {
   int code() const { return code_; }
 
   AcceptVerdict on_accept(const StepView& step, DenseOutput&) override {
-    const Tableau& tab = adjoint_.integrator().options().method;
+    const Tableau& tab = adjoint_.integrator().method();
     const ConstVector p = sens_.integrator().parameters();
     if (objective_.running)
       for (int i = 0; i < step.stages; ++i) {

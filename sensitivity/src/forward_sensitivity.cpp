@@ -35,7 +35,7 @@ ForwardSensitivity::ForwardSensitivity(Integrator& integrator, SensitivityOption
   point_z_.assign(static_cast<std::size_t>(nz_), 0.0);
   point_f_.assign(static_cast<std::size_t>(nx_), 0.0);
   point_g_.assign(static_cast<std::size_t>(nz_), 0.0);
-  dense_b_.assign(static_cast<std::size_t>(integrator.options().method.stages), 0.0);
+  dense_b_.assign(static_cast<std::size_t>(integrator.method().stages), 0.0);
   integrator_.add_listener(*this);
 }
 
@@ -338,7 +338,7 @@ Status ForwardSensitivity::dense_output_at(double t, MatrixRef Sx, MatrixRef Sz)
   if (std::isnan(theta))
     throw std::domain_error("ForwardSensitivity::dense_output: t = " + format_number(t) +
                             " is outside the last step [" + format_number(step_t_) + ", " + format_number(t_) + "]");
-  const Tableau& tab = integrator_.options().method;
+  const Tableau& tab = integrator_.method();
   const int s = tab.stages;
   dense_weights(tab, theta, dense_b_);
   detail::copy(stages_.stage_states(0), Sx);

@@ -41,7 +41,7 @@ class ReverseShootingInterval::CostQuadrature final : public StepListener {
   AcceptVerdict on_accept(const StepView& step, DenseOutput&) override {
     ReverseShootingInterval& s = interval_;
     if (!s.cost_) return AcceptVerdict::proceed();
-    const Tableau& tab = s.integrator_->options().method;
+    const Tableau& tab = s.integrator_->method();
     const ConstVector u = s.integrator_->parameters();
     for (int i = 0; i < step.stages; ++i) {
       const double w = step.h * tab.b[static_cast<std::size_t>(i)];

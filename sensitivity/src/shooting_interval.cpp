@@ -203,7 +203,7 @@ ShootingResult& ShootingInterval::fail(Status status, std::string message) {
 // stage sensitivities: the quadrature that augmenting the DAE by y' = h gives for a stiffly
 // accurate Runge-Kutta method (seed 002 eq. 8), so q and r are derivatives of the discrete H.
 Status ShootingInterval::accumulate_cost(const StepView& step) {
-  const Tableau& tab = integrator_->options().method;
+  const Tableau& tab = integrator_->method();
   const StageSensitivities& stages = sensitivity_->last_stages();
   const ConstMatrixRef P = sensitivity_->parameter_directions();
   const ConstVector u = integrator_->parameters();

@@ -33,7 +33,7 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
       nz_(integrator.problem().nz()),
       n_(integrator.problem().size()),
       np_(integrator.problem().np()),
-      s_(integrator.options().method.stages) {
+      s_(integrator.method().stages) {
   options_.validate(static_cast<int>(options_.error_atol.size()));
   const JacobianStructure& structure = integrator.problem().jacobian_structure();
   structured_ = structure.solver != LinearSolverKind::dense;
@@ -443,7 +443,7 @@ void StageSensitivities::form_base(double h_gamma) {
 // operations of form_base, the copy and one scaled addition per stage in that order, so the
 // bits are those of the separate kernel calls this replaces.
 void StageSensitivities::form_rhs(int i, double h, double h_gamma, bool fresh_base) {
-  const Tableau& tab = integrator_.options().method;
+  const Tableau& tab = integrator_.method();
   int terms = 0;
   for (int l = 0; l < i; ++l)
     if (tab.A(i, l) != 0.0) {
@@ -483,7 +483,7 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   const int ns = directions_;
   const std::size_t block = block_size();
   const bool exact = options_.mode == SensitivityMode::exact;
-  const Tableau& tab = integrator_.options().method;
+  const Tableau& tab = integrator_.method();
   const double h = step.h;
   // The step's own factored iteration matrix and Jacobian J_n (trial or accepted step alike).
   if (step.matrix == nullptr)

@@ -53,7 +53,7 @@ Result run_cpp(const Configuration& configuration) {
   const esdirk::Statistics& s = solver.statistics();
   for (const esdirk::StatisticsCounter& counter : esdirk::statistics_counters())
     r.counters.emplace_back(counter.name, s.*counter.counter);
-  r.method = solver.options().method.name;
+  r.method = solver.method().name;
   return r;
 }
 

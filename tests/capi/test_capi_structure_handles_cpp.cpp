@@ -178,7 +178,7 @@ Run through_cpp(Kind kind, const char* method, int raw) {
   esdirk::HybridOptions options;
   options.integrator.rtol = 1e-7;
   options.integrator.atol = 1e-9;
-  options.integrator.method = esdirk::Tableau::named(method);
+  options.integrator.method = esdirk::MethodChoice::named(method);
   if (raw) options.integrator.tolerance_rule = esdirk::ToleranceRule::raw;
   esdirk::HybridSolver solver(chain, options);
   const std::vector<double> x0(kStates, 0.0), sd = seed();
@@ -194,7 +194,7 @@ Run through_cpp(Kind kind, const char* method, int raw) {
   run.steps = solver.statistics().steps;
   run.lus = solver.statistics().lu_factorizations;
   run.jacobians = solver.statistics().jacobian_evaluations;
-  run.method = solver.integrator().options().method.name;
+  run.method = solver.integrator().method().name;
   return run;
 }
 

@@ -30,7 +30,7 @@ long allocations_while_integrating(esdirk::Problem& model) {
   // Further listeners: a trajectory with reserved records and one that looks at the dense
   // output inside every step (the dg/dz LU cache must not allocate either).
   esdirk::Trajectory trajectory;
-  trajectory.reserve(5000, model.nx(), model.nz(), solver.options().method.stages);  // the resolved method
+  trajectory.reserve(5000, model.nx(), model.nz(), solver.method().stages);  // the resolved method
   solver.add_listener(trajectory);
   struct DenseProbe : esdirk::StepListener {
     std::vector<double> x, z;

@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(trial_and_accepted_views_of_a_step_have_the_same_h) {
     }
   } listener;
   DowRun run;
-  listener.gamma = run.solver.options().method.gamma;
+  listener.gamma = run.solver.method().gamma;
   run.solver.add_listener(listener);
   run.initialize();  // from t = 0 to 10 h, where t_n + h - t_n != h for many steps
   BOOST_REQUIRE(esdirk::ok(run.solver.integrate_to(10.0, run.x, run.z)));

@@ -9,6 +9,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "esdirk/error_weights.hpp"
@@ -178,10 +179,20 @@ BOOST_AUTO_TEST_CASE(new_members_are_l_stable) {
 BOOST_AUTO_TEST_CASE(members_by_name_and_unknown_names) {
   for (const char* name : {"ESDIRK34", "ESDIRK436", "ESDIRK547", "ESDIRK23", "ESDIRK12"})
     BOOST_TEST(esdirk::Tableau::named(name).name == name);
-  BOOST_TEST(esdirk::Tableau::named("auto").is_automatic());
-  BOOST_CHECK_EXCEPTION(esdirk::Tableau::named("RADAU5"), std::invalid_argument, [](const std::invalid_argument& e) {
-    const std::string m = e.what();
-    return m.find("RADAU5") != std::string::npos && m.find("ESDIRK547") != std::string::npos;
+  BOOST_TEST(esdirk::MethodChoice::named("auto").is_automatic());
+  BOOST_TEST(esdirk::MethodChoice::named("ESDIRK547").tableau().name == "ESDIRK547");
+  for (const char* unknown : {"RADAU5", ""}) {
+    const auto names_the_known_ones = [unknown](const std::invalid_argument& e) {
+      const std::string m = e.what();
+      return m.find(std::string("\"") + unknown + "\"") != std::string::npos && m.find("ESDIRK547") != std::string::npos &&
+             m.find("auto") != std::string::npos;
+    };
+    BOOST_CHECK_EXCEPTION(esdirk::Tableau::named(unknown), std::invalid_argument, names_the_known_ones);
+    BOOST_CHECK_EXCEPTION(esdirk::MethodChoice::named(unknown), std::invalid_argument, names_the_known_ones);
+  }
+  // "auto" is a choice, not a tableau: Tableau::named refuses it and points to MethodChoice.
+  BOOST_CHECK_EXCEPTION(esdirk::Tableau::named("auto"), std::invalid_argument, [](const std::invalid_argument& e) {
+    return std::string(e.what()).find("MethodChoice") != std::string::npos;
   });
   // "auto" is resolved by the integrator from rtol.
   auto problem = esdirk::FunctionProblem(1, 0, 0, [](double, auto y, auto, auto, auto f) {
@@ -189,19 +200,19 @@ BOOST_AUTO_TEST_CASE(members_by_name_and_unknown_names) {
     return 0;
   });
   esdirk::Options o;
-  o.method = esdirk::Tableau::automatic();
+  o.method = esdirk::MethodChoice::automatic();
   o.rtol = 1e-4;
-  BOOST_TEST(esdirk::Integrator(problem, o).options().method.name == "ESDIRK34");
+  BOOST_TEST(esdirk::Integrator(problem, o).method().name == "ESDIRK34");
   o.rtol = 2e-5;
-  BOOST_TEST(esdirk::Integrator(problem, o).options().method.name == "ESDIRK34");
+  BOOST_TEST(esdirk::Integrator(problem, o).method().name == "ESDIRK34");
   o.rtol = 1e-5;
-  BOOST_TEST(esdirk::Integrator(problem, o).options().method.name == "ESDIRK436");
+  BOOST_TEST(esdirk::Integrator(problem, o).method().name == "ESDIRK436");
   o.rtol = 1e-10;
-  BOOST_TEST(esdirk::Integrator(problem, o).options().method.name == "ESDIRK436");
+  BOOST_TEST(esdirk::Integrator(problem, o).method().name == "ESDIRK436");
   o.rtol = 1e-3;
   o.rtol_vector = {1e-6};  // the smallest component tolerance decides
   o.atol_vector = {1e-6};
-  BOOST_TEST(esdirk::Integrator(problem, o).options().method.name == "ESDIRK436");
+  BOOST_TEST(esdirk::Integrator(problem, o).method().name == "ESDIRK436");
   o.rtol_vector.clear();
   o.atol_vector.clear();
   // The calibration option.
@@ -291,6 +302,56 @@ void check_tolerances_mean_what_they_say(Configure configure) {
   }
 }
 
+template <class T>
+constexpr bool has_static_automatic = requires { T::automatic(); };
+template <class T>
+constexpr bool asks_is_automatic = requires(const T& t) { t.is_automatic(); };
+
+// Options::method is a MethodChoice: "auto" is no sentinel tableau (no Tableau::automatic(), no
+// Tableau::is_automatic(), a choice never converts to a tableau), an Integrator keeps the choice
+// in options() as it was given and runs the method it resolved, Integrator::method(): for "auto"
+// the member the documented rule takes for that rtol (ESDIRK34 above 1e-5, ESDIRK436 at and
+// below) on an ODE and on a semi-explicit DAE alike; an explicit choice is kept at every rtol.
+BOOST_AUTO_TEST_CASE(the_integrator_exposes_the_method_it_resolved) {
+  static_assert(!has_static_automatic<esdirk::Tableau> && !asks_is_automatic<esdirk::Tableau>);
+  static_assert(!std::is_convertible_v<esdirk::MethodChoice, esdirk::Tableau>);
+  static_assert(std::is_same_v<decltype(esdirk::Options::method), esdirk::MethodChoice>);
+  BOOST_CHECK_THROW((void)esdirk::Options{}.method.tableau(), std::logic_error);
+  BOOST_TEST(esdirk::Options{}.method.name() == "auto");
+  auto ode = esdirk::FunctionProblem(1, 0, 0, [](double, auto y, auto, auto, auto f) {
+    f[0] = -y[0];
+    return 0;
+  });
+  auto dae = esdirk::FunctionProblem(
+      1, 1, 0,
+      [](double, auto, auto z, auto, auto f) {
+        f[0] = -z[0];
+        return 0;
+      },
+      [](double, auto x, auto z, auto, auto g) {
+        g[0] = z[0] - x[0];
+        return 0;
+      });
+  for (esdirk::Problem* problem : {static_cast<esdirk::Problem*>(&ode), static_cast<esdirk::Problem*>(&dae)}) {
+    for (double rtol : {1e-3, 2e-5, 1e-5, 1e-9}) {
+      BOOST_TEST_INFO("nz " << problem->nz() << ", rtol " << rtol);
+      esdirk::Options o;
+      o.rtol = rtol;
+      const esdirk::Integrator automatic(*problem, o);
+      BOOST_TEST(automatic.options().method.is_automatic());  // as given
+      BOOST_TEST(automatic.method().name == (rtol <= esdirk::Options::automatic_high_order_from ? "ESDIRK436" : "ESDIRK34"));
+      BOOST_TEST(automatic.method().stages == o.resolved_method().stages);
+      for (const auto& chosen : {esdirk::Tableau::esdirk34(), esdirk::Tableau::esdirk547(), esdirk::Tableau::esdirk12()}) {
+        o.method = chosen;
+        const esdirk::Integrator explicit_choice(*problem, o);
+        BOOST_TEST(explicit_choice.options().method.name() == chosen.name);
+        BOOST_TEST(explicit_choice.method().name == chosen.name);
+        BOOST_TEST(explicit_choice.method().a == chosen.a);
+      }
+    }
+  }
+}
+
 // Correct by default: with default options (the calibrated rule, method "auto": ESDIRK34 above
 // rtol 1e-5, ESDIRK436 with its calibration constant 0.1 at and below) the achieved error on the
 // five reference problems lies in [0.1, 10] x rtol for rtol 1e-3 .. 1e-10 and falls monotonically
@@ -318,7 +379,7 @@ BOOST_AUTO_TEST_CASE(internal_tolerances_of_auto_are_those_of_the_member_it_take
     automatic.atol = 1e-3 * rtol;
     esdirk::Options resolved = automatic;
     resolved.method = automatic.resolved_method();
-    BOOST_TEST_INFO("rtol " << rtol << " (" << resolved.method.name << ")");
+    BOOST_TEST_INFO("rtol " << rtol << " (" << resolved.method.name() << ")");
     BOOST_TEST(automatic.internal_rtol(rtol) == resolved.internal_rtol(rtol));
     BOOST_TEST(std::isfinite(automatic.internal_rtol(rtol)));
     const esdirk::ErrorWeights a(automatic, 2, 1), b(resolved, 2, 1);

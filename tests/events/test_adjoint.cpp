@@ -453,7 +453,7 @@ BOOST_AUTO_TEST_CASE(statistics_report_the_sweep_and_initialize_resets_them) {
   BOOST_TEST(r.jumps == 1);
   BOOST_TEST(r.sweep.adjoint_steps == adjoint.steps());
   // s - 1 implicit stages, 1 row
-  BOOST_TEST(r.sweep.transposed_solves == (solver.integrator().options().method.stages - 1L) * adjoint.steps());
+  BOOST_TEST(r.sweep.transposed_solves == (solver.integrator().method().stages - 1L) * adjoint.steps());
   BOOST_TEST(r.peak_stored_doubles > 0);
   const esdirk::Statistics& st = solver.statistics();
   BOOST_TEST(st.adjoint_steps == r.sweep.adjoint_steps);

@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "esdirk/geometric/rk_tableau.hpp"
@@ -242,12 +243,15 @@ BOOST_AUTO_TEST_CASE(structure_flags) {
 }
 
 // Regression: the default Options::method is "auto" (no stages until an Integrator resolves
-// it); from_esdirk(options.method) failed with a message about the number of stages.
+// it); from_esdirk(options.method) failed with a message about the number of stages. "auto" is
+// now a MethodChoice, never a tableau: from_esdirk(options.method) does not compile, and asking
+// the choice for its tableau names where the resolved method is.
 BOOST_AUTO_TEST_CASE(from_esdirk_names_the_unresolved_auto_method) {
+  static_assert(!std::is_convertible_v<esdirk::MethodChoice, esdirk::Tableau>);
   try {
-    (void)g::from_esdirk(esdirk::Options{}.method);
+    (void)g::from_esdirk(esdirk::Options{}.method.tableau());
     BOOST_FAIL("from_esdirk accepted \"auto\"");
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::logic_error& e) {
     BOOST_TEST(std::string(e.what()).find("resolved_method") != std::string::npos);
   }
   esdirk::Options tight;

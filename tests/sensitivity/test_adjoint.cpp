@@ -262,7 +262,7 @@ BOOST_AUTO_TEST_CASE(checkpointed_gradient_is_bit_identical) {
   for (long records : {1L, 7L, 1000000L}) {
     esdirk::Integrator solver(model, dow_options(1e-6));
     AdjointOptions options;
-    options.memory_budget = records * (5 + solver.options().method.stages * (2 * 6 + 2 * 4 + 1));
+    options.memory_budget = records * (5 + solver.method().stages * (2 * 6 + 2 * 4 + 1));
     Adjoint bounded(solver, options);
     BOOST_REQUIRE(esdirk::ok(record(solver, s, {0.5})));
     const Gradient g = adjoint_gradient(bounded, objective, 6, 9);
@@ -284,7 +284,7 @@ BOOST_AUTO_TEST_CASE(checkpointed_gradient_is_bit_identical) {
   // stage and objective row, and one Jacobian per stage point (the first stage of a step is
   // the last of the one before).
   const esdirk::AdjointReport& r = all.report();
-  const long implicit = all_solver.options().method.stages - 1;
+  const long implicit = all_solver.method().stages - 1;
   BOOST_TEST(r.stage_factorizations == implicit * all.steps());
   BOOST_TEST(r.transposed_solves == 2L * implicit * all.steps());
   BOOST_TEST(r.jacobian_evaluations == implicit * all.steps() + 1);
@@ -346,7 +346,7 @@ BOOST_AUTO_TEST_CASE(output_term_at_the_end_of_a_recomputed_segment_uses_the_rep
   for (long records : {1L, 2L, 5L}) {
     esdirk::Integrator solver(model, dow_options(1e-6));
     AdjointOptions options;
-    options.memory_budget = records * (5 + solver.options().method.stages * (2 * 6 + 2 * 4 + 1));
+    options.memory_budget = records * (5 + solver.method().stages * (2 * 6 + 2 * 4 + 1));
     Adjoint bounded(solver, options);
     BOOST_REQUIRE(esdirk::ok(record(solver, s, {0.5, 1.0})));
     const Gradient g = adjoint_gradient(bounded, objective, 6, 9);
@@ -372,7 +372,7 @@ BOOST_AUTO_TEST_CASE(a_second_gradient_under_a_memory_budget_sweeps_the_recorded
   for (long records : {1L, 3L, 16L}) {
     esdirk::Integrator solver(model, dow_options(1e-6));
     AdjointOptions options;
-    options.memory_budget = records * (5 + solver.options().method.stages * (2 * 6 + 2 * 4 + 1));
+    options.memory_budget = records * (5 + solver.method().stages * (2 * 6 + 2 * 4 + 1));
     Adjoint bounded(solver, options);
     BOOST_REQUIRE(esdirk::ok(record(solver, s)));
     BOOST_REQUIRE(bounded.steps() > records);
@@ -590,7 +590,7 @@ BOOST_AUTO_TEST_CASE(memory_budget_too_small) {
   Oscillator model;
   esdirk::Integrator solver(model);
   AdjointOptions options;
-  const long record = 5 + solver.options().method.stages * 5;  // doubles in one step record
+  const long record = 5 + solver.method().stages * 5;  // doubles in one step record
   options.memory_budget = record - 1;
   BOOST_CHECK_THROW(Adjoint(solver, options), std::invalid_argument);
   options.memory_budget = -1;

@@ -48,7 +48,7 @@ long allocations_while_integrating(esdirk::Problem& model, esdirk::SensitivityMo
   so.mode = mode;
   esdirk::ForwardSensitivity sens(solver, so);
   esdirk::Trajectory trajectory;
-  trajectory.reserve(2000, 6, 4, solver.options().method.stages);
+  trajectory.reserve(2000, 6, 4, solver.method().stages);
   solver.add_listener(trajectory);
   esdirk::DenseMatrix seed(15, directions);
   for (int k = 0; k < directions; ++k)

@@ -67,7 +67,7 @@ struct Shot {
 };
 
 Shot shoot(const Node& node, double rtol, const esdirk::SensitivityOptions& so,
-           const esdirk::Tableau& method = esdirk::Options{}.method) {
+           const esdirk::MethodChoice& method = esdirk::Options{}.method) {
   dow::Model model;
   esdirk::Options options = dow_options(rtol);
   options.method = method;
@@ -158,7 +158,7 @@ struct ShootingCase {
     }
   }
   ShootingErrors errors(double rtol, const esdirk::SensitivityOptions& so,
-                        const esdirk::Tableau& method = esdirk::Options{}.method) const {
+                        const esdirk::MethodChoice& method = esdirk::Options{}.method) const {
     ShootingErrors e;
     for (std::size_t k = 0; k < nodes.size(); ++k) {
       const Shot shot = shoot(nodes[k], rtol, so, method);
@@ -344,7 +344,7 @@ BOOST_AUTO_TEST_CASE(difference_jacobians_at_tight_tolerances_do_not_chase_the_d
     DenseMatrix Sx{nx, 1};
   };
   auto run = [&](esdirk::Problem& model, double rtol, const esdirk::SensitivityOptions& so,
-                 const esdirk::Tableau& method = esdirk::Options{}.method,
+                 const esdirk::MethodChoice& method = esdirk::Options{}.method,
                  esdirk::DifferenceIncrement increment = esdirk::DifferenceIncrement::error_weighted) {
     esdirk::Options options = dow_options(rtol);
     options.method = method;

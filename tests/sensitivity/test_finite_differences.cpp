@@ -223,7 +223,7 @@ BOOST_AUTO_TEST_CASE(fallback_factorization_gives_the_same_sensitivities) {
   BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, s.z0, s.p)));
   BOOST_REQUIRE(esdirk::ok(sens.initialize(dow_scaled_seed().cref())));
   BOOST_REQUIRE(esdirk::ok(solver.step_exactly(steps[0])));
-  const int stages = solver.options().method.stages;
+  const int stages = solver.method().stages;
   BOOST_TEST(sens.last_stages().fallback_factorizations() == stages - 1);  // stages 2..s
   BOOST_TEST(sens.last_stages().last_max_corrections() == 2);              // reported as max + 1
   BOOST_TEST(solver.statistics().stage_factorizations == stages - 1);      // not in NLU

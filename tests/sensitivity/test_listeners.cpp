@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(dense_algebraic_sensitivities_are_the_derivative_of_the_den
 
   // The stage interpolant: sum_i l_i(theta) SZ_i.
   std::vector<double> l(static_cast<std::size_t>(last.stages));
-  esdirk::stage_interpolation_weights(options.method, 0.4, l);
+  esdirk::stage_interpolation_weights(run.solver.method(), 0.4, l);
   DenseMatrix interpolated(4, 15);
   for (int i = 0; i < last.stages; ++i)
     for (int j = 0; j < 15; ++j)

@@ -253,7 +253,7 @@ BOOST_AUTO_TEST_CASE(initialize_left_the_last_sweeps_counters_in_the_statistics)
   BOOST_REQUIRE(esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref())));
   BOOST_TEST(solver.statistics().adjoint_steps == adjoint.steps());
   BOOST_TEST(solver.statistics().adjoint_transposed_solves ==
-             (solver.options().method.stages - 1L) * adjoint.steps());
+             (solver.method().stages - 1L) * adjoint.steps());
   BOOST_REQUIRE(esdirk::ok(solver.initialize(s.t0, s.x0, {}, s.p)));
   const esdirk::Statistics& st = solver.statistics();
   BOOST_TEST(st.adjoint_steps == 0);

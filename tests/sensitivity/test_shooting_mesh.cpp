@@ -21,7 +21,7 @@ constexpr double cstr_dt = 0.05;
 
 esdirk::Options tight(const char* method) {
   esdirk::Options o;
-  o.method = esdirk::Tableau::named(method);
+  o.method = esdirk::MethodChoice::named(method);
   o.rtol = 1e-12;  // a tight Newton test: the differences see the discrete map, not its noise
   o.atol = 1e-14;
   return o;

@@ -26,7 +26,7 @@ Run dow_run(double rtol, const esdirk::SensitivityMode* mode, bool error_control
   solver.set_stop_time(t_end);
   std::vector<double> x(6), z(4);
   Run run;
-  run.stages = solver.options().method.stages;
+  run.stages = solver.method().stages;
   if (!mode) {
     BOOST_REQUIRE(esdirk::ok(solver.integrate_to(t_end, x, z)));
     run.stats = solver.statistics();

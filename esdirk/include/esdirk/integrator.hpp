@@ -134,7 +134,11 @@ class ESDIRK_API Integrator {
   /// report (valid until the next call of statistics()).
   const Statistics& statistics() const;
   const std::string& message() const { return message_; }  ///< why the last call failed
+  /// The options as given: Options::method may be "auto" (MethodChoice::automatic()).
   const Options& options() const { return options_; }
+  /// The method this integrator runs: options().method, or the member "auto" resolved to by
+  /// the tolerance (Options::resolved_method()). Size storage by its stage count.
+  const Tableau& method() const { return method_; }
   Problem& problem() const { return problem_; }
   bool initialized() const { return initialized_; }
 
@@ -184,6 +188,7 @@ class ESDIRK_API Integrator {
   double t_output_ = 0.0;  // output_time()
   Problem& problem_;
   Options options_;
+  Tableau method_;  // options_.method resolved; the stepper refers to it
   Statistics stats_;
   Stepper stepper_;
   StepController controller_;

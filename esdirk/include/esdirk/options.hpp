@@ -2,6 +2,10 @@
 // Integrator options: a plain struct with documented defaults and validate().
 
 #include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "esdirk/tableau.hpp"
@@ -83,6 +87,41 @@ enum class DifferenceIncrement {
   relative,
 };
 
+/// What Options::method asks for: "auto" (the Integrator picks a member of the family by the
+/// tolerance, Options::automatic_method()) or one method. The method a run takes is
+/// Integrator::method() (or Options::resolved_method()); a choice is never a tableau itself.
+class MethodChoice {
+ public:
+  /// "auto" (the default of Options::method).
+  static MethodChoice automatic() { return MethodChoice(); }
+  /// One method. Implicit, so that `options.method = Tableau::esdirk436();` reads naturally.
+  MethodChoice(Tableau tableau) : tableau_(std::move(tableau)) {}
+  /// "auto" or a member by its name (Tableau::named: "ESDIRK34", "ESDIRK436", "ESDIRK547",
+  /// "ESDIRK23", "ESDIRK12"); throws std::invalid_argument for any other name, listing the known ones.
+  static MethodChoice named(const std::string& name) {
+    return name == automatic_name ? automatic() : MethodChoice(Tableau::named(name));
+  }
+  bool is_automatic() const { return !tableau_.has_value(); }
+  /// The chosen method. "auto" has none: std::logic_error (ask Integrator::method() or
+  /// Options::resolved_method() for the member it resolves to).
+  const Tableau& tableau() const {
+    if (!tableau_)
+      throw std::logic_error("MethodChoice: \"auto\" is not a method; the member it resolves to is "
+                             "Integrator::method() or Options::resolved_method()");
+    return *tableau_;
+  }
+  /// "auto" or the method's name.
+  const std::string& name() const {
+    static const std::string automatic_label(automatic_name);
+    return tableau_ ? tableau_->name : automatic_label;
+  }
+
+ private:
+  static constexpr const char* automatic_name = "auto";
+  MethodChoice() = default;
+  std::optional<Tableau> tableau_;
+};
+
 struct ESDIRK_API Options {
   // --- Tolerances -------------------------------------------------------------------------
   /// Scalar relative and absolute tolerances of the error test (seed 002 eq. 21), used for
@@ -102,12 +141,12 @@ struct ESDIRK_API Options {
   double calibration_factor = 0.0;
 
   // --- Method -----------------------------------------------------------------------------
-  /// The Runge-Kutta method: "auto" (default, Tableau::automatic()), which the Integrator
+  /// The Runge-Kutta method: "auto" (default, MethodChoice::automatic()), which the Integrator
   /// resolves by the tolerance (automatic_method(): ESDIRK34 above rtol 1e-5, ESDIRK436 at and
-  /// below), or a member by name (Tableau::named: "ESDIRK34", "ESDIRK436", "ESDIRK547", ...).
-  /// Code that sizes storage by the stage count must use the resolved method
-  /// (Integrator::options().method or automatic_method()), never this field directly.
-  Tableau method = Tableau::automatic();
+  /// below), or one method (a Tableau, e.g. Tableau::esdirk436(), or MethodChoice::named).
+  /// The method a run takes is Integrator::method() (or resolved_method()); an Integrator's
+  /// options() keep the choice as it was given.
+  MethodChoice method = MethodChoice::automatic();
 
   /// Filter the error estimate through the iteration matrix, e <- M^{-1} [e; 0] (Shampine's
   /// filter for stiff problems, as RADAU5). Off: the raw estimate h sum d_i F_i of seed 002.
@@ -225,7 +264,7 @@ struct ESDIRK_API Options {
   Tableau automatic_method() const;
   /// The method a run with these options takes: `method`, or automatic_method() when it is
   /// "auto". Size storage by its stage count (e.g. Trajectory::reserve).
-  Tableau resolved_method() const { return method.is_automatic() ? automatic_method() : method; }
+  Tableau resolved_method() const { return method.is_automatic() ? automatic_method() : method.tableau(); }
   /// rtol at and below which "auto" takes the order-4 member (ESDIRK436) instead of ESDIRK34
   /// (above it ESDIRK436's achieved error is not reliably within [0.1, 10] x rtol).
   static constexpr double automatic_high_order_from = 1e-5;

@@ -35,8 +35,9 @@ class ESDIRK_API Stepper final : public DenseOutput {
   /// How one attempt ended.
   enum class Attempt { converged, newton_failed, callback_failed, singular, fatal };
 
-  /// `options` must be validated and outlive the stepper; counters go to `stats`.
-  Stepper(Problem& problem, const Options& options, Statistics& stats);
+  /// `options` must be validated and, with `method` (options.method resolved), outlive the
+  /// stepper; counters go to `stats`.
+  Stepper(Problem& problem, const Options& options, const Tableau& method, Statistics& stats);
   ~Stepper();
   Stepper(const Stepper&) = delete;
   Stepper& operator=(const Stepper&) = delete;

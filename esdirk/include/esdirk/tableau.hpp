@@ -41,13 +41,10 @@ struct ESDIRK_API Tableau {
   static Tableau esdirk436();
   /// Kennedy & Carpenter's ESDIRK5(4)7L[2]SA: order 5, embedded order 4, 7 stages, gamma = 23/125.
   static Tableau esdirk547();
-  /// "auto": the Integrator picks a member by the tolerance (Options::method's default; see
-  /// doc/integrator-guide.md). Not a method itself: stages = 0.
-  static Tableau automatic();
-  /// A member by its name: "ESDIRK34", "ESDIRK436", "ESDIRK547", "ESDIRK23", "ESDIRK12" or
-  /// "auto". Throws std::invalid_argument for any other name, listing the known ones.
+  /// A member by its name: "ESDIRK34", "ESDIRK436", "ESDIRK547", "ESDIRK23" or "ESDIRK12".
+  /// Throws std::invalid_argument for any other name, listing the known ones (and for "auto",
+  /// which is a MethodChoice, not a method).
   static Tableau named(const std::string& name);
-  bool is_automatic() const { return name == "auto" && stages == 0; }
 };
 
 }  // namespace esdirk

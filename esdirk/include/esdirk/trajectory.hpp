@@ -35,7 +35,7 @@ class ESDIRK_API Trajectory final : public StepListener {
   /// Records are reused across runs: after clear() (or a new initialize()), steps are copied
   /// into the records already allocated, so a run no longer than an earlier one (or than
   /// reserve()) does not allocate. `stages` is that of the resolved method,
-  /// Integrator::options().method.stages (Options::method may still be "auto").
+  /// Integrator::method().stages (Options::method may be "auto").
   void reserve(int steps, int nx, int nz, int stages);
   void clear();
   /// A replay repeats each step from its own start: the integrator must not carry a Jacobian

@@ -73,8 +73,8 @@ ESDIRK_API RkTableau lobatto_iiia(int stages);
 ESDIRK_API RkTableau lobatto_iiib(int stages);
 /// Backward Euler (a = b = c = 1).
 ESDIRK_API RkTableau backward_euler();
-/// The library's ESDIRK methods (esdirk::Tableau) as general tableaus. Throws
-/// std::invalid_argument for the unresolved "auto" (pass Options::resolved_method()).
+/// The library's ESDIRK methods (esdirk::Tableau) as general tableaus (for a run's method,
+/// Integrator::method() or Options::resolved_method()).
 ESDIRK_API RkTableau from_esdirk(const Tableau& tableau);
 /// Explicit midpoint rule (b = (0, 1): a zero weight), order 2.
 ESDIRK_API RkTableau explicit_midpoint();
