@@ -1,4 +1,5 @@
-/* esdirk C API: the ESDIRK34 integrator for stiff ODEs and index-1 DAEs
+/* esdirk C API: the ESDIRK integrators (ESDIRK34, ESDIRK436, ESDIRK547) for stiff ODEs and
+ * index-1 DAEs
  *
  *     x' = f(t, x, z, p),   0 = g(t, x, z, p)
  *
@@ -222,12 +223,12 @@ ESDIRK_C_API int esdirk_solver_get_counter(const esdirk_solver* solver, const ch
  *  last: walk it to list every counter of this version of the library. */
 ESDIRK_C_API const char* esdirk_counter_name(int index);
 
-/* ---- Forward sensitivities (staggered direct, seed 002 Algorithms 1-2) -------------------- */
+/* ---- Forward sensitivities (staggered direct, Kristensen et al. 2005 Algorithms 1-2) --------- */
 #define ESDIRK_SENSITIVITY_EXACT 0 /* derivative of the discrete solution (default) */
-#define ESDIRK_SENSITIVITY_PAPER 1 /* seed 002 Algorithm 2: Jacobians frozen at t_n */
+#define ESDIRK_SENSITIVITY_PAPER 1 /* Kristensen et al. 2005 Algorithm 2: Jacobians frozen at t_n */
 
 /* Whether the sensitivities enter the error test: the library's choice for the mode (on in
- * exact mode, off in paper mode), off (the configuration of seed 002), or on. */
+ * exact mode, off in paper mode), off (the configuration of Kristensen et al. 2005), or on. */
 #define ESDIRK_ERROR_CONTROL_DEFAULT (-1)
 #define ESDIRK_ERROR_CONTROL_OFF 0
 #define ESDIRK_ERROR_CONTROL_ON 1
@@ -252,7 +253,7 @@ ESDIRK_C_API int esdirk_solver_integrate_sensitivities_to(esdirk_solver* solver,
                                                           esdirk_int ldsx, double* Sz,
                                                           esdirk_int ldsz, esdirk_int ns);
 
-/* ---- The shooting interval (seed 002 section 2) ------------------------------------------- */
+/* ---- The shooting interval (Kristensen et al. 2005 section 2) -------------------------------- */
 typedef struct esdirk_shooting esdirk_shooting;
 
 /** The running cost h(t, x, z, u) and its gradients dh/dx (nx), dh/dz (nz), dh/du (nu). */
@@ -275,7 +276,8 @@ ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_algebraic_atol and esdirk_sho
 ESDIRK_C_API int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
 /** Attempted steps per interval before it fails with ESDIRK_TOO_MANY_STEPS (default 500000). */
 ESDIRK_C_API int esdirk_shooting_set_max_steps(esdirk_shooting* shooting, long max_steps);
-/** ESDIRK_ERROR_CONTROL_DEFAULT (the default: on in exact mode), _OFF (seed 002) or _ON. */
+/** ESDIRK_ERROR_CONTROL_DEFAULT (the default: on in exact mode), _OFF (as Kristensen et al.
+ *  2005) or _ON. */
 ESDIRK_C_API int esdirk_shooting_set_sensitivity_error_control(esdirk_shooting* shooting,
                                                                int error_control);
 /** The running cost (NULL: none, H = q = r = 0). */
@@ -330,7 +332,7 @@ ESDIRK_C_API int esdirk_shooting_get_error_estimate(const esdirk_shooting* shoot
 ESDIRK_C_API int esdirk_shooting_get_mesh(const esdirk_shooting* shooting, double* points,
                                           esdirk_int capacity, esdirk_int* n_points);
 
-/* ---- Structural analysis (Pryce's Sigma-method, seed 004) --------------------------------- */
+/* ---- Structural analysis (Pryce's Sigma-method, Benveniste et al. 2021) ---------------------- */
 /** Analyses a model given in the text format of doc/structural-guide.md and writes the full
  *  report (text, or JSON if json != 0) with its terminating NUL into buffer (capacity bytes).
  *  *length receives the report's length without the NUL; *well_posed (may be NULL) 1 or 0.
@@ -341,7 +343,7 @@ ESDIRK_C_API int esdirk_structural_report(const char* model_text, int json, char
                                           size_t capacity, size_t* length, int* well_posed);
 /** The Sigma-method on a signature matrix given as arrays of (equation, variable, order)
  *  entries with 0-based indices. Writes the canonical offsets (n_equations and n_variables
- *  entries), the seed's index (max c), Pryce's structural index and the degrees of freedom.
+ *  entries), the paper's index (max c), Pryce's structural index and the degrees of freedom.
  *  Returns ESDIRK_STRUCTURALLY_SINGULAR when no complete matching exists. Any output may be
  *  NULL. */
 ESDIRK_C_API int esdirk_structural_sigma(

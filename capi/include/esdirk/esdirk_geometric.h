@@ -1,7 +1,7 @@
 /* esdirk C API: geometric integrators for adjoint systems (C99). Partner tableaus of any
  * Runge-Kutta method with their symplecticity defect, and the adjoint of an ODE or an index-1
  * DAE integrated as a (pre)symplectic partitioned Runge-Kutta method over fixed steps: the
- * Type II steps (q_n, p_n+1) -> (q_n+1, p_n) of seed 003 (eqs. 3.7, 3.9).
+ * Type II steps (q_n, p_n+1) -> (q_n+1, p_n) of Tran & Leok (eqs. 3.7, 3.9).
  * doc/geometric-adjoint-guide.md.
  *
  *     esdirk_geometric* g = NULL;

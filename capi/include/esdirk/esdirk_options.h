@@ -32,14 +32,14 @@ extern "C" {
 
 /* How the tolerances become the tolerances of the error test (doc/integrator-theory.md 4a). */
 #define ESDIRK_TOLERANCE_CALIBRATED 0 /* default: the achieved global error is about rtol */
-#define ESDIRK_TOLERANCE_RAW 1        /* the seed's rule: the error test uses rtol, atol as given */
+#define ESDIRK_TOLERANCE_RAW 1        /* the paper's rule: the error test uses rtol, atol as given */
 
 /* How a stage's Newton iteration decides it has converged (doc/integrator-theory.md section 3). */
 #define ESDIRK_NEWTON_CONTRACTION_RATE 0 /* default: the error left after the correction, from the
                                             observed contraction rate (RADAU5's test) */
 #define ESDIRK_NEWTON_CORRECTION 1       /* the size of the correction itself (the test before
                                             the rate-based one) */
-#define ESDIRK_NEWTON_RESIDUAL 2         /* the seed's test: the raw residual on the
+#define ESDIRK_NEWTON_RESIDUAL 2         /* the paper's test: the raw residual on the
                                             differential rows */
 
 /* How difference Jacobians (a problem without a Jacobian callback) choose the increment of
@@ -72,7 +72,7 @@ ESDIRK_C_API int esdirk_options_set_tolerance_rule(esdirk_options* options, int 
                                                    double calibration_factor);
 
 /** The Runge-Kutta method by name: "auto" (default: chosen by rtol at the run, ESDIRK436 at
- *  and below 1e-5, else ESDIRK34; see doc/integrator-guide.md), "ESDIRK34" (the seed's method),
+ *  and below 1e-5, else ESDIRK34; see doc/integrator-guide.md), "ESDIRK34" (the paper's method),
  *  "ESDIRK436" (order 4), "ESDIRK547" (order 5), "ESDIRK23" or "ESDIRK12". Names are
  *  case-sensitive; any other name is refused. The handles' *_method_name give the method in
  *  use ("auto" resolved). */

@@ -1,6 +1,6 @@
 #pragma once
-// Step-size control: Gustafsson's predictive controller (seed 002 eq. 29) with the safeguards
-// of mature codes. Works on |h|; the integrator applies the direction.
+// Step-size control: Gustafsson's predictive controller (Kristensen et al. 2005 eq. 29) with the
+// safeguards of mature codes. Works on |h|; the integrator applies the direction.
 
 #include "esdirk/options.hpp"
 #include "esdirk/export.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The driver: the one step loop of the library (seed 002, Algorithm 1 without the
+// The driver: the one step loop of the library (Kristensen et al. 2005, Algorithm 1 without the
 // sensitivities, which live in the sensitivity module and plug in as a step listener).
 //
 //     esdirk::Integrator solver(problem, options);

@@ -4,10 +4,10 @@
 //     M = [ I - h*gamma*f_x   -h*gamma*f_z ]
 //         [       g_x               g_z    ]
 //
-// (seed 002 eq. 16 with its algebraic rows divided by -h*gamma, which leaves every Newton step
-// and sensitivity solve unchanged and keeps M well scaled as h -> 0). A LinearSolver forms and
-// factors M from J and h*gamma; dense LAPACK is the back-end here, banded and sparse ones can
-// be added behind the same interface.
+// (Kristensen et al. 2005 eq. 16 with its algebraic rows divided by -h*gamma, which leaves every
+// Newton step and sensitivity solve unchanged and keeps M well scaled as h -> 0). A LinearSolver
+// forms and factors M from J and h*gamma; dense LAPACK is the back-end here, banded and sparse ones
+// can be added behind the same interface.
 
 #include <memory>
 

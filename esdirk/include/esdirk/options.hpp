@@ -19,7 +19,7 @@ enum class NewtonTest {
   /// weights, is <= newton_tolerance; the correction is then applied (the default before the
   /// rate-based test; Options::seed002() keeps it).
   preconditioned_residual,
-  residual,  ///< seed 002: ||R|| on the differential rows, M^{-1} R on the algebraic
+  residual,  ///< as the paper: ||R|| on the differential rows, M^{-1} R on the algebraic
   /// Measured as preconditioned_residual, but converged when the error left after applying the
   /// correction, estimated from the observed contraction rate theta = m_k/m_{k-1} (at least
   /// Options::newton_rate_floor) as eta m_k with eta = theta/(1 - theta), is <= newton_tolerance
@@ -31,7 +31,7 @@ enum class NewtonTest {
 
 /// Where the Newton iteration of a stage starts (see doc/integrator-theory.md section 2).
 enum class StagePredictor {
-  previous_stage,  ///< seed 002: X from the previous stage derivative, Z inter-/extrapolated
+  previous_stage,  ///< as the paper: X from the previous stage derivative, Z inter-/extrapolated
   /// The last step's continuous extension extrapolated to T_i (as RADAU5): fewer Newton
   /// iterations, but a step then depends on the step before it, so Integrator::resume cannot
   /// replay it bit for bit from a checkpoint (Trajectory, Adjoint): not the default.
@@ -65,7 +65,8 @@ enum class ToleranceRule {
   /// the controller order, 4 for ESDIRK34) with the absolute tolerances scaled alike, because
   /// error-per-step control of an order q-1 method gives a global error ~ tol^((q-1)/q).
   calibrated,
-  /// Seed 002: the error test uses rtol and atol as given (global error ~ 4 rtol^(3/4)).
+  /// Kristensen et al. 2005: the error test uses rtol and atol as given (global error ~ 4
+  /// rtol^(3/4)).
   raw,
 };
 
@@ -124,8 +125,8 @@ class MethodChoice {
 
 struct ESDIRK_API Options {
   // --- Tolerances -------------------------------------------------------------------------
-  /// Scalar relative and absolute tolerances of the error test (seed 002 eq. 21), used for
-  /// every component unless the per-component vectors below are set.
+  /// Scalar relative and absolute tolerances of the error test (Kristensen et al. 2005 eq. 21),
+  /// used for every component unless the per-component vectors below are set.
   double rtol = 1e-6;
   double atol = 1e-6;
   /// Per-component tolerances of the differential states (size nx), overriding the scalars.
@@ -134,7 +135,7 @@ struct ESDIRK_API Options {
   /// Absolute tolerances of the algebraic states (size nz); the Newton test on z uses weights
   /// algebraic_atol + rtol|z|. Empty: the scalar atol.
   std::vector<double> algebraic_atol;
-  /// The calibrated rule (default: achieved error about rtol) or the seed's raw tolerances.
+  /// The calibrated rule (default: achieved error about rtol) or the paper's raw tolerances.
   ToleranceRule tolerance_rule = ToleranceRule::calibrated;
   /// kappa of the calibrated rule; 0 takes the method's measured constant
   /// (Tableau::tolerance_factor). Must be 0 or finite and > 0.
@@ -148,8 +149,8 @@ struct ESDIRK_API Options {
   /// options() keep the choice as it was given.
   MethodChoice method = MethodChoice::automatic();
 
-  /// Filter the error estimate through the iteration matrix, e <- M^{-1} [e; 0] (Shampine's
-  /// filter for stiff problems, as RADAU5). Off: the raw estimate h sum d_i F_i of seed 002.
+  /// Filter the error estimate through the iteration matrix, e <- M^{-1} [e; 0] (Shampine's filter
+  /// for stiff problems, as RADAU5). Off: the raw estimate h sum d_i F_i of Kristensen et al. 2005.
   bool filter_error_estimate = false;
 
   // --- Step sizes -------------------------------------------------------------------------
@@ -158,7 +159,7 @@ struct ESDIRK_API Options {
   double min_step = 0.0;    ///< |h| below max(min_step, 16 ulp(t)) ends with step_size_too_small
   long max_steps = 500000;  ///< attempted steps per call of integrate_to() / step()
 
-  // --- Step-size controller (seed 002 eq. 29 with the safeguards of mature codes) ---------
+  // --- Step-size controller (Kristensen et al. 2005 eq. 29, with the safeguards of mature codes)
   bool predictive_controller = true;   ///< Gustafsson's law (29); false: asymptotic law (27)
   double controller_k1 = 1.0;          ///< observer gain k1 of (29)
   double controller_k2 = 1.0;          ///< observer gain k2 of (29)
@@ -199,7 +200,7 @@ struct ESDIRK_API Options {
   /// Newton recovery before the step is cut (doc/integrator-theory.md section 3): when a stage
   /// iteration diverges or contracts too slowly to converge, form J at the stage's best iterate,
   /// refactor M and restart the stage from there, at most this many times per stage
-  /// (0: the seed's behaviour, the step fails and is retried with a smaller h).
+  /// (0: the paper's behaviour, the step fails and is retried with a smaller h).
   int max_jacobian_refreshes = 4;
   /// Where the model reports an iterate outside its domain (a callback returning > 0 or a
   /// non-finite value), halve the Newton correction up to this many times before the attempt
@@ -252,10 +253,9 @@ struct ESDIRK_API Options {
   /// The calibrated rule never asks for less than this (unless rtol itself is smaller).
   static constexpr double internal_rtol_floor = 1e-13;
 
-  /// The configuration of seed 002: raw tolerances, ESDIRK34, the seed's stage predictors,
-  /// Newton stopped on the size of its correction and no Newton recovery (a failing Newton
-  /// cuts h). Pair with SensitivityOptions::seed002() to
-  /// reproduce the seed's Table 1.
+  /// The configuration of Kristensen et al. 2005: raw tolerances, ESDIRK34, the paper's stage
+  /// predictors, Newton stopped on the size of its correction and no Newton recovery (a failing
+  /// Newton cuts h). Pair with SensitivityOptions::seed002() to reproduce the paper's Table 1.
   static Options seed002();
 
   /// What method = "auto" becomes: the member that reaches the requested accuracy at the least

@@ -1,5 +1,5 @@
 #pragma once
-// The symplectic partner of a Runge-Kutta method (seed 003 §3.2; doc/adjoint-theory.md and
+// The symplectic partner of a Runge-Kutta method (Tran & Leok §3.2; doc/adjoint-theory.md and
 // doc/geometric-adjoint-theory.md): the coefficients a~_ij = b_j - b_j a_ji / b_i that, with
 // the same weights b, make (A, b; A~, b) a symplectic partitioned Runge-Kutta pair,
 //

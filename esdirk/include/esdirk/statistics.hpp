@@ -64,7 +64,7 @@ struct ESDIRK_API Statistics {
 };
 
 /// One counter of Statistics: its stable name (as in table() and csv(), and as the C API's
-/// esdirk_solver_get_counter takes it), the seed's name ("NSTEP", or "") and the member.
+/// esdirk_solver_get_counter takes it), the paper's name ("NSTEP", or "") and the member.
 struct StatisticsCounter {
   const char* name;
   const char* seed_name;

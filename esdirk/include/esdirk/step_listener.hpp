@@ -59,7 +59,8 @@ class ESDIRK_API StepListener {
   /// Why the last on_trial / on_accept failed (read by the driver for its message).
   virtual std::string failure_message() const { return {}; }
   /// True if the listener needs the step's Jacobian to be J at (t_n, x_n, z_n) (paper-mode
-  /// sensitivities, seed 002): the integrator then does not reuse J from an earlier step.
+  /// sensitivities, Kristensen et al. 2005): the integrator then does not reuse J from an earlier
+  /// step.
   virtual bool needs_jacobian_at_step_start() const { return false; }
 };
 

@@ -1,9 +1,9 @@
 #pragma once
-// One ESDIRK step and what belongs to it (seed 002, Algorithm 1 without the sensitivities):
-// the Jacobian at t_n, the factored iteration matrix, the Newton stage solves, the error
-// estimate (20)-(21), acceptance, and the dense output over the last accepted step. The driver
-// (Integrator) decides which steps to try, when to accept them and where to stop; the stepper
-// never chooses a step size and never loops over steps.
+// One ESDIRK step and what belongs to it (Kristensen et al. 2005, Algorithm 1 without the
+// sensitivities): the Jacobian at t_n, the factored iteration matrix, the Newton stage solves, the
+// error estimate (20)-(21), acceptance, and the dense output over the last accepted step. The
+// driver (Integrator) decides which steps to try, when to accept them and where to stop; the
+// stepper never chooses a step size and never loops over steps.
 //
 // Two sets of stage buffers and two stage linear systems are kept, trial and accepted, and
 // swapped at acceptance, so the last accepted step (its stages, Jacobian and LU) stays intact

@@ -1,7 +1,7 @@
 #pragma once
-// Butcher tableaux of the ESDIRK family (explicit first stage, singly diagonal, stiffly
-// accurate). ESDIRK34 is the method of seed 002; ESDIRK12 and ESDIRK23 are its sisters, used
-// to test the order machinery.
+// Butcher tableaux of the ESDIRK family (explicit first stage, singly diagonal, stiffly accurate).
+// ESDIRK34 is the method of Kristensen et al. 2005; ESDIRK12 and ESDIRK23 are its sisters, used to
+// test the order machinery.
 
 #include <string>
 #include <vector>

@@ -40,14 +40,14 @@ class ModeProblem;
 
 /// How the adjoint of the memory (x*, z*) is carried back at events.
 enum class MemoryTransfer {
-  /// The transpose of the forward memory sensitivities (seed 000 Algorithm 1 read as the
-  /// reference digest explains: the accumulators A and B arise as the adjoint of the latched
+  /// The transpose of the forward memory sensitivities (Serban & Recuero 2019 Algorithm 1, read so
+  /// that the accumulators A and B arise as the adjoint of the latched
   /// memory, with (J + A) formed once from the old A). Correct.
   transpose,
-  /// The recurrence printed in seed 000's text (erratum E8): the x*-part of the adjoint of an
-  /// earlier memory, A phi_{y*}, is applied at the event that formed it, with that event's
-  /// phi_{y*}, instead of being carried to the event where that memory was latched; J phi_{y*}
-  /// is lost. Wrong; only to show what the erratum changes (defined for memory problems).
+  /// The recurrence printed in Serban & Recuero 2019's text (erratum E8): the x*-part of the
+  /// adjoint of an earlier memory, A phi_{y*}, is applied at the event that formed it, with that
+  /// event's phi_{y*}, instead of being carried to the event where that memory was latched; J
+  /// phi_{y*} is lost. Wrong; only to show what the erratum changes (defined for memory problems).
   printed_recurrence,
 };
 
@@ -74,7 +74,7 @@ struct ESDIRK_API HybridAdjointOptions {
 /// recorded by HybridAdjoint::integrate_to:  Phi = sum_k C_k(x(t_k), z(t_k), p) + C(x(t_f), ...),
 /// t_f the last output. An output at an event time is the left limit (what integrate_to
 /// returned); at a terminal event (integrate_to returned listener_stop) t_f = t* moves with the
-/// parameters and the gradient is that of C(x(t*(theta))) (seed 001's implicit event that ends
+/// parameters and the gradient is that of C(x(t*(theta))) (Schäfer 2021's implicit event that ends
 /// the integration), where C must not depend on t explicitly. If the run went on past a terminal
 /// event, its output counts as the left limit at a fixed output time, like any other event.
 /// The p the terms receive is that of the output's mode (with parameter resets, the p+ of the

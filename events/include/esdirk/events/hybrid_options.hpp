@@ -79,7 +79,7 @@ struct ESDIRK_API HybridOptions {
   /// Apply the sensitivity jumps at events (false only to show what ignoring them gives).
   bool sensitivity_jumps = true;
   /// Include the event-time sensitivity tau = dt*/dtheta in the jumps (false: every event is
-  /// treated as if its time were fixed, the "explicit event" of seed 001).
+  /// treated as if its time were fixed, the "explicit event" of Schäfer 2021).
   bool event_time_sensitivity = true;
 
   /// Throws std::invalid_argument naming the first invalid option. `events` is the problem's

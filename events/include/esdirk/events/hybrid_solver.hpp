@@ -84,7 +84,7 @@ class ESDIRK_API HybridSolver {
   ConstMatrixRef state_sensitivity() const { return sx_.cref(); }
   ConstMatrixRef memory_sensitivity() const { return smem_.cref(); }
   int directions() const { return directions_; }
-  /// With sensitivities: dp/dtheta of the current mode's parameters (np x ns), the seed's
+  /// With sensitivities: dp/dtheta of the current mode's parameters (np x ns), the paper's
   /// parameter rows until a parameter reset, then their jumps (doc/events-theory.md, J3p).
   ConstMatrixRef parameter_sensitivity() const;
 

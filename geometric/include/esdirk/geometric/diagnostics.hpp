@@ -1,5 +1,5 @@
 #pragma once
-// Conservation-law diagnostics of an adjoint run (seed 003 §2-3, digest R14; tests T2, T6,
+// Conservation-law diagnostics of an adjoint run (Tran & Leok §2-3; tests T2, T6,
 // T11): the quadratic invariant <p_n, dq_n>, the presymplectic form of the one-step map, the
 // Hamiltonian and a symmetry's momentum.
 
@@ -26,7 +26,7 @@ ESDIRK_API Drift pairing_drift(const GeometricAdjoint& run);
 /// discrete map (O(h^p)): an accuracy diagnostic. Throws std::runtime_error if f fails.
 ESDIRK_API Drift hamiltonian_drift(const GeometricAdjoint& run);
 
-/// The momentum <p_n, g(q_n)> of a symmetry generator g (nx -> nx, [g, f] = 0; seed 003
+/// The momentum <p_n, g(q_n)> of a symmetry generator g (nx -> nx, [g, f] = 0; Tran & Leok
 /// Prop. 2.4): exactly conserved by any Runge-Kutta map when g is linear (T11).
 ESDIRK_API Drift momentum_drift(const GeometricAdjoint& run,
                                 const std::function<void(ConstVector q, Vector g)>& generator);
@@ -34,7 +34,7 @@ ESDIRK_API Drift momentum_drift(const GeometricAdjoint& run,
 /// The one-step map M: (q0, p0) -> (q1, p1) (2nx x 2nx, column-major) of one Type II step and
 /// its presymplectic defect max |M^T J M - J|, J = [[0, I], [-I, 0]]: the presymplectic form
 /// dq ^ dp restricted to the differential variables (the algebraic u, lambda are in its
-/// kernel; seed 003 §2.2, digest T6). M is formed from the derivatives of the Type II map
+/// kernel; Tran & Leok §2.2). M is formed from the derivatives of the Type II map
 /// (q0, p1) -> (q1, p0) by fourth-order central differences with increments
 /// `increment` * (1 + |x|), each evaluation a full step solved to the step's tolerance.
 struct ESDIRK_API OneStepMap {

@@ -1,6 +1,6 @@
 #pragma once
 // The adjoint system over many steps: a forward sweep that keeps every step's stages, then the
-// Type II steps composed backwards from p_N (seed 003 §3.3: p_N = grad C(q_N) gives p_0 =
+// Type II steps composed backwards from p_N (Tran & Leok §3.3: p_N = grad C(q_N) gives p_0 =
 // grad_{q0} C(q_N) of the discrete map; with a running cost and p_N = 0, p_0 is the gradient
 // of sum_n h sum_i b_i L(Q_n^i, U_n^i)). Fixed step ends, chosen by the caller.
 //
@@ -44,7 +44,7 @@ class ESDIRK_API GeometricAdjoint {
   /// P_n^i and Lambda_n^i (stage i of step n) of the last backward sweep, normalized as
   /// TypeTwoStep::stage_adjoint (kappa^i itself where b_i = 0). With them, the gradient of a
   /// discrete cost with respect to stage controls is h b_i (grad_u L + f_u^T P^i + phi_u^T
-  /// Lambda^i) (seed 003 digest §5.4).
+  /// Lambda^i) (Tran & Leok).
   ConstVector stage_adjoint(int n, int i) const {
     return {stage_p_.data() + (static_cast<std::size_t>(n) * stages_ + i) * nx_,
             static_cast<std::size_t>(nx_)};

@@ -1,8 +1,8 @@
 #pragma once
 // Hessenberg index 2, q' = f(t, q, u), 0 = g(t, q) with g_q f_u invertible, reduced to index 1
-// by differentiating the constraint once: phi(q, u) = g_q(q) f(q, u) (seed 003 Example 2.1;
-// digest §2.6, §3.7). The reduced problem is an esdirk::Problem for TypeTwoStep and
-// GeometricAdjoint. What this gives, and what not (doc/geometric-adjoint-theory.md):
+// by differentiating the constraint once: phi(q, u) = g_q(q) f(q, u) (Tran & Leok Example
+// 2.1). The reduced problem is an esdirk::Problem for TypeTwoStep and GeometricAdjoint. What this
+// gives, and what not (doc/geometric-adjoint-theory.md):
 // - only the tangential part of p_0 is meaningful (pairings <p_0, dq_0> with g_q dq_0 = 0);
 // - g(q_n) = 0 is a first integral of the reduced system, kept by the Runge-Kutta map exactly
 //   only when g is linear, or quadratic with a symplectic method (Gauss); otherwise it drifts

@@ -1,6 +1,6 @@
 #pragma once
 // Runge-Kutta tableaus of any structure (explicit, DIRK, ESDIRK, fully implicit) and their
-// partitioned pairs (A, b; A~, b) for adjoint systems (seed 003 §3.2, §4.2;
+// partitioned pairs (A, b; A~, b) for adjoint systems (Tran & Leok §3.2, §4.2;
 // doc/geometric-adjoint-theory.md).
 //
 //     auto gauss = esdirk::geometric::gauss_legendre(3);        // order 6, self-partnered
@@ -32,7 +32,7 @@ struct ESDIRK_API RkTableau {
   void validate() const;
   /// a_sj = b_j and c_s = 1: the last stage is the step's end (stage constraints hold at q1).
   bool stiffly_accurate() const;
-  /// Some b_i == 0: no partner with the same weights exists (seed 003 digest §3.4).
+  /// Some b_i == 0: no partner with the same weights exists (Tran & Leok).
   bool has_zero_weight() const;
   /// a_ij = 0 for j > i (explicit, DIRK, ESDIRK): stages are solved one after the other.
   bool lower_triangular() const;
@@ -59,7 +59,7 @@ ESDIRK_API PrkPair symplectic_pair(const RkTableau& method);
 ESDIRK_API PrkPair prk_pair(const RkTableau& method, std::vector<double> partner, std::string name);
 
 // Built-in families. Gauss, Radau IIA and Lobatto IIIA are computed as collocation methods
-// from their nodes (a_ij = int_0^{c_i} l_j, b_j = int_0^1 l_j; seed 003 Remark 3.3) in long
+// from their nodes (a_ij = int_0^{c_i} l_j, b_j = int_0^1 l_j; Tran & Leok Remark 3.3) in long
 // double; Lobatto IIIB from the simplifying condition D(s). tests/geometric checks each
 // against the order conditions and the tables of Hairer-Wanner.
 
@@ -83,10 +83,10 @@ ESDIRK_API RkTableau classical_rk4();
 /// Alexander's two-stage SDIRK of order 2 (gamma = 1 - 1/sqrt(2)), stiffly accurate.
 ESDIRK_API RkTableau sdirk2();
 
-/// PGHVI-1 of seed 003 §3.2.2: backward Euler for q with the partner A~ = 0 (explicit Euler
+/// PGHVI-1 of Tran & Leok §3.2.2: backward Euler for q with the partner A~ = 0 (explicit Euler
 /// for p), the symplectic Euler pair.
 ESDIRK_API PrkPair pghvi1();
-/// BE-1 of seed 003 §3.2.2: backward Euler for both q and p (A~ = A = 1), not symplectic
+/// BE-1 of Tran & Leok §3.2.2: backward Euler for both q and p (A~ = A = 1), not symplectic
 /// (defect 1): the contrast method of the pendulum example.
 ESDIRK_API PrkPair backward_euler_both();
 

@@ -1,6 +1,6 @@
 #pragma once
 // One step of an adjoint system integrated as a (pre)symplectic partitioned Runge-Kutta method
-// (seed 003 §3.3-3.6, eqs. 3.7a-f and 3.9a-f; doc/geometric-adjoint-theory.md):
+// (Tran & Leok §3.3-3.6, eqs. 3.7a-f and 3.9a-f; doc/geometric-adjoint-theory.md):
 //
 //     forward  (3.9a, b, e):  Q^i = q0 + h sum_j a_ij f(Q^j, U^j),  0 = phi(Q^i, U^i),
 //                             q1 = q0 + h sum_i b_i f(Q^i, U^i)
@@ -31,7 +31,7 @@ namespace esdirk::geometric {
 
 /// How the adjoint stages are solved.
 enum class AdjointForm {
-  /// The zero-weight-safe recursion (seed 003 digest §3.4, §3.6): multipliers
+  /// The zero-weight-safe recursion (Tran & Leok): multipliers
   /// kappa^i = h b_i P^i and mu^i = h b_i Lambda^i, one transposed solve with the forward stage
   /// matrix, never a division by b_i. The exact discrete adjoint for any tableau (the default).
   unnormalized,
@@ -67,7 +67,7 @@ struct ESDIRK_API StepOptions {
   void validate() const;
 };
 
-/// A running cost L(t, q, u) of the augmented adjoint (3.9; digest §1.4, §2.5). `gradient`
+/// A running cost L(t, q, u) of the augmented adjoint (3.9). `gradient`
 /// writes dL/dq (nx) and dL/du (nz; empty for an ODE), which arrive filled with zeros; `value`
 /// (optional) gives L for the quadrature h sum_i b_i L(Q^i, U^i). Both return 0, > 0 for a
 /// failure, < 0 fatal.

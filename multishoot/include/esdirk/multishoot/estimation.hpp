@@ -1,7 +1,7 @@
 #pragma once
-// Parameter estimation by multiple shooting (seed 002 section 2 applied to least squares):
-// several experiments, each a chain of intervals over its measurement times t_0 < ... < t_M,
-// with the node states s_k and the parameters theta (the problem's parameters, shared by all
+// Parameter estimation by multiple shooting (Kristensen et al. 2005 section 2 applied to least
+// squares): several experiments, each a chain of intervals over its measurement times t_0 < ... <
+// t_M, with the node states s_k and the parameters theta (the problem's parameters, shared by all
 // intervals) as unknowns:
 //
 //     min  1/2 sum_{e,k,i} ((s^e_k[m_i] - y^e_{k,i}) / sigma^e_{k,i})^2

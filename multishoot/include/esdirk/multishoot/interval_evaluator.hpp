@@ -1,6 +1,6 @@
 #pragma once
-// The N shooting intervals of one multiple-shooting NLP iteration (seed 002 section 2, eqs.
-// 6-10), evaluated serially or on a thread pool with bit-identical results:
+// The N shooting intervals of one multiple-shooting NLP iteration (Kristensen et al. 2005 section
+// 2, eqs. 6-10), evaluated serially or on a thread pool with bit-identical results:
 //
 //     x_{k+1} = F_k(s_k, u_k),  A_k = dF_k/ds_k,  B_k = dF_k/du_k,  H_k, q_k, r_k
 //

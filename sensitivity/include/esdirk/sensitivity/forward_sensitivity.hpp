@@ -1,5 +1,6 @@
 #pragma once
-// Forward sensitivities by the staggered direct method (seed 002 section 3.1, Algorithms 1-2).
+// Forward sensitivities by the staggered direct method (Kristensen et al. 2005 section 3.1,
+// Algorithms 1-2).
 //
 //     esdirk::Integrator solver(problem, options);
 //     solver.initialize(t0, x0, z0_guess, p);
@@ -71,7 +72,7 @@ class ESDIRK_API ForwardSensitivity final : public StepListener {
   double t() const { return t_; }
   /// This module's counters (also gathered into the integrator's statistics()).
   const Statistics& counters() const { return counters_; }
-  /// The seed's parameter part P (np x ns).
+  /// The paper's parameter part P (np x ns).
   ConstMatrixRef parameter_directions() const { return P_.cref(); }
   /// The stage sensitivities of the last accepted step (for quadratures such as running costs).
   const StageSensitivities& last_stages() const { return stages_; }

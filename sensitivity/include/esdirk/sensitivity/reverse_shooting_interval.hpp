@@ -1,8 +1,8 @@
 #pragma once
-// One shooting interval in reverse mode (seed 002 section 2 with the discrete adjoint of
-// doc/adjoint-theory.md): integrate x' = f(t,x,z,u), 0 = g(t,x,z,u) over [t_k, t_{k+1}] from
-// x_k with the control u_k held constant, recording the steps, and then return for given
-// adjoints lambda of (x_{k+1}, z_{k+1}) and weights w of the running cost H_k
+// One shooting interval in reverse mode (Kristensen et al. 2005 section 2 with the discrete adjoint
+// of doc/adjoint-theory.md): integrate x' = f(t,x,z,u), 0 = g(t,x,z,u) over [t_k, t_{k+1}] from x_k
+// with the control u_k held constant, recording the steps, and then return for given adjoints
+// lambda of (x_{k+1}, z_{k+1}) and weights w of the running cost H_k
 //
 //     gx = A_k^T lambda_x + Az_k^T lambda_z + q_k w^T        (nx x m)
 //     gu = B_k^T lambda_x + Bz_k^T lambda_z + r_k w^T        (nu x m)

@@ -10,9 +10,9 @@ namespace esdirk {
 /// How the stage sensitivities of one accepted step are computed (see
 /// doc/sensitivity-theory.md). Both reuse the single LU of the step's iteration matrix.
 enum class SensitivityMode {
-  /// Seed 002, Algorithm 2: the Jacobian and [f_p; g_p] frozen at (t_n, x_n, z_n), one
-  /// back-substitution per stage. First order in h as an approximation of the derivative of
-  /// the discrete solution; converges to the true sensitivities as the tolerance tightens.
+  /// Kristensen et al. 2005, Algorithm 2: the Jacobian and [f_p; g_p] frozen at (t_n, x_n, z_n),
+  /// one back-substitution per stage. First order in h as an approximation of the derivative of the
+  /// discrete solution; converges to the true sensitivities as the tolerance tightens.
   paper,
   /// The derivative of the discrete solution: Jacobians and [f_p; g_p] at the converged
   /// stages, the stage equations solved by iterative refinement with the same LU.
@@ -27,7 +27,7 @@ enum class StageSolve {
   /// (stage_factorization_pays): stage LUs on a 1-D grid, refinement on a 2-D grid whose
   /// factors fill in.
   automatic,
-  /// Iterative refinement with the step's single LU of M (the seed's one-LU-per-step rule for
+  /// Iterative refinement with the step's single LU of M (the paper's one-LU-per-step rule for
   /// the sensitivities too); an LU of M_i only if the refinement does not converge.
   refinement,
   /// An LU of each stage matrix M_i (counted in stage_factorizations, not in NLU).
@@ -102,9 +102,9 @@ struct ESDIRK_API SensitivityOptions {
   /// count as the 2^k - 1 sweeps they stand for (3-4 doublings on Dow).
   int max_corrections = 30;
 
-  /// The configuration of seed 002 (Algorithms 1 and 2): Jacobians frozen at t_n (paper mode)
-  /// and the sensitivities left out of the error test. What the reproduction of the seed's
-  /// Table 1 runs; its derivatives are first order in h and not error controlled.
+  /// The configuration of Kristensen et al. 2005 (Algorithms 1 and 2): Jacobians frozen at t_n
+  /// (paper mode) and the sensitivities left out of the error test. What the reproduction of the
+  /// seed's Table 1 runs; its derivatives are first order in h and not error controlled.
   static SensitivityOptions seed002();
 
   /// Throws std::invalid_argument naming the first invalid option. `directions` is the number

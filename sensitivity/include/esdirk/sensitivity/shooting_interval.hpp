@@ -1,7 +1,7 @@
 #pragma once
-// One shooting interval of a multiple-shooting optimal-control or estimation code (seed 002
-// section 2): integrate x' = f(t,x,z,u), 0 = g(t,x,z,u) over [t_k, t_{k+1}] from x_k with the
-// control u_k held constant (the problem's parameters are the controls) and return
+// One shooting interval of a multiple-shooting optimal-control or estimation code (Kristensen et
+// al. 2005 section 2): integrate x' = f(t,x,z,u), 0 = g(t,x,z,u) over [t_k, t_{k+1}] from x_k with
+// the control u_k held constant (the problem's parameters are the controls) and return
 //
 //     x_{k+1} = F_k(x_k, u_k),   A_k = dx_{k+1}/dx_k,   B_k = dx_{k+1}/du_k        (eq. 6b, 9)
 //     z_{k+1} (consistent) with dz_{k+1}/dx_k, dz_{k+1}/du_k

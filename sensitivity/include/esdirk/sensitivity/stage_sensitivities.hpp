@@ -1,5 +1,5 @@
 #pragma once
-// The stage sensitivities of one step of the ESDIRK method (seed 002 section 3.1 and
+// The stage sensitivities of one step of the ESDIRK method (Kristensen et al. 2005 section 3.1 and
 // Algorithm 2): given the sensitivities S_n = d(x_n, z_n)/d(theta) at the start of the step and
 // the parameter directions P = dp/d(theta), solve the linear stage equations
 //

@@ -1,6 +1,6 @@
 #pragma once
-// The assignment problem of the Σ-method (seed 004 (57)): a matching that covers every
-// equation and has maximum total weight, where only edges of the graph may be used (non-edges
+// The assignment problem of the Σ-method (Benveniste et al. 2021 (57)): a matching that covers
+// every equation and has maximum total weight, where only edges of the graph may be used (non-edges
 // are forbidden outright, never given a "big-M" weight). Sparse successive shortest augmenting
 // paths (Dijkstra on reduced costs with dual potentials), so memory is linear in the number of
 // edges and each augmentation stops at the first free variable it reaches.

@@ -1,8 +1,8 @@
 #pragma once
 // The bipartite graph of a system of equations: one side the equations, the other side the
-// unknowns, an edge (f, x) when x occurs in f (seed 004 §3.2.1, the graph 𝒢_F). Stored in
-// compressed rows (equation -> variables) and compressed columns (variable -> equations), both
-// sorted, so every traversal is deterministic and memory is linear in the number of edges.
+// unknowns, an edge (f, x) when x occurs in f (Benveniste et al. 2021 §3.2.1, the graph 𝒢_F).
+// Stored in compressed rows (equation -> variables) and compressed columns (variable -> equations),
+// both sorted, so every traversal is deterministic and memory is linear in the number of edges.
 
 #include <span>
 #include <vector>

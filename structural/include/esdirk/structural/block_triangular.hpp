@@ -1,7 +1,7 @@
 #pragma once
-// Block triangular form (seed 004 §3.2.2, Lemma 6): orient the graph by a perfect matching
-// (f -> x when matched, x -> f when f merely uses x); its strongly connected components are the
-// irreducible diagonal blocks, independent of the matching. Blocks are returned in a
+// Block triangular form (Benveniste et al. 2021 §3.2.2, Lemma 6): orient the graph by a perfect
+// matching (f -> x when matched, x -> f when f merely uses x); its strongly connected components
+// are the irreducible diagonal blocks, independent of the matching. Blocks are returned in a
 // deterministic topological order: a block comes after every block it needs.
 
 #include <utility>

@@ -1,8 +1,8 @@
 #pragma once
-// Dulmage–Mendelsohn decomposition (seed 004 §3.2.3, Definition 7, Lemma 8): the equations and
-// variables split into an under-determined part β_U (reachable by alternating paths from an
-// unmatched variable), an over-determined part β_O (reachable from an unmatched equation) and
-// the well-determined rest β_E. The parts do not depend on the maximum matching used.
+// Dulmage–Mendelsohn decomposition (Benveniste et al. 2021 §3.2.3, Definition 7, Lemma 8): the
+// equations and variables split into an under-determined part β_U (reachable by alternating paths
+// from an unmatched variable), an over-determined part β_O (reachable from an unmatched equation)
+// and the well-determined rest β_E. The parts do not depend on the maximum matching used.
 
 #include <vector>
 

@@ -1,9 +1,9 @@
 #pragma once
-// Algebraic systems with existential quantifiers, ∃W : F(X, W, Y) = 0 (seed 004 §3.4,
+// Algebraic systems with existential quantifiers, ∃W : F(X, W, Y) = 0 (Benveniste et al. 2021 §3.4,
 // Definition 13, Lemma 14, Algorithm 1 ExistQuantifEqn).
 //
 // Lemma 14 read literally decomposes F with X, W and Y all as unknowns; its condition 2 ("β_U
-// contains no X") then rejects x - y = 0, where x is plainly a function of y (digest Flag A).
+// contains no X") then rejects x - y = 0, where x is plainly a function of y.
 // The default semantics here (`given_free_variables`) therefore checks:
 //   1. over X ∪ W ∪ Y: the over-determined part is empty   (b_O: consistent Y exist);
 //   2. over X ∪ W with Y given: no X variable is under-determined;

@@ -1,6 +1,6 @@
 #pragma once
-// Guards of multimode equations (seed 004 §5.1, (84)): a Boolean formula over the model's
-// mode variables. An equation is active in a mode when its guard evaluates to true there.
+// Guards of multimode equations (Benveniste et al. 2021 §5.1, (84)): a Boolean formula over the
+// model's mode variables. An equation is active in a mode when its guard evaluates to true there.
 //
 // Grammar:  guard := term ('|' term)* ;  term := factor ('&' factor)* ;
 //           factor := '!' factor | '(' guard ')' | 'true' | 'false' | NAME

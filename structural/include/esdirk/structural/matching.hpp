@@ -1,6 +1,7 @@
 #pragma once
 // Maximum-cardinality matching of a bipartite graph (Hopcroft–Karp) and the structural rank.
-// Seed 004 §3.2.1 (matchings) and Definition 4 (structural nonsingularity = complete matching).
+// Benveniste et al. 2021 §3.2.1 (matchings) and Definition 4 (structural nonsingularity = complete
+// matching).
 
 #include <vector>
 

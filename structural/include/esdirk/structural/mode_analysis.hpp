@@ -1,17 +1,17 @@
 #pragma once
-// Per-mode Σ-method and mode-change analysis of a multimode model (seed 004 §2.3, §5.3,
-// Principle 1; digest §3.3, R13, R14).
+// Per-mode Σ-method and mode-change analysis of a multimode model (Benveniste et al. 2021 §2.3,
+// §5.3, Principle 1).
 //
 // A mode change previous -> current is analysed on the index-reduced dAE unfolded over two
-// instants: the previous mode's equations f shifted j = 0..c_f times at instant t-1, the
-// current mode's at instant t; the unknowns are the leading variables of both instants,
+// instants: the previous mode's equations f shifted j = 0..c_f times at instant t-1, the current
+// mode's at instant t; the unknowns are the leading variables of both instants,
 // x[t-1+d_x(previous)] and x[t+d_x(current)]; everything else is given (the states before the
-// event). The DM decomposition of this unfolded system (seed (20)) is reported. The causality
-// principle is then applied in two steps: the previous instant's equations determine its
-// leading variables ("set by the previous instant"); the current instant's equations are
-// decomposed over the unknowns left open, their over-determined part are the conflicts that
-// are dropped (matching-independent, Lemmas 8 and 9), and the well-determined rest is the
-// restart system. On the clutch this is exactly the seed's (26) and (32).
+// event). The DM decomposition of this unfolded system (Benveniste et al. (20)) is reported. The
+// causality principle is then applied in two steps: the previous instant's equations determine its
+// leading variables ("set by the previous instant"); the current instant's equations are decomposed
+// over the unknowns left open, their over-determined part are the conflicts that are dropped
+// (matching-independent, Lemmas 8 and 9), and the well-determined rest is the restart system. On
+// the clutch this is exactly the paper's (26) and (32).
 
 #include <string>
 #include <vector>

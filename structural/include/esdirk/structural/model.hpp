@@ -1,7 +1,7 @@
 #pragma once
-// A (multimode) DAE or dAE model for structural analysis: named equations over named
-// variables, each occurrence with every derivative (or shift) order at which the variable
-// appears, variable roles, and a guard per equation (seed 004 (33), (41), (46), (84)).
+// A (multimode) DAE or dAE model for structural analysis: named equations over named variables,
+// each occurrence with every derivative (or shift) order at which the variable appears, variable
+// roles, and a guard per equation (Benveniste et al. 2021 (33), (41), (46), (84)).
 
 #include <string>
 #include <string_view>
@@ -14,14 +14,14 @@
 
 namespace esdirk::structural {
 
-/// Role of a variable (seed (33) and (41)).
+/// Role of a variable (Benveniste et al. (33) and (41)).
 enum class VariableRole {
   dependent,    ///< X: an unknown to be determined
   free,         ///< Y: given (an input); never an unknown of the Σ-method
   existential,  ///< W: an auxiliary unknown eliminated by ∃ (Algorithm 1); an unknown otherwise
 };
 
-/// Whether primes mean derivatives (DAE) or forward shifts x^•k (dAE, seed §5.3). The
+/// Whether primes mean derivatives (DAE) or forward shifts x^•k (dAE, Benveniste et al. §5.3). The
 /// structural analysis is the same; only the mode-change unfolding reads orders differently.
 enum class TimeDomain { continuous, discrete };
 

@@ -1,7 +1,7 @@
 #pragma once
 // The model text format (grammar in doc/structural-guide.md). One statement per line:
 //
-//   # ideal clutch, seed 004 §2
+//   # ideal clutch, Benveniste et al. 2021 §2
 //   model clutch
 //   modes gamma
 //   variables omega1 omega2 tau1 tau2

@@ -1,5 +1,5 @@
 #pragma once
-// Modes of a multimode model and the system active in one mode (seed 004 §5.1–5.3, digest R14:
+// Modes of a multimode model and the system active in one mode (Benveniste et al. 2021 §5.1–5.3:
 // per-mode analysis by explicit enumeration).
 
 #include <string>

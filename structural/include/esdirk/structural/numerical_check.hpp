@@ -1,9 +1,9 @@
 #pragma once
-// Whether the Σ-method really succeeded at a point: the System Jacobian
-// J_fx = ∂f/∂x^(d_x - c_f) (zero where d_x - c_f > σ_fx) must be numerically nonsingular.
-// A structurally nonsingular pattern can still be singular for particular values (seed 004
-// §3.3.1: structural analysis is necessary, not sufficient), e.g. the engaged clutch with
-// det J = a + b at a point where a = -b.
+// Whether the Σ-method really succeeded at a point: the System Jacobian J_fx = ∂f/∂x^(d_x - c_f)
+// (zero where d_x - c_f > σ_fx) must be numerically nonsingular. A structurally nonsingular pattern
+// can still be singular for particular values (Benveniste et al. 2021 §3.3.1: structural analysis
+// is necessary, not sufficient), e.g. the engaged clutch with det J = a + b at a point where a =
+// -b.
 
 #include <functional>
 #include <string>

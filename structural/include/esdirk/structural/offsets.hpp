@@ -1,12 +1,12 @@
 #pragma once
 // The canonical (elementwise smallest) offsets of the Σ-method by the fixed-point iteration of
-// seed 004 Algorithm 2 (FindOffsets), in the form that also covers the non-square extension
-// (§4.2): starting from equation offsets 0, repeat
+// Benveniste et al. 2021 Algorithm 2 (FindOffsets), in the form that also covers the non-square
+// extension (§4.2): starting from equation offsets 0, repeat
 //   (a) variable_offset[x]  = max over edges (f, x) of σ_fx + equation_offset[f]
 //   (b) equation_offset[f]  = max over the optimal-solution edges (f, x) ∈ H of
 //                             variable_offset[x] - σ_fx
 // until nothing changes. For a square system H is the optimal perfect matching and (b) is the
-// seed's original step. The iteration converges if and only if H is optimal (Lemma 17); a
+// paper's original step. The iteration converges if and only if H is optimal (Lemma 17); a
 // guard on the number of changing rounds turns divergence into an exception.
 
 #include <stdexcept>

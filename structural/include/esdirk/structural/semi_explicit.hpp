@@ -40,7 +40,7 @@ struct ESDIRK_API SemiExplicitCheck {
   std::vector<RequiredDifferentiation> differentiate;
   /// Differential equations with a positive offset (possible when the DAE has index >= 2).
   std::vector<RequiredDifferentiation> differentiate_f;
-  int max_offset_index = 0;        ///< seed index max c
+  int max_offset_index = 0;        ///< Benveniste et al. index max c
   int pryce_structural_index = 0;  ///< ν_S
   /// Human-readable verdict naming equations f1..fnx, g1..gnz and variables x1.., z1...
   std::string message;

@@ -1,6 +1,7 @@
 #pragma once
-// Pryce's Σ-method (seed 004 §4.1, Problem 1, Algorithm 2, Definition 15) and its non-square
-// extension (§4.2, Lemma 17), on a signature matrix with indexed equations and variables.
+// Pryce's Σ-method (Benveniste et al. 2021 §4.1, Problem 1, Algorithm 2, Definition 15) and its
+// non-square extension (§4.2, Lemma 17), on a signature matrix with indexed equations and
+// variables.
 
 #include <cstdint>
 #include <string>
@@ -64,10 +65,10 @@ struct ESDIRK_API SigmaResult {
   std::vector<int>& equation_offsets() { return offsets.equation_offsets; }
   const std::vector<int>& equation_offsets() const { return offsets.equation_offsets; }
   const std::vector<int>& variable_offsets() const { return offsets.variable_offsets; }
-  /// The seed's index k = max_f c_f (seed §4.1, footnote 6). Not Pryce's index.
+  /// Their index k = max_f c_f (Benveniste et al. §4.1, footnote 6). Not Pryce's index.
   int max_offset_index = 0;
   /// Pryce's structural index ν_S = max c + (1 if some d_x = 0). Reported separately because
-  /// the two differ whenever a variable is purely algebraic (digest Flag B).
+  /// the two differ whenever a variable is purely algebraic.
   int pryce_structural_index = 0;
   /// Σd - Σc (the number of degrees of freedom, square case).
   std::int64_t degrees_of_freedom = 0;
@@ -96,7 +97,7 @@ struct ESDIRK_API SigmaResult {
 /// attached to the first equation where it reaches d̂_x). Failures are returned, not thrown.
 ESDIRK_API SigmaResult sigma_method(const SignatureMatrix& sigma);
 
-/// The post-conditions of digest R9 (c >= 0; d_x - c_f >= σ_fx on every edge with equality on
+/// The post-conditions of the offsets (c >= 0; d_x - c_f >= σ_fx on every edge with equality on
 /// H; Σd - Σc = w(H) when square; the Jacobian pattern as defined). Returns a description of
 /// each violation, empty when all hold.
 ESDIRK_API std::vector<std::string> check_sigma_postconditions(const SignatureMatrix& sigma,

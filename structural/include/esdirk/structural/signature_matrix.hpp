@@ -1,6 +1,6 @@
 #pragma once
-// Pryce's signature matrix Σ (seed 004 §4.1, the weights d_fx of the weighted bipartite
-// graph): σ_fx is the highest derivative (or shift) order at which variable x occurs in
+// Pryce's signature matrix Σ (Benveniste et al. 2021 §4.1, the weights d_fx of the weighted
+// bipartite graph): σ_fx is the highest derivative (or shift) order at which variable x occurs in
 // equation f, and -∞ (no edge) when x does not occur in f. Stored sparsely on a BipartiteGraph.
 
 #include <limits>
@@ -37,10 +37,11 @@ class ESDIRK_API SignatureMatrix {
   int order(int equation, int variable) const;
   /// σ per edge in the graph's row-major edge order.
   std::span<const int> orders() const { return orders_; }
-  /// d̂_x = max_f σ_fx, the highest order of x anywhere (seed (64)); `absent` if x occurs nowhere.
+  /// d̂_x = max_f σ_fx, the highest order of x anywhere (Benveniste et al. (64)); `absent` if x
+  /// occurs nowhere.
   int highest_order(int variable) const { return highest_[variable]; }
-  /// The same matrix with every order multiplied by `factor` > 0 (seed Lemma 16). Throws
-  /// std::invalid_argument when a product exceeds max_derivative_order.
+  /// The same matrix with every order multiplied by `factor` > 0 (Benveniste et al. Lemma 16).
+  /// Throws std::invalid_argument when a product exceeds max_derivative_order.
   SignatureMatrix scaled(int factor) const;
 
  private:
