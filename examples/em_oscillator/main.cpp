@@ -151,12 +151,12 @@ int main(int argc, char** argv) {
   resolved.rtol = rtol;
   std::printf("EM oscillator of Serban & Recuero (TR-2019-01, section 5.2), %s, rtol = %.1e: %zu reversals, %ld steps\n\n",
               resolved.resolved_method().name.c_str(), rtol, r.events.size(), r.steps);
-  std::printf("  G = int_0^10 u^2 dt = %.10f (seed: 0.04994)\n", r.G);
+  std::printf("  G = int_0^10 u^2 dt = %.10f (Serban & Recuero: 0.04994)\n", r.G);
   std::printf("  dG/dp (FSA) = [%.6e, %.6e, %.6e, %.6e]\n", r.dG[0], r.dG[1], r.dG[2], r.dG[3]);
-  std::printf("  seed, FSA row = [-1.337e-05, 3.266e-03, -1.518e-06, 0]\n\n");
+  std::printf("  Serban & Recuero, FSA row = [-1.337e-05, 3.266e-03, -1.518e-06, 0]\n\n");
 
   const bool printed = std::round(r.G * 1e5) / 1e5 == 0.04994;
-  check(printed, "G (4 digits)", r.G, 0.04994, "seed");
+  check(printed, "G (4 digits)", r.G, 0.04994, "paper");
   const Result finer = solve(rtol * 1e-2, p, false);
   check(finer.ok && std::abs(r.G - finer.G) < 1e-6 * finer.G, "G, rtol / 100", r.G, finer.G,
         "rtol / 100");
@@ -175,14 +175,14 @@ int main(int argc, char** argv) {
         (solve(rtol * 1e-2, plus, false).G - solve(rtol * 1e-2, minus, false).G) / (2.0 * step);
     check(std::abs(r.dG[k] - fd) < 1e-5 * std::abs(fd), names[k], r.dG[k], fd, "central diff.");
     check(std::abs(r.dG[k] - seed_row[k]) < 0.02 * std::abs(seed_row[k]), names[k], r.dG[k],
-          seed_row[k], "seed FSA (2 %)");
+          seed_row[k], "paper's FSA (2 %)");
   }
   check(std::abs(r.dG[3]) < 1e-10, names[3], r.dG[3], 0.0, "exact");
 
   if (with_adjoint) {
     std::printf("\n  dG/dp (ASA) = [%.6e, %.6e, %.6e, %.6e]\n", r.adjoint_dG[0], r.adjoint_dG[1],
                 r.adjoint_dG[2], r.adjoint_dG[3]);
-    std::printf("  seed, ASA row = [-1.335e-05, 3.267e-03, -1.540e-06, 0]\n");
+    std::printf("  Serban & Recuero, ASA row = [-1.335e-05, 3.267e-03, -1.540e-06, 0]\n");
     const double seed_asa[3] = {-1.335e-5, 3.267e-3, -1.540e-6};
     const double scale = std::max({std::abs(r.dG[0]), std::abs(r.dG[1]), std::abs(r.dG[2])});
     for (int k = 0; k < 4; ++k) {
@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
       check(std::abs(r.adjoint_dG[k] - r.dG[k]) <= 1e-12 * scale, what, r.adjoint_dG[k], r.dG[k], "FSA, same run");
       if (k < 3)
         check(std::abs(r.adjoint_dG[k] - seed_asa[k]) < 0.02 * std::abs(seed_asa[k]), what, r.adjoint_dG[k],
-              seed_asa[k], "seed ASA (2 %)");
+              seed_asa[k], "paper's ASA (2 %)");
     }
   }
 

@@ -1,5 +1,5 @@
 // The simple pendulum (Pryce 2001; Benveniste, Caillaud & Malandain, Inria RR-9387, §4.4), read from a model file or built in C++:
-// offsets c = (0, 0, 2), d = (2, 2, 0), index 2 (seed) / 3 (Pryce), latent f3', f3'', and the
+// offsets c = (0, 0, 2), d = (2, 2, 0), index 2 (Benveniste et al.) / 3 (Pryce), latent f3', f3'', and the
 // System Jacobian det = -2(x² + y²). Also the semi-explicit index-1 helper on the first-order
 // form. Exits 1 on any mismatch.
 //
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   const SigmaResult& r = analysis.modes.at(0).result;
   expect(r.equation_offsets() == std::vector<int>{0, 0, 2}, "c = (0, 0, 2)");
   expect(r.variable_offsets() == std::vector<int>{2, 2, 0}, "d = (2, 2, 0)");
-  expect(r.max_offset_index == 2, "seed index 2");
+  expect(r.max_offset_index == 2, "Benveniste et al. index 2");
   expect(r.pryce_structural_index == 3, "Pryce structural index 3");
   expect(r.degrees_of_freedom == 2, "2 degrees of freedom");
   expect(r.latent_equations.size() == 2, "latent f3', f3''");

@@ -112,7 +112,7 @@ class TextReport {
     for (std::size_t x = 0; x < r.variable_offsets().size(); ++x) {
       out_ << " " << v(static_cast<int>(x)) << "=" << r.variable_offsets()[x];
     }
-    out_ << "\nmax offset index (seed 004, max c): " << r.max_offset_index << "\n";
+    out_ << "\nmax offset index (Benveniste et al., max c): " << r.max_offset_index << "\n";
     out_ << "Pryce structural index: " << r.pryce_structural_index << "\n";
     out_ << "degrees of freedom (sum d - sum c): " << r.degrees_of_freedom << "\n";
     out_ << "leading variables:";
