@@ -1,0 +1,61 @@
+# cmake -P script: lists the C++ types libesdirk exports (every `class ESDIRK_API X` and
+# `struct ESDIRK_API X` in the installed headers of its modules, comments left out) and compares
+# them with LIST (exported_types.txt, "<header> <type>" a line). It fails on an exported type
+# that is not in the list (a new public type must be a decision: the public API is meant to
+# be facades, few types; add it to the list with the reason, or keep it internal) and on a
+# listed type that is no longer exported (the list stays exact). Prints the count.
+cmake_policy(SET CMP0057 NEW)  # IN_LIST
+string(REPLACE "|" ";" dirs "${INCLUDE_DIRS}")
+set(found)
+foreach(dir IN LISTS dirs)
+  file(GLOB_RECURSE headers RELATIVE ${dir} ${dir}/*.hpp ${dir}/*.h)
+  foreach(header IN LISTS headers)
+    file(READ ${dir}/${header} text)
+    string(REGEX REPLACE "//[^\n]*" "" text "${text}")
+    string(REGEX MATCHALL "(class|struct)[ \t\n]+ESDIRK_API[ \t\n]+[A-Za-z_][A-Za-z_0-9]*" decls "${text}")
+    foreach(decl IN LISTS decls)
+      string(REGEX REPLACE ".*ESDIRK_API[ \t\n]+" "" type "${decl}")
+      list(APPEND found "${header} ${type}")
+    endforeach()
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES found)
+
+file(STRINGS ${LIST} lines ENCODING UTF-8)
+set(listed)
+foreach(line IN LISTS lines)
+  string(STRIP "${line}" line)
+  if(line STREQUAL "" OR line MATCHES "^#")
+    continue()
+  endif()
+  string(REGEX REPLACE "[ \t]+#.*$" "" line "${line}")
+  list(APPEND listed "${line}")
+endforeach()
+
+set(new)
+foreach(entry IN LISTS found)
+  if(NOT entry IN_LIST listed)
+    list(APPEND new "${entry}")
+  endif()
+endforeach()
+set(gone)
+foreach(entry IN LISTS listed)
+  if(NOT entry IN_LIST found)
+    list(APPEND gone "${entry}")
+  endif()
+endforeach()
+list(LENGTH found count)
+message(STATUS "${count} exported C++ types")
+if(count EQUAL 0)
+  message(FATAL_ERROR "no exported type found: the include folders were not read (${INCLUDE_DIRS})")
+endif()
+if(new)
+  string(REPLACE ";" "\n  " new "${new}")
+  message(FATAL_ERROR "new exported C++ types, not in ${LIST}:\n  ${new}\n"
+                      "Keep a type internal (no ESDIRK_API, esdirk::internal, a header under src/) "
+                      "unless users must name it; if they must, add it to the list.")
+endif()
+if(gone)
+  string(REPLACE ";" "\n  " gone "${gone}")
+  message(FATAL_ERROR "listed in ${LIST} but no longer exported (remove the lines):\n  ${gone}")
+endif()
