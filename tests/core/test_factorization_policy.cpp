@@ -16,10 +16,12 @@
 #include "esdirk/factorization_policy.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/trajectory.hpp"
+#include "krylov_fixtures.hpp"
 #include "reference_problems.hpp"
 
 using esdirk::FactorizationCost;
 using esdirk::FactorizationPolicy;
+using krylov_fixtures::relative_difference;
 
 namespace {
 
@@ -46,15 +48,6 @@ GridRun grid(int side, double rtol, FactorizationPolicy policy, bool record = fa
   BOOST_REQUIRE(esdirk::ok(integrator.integrate_to(2.0, run.y).status));
   run.stats = integrator.statistics();
   return run;
-}
-
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double diff = 0.0, scale = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-    scale = std::max(scale, std::abs(b[i]));
-  }
-  return diff / scale;
 }
 
 }  // namespace

@@ -16,18 +16,13 @@
 #include "brusselator_mol/brusselator_2d_model.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/stage_linear_system.hpp"
+#include "krylov_fixtures.hpp"
 
 using esdirk::LinearSolverKind;
+using krylov_fixtures::GridRun;
+using krylov_fixtures::relative_difference;
 
 namespace {
-
-struct GridRun {
-  esdirk::Status status = esdirk::Status::success;
-  std::vector<double> y;
-  esdirk::Statistics stats;
-  double t = 0.0;
-  std::string message;
-};
 
 // The 2-D Brusselator on a side x side grid to t_end, states only.
 GridRun grid(int side, double rtol, LinearSolverKind solver, esdirk::KrylovSettings settings = {},
@@ -35,34 +30,10 @@ GridRun grid(int side, double rtol, LinearSolverKind solver, esdirk::KrylovSetti
   brusselator_mol::Model2d model(side);
   model.set_jacobian_pattern(model.pattern(), solver);
   if (solver == LinearSolverKind::krylov) model.set_krylov_settings(settings);
-  esdirk::Options options;
-  options.rtol = options.atol = rtol;
-  options.min_step = min_step;
-  esdirk::Integrator integrator(model, options);
-  GridRun run{esdirk::Status::success, model.initial_state(), {}, 0.0, {}};
-  BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, run.y, {}, model.nominal_parameters())));
-  const auto out = integrator.integrate_to(2.0, run.y);
-  run.status = out.status;
-  run.stats = integrator.statistics();
-  run.t = integrator.t();
-  run.message = integrator.message();
-  return run;
+  return krylov_fixtures::run_to_2(model, model.initial_state(), model.nominal_parameters(), rtol, min_step);
 }
 
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double diff = 0.0, scale = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-    scale = std::max(scale, std::abs(b[i]));
-  }
-  return diff / scale;
-}
-
-esdirk::KrylovSettings block_of_two() {
-  esdirk::KrylovSettings settings;
-  settings.block_size = 2;  // u and v of one grid point
-  return settings;
-}
+esdirk::KrylovSettings block_of_two() { return krylov_fixtures::point_blocks(); }
 
 }  // namespace
 

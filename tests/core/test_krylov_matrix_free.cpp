@@ -16,10 +16,13 @@
 #include "brusselator_mol/brusselator_2d_model.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/stage_linear_system.hpp"
+#include "krylov_fixtures.hpp"
 
 using esdirk::ConstVector;
 using esdirk::LinearSolverKind;
 using esdirk::Vector;
+using krylov_fixtures::relative_difference;
+using Run = krylov_fixtures::GridRun;
 
 namespace {
 
@@ -86,27 +89,8 @@ class Grid : public brusselator_mol::Model2d {
   std::vector<double> diagonal_;
 };
 
-struct Run {
-  esdirk::Status status = esdirk::Status::success;
-  std::vector<double> y;
-  esdirk::Statistics stats;
-  double t = 0.0;
-  std::string message;
-};
-
 Run integrate(esdirk::Problem& model, const std::vector<double>& y0, double rtol, double min_step = 0.0) {
-  esdirk::Options options;
-  options.rtol = options.atol = rtol;
-  options.min_step = min_step;
-  esdirk::Integrator integrator(model, options);
-  Run run{esdirk::Status::success, y0, {}, 0.0, {}};
-  BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, run.y, {}, brusselator_mol::Model2d(2).nominal_parameters())));
-  const auto out = integrator.integrate_to(2.0, run.y);
-  run.status = out.status;
-  run.stats = integrator.statistics();
-  run.t = integrator.t();
-  run.message = integrator.message();
-  return run;
+  return krylov_fixtures::run_to_2(model, y0, brusselator_mol::Model2d(2).nominal_parameters(), rtol, min_step);
 }
 
 Run direct_run(int side, double rtol) {
@@ -122,14 +106,6 @@ esdirk::KrylovSettings settings(bool matrix_free, int block_size) {
   return s;
 }
 
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double diff = 0.0, scale = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-    scale = std::max(scale, std::abs(b[i]));
-  }
-  return diff / scale;
-}
 
 }  // namespace
 

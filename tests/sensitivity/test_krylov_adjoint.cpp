@@ -16,6 +16,7 @@
 #include "brusselator_mol/brusselator_mol_model.hpp"
 #include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "krylov_fixtures.hpp"
 
 using esdirk::ConstMatrixRef;
 using esdirk::DenseMatrix;
@@ -37,9 +38,7 @@ class Brusselator : public brusselator_mol::Model {
       : Model(grid_points), preconditioner_(preconditioner), diagonal_(n) {
     set_jacobian_pattern(pattern(), kind);
     if (kind != LinearSolverKind::krylov) return;
-    esdirk::KrylovSettings krylov;
-    krylov.block_size = 2;  // u and v of one grid point
-    krylov.matrix_free = matrix_free;
+    esdirk::KrylovSettings krylov = krylov_fixtures::point_blocks(matrix_free);
     krylov.sensitivity_tolerance = sensitivity_tolerance;
     set_krylov_settings(krylov);
   }

@@ -15,32 +15,16 @@
 #include "brusselator_mol/brusselator_mol_model.hpp"
 #include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
+#include "krylov_fixtures.hpp"
 
 using esdirk::ConstMatrixRef;
 using esdirk::DenseMatrix;
 using esdirk::LinearSolverKind;
 using esdirk::SensitivityOptions;
+using krylov_fixtures::declare;
+using krylov_fixtures::relative_difference;
 
 namespace {
-
-double relative_difference(ConstMatrixRef a, ConstMatrixRef b) {
-  double diff = 0.0, scale = 0.0;
-  for (int j = 0; j < a.cols; ++j)
-    for (int i = 0; i < a.rows; ++i) {
-      diff = std::max(diff, std::abs(a(i, j) - b(i, j)));
-      scale = std::max(scale, std::abs(b(i, j)));
-    }
-  return diff / scale;
-}
-
-void declare(brusselator_mol::Model& model, LinearSolverKind kind, bool matrix_free = false) {
-  model.set_jacobian_pattern(model.pattern(), kind);
-  if (kind != LinearSolverKind::krylov) return;
-  esdirk::KrylovSettings krylov;
-  krylov.block_size = 2;  // u and v of one grid point
-  krylov.matrix_free = matrix_free;
-  model.set_krylov_settings(krylov);
-}
 
 struct SensitivityRun {
   std::vector<double> x;
