@@ -46,6 +46,10 @@ void ColumnColouring::assign(int row_count, std::span<const int> pointers, std::
   std::vector<int> slot(colour_pointers.begin(), colour_pointers.end() - 1);
   for (int j = 0; j < columns; ++j)
     members[static_cast<std::size_t>(slot[static_cast<std::size_t>(colour[static_cast<std::size_t>(j)])]++)] = j;
+  entry_lanes.resize(rows.size());
+  for (int j = 0; j < columns; ++j)
+    for (int k = pointers[static_cast<std::size_t>(j)]; k < pointers[static_cast<std::size_t>(j) + 1]; ++k)
+      entry_lanes[static_cast<std::size_t>(k)] = colour[static_cast<std::size_t>(j)];
 }
 
 }  // namespace esdirk::ad

@@ -19,6 +19,7 @@ struct ESDIRK_API ColumnColouring {
   std::vector<int> members;          ///<   colour_pointers[c + 1])
   std::vector<int> column_pointers;  ///< the pattern (CSC): the rows of column j are
   std::vector<int> rows;             ///<   rows[column_pointers[j] .. column_pointers[j + 1])
+  std::vector<int> entry_lanes;      ///< the colour of the column of each entry (entry k: rows[k])
 
   /// The pattern of a rows x columns block (CSC, rows of a column ascending) with the colours
   /// given (e.g. by esdirk::colour_columns), or, when `colour_of` is empty, coloured greedily
