@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "esdirk/multishoot/thread_pool.hpp"
+#include "thread_pool.hpp"
 
 namespace esdirk::multishoot {
 namespace {

@@ -1,4 +1,4 @@
-#include "esdirk/multishoot/thread_pool.hpp"
+#include "thread_pool.hpp"
 
 #include <stdexcept>
 #include <new>

@@ -1,4 +1,4 @@
-#include "esdirk/structural/assignment.hpp"
+#include "assignment.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -5,19 +5,6 @@
 
 namespace esdirk::structural {
 
-int Matching::size() const {
-  int n = 0;
-  for (int v : variable_of_equation) n += (v != unmatched);
-  return n;
-}
-
-Matching Matching::empty(int equation_count, int variable_count) {
-  Matching m;
-  m.variable_of_equation.assign(equation_count, unmatched);
-  m.equation_of_variable.assign(variable_count, unmatched);
-  return m;
-}
-
 bool is_valid_matching(const BipartiteGraph& graph, const Matching& matching) {
   if (static_cast<int>(matching.variable_of_equation.size()) != graph.equation_count() ||
       static_cast<int>(matching.equation_of_variable.size()) != graph.variable_count()) {

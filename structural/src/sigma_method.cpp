@@ -5,13 +5,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "assignment.hpp"
+
 namespace esdirk::structural {
 
 namespace {
 
-// Optimal H for the non-square problem (digest §2.8 reduction): an equation-complete matching
-// of maximum weight under σ_fx - d̂_x, plus every unmatched variable on the first equation where
-// it attains its highest order d̂_x.
+// Optimal H for the non-square problem (Benveniste et al. 2021 §4.2, reduced to an assignment): an
+// equation-complete matching of maximum weight under σ_fx - d̂_x, plus every unmatched variable on
+// the first equation where it attains its highest order d̂_x.
 bool optimal_h_non_square(const SignatureMatrix& sigma, SigmaResult& out) {
   const BipartiteGraph& g = sigma.graph();
   std::vector<std::int64_t> weights(g.edge_count());
@@ -84,7 +86,7 @@ SigmaResult sigma_method(const SignatureMatrix& sigma) {
   SigmaResult out;
   out.square = g.equation_count() == g.variable_count();
   out.diagnostics = dulmage_mendelsohn(g);
-  // Existence (seed Algorithm 2 step 0): a matching covering every equation.
+  // Existence (Benveniste et al. 2021, Algorithm 2 step 0): a matching covering every equation.
   Matching structural = maximum_matching(g);
   if (structural.size() < g.equation_count() ||
       (out.square && structural.size() < g.variable_count())) {
@@ -127,7 +129,7 @@ SigmaResult sigma_method(const SignatureMatrix& sigma) {
   out.status = SigmaStatus::success;
   derive_outputs(sigma, out);
 #ifndef NDEBUG
-  // Digest R9: the post-conditions are always checked in debug builds.
+  // The post-conditions are always checked in debug builds.
   if (auto violations = check_sigma_postconditions(sigma, out); !violations.empty()) {
     throw std::logic_error("sigma_method: post-condition violated: " + violations.front());
   }

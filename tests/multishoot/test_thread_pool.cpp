@@ -7,7 +7,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "esdirk/multishoot/thread_pool.hpp"
+#include "thread_pool.hpp"
 
 using esdirk::multishoot::ThreadPool;
 

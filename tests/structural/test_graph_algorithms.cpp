@@ -3,6 +3,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "assignment.hpp"  // internal step of the Σ-method (structural/src)
 #include "structural_test_support.hpp"
 
 using namespace structural_test;

@@ -14,7 +14,7 @@ namespace esdirk::geometric {
 /// The largest |<p_n, dq_n> - <p_0, dq_0>| over the run, absolute and relative to
 /// max_n |p_n| * max_n |dq_n| (max-norms, times nx). Needs backward() (without running cost:
 /// with one the pairing changes by the cost's derivative, eq. 3.5) and tangent().
-struct ESDIRK_API Drift {
+struct Drift {
   double absolute = 0.0;
   double relative = 0.0;
   int worst_step = 0;  ///< the n of the largest deviation
@@ -37,7 +37,7 @@ ESDIRK_API Drift momentum_drift(const GeometricAdjoint& run,
 /// kernel; Tran & Leok §2.2). M is formed from the derivatives of the Type II map
 /// (q0, p1) -> (q1, p0) by fourth-order central differences with increments
 /// `increment` * (1 + |x|), each evaluation a full step solved to the step's tolerance.
-struct ESDIRK_API OneStepMap {
+struct OneStepMap {
   Status status = Status::success;
   std::vector<double> M;  ///< 2nx x 2nx, column-major
   double defect = 0.0;    ///< max |M^T J M - J|

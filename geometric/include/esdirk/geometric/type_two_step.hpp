@@ -71,7 +71,7 @@ struct ESDIRK_API StepOptions {
 /// writes dL/dq (nx) and dL/du (nz; empty for an ODE), which arrive filled with zeros; `value`
 /// (optional) gives L for the quadrature h sum_i b_i L(Q^i, U^i). Both return 0, > 0 for a
 /// failure, < 0 fatal.
-struct ESDIRK_API RunningCost {
+struct RunningCost {
   std::function<int(double t, ConstVector q, ConstVector u, double& value)> value;
   std::function<int(double t, ConstVector q, ConstVector u, Vector dq, Vector du)> gradient;
 };

@@ -38,7 +38,7 @@ using EvaluateIntervals = std::function<bool(const IntervalInputs&, IntervalOutp
 
 /// One batch experiment: measurements of the states `measured` (EstimationProblem) at the
 /// node times.
-struct ESDIRK_API Experiment {
+struct Experiment {
   std::vector<double> times;     ///< M + 1 increasing times t_0 .. t_M (M >= 1)
   std::vector<double> data;      ///< (M + 1) * ny: row k (ny values) measured at times[k]
   std::vector<double> sigma;     ///< (M + 1) * ny standard deviations, >= min_sigma (1e-150)
@@ -82,7 +82,7 @@ struct ESDIRK_API GaussNewtonOptions {
 };
 
 /// One accepted Gauss-Newton iteration.
-struct ESDIRK_API IterationRecord {
+struct IterationRecord {
   int iteration = 0;
   double cost = 0.0;         ///< 1/2 |r|^2 at the accepted point
   double max_defect = 0.0;   ///< largest |c_k| / scale over all nodes
@@ -97,7 +97,7 @@ struct ESDIRK_API IterationRecord {
   double solver_seconds = 0.0;       ///< SVD, step expansion, merit and line-search logic
 };
 
-struct ESDIRK_API EstimationResult {
+struct EstimationResult {
   bool converged = false;
   std::string message;                ///< why it stopped
   std::vector<double> theta;          ///< estimated parameters

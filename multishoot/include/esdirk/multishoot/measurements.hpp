@@ -18,7 +18,7 @@
 
 namespace esdirk::multishoot {
 
-struct ESDIRK_API MeasurementSeries {
+struct MeasurementSeries {
   std::vector<double> times;  ///< increasing
   std::vector<double> data;   ///< times.size() * ny, row by row
   std::vector<double> sigma;  ///< same shape, in [min_sigma, inf)

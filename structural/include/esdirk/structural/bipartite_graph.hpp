@@ -12,7 +12,7 @@
 namespace esdirk::structural {
 
 /// One edge of the bipartite graph: `variable` occurs in `equation`.
-struct ESDIRK_API Edge {
+struct Edge {
   int equation = 0;
   int variable = 0;
 };

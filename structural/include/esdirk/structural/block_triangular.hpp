@@ -14,12 +14,12 @@
 namespace esdirk::structural {
 
 /// One irreducible diagonal block: equations and the variables they compute (sorted).
-struct ESDIRK_API Block {
+struct Block {
   std::vector<int> equations;
   std::vector<int> variables;
 };
 
-struct ESDIRK_API BlockTriangularForm {
+struct BlockTriangularForm {
   /// Blocks in solving order: every block appears after all blocks it depends on. Among blocks
   /// whose dependencies are all solved, the one with the smallest equation index goes first.
   std::vector<Block> blocks;

@@ -13,7 +13,7 @@
 namespace esdirk::structural {
 
 /// The three parts, each as sorted index lists into the analysed graph.
-struct ESDIRK_API DmDecomposition {
+struct DmDecomposition {
   std::vector<int> under_equations;  ///< β_U equations
   std::vector<int> under_variables;  ///< β_U variables (always more than its equations)
   std::vector<int> well_equations;   ///< β_E equations (square, perfectly matchable)

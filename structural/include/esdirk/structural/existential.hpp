@@ -31,14 +31,14 @@ enum class ExistentialSemantics {
 };
 
 /// An algebraic system: equations × variables with a role per variable.
-struct ESDIRK_API ExistentialSystem {
+struct ExistentialSystem {
   std::vector<std::string> equation_names;
   std::vector<std::string> variable_names;
   std::vector<VariableRole> roles;  ///< dependent = X, existential = W, free = Y
   BipartiteGraph graph;
 };
 
-struct ESDIRK_API ExistentialAnalysis {
+struct ExistentialAnalysis {
   bool not_over_determined = false;  ///< b_O
   bool determined = false;           ///< b_U
   /// F_Σ of Algorithm 1: equations of the blocks that determine X (sorted indices).

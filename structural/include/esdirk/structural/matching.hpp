@@ -3,6 +3,7 @@
 // Benveniste et al. 2021 §3.2.1 (matchings) and Definition 4 (structural nonsingularity = complete
 // matching).
 
+#include <cstddef>
 #include <vector>
 
 #include "esdirk/export.hpp"
@@ -11,14 +12,23 @@
 namespace esdirk::structural {
 
 /// A matching: each equation is matched to at most one variable and vice versa.
-struct ESDIRK_API Matching {
+struct Matching {
   static constexpr int unmatched = -1;
   std::vector<int> variable_of_equation;  ///< per equation: its variable or `unmatched`
   std::vector<int> equation_of_variable;  ///< per variable: its equation or `unmatched`
   /// Number of matched pairs.
-  int size() const;
+  int size() const {
+    int n = 0;
+    for (int v : variable_of_equation) n += (v != unmatched);
+    return n;
+  }
   /// An empty matching for a graph of the given sizes.
-  static Matching empty(int equation_count, int variable_count);
+  static Matching empty(int equation_count, int variable_count) {
+    Matching m;
+    m.variable_of_equation.assign(static_cast<std::size_t>(equation_count), unmatched);
+    m.equation_of_variable.assign(static_cast<std::size_t>(variable_count), unmatched);
+    return m;
+  }
 };
 
 /// A maximum-cardinality matching (Hopcroft–Karp, O(E sqrt(V))). Deterministic: the result

@@ -27,7 +27,7 @@
 namespace esdirk::structural {
 
 /// The Σ-method on the equations active in one mode, over all unknowns of the model.
-struct ESDIRK_API ModeAnalysis {
+struct ModeAnalysis {
   Mode mode;
   std::string name;
   std::vector<int> equations;  ///< model indices of the rows of `sigma`
@@ -48,19 +48,19 @@ struct ESDIRK_API ModeAnalysis {
 ESDIRK_API ModeAnalysis analyse_mode(const Model& model, const Mode& mode);
 
 /// An equation of the unfolded system: model equation shifted to instant t + `time`.
-struct ESDIRK_API UnfoldedEquation {
+struct UnfoldedEquation {
   int equation = 0;
   int time = 0;           ///< the instant the shifted equation speaks about (t + time)
   bool previous = false;  ///< it belongs to the previous instant's (previous mode's) system
 };
 
 /// An unknown of the unfolded system: model variable at instant t + `time`.
-struct ESDIRK_API UnfoldedVariable {
+struct UnfoldedVariable {
   int variable = 0;
   int time = 0;
 };
 
-struct ESDIRK_API ModeChangeAnalysis {
+struct ModeChangeAnalysis {
   Mode previous;
   Mode current;
   std::string name;  ///< "previous -> current"

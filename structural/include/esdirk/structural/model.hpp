@@ -25,20 +25,20 @@ enum class VariableRole {
 /// structural analysis is the same; only the mode-change unfolding reads orders differently.
 enum class TimeDomain { continuous, discrete };
 
-struct ESDIRK_API Variable {
+struct Variable {
   std::string name;
   VariableRole role = VariableRole::dependent;
   SourceLocation declared_at;
 };
 
 /// `variable` occurs at each of `orders` (sorted, distinct, >= 0).
-struct ESDIRK_API Occurrence {
+struct Occurrence {
   int variable = 0;
   std::vector<int> orders;
   SourceLocation written_at;
 };
 
-struct ESDIRK_API Equation {
+struct Equation {
   std::string name;
   Guard guard;  ///< active when true; default: always
   std::vector<Occurrence> occurrences;

@@ -20,7 +20,7 @@
 namespace esdirk::structural {
 
 /// One occurrence in an equation: `variable` differentiated `order` times.
-struct ESDIRK_API Use {
+struct Use {
   std::string variable;
   int order = 0;
 };

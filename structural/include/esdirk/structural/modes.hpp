@@ -12,7 +12,7 @@
 namespace esdirk::structural {
 
 /// One assignment of the mode variables.
-struct ESDIRK_API Mode {
+struct Mode {
   std::vector<bool> values;  ///< one per mode variable
   friend bool operator==(const Mode&, const Mode&) = default;
 };

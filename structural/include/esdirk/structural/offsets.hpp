@@ -33,7 +33,7 @@ class ESDIRK_API OffsetLimitExceeded : public std::length_error {
   using std::length_error::length_error;
 };
 
-struct ESDIRK_API Offsets {
+struct Offsets {
   std::vector<int> equation_offsets;  ///< c_f: how many times equation f is differentiated
   std::vector<int> variable_offsets;  ///< d_x: the order of x's leading derivative
   int rounds = 0;                     ///< iterations until the fixed point (for the benchmark)

@@ -19,19 +19,19 @@ namespace esdirk::structural {
 /// Sparsity of a semi-explicit DAE: `nonzero(row, column)` of the n x n matrix
 /// [f_x f_z; g_x g_z], n = nx + nz; rows 0..nx-1 are f, rows nx.. are g; columns 0..nx-1 are
 /// x, columns nx.. are z.
-struct ESDIRK_API SemiExplicitPattern {
+struct SemiExplicitPattern {
   int nx = 0;
   int nz = 0;
   std::vector<std::pair<int, int>> nonzeros;  ///< (row, column) pairs
 };
 
 /// One algebraic equation to differentiate: g_index (0-based, among the nz) and how often.
-struct ESDIRK_API RequiredDifferentiation {
+struct RequiredDifferentiation {
   int g_index = 0;
   int times = 0;
 };
 
-struct ESDIRK_API SemiExplicitCheck {
+struct SemiExplicitCheck {
   /// True when g_z is structurally nonsingular: index 1 (or an ODE), so ESDIRK34 applies.
   bool index1 = false;
   /// False when the DAE is structurally singular (no index reduction helps).

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "esdirk/export.hpp"
-#include "esdirk/structural/assignment.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 #include "esdirk/structural/block_triangular.hpp"
 #include "esdirk/structural/dulmage_mendelsohn.hpp"
@@ -18,14 +17,14 @@
 namespace esdirk::structural {
 
 /// An equation differentiated (or shifted) `order` times: f^(order).
-struct ESDIRK_API DifferentiatedEquation {
+struct DifferentiatedEquation {
   int equation = 0;
   int order = 0;
   friend bool operator==(const DifferentiatedEquation&, const DifferentiatedEquation&) = default;
 };
 
 /// A variable's derivative of a given order: x^(order).
-struct ESDIRK_API DerivativeOfVariable {
+struct DerivativeOfVariable {
   int variable = 0;
   int order = 0;
   friend bool operator==(const DerivativeOfVariable&, const DerivativeOfVariable&) = default;
@@ -44,7 +43,7 @@ enum class SigmaStatus {
   too_large,
 };
 
-struct ESDIRK_API SigmaResult {
+struct SigmaResult {
   SigmaStatus status = SigmaStatus::structurally_singular;
   /// One sentence saying what failed (empty on success).
   std::string failure_reason;

@@ -13,7 +13,7 @@
 namespace esdirk::structural {
 
 /// One occurrence: `variable` appears in `equation` differentiated `order` times (order >= 0).
-struct ESDIRK_API SignatureEntry {
+struct SignatureEntry {
   int equation = 0;
   int variable = 0;
   int order = 0;

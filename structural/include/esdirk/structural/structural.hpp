@@ -1,7 +1,6 @@
 #pragma once
 // Everything of the structural-analysis module in one include.
 
-#include "esdirk/structural/assignment.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 #include "esdirk/structural/block_triangular.hpp"
 #include "esdirk/structural/dulmage_mendelsohn.hpp"

@@ -4,17 +4,19 @@
 // are forbidden outright, never given a "big-M" weight). Sparse successive shortest augmenting
 // paths (Dijkstra on reduced costs with dual potentials), so memory is linear in the number of
 // edges and each augmentation stops at the first free variable it reaches.
+//
+// Internal to the structural module (not installed, not exported): sigma_method() is the public
+// entry point; the tests reach this step through the module's src/ folder.
 
 #include <cstdint>
 #include <span>
 
-#include "esdirk/export.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 #include "esdirk/structural/matching.hpp"
 
 namespace esdirk::structural {
 
-struct ESDIRK_API Assignment {
+struct Assignment {
   /// False when no matching covers every equation (the problem is infeasible).
   bool complete = false;
   /// The matching (covering every equation when `complete`).
@@ -28,7 +30,7 @@ struct ESDIRK_API Assignment {
 /// equations as variables for a complete answer; when the graph is square the result is a
 /// maximum-weight perfect matching. Deterministic. Throws std::invalid_argument when
 /// `weights.size()` differs from the edge count.
-ESDIRK_API Assignment maximum_weight_matching(const BipartiteGraph& graph,
+Assignment maximum_weight_matching(const BipartiteGraph& graph,
                                    std::span<const std::int64_t> weights);
 
 }  // namespace esdirk::structural

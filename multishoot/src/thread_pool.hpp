@@ -10,6 +10,8 @@
 // thread that runs a task is not fixed; a caller that needs bit-identical results must make
 // each task's result depend on the task alone (IntervalEvaluator keeps one interval object
 // per task for that reason).
+//
+// Internal to the multishoot module (not installed, not exported): IntervalEvaluator owns one.
 
 #include <condition_variable>
 #include <exception>
@@ -18,11 +20,9 @@
 #include <thread>
 #include <vector>
 
-#include "esdirk/export.hpp"
-
 namespace esdirk::multishoot {
 
-class ESDIRK_API ThreadPool {
+class ThreadPool {
  public:
   using Task = std::function<void(int task, int worker)>;
 
