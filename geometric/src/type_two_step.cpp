@@ -747,8 +747,8 @@ Status TypeTwoStep::adjoint_stages(ConstVector p1, Vector p0) {
   return Status::success;
 }
 
-// The zero-weight-safe recursion (digest §3.6, "Unnormalized"), blocks last first. For the
-// stages j of a block, with Lambda^i = f_q^T kappa^i + phi_q^T mu^i + h b_i dL/dq_i:
+// The zero-weight-safe ("unnormalized") recursion (doc/geometric-adjoint-theory.md), blocks last
+// first. For the stages j of a block, with Lambda^i = f_q^T kappa^i + phi_q^T mu^i + h b_i dL/dq_i:
 //   kappa^j - h sum_i a_ij (f_q^T kappa^i + phi_q^T mu^i)
 //       = h b_j p1 + h sum_{i later} a_ij Lambda^i + h sum_{i in block} a_ij h b_i dL/dq_i
 //   f_u^T kappa^j + phi_u^T mu^j = -h b_j dL/du_j

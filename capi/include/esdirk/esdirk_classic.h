@@ -57,7 +57,7 @@ extern "C" {
 #define ESDIRK_IWORK_MAX_ERROR_TEST_FAILURES 4 /* in a row (12) */
 #define ESDIRK_IWORK_MAX_NEWTON_FAILURES 5     /* in a row (12) */
 #define ESDIRK_IWORK_MAX_CALLBACK_FAILURES 6   /* in a row (12) */
-#define ESDIRK_IWORK_SENSITIVITY_MODE 7   /* sensitivities: 0 exact, 1 paper (seed Algorithm 2) */
+#define ESDIRK_IWORK_SENSITIVITY_MODE 7   /* sensitivities: 0 exact, 1 paper (Kristensen et al.) */
 #define ESDIRK_IWORK_SENSITIVITY_ERROR_CONTROL 8 /* 0 the mode's default, 1 on, 2 off */
 /* position 9 is reserved (must be 0) */
 

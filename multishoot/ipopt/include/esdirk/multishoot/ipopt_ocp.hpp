@@ -1,6 +1,6 @@
 #pragma once
-// Optimal control by multiple shooting with Ipopt (seed 002 section 2, eq. 6): one NLP per
-// NMPC sample over N intervals of length dt,
+// Optimal control by multiple shooting with Ipopt (Kristensen et al. 2005 section 2, eq. 6): one
+// NLP per NMPC sample over N intervals of length dt,
 //
 //     min  sum_k H_k(s_k, u_k) + L(s_N)
 //     s.t. s_0 = x0,   F_k(s_k, u_k) - s_{k+1} = 0,   u_lo <= u_k <= u_hi,
