@@ -202,35 +202,51 @@ ShootingResult& ShootingInterval::fail(Status status, std::string message) {
 // H += h sum_i b_i h(T_i, X_i, Z_i, u), and along every seed direction its derivative with the
 // stage sensitivities: the quadrature that augmenting the DAE by y' = h gives for a stiffly
 // accurate Runge-Kutta method (seed 002 eq. 8), so q and r are derivatives of the discrete H.
+// The seed is the identity over (x_k, u_k), so the control part of direction j is e_{j - nx}
+// and dh/du enters r alone. The sums run in the order of the general product [h_x h_z h_u] S
+// (the results are the same to the bit); the loops read local pointers, since through the
+// members the compiler reloads every operand after each store into q and r (~400 instructions
+// per stage of a CSTR interval, 14 % of the NMPC example's integration).
 Status ShootingInterval::accumulate_cost(const StepView& step) {
   const Tableau& tab = integrator_->method();
   const StageSensitivities& stages = sensitivity_->last_stages();
-  const ConstMatrixRef P = sensitivity_->parameter_directions();
   const ConstVector u = integrator_->parameters();
+  const int nx = nx_, nz = nz_, nu = nu_;
+  const double* hx = hx_.data();
+  const double* hz = hz_.data();
+  const double* hu = hu_.data();
+  double* q = result_.q.data();
+  double* r = result_.r.data();
   for (int i = 0; i < step.stages; ++i) {
     const double w = step.h * tab.b[static_cast<std::size_t>(i)];
     if (w == 0.0) continue;
-    const ConstVector x(step.X.column(i), static_cast<std::size_t>(nx_));
-    const ConstVector z(step.Z.column(i), static_cast<std::size_t>(nz_));
+    const ConstVector x(step.X.column(i), static_cast<std::size_t>(nx));
+    const ConstVector z(step.Z.column(i), static_cast<std::size_t>(nz));
     double value = 0.0;
     const int code = cost_(step.stage_times[i], x, z, u, value, hx_, hz_, hu_);
-    bool finite = std::isfinite(value);
-    for (double v : hx_) finite = finite && std::isfinite(v);
-    for (double v : hz_) finite = finite && std::isfinite(v);
-    for (double v : hu_) finite = finite && std::isfinite(v);
     if (code < 0) return Status::callback_fatal;
-    if (code > 0 || !finite) return Status::callback_failures;
+    // 0 v is 0 for finite v and NaN otherwise: one test for the value and every gradient.
+    double probe = 0.0 * value;
+    for (int k = 0; k < nx; ++k) probe += 0.0 * hx[k];
+    for (int k = 0; k < nz; ++k) probe += 0.0 * hz[k];
+    for (int k = 0; k < nu; ++k) probe += 0.0 * hu[k];
+    if (code > 0 || probe != 0.0) return Status::callback_failures;
     result_.H += w * value;
     const ConstMatrixRef SX = stages.stage_states(i), SZ = stages.stage_algebraic(i);
-    for (int j = 0; j < nx_ + nu_; ++j) {
+    for (int j = 0; j < nx + nu; ++j) {
+      const double* sx = SX.column(j);
       double d = 0.0;
-      for (int k = 0; k < nx_; ++k) d += hx_[static_cast<std::size_t>(k)] * SX(k, j);
-      for (int k = 0; k < nz_; ++k) d += hz_[static_cast<std::size_t>(k)] * SZ(k, j);
-      for (int k = 0; k < nu_; ++k) d += hu_[static_cast<std::size_t>(k)] * P(k, j);
-      if (j < nx_)
-        result_.q[static_cast<std::size_t>(j)] += w * d;
-      else
-        result_.r[static_cast<std::size_t>(j - nx_)] += w * d;
+      for (int k = 0; k < nx; ++k) d += hx[k] * sx[k];
+      if (nz > 0) {
+        const double* sz = SZ.column(j);
+        for (int k = 0; k < nz; ++k) d += hz[k] * sz[k];
+      }
+      if (j < nx) {
+        q[j] += w * d;
+      } else {
+        d += hu[j - nx];
+        r[j - nx] += w * d;
+      }
     }
   }
   return Status::success;
