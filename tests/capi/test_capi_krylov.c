@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "brusselator_1d_kernels.h"
 #include "check.h"
 #include "esdirk/esdirk.h"
 #include "esdirk/esdirk_adjoint.h"
@@ -17,12 +18,10 @@
 #include "esdirk/esdirk_options.h"
 #include "esdirk/esdirk_sparse.h"
 
-/* u' = A + u^2 v - (B + 1) u + c (u_{k-1} - 2 u_k + u_{k+1}),
- * v' = B u - u^2 v + c (v_{k-1} - 2 v_k + v_{k+1}), k = 0..POINTS-1, u = 1, v = 3 at both
- * ends; state 2k is u_k, 2k + 1 is v_k. */
-#define POINTS 16
-#define NX (2 * POINTS)
-static const double A = 1.0, B = 3.0, ALPHA = 0.02;
+/* The 1-D Brusselator of tests/common/brusselator_1d_kernels.h (16 points, interleaved: state
+ * 2k is u_k, 2k + 1 is v_k). */
+#define POINTS BRUSSELATOR_1D_POINTS
+#define NX BRUSSELATOR_1D_N
 
 typedef struct {
   double inverse[POINTS][4]; /* the inverse of each point's 2x2 block of M, column-major */
@@ -31,22 +30,10 @@ typedef struct {
   int solve_nan, product_nan; /* write a NaN instead */
 } Model;
 
-static double coupling(void) {
-  const double dx = 1.0 / (POINTS + 1);
-  return ALPHA / (dx * dx);
-}
-
 static int brusselator(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
                        const double* z, const double* p, double* f, double* g, void* user_data) {
   (void)nx, (void)nz, (void)np, (void)t, (void)z, (void)p, (void)g, (void)user_data;
-  const double c = coupling();
-  for (int k = 0; k < POINTS; ++k) {
-    const double u = x[2 * k], v = x[2 * k + 1];
-    const double ul = k > 0 ? x[2 * k - 2] : 1.0, ur = k + 1 < POINTS ? x[2 * k + 2] : 1.0;
-    const double vl = k > 0 ? x[2 * k - 1] : 3.0, vr = k + 1 < POINTS ? x[2 * k + 3] : 3.0;
-    f[2 * k] = A + u * u * v - (B + 1.0) * u + c * (ul - 2.0 * u + ur);
-    f[2 * k + 1] = B * u - u * u * v + c * (vl - 2.0 * v + vr);
-  }
+  brusselator_1d_f(x, f);
   return 0;
 }
 
@@ -57,14 +44,7 @@ static int product(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const 
   (void)nx, (void)nz, (void)np, (void)t, (void)z, (void)p;
   Model* model = (Model*)user_data;
   ++model->products;
-  const double c = coupling();
-  for (int k = 0; k < POINTS; ++k) {
-    const double u = x[2 * k], v = x[2 * k + 1], du = dx[2 * k], dv = dx[2 * k + 1];
-    const double dul = k > 0 ? dx[2 * k - 2] : 0.0, dur = k + 1 < POINTS ? dx[2 * k + 2] : 0.0;
-    const double dvl = k > 0 ? dx[2 * k - 1] : 0.0, dvr = k + 1 < POINTS ? dx[2 * k + 3] : 0.0;
-    out[2 * k] = (2.0 * u * v - (B + 1.0) - 2.0 * c) * du + u * u * dv + c * (dul + dur);
-    out[2 * k + 1] = (B - 2.0 * u * v) * du + (-u * u - 2.0 * c) * dv + c * (dvl + dvr);
-  }
+  brusselator_1d_jv(x, dx, out);
   if (model->product_nan) out[3] = NAN;
   return 0;
 }
@@ -85,16 +65,7 @@ static int setup(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const do
       const esdirk_int i = row_indices[k];
       if (i / 2 == j / 2) block[j / 2][(i % 2) + 2 * (j % 2)] = -h_gamma * values[k];
     }
-  for (int k = 0; k < POINTS; ++k) {
-    const double a = 1.0 + block[k][0], b = block[k][2], c = block[k][1], d = 1.0 + block[k][3];
-    const double det = a * d - b * c;
-    if (det == 0.0) return 1;
-    model->inverse[k][0] = d / det;
-    model->inverse[k][1] = -c / det;
-    model->inverse[k][2] = -b / det;
-    model->inverse[k][3] = a / det;
-  }
-  return 0;
+  return brusselator_1d_invert_blocks((const double(*)[4])block, model->inverse);
 }
 
 static int solve(esdirk_int nx, esdirk_int nz, const double* r, double* out, int transpose,
@@ -104,12 +75,7 @@ static int solve(esdirk_int nx, esdirk_int nz, const double* r, double* out, int
   ++model->solves;
   if (transpose) ++model->transposed_solves;
   if (model->solve_code != 0) return model->solve_code;
-  for (int k = 0; k < POINTS; ++k) {
-    const double* m = model->inverse[k];
-    const double r0 = r[2 * k], r1 = r[2 * k + 1];
-    out[2 * k] = m[0] * r0 + (transpose ? m[1] : m[2]) * r1;
-    out[2 * k + 1] = (transpose ? m[2] : m[1]) * r0 + m[3] * r1;
-  }
+  brusselator_1d_block_solve((const double(*)[4])model->inverse, r, out, transpose);
   if (model->solve_nan) out[5] = NAN;
   return 0;
 }
