@@ -6,6 +6,7 @@
  * solve, settings out of range or out of order) gets a clear status and message and loses
  * nothing; the multiple-shooting evaluator's copies of the problem keep the callbacks; and the
  * adjoint's transposed solves call the preconditioner with its transpose flag. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -290,6 +291,63 @@ static void bad_arguments_are_refused_and_change_nothing(void) {
   esdirk_problem_free(&small);
 }
 
+/* A stiff rotation, x' = w (x_1, -x_0) with w = 1e6: M = I - h gamma J has a zero diagonal
+ * correction, so Jacobi is the identity and GMRES(1) cuts the residual by a factor
+ * sqrt(1 - 1 / (1 + (h gamma w)^2)) per cycle: for h = 1, about 1 - 1e-12. */
+static int rotation(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                    const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nx, (void)nz, (void)np, (void)t, (void)z, (void)p, (void)g, (void)user_data;
+  f[0] = 1e6 * x[1];
+  f[1] = -1e6 * x[0];
+  return 0;
+}
+
+/* The rotation from (1, 0) towards t = 10 with GMRES(1), `restarts` restarts and at most 60
+ * steps from h = 1 (restarts < 0: the settings the problem has). */
+static int run_rotation(esdirk_problem* problem, int restarts, double* t, double* x) {
+  if (restarts >= 0)
+    CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, restarts, 0.05, 1), ESDIRK_SUCCESS);
+  esdirk_solver* solver = NULL;
+  CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_step_limits(solver, 1.0, 0.0, 1e300, 60), ESDIRK_SUCCESS);
+  x[0] = 1.0, x[1] = 0.0;
+  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, x, 2, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  const int status = esdirk_solver_integrate_to(solver, 10.0, x, 2, NULL, 0);
+  CHECK_STATUS(esdirk_solver_get_state(solver, t, x, 2, NULL, 0), ESDIRK_SUCCESS);
+  esdirk_solver_free(&solver);
+  return status;
+}
+
+/* GMRES has no stagnation test, and esdirk_problem_set_krylov_settings took any restart
+ * count: with INT_MAX restarts the rotation above never finished its first step (issue 27).
+ * Counts beyond 1000 are refused naming the limit, and the settings stay as they were; at the
+ * limit the run ends (the steps shrink until GMRES converges, then the step limit stops it). */
+static void gmres_restarts_beyond_the_cap_are_refused_not_run_for_ever(void) {
+  const esdirk_int full_pointers[] = {0, 2, 4}, full_rows[] = {0, 1, 0, 1};
+  esdirk_problem* problem = NULL;
+  CHECK_STATUS(esdirk_problem_create(2, 0, 0, rotation, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, full_pointers, full_rows,
+                                                   ESDIRK_LINEAR_SOLVER_KRYLOV),
+               ESDIRK_SUCCESS);
+  double t_kept = 0.0, x_kept[2], t = 0.0, x[2];
+  const int kept = run_rotation(problem, 4, &t_kept, x_kept);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, INT_MAX, 0.05, 1),
+               ESDIRK_INVALID_ARGUMENT);
+  printf("  %s\n", esdirk_problem_structure_error(problem));
+  CHECK(strstr(esdirk_problem_structure_error(problem),
+               "max_restarts must be <= 1000 (got 2147483647)") != NULL);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, 1001, 0.05, 1),
+               ESDIRK_INVALID_ARGUMENT);
+  /* Kept: the same run as with 4 restarts, to the bit. */
+  CHECK_STATUS(run_rotation(problem, -1, &t, x), kept);
+  CHECK(t == t_kept && memcmp(x, x_kept, sizeof x) == 0);
+  /* At the limit the first step gives up on GMRES after 1001 cycles per solve, and the run
+   * ends at the step limit. */
+  CHECK_STATUS(run_rotation(problem, 1000, &t, x), ESDIRK_TOO_MANY_STEPS);
+  CHECK(t > 0.0 && t < 10.0 && isfinite(x[0]) && isfinite(x[1]));
+  esdirk_problem_free(&problem);
+}
+
 /* The multiple-shooting evaluator's copies of the problem keep the Krylov callbacks (a copy
  * without them would run the built-in block-Jacobi): its interval calls the user
  * preconditioner, for the states and the sensitivities' stage solves, and ends at the direct
@@ -372,6 +430,7 @@ int main(void) {
   matrix_free_with_a_user_preconditioner_matches_the_direct_solution();
   failing_callbacks_stop_with_a_clear_status_and_keep_the_state();
   bad_arguments_are_refused_and_change_nothing();
+  gmres_restarts_beyond_the_cap_are_refused_not_run_for_ever();
   intervals_use_the_problems_preconditioner();
   adjoint_uses_the_transposed_preconditioner();
   return report();

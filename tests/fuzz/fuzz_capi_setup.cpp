@@ -2,24 +2,38 @@
 // and call orders. The bytes choose the sizes (mostly small, sometimes negative or huge), a
 // small coupled ODE or index-1 DAE whose coefficients may be NaN, infinite or huge, callbacks
 // that fail (recoverably, fatally or with NaN) at a chosen call, and then a sequence of C API
-// calls with random arguments: every option setter, initialize, restart, integrate_to, step,
-// stop times, dense output, statistics, counters by name and forward sensitivities.
+// calls with random arguments: every option setter (Jacobian and LU reuse included),
+// initialize, restart, integrate_to, step, stop times, dense output, statistics, counters by
+// name and forward sensitivities. The Newton-Krylov back-end (esdirk_sparse.h) takes part:
+// half of the inputs start on it with settings in range, and calls among the others declare
+// Jacobian patterns (full, the model's, its diagonal, random or malformed) for any back-end,
+// set the GMRES settings (restarts up to and beyond the cap of 1000) and the Krylov options
+// with random values, set, change or remove the J v and preconditioner callbacks, which behave,
+// fail (either sign), write NaN or stagnate (a preconditioner blind to its input, a zero J v),
+// and make a new solver for the problem (a solver reads the problem's structure when made).
 //
 // What is checked on every call:
 //  - the status is one of the documented codes and never ESDIRK_INTERNAL_ERROR (an exception
 //    that reached the C boundary unexpectedly);
 //  - the handle's message is a NUL-terminated string;
 //  - a failed initialize or restart keeps the previous state (t and x bit for bit);
-//  - a successful integrate_to writes finite states.
+//  - a successful integrate_to writes finite states;
+//  - the Krylov callbacks get the problem's sizes, NULL z and p exactly for empty ones, a valid
+//    CSC J (sorted rows in range, nnz its last column pointer) and a finite h gamma, an
+//    output that does not overlap the input, no transposed solve (there is no adjoint here),
+//    and no preconditioner solve before the setup of the callbacks in place.
 // Work per input is bounded: at most 24 calls, the step limit passed to the library is at
 // most 60 steps per call and the failure limits at most 20, and the residual fails fatally
 // after 600 calls in all (issue 27: the step bound alone allowed 24 x 60 steps of up to 8
 // states with difference Jacobians, 235-380 inputs per second), so an input never runs long.
+// The Krylov callbacks fail after 1500 calls in all, and the GMRES restarts passed on are
+// mostly 0-6 (the dimension is at most n = nx + nz <= 11).
 
 // The deprecated per-handle setters are fuzzed too while they exist (esdirk_options.h).
 #define ESDIRK_NO_DEPRECATION_WARNINGS
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +44,8 @@
 #include <vector>
 
 #include "esdirk/esdirk.h"
+#include "esdirk/esdirk_method.h"
+#include "esdirk/esdirk_sparse.h"
 
 namespace {
 
@@ -46,7 +62,23 @@ struct Model {
   long fail_at = 0;
   int code = 0;
   long calls = 0;
+  // The Newton-Krylov callbacks in place: their behaviour, the failure injected at their
+  // call with index krylov_fail_at (counted over the three), and the preconditioner's state.
+  int product = 0, setup = 0, solve = 0;  // a Behaviour each
+  long krylov_fail_at = 0;
+  int krylov_code = 0;
+  long krylov_calls = 0;
+  bool set_up = false;           // the setup of the callbacks in place has run
+  std::vector<double> diagonal;  // P: the diagonal of M = E - h gamma J (Jacobi)
 };
+
+// What a Krylov callback does: computes what it should (J v exactly; P the Jacobi diagonal of
+// M), fails from its chosen call on with the chosen code, writes a NaN at its chosen call, or
+// stagnates (J v: zero; P^{-1} r: the same vector whatever r is, so GMRES cannot progress).
+enum Behaviour : int { behaves, fails, writes_nan, stagnates, behaviours };
+
+// Krylov callback calls per input; later calls fail (the work bound of GMRES's callbacks).
+constexpr long krylov_call_budget = 1500;
 
 // Residual calls per input; later calls fail fatally (a documented status, and the work bound).
 constexpr long call_budget = 600;
@@ -85,6 +117,85 @@ int jacobian(esdirk_int nx, esdirk_int nz, esdirk_int, double, const double* x, 
     J[nx + j + (nx + j) * ldj] = m.d[j];
     J[nx + j + (j % nx) * ldj] += -2.0 * x[j % nx];
   }
+  return 0;
+}
+
+// Counts a Krylov callback's call; nonzero: the code it returns instead of its work.
+int count_krylov_call(Model& m, int behaviour) {
+  ++m.krylov_calls;
+  if (m.krylov_calls > krylov_call_budget) return 1;
+  if (behaviour == fails && m.krylov_calls >= m.krylov_fail_at) return m.krylov_code;
+  return 0;
+}
+
+void check_arguments(const Model& m, esdirk_int nx, esdirk_int nz, esdirk_int np, const double* z,
+                     const double* p) {
+  if (nx != m.nx || nz != m.nz || np != m.np) std::abort();
+  if ((z == nullptr) != (nz == 0) || (p == nullptr) != (np == 0)) std::abort();
+}
+
+bool overlap(const double* a, const double* b, esdirk_int n) { return a < b + n && b < a + n; }
+
+int jacobian_vector(esdirk_int nx, esdirk_int nz, esdirk_int np, double, const double* x,
+                    const double* z, const double* p, const double* v, double* out, void* user) {
+  auto& m = *static_cast<Model*>(user);
+  check_arguments(m, nx, nz, np, z, p);
+  if (overlap(v, out, nx + nz)) std::abort();
+  if (const int code = count_krylov_call(m, m.product)) return code;
+  for (esdirk_int i = 0; i < nx; ++i) {
+    const double coupling = nz > 0 ? z[i % nz] : 1.0;
+    out[i] = -m.k[i] * v[i] + m.c[i] * coupling * v[(i + 1) % nx] +
+             (nz > 0 ? m.c[i] * x[(i + 1) % nx] * v[nx + i % nz] : 0.0);
+  }
+  for (esdirk_int j = 0; j < nz; ++j) out[nx + j] = m.d[j] * v[nx + j] - 2.0 * x[j % nx] * v[j % nx];
+  if (m.product == stagnates) std::fill(out, out + nx + nz, 0.0);
+  if (m.product == writes_nan && m.krylov_calls >= m.krylov_fail_at)
+    out[0] = std::numeric_limits<double>::quiet_NaN();
+  return 0;
+}
+
+int preconditioner_setup(esdirk_int nx, esdirk_int nz, esdirk_int np, double, const double*,
+                         const double* z, const double* p, double h_gamma, esdirk_int nnz,
+                         const esdirk_int* column_pointers, const esdirk_int* row_indices,
+                         const double* values, void* user) {
+  auto& m = *static_cast<Model*>(user);
+  check_arguments(m, nx, nz, np, z, p);
+  const esdirk_int n = nx + nz;
+  // h gamma is negative when integrating backwards, 0 for a step of a few subnormals.
+  if (!std::isfinite(h_gamma)) std::abort();
+  if (column_pointers[0] != 0 || column_pointers[n] != nnz) std::abort();
+  for (esdirk_int j = 0; j < n; ++j) {
+    if (column_pointers[j + 1] < column_pointers[j]) std::abort();
+    for (esdirk_int k = column_pointers[j]; k < column_pointers[j + 1]; ++k)
+      if (row_indices[k] < 0 || row_indices[k] >= n ||
+          (k > column_pointers[j] && row_indices[k] <= row_indices[k - 1]))
+        std::abort();
+  }
+  if (const int code = count_krylov_call(m, m.setup)) return code;
+  // Jacobi: the diagonal of M = E - h gamma J (E: 1 on the differential rows, 0 elsewhere).
+  m.diagonal.assign(static_cast<std::size_t>(n), 1.0);
+  for (esdirk_int j = 0; j < n; ++j)
+    for (esdirk_int k = column_pointers[j]; k < column_pointers[j + 1]; ++k)
+      if (row_indices[k] == j) {
+        const double d = j < nx ? 1.0 - h_gamma * values[k] : values[k];
+        m.diagonal[j] = d != 0.0 && std::isfinite(d) ? d : 1.0;
+      }
+  if (m.setup == writes_nan && m.krylov_calls >= m.krylov_fail_at)
+    m.diagonal[0] = std::numeric_limits<double>::quiet_NaN();
+  m.set_up = true;
+  return 0;
+}
+
+int preconditioner_solve(esdirk_int nx, esdirk_int nz, const double* r, double* out,
+                         int transpose, void* user) {
+  auto& m = *static_cast<Model*>(user);
+  if (nx != m.nx || nz != m.nz || transpose != 0 || overlap(r, out, nx + nz)) std::abort();
+  if (!m.set_up) std::abort();  // P^{-1} r with the P of the last setup: there was none
+  if (const int code = count_krylov_call(m, m.solve)) return code;
+  for (esdirk_int i = 0; i < nx + nz; ++i)
+    out[i] = m.solve == stagnates ? 1.0 : r[i] / m.diagonal[static_cast<std::size_t>(i)];
+  if (m.solve == writes_nan && m.krylov_calls >= m.krylov_fail_at)
+    out[nx + nz - 1] = std::numeric_limits<double>::quiet_NaN();
   return 0;
 }
 
@@ -147,6 +258,139 @@ bool hostile_sizes(FuzzedDataProvider& in) {
   return true;
 }
 
+// True where the model's J has an entry (row i, column j; x first, then z).
+bool model_entry(const Model& m, esdirk_int i, esdirk_int j) {
+  if (i < m.nx)
+    return j == i || j == (i + 1) % m.nx || (m.nz > 0 && j == m.nx + i % m.nz);
+  return j == i || j == (i - m.nx) % m.nx;
+}
+
+// esdirk_problem_set_jacobian_pattern with a pattern that is full, the model's, its diagonal,
+// random, or malformed (a row out of range or twice in a column, a decreasing or nonzero first
+// column pointer, NULL arrays: always inside the arrays given), for any back-end (mostly the
+// Krylov one: `krylov` asks for it); or now and then back to a dense Jacobian.
+int declare_pattern(FuzzedDataProvider& in, esdirk_problem* problem, const Model& m, bool krylov) {
+  if (!krylov && in.ConsumeIntegralInRange<int>(0, 7) == 0)
+    return esdirk_problem_clear_jacobian_structure(problem);
+  const esdirk_int n = m.nx + m.nz;
+  esdirk_int pointers[max_small_size + 4 + 1];
+  esdirk_int rows[(max_small_size + 4) * (max_small_size + 4)];
+  esdirk_int count = 0;
+  const int kind = in.ConsumeIntegralInRange<int>(0, krylov ? 3 : 4);
+  for (esdirk_int j = 0; j < n; ++j) {
+    pointers[j] = count;
+    for (esdirk_int i = 0; i < n; ++i) {
+      const bool entry = kind == 0   ? true
+                         : kind == 1 ? model_entry(m, i, j)
+                         : kind == 2 ? i == j
+                                     : in.ConsumeBool();
+      if (entry) rows[count++] = i;
+    }
+  }
+  pointers[n] = count;
+  if (kind == 4 && count > 0) {
+    const esdirk_int at = in.ConsumeIntegralInRange<esdirk_int>(0, count - 1);
+    switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+      case 0: rows[at] = in.ConsumeBool() ? n : -1; break;
+      case 1: rows[at] = at > 0 ? rows[at - 1] : rows[at]; break;
+      case 2: pointers[0] = 1; break;
+      case 3:
+        if (n > 1) pointers[1] = count;  // then pointers[2] may be smaller
+        break;
+      case 4: return esdirk_problem_set_jacobian_pattern(problem, nullptr, rows, ESDIRK_LINEAR_SOLVER_KRYLOV);
+    }
+  }
+  const int solvers[] = {ESDIRK_LINEAR_SOLVER_KRYLOV, ESDIRK_LINEAR_SOLVER_DENSE,
+                         ESDIRK_LINEAR_SOLVER_BANDED, ESDIRK_LINEAR_SOLVER_SPARSE, -1, 4};
+  const int solver = krylov || in.ConsumeBool() ? ESDIRK_LINEAR_SOLVER_KRYLOV
+                                                : solvers[in.ConsumeIntegralInRange<int>(0, 5)];
+  return esdirk_problem_set_jacobian_pattern(problem, pointers, rows, solver);
+}
+
+// esdirk_problem_set_krylov_settings: in range (`sane`) or anything, restarts mostly 0-6.
+int krylov_settings(FuzzedDataProvider& in, esdirk_problem* problem, const Model& m, bool sane) {
+  const esdirk_int n = m.nx + m.nz;
+  const esdirk_int dimension = sane || in.ConsumeBool() ? in.ConsumeIntegralInRange<esdirk_int>(1, n)
+                                                         : size_near(in, n);
+  int restarts = in.ConsumeIntegralInRange<int>(0, 6);
+  if (!sane) {
+    switch (in.ConsumeIntegralInRange<int>(0, 15)) {
+      case 0: restarts = -1; break;
+      case 1: restarts = std::numeric_limits<int>::min(); break;
+      case 2: restarts = in.ConsumeIntegralInRange<int>(7, 100); break;
+      case 3: restarts = std::numeric_limits<int>::max(); break;  // refused: beyond 1000
+      case 4: restarts = 1000 + in.ConsumeIntegralInRange<int>(0, 1); break;  // the cap
+      default: break;
+    }
+  }
+  const double tolerance = sane || in.ConsumeBool() ? in.ConsumeFloatingPointInRange<double>(1e-8, 0.5)
+                                                    : value(in);
+  const esdirk_int block_size = sane || in.ConsumeBool() ? in.ConsumeIntegralInRange<esdirk_int>(1, n)
+                                                          : size_near(in, n);
+  return esdirk_problem_set_krylov_settings(problem, dimension, restarts, tolerance, block_size);
+}
+
+// esdirk_problem_set_krylov_options: matrix-free or not, any sensitivity tolerance.
+int krylov_options(FuzzedDataProvider& in, esdirk_problem* problem, bool sane) {
+  const int matrix_free = in.ConsumeIntegralInRange<int>(-1, 1);
+  const double tolerance = sane || in.ConsumeBool() ? in.ConsumeFloatingPointInRange<double>(1e-12, 0.5)
+                                                    : value(in);
+  return esdirk_problem_set_krylov_options(problem, matrix_free, tolerance);
+}
+
+// esdirk_problem_set_krylov_callbacks: each callback absent or with a behaviour, now and then
+// a setup without a solve or the other way round (refused, nothing changed).
+int krylov_callbacks(FuzzedDataProvider& in, esdirk_problem* problem, Model& m) {
+  const auto pick = [&in] { return in.ConsumeIntegralInRange<int>(-1, behaviours - 1); };
+  const int product = pick(), setup = pick();
+  int solve = setup < 0 ? -1 : pick();
+  if (solve < 0 && setup >= 0) solve = 0;
+  if (in.ConsumeIntegralInRange<int>(0, 15) == 0) solve = solve < 0 ? 0 : -1;  // a lone half
+  const int status = esdirk_problem_set_krylov_callbacks(
+      problem, product < 0 ? nullptr : jacobian_vector, setup < 0 ? nullptr : preconditioner_setup,
+      solve < 0 ? nullptr : preconditioner_solve);
+  if (status == ESDIRK_SUCCESS) {
+    const bool had_preconditioner = m.solve >= 0;
+    m.product = product, m.setup = setup, m.solve = solve;
+    // A preconditioner put in place has not been set up yet.
+    if (!had_preconditioner && solve >= 0) m.set_up = false;
+    m.krylov_fail_at = m.krylov_calls + in.ConsumeIntegralInRange<long>(0, 300);
+    const int codes[] = {1, -1, 2, std::numeric_limits<int>::min()};
+    m.krylov_code = codes[in.ConsumeIntegralInRange<int>(0, 3)];
+  } else if (status != ESDIRK_INVALID_ARGUMENT) {
+    std::abort();
+  }
+  return status;
+}
+
+// A problem-level call of the Krylov back-end (`which` in 0-3): pattern, GMRES settings,
+// Krylov options, callbacks.
+int krylov_call(FuzzedDataProvider& in, esdirk_problem* problem, Model& m, int which, bool sane) {
+  switch (which) {
+    case 0: return declare_pattern(in, problem, m, sane);
+    case 1: return krylov_settings(in, problem, m, sane);
+    case 2: return krylov_options(in, problem, sane);
+    default: return krylov_callbacks(in, problem, m);
+  }
+}
+
+void check_problem(int status, const esdirk_problem* problem) {
+  if (!documented(status)) std::abort();
+  const char* message = esdirk_problem_structure_error(problem);
+  if (message == nullptr || std::strlen(message) > 100000) std::abort();
+}
+
+// A solver for the problem (it reads the problem's structure), with the step bound.
+esdirk_solver* new_solver(esdirk_problem* problem) {
+  esdirk_solver* solver = nullptr;
+  if (esdirk_solver_create(problem, &solver) != ESDIRK_SUCCESS) std::abort();
+  // The default allows 500000 steps per call: bound the work of an input (case 3 keeps it).
+  if (esdirk_solver_set_step_limits(solver, 0.0, 0.0, std::numeric_limits<double>::infinity(),
+                                    60) != ESDIRK_SUCCESS)
+    std::abort();
+  return solver;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -177,12 +421,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::abort();
   if (in.ConsumeBool() && esdirk_problem_set_jacobian(problem, jacobian) != ESDIRK_SUCCESS)
     std::abort();
-  esdirk_solver* solver = nullptr;
-  if (esdirk_solver_create(problem, &solver) != ESDIRK_SUCCESS) std::abort();
-  // The default allows 500000 steps per call: bound the work of an input (case 3 keeps it).
-  if (esdirk_solver_set_step_limits(solver, 0.0, 0.0, std::numeric_limits<double>::infinity(),
-                                    60) != ESDIRK_SUCCESS)
-    std::abort();
+  model.product = model.setup = model.solve = -1;  // no Krylov callbacks yet
+  // Half of the inputs start on the Krylov back-end with settings in range, so that most of
+  // their integrations run GMRES; the calls below may change any of it.
+  if (in.ConsumeBool()) {
+    for (int which = 0; which < 4; ++which)
+      if (which == 0 || in.ConsumeIntegralInRange<int>(0, 3) != 0)
+        check_problem(krylov_call(in, problem, model, which, true), problem);
+  }
+  esdirk_solver* solver = new_solver(problem);
 
   const esdirk_int nx = model.nx, nz = model.nz, np = model.np;
   std::vector<double> x(max_small_size + 2), z(max_small_size + 2), p(max_small_size + 2);
@@ -192,7 +439,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   for (int call = 0; call < 24 && in.remaining_bytes() > 0; ++call) {
     int status = ESDIRK_SUCCESS;
-    switch (in.ConsumeIntegralInRange<int>(0, 19)) {
+    switch (in.ConsumeIntegralInRange<int>(0, 25)) {
       case 0: status = esdirk_solver_set_tolerances(solver, value(in), value(in)); break;
       case 1: {
         const esdirk_int n = size_near(in, nx);
@@ -325,6 +572,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         status = esdirk_solver_integrate_sensitivities_to(solver, tout, x.data(), nx, z.data(),
                                                           nz, sx.data(), max_small_size + 2,
                                                           sz.data(), max_small_size + 2, ns);
+        break;
+      }
+      case 20:
+      case 21:
+      case 22:
+      case 23:
+        check_problem(krylov_call(in, problem, model, in.ConsumeIntegralInRange<int>(0, 3), false),
+                      problem);
+        break;
+      case 24:  // a new solver: the structure and settings declared since apply to it
+        esdirk_solver_free(&solver);
+        solver = new_solver(problem);
+        initialized = false;
+        break;
+      case 25: {
+        // Jacobian and LU reuse: a kept preconditioner setup outlives the calls that follow.
+        const double fraction = in.ConsumeBool() ? in.ConsumeProbability<double>() : value(in);
+        status = in.ConsumeBool()
+                     ? esdirk_solver_set_jacobian_reuse(solver, in.ConsumeIntegralInRange<int>(-1, 2),
+                                                        fraction)
+                     : esdirk_solver_set_lu_reuse_h_change(solver, fraction);
         break;
       }
     }
