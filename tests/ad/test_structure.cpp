@@ -207,6 +207,55 @@ BOOST_AUTO_TEST_CASE(one_structure_pass_checks_j_and_the_parameters_at_a_point) 
   }
 }
 
+// The adjoint asks for J and then for w^T [f_p; g_p] at every stage point: once it has done so
+// at a point, J's coloured pass carries the parameters' colour in the lane it leaves unused (3
+// colours of J in a pass of 4 lanes, 1 colour of [f_p; g_p]): one evaluation per point
+// instead of two, and J and the products are the same bits as from separate passes (the
+// chunks' J, the products of the chunks' [f_p; g_p]). At a point past the branch J needs more
+// colours and the parameters get their own pass again; J formed twice without products between
+// (a forward run) stops the pairing until products follow a J again.
+BOOST_AUTO_TEST_CASE(j_carries_the_parameter_colours_at_the_adjoints_stage_points) {
+  const int nx = 20, np = 50;
+  const BranchingChain model{nx, np};
+  ModelProblem<BranchingChain> found(nx, 0, np, model), chunks(nx, 0, np, model);
+  chunks.set_structure_detection(StructureDetection::off);
+  std::vector<double> x(static_cast<std::size_t>(nx)), p(static_cast<std::size_t>(np)), w(static_cast<std::size_t>(nx)),
+      product(static_cast<std::size_t>(np));
+  for (int k = 0; k < np; ++k) p[static_cast<std::size_t>(k)] = 0.1 + 0.01 * k;
+  for (int i = 0; i < nx; ++i) w[static_cast<std::size_t>(i)] = std::cos(1.0 + i);
+  DenseMatrix J_found(nx, nx), J_chunks(nx, nx), Jp_chunks(nx, np);
+  // J, then the products at (x0 scaled by `scale`, with x[0] = first); the passes it took.
+  const auto stage_point = [&](double scale, double first, bool products) {
+    for (int i = 0; i < nx; ++i) x[static_cast<std::size_t>(i)] = scale * (0.4 + 0.02 * i);
+    x[0] = first;
+    const long passes = found.ad_statistics().forward_passes;
+    BOOST_REQUIRE(found.jacobian(0.0, x, {}, p, J_found.ref()) == 0);
+    if (products) BOOST_REQUIRE(found.parameter_vjp(0.0, x, {}, p, w, product) == 0);
+    BOOST_REQUIRE(chunks.jacobian(0.0, x, {}, p, J_chunks.ref()) == 0);
+    BOOST_REQUIRE(chunks.parameter_jacobian(0.0, x, {}, p, Jp_chunks.ref()) == 0);
+    require_identical(J_found, J_chunks, "J");
+    for (int k = 0; products && k < np; ++k) {
+      double expected = 0.0;
+      for (int i = 0; i < nx; ++i) expected += w[static_cast<std::size_t>(i)] * Jp_chunks(i, k);
+      BOOST_TEST_CONTEXT("parameter " << k) { BOOST_TEST(product[static_cast<std::size_t>(k)] == expected); }
+    }
+    return found.ad_statistics().forward_passes - passes;
+  };
+  BOOST_TEST(stage_point(1.0, -0.4, true) == 2);  // the first point: J, then [f_p; g_p]
+  BOOST_REQUIRE(found.colours_found_states() && found.colours_found_parameters());
+  BOOST_TEST(found.found_state_colouring().colours == 3);
+  BOOST_TEST(found.found_parameter_colouring().colours == 1);
+  BOOST_TEST(stage_point(1.01, -0.4, true) == 1);  // both in J's pass
+  BOOST_TEST(stage_point(1.02, -0.4, true) == 1);
+  BOOST_TEST(stage_point(1.03, 0.3, true) == 2);  // past the branch: J takes 4 lanes
+  BOOST_TEST(found.found_state_colouring().colours > 3);
+  BOOST_TEST(stage_point(1.04, 0.3, true) == 2);
+  // A forward run: J alone at new points (the first still carries the parameters).
+  BOOST_TEST(stage_point(1.05, 0.3, false) == 1);
+  BOOST_TEST(stage_point(1.06, 0.3, false) == 1);
+  BOOST_TEST(found.ad_statistics().tape_recordings == 0);
+}
+
 // Dow: 6 colours of 10 columns would save 2 lanes, less than the check costs: the chunks stay,
 // and no structure pass runs after the first.
 BOOST_AUTO_TEST_CASE(dow_keeps_the_chunks_where_colours_save_too_little) {

@@ -130,6 +130,7 @@ class ModelProblem : public Problem {
     checked_.assign(static_cast<std::size_t>(blocks_), 0);
     checked_point_.assign(1 + nxs + nzs + nps, 0.0);
     parameter_values_point_ = checked_point_;
+    j_point_ = checked_point_;
   }
 
   /// How the adjoint forms its parameter terms (see has_parameter_vjp()).
@@ -205,8 +206,9 @@ class ModelProblem : public Problem {
     if (const int code = check_structure(t, x, z, p, false, "J"); code != 0) return code;
     if (colour_states_) {
       J.fill(0.0);
-      return coloured_columns(t, x, z, p, state_colouring_, false, nullptr, J, "J");
+      return coloured_j(t, x, z, p, state_colouring_, nullptr, J);
     }
+    j_awaits_products_ = false;
     return dense_columns(t, x, z, p, false, J, "J");
   }
 
@@ -231,7 +233,8 @@ class ModelProblem : public Problem {
   /// (n x np per stage). Automatic: products when the structure of [f_p; g_p] was found and
   /// its colouring is in use (the compressed columns by coloured forward mode, once per point,
   /// then each product over the pattern's entries only: the chain of
-  /// bench_adjoint_parameters, one parameter per equation, takes one pass of one direction),
+  /// bench_adjoint_parameters, one parameter per equation, takes one pass of one direction, or
+  /// none when its colour fits in the lanes J's coloured pass leaves unused at the same point),
   /// else by the tape's reverse sweep when np > Chunk (forming [f_p; g_p] would take more than
   /// one forward pass), else the matrix by one forward pass of at most Chunk lanes (cheaper
   /// than recording the tape; doc/ad-guide.md, "The adjoint").
@@ -247,6 +250,10 @@ class ModelProblem : public Problem {
     // With a declared band or pattern J never looked for the structure: the first product
     // does (that of [f_p; g_p] is found with it).
     if (parameter_terms_ == ParameterTerms::automatic && (colour_parameters_ || !structure_known_)) {
+      if (j_awaits_products_) {
+        products_follow_j_ = same_point(j_point_, t, x, z, p);
+        j_awaits_products_ = false;
+      }
       if (const int code = compressed_parameter_columns(t, x, z, p); code != 0) return code;
       if (colour_parameters_) return parameter_products(w, out);
       // Not worth colouring, or the structure widened at this point and is no longer
@@ -518,7 +525,28 @@ class ModelProblem : public Problem {
   int coloured_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, double* values, MatrixRef dense) {
     ensure_colouring();
     ++stats_.coloured_jacobians;
-    return coloured_columns(t, x, z, p, declared_colouring_, false, values, dense, "J");
+    return coloured_j(t, x, z, p, declared_colouring_, values, dense);
+  }
+
+  // J on a colouring (declared or found), with the parameters' colours along when the adjoint
+  // asks for its parameter terms at J's points (parameters_ride_along).
+  int coloured_j(double t, ConstVector x, ConstVector z, ConstVector p, const ColumnColouring& colouring,
+                 double* values, MatrixRef dense) {
+    if (j_awaits_products_) products_follow_j_ = false;  // J twice without parameter terms between
+    j_awaits_products_ = false;
+    bool along = parameters_ride_along(colouring);
+    if (along) {  // the parameters' structure at this point (J's check may have covered it)
+      if (const int code = check_structure(t, x, z, p, true, "J"); code != 0) return code;
+      along = parameters_ride_along(colouring);
+    }
+    const int code = along ? coloured_state_and_parameter_columns(t, x, z, p, colouring, values, dense)
+                           : coloured_columns(t, x, z, p, colouring, false, values, dense, "J");
+    if (code != 0) return code;
+    if (parameter_terms_ == ParameterTerms::automatic && colour_parameters_) {
+      remember_point(j_point_, t, x, z, p);
+      j_awaits_products_ = true;
+    }
+    return 0;
   }
 
   // Coloured forward mode over the columns of J (parameters false) or of [f_p; g_p]: lane k of
@@ -537,9 +565,13 @@ class ModelProblem : public Problem {
     }
     return 0;
   }
+  // With `with_parameters` (J's colouring, one pass: coloured_state_and_parameter_columns),
+  // the parameter columns that have entries are seeded too, in the lanes after J's colours,
+  // and their entries go to parameter_values_.
   template <int W>
   int coloured_pass(double t, ConstVector x, ConstVector z, ConstVector p, const ColumnColouring& colouring,
-                    bool parameters, int c0, int lanes, double* values, MatrixRef dense, const char* derivative) {
+                    bool parameters, int c0, int lanes, double* values, MatrixRef dense, const char* derivative,
+                    bool with_parameters = false) {
     Workspace<Dual<W>>& w = lanes_workspace<W>();
     w.load_values(x, z, p);
     const int* ptr = colouring.column_pointers.data();
@@ -560,10 +592,29 @@ class ModelProblem : public Problem {
       }
     };
     seed([&](int j) { seeded[j].d = unit<W>(colour[j] - c0); });
-    const int code = forward_pass(t, w, parameters ? ConstVector{} : plain_parameters(p), c0 == 0, derivative);
+    const int* parameter_colour = parameter_colouring_.colour.data();
+    const int first_parameter_lane = colouring.colours;  // with_parameters: c0 == 0, one pass
+    if (with_parameters)
+      for (const int j : parameter_columns_with_entries_) w.p[static_cast<std::size_t>(j)].d = unit<W>(first_parameter_lane + parameter_colour[j]);
+    const int code = forward_pass(t, w, parameters || with_parameters ? ConstVector{} : plain_parameters(p), c0 == 0, derivative);
     seed([&](int j) { seeded[j].d = {}; });
+    if (with_parameters)
+      for (const int j : parameter_columns_with_entries_) w.p[static_cast<std::size_t>(j)].d = {};
     if (code != 0) return code;
     const Dual<W>* outputs = w.outputs.data();
+    if (with_parameters) {
+      const int* parameter_rows = parameter_colouring_.rows.data();
+      const int* parameter_lanes = parameter_colouring_.entry_lanes.data();
+      const int entries = parameter_colouring_.column_pointers.back();
+      std::uint64_t bad = 0;
+      for (int k = 0; k < entries; ++k) {
+        const double v = outputs[parameter_rows[k]].d[static_cast<std::size_t>(first_parameter_lane + parameter_lanes[k])];
+        parameter_values_[static_cast<std::size_t>(k)] = v;
+        bad |= non_finite_bits(v);
+      }
+      // Not finite: not kept (the products form them again and report the failure as theirs).
+      riding_values_finite_ = bad == 0;
+    }
     const bool every_colour = values != nullptr && c0 == 0 && lanes == colouring.colours;
     if (every_colour) {
       // One pass holds every colour: the pattern's entries in order, each from its column's
@@ -596,6 +647,36 @@ class ModelProblem : public Problem {
     }
     return 0;
   }
+
+  // The adjoint asks for J and then for the parameter terms at each stage point. When it did so
+  // at the last point, the found colourings of both are in use, and the parameters' colours fit
+  // in the lanes J's pass leaves unused (the chain of bench_adjoint_parameters: 3 colours of J
+  // in a pass of 4 lanes, 1 colour of [f_p; g_p]), J's pass carries them too: one evaluation
+  // at the point instead of two. Every lane is computed on its own, so J and the entries of
+  // [f_p; g_p] are the same bits as from two passes. Not for a model with plain parameters
+  // (its J passes take p as double).
+  bool parameters_ride_along(const ColumnColouring& states) const {
+    if constexpr (TakesPlainParameters<Model>) {
+      (void)states;
+      return false;
+    } else {
+      return products_follow_j_ && parameter_terms_ == ParameterTerms::automatic && colour_parameters_ &&
+             states.colours <= Chunk && states.colours + parameter_colouring_.colours <= pass_width(states.colours);
+    }
+  }
+  int coloured_state_and_parameter_columns(double t, ConstVector x, ConstVector z, ConstVector p,
+                                           const ColumnColouring& states, double* values, MatrixRef dense) {
+    parameter_values_valid_ = false;
+    ++stats_.parameter_jacobians;
+    const int code = with_lanes(states.colours, [&]<int W>() {
+      return coloured_pass<W>(t, x, z, p, states, false, 0, states.colours, values, dense, "J", true);
+    });
+    if (code != 0 || !riding_values_finite_) return code;
+    remember_point(parameter_values_point_, t, x, z, p);
+    parameter_values_valid_ = true;
+    return 0;
+  }
+
 
   // --- The structure found automatically --------------------------------------------------------
   //
@@ -780,7 +861,7 @@ class ModelProblem : public Problem {
     ++stats_.parameter_jacobians;
     const int code = coloured_columns(t, x, z, p, parameter_colouring_, true, parameter_values_.data(), MatrixRef{},
                                       "w^T [f_p; g_p]");
-    if (code != 0) return code;
+    if (code != 0 || !riding_values_finite_) return code;
     remember_point(parameter_values_point_, t, x, z, p);
     parameter_values_valid_ = true;
     return 0;
@@ -913,6 +994,11 @@ class ModelProblem : public Problem {
   std::vector<double> parameter_values_, parameter_values_point_;
   std::vector<int> parameter_columns_with_entries_;
   bool parameter_values_valid_ = false;
+  // J was formed last and no parameter terms were asked since; the parameter terms were asked
+  // at the point of the J before them (parameters_ride_along()).
+  bool j_awaits_products_ = false, products_follow_j_ = false;
+  std::vector<double> j_point_;  // the point of that J
+  bool riding_values_finite_ = true;  // the entries of [f_p; g_p] J's last pass carried
   // The tape of the last recorded point.
   Tape tape_;
   std::vector<double> tape_point_;
