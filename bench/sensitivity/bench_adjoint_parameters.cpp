@@ -10,8 +10,8 @@
 // sweep multiplies by its adjoints at every stage), "AD" (ChainModel in esdirk::ad::ModelProblem:
 // J by coloured forward mode on the structure the adapter finds itself (3 colours), dense LU;
 // the sweep's parameter terms w^T f_p, Problem::parameter_vjp, from the compressed columns of
-// f_p on the structure found (one parameter per equation: one colour), once per stage point,
-// then over f_p's entries only; with np = 1 from f_p by one forward pass: ParameterTerms::
+// f_p on the structure found (one parameter per equation: one colour), once per stage point
+// and carried in the lane J's coloured pass leaves unused, then over f_p's entries only; with np = 1 from f_p by one forward pass: ParameterTerms::
 // automatic) and "AD band" (the same with the tridiagonal band declared: J by coloured forward
 // mode on the band, and the band LU). "AD band rev": the parameter terms by the tape
 // (ParameterTerms::reverse_mode), the cost that stays flat in np.
