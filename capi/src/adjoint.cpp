@@ -7,10 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "argument_checks.hpp"
 #include "handle_options.hpp"
 #include "esdirk/esdirk_adjoint.h"
 #include "shim.hpp"
 
+using esdirk_capi::check_max_steps;
+using esdirk_capi::check_report;
+using esdirk_capi::check_terminal_weights;
 using esdirk_capi::guarded;
 using esdirk_capi::in;
 using esdirk_capi::out;
@@ -76,13 +80,6 @@ esdirk::RunningCost c_running_cost(esdirk_running_cost_fn cost, void* user_data,
     return cost(nx, nz, nu, t, x.data(), nz ? z.data() : nullptr, nu ? u.data() : nullptr, &value,
                 dh_dx.data(), nz ? dh_dz.data() : nullptr, nu ? dh_du.data() : nullptr, user_data);
   };
-}
-
-bool all_finite(const double* data, esdirk_int rows, esdirk_int cols, esdirk_int ld) {
-  for (esdirk_int j = 0; j < cols; ++j)
-    for (esdirk_int i = 0; i < rows; ++i)
-      if (!std::isfinite(data[static_cast<std::size_t>(j) * ld + i])) return false;
-  return true;
 }
 
 // The checks shared by esdirk_solver_adjoint_gradient and esdirk_solver_check_gradient: a
@@ -163,13 +160,7 @@ int esdirk_objective_set_terminal(esdirk_objective* o, esdirk_objective_gradient
 int esdirk_objective_set_terminal_weights(esdirk_objective* o, const double* W, esdirk_int n,
                                           esdirk_int ldw) {
   if (!o) return ESDIRK_NULL_ARGUMENT;
-  if (!W) return o->fail(ESDIRK_NULL_ARGUMENT, "set_terminal_weights: W is NULL");
-  if (n < 1 || ldw < n)
-    return o->fail(ESDIRK_INVALID_ARGUMENT,
-                   "set_terminal_weights: n = nx + nz must be >= 1 and ldw >= n (got n = " +
-                       std::to_string(n) + ", ldw = " + std::to_string(ldw) + ")");
-  if (!all_finite(W, n, o->rows, ldw))
-    return o->fail(ESDIRK_INVALID_ARGUMENT, "set_terminal_weights: W has non-finite entries");
+  if (const int st = check_terminal_weights(*o, "set_terminal_weights", W, n, ldw, o->rows)) return st;
   return guarded(o, [&] {
     std::vector<double> w(static_cast<std::size_t>(n) * o->rows);
     for (esdirk_int j = 0; j < o->rows; ++j)
@@ -281,14 +272,9 @@ int esdirk_solver_check_gradient(esdirk_solver* s, const esdirk_objective* objec
 int esdirk_solver_get_adjoint_report(const esdirk_solver* cs, esdirk_adjoint_report* report) {
   if (!cs) return ESDIRK_NULL_ARGUMENT;
   auto* s = const_cast<esdirk_solver*>(cs);  // only the message changes
-  if (!report) return s->fail(ESDIRK_NULL_ARGUMENT, "get_adjoint_report: report is NULL");
-  if (report->struct_size < sizeof(size_t) + sizeof(int64_t))
-    return s->fail(ESDIRK_INVALID_ARGUMENT,
-                   "get_adjoint_report: set struct_size (ESDIRK_ADJOINT_REPORT_INIT)");
-  if (report->struct_size > sizeof(esdirk_adjoint_report))  // garbage, or a newer header: nothing written
-    return s->fail(ESDIRK_INVALID_ARGUMENT, "get_adjoint_report: struct_size = " + std::to_string(report->struct_size) +
-                                                " is larger than the esdirk_adjoint_report of this library (" +
-                                                std::to_string(sizeof(esdirk_adjoint_report)) + " bytes)");
+  if (const int st = check_report(*s, "get_adjoint_report", report, "ESDIRK_ADJOINT_REPORT_INIT",
+                                  "esdirk_adjoint_report"))
+    return st;
   const esdirk::AdjointReport r = s->adjoint ? s->adjoint->report() : esdirk::AdjointReport{};
   const long values[] = {r.adjoint_steps,          r.transposed_solves,
                          r.stage_factorizations,   r.jacobian_evaluations,
@@ -330,9 +316,7 @@ int esdirk_reverse_shooting_set_algebraic_atol(esdirk_reverse_shooting* sh, cons
 
 int esdirk_reverse_shooting_set_max_steps(esdirk_reverse_shooting* sh, long max_steps) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
-  if (max_steps < 1)
-    return sh->fail(ESDIRK_INVALID_ARGUMENT, "set_max_steps: max_steps must be >= 1 (got " +
-                                                 std::to_string(max_steps) + ")");
+  if (const int st = check_max_steps(*sh, max_steps)) return st;
   sh->options.max_steps = max_steps;
   sh->options_changed = true;
   return ESDIRK_SUCCESS;

@@ -3,15 +3,17 @@
 // integrate calls (events.cpp), which go through the handle's HybridAdjoint when one is set.
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "argument_checks.hpp"
 #include "esdirk/esdirk_hybrid_adjoint.h"
 #include "hybrid_shim.hpp"
 
+using esdirk_capi::check_report;
+using esdirk_capi::check_terminal_weights;
 using esdirk_capi::guarded;
 
 struct esdirk_hybrid_objective : esdirk_capi::Messages {
@@ -59,15 +61,6 @@ esdirk::HybridObjective make_objective(const esdirk_hybrid_objective& o) {
     };
   }
   return objective;
-}
-
-bool all_finite(const double* data, esdirk_int rows, esdirk_int cols, esdirk_int ld) {
-  for (esdirk_int j = 0; j < cols; ++j)
-    for (esdirk_int i = 0; i < rows; ++i)
-      if (!std::isfinite(data[static_cast<std::size_t>(j) * static_cast<std::size_t>(ld) +
-                              static_cast<std::size_t>(i)]))
-        return false;
-  return true;
 }
 
 // A recording that the gradient functions can use: 0 or the failure status.
@@ -122,13 +115,8 @@ int esdirk_hybrid_objective_set_terminal(esdirk_hybrid_objective* o,
 int esdirk_hybrid_objective_set_terminal_weights(esdirk_hybrid_objective* o, const double* W,
                                                  esdirk_int n, esdirk_int ldw) {
   if (!o) return ESDIRK_NULL_ARGUMENT;
-  if (!W) return o->fail(ESDIRK_NULL_ARGUMENT, "hybrid set_terminal_weights: W is NULL");
-  if (n < 1 || ldw < n)
-    return o->fail(ESDIRK_INVALID_ARGUMENT,
-                   "hybrid set_terminal_weights: n = nx + nz must be >= 1 and ldw >= n (got n = " +
-                       std::to_string(n) + ", ldw = " + std::to_string(ldw) + ")");
-  if (!all_finite(W, n, o->rows, ldw))
-    return o->fail(ESDIRK_INVALID_ARGUMENT, "hybrid set_terminal_weights: W has non-finite entries");
+  if (const int st = check_terminal_weights(*o, "hybrid set_terminal_weights", W, n, ldw, o->rows))
+    return st;
   return guarded(o, [&] {
     std::vector<double> w(static_cast<std::size_t>(n) * static_cast<std::size_t>(o->rows));
     for (esdirk_int j = 0; j < o->rows; ++j)
@@ -247,14 +235,9 @@ int esdirk_hybrid_solver_get_adjoint_report(const esdirk_hybrid_solver* cs,
                                             esdirk_hybrid_adjoint_report* report) {
   auto* s = const_cast<esdirk_hybrid_solver*>(cs);  // only the message changes
   if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (!report) return s->fail(ESDIRK_NULL_ARGUMENT, "hybrid get_adjoint_report: report is NULL");
-  if (report->struct_size < sizeof(size_t) + sizeof(int64_t))
-    return s->fail(ESDIRK_INVALID_ARGUMENT,
-                   "hybrid get_adjoint_report: set struct_size (ESDIRK_HYBRID_ADJOINT_REPORT_INIT)");
-  if (report->struct_size > sizeof(esdirk_hybrid_adjoint_report))  // garbage, or a newer header: nothing written
-    return s->fail(ESDIRK_INVALID_ARGUMENT, "hybrid get_adjoint_report: struct_size = " + std::to_string(report->struct_size) +
-                                                " is larger than the esdirk_hybrid_adjoint_report of this library (" +
-                                                std::to_string(sizeof(esdirk_hybrid_adjoint_report)) + " bytes)");
+  if (const int st = check_report(*s, "hybrid get_adjoint_report", report,
+                                  "ESDIRK_HYBRID_ADJOINT_REPORT_INIT", "esdirk_hybrid_adjoint_report"))
+    return st;
   const esdirk::HybridAdjointReport r =
       s->adjoint ? s->adjoint->report() : esdirk::HybridAdjointReport{};
   const long steps = s->adjoint ? s->adjoint->steps() : 0;

@@ -7,9 +7,11 @@
 
 #include <optional>
 
+#include "argument_checks.hpp"
 #include "handle_options.hpp"
 #include "shim.hpp"
 
+using esdirk_capi::check_max_steps;
 using esdirk_capi::guarded;
 using esdirk_capi::in;
 using esdirk_capi::out;
@@ -169,9 +171,7 @@ int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* sh, int mode) {
 
 int esdirk_shooting_set_max_steps(esdirk_shooting* sh, long max_steps) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
-  if (max_steps < 1)
-    return sh->fail(ESDIRK_INVALID_ARGUMENT, "set_max_steps: max_steps must be >= 1 (got " +
-                                                 std::to_string(max_steps) + ")");
+  if (const int st = check_max_steps(*sh, max_steps)) return st;
   sh->options.max_steps = max_steps;
   sh->options_changed = true;
   return ESDIRK_SUCCESS;
