@@ -206,17 +206,14 @@ ESDIRK_VECTOR_CLONES void small_lu_inverse(ConstMatrixRef LU, const int* pivots,
 
 }  // namespace
 
-void LinearSolver::invert(MatrixRef W) const {
-  W.fill(0.0);
-  for (int k = 0; k < W.rows; ++k) W(k, k) = 1.0;
-  solve(W);
-}
-
 void DenseLuSolver::invert(MatrixRef W) const {
   if (n_ <= 8) return small_lu_inverse<8>(lu_.cref(), pivots_.data(), W);
   if (n_ <= 12) return small_lu_inverse<12>(lu_.cref(), pivots_.data(), W);
   if (n_ <= 16) return small_lu_inverse<16>(lu_.cref(), pivots_.data(), W);
-  LinearSolver::invert(W);  // blocked back-substitutions are as fast from here on
+  // Blocked back-substitutions on the identity are as fast from here on.
+  W.fill(0.0);
+  for (int k = 0; k < W.rows; ++k) W(k, k) = 1.0;
+  solve(W);
 }
 
 int lu_factor(MatrixRef A, int* pivots) {

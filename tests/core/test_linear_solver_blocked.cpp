@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(blocks_of_columns_equal_single_column_solves) {
 }
 
 BOOST_AUTO_TEST_CASE(iteration_matrix_solves_blocks_like_columns) {
-  // Through the LinearSolver seam: M = [I - hg f_x, -hg f_z; g_x, g_z], 15 columns at once.
+  // Through DenseLuSolver: M = [I - hg f_x, -hg f_z; g_x, g_z], 15 columns at once.
   const int nx = 6, nz = 4, n = nx + nz;
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-2.0, 2.0);

@@ -1,13 +1,15 @@
 #pragma once
 // Step-size control: Gustafsson's predictive controller (Kristensen et al. 2005 eq. 29) with the
 // safeguards of mature codes. Works on |h|; the integrator applies the direction.
+//
+// Internal: the Integrator holds one by value (so this header is installed with integrator.hpp);
+// not exported, and nothing outside the library calls it. The unit tests link the static library.
 
 #include "esdirk/options.hpp"
-#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class ESDIRK_API StepController {
+class StepController {
  public:
   /// `q` is the exponent denominator (controller_order() of the tableau: 4 for ESDIRK34).
   StepController(const Options& options, int q);

@@ -13,7 +13,7 @@
 
 namespace esdirk {
 
-struct ESDIRK_API JacobianVectorProductCheck {
+struct JacobianVectorProductCheck {
   bool ok = true;
   /// The largest |supplied - difference| / allowed over the directions and rows (ok: <= 1).
   double worst_error = 0.0;

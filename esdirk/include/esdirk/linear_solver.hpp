@@ -1,13 +1,17 @@
 #pragma once
-// The linear-solver seam. The iteration matrix of ESDIRK34 is
+// The iteration matrix of the stages and its dense LU. The iteration matrix of ESDIRK34 is
 //
 //     M = [ I - h*gamma*f_x   -h*gamma*f_z ]
 //         [       g_x               g_z    ]
 //
 // (Kristensen et al. 2005 eq. 16 with its algebraic rows divided by -h*gamma, which leaves every
-// Newton step and sensitivity solve unchanged and keeps M well scaled as h -> 0). A LinearSolver
-// forms and factors M from J and h*gamma; dense LAPACK is the back-end here, banded and sparse ones
-// can be added behind the same interface.
+// Newton step and sensitivity solve unchanged and keeps M well scaled as h -> 0). DenseLuSolver
+// forms and factors M from J and h*gamma by dense LU. StageLinearSystem
+// (stage_linear_system.hpp) holds it by value for dense problems and keeps the banded, sparse
+// and Krylov back-ends behind its own internal interface, so this class needs no base.
+//
+// Internal: not exported (a by-value member of public classes, so the header stays installed);
+// users reach the stage matrix through Integrator::last_iteration_matrix().
 
 #include <memory>
 
@@ -16,35 +20,23 @@
 
 namespace esdirk {
 
-class ESDIRK_API LinearSolver {
+/// Dense LU of M with partial pivoting (lu_factor and lu_solve below).
+class DenseLuSolver {
  public:
-  virtual ~LinearSolver() = default;
   /// Sizes the workspace. Called once at setup, never in the step loop.
-  virtual void resize(int nx, int nz) = 0;
+  void resize(int nx, int nz);
   /// Forms M from J (n x n) and h*gamma and factors it. Returns 0, or k > 0 when the k-th
   /// pivot (1-based) is exactly zero (M singular).
-  virtual int factor(ConstMatrixRef J, double h_gamma) = 0;
+  int factor(ConstMatrixRef J, double h_gamma);
   /// Overwrites the n x nrhs matrix B with M^{-1} B.
-  virtual void solve(MatrixRef B) const = 0;
+  void solve(MatrixRef B) const;
   /// Overwrites B with M^{-T} B (for adjoints).
-  virtual void solve_transposed(MatrixRef B) const = 0;
+  void solve_transposed(MatrixRef B) const;
   /// W = M^{-1} (n x n) from the current factorization (no new factorization): for callers
-  /// that apply M^{-1} to many columns of a small system (the stage sensitivities). The
-  /// default solves the identity.
-  virtual void invert(MatrixRef W) const;
+  /// that apply M^{-1} to many columns of a small system (the stage sensitivities).
+  void invert(MatrixRef W) const;
   /// h*gamma of the current factorization.
-  virtual double h_gamma() const = 0;
-};
-
-/// Dense LU by LAPACK dgetrf/dgetrs.
-class ESDIRK_API DenseLuSolver final : public LinearSolver {
- public:
-  void resize(int nx, int nz) override;
-  int factor(ConstMatrixRef J, double h_gamma) override;
-  void solve(MatrixRef B) const override;
-  void solve_transposed(MatrixRef B) const override;
-  void invert(MatrixRef W) const override;
-  double h_gamma() const override { return h_gamma_; }
+  double h_gamma() const { return h_gamma_; }
   /// The factors of the last factor() (LAPACK's packed L and U): for callers that judge the
   /// pivots (a pivot negligible against the largest is a singular matrix to them).
   ConstMatrixRef factors() const { return lu_.cref(); }

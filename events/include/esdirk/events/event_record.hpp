@@ -8,7 +8,7 @@
 
 namespace esdirk {
 
-struct ESDIRK_API EventRecord {
+struct EventRecord {
   double t = 0.0;                ///< t*, the event time
   double bracket = 0.0;          ///< width of the final bracket of the root finder (0: time event)
   int mode_before = 0;

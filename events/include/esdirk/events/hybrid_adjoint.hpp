@@ -96,7 +96,7 @@ struct ESDIRK_API HybridObjective {
 };
 
 /// What a hybrid sweep did: the smooth sweep's counters summed over the segments, and the events.
-struct ESDIRK_API HybridAdjointReport {
+struct HybridAdjointReport {
   AdjointReport sweep;          ///< adjoint steps, transposed solves, Jacobians, objective calls
   long segments = 0;            ///< modes swept (events + 1)
   long jumps = 0;               ///< event jumps transposed

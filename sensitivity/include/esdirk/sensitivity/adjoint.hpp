@@ -74,7 +74,7 @@ struct ESDIRK_API AdjointOptions {
 
 /// What a sweep did (the adjoint's own counters; adjoint_steps and checkpoints also go into the
 /// integrator's Statistics).
-struct ESDIRK_API AdjointReport {
+struct AdjointReport {
   long adjoint_steps = 0;        ///< steps swept backwards
   long transposed_solves = 0;    ///< solves with a transposed stage matrix M_i^T (per column)
   long stage_factorizations = 0; ///< LUs of stage matrices M_i (one per implicit stage and step)
