@@ -1,25 +1,29 @@
 // Newton-Krylov against the size of a 3-D grid: esdirk with LinearSolverKind::krylov on the
 // Brusselator of examples/reaction_diffusion_3d (n = 2 N^3), states only, the settings of
-// bench/sundials/bench_krylov_cvodes (GMRES(30), 4 restarts, forcing term 0.05, block-Jacobi on
-// the two species of each point, J analytic on its pattern), over a list of sides N and a fixed
-// time span. Per run: accepted and rejected steps, Newton and GMRES iterations (and GMRES per
-// Newton iteration, which the block-Jacobi preconditioner does not keep bounded: it does not see
-// the Laplacian's coupling, whose stiffness alpha (N+1)^2 grows with N), user CPU seconds per step
-// and unknown, and two memory measures per unknown:
+// bench/sundials/bench_krylov_cvodes (GMRES(30), 4 restarts, forcing term 0.05, J analytic on its
+// pattern) with the built-in preconditioner of --preconditioner (ilu0, the default, or
+// block_jacobi on the two species of each point), over a list of sides N and a fixed time span.
+// Per run: accepted and rejected steps, Newton and GMRES iterations (and GMRES per Newton
+// iteration: on the unit cube the Laplacian's stiffness c = alpha (N+1)^2 grows with N, so the
+// stage matrix's condition grows like h gamma c and no one-level preconditioner keeps them
+// bounded), user CPU seconds per step and unknown, and two memory measures per unknown:
 //  - heap: glibc mallinfo2, small and mmapped blocks in use at the end of the run minus before
 //    the integrator was made (the solver's own data; the problem and its pattern not counted),
 //    as the other memory tables of doc/benchmarks.md;
 //  - peak RSS: the process's high-water resident set (getrusage ru_maxrss) at the end of the run
 //    minus the resident set before the integrator was made; shown only when the run raised the
 //    high-water mark (each side's first run, the sides in increasing order), "-" otherwise.
-// --diffusion-of-side M (a diagnosis, not the benchmark problem): alpha scaled by
+// --fixed-spacing-of-side M (weak scaling; also spelled --diffusion-of-side M): alpha scaled by
 // ((M + 1)/(N + 1))^2, so that c = alpha (N+1)^2, the Laplacian's stiffness, stays at its value
-// on the M^3 grid while n grows; with it the GMRES iterations per Newton iteration stay bounded,
-// which shows that their growth, not the implementation, makes the cost per unknown grow.
+// on the M^3 grid while n grows. By x -> L x this is exactly the problem on the cube of side
+// L = (N + 1)/(M + 1) with the grid spacing 1/(M + 1) of the M^3 grid and the original alpha
+// (the initial profile stretched with it): the domain grows with n at a fixed spacing, the
+// stage matrices keep their spectrum, and the cost per unknown measures the implementation.
 // doc/benchmarks.md, "3-D grid: Newton-Krylov".
 //
 //     bench_krylov_scaling [--sides N,N,...] [--t-end T] [--rtol R] [--repeat K] [--csv FILE]
-//                          [--diffusion-of-side M] [--quick]
+//                          [--fixed-spacing-of-side M] [--preconditioner ilu0|block_jacobi]
+//                          [--quick]
 //
 // Defaults: sides 8,13,20,30,47,63,80 (n = 1024 ... 1 024 000), t = 0 .. 10 (the span of the
 // work-precision runs), rtol = atol = 1e-5,
@@ -81,13 +85,15 @@ double resident_bytes() {
   return 1024.0 * kb;
 }
 
-int diffusion_side = 0;  // --diffusion-of-side: > 0 holds c = alpha (N+1)^2 at this side's value
+int diffusion_side = 0;  // --fixed-spacing-of-side: > 0 holds c = alpha (N+1)^2 at this side's value
+esdirk::KrylovPreconditioner preconditioner = esdirk::KrylovSettings{}.preconditioner;  // --preconditioner
 
 Run run_esdirk(int side, double t_end, double rtol) {
   reaction_diffusion_3d::Brusselator3d model(side);
   model.set_jacobian_pattern(model.pattern(), esdirk::LinearSolverKind::krylov);
   esdirk::KrylovSettings krylov;
-  krylov.block_size = 2;
+  krylov.block_size = 2;  // u and v of one grid point (block_jacobi)
+  krylov.preconditioner = preconditioner;
   model.set_krylov_settings(krylov);
   esdirk::Options options;
   options.rtol = options.atol = rtol;
@@ -139,7 +145,12 @@ int main(int argc, char** argv) {
     else if (arg == "--rtol" && i + 1 < argc) rtol = std::atof(argv[++i]);
     else if (arg == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--csv" && i + 1 < argc) csv = argv[++i];
-    else if (arg == "--diffusion-of-side" && i + 1 < argc) diffusion_side = std::atoi(argv[++i]);
+    else if ((arg == "--fixed-spacing-of-side" || arg == "--diffusion-of-side") && i + 1 < argc)
+      diffusion_side = std::atoi(argv[++i]);
+    else if (arg == "--preconditioner" && i + 1 < argc && (std::strcmp(argv[i + 1], "ilu0") == 0 ||
+                                                           std::strcmp(argv[i + 1], "block_jacobi") == 0))
+      preconditioner = std::strcmp(argv[++i], "ilu0") == 0 ? esdirk::KrylovPreconditioner::ilu0
+                                                           : esdirk::KrylovPreconditioner::block_jacobi;
     else if (arg == "--quick") quick = true;
     else if (arg == "--sides" && i + 1 < argc) {
       sides.clear();
@@ -147,7 +158,7 @@ int main(int argc, char** argv) {
       for (std::string item; std::getline(list, item, ',');) sides.push_back(std::atoi(item.c_str()));
     } else {
       std::printf("usage: bench_krylov_scaling [--sides N,N,...] [--t-end T] [--rtol R] [--repeat K] "
-                  "[--csv FILE] [--diffusion-of-side M] [--quick]\n");
+                  "[--csv FILE] [--fixed-spacing-of-side M] [--preconditioner ilu0|block_jacobi] [--quick]\n");
       return arg == "--help" ? 0 : 2;
     }
   }
@@ -162,12 +173,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (out != nullptr)
-    std::fprintf(out, "side,n,t_end,rtol,ok,steps,rejected,newton,gmres,preconditioner_setups,gmres_failures,"
+    std::fprintf(out, "preconditioner,fixed_spacing_of_side,side,n,t_end,rtol,ok,steps,rejected,newton,gmres,preconditioner_setups,gmres_failures,"
                       "user_s,system_s,us_per_step_unknown,heap_bytes_per_unknown,peak_rss_bytes_per_unknown\n");
-  std::printf("3-D Brusselator, esdirk Newton-Krylov (GMRES(30), block-Jacobi 2x2), t = 0 .. %g, rtol = atol = %g\n",
-              t_end, rtol);
+  std::printf("3-D Brusselator, esdirk Newton-Krylov (GMRES(30), %s), t = 0 .. %g, rtol = atol = %g\n",
+              preconditioner == esdirk::KrylovPreconditioner::ilu0 ? "ILU(0)" : "block-Jacobi 2x2", t_end, rtol);
   if (diffusion_side > 0)
-    std::printf("diagnosis: diffusion held at the %d^3 grid's stiffness (alpha scaled by ((%d+1)/(N+1))^2)\n",
+    std::printf("fixed grid spacing (weak scaling): the %d^3 grid's spacing and stiffness, the domain growing with N "
+                "(alpha scaled by ((%d+1)/(N+1))^2)\n",
                 diffusion_side, diffusion_side);
   std::printf("%4s %8s %6s %4s %7s %8s %10s %8s %8s %10s %10s %10s\n", "N", "n", "steps", "rej", "Newton",
               "GMRES", "GMRES/Nwt", "user s", "sys s", "us/step/n", "heap B/n", "RSS B/n");
@@ -188,8 +200,8 @@ int main(int argc, char** argv) {
                   r.ok ? (r.gmres_failures > 0 ? "  GMRES failures" : "") : "  FAILED");
       std::fflush(stdout);
       if (out != nullptr) {
-        std::fprintf(out, "%d,%ld,%g,%g,%d,%ld,%ld,%ld,%ld,%ld,%ld,%.4f,%.4f,%.5f,%.1f,%s\n", r.side, r.n, t_end,
-                     rtol, r.ok ? 1 : 0, r.steps, r.rejected, r.newton, r.gmres, r.setups, r.gmres_failures,
+        std::fprintf(out, "%s,%d,%d,%ld,%g,%g,%d,%ld,%ld,%ld,%ld,%ld,%ld,%.4f,%.4f,%.5f,%.1f,%s\n", esdirk::krylov_preconditioner_name(preconditioner),
+                     diffusion_side, r.side, r.n, t_end, rtol, r.ok ? 1 : 0, r.steps, r.rejected, r.newton, r.gmres, r.setups, r.gmres_failures,
                      r.user_seconds, r.system_seconds, 1e6 * per_step_and_unknown(r), r.heap_bytes / n,
                      r.rss_bytes >= 0.0 ? rss : "");
         std::fflush(out);

@@ -1,5 +1,6 @@
-// Newton-Krylov on a 3-D grid: esdirk with LinearSolverKind::krylov (GMRES, block-Jacobi on the
-// two species of each point) against CVODES (BDF) with SPGMR and its band preconditioner
+// Newton-Krylov on a 3-D grid: esdirk with LinearSolverKind::krylov (GMRES with the built-in
+// preconditioner of --preconditioner: ILU(0), the default, or block-Jacobi on the two species of
+// each point) against CVODES (BDF) with SPGMR and its band preconditioner
 // (CVBandPrecInit, a difference-quotient band of J, bandwidth --band), on the Brusselator of
 // examples/reaction_diffusion_3d, states only, one process. Work-precision: each solver at
 // several tolerances, the achieved error against an esdirk run at rtol 1e-9 (Krylov), CPU time
@@ -10,7 +11,7 @@
 // gives the Newton iterations per implicit stage solve.
 //
 //     bench_krylov_cvodes [--side N] [--t-end T] [--rtols r,r,...] [--band B] [--repeat K]
-//                         [--matrix-free] [--quick]
+//                         [--matrix-free] [--preconditioner ilu0|block_jacobi] [--quick]
 //
 // --quick (CTest): N = 6, rtol 1e-5, both solvers succeed with errors within 100 rtol; no
 // timing is checked. Prints "all checks passed".
@@ -38,6 +39,7 @@ namespace {
 using Model = reaction_diffusion_3d::Brusselator3d;
 double t_end = 1.0;  // --t-end
 bool matrix_free = false;  // --matrix-free
+esdirk::KrylovPreconditioner preconditioner = esdirk::KrylovSettings{}.preconditioner;  // --preconditioner
 
 struct Point {
   bool ok = false;
@@ -74,7 +76,8 @@ Point run_esdirk(int side, double rtol) {
     model.set_jacobian_pattern(model.pattern(), esdirk::LinearSolverKind::krylov);
   }
   esdirk::KrylovSettings krylov;
-  krylov.block_size = 2;
+  krylov.block_size = 2;  // u and v of one point (block_jacobi)
+  krylov.preconditioner = preconditioner;
   krylov.matrix_free = matrix_free;
   model.set_krylov_settings(krylov);
   esdirk::Options options;
@@ -196,13 +199,17 @@ int main(int argc, char** argv) {
     else if (arg == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--quick") quick = true;
     else if (arg == "--matrix-free") matrix_free = true;
+    else if (arg == "--preconditioner" && i + 1 < argc && (std::strcmp(argv[i + 1], "ilu0") == 0 ||
+                                                           std::strcmp(argv[i + 1], "block_jacobi") == 0))
+      preconditioner = std::strcmp(argv[++i], "ilu0") == 0 ? esdirk::KrylovPreconditioner::ilu0
+                                                           : esdirk::KrylovPreconditioner::block_jacobi;
     else if (arg == "--rtols" && i + 1 < argc) {
       rtols.clear();
       std::stringstream list(argv[++i]);
       for (std::string item; std::getline(list, item, ',');) rtols.push_back(std::atof(item.c_str()));
     } else {
       std::printf("usage: bench_krylov_cvodes [--side N] [--t-end T] [--rtols r,r,...] [--band B] [--repeat K] "
-                  "[--matrix-free] [--quick]\n");
+                  "[--matrix-free] [--preconditioner ilu0|block_jacobi] [--quick]\n");
       return arg == "--help" ? 0 : 2;
     }
   }
@@ -211,8 +218,9 @@ int main(int argc, char** argv) {
     t_end = 1.0;
     rtols = {1e-5};
   }
-  std::printf("3-D Brusselator, %d^3 grid, n = %d, t = 0 .. %g; CVODES SPGMR + band preconditioner (%d, %d)\n",
-              side, 2 * side * side * side, t_end, band, band);
+  std::printf("3-D Brusselator, %d^3 grid, n = %d, t = 0 .. %g; esdirk GMRES + %s; CVODES SPGMR + band "
+              "preconditioner (%d, %d)\n",
+              side, 2 * side * side * side, t_end, esdirk::krylov_preconditioner_name(preconditioner), band, band);
   const Point reference = run_esdirk(side, 1e-9);
   if (!reference.ok) {
     std::printf("the reference run failed\n");

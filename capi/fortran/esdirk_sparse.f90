@@ -16,6 +16,8 @@ module esdirk_sparse
   integer(c_int), parameter, public :: ESDIRK_LINEAR_SOLVER_BANDED = 1
   integer(c_int), parameter, public :: ESDIRK_LINEAR_SOLVER_SPARSE = 2
   integer(c_int), parameter, public :: ESDIRK_LINEAR_SOLVER_KRYLOV = 3
+  integer(c_int), parameter, public :: ESDIRK_KRYLOV_PRECONDITIONER_ILU0 = 0
+  integer(c_int), parameter, public :: ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI = 1
 
   ! The shape of the analytic Jacobian on the declared pattern (write yours with bind(C) and pass
   ! c_funloc(yours)).
@@ -84,7 +86,8 @@ module esdirk_sparse
   public :: esdirk_problem_set_jacobian_bandwidths, esdirk_problem_set_jacobian_pattern
   public :: esdirk_problem_set_jacobian_pattern_1based, esdirk_problem_set_sparse_jacobian
   public :: esdirk_problem_clear_jacobian_structure, esdirk_problem_get_jacobian_structure
-  public :: esdirk_problem_set_krylov_settings, esdirk_problem_set_krylov_options
+  public :: esdirk_problem_set_krylov_settings, esdirk_problem_set_krylov_options, &
+            esdirk_problem_set_krylov_preconditioner
   public :: esdirk_problem_set_krylov_callbacks
   public :: esdirk_problem_get_jacobian_pattern, esdirk_problem_check_jacobian_pattern
   public :: esdirk_problem_structure_error_string

@@ -250,6 +250,21 @@ int esdirk_problem_set_krylov_options(esdirk_problem* problem, int matrix_free,
   });
 }
 
+int esdirk_problem_set_krylov_preconditioner(esdirk_problem* problem, int preconditioner) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return structure_call(problem->structure_message, [&] {
+    if (preconditioner != ESDIRK_KRYLOV_PRECONDITIONER_ILU0 && preconditioner != ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI)
+      throw std::invalid_argument("esdirk_problem_set_krylov_preconditioner: the preconditioner must be "
+                                  "ESDIRK_KRYLOV_PRECONDITIONER_ILU0 (0) or ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI (1) "
+                                  "(got " + std::to_string(preconditioner) + ")");
+    esdirk::KrylovSettings settings = problem->problem->jacobian_structure().krylov;  // the others kept
+    settings.preconditioner = preconditioner == ESDIRK_KRYLOV_PRECONDITIONER_ILU0
+                                  ? esdirk::KrylovPreconditioner::ilu0
+                                  : esdirk::KrylovPreconditioner::block_jacobi;
+    problem->problem->set_krylov_settings(settings);
+  });
+}
+
 int esdirk_problem_set_krylov_callbacks(esdirk_problem* problem, esdirk_jacobian_vector_fn product,
                                         esdirk_preconditioner_setup_fn setup,
                                         esdirk_preconditioner_solve_fn solve) {

@@ -1,7 +1,9 @@
 // The Krylov back-end of the stage linear system (LinearSolverKind::krylov): M = E - h gamma J
 // is never factored. Each right-hand side is solved by restarted GMRES(m) with right
 // preconditioning: the problem's own preconditioner (Problem::preconditioner_setup/solve) when
-// it has one, else block-Jacobi (the dense LUs of M's diagonal blocks). M v is formed from J on
+// it has one, else the built-in one of KrylovSettings::preconditioner: ILU(0) of M on its
+// pattern (internal/incomplete_lu_preconditioner.hpp) or block-Jacobi (the dense LUs of M's
+// diagonal blocks). M v is formed from J on
 // its pattern, or matrix-free (KrylovSettings::matrix_free) from the problem's J v or a
 // difference quotient of f and g at the point where J was formed, so the memory is the
 // pattern's plus the basis, linear in n. Theory: doc/integrator-theory.md 8b, 8c.
@@ -10,12 +12,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "esdirk/problem.hpp"
 #include "esdirk/statistics.hpp"
+#include "internal/incomplete_lu_preconditioner.hpp"
 #include "internal/structured_lu.hpp"
 
 namespace esdirk::internal {
@@ -44,8 +48,12 @@ class KrylovStageSystem final : public StructuredLu {
     work_.assign(un, 0.0);
     precond_.assign(un, 0.0);
     x_.assign(un, 0.0);
-    blocks_.assign(un * static_cast<std::size_t>(b), 0.0);
-    pivots_.assign(un, 0);
+    if (settings_.preconditioner == KrylovPreconditioner::ilu0) {
+      ilu_ = std::make_unique<IncompleteLuPreconditioner>(nx_, *s.pattern);
+    } else {
+      blocks_.assign(un * static_cast<std::size_t>(b), 0.0);
+      pivots_.assign(un, 0);
+    }
     pattern_ = s.pattern;
   }
 
@@ -53,8 +61,9 @@ class KrylovStageSystem final : public StructuredLu {
   bool last_solve_converged() const override { return converged_; }
 
   // The preconditioner setup: keeps J's values, the point where J was formed and h gamma;
-  // prepares the matrix-free products; sets up the problem's preconditioner or factors the
-  // diagonal blocks of M. A failure of the problem's setup or of f at the point does not stop
+  // prepares the matrix-free products; sets up the problem's preconditioner, or factors M
+  // incompletely (ILU(0)) or its diagonal blocks; a zero or non-finite pivot of these is
+  // returned as a singular M (the step is retried smaller, where M is closer to E). A failure of the problem's setup or of f at the point does not stop
   // here: every solve until the next setup fails, so the step recovers as from a GMRES failure.
   int factor(const JacobianMatrix& J, double h_gamma) override {
     if (stats_ != nullptr) ++stats_->preconditioner_setups;
@@ -69,6 +78,7 @@ class KrylovStageSystem final : public StructuredLu {
       return 0;
     }
     const double* values = kept_.values();
+    if (ilu_ != nullptr) return ilu_->factor(values, h_gamma);
     std::fill(blocks_.begin(), blocks_.end(), 0.0);
     const int b = settings_.block_size;
     const int* ptr = pattern_->column_pointers().data();
@@ -110,15 +120,17 @@ class KrylovStageSystem final : public StructuredLu {
     return (static_cast<std::size_t>(kept_.pattern().nonzeros()) + kept_.point().y.size() + base_.size() + perturbed_.size() +
             perturbed_values_.size() + preconditioner_input_.size() + basis_.size() + hessenberg_.size() + rotation_cos_.size() +
             rotation_sin_.size() + rhs_.size() + work_.size() + precond_.size() + x_.size() +
-            blocks_.size()) * sizeof(double) + pivots_.size() * sizeof(int);
+            blocks_.size()) * sizeof(double) + pivots_.size() * sizeof(int) +
+           (ilu_ != nullptr ? ilu_->bytes() : 0);
   }
 
-  // No factorization of M: its "factors" are the preconditioner's blocks; one application of M
-  // touches the pattern's entries (the cost models of reuse and of the sensitivities' stage
-  // solves read these).
+  // No factorization of M: its "factors" are the preconditioner's (the incomplete factors or
+  // the blocks); one application of M touches the pattern's entries (the cost models of reuse
+  // and of the sensitivities' stage solves read these).
   FactorizationCost cost() const override {
-    const double n = n_, b = settings_.block_size;
-    return {static_cast<double>(kept_.pattern().nonzeros()), n * b, 2.0 / 3.0 * n * b * b};
+    const double n = n_, b = settings_.block_size, entries = kept_.pattern().nonzeros();
+    if (ilu_ != nullptr) return {entries, ilu_->nonzeros(), ilu_->factor_flops()};
+    return {entries, n * b, 2.0 / 3.0 * n * b * b};
   }
 
  private:
@@ -206,8 +218,8 @@ class KrylovStageSystem final : public StructuredLu {
     return 0;
   }
 
-  // v <- P^{-1} v (or P^{-T} v): the problem's preconditioner, or the block LUs. A failed
-  // user solve leaves NaN, which ends GMRES as a failed solve.
+  // v <- P^{-1} v (or P^{-T} v): the problem's preconditioner, the incomplete factors or the
+  // block LUs. A failed user solve leaves NaN, which ends GMRES as a failed solve.
   void apply_preconditioner(double* v, bool transpose) const {
     if (stats_ != nullptr) ++stats_->preconditioner_solves;
     if (user_preconditioner_) {
@@ -216,6 +228,10 @@ class KrylovStageSystem final : public StructuredLu {
       if (problem_->preconditioner_solve(ConstVector(preconditioner_input_.data(), un), Vector(v, un),
                                          transpose) != 0)
         std::fill(v, v + n_, std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
+    if (ilu_ != nullptr) {
+      ilu_->solve(v, transpose);
       return;
     }
     const int b = settings_.block_size;
@@ -387,7 +403,8 @@ class KrylovStageSystem final : public StructuredLu {
   // The GMRES workspace (mutable: solve is const for the callers, as the LU back-ends' solves).
   mutable std::vector<double> basis_, hessenberg_, rotation_cos_, rotation_sin_, rhs_, work_,
       precond_, x_;
-  mutable std::vector<double> blocks_;  // the block LUs (b x b per block, column-major)
+  std::unique_ptr<IncompleteLuPreconditioner> ilu_;  // KrylovPreconditioner::ilu0
+  mutable std::vector<double> blocks_;  // block_jacobi: the block LUs (b x b per block, column-major)
   std::vector<int> pivots_;             // row interchanges within each block
   Statistics* stats_ = nullptr;
   mutable bool converged_ = true;

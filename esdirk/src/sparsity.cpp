@@ -17,6 +17,14 @@ const char* linear_solver_name(LinearSolverKind kind) {
   return "unknown";
 }
 
+const char* krylov_preconditioner_name(KrylovPreconditioner preconditioner) {
+  switch (preconditioner) {
+    case KrylovPreconditioner::ilu0: return "ilu0";
+    case KrylovPreconditioner::block_jacobi: return "block_jacobi";
+  }
+  return "unknown";
+}
+
 void validate_krylov_settings(const KrylovSettings& settings, int n) {
   const auto bad = [n](const std::string& what, const std::string& value) {
     throw std::invalid_argument("Krylov settings: " + what + " (got " + value + ", n = " + std::to_string(n) + ")");
@@ -30,6 +38,9 @@ void validate_krylov_settings(const KrylovSettings& settings, int n) {
     bad("the sensitivity_tolerance must be in (0, 1)", std::to_string(settings.sensitivity_tolerance));
   if (settings.block_size < 1 || settings.block_size > n)
     bad("the preconditioner's block size must be in [1, n]", std::to_string(settings.block_size));
+  if (settings.preconditioner != KrylovPreconditioner::ilu0 &&
+      settings.preconditioner != KrylovPreconditioner::block_jacobi)
+    bad("the preconditioner must be ilu0 or block_jacobi", std::to_string(static_cast<int>(settings.preconditioner)));
 }
 
 SparsityPattern::SparsityPattern(int n, std::vector<int> column_pointers,

@@ -1,6 +1,6 @@
 // The Brusselator on a 3-D grid (brusselator_3d_model.hpp) with the Krylov stage solver:
-// restarted GMRES, block-Jacobi preconditioner on the two species of each point, J on its
-// pattern (doc/linear-solvers-guide.md, "Newton-Krylov").
+// restarted GMRES with the default ILU(0) preconditioner (the incomplete LU of M on J's 7-point
+// pattern), J on its pattern (doc/linear-solvers-guide.md, "Newton-Krylov", "Preconditioners").
 //
 //     reaction_diffusion_3d [--side N] [--rtol R]
 //
@@ -101,8 +101,8 @@ Run solve(int side, double rtol, esdirk::LinearSolverKind solver) {
   model.set_jacobian_pattern(model.pattern(), solver);
   if (solver == esdirk::LinearSolverKind::krylov) {
     esdirk::KrylovSettings krylov;
-    krylov.block_size = 2;  // u and v of one grid point
-    model.set_krylov_settings(krylov);
+    krylov.block_size = 2;  // u and v of one grid point, for KrylovPreconditioner::block_jacobi
+    model.set_krylov_settings(krylov);  // the default ILU(0) preconditioner
   }
   return integrate(model, rtol);
 }
@@ -156,7 +156,7 @@ void check(bool condition, const char* what) {
 const char* const usage =
     "usage: reaction_diffusion_3d [--side N] [--rtol R]\n"
     "\n"
-    "The Brusselator on a 3-D grid with the Krylov stage solver (GMRES, block-Jacobi\n"
+    "The Brusselator on a 3-D grid with the Krylov stage solver (GMRES, ILU(0)\n"
     "preconditioner): equal to KLU on a 10^3 grid, then an N^3 grid with Krylov alone.\n"
     "\n"
     "  --side N     points per side of the large run (default 16: n = 2 N^3 = 8192)\n"

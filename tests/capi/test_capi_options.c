@@ -314,13 +314,28 @@ static void krylov_settings_are_checked_and_used(void) {
   CHECK_STATUS(krylov_run(problem, &ignored), ESDIRK_INVALID_ARGUMENT); /* still the defaults */
   CHECK_STATUS(esdirk_problem_set_krylov_settings(NULL, N, 4, 0.05, 1), ESDIRK_NULL_ARGUMENT);
 
-  /* Jacobi (block 1) against one block of n (the exact inverse: one GMRES iteration a solve). */
+  /* Block-Jacobi: Jacobi (block 1) against one block of n (the exact inverse: one GMRES
+     iteration a solve). */
   CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, 4, 0.05, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_krylov_preconditioner(problem, ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI),
+               ESDIRK_SUCCESS);
   CHECK(strcmp(esdirk_problem_structure_error(problem), "") == 0);
   CHECK_STATUS(krylov_run(problem, &jacobi_iterations), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, 4, 0.05, N), ESDIRK_SUCCESS);
   CHECK_STATUS(krylov_run(problem, &block_iterations), ESDIRK_SUCCESS);
   CHECK(block_iterations > 0 && jacobi_iterations > block_iterations);
+  /* ILU(0) (the default) is the exact LU of the tridiagonal chain: the same iterations as the
+     one block of n, whatever the block size. */
+  int64_t ilu_iterations = 0;
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, 4, 0.05, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_krylov_preconditioner(problem, ESDIRK_KRYLOV_PRECONDITIONER_ILU0),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(krylov_run(problem, &ilu_iterations), ESDIRK_SUCCESS);
+  CHECK(ilu_iterations == block_iterations);
+  /* Another value is refused, naming the call; the settings stay. */
+  CHECK_STATUS(esdirk_problem_set_krylov_preconditioner(problem, 2), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_problem_structure_error(problem), "esdirk_problem_set_krylov_preconditioner") != NULL);
+  CHECK_STATUS(esdirk_problem_set_krylov_preconditioner(NULL, 0), ESDIRK_NULL_ARGUMENT);
   esdirk_problem_free(&problem);
 }
 

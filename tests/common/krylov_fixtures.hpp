@@ -35,7 +35,8 @@ inline double relative_difference(esdirk::ConstMatrixRef a, esdirk::ConstMatrixR
   return diff / scale;
 }
 
-/// The default GMRES settings with block-Jacobi over the u and v of one grid point.
+/// The default GMRES settings (the ILU(0) preconditioner by default) with block_size 2, the u
+/// and v of one grid point, for KrylovPreconditioner::block_jacobi.
 inline esdirk::KrylovSettings point_blocks(bool matrix_free = false) {
   esdirk::KrylovSettings settings;
   settings.block_size = 2;

@@ -1,5 +1,5 @@
-// The Krylov stage solver (LinearSolverKind::krylov): restarted GMRES with block-Jacobi
-// preconditioning. GMRES solves M x = b and M^T x = b to its tolerance; an integration gives
+// The Krylov stage solver (LinearSolverKind::krylov): restarted GMRES with the built-in
+// preconditioners (ILU(0), block-Jacobi; more in test_krylov_preconditioners.cpp). GMRES solves M x = b and M^T x = b to its tolerance; an integration gives
 // the direct solvers' answer to the integration tolerance on the 2-D Brusselator; each counter
 // counts what it says; a GMRES that cannot converge ends the run with
 // Status::linear_solver_failures and the last good state; bad settings and the derivative
@@ -11,6 +11,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "brusselator_mol/brusselator_2d_model.hpp"
@@ -40,12 +41,16 @@ esdirk::KrylovSettings block_of_two() { return krylov_fixtures::point_blocks(); 
 BOOST_AUTO_TEST_SUITE(krylov)
 
 // GMRES on M = E - hg J with a random J on the grid's pattern: the residual of the returned x
-// is within the tolerance, for M and M^T, with Jacobi and block-Jacobi preconditioners.
+// is within the tolerance, for M and M^T, with Jacobi, block-Jacobi and ILU(0) preconditioners.
 BOOST_AUTO_TEST_CASE(gmres_solves_and_solves_transposed_to_its_tolerance) {
   brusselator_mol::Model2d model(6);
   const int n = model.size();
-  for (int block : {1, 2}) {
+  using Choice = std::pair<esdirk::KrylovPreconditioner, int>;
+  for (const auto& [preconditioner, block] :
+       {Choice{esdirk::KrylovPreconditioner::block_jacobi, 1}, Choice{esdirk::KrylovPreconditioner::block_jacobi, 2},
+        Choice{esdirk::KrylovPreconditioner::ilu0, 2}}) {
     esdirk::KrylovSettings settings;
+    settings.preconditioner = preconditioner;
     settings.block_size = block;
     settings.tolerance = 1e-10;
     settings.dimension = 20;
@@ -80,7 +85,8 @@ BOOST_AUTO_TEST_CASE(gmres_solves_and_solves_transposed_to_its_tolerance) {
         worst += r * r;
         b_norm += b[i] * b[i];
       }
-      BOOST_TEST_CONTEXT("block " << block << (transposed ? ", transposed" : "")) {
+      BOOST_TEST_CONTEXT(esdirk::krylov_preconditioner_name(preconditioner) << ", block " << block
+                                                                         << (transposed ? ", transposed" : "")) {
         BOOST_TEST(std::sqrt(worst / b_norm) <= 1e-10);
       }
     }
@@ -182,11 +188,15 @@ BOOST_AUTO_TEST_CASE(bad_settings_and_the_derivative_modules_are_refused) {
   s = {};
   s.sensitivity_tolerance = 1.0;
   refused(s, "sensitivity_tolerance");
+  s = {};
+  s.preconditioner = static_cast<esdirk::KrylovPreconditioner>(7);
+  refused(s, "preconditioner must be ilu0 or block_jacobi");
   // The default dimension (30) fits n = 32; a module that does not accept the Krylov back-end
-  // (the hybrid adjoint) is refused.
+  // (every module with derivatives accepts it today) is refused.
   esdirk::Options options;
   esdirk::Integrator integrator(model, options);
-  BOOST_CHECK_THROW(integrator.require_step_jacobians("HybridAdjoint"), std::invalid_argument);
+  BOOST_CHECK_THROW(integrator.require_step_jacobians("a module without Krylov"), std::invalid_argument);
+  BOOST_CHECK_NO_THROW(integrator.require_step_jacobians("HybridAdjoint", true));
   // A problem smaller than the default dimension is refused when the integrator is made.
   brusselator_mol::Model2d tiny(2);  // n = 8
   tiny.set_jacobian_pattern(tiny.pattern(), LinearSolverKind::krylov);

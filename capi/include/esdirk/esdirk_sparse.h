@@ -40,8 +40,13 @@ extern "C" {
 #define ESDIRK_LINEAR_SOLVER_DENSE 0
 #define ESDIRK_LINEAR_SOLVER_BANDED 1
 #define ESDIRK_LINEAR_SOLVER_SPARSE 2
-#define ESDIRK_LINEAR_SOLVER_KRYLOV 3 /* restarted GMRES, block-Jacobi or the problem's own
+#define ESDIRK_LINEAR_SOLVER_KRYLOV 3 /* restarted GMRES, a built-in or the problem's own
                                         preconditioner */
+
+/* The built-in preconditioners of ESDIRK_LINEAR_SOLVER_KRYLOV
+   (esdirk_problem_set_krylov_preconditioner). */
+#define ESDIRK_KRYLOV_PRECONDITIONER_ILU0 0         /* ILU(0) of M on its pattern (the default) */
+#define ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI 1 /* the LUs of M's diagonal blocks of block_size */
 
 /** The analytic Jacobian on the declared pattern: values[k] is the entry of row
  *  row_indices[k] in the column k lies in (nnz values; entries not written are 0). */
@@ -75,8 +80,9 @@ ESDIRK_C_API int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem,
  *  counts as failed (in [0, 1000]; default 4: GMRES has no stagnation test, so a solve that
  *  makes no progress runs every cycle it may), the forcing term: a solve stops when
  *  ||b - M x|| <= tolerance ||b|| (in (0, 1); default 0.05), and the block size of the
- *  block-Jacobi preconditioner (the unknowns per grid point of an interleaved grid; 1 is
- *  Jacobi; in [1, n]; default 1). n = nx + nz. Kept with the declared structure: call it after
+ *  block-Jacobi preconditioner (ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI: the unknowns per
+ *  grid point of an interleaved grid; 1 is Jacobi; in [1, n]; default 1; checked but unused by
+ *  the default ILU(0)). n = nx + nz. Kept with the declared structure: call it after
  *  esdirk_problem_set_jacobian_pattern (which starts from the defaults again). A value out of
  *  range returns ESDIRK_INVALID_ARGUMENT naming it (esdirk_problem_structure_error) and keeps
  *  the settings as they were. */
@@ -99,6 +105,16 @@ ESDIRK_C_API int esdirk_problem_set_krylov_settings(esdirk_problem* problem, esd
  *  (esdirk_problem_structure_error) and keeps the settings as they were. */
 ESDIRK_C_API int esdirk_problem_set_krylov_options(esdirk_problem* problem, int matrix_free,
                                                    double sensitivity_tolerance);
+
+/** The built-in preconditioner of ESDIRK_LINEAR_SOLVER_KRYLOV (used without the problem's own
+ *  preconditioner callbacks; doc/linear-solvers-guide.md, "Preconditioners"):
+ *  ESDIRK_KRYLOV_PRECONDITIONER_ILU0 (the default: the incomplete LU of M on its pattern, fewer
+ *  GMRES iterations on grids; a zero pivot ends the run with
+ *  ESDIRK_SINGULAR_ITERATION_MATRIX) or ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI (the dense LUs
+ *  of M's diagonal blocks of the block size of esdirk_problem_set_krylov_settings). Kept with
+ *  the declared structure as the other settings, the others left as they are. Another value
+ *  returns ESDIRK_INVALID_ARGUMENT (esdirk_problem_structure_error names it). */
+ESDIRK_C_API int esdirk_problem_set_krylov_preconditioner(esdirk_problem* problem, int preconditioner);
 
 /** out = J v at (t, x, z, p), J = [f_x f_z; g_x g_z]: v and out have nx + nz entries (z NULL
  *  when nz = 0, p NULL when np = 0). Used by matrix-free runs (esdirk_problem_set_krylov_options)

@@ -21,8 +21,8 @@ enum class LinearSolverKind {
   dense,   ///< LU with partial pivoting (plain loops up to n = 48, LAPACK dgetrf above)
   banded,  ///< LAPACK dgbtrf/dgbtrs with the pattern's bandwidths
   sparse,  ///< KLU (SuiteSparse): symbolic analysis once, numeric refactorization per step
-  /// Restarted GMRES (Newton-Krylov) with a block-Jacobi preconditioner, for systems whose LU
-  /// fill does not fit (3-D grids): no factorization of M, J kept on its pattern
+  /// Restarted GMRES (Newton-Krylov) with a built-in preconditioner (KrylovPreconditioner) or
+  /// the problem's own, for systems whose LU fill does not fit (3-D grids): no factorization of M, J kept on its pattern
   /// (doc/linear-solvers-guide.md, "Newton-Krylov"). Settings in JacobianStructure::krylov.
   krylov,
 };
@@ -67,6 +67,23 @@ class ESDIRK_API SparsityPattern {
   int lower_ = 0, upper_ = 0, max_row_count_ = 0;
 };
 
+/// The Krylov stage solver's built-in preconditioner P ~ M = E - h gamma J, used when the
+/// problem has no preconditioner of its own (doc/linear-solvers-guide.md, "Preconditioners").
+enum class KrylovPreconditioner {
+  /// ILU(0): the incomplete LU of M on its pattern (J's declared pattern plus the diagonal), no
+  /// fill, no pivoting. Keeps the couplings between grid points, so GMRES needs several times
+  /// fewer iterations than block-Jacobi on diffusion-dominated grids; memory and one
+  /// application cost O(nnz(J)). A zero pivot (e.g. an algebraic row whose diagonal of g_z is 0
+  /// in the natural order) fails the setup like a singular M: use block_jacobi there.
+  ilu0,
+  /// Dense LUs (partial pivoting) of M's diagonal blocks of KrylovSettings::block_size: the
+  /// unknowns of one grid point; cheaper per iteration, blind to the couplings between blocks.
+  block_jacobi,
+};
+
+/// "ilu0" or "block_jacobi".
+ESDIRK_API const char* krylov_preconditioner_name(KrylovPreconditioner preconditioner);
+
 /// The settings of the Krylov stage solver (LinearSolverKind::krylov; theory section 8b).
 struct ESDIRK_API KrylovSettings {
   /// Krylov dimension m of GMRES(m): the basis (n x (m + 1) values) is allocated at setup and
@@ -79,9 +96,12 @@ struct ESDIRK_API KrylovSettings {
   /// An inexact Newton correction with relative residual eta contracts at about eta, so 0.05
   /// leaves the Newton convergence test and the stage values as with an exact solve. In (0, 1).
   double tolerance = 0.05;
+  /// The built-in preconditioner (when the problem has none of its own).
+  KrylovPreconditioner preconditioner = KrylovPreconditioner::ilu0;
   /// Size of the diagonal blocks of M that the block-Jacobi preconditioner factors (dense LU
   /// per block; the last block takes the remainder): the number of unknowns per grid point
-  /// for interleaved grids; 1 is Jacobi. In [1, n].
+  /// for interleaved grids; 1 is Jacobi. In [1, n]. Used by KrylovPreconditioner::block_jacobi
+  /// only (still checked).
   int block_size = 1;
   /// Matrix-free products: GMRES multiplies by J through the problem's
   /// jacobian_vector_product() when it has one, else by the difference quotient
@@ -97,7 +117,7 @@ struct ESDIRK_API KrylovSettings {
 
 /// Throws std::invalid_argument naming the setting of `settings` out of range for a system of
 /// n unknowns (a Krylov dimension <= 0 or above n, a block size outside [1, n], a tolerance
-/// outside (0, 1), negative restarts).
+/// outside (0, 1), negative restarts, a preconditioner that is not one of KrylovPreconditioner).
 ESDIRK_API void validate_krylov_settings(const KrylovSettings& settings, int n);
 
 /// The Jacobian's structure as the problem declares it (Problem::set_jacobian_bandwidths,
