@@ -74,7 +74,9 @@ struct HybridAdjoint::Output {
 
 HybridAdjoint::HybridAdjoint(HybridSolver& solver, HybridAdjointOptions options)
     : solver_(solver), options_(options), run_(std::make_unique<internal::RecordedRun>()) {
-  solver_.integrator().require_step_jacobians("HybridAdjoint");
+  // The Krylov back-end too: the sweep's transposed stage solves are GMRES on M^T (doc/adjoint-theory.md,
+  // "Krylov"); the event jumps factor only g_z, never M.
+  solver_.integrator().require_step_jacobians("HybridAdjoint", true);
   options_.validate();
   // Records not kept are recomputed on a second view of the hybrid problem with the Jacobian
   // structure of the forward run (one declared on the hybrid problem after the run must not
@@ -271,6 +273,7 @@ class HybridAdjoint::Backward {
                                            " at t = " + format_number(t) + " (hybrid adjoint)");
   }
   Status sweep_failure(int code) {
+    if (sweep_.linear_solver_failed()) return fail(Status::linear_solver_failures, sweep_.message());
     return fail(code < 0 ? Status::callback_fatal : Status::callback_failures, sweep_.message());
   }
   Status replay_failure() { return fail(owner_.run_->replay_status(), owner_.run_->replay_message()); }
