@@ -99,9 +99,11 @@ Run direct_run(int side, double rtol) {
   return integrate(model, model.initial_state(), rtol);
 }
 
+// The built-in block-Jacobi preconditioner (the user preconditioners below copy it).
 esdirk::KrylovSettings settings(bool matrix_free, int block_size) {
   esdirk::KrylovSettings s;
   s.matrix_free = matrix_free;
+  s.preconditioner = esdirk::KrylovPreconditioner::block_jacobi;
   s.block_size = block_size;
   return s;
 }
