@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(ilu0_is_the_exact_lu_of_a_tridiagonal_stage_matrix) {
 
 // The 2-D Brusselator (24 x 24, n = 1152): both preconditioners give KLU's answer to the
 // tolerance; ILU(0) needs fewer GMRES iterations per Newton iteration (it keeps the five-point
-// couplings block-Jacobi drops). Measured: 2.2 against 4.5 at rtol 1e-5 [filled in below].
+// couplings block-Jacobi drops). Measured: 1.27 against 2.28 at rtol 1e-5; ILU - KLU 0.06 rtol.
 BOOST_AUTO_TEST_CASE(ilu0_needs_fewer_gmres_iterations_than_block_jacobi_with_the_same_answer) {
   const double rtol = 1e-5;
   const GridRun direct = grid(24, rtol, LinearSolverKind::sparse);
