@@ -10,26 +10,13 @@
 
 #include "dow/dow_model.hpp"
 #include "esdirk/multishoot/interval_evaluator.hpp"
+#include "dow_interval_inputs.hpp"
 
 namespace ms = esdirk::multishoot;
 
 namespace {
 
-// N intervals of 0.2 h on the nominal Dow trajectory's neighbourhood (the same start state
-// perturbed per interval, so the intervals differ), with the nine parameters as controls.
-ms::IntervalInputs dow_inputs(int n) {
-  ms::IntervalInputs in(n, 6, 4, 9);
-  const auto z0 = dow::consistent_algebraic_start();
-  for (int k = 0; k < n; ++k) {
-    in.t_begin[static_cast<std::size_t>(k)] = 0.2 * k;
-    in.t_end[static_cast<std::size_t>(k)] = 0.2 * (k + 1);
-    for (int i = 0; i < 6; ++i) in.x_of(k)[static_cast<std::size_t>(i)] = dow::initial_states[static_cast<std::size_t>(i)];
-    in.x_of(k)[0] *= 1.0 + 0.01 * k;
-    for (int i = 0; i < 9; ++i) in.u_of(k)[static_cast<std::size_t>(i)] = dow::nominal_parameters[static_cast<std::size_t>(i)];
-    for (int i = 0; i < 4; ++i) in.z_guess_of(k)[static_cast<std::size_t>(i)] = z0[static_cast<std::size_t>(i)];
-  }
-  return in;
-}
+using esdirk_tests::dow_inputs;  // dow_interval_inputs.hpp
 
 ms::ProblemFactory dow_factory() {
   return [] { return std::make_unique<dow::Model>(); };

@@ -13,6 +13,7 @@
 #include "esdirk/ad/model_problem.hpp"
 #include "esdirk/multishoot/estimation.hpp"
 #include "esdirk/multishoot/interval_evaluator.hpp"
+#include "dow_interval_inputs.hpp"
 #include "nmpc/cstr.hpp"
 #include "templated_models.hpp"
 
@@ -147,20 +148,7 @@ ms::IntervalOutputs cstr_intervals(Make make) {
   return cstr_intervals(make, [] {});
 }
 
-// Dow's intervals of 0.2 h as in test_intervals.cpp: a DAE with its nine parameters as controls.
-ms::IntervalInputs dow_inputs(int n) {
-  ms::IntervalInputs in(n, 6, 4, 9);
-  const auto z0 = dow::consistent_algebraic_start();
-  for (int k = 0; k < n; ++k) {
-    in.t_begin[static_cast<std::size_t>(k)] = 0.2 * k;
-    in.t_end[static_cast<std::size_t>(k)] = 0.2 * (k + 1);
-    for (int i = 0; i < 6; ++i) in.x_of(k)[static_cast<std::size_t>(i)] = dow::initial_states[static_cast<std::size_t>(i)];
-    in.x_of(k)[0] *= 1.0 + 0.01 * k;
-    for (int i = 0; i < 9; ++i) in.u_of(k)[static_cast<std::size_t>(i)] = dow::nominal_parameters[static_cast<std::size_t>(i)];
-    for (int i = 0; i < 4; ++i) in.z_guess_of(k)[static_cast<std::size_t>(i)] = z0[static_cast<std::size_t>(i)];
-  }
-  return in;
-}
+using esdirk_tests::dow_inputs;  // dow_interval_inputs.hpp
 
 // The consecutive reaction A -> B -> C of test_estimation.cpp (log-scaled rate constants),
 // written once as a template, and by hand with both Jacobians.
