@@ -18,7 +18,11 @@
 //
 //     bench_adjoint_parameters [--repeats 20] [--nx 20] [--np N (this np only)]
 //                              [--form hand|AD|"AD band" (this form only)] [--no-forward]
-// (--form and --no-forward make a run for callgrind: the states-only runs and the adjoint's)
+//                              [--split] [--gradient]
+// (--form and --no-forward make a run for callgrind: the states-only runs and the adjoint's).
+// --split adds the adjoint's two parts (the forward run with recording, the sweep; best of R
+// each, so they need not add up to the adjoint's best); --gradient prints dPhi/dx0 and dPhi/dp
+// of the last repeat in hexadecimal (%a), to compare two builds bit for bit.
 
 #include <algorithm>
 #include <chrono>
@@ -43,6 +47,8 @@ double seconds_since(Clock::time_point start) {
 
 // One row: the model `model` (nx states, np parameters) under its name `form`.
 bool with_forward = true;  // --no-forward: skip the forward sensitivities (printed as 0)
+bool split = false;         // --split: the recording run and the sweep apart
+bool print_gradient = false;  // --gradient: the gradient in hexadecimal
 
 bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repeats, const esdirk::Options& options) {
   std::vector<double> x0(static_cast<std::size_t>(nx)), p(static_cast<std::size_t>(np));
@@ -66,6 +72,7 @@ bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repea
   };
   esdirk::DenseMatrix dx0(nx, 1), dp(np, 1);
   double states = 1e30, adjoint_time = 1e30, forward_time = with_forward ? 1e30 : 0.0;
+  double recording_time = 1e30, sweep_time = 1e30;
   long steps = 0;
   for (int r = 0; r < repeats; ++r) {
     {
@@ -84,8 +91,11 @@ bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repea
       if (!esdirk::ok(solver.initialize(0.0, x0, {}, p))) return false;
       solver.set_stop_time(T_END);
       if (!esdirk::ok(solver.integrate_to(T_END, x).status)) return false;
+      const auto sweep_start = Clock::now();
       if (!esdirk::ok(adjoint.gradient(objective, dx0.ref(), dp.ref()))) return false;
       adjoint_time = std::min(adjoint_time, seconds_since(start));
+      sweep_time = std::min(sweep_time, seconds_since(sweep_start));
+      recording_time = std::min(recording_time, std::chrono::duration<double>(sweep_start - start).count());
     }
     if (with_forward) {
       esdirk::Integrator solver(model, options);
@@ -102,8 +112,16 @@ bool measure(const char* form, esdirk::Problem& model, int nx, int np, int repea
       forward_time = std::min(forward_time, seconds_since(start));
     }
   }
-  std::printf("%-11s %5d %7ld %10.3fms %10.3fms %10.2f %12.3fms %10.2f\n", form, np, steps, 1e3 * states,
+  std::printf("%-11s %5d %7ld %10.3fms %10.3fms %10.2f %12.3fms %10.2f", form, np, steps, 1e3 * states,
               1e3 * adjoint_time, adjoint_time / states, 1e3 * forward_time, forward_time / states);
+  if (split)
+    std::printf("   recording %.3fms (%.2f) sweep %.3fms (%.2f)", 1e3 * recording_time, recording_time / states,
+                1e3 * sweep_time, sweep_time / states);
+  std::printf("\n");
+  if (print_gradient) {
+    for (int i = 0; i < nx; ++i) std::printf("  dx0[%d] = %a\n", i, dx0(i, 0));
+    for (int j = 0; j < np; ++j) std::printf("  dp[%d] = %a\n", j, dp(j, 0));
+  }
   return true;
 }
 
@@ -115,6 +133,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const bool value = i + 1 < argc;
     if (std::strcmp(argv[i], "--no-forward") == 0) with_forward = false;
+    else if (std::strcmp(argv[i], "--split") == 0) split = true;
+    else if (std::strcmp(argv[i], "--gradient") == 0) print_gradient = true;
     else if (value && std::strcmp(argv[i], "--repeats") == 0) repeats = std::atoi(argv[++i]);
     else if (value && std::strcmp(argv[i], "--nx") == 0) nx = std::atoi(argv[++i]);
     else if (value && std::strcmp(argv[i], "--np") == 0) only_np = std::atoi(argv[++i]);
