@@ -2,18 +2,38 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
+
+#include "internal/vector_clones.hpp"
 
 namespace esdirk {
 namespace {
 
-bool all_finite(ConstMatrixRef m) {
-  for (int j = 0; j < m.cols; ++j)
-    for (int i = 0; i < m.rows; ++i)
-      if (!std::isfinite(m(i, j))) return false;
-  return true;
+// Whether every entry is finite, in one branch-free pass over the bits: a NaN or an infinity
+// has all exponent bits set, and exactly then adding 2^52 to its exponent bits carries into
+// the sign bit. Integer and, add, or: the compiler vectorizes the loop with the baseline's
+// SSE2, where std::isfinite with an early exit took a compare and a branch per entry (about
+// 3 k instructions for a 20 x 20 J, a tenth of the adjoint's sweep on the chain of
+// bench_adjoint_parameters once the model's J itself is cheap).
+ESDIRK_VECTOR_CLONES bool all_finite(ConstMatrixRef m) {
+  constexpr std::uint64_t exponent = 0x7ff0000000000000ULL, carry = 0x0010000000000000ULL;
+  const bool contiguous = m.ld == m.rows;  // the columns one after another: one run
+  const long rows = contiguous ? static_cast<long>(m.rows) * m.cols : m.rows;
+  const int cols = contiguous ? std::min(m.cols, 1) : m.cols;
+  std::uint64_t bad = 0;
+  for (int j = 0; j < cols; ++j) {
+    const double* column = m.column(j);
+    for (long i = 0; i < rows; ++i) {
+      std::uint64_t bits;
+      std::memcpy(&bits, column + i, sizeof bits);
+      bad |= (bits & exponent) + carry;
+    }
+  }
+  return (bad >> 63) == 0;
 }
 
 const double sqrt_eps = std::sqrt(std::numeric_limits<double>::epsilon());
@@ -145,9 +165,7 @@ int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, Co
     std::fill(values, values + nnz, 0.0);
     const int code = problem_.sparse_jacobian(t, x, z, p, J.sparse());
     if (code != 0) return code;
-    for (int k = 0; k < nnz; ++k)
-      if (!std::isfinite(values[k])) return 1;
-    return 0;
+    return all_finite(ConstMatrixRef(values, nnz, 1, nnz)) ? 0 : 1;
   }
   return coloured_differences(t, p, f0, g0, x.data(), z.data(), values, MatrixRef{});
 }

@@ -1,7 +1,9 @@
 // Difference Jacobians against the analytic ones, and the Jacobian checker naming wrong entries.
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,49 @@ class WrongDow : public dow::Model {
 };
 
 using DowWithoutJacobians = test_helpers::WithoutJacobiansOf<dow::Model>;
+
+// A problem of n = 5 states (2 parameters) whose callback J, sparse J (on a tridiagonal
+// pattern) and parameter Jacobian are full of ordinary entries except `value` at (row, col).
+class PlantedEntry : public esdirk::Problem {
+ public:
+  PlantedEntry() : Problem(5, 0, 2) {}
+  int row = 0, col = 0;
+  double value = 1.0;
+  bool sparse = false;
+  int evaluate(double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector, esdirk::Vector f,
+               esdirk::Vector) override {
+    for (int i = 0; i < 5; ++i) f[i] = -x[i];
+    return 0;
+  }
+  bool has_jacobian() const override { return !sparse; }
+  int jacobian(double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector, esdirk::MatrixRef J) override {
+    for (int j = 0; j < 5; ++j)
+      for (int i = 0; i < 5; ++i) J(i, j) = ordinary(i, j);
+    J(row, col) = value;
+    return 0;
+  }
+  bool has_sparse_jacobian() const override { return sparse; }
+  int sparse_jacobian(double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+                      esdirk::SparseMatrixRef J) override {
+    for (int j = 0; j < 5; ++j)
+      for (int i = std::max(0, j - 1); i <= std::min(4, j + 1); ++i) J.at(i, j) = i == row && j == col ? value : ordinary(i, j);
+    return 0;
+  }
+  bool has_parameter_jacobian() const override { return true; }
+  int parameter_jacobian(double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+                         esdirk::MatrixRef Jp) override {
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 5; ++i) Jp(i, j) = ordinary(i, j);
+    if (col < 2) Jp(row, col) = value;
+    return 0;
+  }
+  // Finite entries of every kind: extreme magnitudes, subnormal, signed zeros.
+  static double ordinary(int i, int j) {
+    const double kinds[] = {std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(),
+                            std::numeric_limits<double>::denorm_min(), -0.0, 0.0, -1.5, 3e-300};
+    return kinds[(3 * i + j) % 7];
+  }
+};
 
 }  // namespace
 
@@ -88,6 +133,45 @@ BOOST_AUTO_TEST_CASE(forward_differences_match_the_analytic_jacobians) {
   };
   compare(J, J_fd, true);
   compare(Jp, Jp_fd, false);
+}
+
+// JacobianEvaluator tests every entry of a callback's J and parameter Jacobian for finiteness
+// in one branch-free pass over the bits (esdirk/src/jacobian.cpp, all_finite): a NaN or an
+// infinity anywhere must still be caught, finite entries of every kind must pass, and a view
+// whose leading dimension exceeds its rows must be tested on its rows only.
+BOOST_AUTO_TEST_CASE(every_non_finite_entry_of_a_callback_jacobian_is_caught) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> x(5, 1.0), f(5, -1.0), p(2, 0.5);
+  for (const bool sparse : {false, true}) {
+    PlantedEntry problem;
+    problem.sparse = sparse;
+    if (sparse) problem.set_jacobian_bandwidths(1, 1);
+    esdirk::Statistics stats;
+    esdirk::JacobianEvaluator evaluator(problem, stats);
+    esdirk::JacobianMatrix J(5, problem.jacobian_structure());
+    // A 5 x 5 view inside 7 x 5 storage whose two extra rows hold NaN.
+    esdirk::DenseMatrix padded(7, 5);
+    padded.fill(std::numeric_limits<double>::quiet_NaN());
+    const esdirk::MatrixRef view{padded.data(), 5, 5, 7};
+    esdirk::DenseMatrix Jp(5, 2);
+    for (int col = 0; col < 5; ++col)
+      for (int row = 0; row < 5; ++row) {
+        if (sparse && std::abs(row - col) > 1) continue;
+        problem.row = row;
+        problem.col = col;
+        BOOST_TEST_INFO("sparse " << sparse << ", entry (" << row << ", " << col << ")");
+        problem.value = 2.0;
+        BOOST_TEST(evaluator.state_jacobian(0.0, x, {}, p, f, {}, J) == 0);
+        if (!sparse) BOOST_TEST(evaluator.state_jacobian(0.0, x, {}, p, f, {}, view) == 0);
+        BOOST_TEST(evaluator.parameter_jacobian(0.0, x, {}, p, f, {}, Jp.ref()) == 0);
+        for (const double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::quiet_NaN(), inf, -inf}) {
+          problem.value = bad;
+          BOOST_TEST(evaluator.state_jacobian(0.0, x, {}, p, f, {}, J) == 1);
+          if (!sparse) BOOST_TEST(evaluator.state_jacobian(0.0, x, {}, p, f, {}, view) == 1);
+          BOOST_TEST(evaluator.parameter_jacobian(0.0, x, {}, p, f, {}, Jp.ref()) == (col < 2 ? 1 : 0));
+        }
+      }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(checker_refuses_a_problem_without_jacobians) {
