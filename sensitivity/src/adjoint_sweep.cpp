@@ -93,14 +93,13 @@ AdjointSweep::AdjointSweep(Problem& problem, const Tableau& method, const Jacobi
       structured_(problem.jacobian_structure().solver != LinearSolverKind::dense),
       krylov_(problem.jacobian_structure().solver == LinearSolverKind::krylov),
       lu_(nx_, nz_, sweep_structure(problem.jacobian_structure())),
-      J_(n_, problem.jacobian_structure()),
-      J_cache_(n_, problem.jacobian_structure()) {
+      J_(n_, problem.jacobian_structure()) {
   jacobians_.use_increments_of(increments);
   weights_.assign(static_cast<std::size_t>(n_), 0.0);
   product_.assign(static_cast<std::size_t>(np_), 0.0);
   point_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
   p_.assign(static_cast<std::size_t>(np_), 0.0);
-  for (DenseMatrix* Jp : {&Jp_, &Jp_cache_}) Jp->resize(n_, std::max(np_, 1));
+  Jp_.resize(n_, std::max(np_, 1));
   point_cache_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
   f_.assign(static_cast<std::size_t>(nx_), 0.0);
   g_.assign(static_cast<std::size_t>(nz_), 0.0);
@@ -300,7 +299,9 @@ int AdjointSweep::step(const StepRecord& r, const ObjectiveGradient& running) {
 }
 
 // J and [f_p; g_p] at stage i of r. The first stage of a step is the last of the one before,
-// which the sweep visits next: that pair is formed once (a bitwise match of the point).
+// which the sweep visits next: that pair is formed once (a bitwise match of the point). It is
+// formed last in its step and needed first in the next, and nothing forms J in between, so J_
+// and Jp_ simply keep it (no copy).
 int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
   const double t = r.stage_times[static_cast<std::size_t>(i)];
   const ConstVector x = column(r.X, i, nx_), z = column(r.Z, i, nz_);
@@ -308,11 +309,10 @@ int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
   if (cache_valid_ && point_cache_[0] == t &&
       std::equal(x.begin(), x.end(), point_cache_.begin() + 1) &&
       std::equal(z.begin(), z.end(), point_cache_.begin() + 1 + nx_)) {
-    J_.swap(J_cache_);
-    Jp_.swap(Jp_cache_);
     cache_valid_ = false;
     return 0;
   }
+  cache_valid_ = false;  // J_ and Jp_ are formed anew
   // Difference Jacobians need f and g at the point itself (the record's F_i is the
   // stage-equation derivative): the base the forward exact mode uses too.
   const bool analytic_state = structured_ ? jacobians_.analytic() : problem_.has_jacobian();
@@ -336,9 +336,6 @@ int AdjointSweep::jacobians_at(const StepRecord& r, int i) {
     point_cache_[0] = t;
     std::copy(x.begin(), x.end(), point_cache_.begin() + 1);
     std::copy(z.begin(), z.end(), point_cache_.begin() + 1 + nx_);
-    J_cache_ = J_;  // same sizes: copies the values, no allocation
-    if (!parameter_products_)  // with products Jp_ is not formed (n x np doubles a step)
-      std::copy(Jp_.data(), Jp_.data() + static_cast<std::size_t>(Jp_.rows()) * Jp_.cols(), Jp_cache_.data());
     cache_valid_ = true;
   }
   return 0;

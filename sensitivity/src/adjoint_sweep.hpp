@@ -115,8 +115,8 @@ class AdjointSweep {
   bool linear_solver_failed_ = false;
   std::vector<double> probe_, probe_out_;
   StageLinearSystem lu_;
-  JacobianMatrix J_, J_cache_;
-  DenseMatrix Jp_, Jp_cache_;
+  JacobianMatrix J_;
+  DenseMatrix Jp_;
   // With Problem::has_parameter_vjp() the parameter terms are products w^T [f_p; g_p], one per
   // stage and adjoint column, and [f_p; g_p] is never formed: the sweep's cost does not grow
   // with np. point_ is (t, x, z) of the Jacobians formed last (consistent_start's point).
