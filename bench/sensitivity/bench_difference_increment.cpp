@@ -5,7 +5,7 @@
 //     bench_difference_increment [--rtols 1e-6,1e-8,1e-10] [--t-end 2] [--floor j=F ...]
 //
 // --floor j=F sets the increment floor of state j (0-based, x then z) to F under the
-// error-weighted rule (as JacobianEvaluator::set_increment_floors would): e.g. 3=1 gives u4
+// error-weighted rule (as Integrator::set_increment_floors would): e.g. 3=1 gives u4
 // its real scale.
 //
 // For each rtol: the accepted steps of a states-only run with the analytic Jacobian (the
@@ -106,7 +106,7 @@ DenseMatrix replay(Rule rule, double rtol, const std::vector<double>& steps) {
   o.max_newton_iterations = 40;
   o.difference_increment = esdirk::DifferenceIncrement::relative;
   esdirk::Integrator solver(model, o);
-  solver.jacobians().set_increment_floors(floors_of(rule, o));
+  solver.set_increment_floors(floors_of(rule, o));
   esdirk::ForwardSensitivity sens(solver, {});
   const Start s = dow_start();
   DenseMatrix seed(15, 15);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "internal/format_number.hpp"
 
@@ -179,6 +180,23 @@ const Statistics& Integrator::statistics() const {
   for (const StepListener* listener : listeners_) listener->add_statistics(report_);
   return report_;
 }
+
+void Integrator::dense_output(double t, Vector x_out, Vector z_out) { stepper_.evaluate(t, x_out, z_out); }
+
+StepView Integrator::last_step() const { return stepper_.last_step(); }
+
+ConstMatrixRef Integrator::last_jacobian() const { return stepper_.last_step().jacobian; }
+
+void Integrator::set_typical_values(std::vector<double> typical) {
+  stepper_.jacobians().set_typical_values(std::move(typical));
+}
+
+void Integrator::set_increment_floors(std::vector<double> floors) {
+  stepper_.jacobians().set_increment_floors(std::move(floors));
+}
+
+// The stepper keeps two factorizations of the same size and kind (trial and accepted).
+std::size_t Integrator::linear_solver_bytes() const { return 2 * stepper_.accepted_matrix().bytes(); }
 
 // ----------------------------------------------------------------------------------------------
 // Output-time handling and the driver loop

@@ -6,18 +6,6 @@
 
 namespace esdirk {
 
-double& SparseMatrixRef::at(int i, int j) const {
-  const int k = pattern->find(i, j);
-  if (k < 0)
-    throw std::out_of_range("sparse Jacobian: entry (" + std::to_string(i) + ", " +
-                            std::to_string(j) + ") is not in the sparsity pattern");
-  return values[k];
-}
-
-void SparseMatrixRef::fill(double value) const {
-  std::fill(values, values + pattern->nonzeros(), value);
-}
-
 JacobianMatrix::JacobianMatrix(int n) : n_(n) { dense_.resize(n, n); }
 
 JacobianMatrix::JacobianMatrix(int n, const JacobianStructure& structure)

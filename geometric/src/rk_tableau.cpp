@@ -49,13 +49,6 @@ bool RkTableau::lower_triangular() const {
   return true;
 }
 
-bool PrkPair::symplectic() const {
-  double scale = 1.0;
-  for (double bi : method.b)
-    for (double bj : method.b) scale = std::max(scale, std::abs(bi * bj));
-  return symplecticity_defect <= 4 * std::numeric_limits<double>::epsilon() * scale;
-}
-
 PrkPair symplectic_pair(const RkTableau& method) {
   method.validate();
   PrkPair pair;

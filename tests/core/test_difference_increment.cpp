@@ -134,6 +134,37 @@ BOOST_AUTO_TEST_CASE(the_integrator_sets_the_floors_and_sensitivity_evaluators_t
   BOOST_TEST(copy.increment_floors() == expected, boost::test_tools::per_element());
 }
 
+// Integrator::set_increment_floors / set_typical_values are the users' way to the increments
+// (the evaluator is internal): they reach the integrator's evaluator, the sensitivities take
+// them from there, and bad values are refused with the evaluator's messages, nothing changed.
+BOOST_AUTO_TEST_CASE(the_integrator_passes_floors_and_typical_values_to_its_evaluator) {
+  dow::Model model;
+  esdirk::Options options = dow::benchmark_options(1e-6);
+  options.difference_increment = esdirk::DifferenceIncrement::relative;
+  esdirk::Integrator solver(model, options);
+  std::vector<double> floors(10, 0.0), typical(10, 1.0);
+  floors[3] = 1.0;
+  typical[7] = 1e-9;
+  solver.set_increment_floors(floors);
+  solver.set_typical_values(typical);
+  BOOST_TEST(solver.jacobians().increment_floors() == floors, boost::test_tools::per_element());
+  BOOST_TEST(solver.jacobians().typical_values() == typical, boost::test_tools::per_element());
+  auto message_of = [](auto&& call) {
+    try {
+      call();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  BOOST_TEST(message_of([&] { solver.set_increment_floors(std::vector<double>(9, 0.0)); }) ==
+             "set_increment_floors: expected nx + nz = 10 values, got 9");
+  BOOST_TEST(message_of([&] { solver.set_typical_values(std::vector<double>(10, 0.0)); }) ==
+             "set_typical_values: values must be finite and > 0");
+  BOOST_TEST(solver.jacobians().increment_floors() == floors, boost::test_tools::per_element());
+  BOOST_TEST(solver.jacobians().typical_values() == typical, boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(bad_increment_options_are_refused) {
   esdirk::Options options;
   options.difference_increment = static_cast<esdirk::DifferenceIncrement>(7);

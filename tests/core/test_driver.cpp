@@ -270,6 +270,16 @@ BOOST_AUTO_TEST_CASE(resume_at_a_recorded_step_start_replays_the_rest_bit_for_bi
   BOOST_CHECK_THROW(again.solver.resume(trajectory[first], std::vector<double>(3)), std::invalid_argument);
 }
 
+// linear_solver_bytes(): the trial and the accepted factorization; on the dense back-end an
+// n x n LU of doubles and n pivots each.
+BOOST_AUTO_TEST_CASE(linear_solver_bytes_counts_both_dense_factorizations) {
+  DowRun run;
+  run.initialize();
+  const std::size_t n = 10;
+  BOOST_TEST(run.solver.linear_solver_bytes() == 2 * (n * n * sizeof(double) + n * sizeof(int)));
+  BOOST_TEST(run.solver.linear_solver_bytes() == 2 * run.solver.last_iteration_matrix().bytes());
+}
+
 BOOST_AUTO_TEST_CASE(last_iteration_matrix_is_the_accepted_steps_lu_after_a_failed_attempt) {
   // Regression: the LU was refactored at every attempt, so after a call that ended in failed
   // attempts last_iteration_matrix() no longer belonged to the last accepted step.

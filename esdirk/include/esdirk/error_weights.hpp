@@ -8,11 +8,10 @@
 
 #include "esdirk/matrix.hpp"
 #include "esdirk/options.hpp"
-#include "esdirk/export.hpp"
 
 namespace esdirk {
 
-class ESDIRK_API ErrorWeights {
+class ErrorWeights {
  public:
   ErrorWeights() = default;
   /// Expands the scalar or per-state tolerances of `options` for nx differential and nz

@@ -12,6 +12,7 @@
 // the steps through an ordered list of StepListeners (doc/architecture.md). Every workspace is
 // sized by the constructor; the step loop does not allocate, whatever the listeners.
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -117,7 +118,7 @@ class ESDIRK_API Integrator {
   /// corrected by simplified Newton on g(t, x(t), z) = 0, which costs up to two evaluations
   /// of the model (counted in function_evaluations) and one LU of dg/dz per step
   /// (dense_output_factorizations). Throws std::domain_error outside.
-  void dense_output(double t, Vector x_out, Vector z_out = {}) { stepper_.evaluate(t, x_out, z_out); }
+  void dense_output(double t, Vector x_out, Vector z_out = {});
 
   // --- State --------------------------------------------------------------------------------
   double t() const { return stepper_.t(); }       ///< the last accepted time
@@ -142,28 +143,49 @@ class ESDIRK_API Integrator {
   Problem& problem() const { return problem_; }
   bool initialized() const { return initialized_; }
 
-  // --- What the modules above need -----------------------------------------------------------
+  // --- Difference Jacobians and storage ---------------------------------------------------
+  /// The difference increments of a Jacobian formed without jacobian() (DifferenceIncrement):
+  /// delta_j = sqrt(eps) max(|v_j|, min(floor_j, typical_j)), and sqrt(eps) typical_j where
+  /// that is zero. Typical values: nx + nz values, each finite and > 0 (default 1). Floors:
+  /// nx + nz values in units of the states, each finite and >= 0 (default: 0, MINPACK's
+  /// relative rule, or atol_j/rtol_j under DifferenceIncrement::error_weighted). Forward
+  /// sensitivities and adjoints form their difference Jacobians with the integrator's
+  /// increments. Throws std::invalid_argument for a wrong size or value.
+  void set_typical_values(std::vector<double> typical);
+  void set_increment_floors(std::vector<double> floors);
+  /// Bytes held by the stage linear systems: the factorizations of the trial and of the last
+  /// accepted step with their workspace (an n x n LU each on the dense back-end).
+  std::size_t linear_solver_bytes() const;
+
+  // --- The last step ------------------------------------------------------------------------
   /// True once a step has been accepted since initialize()/restart().
   bool has_step() const { return stepper_.has_step(); }
-  /// The last accepted step (a view, valid until the next step is attempted).
-  StepView last_step() const { return stepper_.last_step(); }
-  /// The Jacobian J at (t_n, x_n, z_n) of the last accepted step.
-  ConstMatrixRef last_jacobian() const { return stepper_.last_step().jacobian; }
-  /// The factored iteration matrix of the last accepted step (with that step's h*gamma),
-  /// whatever was attempted after it.
-  const StageLinearSystem& last_iteration_matrix() const { return stepper_.accepted_matrix(); }
-  /// The Jacobian evaluator (analytic or finite differences) and its increments.
-  JacobianEvaluator& jacobians() { return stepper_.jacobians(); }
+  /// The last accepted step (a view, valid until the next step is attempted). Throws
+  /// std::logic_error if there is none.
+  StepView last_step() const;
+  /// The Jacobian J at (t_n, x_n, z_n) of the last accepted step (dense problems; 0 x 0 for a
+  /// banded or sparse one).
+  ConstMatrixRef last_jacobian() const;
   /// f and g at (t(), x(), z()).
   ConstVector current_derivative() const { return stepper_.f(); }
   ConstVector current_algebraic_residual() const { return stepper_.g(); }
   /// The error norm (21) of the last converged attempt (the largest of the states' and the
   /// listeners' norms).
   double last_error_norm() const { return last_error_; }
-  /// The error weights 1/(atol + rtol |.|) of the error test.
-  const ErrorWeights& error_weights() const { return stepper_.weights(); }
   /// The dense output over the last accepted step, as listeners see it.
   DenseOutput& dense() { return stepper_; }
+
+  // --- For the modules built into the library ------------------------------------------------
+  // These hand out the core's internal types. They are installed because the integrator holds
+  // them, but not exported: code linked against the shared library cannot call their
+  // out-of-line members (doc/architecture.md, "The public API").
+  /// The factored iteration matrix of the last accepted step (with that step's h*gamma),
+  /// whatever was attempted after it.
+  const StageLinearSystem& last_iteration_matrix() const { return stepper_.accepted_matrix(); }
+  /// The Jacobian evaluator (analytic or finite differences) and its increments.
+  JacobianEvaluator& jacobians() { return stepper_.jacobians(); }
+  /// The error weights 1/(atol + rtol |.|) of the error test.
+  const ErrorWeights& error_weights() const { return stepper_.weights(); }
 
  private:
   class Observer;

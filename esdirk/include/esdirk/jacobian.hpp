@@ -17,7 +17,7 @@ namespace esdirk {
 /// differences are coloured: the columns of one colour of a greedy distance-2 colouring share
 /// no row and are differenced with one evaluation of f and g (colours() evaluations per J).
 /// Owns its workspace (sized once).
-class ESDIRK_API JacobianEvaluator {
+class JacobianEvaluator {
  public:
   /// Throws std::invalid_argument for a banded or sparse problem that supplies only the dense
   /// jacobian() (it writes an n x n matrix; supply sparse_jacobian() or use differences).

@@ -5,7 +5,10 @@
 // the sensitivities form their J S products with it, so a sparse problem never holds an
 // n x n array.
 
+#include <algorithm>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "esdirk/matrix.hpp"
@@ -18,7 +21,7 @@ class Problem;
 
 /// The values of a matrix with a CSC pattern, as a sparse Jacobian callback fills them:
 /// values[k] belongs to row pattern->row_indices()[k] of the column k lies in.
-struct ESDIRK_API SparseMatrixRef {
+struct SparseMatrixRef {
   const SparsityPattern* pattern = nullptr;
   double* values = nullptr;
 
@@ -27,9 +30,15 @@ struct ESDIRK_API SparseMatrixRef {
   const int* row_indices() const { return pattern->row_indices().data(); }
   /// The value of entry (i, j) (a binary search in column j). Throws std::out_of_range if the
   /// entry is not in the pattern: a callback that writes outside its pattern fails loudly.
-  double& at(int i, int j) const;
+  double& at(int i, int j) const {
+    const int k = pattern->find(i, j);
+    if (k < 0)
+      throw std::out_of_range("sparse Jacobian: entry (" + std::to_string(i) + ", " +
+                              std::to_string(j) + ") is not in the sparsity pattern");
+    return values[k];
+  }
   /// Sets every value to `value`.
-  void fill(double value) const;
+  void fill(double value) const { std::fill(values, values + pattern->nonzeros(), value); }
 };
 
 class ESDIRK_API JacobianMatrix {

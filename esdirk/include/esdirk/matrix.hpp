@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <span>
 #include <vector>
-#include "esdirk/export.hpp"
 
 namespace esdirk {
 
@@ -12,7 +11,7 @@ using ConstVector = std::span<const double>;
 using Vector = std::span<double>;
 
 /// A non-owning view of a column-major matrix with leading dimension `ld` (ld >= rows).
-struct ESDIRK_API MatrixRef {
+struct MatrixRef {
   double* data = nullptr;
   int rows = 0;
   int cols = 0;
@@ -21,7 +20,10 @@ struct ESDIRK_API MatrixRef {
   double& operator()(int i, int j) const { return data[i + static_cast<std::size_t>(j) * ld]; }
   double* column(int j) const { return data + static_cast<std::size_t>(j) * ld; }
   /// Sets every entry to `value`.
-  void fill(double value) const;
+  void fill(double value) const {
+    for (int j = 0; j < cols; ++j)
+      for (int i = 0; i < rows; ++i) (*this)(i, j) = value;
+  }
 };
 
 /// Read-only counterpart of MatrixRef.

@@ -16,7 +16,6 @@
 #include "esdirk/linear_solver.hpp"
 #include "esdirk/sparsity.hpp"
 #include "esdirk/statistics.hpp"
-#include "esdirk/export.hpp"
 
 namespace esdirk {
 
@@ -34,7 +33,7 @@ struct FactorizationCost {
   double factorization_flops = 0.0;  ///< flops of one numeric factorization
 };
 
-class ESDIRK_API StageLinearSystem {
+class StageLinearSystem {
  public:
   /// A dense LU back-end sized for (nx, nz).
   StageLinearSystem(int nx, int nz);

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "esdirk/matrix.hpp"
-#include "esdirk/export.hpp"
 
 namespace esdirk {
 
@@ -39,7 +38,7 @@ struct StepView {
 
 /// An owned copy of a step: everything needed to replay it bit for bit (t, h, t_end, the
 /// state at its start) and to use it without the stepper (stage values and derivatives).
-class ESDIRK_API StepRecord {
+class StepRecord {
  public:
   StepRecord() = default;
   explicit StepRecord(const StepView& step) { assign(step); }

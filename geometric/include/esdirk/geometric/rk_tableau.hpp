@@ -8,6 +8,9 @@
 //     pair.symplecticity_defect;                                // max |b_i a~_ij + b_j a_ji - b_i
 //     b_j|
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -41,13 +44,18 @@ struct ESDIRK_API RkTableau {
 /// A partitioned pair: the method for q (A, b, c) and the coefficients A~ for p, with the same
 /// weights b. symplectic_pair() makes A~ the symplectic partner; prk_pair() takes any A~ (for
 /// contrast runs such as backward Euler on both q and p) and reports how far it is from one.
-struct ESDIRK_API PrkPair {
+struct PrkPair {
   std::string name;
   RkTableau method;
   std::vector<double> partner;        ///< A~, row-major stages x stages
   double symplecticity_defect = 0.0;  ///< max_ij |b_i a~_ij + b_j a_ji - b_i b_j|
   /// The defect is within rounding: <= 4 ulp of max(1, max |b_i b_j|) (test T1).
-  bool symplectic() const;
+  bool symplectic() const {
+    double scale = 1.0;
+    for (double bi : method.b)
+      for (double bj : method.b) scale = std::max(scale, std::abs(bi * bj));
+    return symplecticity_defect <= 4 * std::numeric_limits<double>::epsilon() * scale;
+  }
 };
 
 /// The symplectic pair of `method`: A~ = b_j - b_j a_ji / b_i (esdirk/partner_tableau.hpp).

@@ -43,7 +43,7 @@ struct FixedStageKernels;
 ESDIRK_API bool stage_factorization_pays(const FactorizationCost& cost, double jacobian_entries,
                                          int directions);
 
-class ESDIRK_API StageSensitivities {
+class StageSensitivities {
  public:
   /// Sizes the Jacobian workspaces for the integrator's problem. The integrator, `jacobians`
   /// (the owner's evaluator, with the integrator's difference increments) and `counters` (the
