@@ -6,7 +6,7 @@
 //
 // --set changes one integrator option of every run (for the measurements behind the defaults):
 // max_jacobian_refreshes, max_newton_dampings, max_newton_iterations (integers), method=NAME,
-// raw=1 (the seed's tolerances), kappa=K (calibration factor), reuse_jacobian=1,
+// raw=1 (Options::seed002()'s tolerances), kappa=K (calibration factor), reuse_jacobian=1,
 // keep_step_ratio_low=R, keep_step_ratio_high=R, jacobian_reuse_contraction=A,
 // dense_predictor=1, stage_predictor=N (0 previous_stage, 1 dense_output, 2
 // stage_extrapolation), factorization_policy=N (0 every_step, 1 automatic), reuse_cost_ratio=R,

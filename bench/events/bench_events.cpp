@@ -3,7 +3,7 @@
 //     one event function that never fires, against the same hybrid solver without event
 //     functions and against the plain Integrator (best of several runs, wall time);
 //  2. cost of one location: root-finder iterations, dense-output evaluations, event-function and
-//     model calls per event, on the bouncing ball and seed 000's Example 5.1.
+//     model calls per event, on the bouncing ball and Serban & Recuero 2019's Example 5.1.
 //
 //     bench_events [--repeat 5]
 

@@ -1,4 +1,4 @@
-// Cost of the hybrid adjoint against forward sensitivities on seed 000's EM oscillator
+// Cost of the hybrid adjoint against forward sensitivities on Serban & Recuero 2019's EM oscillator
 // (examples/em_oscillator: memory, 3 states, 1 algebraic, 4 parameters, ~19 reversals), the
 // gradient of G = int_0^10 u^2 dt with respect to the 4 parameters and the 3 initial states
 // (figures for doc/benchmarks.md and doc/adjoint-guide.md). Wall time, best of --repeat runs of:

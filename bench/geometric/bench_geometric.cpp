@@ -1,7 +1,7 @@
 // Cost per step of the index-1 adjoint GHVI (esdirk::geometric::TypeTwoStep, ESDIRK34 with its
 // symplectic partner) against the discrete adjoint's reverse sweep (esdirk::Adjoint) on the
-// same recorded steps and stages: the pendulum of seed 003 (nx = 2, nz = 3) and Dow's DAE
-// (seed 002, nx = 6, nz = 4, 9 parameters). Both sweeps are timed alone (the forward run is
+// same recorded steps and stages: the pendulum of Tran & Leok (nx = 2, nz = 3) and Dow's DAE
+// (Kristensen et al. 2005, nx = 6, nz = 4, 9 parameters). Both sweeps are timed alone (the forward run is
 // shared and recorded once); the GHVI's p_0 is checked against the sweep's gradient reduced to
 // the differential variables. Run with OPENBLAS_NUM_THREADS=1.
 //

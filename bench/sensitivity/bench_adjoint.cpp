@@ -1,4 +1,4 @@
-// The cost of a gradient by the discrete adjoint on Dow (seed 002, 10 h, rtol 1e-6): one
+// The cost of a gradient by the discrete adjoint on Dow (Kristensen et al. 2005, 10 h, rtol 1e-6): one
 // scalar objective (a terminal term and a running cost) with respect to the 9 parameters and
 // the 6 initial states. Prints the wall time of (forward run with recording + reverse sweep)
 // over that of a states-only run, with and without a memory budget, and the sweep's counters.

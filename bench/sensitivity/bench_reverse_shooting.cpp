@@ -1,7 +1,7 @@
 // When the shooting interval in reverse mode pays: the gradient-type product
 //     g = A_k^T lambda + q_k w,   B_k^T lambda + r_k w          (m adjoint columns)
 // by the forward ShootingInterval (A_k, B_k from nx + nu sensitivity directions, then the
-// products; exact mode, and the seed's paper mode for contrast, whose A_k, B_k are only
+// products; exact mode, and Kristensen et al. 2005's paper mode for contrast, whose A_k, B_k are only
 // approximations) against ReverseShootingInterval (a recorded run and one sweep), per interval,
 // and m adjoint columns, for a stiff reaction-diffusion chain with nx states and nu distributed
 // controls (chain_model.hpp):

@@ -1,4 +1,4 @@
-// Benchmarks of the sensitivity module on the Dow batch reactor (seed 002 section 5):
+// Benchmarks of the sensitivity module on the Dow batch reactor (Kristensen et al. 2005, section 5):
 //
 //  1. overhead: wall time of a 0..10 h run at rtol 1e-6 with the sensitivities to the nine
 //     parameters and the six (differential) initial states, divided by the time without

@@ -1,7 +1,7 @@
 // Events against CVODES's root finding, states only (CVODES has no sensitivity jumps):
-//  - the bouncing ball of seed 001 (z' = v, v' = -g, impact at z = 0 falling, v+ = -0.8 v-),
+//  - the bouncing ball of Schäfer 2021 (z' = v, v' = -g, impact at z = 0 falling, v+ = -0.8 v-),
 //    to t = 8 (four impacts);
-//  - seed 000's Example 5.1 (x' = 4 - x in mode A, 10 - 2x in mode B, switching where
+//  - Serban & Recuero 2019's Example 5.1 (x' = 4 - x in mode A, 10 - 2x in mode B, switching where
 //    x^3 - 5x^2 + 7x crosses p = 2.9: three events), to t = 5.
 // Each solver runs at rtol = 1e-3 ... 1e-10 (atol = 1e-2 rtol) with analytic Jacobians; the
 // error is the largest relative error of the event times and the final state against the

@@ -11,8 +11,8 @@
 //          --references DIR  --min-time SECONDS
 // --solvers may also name "esdirk ESDIRK34", "esdirk ESDIRK34 (correction test)" and "esdirk auto
 // (correction test)": ESDIRK34 alone, and the Newton test before the rate-based one
-// (doc/benchmarks.md, "Third states-only rerun"); "esdirk (previous-stage predictor)" the seed's
-// stage predictor instead of the default stage extrapolation (doc/integrator-theory.md §2).
+// (doc/benchmarks.md, "Third states-only rerun"); "esdirk (previous-stage predictor)" Kristensen
+// et al. 2005's stage predictor instead of the default stage extrapolation (integrator-theory §2).
 
 #include <algorithm>
 #include <chrono>
@@ -160,7 +160,7 @@ bool is_extra_esdirk_configuration(const std::string& solver) {
 }
 
 // "esdirk": the library's defaults (exact sensitivities under error control); "esdirk (seed
-// 002)": the seed's configuration (paper mode, sensitivities out of the error test).
+// 002)": Kristensen et al. 2005's configuration (paper mode, sensitivities out of the error test).
 esdirk::SensitivityOptions esdirk_sensitivity_options(const std::string& solver) {
   if (solver == "esdirk" || solver == "esdirk calibrated" || solver == "esdirk reuse" || solver == "esdirk auto" ||
       is_extra_esdirk_configuration(solver))
@@ -172,7 +172,7 @@ esdirk::SensitivityOptions esdirk_sensitivity_options(const std::string& solver)
 // The integrator options of an esdirk configuration, each with the task's tolerances: the
 // library's defaults ("esdirk"); the defaults with the calibrated tolerance rule ("esdirk calibrated": error about rtol); states only, LU and Jacobian reuse with h kept for proposed
 // changes within [1, 1.2] ("esdirk reuse") or the automatic member ("esdirk auto"); or the
-// seed's configuration ("esdirk (seed 002)": Options::seed002(), raw tolerances, no Newton
+// configuration of Kristensen et al. 2005 ("esdirk (seed 002)": Options::seed002(), raw tolerances, no Newton
 // recovery).
 esdirk::Options esdirk_integrator_options(const std::string& solver, const Task& task) {
   esdirk::Options o = bench::esdirk_options(task);
@@ -754,7 +754,7 @@ int main(int argc, char** argv) {
         const auto& k = run.outcome.counters;
         // The quick mode's check: every solver succeeds and lands within 1000 rtol of the stored
         // reference (ESDIRK34's error is ~rtol^(3/4); the ten-digit reference is far tighter).
-        // The seed's configuration is checked on its states only: its sensitivities (paper mode,
+        // Kristensen et al. 2005's configuration is checked on its states only: its sensitivities (paper mode,
         // not in the error test) are first order in h and miss the fast transient of the d/du6
         // direction of the shooting cases (doc/benchmarks.md). So is IDAS on the nominal shooting
         // nodes, whose sensitivities are 2e-4 off at rtol 1e-7 (2000 rtol; measured).

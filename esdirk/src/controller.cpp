@@ -24,7 +24,7 @@ double StepController::after_accept(double h, double r, double alpha) {
   // Floor r: a zero error estimate (e.g. a linear problem) must not give an infinite ratio.
   r = std::max(r, 1e-10);
   const double s = options_.safety;
-  // Asymptotic (deadbeat) law, seed 002 eq. (27).
+  // Asymptotic (deadbeat) law, Kristensen et al. 2005, eq. (27).
   double ratio = s * std::pow(r, -1.0 / q_);
   if (options_.predictive_controller && have_history_) {
     // Gustafsson's predictive law (29): (h_n/h_{n-1}) (eps/r)^{k2/q} (r_{n-1}/r)^{k1/q}.

@@ -489,7 +489,7 @@ Status HybridAdjoint::Backward::seed_left_limit(int segment, double t, ConstVect
 }
 
 // The last output at a terminal event: the gradient of C(x(t*)) along the moving event time,
-// C_x (s- + f- tau) + C_z (w- + z'- tau) + C_p P (seed 001's implicit event that ends the
+// C_x (s- + f- tau) + C_z (w- + z'- tau) + C_p P (Schäfer 2021's implicit event that ends the
 // integration, H5).
 Status HybridAdjoint::Backward::transpose_terminal_event(const Output& out) {
   const int code = objective_gradient(static_cast<int>(owner_.outputs_.size()) - 1);

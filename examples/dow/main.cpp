@@ -49,7 +49,7 @@ struct Settings {
 // The options of the benchmark: the concentrations are O(1) and u3..u5 start at zero; the
 // algebraic states are tiny ([H+] ~ 1e-8, u9, u10 ~ 1e-10), so their absolute tolerances set
 // the accuracy of the Newton iteration on z.
-// With `seed`, the integrator configuration of seed 002 (Options::seed002(): raw tolerances,
+// With `seed`, the integrator configuration of Kristensen et al. 2005 (Options::seed002(): raw tolerances,
 // ESDIRK34, no Newton recovery) with the same tolerances.
 esdirk::Options dow_options(double rtol, bool seed) {
   const esdirk::Options own = dow::benchmark_options(rtol);

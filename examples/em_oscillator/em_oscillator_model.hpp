@@ -8,7 +8,7 @@
 //
 // The mode is xi = sign(v), +1 or -1 (the mode numbers are xi itself); a load reversal is a zero
 // crossing of h = v, where xi flips and the memory (u*, v*, q*, z*) is latched (x+, z-). The
-// constitutive law (seed eq. 46) with the derived memory variable u_i* substituted in closed form:
+// constitutive law (Serban & Recuero 2019, eq. 46) with the derived memory variable u_i* substituted in closed form:
 //
 //     sigma = phi(u) - Q exp(-alpha xi (u - u*)) + xi c,       phi(u) = -2 beta u + 2 sinh(beta u)
 //     + k_b u Q = phi(u*) + xi c - z*,   c = delta/alpha + fbar = (k_a - k_b + delta) / (2 alpha)

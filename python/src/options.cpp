@@ -159,7 +159,7 @@ invalid field.)");
              }
            })
       .def_static("seed002", &Options::seed002,
-                  "The configuration of seed 002 (raw tolerances, ESDIRK34, ...).")
+                  "The configuration of Kristensen et al. 2005, for its Table 1 (raw tolerances, ESDIRK34, ...).")
       .def("__repr__", [](const Options& o) {
         return "esdirk.Options(rtol=" + std::string(py::repr(py::float_(o.rtol))) +
                ", atol=" + std::string(py::repr(py::float_(o.atol))) + ", method='" +

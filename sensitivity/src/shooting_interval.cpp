@@ -201,7 +201,7 @@ ShootingResult& ShootingInterval::fail(Status status, std::string message) {
 
 // H += h sum_i b_i h(T_i, X_i, Z_i, u), and along every seed direction its derivative with the
 // stage sensitivities: the quadrature that augmenting the DAE by y' = h gives for a stiffly
-// accurate Runge-Kutta method (seed 002 eq. 8), so q and r are derivatives of the discrete H.
+// accurate Runge-Kutta method (Kristensen et al. 2005, eq. 8), so q and r are derivatives of the discrete H.
 // The seed is the identity over (x_k, u_k), so the control part of direction j is e_{j - nx}
 // and dh/du enters r alone. The sums run in the order of the general product [h_x h_z h_u] S
 // (the results are the same to the bit); the loops read local pointers, since through the

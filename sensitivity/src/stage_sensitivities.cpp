@@ -436,7 +436,7 @@ void StageSensitivities::form_base(double h_gamma) {
   }
 }
 
-// rhs_ = base + h sum_{l<i} a_il SF_l (the stage sensitivities' right-hand side, seed eq. 17)
+// rhs_ = base + h sum_{l<i} a_il SF_l (the stage sensitivities' right-hand side, Kristensen et al. 2005, eq. 17)
 // in one call with plain loops over the contiguous block. The base is [Sx_n + h*gamma (f_p P)_x ;
 // -(g_p P)_z], formed straight into rhs_ from jpP_ if `fresh_base` (exact mode: jpP_ belongs to
 // the stage), else copied from base_ (paper mode: fixed over the step). Every entry sees the
@@ -557,7 +557,7 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
         if (code != 0) return code;
       }
     }
-    // rhs = [Sx_n + h sum_{j<i} a_ij SF_j + h*gamma (f_p P)_x ; -(g_p P)_z]   (seed eq. 17)
+    // rhs = [Sx_n + h sum_{j<i} a_ij SF_j + h*gamma (f_p P)_x ; -(g_p P)_z]   (the paper's eq. 17)
     form_rhs(i, h, hg, exact);
     const MatrixRef Si = stage_block(values_, i);
     // Exact mode solves M_i S_i = rhs with an LU of the stage matrix M_i when that is cheaper
@@ -615,7 +615,7 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     return 1;
   }
 
-  // e_S = h sum_i d_i SF_i (seed eq. 20 applied to the sensitivities).
+  // e_S = h sum_i d_i SF_i (the paper's eq. 20 applied to the sensitivities).
   error_.fill(0.0);
   for (int i = 0; i < s_; ++i)
     if (tab.d(i) != 0.0)

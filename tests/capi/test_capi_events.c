@@ -1,6 +1,6 @@
 /* The hybrid (events) functions of the C API: misuse (NULL handles and arguments, wrong sizes,
  * wrong call order) returns the documented negative status and never crashes; a model with
- * memory and modes (the E7 counterexample of seed 000) gives its closed form through C; an
+ * memory and modes (the counterexample of erratum E7 to Serban & Recuero 2019) gives its closed form through C; an
  * unknown mode and a callback failure come back as their statuses. */
 #include <math.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* The hybrid adjoint through the C API (esdirk_hybrid_adjoint.h): seed 000's Example 5.1 gives
+/* The hybrid adjoint through the C API (esdirk_hybrid_adjoint.h): Serban & Recuero 2019's Example 5.1 gives
  * dG/dp = -2.31195 (the closed form, by a complex step through the exact solution, and the
  * forward sensitivities of the same run); the bouncing ball's gradients of outputs at several
  * times equal the forward sensitivities of the same run to 1e-12; a terminal event's gradient is
@@ -16,7 +16,7 @@
 #include "esdirk/esdirk.h"
 #include "esdirk/esdirk_hybrid_adjoint.h"
 
-/* ---- Seed 000, Example 5.1: x' = 4 - x (mode 0) or 10 - 2x (mode 1), h = x^3 - 5x^2 + 7x - p,
+/* ---- Serban & Recuero 2019, Example 5.1: x' = 4 - x (mode 0) or 10 - 2x (mode 1), h = x^3 - 5x^2 + 7x - p,
  * rising enters 1, falling enters 0; q' = x carries G = int_0^5 x dt. x = (x, q), p = 2.9. ---- */
 static double cubic(double x) { return ((x - 5.0) * x + 7.0) * x; }
 static double cubic_slope(double x) { return (3.0 * x - 10.0) * x + 7.0; }
@@ -161,7 +161,7 @@ static void test_hybrid_ode(void) {
   CHECK(fabs(dp[1] - S[4]) <= 1e-12 * fabs(S[4]));
   CHECK(fabs(dx0[0] - S[1]) <= 1e-12 * fabs(S[1]) && fabs(dx0[2] - S[0]) <= 1e-12 * fabs(S[0]));
   /* The exact gradient to the discretization error at rtol 1e-10 (about 1e-10 measured), and
-   * the digits seed 000 prints. */
+   * the digits the paper prints. */
   CHECK(fabs(dp[0] - exact) <= 1e-8 * fabs(exact));
   rounded = floor(dp[0] * 1e5 + 0.5) / 1e5;
   CHECK(rounded == -2.31195);
@@ -199,7 +199,7 @@ static void test_hybrid_ode(void) {
   esdirk_hybrid_problem_free(&problem);
 }
 
-/* ---- The bouncing ball of seed 001: z' = v, v' = -g, impact at z = 0 (falling), v+ = -gamma v-;
+/* ---- The bouncing ball of Schaefer 2021: z' = v, v' = -g, impact at z = 0 (falling), v+ = -gamma v-;
  * x = (z, v), p = (g, gamma). The event and reset Jacobians by differences (the default). ---- */
 static int ball_f(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, double t,
                   const double* x, const double* z, const double* p, const double* mem, double* f,

@@ -1,5 +1,5 @@
 /* The C API of the sensitivities, the shooting interval and the structural analysis,
- * compiled as C99, against exact solutions and the digest's worked pendulum. */
+ * compiled as C99, against exact solutions and the worked pendulum of doc/structural-theory.md. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -278,8 +278,9 @@ static void test_shooting_meshes(void) {
   CHECK_STATUS(esdirk_shooting_freeze_mesh(NULL), ESDIRK_NULL_ARGUMENT);
 }
 
-/* The pendulum of the digest (section 4.4): offsets c = (0, 0, 2), d = (2, 2, 0); the seed's
- * index max c = 2; Pryce's structural index 3 (lambda has d = 0); 2 degrees of freedom. */
+/* The pendulum (Pryce 2001; doc/structural-theory.md section 8): offsets c = (0, 0, 2),
+ * d = (2, 2, 0); Benveniste et al. 2021's index max c = 2; Pryce's structural index 3 (lambda
+ * has d = 0); 2 degrees of freedom. */
 static void test_structural(void) {
   const esdirk_int eq[] = {0, 0, 0, 1, 1, 1, 2, 2};
   const esdirk_int var[] = {0, 0, 2, 1, 1, 2, 0, 1};

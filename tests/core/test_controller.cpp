@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(repeated_rejections_cut_below_min_step_ratio) {
   BOOST_TEST(c.after_error_rejection(1.0, 1e15) == o.min_step_ratio);  // first: no model yet
   const double h2 = c.after_error_rejection(o.min_step_ratio, 0.2e15);
   BOOST_TEST(h2 == o.min_step_ratio * o.repeated_rejection_min_ratio, boost::test_tools::tolerance(1e-12));
-  // The seed's configuration keeps its single floor.
+  // Kristensen et al. 2005's configuration (Options::seed002()) keeps its single floor.
   const esdirk::Options seed = esdirk::Options::seed002();
   esdirk::StepController s(seed, 4);
   s.after_error_rejection(1.0, 1e15);

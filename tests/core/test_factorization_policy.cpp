@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(dense_band_and_klu_back_ends_decide_alike_and_give_the_same
   }
 }
 
-BOOST_AUTO_TEST_CASE(automatic_by_default_and_every_step_in_the_seed_configuration) {
+BOOST_AUTO_TEST_CASE(automatic_by_default_and_every_step_in_the_papers_configuration) {
   BOOST_TEST((esdirk::Options{}.factorization_policy == FactorizationPolicy::automatic));
   BOOST_TEST((esdirk::Options::seed002().factorization_policy == FactorizationPolicy::every_step));
   esdirk::Options bad;

@@ -363,7 +363,7 @@ BOOST_AUTO_TEST_CASE(default_tolerances_mean_what_they_say) {
   check_tolerances_mean_what_they_say([](esdirk::Options&) {});
 }
 
-// The same for ESDIRK34 at every tolerance (the seed's method with the calibrated rule).
+// The same for ESDIRK34 at every tolerance (Kristensen et al. 2005's method with the calibrated rule).
 BOOST_AUTO_TEST_CASE(esdirk34_tolerances_mean_what_they_say) {
   check_tolerances_mean_what_they_say([](esdirk::Options& o) { o.method = esdirk::Tableau::esdirk34(); });
 }

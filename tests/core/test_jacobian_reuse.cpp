@@ -65,7 +65,7 @@ bool names(const std::invalid_argument& e, const char* option) {
 
 BOOST_AUTO_TEST_SUITE(jacobian_reuse)
 
-BOOST_AUTO_TEST_CASE(off_by_default_and_in_the_seed_configuration) {
+BOOST_AUTO_TEST_CASE(off_by_default_and_in_the_papers_configuration) {
   for (const esdirk::Options& o : {esdirk::Options{}, esdirk::Options::seed002()}) {
     BOOST_TEST(!o.reuse_jacobian);
     BOOST_TEST(o.keep_step_ratio_low == 1.0);

@@ -12,7 +12,7 @@
 BOOST_AUTO_TEST_SUITE(partner_tableau)
 
 // Alexander's SDIRK2: A = [[g, 0], [1-g, g]], b = (1-g, g); its partner is
-// [[1-2g, 0], [1-g, 0]] (seed 003 digest §3.2, checked there by hand).
+// [[1-2g, 0], [1-g, 0]] (Tran & Leok §3.2, checked by hand).
 BOOST_AUTO_TEST_CASE(sdirk2_partner_in_closed_form) {
   const double g = 1.0 - 1.0 / std::sqrt(2.0);
   const std::vector<double> a{g, 0.0, 1.0 - g, g}, b{1.0 - g, g};

@@ -1,8 +1,9 @@
 // Where the stage Newton iteration starts (Options::stage_predictor). The default,
 // StagePredictor::stage_extrapolation, extrapolates the stage derivatives and algebraic values
 // of the same step to the next node: its weights must reproduce polynomials, and on the
-// reference problems it must save Newton iterations against the seed's previous-stage predictor
-// at the same steps and accuracy (doc/integrator-theory.md section 2).
+// reference problems it must save Newton iterations against the previous-stage predictor of
+// Kristensen et al. 2005 (Options::seed002()) at the same steps and accuracy
+// (doc/integrator-theory.md section 2).
 
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
@@ -42,7 +43,7 @@ BOOST_AUTO_TEST_CASE(extrapolation_weights_reproduce_polynomials_up_to_their_deg
   }
 }
 
-BOOST_AUTO_TEST_CASE(stage_extrapolation_is_the_default_and_the_seed_keeps_its_predictor) {
+BOOST_AUTO_TEST_CASE(stage_extrapolation_is_the_default_and_the_papers_configuration_keeps_its_predictor) {
   BOOST_TEST((esdirk::Options{}.stage_predictor == esdirk::StagePredictor::stage_extrapolation));
   BOOST_TEST(
       (esdirk::Options::seed002().stage_predictor == esdirk::StagePredictor::previous_stage));

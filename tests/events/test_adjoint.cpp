@@ -1,7 +1,7 @@
 // The hybrid adjoint (HybridAdjoint): its gradient equals the forward sensitivities' on the same
 // steps and events to 1e-12 relative on every event example, including simultaneous events, an
 // event at an output time, a terminal event and memory; the negative tests show that dropping
-// the jumps or using seed 000's printed recurrence (erratum E8) would be caught.
+// the jumps or using Serban & Recuero 2019's printed recurrence (erratum E8) would be caught.
 
 #include <boost/test/unit_test.hpp>
 
@@ -21,7 +21,7 @@ using namespace event_tests;
 
 constexpr double agreement = 1e-12;
 
-// G = q(5) = int_0^5 x dt and x(5) of seed 000's Example 5.1, sampled at `outputs` times.
+// G = q(5) = int_0^5 x dt and x(5) of Serban & Recuero 2019's Example 5.1, sampled at `outputs` times.
 AdjointComparison hybrid_ode_case(double rtol, int outputs, esdirk::HybridAdjointOptions adjoint = {},
                                   bool forward = true) {
   hybrid_ode::Model model;
@@ -39,7 +39,7 @@ AdjointComparison hybrid_ode_case(double rtol, int outputs, esdirk::HybridAdjoin
                          times, weights, {}, adjoint, forward);
 }
 
-// Seed 001's ball with two sensors on the ground: h0 = z and h1 = z (2 + sin t) vanish together,
+// Schäfer 2021's ball with two sensors on the ground: h0 = z and h1 = z (2 + sin t) vanish together,
 // so every impact fires both components at once. Component 0 reverses the velocity
 // (v+ = -gamma v-), component 1 adds the impact energy to a counter (c+ = c- + v-^2 / 2), so the
 // reset depends on which components fired. States (z, v, c), parameters (g, gamma).
@@ -109,9 +109,10 @@ class Refill : public esdirk::HybridProblem {
   }
 };
 
-// Seed 000's E7 counterexample (digest section 2.4): y' = 1 until y = p (t1 = p), then
-// y' = y* with the memory y* = y(t1) = p. dy/dp = 1 + t - 2p, so 2 - p at t = p + 1; the memory's
-// sensitivity must be the total derivative s+ + y'+ tau (the paper's s* = s+ gives 2 - 2p).
+// The counterexample of erratum E7 (Serban & Recuero 2019, eq. 25; doc/events-theory.md J6):
+// y' = 1 until y = p (t1 = p), then y' = y* with the memory y* = y(t1) = p. dy/dp = 1 + t - 2p,
+// so 2 - p at t = p + 1; the memory's sensitivity must be the total derivative s+ + y'+ tau (the
+// paper's s* = s+ gives 2 - 2p).
 class LatchedRate : public esdirk::HybridProblem {
  public:
   LatchedRate() : HybridProblem(1, 0, 1, 1, true) {}
@@ -161,7 +162,7 @@ AdjointComparison em_case(double rtol, esdirk::HybridAdjointOptions adjoint = {}
 
 BOOST_AUTO_TEST_SUITE(hybrid_adjoint_tests)
 
-BOOST_AUTO_TEST_CASE(hybrid_ode_adjoint_equals_forward_and_the_seed) {
+BOOST_AUTO_TEST_CASE(hybrid_ode_adjoint_equals_forward_and_the_papers_value) {
   for (int outputs : {1, 7}) {
     const AdjointComparison r = hybrid_ode_case(1e-10, outputs);
     BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
@@ -169,7 +170,7 @@ BOOST_AUTO_TEST_CASE(hybrid_ode_adjoint_equals_forward_and_the_seed) {
     BOOST_TEST(r.report.jumps == 3);
     BOOST_TEST_MESSAGE("outputs " << outputs << ": adjoint vs forward " << r.worst_relative_error());
     BOOST_TEST(r.worst_relative_error() < agreement, "worst " << r.worst_relative_error());
-    // dG/dp: the seed prints -2.31195; the closed form to the solver's accuracy.
+    // dG/dp: the paper prints -2.31195; the closed form to the solver's accuracy.
     using D1 = dual::Dual<1>;
     const auto ex = hybrid_ode::exact(D1::variable(hybrid_ode::nominal_p, 0), hybrid_ode::nominal_p);
     const double dG = r.adjoint(2, 0);
@@ -184,7 +185,7 @@ BOOST_AUTO_TEST_CASE(hybrid_ode_without_jumps_is_wrong) {
   off.jumps = false;
   const AdjointComparison r = hybrid_ode_case(1e-10, 1, off);
   BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
-  // f does not depend on p and s(0) = 0: without the jumps dG/dp = 0 (seed 000's footnote).
+  // f does not depend on p and s(0) = 0: without the jumps dG/dp = 0 (the paper's footnote).
   BOOST_TEST(r.adjoint(2, 0) == 0.0);
   BOOST_TEST(relative_error(r.adjoint(2, 0), -2.31195) == 1.0);
   // The forward run (with its jumps) disagrees completely.
@@ -237,7 +238,7 @@ BOOST_AUTO_TEST_CASE(bouncing_ball_adjoint_equals_forward_and_the_closed_form) {
 }
 
 BOOST_AUTO_TEST_CASE(adjoint_follows_the_solvers_jump_options) {
-  // The explicit event of seed 001 (event_time_sensitivity = false: tau = 0, dz(t_end)/dz0 = 1
+  // The explicit event of Schäfer 2021 (event_time_sensitivity = false: tau = 0, dz(t_end)/dz0 = 1
   // as the blog prints) and a forward run without jumps: the adjoint transposes what ran.
   bouncing_ball::Model model;
   const std::vector<double> x0{bouncing_ball::z0, bouncing_ball::v0}, p{bouncing_ball::gravity, bouncing_ball::restitution};
@@ -256,7 +257,7 @@ BOOST_AUTO_TEST_CASE(adjoint_follows_the_solvers_jump_options) {
 }
 
 BOOST_AUTO_TEST_CASE(terminal_event_gradient_is_the_total_derivative) {
-  // The ball stopped at its impact: L = v(tau-) = -S. Seed 001: dL/dz0 = -g/S (printed -0.99995,
+  // The ball stopped at its impact: L = v(tau-) = -S. Schäfer 2021: dL/dz0 = -g/S (printed -0.99995,
   // labelled there as dL/dg), dL/dv0 = -v0/S, dL/dg = -z0/S, dL/dgamma = 0.
   bouncing_ball::Model model;
   esdirk::HybridOptions o = tight(1e-8);

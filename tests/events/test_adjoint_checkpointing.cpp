@@ -1,7 +1,7 @@
 // Checkpointing of the hybrid adjoint (HybridAdjointOptions::memory_budget): the steps of each
 // mode are split into blocks of as many records as the budget holds, each replayed bit for bit
 // from its checkpoint during the sweep. The gradients must be bit-identical to keep-everything
-// (EM oscillator with memory and 19 reversals, seed 000's Example 5.1 with outputs inside steps,
+// (EM oscillator with memory and 19 reversals, Serban & Recuero 2019's Example 5.1 with outputs inside steps,
 // the tank DAE whose z jumps), every step recomputed at most once, and the stored doubles
 // bounded as documented; a budget below one record is refused.
 #include <boost/test/unit_test.hpp>
@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(em_oscillator_checkpointed_gradient_is_bit_identical) {
 }
 
 BOOST_AUTO_TEST_CASE(outputs_inside_steps_and_dae_checkpointed_gradients_are_bit_identical) {
-  // Seed 000's Example 5.1 with 7 outputs (dense outputs inside steps, 3 events).
+  // Serban & Recuero 2019's Example 5.1 with 7 outputs (dense outputs inside steps, 3 events).
   hybrid_ode::Model ode;
   std::vector<double> times;
   std::vector<esdirk::DenseMatrix> weights;

@@ -1,6 +1,6 @@
 // No allocation per step or per event once a hybrid solver is set up: a global operator new
 // that counts around integrate_to calls that cross many events (the bouncing ball with
-// sensitivities, seed 000's Example 5.1, a DAE whose z jumps).
+// sensitivities, Serban & Recuero 2019's Example 5.1, a DAE whose z jumps).
 
 #define BOOST_TEST_MODULE esdirk events allocation
 #include <boost/test/unit_test.hpp>

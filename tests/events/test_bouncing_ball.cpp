@@ -1,4 +1,4 @@
-// The bouncing ball of seed 001 against its closed form: impact times, states and the
+// The bouncing ball of Schäfer 2021 against its closed form: impact times, states and the
 // sensitivities with respect to (z0, v0, g, gamma) across several bounces, the implicit vs
 // explicit event of the blog, central differences of whole runs, and convergence in rtol.
 
@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(first_impact_tau_is_the_blogs_value) {
   const Run r = ball_run(1e-10, bouncing_ball::t_end, false);
   BOOST_REQUIRE(esdirk::ok(r.status));
   BOOST_REQUIRE_EQUAL(r.events.size(), 1u);
-  BOOST_TEST(std::round(r.events[0].t * 1e5) / 1e5 == 0.99005);  // printed in seed 001
+  BOOST_TEST(std::round(r.events[0].t * 1e5) / 1e5 == 0.99005);  // printed in Schäfer 2021
 }
 
 BOOST_AUTO_TEST_CASE(sensitivities_with_jumps_match_the_closed_form) {
@@ -96,7 +96,7 @@ BOOST_AUTO_TEST_CASE(sensitivities_with_jumps_match_the_closed_form) {
 }
 
 BOOST_AUTO_TEST_CASE(explicit_event_gives_the_blogs_one) {
-  // The event time held fixed (seed 001's DiscreteCallback): dz(t_end)/dz0 = 1.
+  // The event time held fixed (Schäfer 2021's DiscreteCallback): dz(t_end)/dz0 = 1.
   esdirk::HybridOptions o;
   o.event_time_sensitivity = false;
   const Run r = ball_run(1e-10, bouncing_ball::t_end, true, 0, 0, 0, 0, o);

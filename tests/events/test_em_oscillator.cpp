@@ -1,4 +1,4 @@
-// Seed 000, section 5.2: the EM hysteresis oscillator, a hybrid DAE with memory
+// Serban & Recuero 2019, section 5.2: the EM hysteresis oscillator, a hybrid DAE with memory
 // (examples/em_oscillator). G = int u^2 dt and its forward-sensitivity gradient against central
 // differences of whole runs (every reversal re-located in each), dG/dbeta = 0, and z and its
 // sensitivity w continuous across every reversal (sigma(u*) = z*, erratum E10). The memory's
@@ -27,7 +27,7 @@ Run em_run(const std::vector<double>& p, double rtol, bool sensitivities) {
 BOOST_AUTO_TEST_SUITE(em_oscillator_tests)
 
 BOOST_AUTO_TEST_CASE(law_is_continuous_at_the_memory_point_and_its_derivatives_are_right) {
-  // sigma(u*) = z*, sigma_u + sigma_u* = 0, sigma_z* = 1 and sigma_p = 0 at u = u* (digest 4.2),
+  // sigma(u*) = z*, sigma_u + sigma_u* = 0, sigma_z* = 1 and sigma_p = 0 at u = u* (the paper's §5.2),
   // and every partial against central differences of the law, at beta = 0 and beta != 0.
   for (double be : {0.0, 3.0}) {
     const std::vector<double> p{em_oscillator::k_a, em_oscillator::k_b, em_oscillator::alpha, be};
@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(law_is_continuous_at_the_memory_point_and_its_derivatives_a
   }
 }
 
-BOOST_AUTO_TEST_CASE(g_rounds_to_the_seed_and_is_stable_under_refinement) {
+BOOST_AUTO_TEST_CASE(g_rounds_to_the_papers_value_and_is_stable_under_refinement) {
   const Run r = em_run(em_oscillator::nominal(), 1e-10, false);
   BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
   BOOST_TEST(std::round(r.x[2] * 1e5) / 1e5 == 0.04994);

@@ -1,5 +1,5 @@
-// Seed 000, Example 5.1 against its closed form: the three event times, tau and s-/s+ at each,
-// x(5), s(5), G and dG/dp (printed: -2.31195), the negative test (no jumps: s = 0), central
+// Serban & Recuero 2019, Example 5.1 against its closed form: the three event times, tau and
+// s-/s+ at each, x(5), s(5), G and dG/dp (printed: -2.31195), the negative test (no jumps: s = 0), central
 // differences of whole runs and convergence in rtol.
 
 #include <boost/test/unit_test.hpp>
@@ -36,7 +36,8 @@ BOOST_AUTO_TEST_CASE(three_events_at_the_closed_form_times) {
   const auto ex = exact_ode();
   // The event times carry the integrator's global error of x (doc/events-guide.md, "Accuracy"):
   // with the default (calibrated) tolerances that is about rtol, so 1e-10 at rtol 1e-10 (measured
-  // 3.8e-12, 5.8e-12, 5.4e-11). The seed's raw rule reaches only 5.6e-9 there (~40 rtol at t3).
+  // 3.8e-12, 5.8e-12, 5.4e-11). The raw rule of Options::seed002() reaches only 5.6e-9 there
+  // (~40 rtol at t3).
   for (const auto& [rtol, bound] : {std::pair{1e-10, 1e-10}, std::pair{1e-13, 1e-10}}) {
     const Run r = ode_run(rtol);
     BOOST_REQUIRE_MESSAGE(esdirk::ok(r.status), r.message);
@@ -84,7 +85,7 @@ BOOST_AUTO_TEST_CASE(tau_jumps_s5_and_gradient_match_the_closed_form) {
 }
 
 BOOST_AUTO_TEST_CASE(without_the_jumps_the_sensitivity_stays_zero) {
-  // The seed's footnote: f_p = 0 and s(0) = 0, so ignoring the jumps gives s = 0 everywhere.
+  // The paper's footnote: f_p = 0 and s(0) = 0, so ignoring the jumps gives s = 0 everywhere.
   esdirk::HybridOptions o;
   o.sensitivity_jumps = false;
   const Run r = ode_run(1e-10, hybrid_ode::nominal_p, true, o);

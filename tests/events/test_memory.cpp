@@ -1,7 +1,8 @@
-// Memory: the E7 counterexample of seed 000 (digest section 2.4). Mode 0: y' = 1, y(0) = 0, an
-// event at y = p (t1 = p), identity reset; mode 1: y' = y* with the memory y* = y(t1) = p. The
-// true sensitivity is dy/dp = 1 + t - 2p, 2 - p at t = p + 1; the paper's rule s* = s+ gives
-// 2 - 2p, the total derivative s* = s+ + y'+ tau gives 2 - p.
+// Memory: the counterexample to Serban & Recuero 2019's eq. 25 (erratum E7,
+// doc/events-theory.md J6). Mode 0: y' = 1, y(0) = 0, an event at y = p (t1 = p), identity
+// reset; mode 1: y' = y* with the memory y* = y(t1) = p. The true sensitivity is
+// dy/dp = 1 + t - 2p, 2 - p at t = p + 1; the paper's rule s* = s+ gives 2 - 2p, the total
+// derivative s* = s+ + y'+ tau gives 2 - p.
 
 #include <boost/test/unit_test.hpp>
 

@@ -26,7 +26,7 @@ using esdirk::MatrixRef;
 using esdirk::Vector;
 namespace g = esdirk::geometric;
 
-// q' = -q^2 (digest T5a): q(T) = a / (1 + aT).
+// q' = -q^2 (test T5a of doc/geometric-adjoint-theory.md): q(T) = a / (1 + aT).
 inline esdirk::FunctionProblem riccati() {
   esdirk::FunctionProblem p(1, 0, 0, [](double, ConstVector q, ConstVector, ConstVector, Vector f) {
     f[0] = -q[0] * q[0];
@@ -79,7 +79,7 @@ inline esdirk::FunctionProblem cubic_dae() {
 inline double cubic_terminal_gradient() { return std::pow(3.0, -1.5); }
 inline double cubic_running_gradient() { return 1.0 - 1.0 / std::sqrt(3.0); }
 
-// Van der Pol with mu (digest T2).
+// Van der Pol with mu (test T2 of doc/geometric-adjoint-theory.md).
 inline esdirk::FunctionProblem van_der_pol(double mu) {
   esdirk::FunctionProblem p(2, 0, 0,
                             [mu](double, ConstVector q, ConstVector, ConstVector, Vector f) {
@@ -140,7 +140,7 @@ inline esdirk::FunctionProblem linear(std::vector<double> M, int n) {  // M colu
   return p;
 }
 
-// The index-1 DAE of digest T7: q' = -u q, 0 = u - q (reduced: q' = -q^2).
+// The index-1 DAE of test T7 (doc/geometric-adjoint-theory.md): q' = -u q, 0 = u - q (reduced: q' = -q^2).
 inline esdirk::FunctionProblem riccati_dae() {
   esdirk::FunctionProblem p(
       1, 1, 0,
@@ -160,7 +160,7 @@ inline esdirk::FunctionProblem riccati_dae() {
   return p;
 }
 
-// The planar pendulum of seed 003 §3.2.2 as an index-1 DAE, m = g = L = 1: q = (x, v_x),
+// The planar pendulum of Tran & Leok §3.2.2 as an index-1 DAE, m = g = L = 1: q = (x, v_x),
 // u = (y, v_y, rho), f = (v_x, rho x), phi = (x^2 + y^2 - 1, v_x x + v_y y, v_x^2 + v_y^2 - y +
 // rho).
 inline esdirk::FunctionProblem pendulum() {

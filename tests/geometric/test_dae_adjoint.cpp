@@ -31,7 +31,7 @@ g::PrkPair pair_for(const std::string& name) {
 BOOST_AUTO_TEST_SUITE(dae_adjoint)
 
 // T7: an index-1 DAE with a closed form at the method's order: q' = -u q, 0 = u - q^2 (the
-// digest's 0 = u - q reduces to q' = -q^2, on which collocation methods superconverge at the
+// reading notes' 0 = u - q reduces to q' = -q^2, on which collocation methods superconverge at the
 // end point; its naturality test is below), C = q(T): p(0) = 3^(-3/2).
 BOOST_AUTO_TEST_CASE(index1_adjoint_converges_at_the_method_order) {
   for (const std::string name : {"pghvi1", "radau2", "radau3", "gauss2", "esdirk23", "esdirk34",
@@ -61,8 +61,9 @@ BOOST_AUTO_TEST_CASE(index1_adjoint_converges_at_the_method_order) {
   }
 }
 
-// R13 (naturality, digest §4.4): the presymplectic GHVI of the DAE and the symplectic PRK of
-// the reduced ODE q' = -q^2 are the same map, step by step, to the constraint tolerance.
+// R13 (naturality, doc/geometric-adjoint-theory.md §4.4): the presymplectic GHVI of the DAE
+// and the symplectic PRK of the reduced ODE q' = -q^2 are the same map, step by step, to the
+// constraint tolerance.
 BOOST_AUTO_TEST_CASE(naturality_dae_equals_reduced_ode_step_by_step) {
   for (const std::string name :
        {"pghvi1", "radau2", "radau3", "gauss3", "esdirk34", "lobatto_iiia3", "explicit_midpoint"}) {
@@ -90,7 +91,7 @@ BOOST_AUTO_TEST_CASE(naturality_dae_equals_reduced_ode_step_by_step) {
   }
 }
 
-// T6: the pendulum of seed 003 §3.2.2 with one step dt = 2 from x0 = 0.5, v_x0 = 0 and
+// T6: the pendulum of Tran & Leok §3.2.2 with one step dt = 2 from x0 = 0.5, v_x0 = 0 and
 // p_x1 = 1, p_vx1 = 0: the one-step map of PGHVI-1 is presymplectic (defect <= 1e-10), BE-1's
 // is not (O(1)). Also <p1, dq1> = <p0, dq0> for PGHVI-1 with the tangent (3.8).
 BOOST_AUTO_TEST_CASE(pendulum_one_step_map_is_presymplectic) {

@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(quadratic_invariant_is_conserved) {
 }
 
 // The negative control: backward Euler on both q and p (BE-1, A~ = A) is not the adjoint;
-// per step <p1, dq1> - <p0, dq0> = h^2 <J^T p1, J dq1>, O(h^2) (digest T2).
+// per step <p1, dq1> - <p0, dq0> = h^2 <J^T p1, J dq1>, O(h^2) (T2 of doc/geometric-adjoint-theory.md).
 BOOST_AUTO_TEST_CASE(backward_euler_on_the_adjoint_breaks_the_invariant) {
   esdirk::FunctionProblem p = van_der_pol(10.0);
   g::StepOptions o;

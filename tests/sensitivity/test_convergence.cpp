@@ -96,7 +96,7 @@ BOOST_AUTO_TEST_CASE(logistic_equation_against_its_closed_form) {
     for (double tol : {1e-4, 1e-6, 1e-8}) {
       esdirk::Options options;
       options.rtol = options.atol = tol;
-      // Paper mode (the seed's configuration) with the seed's method: one method over the whole
+      // Paper mode (Kristensen et al. 2005's configuration) with the paper's method: one method over the whole
       // range, so that h follows tol^(1/4); exact mode with the default ("auto" switches to
       // ESDIRK436 below 1e-5 and takes longer steps there).
       if (mode == esdirk::SensitivityMode::paper) options.method = esdirk::Tableau::esdirk34();

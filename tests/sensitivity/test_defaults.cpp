@@ -2,8 +2,8 @@
 // sensitivities of a shooting interval are as accurate as its states at every tolerance, on
 // nodes on the nominal trajectory and on perturbed nodes (where the d/du6 column starts a fast
 // transient that the states do not have), and Dow's scaled parameter sensitivities at 10 h are
-// within 10 rtol^(3/4) of a tight reference. The seed's configuration is kept one option away and
-// shown to fail the first of these (which is why it is not the default).
+// within 10 rtol^(3/4) of a tight reference. Kristensen et al. 2005's configuration is kept one
+// option away and shown to fail the first of these (which is why it is not the default).
 
 #include <boost/test/unit_test.hpp>
 
@@ -229,7 +229,7 @@ BOOST_AUTO_TEST_CASE(esdirk34_shooting_sensitivities_are_as_accurate_as_the_stat
   }
 }
 
-// The sensitivities left out of the error test (the seed's configuration, here in exact mode)
+// The sensitivities left out of the error test (Kristensen et al. 2005's configuration, here in exact mode)
 // miss the fast layer of the d/du6 column on the nominal nodes: their error is hundreds of times
 // the states' (5e-2 against 5e-6 on almost every one of the 50 intervals at rtol 1e-4). This is
 // the failure the default avoids.
@@ -294,8 +294,8 @@ BOOST_AUTO_TEST_CASE(a_cold_started_interval_with_a_fast_sensitivity_transient_t
   std::vector<double> theta(np);
   for (int j = 0; j < np; ++j) theta[j] = std::log(dow::nominal_parameters[static_cast<std::size_t>(j)]);
   const auto z0 = dow::consistent_algebraic(x0.data(), dow::nominal_parameters.data());
-  // The seed's raw tolerances, where the failure was found. Under the default calibrated rule
-  // (internal rtol 1e-8) the chain also succeeds, with up to 97 rejections in an interval.
+  // The raw tolerances (Options::seed002()'s), where the failure was found. Under the default
+  // calibrated rule (internal rtol 1e-8) the chain also succeeds, with up to 97 rejections in an interval.
   esdirk::Options options = dow::benchmark_options(1e-6);
   options.tolerance_rule = esdirk::ToleranceRule::raw;
   BOOST_REQUIRE(options.initial_step == 0.0);
@@ -309,7 +309,7 @@ BOOST_AUTO_TEST_CASE(a_cold_started_interval_with_a_fast_sensitivity_transient_t
     x = r.x;
     z = r.z;
   }
-  // The same chain with the seed's single floor on the cut still fails where it did.
+  // The same chain with Options::seed002()'s single floor on the cut still fails where it did.
   esdirk::Options seed_floor = options;
   seed_floor.repeated_rejection_min_ratio = seed_floor.min_step_ratio;
   esdirk::ShootingInterval old(model, seed_floor);

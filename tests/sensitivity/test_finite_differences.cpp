@@ -263,8 +263,8 @@ BOOST_AUTO_TEST_CASE(a_singular_stage_matrix_falls_back_to_refinement) {
     double t_n = 1e300;
   } model;
   const Setup s = dow_setup(1.0);
-  // The seed's raw tolerances: the state Newton of the first step then converges with J at t_n
-  // (at the calibrated rule's tighter internal tolerance it needs a Jacobian refreshed at a
+  // The raw tolerances (Options::seed002()'s): the state Newton of the first step then converges
+  // with J at t_n (at the calibrated rule's tighter internal tolerance it needs a Jacobian refreshed at a
   // stage iterate, which is this model's singular one, and the step ends before the
   // sensitivities are reached).
   esdirk::Options options = dow_options(1e-6);

@@ -143,8 +143,8 @@ BOOST_AUTO_TEST_CASE(replay_reproduces_states_and_exact_sensitivities_to_the_las
 // corrected onto g = 0): checked against central differences of that dense output on the same
 // frozen steps. The stage interpolant of SZ_i (what the dense output used to return) is not.
 BOOST_AUTO_TEST_CASE(dense_algebraic_sensitivities_are_the_derivative_of_the_dense_z) {
-  // The raw tolerances (the seed's): their longer steps are what makes the stage interpolant's
-  // error visible above the differences' noise.
+  // The raw tolerances (Options::seed002()'s): their longer steps are what makes the stage
+  // interpolant's error visible above the differences' noise.
   esdirk::Options options = replay_options(dow_options(1e-6));
   options.tolerance_rule = esdirk::ToleranceRule::raw;
   DowSensitivityRun run(options);

@@ -62,7 +62,7 @@ double relative_difference(ConstMatrixRef a, ConstMatrixRef b) {
   return diff / scale;
 }
 
-// C = A2 A1 and D = A2 B1 + B2 (the recursion of seed 002 eq. 15 over two intervals).
+// C = A2 A1 and D = A2 B1 + B2 (the recursion of Kristensen et al. 2005, eq. 15, over two intervals).
 void compose(const esdirk::ShootingResult& first, const esdirk::ShootingResult& second,
              DenseMatrix& A, DenseMatrix& B) {
   const int nx = first.A.rows(), nu = first.B.cols();
@@ -151,8 +151,9 @@ BOOST_AUTO_TEST_CASE(sensitivities_and_cost_gradients_match_finite_differences) 
 BOOST_AUTO_TEST_CASE(repeated_calls_reuse_the_object_and_warm_start) {
   dow::Model model;
   const Setup s = dow_setup();
-  // The seed's raw tolerances: the step counts compared below are those of that rule (under the
-  // calibrated one the warm-started repeat of the last interval takes 408 steps against 407).
+  // The raw tolerances (Options::seed002()'s): the step counts compared below are those of that
+  // rule (under the calibrated one the warm-started repeat of the last interval takes 408 steps
+  // against 407).
   esdirk::Options options = dow_options(1e-6);
   options.tolerance_rule = esdirk::ToleranceRule::raw;
   esdirk::ShootingInterval interval(model, options);
@@ -207,9 +208,9 @@ BOOST_AUTO_TEST_CASE(error_control_resolves_the_fast_layer_of_the_state_directio
   auto column_error = [&](bool error_control, long& steps) {
     esdirk::SensitivityOptions so;
     so.error_control = error_control;
-    // The seed's raw tolerances: the finding is about the states' step sizes at rtol 1e-6 as
-    // the seed chose them (under the calibrated rule the states take 3x more steps and the
-    // error-control-off column is 50x, not 100x, worse).
+    // The raw tolerances (Options::seed002()'s): the finding is about the states' step sizes at
+    // rtol 1e-6 as Kristensen et al. 2005 chose them (under the calibrated rule the states take 3x
+    // more steps and the error-control-off column is 50x, not 100x, worse).
     esdirk::Options options = dow_options(1e-6);
     options.tolerance_rule = esdirk::ToleranceRule::raw;
     esdirk::ShootingInterval interval(model, options, so);

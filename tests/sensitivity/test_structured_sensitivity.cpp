@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(dae_state_sensitivities_match_dense) {
     esdirk::Options options;
     options.rtol = 1e-7;
     options.atol = 1e-7;
-    // The seed's configuration (raw tolerances, ESDIRK34): t = 0.495 below lies in the last
+    // Kristensen et al. 2005's configuration (raw tolerances, ESDIRK34): t = 0.495 below lies in the last
     // step of this run.
     options.tolerance_rule = esdirk::ToleranceRule::raw;
     options.method = esdirk::Tableau::esdirk34();

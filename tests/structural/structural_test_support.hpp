@@ -161,7 +161,7 @@ inline std::vector<std::pair<std::vector<int>, std::vector<int>>> brute_force_du
   return optima;
 }
 
-/// Leading-derivative pattern L = {(f, x): σ_fx = d̂_x} (seed §4.2.2).
+/// Leading-derivative pattern L = {(f, x): σ_fx = d̂_x} (Benveniste et al. 2021, §4.2.2).
 inline std::vector<std::vector<int>> leading_pattern(const Dense& s) {
   const int m = int(s.size()), n = int(s[0].size());
   std::vector<int> top(n, -1);

@@ -1,5 +1,5 @@
 // Matching, Dulmage–Mendelsohn, block triangular form and the assignment problem
-// (seed 004 §3.2, Definition 7, Lemmas 6 and 8; digest R4–R6).
+// (Benveniste et al. 2021, §3.2, Definition 7, Lemmas 6 and 8).
 
 #include <boost/test/unit_test.hpp>
 
@@ -10,8 +10,8 @@ using namespace structural_test;
 
 namespace {
 
-// System (20) of the clutch's released -> engaged change, written from the digest's incidence
-// list (§4.1): the previous-instant equations carry a leading "p.", unknowns "p.tau1" = •τ1
+// System (20) of the clutch's released -> engaged change, written from the paper's incidence
+// list (§2): the previous-instant equations carry a leading "p.", unknowns "p.tau1" = •τ1
 // and "omega1+" = ω1^•.
 struct NamedGraph {
   std::vector<std::string> equations, variables;
@@ -72,7 +72,7 @@ BOOST_AUTO_TEST_SUITE(graph_algorithms)
 BOOST_AUTO_TEST_CASE(clutch_system_20_rank_and_dm) {
   NamedGraph ng = clutch_system_20();
   BipartiteGraph g = ng.graph(identity(9), identity(8));
-  BOOST_TEST(structural_rank(g) == 8);  // digest R4: rank 8 of 9
+  BOOST_TEST(structural_rank(g) == 8);  // rank 8 of 9
   DmDecomposition dm = dulmage_mendelsohn(g);
   auto e = [&](int i) { return ng.equations[i]; };
   auto v = [&](int j) { return ng.variables[j]; };
@@ -119,7 +119,8 @@ BOOST_AUTO_TEST_CASE(dm_is_independent_of_matching_and_order) {
 }
 
 BOOST_AUTO_TEST_CASE(flag_a_x_minus_y_is_all_under_determined) {
-  // Digest §4.5: x - y = 0 with both as unknowns: β_U = {e, x, y}.
+  // A derived case (ambiguity A, doc/structural-theory.md §9): x - y = 0 with both as
+  // unknowns: β_U = {e, x, y}.
   std::vector<Edge> edges{{0, 0}, {0, 1}};
   DmDecomposition dm = dulmage_mendelsohn(BipartiteGraph(1, 2, edges));
   BOOST_TEST((dm.under_equations == std::vector<int>{0}));
@@ -138,7 +139,7 @@ BOOST_AUTO_TEST_CASE(dm_rejects_a_non_maximum_matching) {
 }
 
 BOOST_AUTO_TEST_CASE(lemma6_blocks_independent_of_perfect_matching) {
-  // Our own Figure-2 stand-in (the seed's figure is missing): blocks {e1,e2}x{x1,x2},
+  // Our own Figure-2 stand-in (the paper's figure is not available here): blocks {e1,e2}x{x1,x2},
   // {e3}x{x3}, {e4,e5}x{x4,x5}, with e3 using x1 and e4 using x3; 4 perfect matchings.
   std::vector<Edge> edges{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 2}, {2, 0},
                           {3, 3}, {3, 4}, {3, 2}, {4, 3}, {4, 4}};

@@ -1,4 +1,4 @@
-// Mode changes (seed §2.3, digest R13) and existential quantifiers (seed §3.4, digest R12).
+// Mode changes (Benveniste et al. 2021, §2.3) and existential quantifiers (§3.4, Algorithm 1).
 
 #include <boost/test/unit_test.hpp>
 

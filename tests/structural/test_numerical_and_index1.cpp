@@ -11,7 +11,7 @@ BOOST_AUTO_TEST_SUITE(numerical_and_index1)
 
 BOOST_AUTO_TEST_CASE(clutch_engaged_det_a_plus_b) {
   // Rows e1 e2 e3' e4, columns ω1' ω2' τ1 τ2: J = [[1,0,-a,0],[0,1,0,-b],[1,-1,0,0],[0,0,1,1]],
-  // det J = a + b (digest §4.1).
+  // det J = a + b (the clutch, doc/structural-theory.md §8).
   Model model = load("clutch.dae");
   ModeAnalysis m = analyse_mode(model, Mode{{true}});
   auto jacobian = [](double a, double b) {

@@ -1,4 +1,4 @@
-// Property tests on random small instances against brute force (digest R9, R10, R15):
+// Property tests on random small instances against brute force (post-conditions and determinism):
 // smallest dual optimum, Lemma 16 (scaling), Lemma 18, Lemma 20, Theorem 21 (Pantelides),
 // Lemma 5 / Corollary 2, non-square optimum, and invariance under permutations.
 
@@ -238,7 +238,7 @@ BOOST_AUTO_TEST_CASE(permutation_invariance_random) {
 }
 
 BOOST_AUTO_TEST_CASE(permutation_invariance_of_model_files) {
-  // Reverse and rotate the equations and variables of the seed's models; offsets by name, DM
+  // Reverse and rotate the equations and variables of the paper's models; offsets by name, DM
   // parts and block partitions must not change, nor the mode-change conflicts.
   std::mt19937 rng(9);
   for (const char* file : {"clutch.dae", "pendulum.dae", "rldc2.dae", "singular.dae"}) {

@@ -1,4 +1,5 @@
-// Σ-method on the digest's worked examples (§4.1, §4.4, §4.5) and R8, R9, R11.
+// Σ-method on the worked examples of doc/structural-theory.md §8 (the clutch, the pendulum, the
+// derived cases), its post-conditions and the non-square path.
 
 #include <boost/test/unit_test.hpp>
 
@@ -33,7 +34,7 @@ BOOST_AUTO_TEST_CASE(clutch_released) {
   BOOST_TEST(m.result.optimal_weight == 2);
   BOOST_TEST(m.result.latent_equations.empty());
   BOOST_TEST(m.result.consistency_constraints.empty());
-  // Exactly one perfect matching (digest).
+  // Exactly one perfect matching (the paper's §2).
   BOOST_TEST(
       brute_force_assignment({{1, -1, 0, -1}, {-1, 1, -1, 0}, {-1, -1, 0, -1}, {-1, -1, -1, 0}}) ==
       std::make_pair(2, 1));
@@ -67,7 +68,7 @@ BOOST_AUTO_TEST_CASE(clutch_engaged) {
   BOOST_TEST(m.result.pryce_structural_index == 2);
   BOOST_TEST(m.result.degrees_of_freedom == 1);
   BOOST_TEST(m.result.optimal_weight == 1);
-  // Two perfect matchings, both optimal (digest).
+  // Two perfect matchings, both optimal (the paper's §2).
   BOOST_TEST(
       brute_force_assignment({{1, -1, 0, -1}, {-1, 1, -1, 0}, {0, 0, -1, -1}, {-1, -1, 0, 0}}) ==
       std::make_pair(1, 2));
@@ -106,7 +107,7 @@ BOOST_AUTO_TEST_CASE(pendulum) {
 }
 
 BOOST_AUTO_TEST_CASE(rldc2_four_modes) {
-  // Hand-derived in doc/structural-theory.md (the digest leaves RLDC2 as an exercise).
+  // Hand-derived in doc/structural-theory.md (the paper gives no results for RLDC2).
   Model model = load("rldc2.dae");
   ModelAnalysis a = analyse_model(model);
   BOOST_TEST(a.modes.size() == 4u);
@@ -185,7 +186,7 @@ BOOST_AUTO_TEST_CASE(rldc2_four_modes) {
 }
 
 BOOST_AUTO_TEST_CASE(non_square_clutch) {
-  // Digest §4.5: engaged clutch without e4; c = (0, 0, 1), d = (1, 1, 0, 0), optimal H weight 1,
+  // The non-square clutch (engaged, without e4); c = (0, 0, 1), d = (1, 1, 0, 0), optimal H weight 1,
   // DM of F_Σ over the leading variables: everything under-determined.
   Dense s{{1, -1, 0, -1}, {-1, 1, -1, 0}, {0, 0, -1, -1}};
   SignatureMatrix sigma = to_sigma(s);
@@ -201,8 +202,8 @@ BOOST_AUTO_TEST_CASE(non_square_clutch) {
   BOOST_TEST((r.jacobian_dm.under_variables == std::vector<int>{0, 1, 2, 3}));
   BOOST_TEST(r.jacobian_dm.well_equations.empty());
   BOOST_TEST(r.jacobian_dm.over_equations.empty());
-  // The non-square path on the square clutch reproduces the square result (R11): both
-  // optimal H of the digest give the same offsets through canonical_offsets.
+  // The non-square path on the square clutch reproduces the square result (Lemma 17): both
+  // optimal H of the engaged clutch give the same offsets through canonical_offsets.
   Offsets h1 = canonical_offsets(sigma, std::vector<std::vector<int>>{{0, 2}, {3}, {1}});
   Offsets h2 = canonical_offsets(sigma, std::vector<std::vector<int>>{{2}, {1, 3}, {0}});
   BOOST_TEST((h1.equation_offsets == std::vector<int>{0, 0, 1}));
@@ -216,7 +217,7 @@ BOOST_AUTO_TEST_CASE(non_square_clutch) {
 }
 
 BOOST_AUTO_TEST_CASE(non_optimal_matching_diverges) {
-  // Digest §4.5: σ = [[1, 0], [0, 0]]; {f1-y, f2-x} is not optimal and the iteration diverges.
+  // A derived case: σ = [[1, 0], [0, 0]]; {f1-y, f2-x} is not optimal and the iteration diverges.
   SignatureMatrix sigma = to_sigma({{1, 0}, {0, 0}});
   Matching bad = Matching::empty(2, 2);
   bad.variable_of_equation = {1, 0};

@@ -20,7 +20,7 @@
 //     rho_i  = M_i^{-T} W_i                              (the transposed stage solve)
 //     lambda_x += rho_i,x,   kappa_l += h a_il rho_i,x   (l < i)
 //
-// rho_i,x is the adjoint that stage i passes to x_n (seed 003 digest §3.6: Lambda-hat^i), and
+// rho_i,x is the adjoint that stage i passes to x_n (Tran & Leok's Lambda-hat^i), and
 // kappa_i + h a_ii rho_i,x is the unnormalized stage adjoint kappa^i = h b_i P^i of the
 // zero-weight-safe recursion: no weight b_i is ever divided by. A first stage that is the step
 // start itself (explicit, X_1 = x_n and Z_1 = z_n carried over rather than solved, as in the
