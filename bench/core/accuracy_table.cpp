@@ -10,7 +10,9 @@
 // keep_step_ratio_low=R, keep_step_ratio_high=R, jacobian_reuse_contraction=A,
 // dense_predictor=1, stage_predictor=N (0 previous_stage, 1 dense_output, 2
 // stage_extrapolation), factorization_policy=N (0 every_step, 1 automatic), reuse_cost_ratio=R,
-// lu_reuse_h_change=C, newton_tolerance=K, newton_rate_floor=F, newton_test=N (0
+// lu_reuse_h_change=C, newton_tolerance=K, newton_rate_floor=F, newton_fresh_rate_floor=F,
+// newton_carry_observed_rate=B (0: the floored rate, as the rate test before it; 1: the
+// default; with newton_fresh_rate_floor=0.03 and 0 the previous test), newton_test=N (0
 // preconditioned_residual, 1 residual, 2 contraction_rate), difference_increment=N (0
 // error_weighted, 1 relative), differences=1 (the problems' Jacobians hidden: forward
 // differences).
@@ -49,6 +51,8 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "stage_predictor") o.stage_predictor = static_cast<esdirk::StagePredictor>(static_cast<int>(value));
   else if (name == "newton_tolerance") o.newton_tolerance = value;
   else if (name == "newton_rate_floor") o.newton_rate_floor = value;
+  else if (name == "newton_fresh_rate_floor") o.newton_fresh_rate_floor = value;
+  else if (name == "newton_carry_observed_rate") o.newton_carry_observed_rate = value > 0;
   else if (name == "newton_test") o.newton_test = static_cast<esdirk::NewtonTest>(static_cast<int>(value));
   else if (name == "keep_step_ratio_high") o.keep_step_ratio_high = value;
   else if (name == "keep_step_ratio_low") o.keep_step_ratio_low = value;

@@ -160,6 +160,8 @@ void Options::validate(int nx, int nz) const {
           newton_tolerance);
   require(newton_rate_floor >= 0.0 && newton_rate_floor < 1.0, "newton_rate_floor", "in [0, 1)",
           newton_rate_floor);
+  require(newton_fresh_rate_floor >= 0.0 && newton_fresh_rate_floor < 1.0,
+          "newton_fresh_rate_floor", "in [0, 1)", newton_fresh_rate_floor);
   require(reference_contraction > 0.0 && reference_contraction < 1.0, "reference_contraction",
           "in (0, 1)", reference_contraction);
   require(newton_failure_factor > 0.0 && newton_failure_factor < 1.0, "newton_failure_factor",

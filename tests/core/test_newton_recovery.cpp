@@ -79,40 +79,65 @@ BOOST_AUTO_TEST_CASE(step_exactly_takes_dow_graded_meshes_at_full_order) {
   }
 }
 
-// The recovery on adaptive runs: on Dow every Newton failure becomes a refresh (the seed's
-// behaviour, max_jacobian_refreshes = 0 and no damping, cut h instead), and the run is as
-// accurate. The dense-output predictor needs fewer Newton iterations on every problem.
+// The recovery on adaptive runs: on Dow every Newton failure of the paper's behaviour
+// (max_jacobian_refreshes = 0 and no damping: cut h instead) becomes a refresh, and every run,
+// with or without recovery and with either predictor, completes within the accuracy band of its
+// reference solution without a spiral of step cuts. Each run is checked on its own against the
+// reference solution, not against another run: a change of the Newton stopping points moves
+// every trajectory a little, and which of two correct runs needs fewer iterations or lands
+// nearer the reference is then chance (the dense-output predictor against previous_stage on Dow,
+// the dense-output run against the non-recovering one on Robertson DAE).
 BOOST_AUTO_TEST_CASE(adaptive_runs_recover_instead_of_cutting_h) {
+  const double rtol = 1e-6;
   for (auto& c : reference_problems::all()) {
     const auto base = c.options;
     const auto run = [&](int refreshes, int dampings, esdirk::StagePredictor predictor) {
-      c.options = [&](double rtol) {
-        esdirk::Options o = base(rtol);
+      c.options = [&](double r) {
+        esdirk::Options o = base(r);
         o.max_jacobian_refreshes = refreshes;
         o.max_newton_dampings = dampings;
         o.stage_predictor = predictor;
         return o;
       };
-      return reference_problems::solve(c, 1e-6);
+      return reference_problems::solve(c, rtol);
     };
-    const auto seed = run(0, 0, esdirk::StagePredictor::previous_stage);
-    const auto recovering = run(4, 10, esdirk::StagePredictor::previous_stage);
-    const auto predicted = run(4, 10, esdirk::StagePredictor::dense_output);
-    BOOST_TEST_MESSAGE(c.name << ": Newton failures " << seed.stats.newton_failures << " -> "
-                              << recovering.stats.newton_failures << " (refreshes "
-                              << recovering.stats.jacobian_refreshes << "), Newton iterations "
-                              << recovering.stats.newton_iterations << " -> "
-                              << predicted.stats.newton_iterations << " with the dense predictor");
+    // The largest share of rejected attempts (error test and Newton) among the accepted steps:
+    // a spiral of step cuts takes several per accepted step. Without recovery Dow's Newton
+    // failures cut h 45 times in 227 accepted steps at rtol 1e-6; with it, the runs reject at
+    // most 1.5 % of their steps (Van der Pol, by the error test).
+    const struct {
+      const char* name;
+      reference_problems::Outcome outcome;
+      double max_rejected_share;
+    } runs[] = {
+        {"cut h (no recovery)", run(0, 0, esdirk::StagePredictor::previous_stage), 0.5},
+        {"recovering", run(4, 10, esdirk::StagePredictor::previous_stage), 0.1},
+        {"recovering, dense-output predictor", run(4, 10, esdirk::StagePredictor::dense_output), 0.1},
+    };
+    for (const auto& r : runs) {
+      const esdirk::Statistics& s = r.outcome.stats;
+      BOOST_TEST_MESSAGE(c.name << ", " << r.name << ": error " << r.outcome.error / rtol
+                                << " rtol, steps " << s.steps << " (accepted " << s.accepted_steps
+                                << ", error-test rejections " << s.rejected_steps
+                                << ", Newton failures " << s.newton_failures << ", refreshes "
+                                << s.jacobian_refreshes << "), Newton iterations " << s.newton_iterations);
+      BOOST_TEST_INFO(c.name << ", " << r.name);
+      BOOST_REQUIRE(esdirk::ok(r.outcome.status));
+      // The band of the reference problems' accuracy table (doc/integrator-guide.md): the
+      // achieved relative error against the published reference solution within [0.1, 10] x rtol.
+      BOOST_TEST(r.outcome.error <= 10.0 * rtol);
+      BOOST_TEST(r.outcome.error >= 0.1 * rtol);
+      BOOST_TEST(static_cast<double>(s.steps - s.accepted_steps) <=
+                 r.max_rejected_share * static_cast<double>(s.accepted_steps));
+    }
+    const esdirk::Statistics& cut = runs[0].outcome.stats;
+    const esdirk::Statistics& recovering = runs[1].outcome.stats;
     BOOST_TEST_INFO(c.name);
-    BOOST_REQUIRE(esdirk::ok(recovering.status));
-    BOOST_REQUIRE(esdirk::ok(predicted.status));
-    BOOST_TEST(recovering.stats.newton_failures <= seed.stats.newton_failures);
-    BOOST_TEST(predicted.stats.newton_iterations < recovering.stats.newton_iterations);
-    BOOST_TEST(recovering.error <= 3.0 * seed.error);
-    BOOST_TEST(predicted.error <= 3.0 * seed.error);
-    if (c.name.find("Dow") != std::string::npos) {
-      BOOST_TEST(seed.stats.newton_failures > 0);
-      BOOST_TEST(recovering.stats.newton_failures == 0);
+    BOOST_TEST(recovering.newton_failures <= cut.newton_failures);
+    if (c.name.find("Dow") != std::string::npos) {  // where the recovery acts
+      BOOST_TEST(cut.newton_failures > 0);
+      BOOST_TEST(recovering.newton_failures == 0);
+      BOOST_TEST(recovering.jacobian_refreshes > 0);
     }
   }
 }

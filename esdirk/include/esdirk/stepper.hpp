@@ -114,6 +114,8 @@ class Stepper final : public DenseOutput {
   Iteration newton_iteration(int i, double T, double hg);
   double measure_iterate(const double* X, const double* F, const double* G, double hg);
   bool damp_iterate(double* X, double* Z);
+  bool restart_from_previous_stage(int i, double hg);
+  bool extrapolation_amplifies(int i) const { return extrapolation_amplifies_[static_cast<std::size_t>(i)] != 0; }
   void remember_best(double measure, bool recover, int i);
   void finish_stage(int i, double hg);
   Attempt refresh_jacobian(double T, double hg, double best_measure);
@@ -167,6 +169,7 @@ class Stepper final : public DenseOutput {
   std::vector<int> dense_pivots_;
   // StagePredictor::stage_extrapolation: weight of stage j in the prediction of stage i.
   DenseMatrix extrapolation_weights_;
+  std::vector<char> extrapolation_amplifies_;  // per stage: sum_j |W(i, j)| > 1
   long dense_lu_index_ = -1;               // the step dense_dgdz_ belongs to (-1: none)
   bool dense_lu_singular_ = false;
   std::vector<double> weights_b_, weights_l_;  // dense-output basis at one theta
@@ -186,6 +189,7 @@ class Stepper final : public DenseOutput {
     double lambda = 1.0;       // damping factor of the last correction
     int dampings = 0;
     int iteration = 0;         // since the start or the last refresh
+    bool restarted_from_previous_stage = false;  // the extrapolated predictor left the domain
   } newton_;
   int refreshes_left_ = 0;  // Jacobian refreshes still allowed in this stage
   bool matrix_refreshed_ = false;  // the trial LU is that of newton_jacobian_, not of J_n

@@ -25,7 +25,9 @@ class NewtonStoppingTest {
         by_rate_(options.newton_test == NewtonTest::contraction_rate),
         solve_before_test_(!raw_residual_ || nz > 0),
         tolerance_(options.newton_tolerance),
-        rate_floor_(options.newton_rate_floor),
+        kept_floor_(options.newton_rate_floor),
+        fresh_floor_(options.newton_fresh_rate_floor),
+        carry_observed_(options.newton_carry_observed_rate),
         max_iterations_(options.max_newton_iterations) {}
 
   /// Seed 002's test: the differential rows of R are measured raw (before the solve), and the
@@ -35,18 +37,26 @@ class NewtonStoppingTest {
   /// iteration goes on): all but the raw test of an ODE.
   bool solves_before_test() const { return solve_before_test_; }
 
-  /// Every attempt depends only on its start and h (replay_step): eta starts at 1.
-  void start_attempt() { carried_eta_ = 1.0; }
+  /// Every attempt depends only on its start and h (replay_step): eta starts at 1. Whether the
+  /// step's J was formed in this step (fresh) or kept from an earlier one selects the floor
+  /// (newton_fresh_rate_floor or newton_rate_floor) and what a stage carries on.
+  void start_attempt(bool fresh_jacobian) {
+    carried_eta_ = 1.0;
+    fresh_ = fresh_jacobian;
+  }
   /// Before this stage has shown a rate, eta is the last stage's eta^0.8 (RADAU5's FACCON).
   /// Its power is taken only when a test needs it (see converged()).
   void start_stage() {
     eta_ = 1.0;
+    observed_ = false;
     pending_power_ = by_rate_ && carried_eta_ != 1.0;  // 1^0.8 is 1 exactly
   }
-  /// A refreshed iteration matrix: no rate of it is known yet.
+  /// A refreshed iteration matrix (J at a stage iterate, fresh): no rate of it is known yet.
   void restart() {
     eta_ = 1.0;
+    observed_ = false;
     pending_power_ = false;
+    fresh_ = true;
   }
 
   /// The observed rate theta_k = m_k / m_{k-1} of iteration `iteration` (>= 1) with measure m_k:
@@ -54,13 +64,16 @@ class NewtonStoppingTest {
   /// remaining iterations (Hairer & Wanner, Solving ODEs II, IV.8). Updates eta.
   bool hopeless(double rate, double measure, int iteration) {
     if (rate >= 1.0) return true;
-    // The rate the estimate trusts is never below newton_rate_floor: the first rate of a stage
-    // is often far smaller than the next (the first correction removes the predictor's error in
-    // the stiff, nearly linear components; Dow: 6e-5, then 0.02).
+    // The rate the estimate trusts is never below the floor (newton_rate_floor, or with a J of
+    // this step newton_fresh_rate_floor): the first rate of a stage is often far smaller than
+    // the next (the first correction removes the predictor's error in the stiff, nearly linear
+    // components; Dow: 6e-5, then 0.02).
     double theta = rate;
     if (by_rate_) {
-      theta = std::max(rate, rate_floor_);
+      theta = std::max(rate, fresh_ ? fresh_floor_ : kept_floor_);
       eta_ = theta / (1.0 - theta);
+      observed_eta_ = rate / (1.0 - rate);
+      observed_ = true;
       pending_power_ = false;
     }
     const int remaining = max_iterations_ - 1 - iteration;
@@ -81,9 +94,10 @@ class NewtonStoppingTest {
     }
     return eta_ * measure <= tolerance_;
   }
-  /// The stage converged: its eta is carried to the next stage.
+  /// The stage converged: its eta is carried to the next stage (with newton_carry_observed_rate
+  /// and a fresh J, the eta of the last rate it observed, not floored).
   void stage_converged() {
-    if (by_rate_) carried_eta_ = eta_;
+    if (by_rate_) carried_eta_ = observed_ && fresh_ && carry_observed_ ? observed_eta_ : eta_;
   }
 
  private:
@@ -96,10 +110,14 @@ class NewtonStoppingTest {
   }
 
   bool raw_residual_, by_rate_, solve_before_test_;
-  double tolerance_, rate_floor_;
+  double tolerance_, kept_floor_, fresh_floor_;
+  bool carry_observed_;
   int max_iterations_;
   double carried_eta_ = 1.0;  // eta of the last converged stage of this attempt
   double eta_ = 1.0;          // this stage's
+  double observed_eta_ = 1.0;  // theta/(1 - theta) of the last rate observed, not floored
+  bool observed_ = false;      // this stage (since its last restart) has observed a rate
+  bool fresh_ = true;          // the iteration matrix holds a J formed in this step
   bool pending_power_ = false;  // eta_ is still to become carried_eta_^0.8
 };
 
