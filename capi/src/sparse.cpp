@@ -206,19 +206,12 @@ int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem, esdirk_sparse_ja
   return ESDIRK_SUCCESS;
 }
 
-// GMRES has no stagnation test: a solve that makes no progress runs every cycle it may, so a
-// restart count without a bound kept a step for ever (issue 27: INT_MAX restarts on a stiff
-// rotation, where GMRES(1) with Jacobi stagnates). The C API refuses counts beyond this.
-constexpr int max_krylov_restarts = 1000;
-
 int esdirk_problem_set_krylov_settings(esdirk_problem* problem, esdirk_int dimension,
                                        int max_restarts, double tolerance, esdirk_int block_size) {
   if (!problem) return ESDIRK_NULL_ARGUMENT;
   return structure_call(problem->structure_message, [&] {
-    if (max_restarts > max_krylov_restarts)
-      throw std::invalid_argument("Krylov settings: max_restarts must be <= " +
-                                  std::to_string(max_krylov_restarts) + " (got " +
-                                  std::to_string(max_restarts) + ")");
+    // The caps on dimension and restarts (esdirk::max_krylov_dimension, max_krylov_restarts)
+    // are the core's: set_krylov_settings refuses before it changes anything.
     // The matrix-free switch and the sensitivity tolerance stay as they are.
     esdirk::KrylovSettings settings = problem->problem->jacobian_structure().krylov;
     settings.dimension = dimension;

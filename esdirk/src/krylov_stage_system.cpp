@@ -25,6 +25,10 @@
 namespace esdirk::internal {
 namespace {
 
+// The least relative reduction of the residual over one GMRES cycle that counts as progress:
+// sqrt(eps) (see KrylovStageSystem::gmres).
+const double stagnation_reduction = std::sqrt(std::numeric_limits<double>::epsilon());
+
 class KrylovStageSystem final : public StructuredLu {
  public:
   KrylovStageSystem(int nx, int nz, const JacobianStructure& s)
@@ -300,8 +304,12 @@ class KrylovStageSystem final : public StructuredLu {
 
   // GMRES(m) on M x = b (or M^T x = b), x0 = 0, right preconditioned (the residual it
   // minimizes is the true one), modified Gram-Schmidt, Givens rotations. b is overwritten by x.
-  // False when the relative residual did not reach the tolerance within the restarts, or a
-  // value became non-finite (x is then the best iterate, or b unchanged).
+  // False when the relative residual did not reach the tolerance within the restarts, a cycle
+  // stagnated, or a value became non-finite (x is then the best iterate, or b unchanged).
+  // Stagnation: a whole cycle that reduced the true residual by less than a relative
+  // sqrt(eps) ends the solve at once. At that rate even max_krylov_restarts more cycles would
+  // gain less than 2e-5, so running them only burns time (GMRES(1) on a stiff rotation, whose
+  // residual falls by 1e-12 per cycle, ran for ever with max_restarts = INT_MAX).
   bool gmres(double* b, bool transpose) const {
     const int m = settings_.dimension;
     const auto un = static_cast<std::size_t>(n_);
@@ -377,10 +385,12 @@ class KrylovStageSystem final : public StructuredLu {
       // The true residual b - M x starts the next cycle and decides convergence.
       apply_matrix(x_.data(), work_.data(), transpose);
       for (int r = 0; r < n_; ++r) basis_[r] = b[r] - work_[r];
+      const double beta_before = beta;
       beta = norm2(basis_.data(), n_);
       if (!std::isfinite(beta)) break;
       converged = beta <= target;
       if (beta == 0.0) converged = true;
+      if (!converged && beta > (1.0 - stagnation_reduction) * beta_before) break;  // stagnated
     }
     bool finite_x = true;
     for (int r = 0; r < n_; ++r) finite_x = finite_x && std::isfinite(x_[r]);

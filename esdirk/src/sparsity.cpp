@@ -29,9 +29,17 @@ void validate_krylov_settings(const KrylovSettings& settings, int n) {
   const auto bad = [n](const std::string& what, const std::string& value) {
     throw std::invalid_argument("Krylov settings: " + what + " (got " + value + ", n = " + std::to_string(n) + ")");
   };
+  // The caps on dimension and restarts are checked before the stage system allocates its basis
+  // (a dimension near n would ask n^2 values) and bound the work of one GMRES solve.
   if (settings.dimension < 1 || settings.dimension > n)
     bad("the Krylov dimension must be in [1, n]", std::to_string(settings.dimension));
+  if (settings.dimension > max_krylov_dimension)
+    bad("the Krylov dimension must be <= " + std::to_string(max_krylov_dimension) +
+            " (the GMRES basis holds dimension + 1 vectors of n values)",
+        std::to_string(settings.dimension));
   if (settings.max_restarts < 0) bad("max_restarts must be >= 0", std::to_string(settings.max_restarts));
+  if (settings.max_restarts > max_krylov_restarts)
+    bad("max_restarts must be <= " + std::to_string(max_krylov_restarts), std::to_string(settings.max_restarts));
   if (!(settings.tolerance > 0.0 && settings.tolerance < 1.0))
     bad("the tolerance must be in (0, 1)", std::to_string(settings.tolerance));
   if (!(settings.sensitivity_tolerance > 0.0 && settings.sensitivity_tolerance < 1.0))

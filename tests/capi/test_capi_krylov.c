@@ -303,7 +303,9 @@ static int rotation(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const
 }
 
 /* The rotation from (1, 0) towards t = 10 with GMRES(1), `restarts` restarts and at most 60
- * steps from h = 1 (restarts < 0: the settings the problem has). */
+ * steps from h = 1 (restarts < 0: the settings the problem has). The problem's preconditioner
+ * is block-Jacobi with blocks of 1, the identity here (ILU(0) of the full 2 x 2 pattern would be
+ * the exact LU, and GMRES would converge at once). */
 static int run_rotation(esdirk_problem* problem, int restarts, double* t, double* x) {
   if (restarts >= 0)
     CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, restarts, 0.05, 1), ESDIRK_SUCCESS);
@@ -318,10 +320,12 @@ static int run_rotation(esdirk_problem* problem, int restarts, double* t, double
   return status;
 }
 
-/* GMRES has no stagnation test, and esdirk_problem_set_krylov_settings took any restart
+/* GMRES had no stagnation test, and esdirk_problem_set_krylov_settings took any restart
  * count: with INT_MAX restarts the rotation above never finished its first step (issue 27).
- * Counts beyond 1000 are refused naming the limit, and the settings stay as they were; at the
- * limit the run ends (the steps shrink until GMRES converges, then the step limit stops it). */
+ * Counts beyond 1000 are refused by the core's check of the settings (the message names the
+ * limit), and the settings stay as they were; at the limit the run ends (a cycle without
+ * progress ends its solve; the steps shrink until GMRES converges, then the step limit stops
+ * the run). */
 static void gmres_restarts_beyond_the_cap_are_refused_not_run_for_ever(void) {
   const esdirk_int full_pointers[] = {0, 2, 4}, full_rows[] = {0, 1, 0, 1};
   esdirk_problem* problem = NULL;
@@ -329,22 +333,64 @@ static void gmres_restarts_beyond_the_cap_are_refused_not_run_for_ever(void) {
   CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, full_pointers, full_rows,
                                                    ESDIRK_LINEAR_SOLVER_KRYLOV),
                ESDIRK_SUCCESS);
+  /* The GMRES settings first: the defaults (dimension 30) do not fit n = 2. */
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, 4, 0.05, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_krylov_preconditioner(problem,
+                                                        ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI),
+               ESDIRK_SUCCESS);
   double t_kept = 0.0, x_kept[2], t = 0.0, x[2];
   const int kept = run_rotation(problem, 4, &t_kept, x_kept);
   CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, INT_MAX, 0.05, 1),
                ESDIRK_INVALID_ARGUMENT);
   printf("  %s\n", esdirk_problem_structure_error(problem));
   CHECK(strstr(esdirk_problem_structure_error(problem),
-               "max_restarts must be <= 1000 (got 2147483647)") != NULL);
+               "Krylov settings: max_restarts must be <= 1000 (got 2147483647, n = 2)") != NULL);
   CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, 1001, 0.05, 1),
                ESDIRK_INVALID_ARGUMENT);
   /* Kept: the same run as with 4 restarts, to the bit. */
   CHECK_STATUS(run_rotation(problem, -1, &t, x), kept);
   CHECK(t == t_kept && memcmp(x, x_kept, sizeof x) == 0);
-  /* At the limit the first step gives up on GMRES after 1001 cycles per solve, and the run
-   * ends at the step limit. */
+  /* At the limit the run ends at the step limit. */
   CHECK_STATUS(run_rotation(problem, 1000, &t, x), ESDIRK_TOO_MANY_STEPS);
   CHECK(t > 0.0 && t < 10.0 && isfinite(x[0]) && isfinite(x[1]));
+  esdirk_problem_free(&problem);
+}
+
+static int zero_rhs(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
+                    const double* z, const double* p, double* f, double* g, void* user_data) {
+  (void)nz, (void)np, (void)t, (void)x, (void)z, (void)p, (void)g, (void)user_data;
+  for (esdirk_int i = 0; i < nx; ++i) f[i] = 0.0;
+  return 0;
+}
+
+/* The Krylov dimension had no cap but n: a dimension near n asked n + 1 basis vectors of n
+ * values (n^2 memory) at setup. Beyond 500 the core refuses it naming the cap, before anything
+ * is allocated, and the settings stay as they were. */
+static void krylov_dimensions_beyond_the_cap_are_refused_before_the_basis_is_allocated(void) {
+  enum { N = 1000 };
+  static esdirk_int pointers[N + 1], rows[N];
+  for (esdirk_int j = 0; j <= N; ++j) pointers[j] = j;
+  for (esdirk_int j = 0; j < N; ++j) rows[j] = j;
+  esdirk_problem* problem = NULL;
+  CHECK_STATUS(esdirk_problem_create(N, 0, 0, zero_rhs, NULL, &problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, pointers, rows, ESDIRK_LINEAR_SOLVER_KRYLOV),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 20, 4, 0.05, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, 4, 0.05, 1), ESDIRK_INVALID_ARGUMENT);
+  printf("  %s\n", esdirk_problem_structure_error(problem));
+  CHECK(strstr(esdirk_problem_structure_error(problem),
+               "the Krylov dimension must be <= 500 (the GMRES basis holds dimension + 1 vectors of n "
+               "values) (got 1000, n = 1000)") != NULL);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 501, 4, 0.05, 1), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 500, 4, 0.05, 1), ESDIRK_SUCCESS);
+  /* At the cap a solver is made (two stage systems of 501 basis vectors of 1000 values) and
+   * runs (x' = 0). */
+  esdirk_solver* solver = NULL;
+  CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  static double x[N];
+  CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, x, N, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_integrate_to(solver, 1.0, x, N, NULL, 0), ESDIRK_SUCCESS);
+  esdirk_solver_free(&solver);
   esdirk_problem_free(&problem);
 }
 
@@ -431,6 +477,7 @@ int main(void) {
   failing_callbacks_stop_with_a_clear_status_and_keep_the_state();
   bad_arguments_are_refused_and_change_nothing();
   gmres_restarts_beyond_the_cap_are_refused_not_run_for_ever();
+  krylov_dimensions_beyond_the_cap_are_refused_before_the_basis_is_allocated();
   intervals_use_the_problems_preconditioner();
   adjoint_uses_the_transposed_preconditioner();
   return report();

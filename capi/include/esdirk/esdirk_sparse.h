@@ -76,9 +76,10 @@ ESDIRK_C_API int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem,
 
 /** The settings of ESDIRK_LINEAR_SOLVER_KRYLOV (doc/linear-solvers-guide.md, "Newton-Krylov"):
  *  the Krylov dimension m of GMRES(m) (the basis is allocated at setup; GMRES restarts after m
- *  iterations; in [1, n]; default 30), the restarts after the first cycle before a solve
- *  counts as failed (in [0, 1000]; default 4: GMRES has no stagnation test, so a solve that
- *  makes no progress runs every cycle it may), the forcing term: a solve stops when
+ *  iterations; in [1, min(n, 500)]: the basis holds dimension + 1 vectors of n values; default
+ *  30), the restarts after the first cycle before a solve counts as failed (in [0, 1000];
+ *  default 4; a cycle that makes no progress ends the solve as failed at once), the forcing
+ *  term: a solve stops when
  *  ||b - M x|| <= tolerance ||b|| (in (0, 1); default 0.05), and the block size of the
  *  block-Jacobi preconditioner (ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI: the unknowns per
  *  grid point of an interleaved grid; 1 is Jacobi; in [1, n]; default 1; checked but unused by

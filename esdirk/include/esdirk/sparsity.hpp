@@ -84,13 +84,26 @@ enum class KrylovPreconditioner {
 /// "ilu0" or "block_jacobi".
 ESDIRK_API const char* krylov_preconditioner_name(KrylovPreconditioner preconditioner);
 
+/// The largest KrylovSettings::dimension. The GMRES basis holds dimension + 1 vectors of n
+/// values, allocated at setup: 500 keeps it at most 4 kB per unknown (memory linear in n, as
+/// the rest of the Krylov back-end; a dimension near n would ask n^2 values), and a cycle of m
+/// iterations costs about m^2 n for the orthogonalization alone, so a dimension beyond a few
+/// hundred costs more than the restarts it saves (doc/linear-solvers-guide.md, "Settings").
+inline constexpr int max_krylov_dimension = 500;
+/// The largest KrylovSettings::max_restarts: a solve then runs at most (1000 + 1) x dimension
+/// GMRES iterations, so a stage solve always ends (GMRES also stops a cycle that made no
+/// progress, see KrylovSettings::max_restarts).
+inline constexpr int max_krylov_restarts = 1000;
+
 /// The settings of the Krylov stage solver (LinearSolverKind::krylov; theory section 8b).
 struct ESDIRK_API KrylovSettings {
   /// Krylov dimension m of GMRES(m): the basis (n x (m + 1) values) is allocated at setup and
-  /// GMRES restarts after m iterations. In [1, n].
+  /// GMRES restarts after m iterations. In [1, min(n, max_krylov_dimension)].
   int dimension = 30;
   /// Restarts after the first cycle before a solve counts as failed (linear_solver_failures);
-  /// >= 0.
+  /// in [0, max_krylov_restarts]. A cycle that reduces the residual by less than a relative
+  /// sqrt(machine epsilon) (1.5e-8) ends the solve as failed at once: at that rate even
+  /// max_krylov_restarts cycles would gain less than 2e-5, so GMRES has stagnated.
   int max_restarts = 4;
   /// The forcing term, a fixed fraction: a solve stops when ||b - M x||_2 <= tolerance ||b||_2.
   /// An inexact Newton correction with relative residual eta contracts at about eta, so 0.05
@@ -116,8 +129,11 @@ struct ESDIRK_API KrylovSettings {
 };
 
 /// Throws std::invalid_argument naming the setting of `settings` out of range for a system of
-/// n unknowns (a Krylov dimension <= 0 or above n, a block size outside [1, n], a tolerance
-/// outside (0, 1), negative restarts, a preconditioner that is not one of KrylovPreconditioner).
+/// n unknowns (a Krylov dimension <= 0 or above min(n, max_krylov_dimension), a block size
+/// outside [1, n], a tolerance outside (0, 1), restarts outside [0, max_krylov_restarts], a
+/// preconditioner that is not one of KrylovPreconditioner). Problem::set_krylov_settings, the
+/// hybrid problem's and the C API's setters call it, and the Krylov stage system before it
+/// allocates anything.
 ESDIRK_API void validate_krylov_settings(const KrylovSettings& settings, int n);
 
 /// The Jacobian's structure as the problem declares it (Problem::set_jacobian_bandwidths,

@@ -37,7 +37,7 @@ std::unique_ptr<StructuredLu> make_banded_lu(int nx, int nz, const JacobianStruc
 /// KLU. Throws std::invalid_argument naming a column if the pattern of M is structurally
 /// singular (no choice of values makes M invertible).
 std::unique_ptr<StructuredLu> make_sparse_lu(int nx, int nz, const JacobianStructure& structure);
-/// Restarted GMRES with block-Jacobi preconditioning (krylov_stage_system.cpp). Throws
+/// Restarted GMRES with ILU(0), block-Jacobi or the problem's preconditioner (krylov_stage_system.cpp). Throws
 /// std::invalid_argument for a structure without a pattern or invalid KrylovSettings.
 std::unique_ptr<StructuredLu> make_krylov(int nx, int nz, const JacobianStructure& structure);
 
