@@ -18,7 +18,11 @@ class ModeProblem final : public Problem {
   // hybrid problem after the run must not reach them).
   ModeProblem(HybridProblem& hybrid, const JacobianStructure& structure)
       : Problem(hybrid.nx(), hybrid.nz(), hybrid.np() + hybrid.memory_size()), hybrid_(hybrid) {
-    if (structure.pattern != nullptr) set_jacobian_pattern(*structure.pattern, structure.solver);
+    if (structure.pattern != nullptr) {
+      set_jacobian_pattern(*structure.pattern, structure.solver);
+      // HybridProblem::set_krylov_settings (set_jacobian_pattern started from the defaults).
+      if (structure.solver == LinearSolverKind::krylov) set_krylov_settings(structure.krylov);
+    }
   }
 
   int mode = 0;

@@ -240,8 +240,14 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
       .def(
           "set_krylov_settings",
           [](ModelProblem& p, int dimension, int max_restarts, double tolerance, int block_size,
-             bool matrix_free, double sensitivity_tolerance) {
+             bool matrix_free, double sensitivity_tolerance, const std::string& preconditioner) {
             KrylovSettings settings;
+            if (preconditioner == "ilu0")
+              settings.preconditioner = KrylovPreconditioner::ilu0;
+            else if (preconditioner == "block_jacobi")
+              settings.preconditioner = KrylovPreconditioner::block_jacobi;
+            else
+              throw py::value_error("preconditioner must be 'ilu0' or 'block_jacobi', got '" + preconditioner + "'");
             settings.dimension = dimension;
             settings.max_restarts = max_restarts;
             settings.tolerance = tolerance;
@@ -256,13 +262,18 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
           },
           py::arg("dimension") = 30, py::arg("max_restarts") = 4, py::arg("tolerance") = 0.05,
           py::arg("block_size") = 1, py::arg("matrix_free") = false,
-          py::arg("sensitivity_tolerance") = 1e-10,
-          "The GMRES of solver='krylov': Krylov dimension, restarts, the forcing term (relative "
+          py::arg("sensitivity_tolerance") = 1e-10, py::arg("preconditioner") = "ilu0",
+          "The GMRES of solver='krylov': Krylov dimension (1 to min(n, 500)), restarts (0 to "
+          "1000; a cycle without progress ends the solve), the forcing term (relative "
           "residual) and the block size of the block-Jacobi preconditioner; matrix_free: GMRES "
           "multiplies by J through jac_vec (set_jacobian_vector_product) or a difference "
           "quotient of f and g, and the pattern only feeds the preconditioner (states only); "
           "sensitivity_tolerance: the relative residual of the forward sensitivities' GMRES "
-          "stage solves. Every call sets all six (the defaults for those not given).")
+          "stage solves; preconditioner: the built-in one when no set_preconditioner is given, "
+          "'ilu0' (incomplete LU of M on its pattern, the default) or 'block_jacobi' (dense LUs "
+          "of M's diagonal blocks of block_size). Every call sets all seven (the defaults for "
+          "those not given); a value out of range raises ValueError naming it and keeps the "
+          "settings.")
       .def(
           "set_jacobian_vector_product", &ModelProblem::set_jacobian_vector_product,
           py::arg("jac_vec"),
@@ -274,7 +285,8 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
           "set_preconditioner", &ModelProblem::set_preconditioner, py::arg("psetup"),
           py::arg("psolve"),
           "The Krylov solver's own preconditioner P of M = E - h_gamma J (E: identity on the "
-          "differential rows, zero on the algebraic ones), replacing block-Jacobi, applied "
+          "differential rows, zero on the algebraic ones), replacing the built-in ILU(0) or "
+          "block-Jacobi, applied "
           "from the right: psetup(t, x, z, p, J_values, h_gamma) where J was formed (J_values: "
           "J's nonzeros in the order of jacobian_pattern), where a direct solver would factor; "
           "psolve(r, transpose) -> P^{-1} r (P^{-T} r if transpose), shape (nx + nz,). Python "

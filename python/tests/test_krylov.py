@@ -146,6 +146,44 @@ def test_matrix_free_and_sensitivity_tolerance_reach_the_solver(direct):
         integrator.enable_sensitivities()
 
 
+def test_the_builtin_preconditioner_is_chosen_by_name(direct):
+    # ILU(0), the default, keeps the couplings between grid points: fewer GMRES iterations than
+    # block-Jacobi over each point's two species, the same answer; a wrong name is refused.
+    runs = {}
+    for name in ("ilu0", "block_jacobi"):
+        problem = make_problem()
+        problem.set_krylov_settings(dimension=20, block_size=2, preconditioner=name)
+        runs[name] = run(problem)
+        assert np.max(np.abs(runs[name].x - direct)) < 10 * RTOL
+    default = run(make_problem())
+    assert np.array_equal(default.x, runs["ilu0"].x)
+    ilu, blocks = (runs[name].statistics for name in ("ilu0", "block_jacobi"))
+    assert ilu["linear_iterations"] < blocks["linear_iterations"]
+    with pytest.raises(ValueError, match="preconditioner must be 'ilu0' or 'block_jacobi', got 'jacobi'"):
+        make_problem().set_krylov_settings(preconditioner="jacobi")
+
+
+def test_restarts_and_dimensions_beyond_the_caps_are_refused_and_the_settings_kept(direct):
+    # INT_MAX restarts made a stagnating GMRES run for ever (issue 27); a dimension near n asked
+    # n^2 memory. Both are refused by the library's check, and the problem keeps its settings:
+    # the run is the one before the refused calls, to the bit.
+    problem = make_problem()
+    before = run(problem).x
+    with pytest.raises(ValueError, match=r"max_restarts must be <= 1000 \(got 2147483647"):
+        problem.set_krylov_settings(dimension=20, max_restarts=2**31 - 1)
+    with pytest.raises(ValueError, match="max_restarts must be <= 1000"):
+        problem.set_krylov_settings(dimension=20, max_restarts=1001)
+    assert np.array_equal(run(problem).x, before)
+    problem.set_krylov_settings(dimension=20, block_size=2, max_restarts=1000)
+    assert np.max(np.abs(run(problem).x - direct)) < 10 * RTOL
+    n = 600
+    large = esdirk.Problem(n, 0, 0, lambda t, x, z, p: -x)
+    large.set_jacobian_pattern(list(range(n)), list(range(n)), "krylov")
+    with pytest.raises(ValueError, match=r"Krylov dimension must be <= 500 .*\(got 501, n = 600\)"):
+        large.set_krylov_settings(dimension=501)
+    large.set_krylov_settings(dimension=500)
+
+
 def test_exception_in_a_hook_is_raised_and_the_state_kept(direct):
     problem = make_problem(matrix_free=True)
     preconditioner = BlockJacobi(problem)

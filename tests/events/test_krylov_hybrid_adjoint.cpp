@@ -6,7 +6,10 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <climits>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "adjoint_fixtures.hpp"
@@ -143,6 +146,46 @@ BOOST_AUTO_TEST_CASE(krylov_hybrid_adjoint_recomputes_records_bit_for_bit) {
   BOOST_REQUIRE_MESSAGE(esdirk::ok(recomputed.status), recomputed.message);
   BOOST_TEST(recomputed.report.recomputed_steps > 0);
   for (int i = 0; i < kept.adjoint.rows(); ++i) BOOST_TEST(recomputed.adjoint(i, 0) == kept.adjoint(i, 0));
+}
+
+// HybridProblem::set_krylov_settings (the hybrid problem had none, so hybrid Krylov runs always
+// used the defaults): checked as Problem's (the caps, the dimension against n; a refused call
+// keeps the settings), and the settings reach the forward run and the adjoint's sweep. A
+// sensitivity_tolerance no transposed GMRES solve can reach (1e-300: the true residual stops at
+// rounding, and the cycle after that makes no progress) ends gradient() with
+// linear_solver_failures naming GMRES, while the forward run (forcing term 0.05) succeeds.
+BOOST_AUTO_TEST_CASE(hybrid_krylov_settings_are_checked_and_reach_the_sweep) {
+  HeatedRod model;
+  declare(model, esdirk::LinearSolverKind::krylov);
+  const auto refused = [&model](const esdirk::KrylovSettings& s, const std::string& words) {
+    try {
+      model.set_krylov_settings(s);
+      BOOST_ERROR("accepted: " << words);
+    } catch (const std::invalid_argument& e) {
+      BOOST_TEST_INFO(e.what());
+      BOOST_TEST(std::string(e.what()).find(words) != std::string::npos);
+    }
+  };
+  esdirk::KrylovSettings s;
+  s.max_restarts = INT_MAX;
+  refused(s, "max_restarts must be <= 1000 (got 2147483647, n = 32)");
+  s = {};
+  s.dimension = HeatedRod::cells + 1;
+  refused(s, "the Krylov dimension must be in [1, n] (got 33, n = 32)");
+  BOOST_TEST(model.jacobian_structure().krylov.max_restarts == esdirk::KrylovSettings{}.max_restarts);
+  BOOST_TEST(model.jacobian_structure().krylov.dimension == esdirk::KrylovSettings{}.dimension);
+
+  s = {};
+  s.sensitivity_tolerance = 1e-300;
+  model.set_krylov_settings(s);
+  esdirk::DenseMatrix w(HeatedRod::cells, 1);
+  w(HeatedRod::sensor, 0) = 1.0;
+  const AdjointComparison r = compare_adjoint(model, tight(1e-6), 0.0, 0, std::vector<double>(HeatedRod::cells, 0.0),
+                                              {}, nominal_p, {t_end}, {w}, {}, {}, false);
+  BOOST_TEST_INFO(esdirk::status_name(r.status) << ": " << r.message);
+  BOOST_TEST(r.events == 2);  // the forward run reached t_end
+  BOOST_TEST((r.status == esdirk::Status::linear_solver_failures));
+  BOOST_TEST(r.message.find("GMRES") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

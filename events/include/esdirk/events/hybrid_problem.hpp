@@ -96,6 +96,13 @@ class ESDIRK_API HybridProblem {
   void set_jacobian_pattern(SparsityPattern pattern, LinearSolverKind solver = LinearSolverKind::sparse) {
     structure_ = JacobianStructure::of_pattern(nx_ + nz_, std::move(pattern), solver);
   }
+  /// The settings of LinearSolverKind::krylov for every mode (as Problem::set_krylov_settings:
+  /// kept with the structure, a later set_jacobian_pattern starts from the defaults again).
+  /// Throws std::invalid_argument naming the setting out of range (validate_krylov_settings).
+  void set_krylov_settings(const KrylovSettings& settings) {
+    validate_krylov_settings(settings, nx_ + nz_);
+    structure_.krylov = settings;
+  }
   /// Back to a dense Jacobian and the dense LU.
   void clear_jacobian_structure() { structure_ = {}; }
   /// The declared structure (dense by default).
