@@ -81,7 +81,8 @@ run() {
   local corpus="$build/corpus/$target"
   mkdir -p "$corpus"
   # A time or memory limit hit by one input is a finding too (issue 17: linear-ish cost).
-  local log="$build/findings/$target.log" status=0 start=$SECONDS
+  # One log per process: two long-run lanes may fuzz the same target on one corpus at once.
+  local log="$build/findings/$target.$$.log" status=0 start=$SECONDS
   env "${environment[@]}" "$build/tests/fuzz/$target" "${dict[@]}" "${flags[@]}" -max_total_time="$time" -timeout=10 \
     -rss_limit_mb=1024 -max_len="$max_len" -print_final_stats=1 \
     -artifact_prefix="$build/findings/$target-" "$corpus" "${seeds[@]}" > "$log" 2>&1 || status=$?
