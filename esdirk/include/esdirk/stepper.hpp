@@ -30,7 +30,7 @@ namespace internal {
 class NewtonStoppingTest;
 }
 
-class Stepper final : public DenseOutput {
+class ESDIRK_API Stepper final : public DenseOutput {
  public:
   /// How one attempt ended.
   enum class Attempt { converged, newton_failed, callback_failed, singular, fatal };
