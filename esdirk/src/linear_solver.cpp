@@ -1,7 +1,9 @@
 #include "esdirk/linear_solver.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 
 #include "internal/fixed_size_lu.hpp"
@@ -54,6 +56,127 @@ int small_lu_factor(MatrixRef A, int* pivots) {
   }
   return info;
 }
+
+// The bandwidths (kl, ku) of A: every entry below the kl-th subdiagonal or above the ku-th
+// superdiagonal is exactly zero (0 when A is diagonal).
+void bandwidths(ConstMatrixRef A, int& kl, int& ku) {
+  const int n = A.rows;
+  kl = ku = 0;
+  for (int j = 0; j < n; ++j) {
+    const double* a = A.column(j);
+    int last = n - 1;
+    while (last > j + kl && a[last] == 0.0) --last;
+    int first = 0;
+    while (first < j - ku && a[first] == 0.0) ++first;
+    kl = std::max(kl, last - j);
+    ku = std::max(ku, j - first);
+  }
+}
+
+// M = [I - h*gamma J_x-rows; J_z-rows] (DenseLuSolver::factor) within the band (kl, ku) and zero
+// outside it, while checking that J is zero (either sign) outside it too: the bits of those
+// magnitudes ORed together, without a branch per entry. False if not (M is then incomplete).
+bool form_in_band(ConstMatrixRef J, double h_gamma, int nx, int kl, int ku, MatrixRef M) {
+  const int n = M.rows;
+  std::uint64_t outside = 0;
+  for (int j = 0; j < n; ++j) {
+    const double* Jj = J.column(j);
+    double* Mj = M.column(j);
+    const int top = std::max(0, j - ku), bottom = std::min(n, j + kl + 1);
+    for (int i = 0; i < top; ++i) {
+      outside |= std::bit_cast<std::uint64_t>(Jj[i]) << 1;
+      Mj[i] = 0.0;
+    }
+    for (int i = top; i < bottom; ++i) Mj[i] = i < nx ? -h_gamma * Jj[i] : Jj[i];
+    for (int i = bottom; i < n; ++i) {
+      outside |= std::bit_cast<std::uint64_t>(Jj[i]) << 1;
+      Mj[i] = 0.0;
+    }
+    if (j < nx) Mj[j] += 1.0;
+  }
+  return outside == 0;
+}
+
+// small_lu_factor for a matrix of bandwidths (kl, ku) stored densely (the stage matrix of a
+// banded model declared dense, as most are): the same pivots and the same operations in the
+// same order on every entry that can be nonzero, with each loop stopped where the rest is
+// known to be exactly zero, as in LAPACK's dgbtf2: the pivot is looked for among the kl rows
+// below the diagonal, and the rows it brings up widen U to kl + ku superdiagonals. Skipped are
+// only products with an exact zero factor, so the factors and solutions are those of
+// small_lu_factor except that an entry zero in both may carry the other sign of zero
+// (tests/core/test_linear_solver.cpp compares them with ==).
+// The interchanges of later steps move entries of the earlier columns of L (LAPACK's layout)
+// beyond the band: l_last[j] is the last row of column j of L that may be nonzero (j: none).
+int band_lu_factor(MatrixRef A, int kl, int ku, int* pivots, int* l_last) {
+  const int n = A.rows;
+  const int upper = std::min(n - 1, kl + ku);  // U's superdiagonals after the interchanges
+  int info = 0;
+  for (int k = 0; k < n; ++k) {
+    double* ak = A.column(k);
+    const int last = std::min(n - 1, k + kl);
+    const int reach = std::min(n - 1, k + upper);
+    int p = k;
+    double largest = std::abs(ak[k]);
+    for (int i = k + 1; i <= last; ++i) {
+      if (std::abs(ak[i]) > largest) {
+        largest = std::abs(ak[i]);
+        p = i;
+      }
+    }
+    pivots[k] = p + 1;
+    l_last[k] = last;
+    if (largest == 0.0) {
+      if (info == 0) info = k + 1;
+      continue;
+    }
+    if (p != k) {
+      for (int j = 0; j < k; ++j) {  // the multipliers of L: rows k and p of its columns
+        if (l_last[j] < k) continue;  // both rows below the column's last nonzero
+        std::swap(A(k, j), A(p, j));
+        l_last[j] = std::max(l_last[j], p);
+      }
+      for (int j = k; j <= reach; ++j) std::swap(A(k, j), A(p, j));
+    }
+    const double inverse = 1.0 / ak[k];
+    for (int i = k + 1; i <= last; ++i) ak[i] *= inverse;
+    for (int j = k + 1; j <= reach; ++j) {
+      double* column = A.column(j);
+      const double akj = column[k];
+      if (akj == 0.0) continue;
+      for (int i = k + 1; i <= last; ++i) column[i] -= ak[i] * akj;
+    }
+  }
+  return info;
+}
+
+// The transposed solve of small_lu_solve_column on the factors of band_lu_factor, within the
+// band: the same operations in the same order on every term that can be nonzero (column j of
+// U starts at row j - kl - ku, column j of L ends at l_last[j]). Only the adjoint's sweep
+// solves transposed, once per factorization; the Newton iterations' solves stay with the
+// general kernel (see DenseLuSolver::solve).
+void band_lu_solve_transposed(ConstMatrixRef LU, const int* pivots, const int* l_last, int upper, double* b) {
+  const int n = LU.rows;
+  for (int j = 0; j < n; ++j) {  // U^T y = b
+    const double* u = LU.column(j);
+    double sum = b[j];
+    for (int i = std::max(0, j - upper); i < j; ++i) sum -= u[i] * b[i];
+    b[j] = sum / u[j];
+  }
+  for (int j = n - 1; j >= 0; --j) {  // L^T x = y
+    const double* l = LU.column(j);
+    double sum = b[j];
+    for (int i = j + 1; i <= l_last[j]; ++i) sum -= l[i] * b[i];
+    b[j] = sum;
+  }
+  for (int k = n - 1; k >= 0; --k) std::swap(b[k], b[pivots[k] - 1]);
+}
+
+// The orders DenseLuSolver factors with band_lu_factor: above those of the fixed-size kernels
+// (whose unrolled loops gain nothing from skipping), up to the small-matrix limit. Its
+// pivots_ then hold the pivots, l_last and the bandwidths (kl, ku) of the last factorization
+// (kl < 0: none yet), which the next factorization tries first: the stage matrices of one
+// problem share their structure.
+bool uses_band(int n) { return n > internal::fixed_size_lu_limit && n <= small_order; }
 
 // One right-hand side, column-oriented (the order of operations of LAPACK's dgetrs).
 // `b` never aliases the factors; saying so spares the compiler a run-time overlap test in
@@ -246,7 +369,8 @@ void DenseLuSolver::resize(int nx, int nz) {
   nx_ = nx;
   n_ = nx + nz;
   lu_.resize(n_, n_);
-  pivots_.assign(static_cast<std::size_t>(n_), 0);
+  pivots_.assign(static_cast<std::size_t>(uses_band(n_) ? 2 * n_ + 2 : n_), 0);
+  if (uses_band(n_)) pivots_[static_cast<std::size_t>(2 * n_)] = -1;
 }
 
 int DenseLuSolver::factor(ConstMatrixRef J, double h_gamma) {
@@ -254,6 +378,9 @@ int DenseLuSolver::factor(ConstMatrixRef J, double h_gamma) {
   if (n_ >= 1 && n_ <= internal::fixed_size_lu_limit)
     return internal::fixed_size_form_and_factor_of[static_cast<std::size_t>(n_ - 1)](
         J.data, J.ld, h_gamma, nx_, lu_.data(), n_, pivots_.data());
+  int* band = uses_band(n_) ? pivots_.data() + 2 * n_ : nullptr;
+  if (band != nullptr && band[0] >= 0 && form_in_band(J, h_gamma, nx_, band[0], band[1], lu_.ref()))
+    return band_lu_factor(lu_.ref(), band[0], band[1], pivots_.data(), pivots_.data() + n_);
   for (int j = 0; j < n_; ++j) {
     const double* Jj = J.column(j);
     double* Mj = lu_.column(j);
@@ -261,13 +388,21 @@ int DenseLuSolver::factor(ConstMatrixRef J, double h_gamma) {
     for (int i = nx_; i < n_; ++i) Mj[i] = Jj[i];
     if (j < nx_) Mj[j] += 1.0;
   }
-  return lu_factor(lu_.ref(), pivots_.data());
+  if (band == nullptr) return lu_factor(lu_.ref(), pivots_.data());
+  bandwidths(lu_.cref(), band[0], band[1]);  // the first time, or J left the band
+  return band_lu_factor(lu_.ref(), band[0], band[1], pivots_.data(), pivots_.data() + n_);
 }
 
+// The Newton iterations' solves keep the general column kernel for now: the band would take
+// 7 % off the chain's states-only run in bench_adjoint_parameters as well (same bits), a change
+// of the forward integration's timings left to be measured on its own benchmarks.
 void DenseLuSolver::solve(MatrixRef B) const { lu_solve(lu_.cref(), pivots_.data(), B, false); }
 
 void DenseLuSolver::solve_transposed(MatrixRef B) const {
-  lu_solve(lu_.cref(), pivots_.data(), B, true);
+  if (!uses_band(n_)) return lu_solve(lu_.cref(), pivots_.data(), B, true);
+  const int* band = pivots_.data() + 2 * n_;
+  for (int c = 0; c < B.cols; ++c)
+    band_lu_solve_transposed(lu_.cref(), pivots_.data(), pivots_.data() + n_, band[0] + band[1], B.column(c));
 }
 
 }  // namespace esdirk
