@@ -1,33 +1,8 @@
 #include "esdirk/ad/ad_statistics.hpp"
 
-#include <cstdio>
-
 #include "internal/format_number.hpp"
 
 namespace esdirk::ad {
-
-std::string AdStatistics::table() const {
-  const struct {
-    const char* name;
-    long value;
-  } rows[] = {{"ad_jacobians", jacobians},
-              {"ad_coloured_jacobians", coloured_jacobians},
-              {"ad_parameter_jacobians", parameter_jacobians},
-              {"ad_jacobian_vector_products", jacobian_vector_products},
-              {"ad_vector_jacobian_products", vector_jacobian_products},
-              {"ad_tape_recordings", tape_recordings},
-              {"ad_forward_passes", forward_passes},
-              {"ad_structure_passes", structure_passes},
-              {"ad_structure_updates", structure_updates},
-              {"ad_failures", failures}};
-  std::string out;
-  char line[96];
-  for (const auto& row : rows) {
-    std::snprintf(line, sizeof line, "%-40s %12ld\n", row.name, row.value);
-    out += line;
-  }
-  return out;
-}
 
 std::string ModelFailure::describe(const Problem& problem) const {
   using internal::format_number;

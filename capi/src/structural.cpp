@@ -57,11 +57,10 @@ int esdirk_structural_report(const char* model_text, int json, char* buffer, siz
                              size_t* length, int* well_posed) {
   if (!model_text || !length) return ESDIRK_NULL_ARGUMENT;
   try {
-    const auto model = esdirk::structural::parse_model(model_text, "model");
-    const auto analysis = esdirk::structural::analyse_model(model);
+    const auto analysis = esdirk::structural::analyse(model_text, "model");
     if (well_posed) *well_posed = analysis.well_posed() ? 1 : 0;
-    const std::string report = json ? esdirk::structural::json_report(model, analysis)
-                                    : esdirk::structural::text_report(model, analysis);
+    const std::string report = json ? esdirk::structural::json_report(analysis)
+                                    : esdirk::structural::text_report(analysis);
     return write_text(report, buffer, capacity, length);
   } catch (const std::invalid_argument& e) {  // ParseError, LimitExceeded, other input errors
     return fail(ESDIRK_INVALID_ARGUMENT, e.what(), buffer, capacity, length);

@@ -1,7 +1,8 @@
 // The ideal clutch of Benveniste, Caillaud & Malandain (Inria RR-9387) §2: both modes by
 // Pryce's Σ-method, and the released -> engaged
-// mode change with its conflict and restart system. Builds the model in C++, prints the
-// report, and checks the report's worked values (§4.1); exits 1 on any mismatch.
+// mode change with its conflict and restart system. Analyses the model text (the format of
+// doc/structural-guide.md) in one call, prints the report, and checks the report's worked
+// values (§4.1); exits 1 on any mismatch.
 
 #include <iostream>
 #include <map>
@@ -48,18 +49,20 @@ const char* const usage =
 int main(int argc, char** argv) {
   if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
   // ω1' = f1(ω1, τ1), ω2' = f2(ω2, τ2); engaged (γ): ω1 = ω2, τ1 + τ2 = 0; released: τ1 = τ2 = 0.
-  Model clutch = ModelBuilder("clutch")
-                     .mode_variable("gamma")
-                     .variables({"omega1", "omega2", "tau1", "tau2"})
-                     .equation("e1", {{"omega1", 1}, {"omega1"}, {"tau1"}})
-                     .equation("e2", {{"omega2", 1}, {"omega2"}, {"tau2"}})
-                     .equation("e3", {{"omega1"}, {"omega2"}}, "gamma")
-                     .equation("e4", {{"tau1"}, {"tau2"}}, "gamma")
-                     .equation("e5", {{"tau1"}}, "!gamma")
-                     .equation("e6", {{"tau2"}}, "!gamma")
-                     .build();
-  ModelAnalysis analysis = analyse_model(clutch);
-  std::cout << text_report(clutch, analysis);
+  const Analysis analysis = analyse(R"(
+model clutch
+modes gamma
+variables omega1 omega2 tau1 tau2
+equation e1: omega1' omega1 tau1
+equation e2: omega2' omega2 tau2
+equation e3 if gamma: omega1 omega2
+equation e4 if gamma: tau1 tau2
+equation e5 if !gamma: tau1
+equation e6 if !gamma: tau2
+)",
+                                    "clutch");
+  const Model& clutch = analysis.model;
+  std::cout << text_report(analysis);
 
   const ModeAnalysis& released = analysis.modes[0];
   const ModeAnalysis& engaged = analysis.modes[1];

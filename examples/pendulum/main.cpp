@@ -1,4 +1,4 @@
-// The simple pendulum (Pryce 2001; Benveniste, Caillaud & Malandain, Inria RR-9387, §4.4), read from a model file or built in C++:
+// The simple pendulum (Pryce 2001; Benveniste, Caillaud & Malandain, Inria RR-9387, §4.4), read from a model file or given as model text:
 // offsets c = (0, 0, 2), d = (2, 2, 0), index 2 (Benveniste et al.) / 3 (Pryce), latent f3', f3'', and the
 // System Jacobian det = -2(x² + y²). Also the semi-explicit index-1 helper on the first-order
 // form. Exits 1 on any mismatch.
@@ -18,7 +18,7 @@ using namespace esdirk::structural;
 const char* const usage =
     "usage: example_structural_pendulum [MODEL_FILE]\n"
     "\n"
-    "Structural analysis of the simple pendulum (Pryce 2001), built in C++ or read from\n"
+    "Structural analysis of the simple pendulum (Pryce 2001), given as model text or read from\n"
     "MODEL_FILE: offsets, index, latent equations and the System Jacobian, checked against the\n"
     "known values.\n"
     "\n"
@@ -34,15 +34,15 @@ int main(int argc, char** argv) {
     }
   };
   // f1: x'' + x λ = 0, f2: y'' + y λ - g = 0, f3: x² + y² - L² = 0.
-  Model pendulum = argc > 1 ? read_model_file(argv[1])
-                            : ModelBuilder("pendulum")
-                                  .variables({"x", "y", "lambda"})
-                                  .equation("f1", {{"x", 2}, {"x"}, {"lambda"}})
-                                  .equation("f2", {{"y", 2}, {"y"}, {"lambda"}})
-                                  .equation("f3", {{"x"}, {"y"}})
-                                  .build();
-  ModelAnalysis analysis = analyse_model(pendulum);
-  std::cout << text_report(pendulum, analysis);
+  const char* const pendulum = R"(
+model pendulum
+variables x y lambda
+equation f1: x'' x lambda
+equation f2: y'' y lambda
+equation f3: x y
+)";
+  const Analysis analysis = argc > 1 ? analyse_file(argv[1]) : analyse(pendulum, "pendulum");
+  std::cout << text_report(analysis);
   const SigmaResult& r = analysis.modes.at(0).result;
   expect(r.equation_offsets() == std::vector<int>{0, 0, 2}, "c = (0, 0, 2)");
   expect(r.variable_offsets() == std::vector<int>{2, 2, 0}, "d = (2, 2, 0)");

@@ -22,30 +22,32 @@ const char* const usage =
 
 int main(int argc, char** argv) {
   if (example_support::print_help_if_asked(argc, argv, usage)) return 0;
-  ModelBuilder b("rldc2");
-  b.mode_variable("g1").mode_variable("g2");
-  b.variables({"i1", "i2", "j1", "j2", "u1", "u2", "v1", "v2", "w1", "w2", "x1", "x2", "s1", "s2"});
-  b.equation("K1", {{"i1"}, {"i2"}, {"j1"}, {"j2"}})     // 0 = i1 + i2 + j1 + j2
-      .equation("K2", {{"x1"}, {"w1"}, {"u1"}, {"v1"}})  // x1 + w1 = u1 + v1
-      .equation("K3", {{"u1"}, {"v1"}, {"u2"}, {"v2"}})  // u1 + v1 = u2 + v2
-      .equation("K4", {{"u2"}, {"v2"}, {"x2"}, {"w2"}})  // u2 + v2 = x2 + w2
-      .equation("L1", {{"w1"}, {"j1", 1}})               // w1 = L1 j1'
-      .equation("L2", {{"w2"}, {"j2", 1}})
-      .equation("C1", {{"i1"}, {"v1", 1}})  // i1 = C1 v1'
-      .equation("C2", {{"i2"}, {"v2", 1}})
-      .equation("R1", {{"x1"}, {"j1"}})  // x1 = R1 j1
-      .equation("R2", {{"x2"}, {"j2"}})
-      .equation("S1", {{"s1"}, {"i1"}}, "g1")  // s1 = if γ1 then i1 else -u1
-      .equation("S1", {{"s1"}, {"u1"}}, "!g1")
-      .equation("S2", {{"s2"}, {"i2"}}, "g2")
-      .equation("S2", {{"s2"}, {"u2"}}, "!g2")
-      .equation("Z1", {{"u1"}}, "g1")  // 0 = if γ1 then u1 else i1
-      .equation("Z1", {{"i1"}}, "!g1")
-      .equation("Z2", {{"u2"}}, "g2")
-      .equation("Z2", {{"i2"}}, "!g2");
-  Model model = b.build();
-  ModelAnalysis analysis = analyse_model(model);
-  std::cout << text_report(model, analysis);
+  const Analysis analysis = analyse(R"(
+model rldc2
+modes g1 g2
+variables i1 i2 j1 j2 u1 u2 v1 v2 w1 w2 x1 x2 s1 s2
+equation K1: i1 i2 j1 j2              # 0 = i1 + i2 + j1 + j2
+equation K2: x1 w1 u1 v1              # x1 + w1 = u1 + v1
+equation K3: u1 v1 u2 v2              # u1 + v1 = u2 + v2
+equation K4: u2 v2 x2 w2              # u2 + v2 = x2 + w2
+equation L1: w1 j1'                   # w1 = L1 j1'
+equation L2: w2 j2'
+equation C1: i1 v1'                   # i1 = C1 v1'
+equation C2: i2 v2'
+equation R1: x1 j1                    # x1 = R1 j1
+equation R2: x2 j2
+equation S1 if g1: s1 i1              # s1 = if g1 then i1 else -u1
+equation S1 if !g1: s1 u1
+equation S2 if g2: s2 i2
+equation S2 if !g2: s2 u2
+equation Z1 if g1: u1                 # 0 = if g1 then u1 else i1
+equation Z1 if !g1: i1
+equation Z2 if g2: u2
+equation Z2 if !g2: i2
+)",
+                                    "rldc2");
+  const Model& model = analysis.model;
+  std::cout << text_report(analysis);
 
   struct Expected {
     std::set<std::string> c_one;  // equations with c = 1, all others 0

@@ -11,17 +11,15 @@ void register_structural(py::module_& m) {
   m.def(
       "analyse_model",
       [](const std::string& text, const std::string& source_name) {
-        structural::Model model;
-        structural::ModelAnalysis analysis;
+        structural::Analysis analysis;
         try {
-          model = structural::parse_model(text, source_name);
-          analysis = structural::analyse_model(model);
+          analysis = structural::analyse(text, source_name);
         } catch (const std::exception& e) {  // ParseError, LimitExceeded: located messages
           throw py::value_error(e.what());
         }
         py::dict d =
-            py::module_::import("json").attr("loads")(structural::json_report(model, analysis));
-        d["text"] = structural::text_report(model, analysis);
+            py::module_::import("json").attr("loads")(structural::json_report(analysis));
+        d["text"] = structural::text_report(analysis);
         d["well_posed"] = analysis.well_posed();
         return d;
       },

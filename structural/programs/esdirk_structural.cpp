@@ -8,9 +8,7 @@
 #include <iostream>
 #include <string>
 
-#include "esdirk/structural/mode_analysis.hpp"
-#include "esdirk/structural/model_parser.hpp"
-#include "esdirk/structural/report.hpp"
+#include "esdirk/structural/analysis.hpp"
 
 namespace {
 
@@ -48,9 +46,8 @@ int main(int argc, char** argv) {
   }
   try {
     using namespace esdirk::structural;
-    Model model = read_model_file(path);
-    ModelAnalysis analysis = analyse_model(model);
-    std::cout << (json ? json_report(model, analysis) : text_report(model, analysis));
+    const Analysis analysis = analyse_file(path);
+    std::cout << (json ? json_report(analysis) : text_report(analysis));
     return analysis.well_posed() ? 0 : 3;
   } catch (const std::exception& error) {
     std::cerr << error.what() << "\n";

@@ -221,22 +221,6 @@ ModeChangeAnalysis analyse_mode_change(const Model& model, const ModeAnalysis& p
   return mc;
 }
 
-bool ModelAnalysis::well_posed() const {
-  for (const auto& m : modes) {
-    // With existential variables the question is Algorithm 1's (is X a function of Y?);
-    // the Σ-method result is then informational only.
-    if (m.has_existential) {
-      if (!(m.existential.not_over_determined && m.existential.determined)) return false;
-    } else if (!m.well_posed()) {
-      return false;
-    }
-  }
-  for (const auto& mc : mode_changes) {
-    if (!mc.analysed || !mc.well_posed) return false;
-  }
-  return true;
-}
-
 namespace {
 
 // a * b for non-negative counts, saturated instead of overflowing.

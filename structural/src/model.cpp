@@ -6,28 +6,6 @@
 
 namespace esdirk::structural {
 
-int Model::variable_index(std::string_view name) const {
-  for (std::size_t i = 0; i < variables.size(); ++i) {
-    if (variables[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-int Model::mode_variable_index(std::string_view name) const {
-  for (std::size_t i = 0; i < mode_variables.size(); ++i) {
-    if (mode_variables[i] == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-int Model::highest_order(int equation, int variable) const {
-  int best = -1;
-  for (const Occurrence& o : equations.at(equation).occurrences) {
-    if (o.variable == variable && !o.orders.empty()) best = std::max(best, o.orders.back());
-  }
-  return best;
-}
-
 namespace {
 
 std::vector<bool> mode_from_bits(std::size_t bits, std::size_t count) {

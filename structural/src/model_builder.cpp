@@ -1,4 +1,4 @@
-#include "esdirk/structural/model_builder.hpp"
+#include "model_builder.hpp"
 
 #include <algorithm>
 #include <stdexcept>

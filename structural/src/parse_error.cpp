@@ -2,11 +2,6 @@
 
 namespace esdirk::structural {
 
-std::string SourceLocation::to_string() const {
-  if (line <= 0) return "";
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
-}
-
 namespace {
 std::string full_message(const SourceLocation& where, const std::string& message) {
   std::string place = where.to_string();

@@ -1,7 +1,9 @@
-// The model text format and the builder: accepted syntax, and every bad-input case with its
-// file:line:column.
+// The model text format, the facade analyse(text) and the builder: accepted syntax, and every
+// bad-input case with its file:line:column.
 
 #include <boost/test/unit_test.hpp>
+#include <fstream>
+#include <sstream>
 
 #include "structural_test_support.hpp"
 
@@ -14,6 +16,17 @@ std::string error_of(const std::string& text) {
   try {
     parse_model(text, "m.dae");
   } catch (const ParseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The message of what `run` throws (any std::exception), or "" if it returns.
+template <class Run>
+std::string message_of(Run run) {
+  try {
+    run();
+  } catch (const std::exception& e) {
     return e.what();
   }
   return "";
@@ -132,6 +145,42 @@ BOOST_AUTO_TEST_CASE(variable_that_occurs_nowhere) {
   const ModeAnalysis& mode = a.modes.at(0);
   BOOST_TEST(!mode.result.succeeded());
   BOOST_TEST((mode.result.diagnostics.under_variables == std::vector<int>{1}));
+}
+
+BOOST_AUTO_TEST_CASE(analyse_is_parse_then_analyse_model) {
+  // The facade gives what its steps give: the same reports and verdict from text or a file,
+  // the model its indices refer to, and the same located errors (bad text, a missing file,
+  // the analysis budget).
+  for (const char* name : {"clutch.dae", "rldc2.dae", "existential.dae", "singular.dae",
+                           "unused_variable.dae"}) {
+    const std::string path = models_dir() + "/" + name;
+    const Model model = read_model_file(path);
+    const ModelAnalysis steps = analyse_model(model);
+    const Analysis from_file = analyse_file(path);
+    BOOST_TEST(text_report(from_file) == text_report(model, steps), name);
+    BOOST_TEST(json_report(from_file) == json_report(model, steps), name);
+    BOOST_TEST(from_file.well_posed() == steps.well_posed(), name);
+    BOOST_TEST(from_file.warnings == steps.warnings, name);
+    BOOST_TEST(from_file.model.name == model.name);
+    BOOST_TEST(from_file.model.equations.size() == model.equations.size());
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    const Analysis from_text = analyse(text.str(), path);
+    BOOST_TEST(text_report(from_text) == text_report(from_file), name);
+    BOOST_TEST(json_report(from_text) == json_report(from_file), name);
+  }
+  const std::string bad = "variables x\nequation e: y\n";
+  BOOST_TEST(message_of([&] { analyse(bad, "m.dae"); }) == error_of(bad));
+  BOOST_TEST(starts_with(error_of(bad), "m.dae:2:13: error: unknown variable 'y'"));
+  const std::string missing = models_dir() + "/does-not-exist.dae";
+  BOOST_TEST(message_of([&] { analyse_file(missing); }) ==
+             message_of([&] { read_model_file(missing); }));
+  const std::string too_many = models_dir() + "/limit_mode_changes.dae";
+  const std::string refused = message_of([&] { analyse_file(too_many); });
+  BOOST_TEST(refused == message_of([&] { analyse_model(read_model_file(too_many)); }));
+  BOOST_TEST(refused.find("mode changes needs at least") != std::string::npos);
+  BOOST_CHECK_THROW(analyse_file(too_many), LimitExceeded);
 }
 
 BOOST_AUTO_TEST_CASE(builder_matches_file) {

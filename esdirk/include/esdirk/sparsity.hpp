@@ -96,7 +96,7 @@ inline constexpr int max_krylov_dimension = 500;
 inline constexpr int max_krylov_restarts = 1000;
 
 /// The settings of the Krylov stage solver (LinearSolverKind::krylov; theory section 8b).
-struct ESDIRK_API KrylovSettings {
+struct KrylovSettings {
   /// Krylov dimension m of GMRES(m): the basis (n x (m + 1) values) is allocated at setup and
   /// GMRES restarts after m iterations. In [1, min(n, max_krylov_dimension)].
   int dimension = 30;

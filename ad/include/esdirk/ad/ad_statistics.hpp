@@ -4,6 +4,7 @@
 // NJACP) and the finite-difference evaluations (none for these derivatives); these say how
 // each derivative was formed.
 
+#include <cstdio>
 #include <string>
 
 #include "esdirk/export.hpp"
@@ -11,7 +12,7 @@
 
 namespace esdirk::ad {
 
-struct ESDIRK_API AdStatistics {
+struct AdStatistics {
   long jacobians = 0;            ///< J without a declared structure (chunks, or colours found)
   long coloured_jacobians = 0;   ///< banded or sparse J by coloured forward mode
   long parameter_jacobians = 0;  ///< [f_p; g_p] by forward mode (chunks, or colours found)
@@ -23,8 +24,30 @@ struct ESDIRK_API AdStatistics {
   long structure_updates = 0;    ///< times the structure found grew and was coloured anew
   long failures = 0;             ///< failed or non-finite evaluations (see ModelFailure)
 
-  /// An aligned two-column table, one counter per line.
-  std::string table() const;
+  /// An aligned two-column table, one counter per line (the layout of Statistics::table();
+  /// inline, so that this plain aggregate needs no export).
+  std::string table() const {
+    const struct {
+      const char* name;
+      long value;
+    } rows[] = {{"ad_jacobians", jacobians},
+                {"ad_coloured_jacobians", coloured_jacobians},
+                {"ad_parameter_jacobians", parameter_jacobians},
+                {"ad_jacobian_vector_products", jacobian_vector_products},
+                {"ad_vector_jacobian_products", vector_jacobian_products},
+                {"ad_tape_recordings", tape_recordings},
+                {"ad_forward_passes", forward_passes},
+                {"ad_structure_passes", structure_passes},
+                {"ad_structure_updates", structure_updates},
+                {"ad_failures", failures}};
+    std::string out;
+    char line[96];
+    for (const auto& row : rows) {
+      std::snprintf(line, sizeof line, "%-40s %12ld\n", row.name, row.value);
+      out += line;
+    }
+    return out;
+  }
 };
 
 /// What went wrong in the last failed evaluation of a templated model, kept without

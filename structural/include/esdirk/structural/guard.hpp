@@ -18,7 +18,7 @@
 
 namespace esdirk::structural {
 
-class ESDIRK_API Guard {
+class Guard {
  public:
   /// The guard `true` (the equation is always active).
   Guard() = default;

@@ -102,14 +102,28 @@ ESDIRK_API ModeChangeAnalysis analyse_mode_change(const Model& model, const Mode
 
 /// The whole model: every mode, and every ordered pair of distinct modes (none for models with
 /// existential variables).
-struct ESDIRK_API ModelAnalysis {
+struct ModelAnalysis {
   std::vector<ModeAnalysis> modes;
   std::vector<ModeChangeAnalysis> mode_changes;
   std::vector<std::string> warnings;  ///< from model_warnings
   /// True when every mode and every mode change succeeded. For a model with existential
   /// variables: when Algorithm 1 succeeds in every mode (b_O and b_U); the Σ-method is then
   /// reported for information and mode changes are not analysed.
-  bool well_posed() const;
+  bool well_posed() const {
+    for (const auto& m : modes) {
+      // With existential variables the question is Algorithm 1's (is X a function of Y?);
+      // the Σ-method result is then informational only.
+      if (m.has_existential) {
+        if (!(m.existential.not_over_determined && m.existential.determined)) return false;
+      } else if (!m.well_posed()) {
+        return false;
+      }
+    }
+    for (const auto& mc : mode_changes) {
+      if (!mc.analysed || !mc.well_posed) return false;
+    }
+    return true;
+  }
 };
 
 /// Analyses every mode and every mode change within `work_limit` units (limits.hpp,

@@ -3,6 +3,8 @@
 // each occurrence with every derivative (or shift) order at which the variable appears, variable
 // roles, and a guard per equation (Benveniste et al. 2021 (33), (41), (46), (84)).
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,7 +47,7 @@ struct Equation {
   SourceLocation defined_at;
 };
 
-struct ESDIRK_API Model {
+struct Model {
   std::string name = "model";
   TimeDomain time = TimeDomain::continuous;
   std::vector<std::string> mode_variables;
@@ -56,11 +58,27 @@ struct ESDIRK_API Model {
   std::vector<Equation> equations;
 
   /// Index of the variable called `name`, or -1.
-  int variable_index(std::string_view name) const;
+  int variable_index(std::string_view name) const {
+    for (std::size_t i = 0; i < variables.size(); ++i) {
+      if (variables[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  }
   /// Index of the mode variable called `name`, or -1.
-  int mode_variable_index(std::string_view name) const;
+  int mode_variable_index(std::string_view name) const {
+    for (std::size_t i = 0; i < mode_variables.size(); ++i) {
+      if (mode_variables[i] == name) return static_cast<int>(i);
+    }
+    return -1;
+  }
   /// Highest order at which `variable` occurs in `equation` (σ), or -1 if it does not.
-  int highest_order(int equation, int variable) const;
+  int highest_order(int equation, int variable) const {
+    int best = -1;
+    for (const Occurrence& o : equations.at(static_cast<std::size_t>(equation)).occurrences) {
+      if (o.variable == variable && !o.orders.empty()) best = std::max(best, o.orders.back());
+    }
+    return best;
+  }
 };
 
 /// Checks a model: at least one equation; distinct names for variables and mode variables;

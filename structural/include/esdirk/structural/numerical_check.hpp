@@ -19,7 +19,7 @@ namespace esdirk::structural {
 /// set to zero beforehand) with the System Jacobian at the point of interest.
 using SystemJacobianCallback = std::function<void(MatrixRef jacobian)>;
 
-struct ESDIRK_API JacobianCheck {
+struct JacobianCheck {
   /// True when every diagonal block of the block triangular form is numerically nonsingular.
   bool nonsingular = false;
   /// Indices (into SigmaResult::jacobian_blocks.blocks) of the blocks found singular.

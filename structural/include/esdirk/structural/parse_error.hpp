@@ -10,12 +10,15 @@
 namespace esdirk::structural {
 
 /// A place in a model text. `line == 0` means "not from a file" (e.g. built in C++).
-struct ESDIRK_API SourceLocation {
+struct SourceLocation {
   std::string file;
   int line = 0;
   int column = 0;
   /// "file:line:column", or "" when the location is unknown.
-  std::string to_string() const;
+  std::string to_string() const {
+    if (line <= 0) return "";
+    return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+  }
 };
 
 /// Malformed or inconsistent model input. what() reads "file:line:column: error: message"

@@ -19,7 +19,7 @@ struct SignatureEntry {
   int order = 0;
 };
 
-class ESDIRK_API SignatureMatrix {
+class SignatureMatrix {
  public:
   /// Marks a non-edge (σ = -∞).
   static constexpr int absent = std::numeric_limits<int>::min();

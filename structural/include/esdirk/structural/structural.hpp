@@ -1,6 +1,9 @@
 #pragma once
-// Everything of the structural-analysis module in one include.
+// Everything of the structural-analysis module in one include. The facade is analysis.hpp
+// (analyse(text) -> Analysis, text_report, json_report); the other headers are what its result
+// holds and the exported steps it is built of.
 
+#include "esdirk/structural/analysis.hpp"
 #include "esdirk/structural/bipartite_graph.hpp"
 #include "esdirk/structural/block_triangular.hpp"
 #include "esdirk/structural/dulmage_mendelsohn.hpp"
@@ -10,7 +13,6 @@
 #include "esdirk/structural/matching.hpp"
 #include "esdirk/structural/mode_analysis.hpp"
 #include "esdirk/structural/model.hpp"
-#include "esdirk/structural/model_builder.hpp"
 #include "esdirk/structural/model_parser.hpp"
 #include "esdirk/structural/modes.hpp"
 #include "esdirk/structural/numerical_check.hpp"

@@ -1,5 +1,6 @@
 #pragma once
-// Building a Model in C++ without a text file.
+// Building a Model in C++ without a text file: the module's tests and fuzz drivers use it
+// (internal, not installed, not exported; users write model text, analysis.hpp).
 //
 //   Model clutch = ModelBuilder("clutch")
 //       .mode_variable("gamma")
@@ -14,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "esdirk/export.hpp"
 #include "esdirk/structural/model.hpp"
 
 namespace esdirk::structural {
@@ -25,7 +25,7 @@ struct Use {
   int order = 0;
 };
 
-class ESDIRK_API ModelBuilder {
+class ModelBuilder {
  public:
   explicit ModelBuilder(std::string name = "model");
   /// Primes mean derivatives (default) or forward shifts.
