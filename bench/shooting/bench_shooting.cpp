@@ -19,7 +19,7 @@
 // Radau IIA run with many steps, confirmed by esdirk at rtol 1e-12 (their difference is
 // printed). Time: the best of three batches of repeated calls, each at least ~20 ms.
 //
-//     OPENBLAS_NUM_THREADS=1 bench_shooting [--quick | --tolerances | --profile esdirk|fixed|radau]
+//     OPENBLAS_NUM_THREADS=1 bench_shooting [--quick | --tolerances | --profile esdirk|fixed|radau|dow-main]
 //                                           [--csv FILE] [--case cstr|dow23|dow05]
 //
 // --quick (the CTest run): one batch, a few tolerances, and checks that the two references
@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "dow/dow_model.hpp"
+#include "esdirk/sensitivity/forward_sensitivity.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
 #include "nmpc/cstr.hpp"
 #include "radau_iia.hpp"
@@ -347,6 +348,46 @@ int tolerance_study(const std::string& only) {
   return 0;
 }
 
+// --profile dow-main: the two integrations of the Dow main job (examples/dow, scripts/dow.sh with
+// its defaults: rtol 1e-6, to 10 h), the states alone and then with the nine scaled parameter
+// sensitivities under ForwardSensitivity's default options, each in its own function so that
+// callgrind's inclusive counts of dow_main_states_only and dow_main_with_sensitivities give the
+// issue's "sensitivities / states only" ratio (doc/benchmarks.md, "Shooting intervals").
+[[gnu::noinline]] esdirk::Statistics dow_main_states_only() {
+  dow::Model model;
+  esdirk::Integrator solver(model, dow::benchmark_options(1e-6));
+  const auto z0 = dow::consistent_algebraic_start();
+  std::vector<double> x(6), z(z0.begin(), z0.end());
+  if (!esdirk::ok(solver.initialize(0.0, dow::initial_states, z0, dow::nominal_parameters))) return {};
+  solver.set_stop_time(10.0);
+  if (!esdirk::ok(solver.integrate_to(10.0, x, z))) return {};
+  return solver.statistics();
+}
+
+[[gnu::noinline]] esdirk::Statistics dow_main_with_sensitivities() {
+  dow::Model model;
+  esdirk::Integrator solver(model, dow::benchmark_options(1e-6));
+  const auto z0 = dow::consistent_algebraic_start();
+  std::vector<double> x(6), z(z0.begin(), z0.end());
+  if (!esdirk::ok(solver.initialize(0.0, dow::initial_states, z0, dow::nominal_parameters))) return {};
+  solver.set_stop_time(10.0);
+  esdirk::ForwardSensitivity sens(solver);
+  esdirk::DenseMatrix seed(6 + 9, 9), Sx(6, 9), Sz(4, 9);
+  for (int j = 0; j < 9; ++j) seed(6 + j, j) = dow::nominal_parameters[static_cast<std::size_t>(j)];
+  if (!esdirk::ok(sens.initialize(seed.cref()))) return {};
+  if (!esdirk::ok(sens.integrate_to(10.0, x, z, Sx.ref(), Sz.ref()))) return {};
+  return solver.statistics();
+}
+
+int profile_dow_main() {
+  const esdirk::Statistics states = dow_main_states_only();
+  const esdirk::Statistics sens = dow_main_with_sensitivities();
+  std::printf("Dow main job, rtol 1e-6, to 10 h\n  states only:        %ld steps, %ld attempts\n"
+              "  with sensitivities: %ld steps, %ld attempts\n",
+              states.accepted_steps, states.steps, sens.accepted_steps, sens.steps);
+  return states.accepted_steps > 0 && sens.accepted_steps > 0 ? 0 : 1;
+}
+
 // --profile esdirk|fixed|radau: 1000 calls of one contender on one interval (--case, default
 // cstr) and nothing else, for callgrind: esdirk defaults at rtol 1e-8, ESDIRK436 on 2 fixed steps
 // at rtol 1e-8, or Radau IIA with 1 step (Newton 1e-8).
@@ -379,11 +420,12 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--case") && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_shooting [--quick | --tolerances | --profile esdirk|fixed|radau] [--csv FILE] [--case cstr|dow23|dow05]\n");
+      std::fprintf(stderr, "usage: bench_shooting [--quick | --tolerances | --profile esdirk|fixed|radau|dow-main] [--csv FILE] [--case cstr|dow23|dow05]\n");
       return 2;
     }
   }
   if (tolerances) return tolerance_study(only);
+  if (profiled == "dow-main") return profile_dow_main();
   if (!profiled.empty()) return profile(profiled, only);
   std::FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
   if (csv) std::fprintf(csv, "case,method,setting,ok,steps,error_x,error_A,error_B,seconds\n");

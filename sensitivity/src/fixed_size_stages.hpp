@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "internal/fixed_size_lu.hpp"
+#include "internal/vector_clones.hpp"
 
 namespace esdirk::detail {
 
@@ -24,7 +25,9 @@ namespace esdirk::detail {
 /// doc/sensitivity-guide.md "Cost"): the stage solves of a shooting interval cost 22-27 % fewer
 /// instructions at n = 2, 3 and 6 (3 to 5 directions), but 23 % more on Dow (n = 10, 15
 /// directions), where the general solve runs 4 to 8 columns at once in vector lanes and the
-/// column-by-column solve here cannot keep up.
+/// column-by-column solve here cannot keep up. Above this order (up to 16) only the stage LU
+/// and its solve have a kernel of their own, fixed_stage_factor_and_solve_lanes, which solves
+/// in lanes across the directions.
 inline constexpr int fixed_stage_limit = 8;
 
 /// rhs = [S0_x + hg fp_x ; -fp_z] + sum_t coefficients[t] blocks[t] over ns columns of N rows.
@@ -115,6 +118,100 @@ void fixed_stage_derivatives(int nx, int ns, const double* __restrict S, const d
     for (int k = 0; k < N; ++k)
       sf[column + k] = k < nx ? (S[column + k] - rhs[column + k]) * inverse_hg + fp[column + k] : 0.0;
   }
+}
+
+/// S = M^{-1} rhs for ns columns (contiguous blocks of N rows) from the factors of
+/// fixed_size_lu_factor, W columns at a time: each block is copied (permuted) into a row-major
+/// buffer, so that every update of the triangular solves is one row operation over W lanes
+/// (the solve of the general path, small_lu_solve_block, with the order known). Zero entries of
+/// L and U are skipped as there. Every entry sees the operations of the column-by-column solve
+/// in the same order.
+template <int N, int W>
+ESDIRK_VECTOR_CLONES void fixed_stage_solve_block(const double* __restrict lu, const int* row_of,
+                                                  const double* __restrict rhs, double* __restrict S,
+                                                  int first, int width) {
+  static_assert(W % 4 == 0);
+  constexpr int L = W / 4;
+  using Lanes = double __attribute__((vector_size(32)));  // lane by lane: the scalar rounding
+  alignas(64) double t[N * W];
+  for (int i = 0; i < N; ++i) {
+    double* ti = t + i * W;
+    int c = 0;
+    for (; c < width; ++c) ti[c] = rhs[static_cast<std::size_t>(first + c) * N + row_of[i]];
+    for (; c < W; ++c) ti[c] = 0.0;  // padding lanes: computed, never stored
+  }
+  Lanes x[N][L];
+  for (int i = 0; i < N; ++i)
+    for (int l = 0; l < L; ++l) __builtin_memcpy(&x[i][l], t + i * W + 4 * l, sizeof(Lanes));
+  for (int j = 0; j < N; ++j) {  // L y = P b
+    for (int i = j + 1; i < N; ++i) {
+      const double lij = lu[j * N + i];
+      if (lij == 0.0) continue;
+      const Lanes v = {lij, lij, lij, lij};
+      for (int l = 0; l < L; ++l) x[i][l] -= v * x[j][l];
+    }
+  }
+  for (int j = N - 1; j >= 0; --j) {  // U x = y
+    const double ujj = lu[j * N + j];
+    const Lanes d = {ujj, ujj, ujj, ujj};
+    for (int l = 0; l < L; ++l) x[j][l] /= d;
+    for (int i = 0; i < j; ++i) {
+      const double uij = lu[j * N + i];
+      if (uij == 0.0) continue;
+      const Lanes v = {uij, uij, uij, uij};
+      for (int l = 0; l < L; ++l) x[i][l] -= v * x[j][l];
+    }
+  }
+  for (int i = 0; i < N; ++i)
+    for (int l = 0; l < L; ++l) __builtin_memcpy(t + i * W + 4 * l, &x[i][l], sizeof(Lanes));
+  for (int c = 0; c < width; ++c) {
+    double* s = S + static_cast<std::size_t>(first + c) * N;
+    for (int i = 0; i < N; ++i) s[i] = t[i * W + c];
+  }
+}
+
+/// The LU of M = [I - hg J_x-rows ; J_z-rows] (fixed_size_form_and_factor, the factorization of
+/// DenseLuSolver) into lu and pivots, then S = M^{-1} rhs for ns columns in blocks of at most 16
+/// lanes: the stage solve of the orders above fixed_stage_limit, where a solve in vector lanes
+/// across the directions is what pays (Dow, n = 10). Returns 0, or the 1-based index of a zero
+/// pivot (S untouched then).
+template <int N>
+int fixed_stage_factor_and_solve_lanes(const double* J, int ldj, double hg, int nx, double* lu,
+                                       int* pivots, const double* __restrict rhs,
+                                       double* __restrict S, int ns) {
+  const int info = internal::fixed_size_form_and_factor<N>(J, ldj, hg, nx, lu, N, pivots);
+  if (info != 0) return info;
+  int row_of[N];  // the row of the right-hand side that the interchanges bring to row i
+  for (int i = 0; i < N; ++i) row_of[i] = i;
+  for (int k = 0; k < N; ++k) std::swap(row_of[k], row_of[pivots[k] - 1]);
+  for (int c = 0; c < ns; c += 16) {
+    const int width = ns - c < 16 ? ns - c : 16;
+    if (width > 12)
+      fixed_stage_solve_block<N, 16>(lu, row_of, rhs, S, c, width);
+    else if (width > 8)
+      fixed_stage_solve_block<N, 12>(lu, row_of, rhs, S, c, width);
+    else if (width > 4)
+      fixed_stage_solve_block<N, 8>(lu, row_of, rhs, S, c, width);
+    else
+      fixed_stage_solve_block<N, 4>(lu, row_of, rhs, S, c, width);
+  }
+  return 0;
+}
+
+using FixedStageFactorAndSolve = int (*)(const double*, int, double, int, double*, int*,
+                                         const double*, double*, int);
+
+/// Orders above fixed_stage_limit with a stage solve in lanes: up to internal::fixed_size_lu_limit.
+inline FixedStageFactorAndSolve fixed_stage_lanes_solve(int n) {
+  static constexpr FixedStageFactorAndSolve table[] = {
+      &fixed_stage_factor_and_solve_lanes<9>,  &fixed_stage_factor_and_solve_lanes<10>,
+      &fixed_stage_factor_and_solve_lanes<11>, &fixed_stage_factor_and_solve_lanes<12>,
+      &fixed_stage_factor_and_solve_lanes<13>, &fixed_stage_factor_and_solve_lanes<14>,
+      &fixed_stage_factor_and_solve_lanes<15>, &fixed_stage_factor_and_solve_lanes<16>};
+  static_assert(fixed_stage_limit == 8 && internal::fixed_size_lu_limit == 16);
+  return n > fixed_stage_limit && n <= internal::fixed_size_lu_limit
+             ? table[n - fixed_stage_limit - 1]
+             : nullptr;
 }
 
 /// The kernels of one order.

@@ -143,6 +143,33 @@ void multiply(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, do
   }
 }
 
+int sparse_columns(ConstMatrixRef B, int* starts, int* rows) {
+  int count = 0;
+  for (int j = 0; j < B.cols; ++j) {
+    starts[j] = count;
+    const double* b = B.column(j);
+    for (int k = 0; k < B.rows; ++k)
+      if (b[k] != 0.0) rows[count++] = k;
+  }
+  starts[B.cols] = count;
+  return count;
+}
+
+ESDIRK_VECTOR_CLONES void multiply_by_sparse(ConstMatrixRef A, ConstMatrixRef B, const int* starts,
+                                             const int* rows, MatrixRef C) {
+  const int m = C.rows;
+  for (int j = 0; j < C.cols; ++j) {
+    double* __restrict c = C.column(j);
+    const double* b = B.column(j);
+    for (int i = 0; i < m; ++i) c[i] = 0.0;
+    for (int q = starts[j]; q < starts[j + 1]; ++q) {
+      const double bk = b[rows[q]];
+      const double* __restrict a = A.column(rows[q]);
+      for (int i = 0; i < m; ++i) c[i] += a[i] * bk;
+    }
+  }
+}
+
 void add_scaled(ConstMatrixRef X, MatrixRef Y, double alpha) {
   for (int j = 0; j < Y.cols; ++j) {
     const double* x = X.column(j);
@@ -166,6 +193,25 @@ void copy(ConstMatrixRef X, MatrixRef Y) {
 ESDIRK_VECTOR_CLONES void flat_add_scaled(double alpha, const double* __restrict x,
                                           double* __restrict y, std::size_t size) {
   for (std::size_t q = 0; q < size; ++q) y[q] += alpha * x[q];
+}
+
+// The base column by column, then each term as one flat pass over the contiguous block (ld = n),
+// which keeps the vector lanes full where a column of a few rows would not.
+ESDIRK_VECTOR_CLONES void stage_right_hand_side(int nx, int n, int ns, const double* __restrict s0,
+                                                const double* __restrict fp, double hg, int terms,
+                                                const double* coefficients,
+                                                const double* const* blocks, double* __restrict rhs) {
+  for (int j = 0; j < ns; ++j) {
+    const std::size_t column = static_cast<std::size_t>(j) * static_cast<std::size_t>(n);
+    for (int k = 0; k < nx; ++k) rhs[column + k] = s0[column + k] + hg * fp[column + k];
+    for (int k = nx; k < n; ++k) rhs[column + k] = -fp[column + k];
+  }
+  const std::size_t size = static_cast<std::size_t>(n) * static_cast<std::size_t>(ns);
+  for (int t = 0; t < terms; ++t) {
+    const double c = coefficients[t];
+    const double* __restrict sf = blocks[t];
+    for (std::size_t q = 0; q < size; ++q) rhs[q] += c * sf[q];
+  }
 }
 
 ESDIRK_VECTOR_CLONES void flat_difference_quotient(const double* __restrict s,

@@ -12,6 +12,17 @@ namespace esdirk::detail {
 /// Vectorized for A.cols <= 64 (any rows), plain loops above.
 void multiply(ConstMatrixRef A, int row_begin, ConstMatrixRef B, MatrixRef C, double alpha,
               bool accumulate);
+/// The nonzero pattern of B (column by column) for multiply_by_sparse: rows[starts[j] ..
+/// starts[j + 1]) are the rows k with B(k, j) != 0, in increasing order. `starts` has B.cols + 1
+/// entries and `rows` room for every entry of B. Returns the number of nonzeros.
+int sparse_columns(ConstMatrixRef B, int* starts, int* rows);
+/// C = A B over the nonzero pattern of B (sparse_columns): each entry is the sum over the
+/// nonzero B(k, j) in increasing k, from +0. For a finite A these are the bits of
+/// multiply(A, 0, B, C, 1.0, false): every product it adds besides these is a zero, and a sum
+/// that starts at +0 never becomes -0, so adding a zero leaves it as it is. The product of a
+/// stage's [f_p; g_p] with the seed's parameter part, which is a few scaled unit columns.
+void multiply_by_sparse(ConstMatrixRef A, ConstMatrixRef B, const int* starts, const int* rows,
+                        MatrixRef C);
 /// Y += alpha * X (same shape).
 void add_scaled(ConstMatrixRef X, MatrixRef Y, double alpha);
 /// Y = X (same shape).
@@ -38,6 +49,12 @@ bool all_finite(ConstMatrixRef M);
 // Kernels on contiguous arrays of `size` doubles (blocks with leading dimension = rows).
 /// y += alpha * x.
 void flat_add_scaled(double alpha, const double* x, double* y, std::size_t size);
+/// The right-hand side of a stage's sensitivities over ns column blocks of n rows:
+/// rhs = [s0_x + hg fp_x ; -fp_z] + sum_t coefficients[t] blocks[t], each entry formed from
+/// the base and then one scaled addition per term in order (the bits of separate passes).
+void stage_right_hand_side(int nx, int n, int ns, const double* s0, const double* fp, double hg,
+                           int terms, const double* coefficients, const double* const* blocks,
+                           double* rhs);
 /// d = (s - r) * scale + f.
 void flat_difference_quotient(const double* s, const double* r, double scale, const double* f,
                               double* d, std::size_t size);

@@ -105,8 +105,15 @@ void StageSensitivities::resize(int directions) {
   // The small-system fast path: a dense problem whose stages are factored, of an order with
   // fixed-size stage kernels (fixed_size_stages.hpp; the same bits as the general kernels).
   fixed_ = !structured_ && factor_stages_ ? detail::fixed_stage_kernels(n_) : nullptr;
-  fixed_lu_.assign(fixed_ != nullptr ? static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_) : 0, 0.0);
-  fixed_pivots_.assign(fixed_ != nullptr ? static_cast<std::size_t>(n_) : 0, 0);
+  parameter_starts_.assign(static_cast<std::size_t>(directions) + 1, 0);
+  parameter_rows_.assign(static_cast<std::size_t>(np_) * static_cast<std::size_t>(directions), 0);
+  // Above it, up to order 16: the stage LU with the order known and the solve in vector lanes
+  // across the directions.
+  lanes_solve_ = !structured_ && factor_stages_ && fixed_ == nullptr ? detail::fixed_stage_lanes_solve(n_)
+                                                                     : nullptr;
+  const bool own_lu = fixed_ != nullptr || lanes_solve_ != nullptr;
+  fixed_lu_.assign(own_lu ? static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_) : 0, 0.0);
+  fixed_pivots_.assign(own_lu ? static_cast<std::size_t>(n_) : 0, 0);
 }
 
 // Per stage, in multiply-adds: a stage LU forms M_i, factors it and does ns back-substitutions;
@@ -196,6 +203,8 @@ int StageSensitivities::parameter_jacobian_at(const StepView& step, int stage, C
   }
   if (fixed_ != nullptr)
     fixed_->product(jp_.data(), n_, np_, P.data, P.ld, jpP_.data(), directions_);
+  else if (sparse_parameters_)
+    detail::multiply_by_sparse(jp_.cref(), P, parameter_starts_.data(), parameter_rows_.data(), jpP_.ref());
   else
     detail::multiply(jp_.cref(), 0, P, jpP_.ref(), 1.0, false);
   return 0;
@@ -366,8 +375,9 @@ bool StageSensitivities::solve_with_stage_matrix(const StageJacobian& J, MatrixR
 // bits, without the copies and the dispatch of the general LU on its shape.
 bool StageSensitivities::solve_with_fixed_kernels(ConstMatrixRef J, MatrixRef S, double h_gamma) {
   ++stats_.stage_factorizations;
-  if (fixed_->factor_and_solve(J.data, J.ld, h_gamma, nx_, fixed_lu_.data(), fixed_pivots_.data(),
-                               rhs_.data(), S.data, directions_) != 0)
+  const auto factor_and_solve = fixed_ != nullptr ? fixed_->factor_and_solve : lanes_solve_;
+  if (factor_and_solve(J.data, J.ld, h_gamma, nx_, fixed_lu_.data(), fixed_pivots_.data(), rhs_.data(),
+                       S.data, directions_) != 0)
     return false;
   stats_.back_substitutions += directions_;
   return true;
@@ -457,19 +467,13 @@ void StageSensitivities::form_rhs(int i, double h, double h_gamma, bool fresh_ba
                 rhs_blocks_.data(), rhs);
     return;
   }
-  const std::size_t size = block_size();
-  if (fresh_base) {
-    const double* __restrict s0 = values_.data();  // stage 1's block: [Sx_n; Sz_n]
-    const double* __restrict fp = jpP_.data();
-    const int nx = nx_, n = n_;
-    for (int j = 0; j < directions_; ++j) {
-      const std::size_t column = static_cast<std::size_t>(j) * static_cast<std::size_t>(n);
-      for (int k = 0; k < nx; ++k) rhs[column + k] = s0[column + k] + h_gamma * fp[column + k];
-      for (int k = nx; k < n; ++k) rhs[column + k] = -fp[column + k];
-    }
-  } else {
-    std::copy(base_.data(), base_.data() + size, rhs);
+  if (fresh_base) {  // values_'s first block is stage 1's: [Sx_n; Sz_n]
+    detail::stage_right_hand_side(nx_, n_, directions_, values_.data(), jpP_.data(), h_gamma, terms,
+                                  rhs_coefficients_.data(), rhs_blocks_.data(), rhs);
+    return;
   }
+  const std::size_t size = block_size();
+  std::copy(base_.data(), base_.data() + size, rhs);
   for (int t = 0; t < terms; ++t) {
     const double c = rhs_coefficients_[static_cast<std::size_t>(t)];
     const double* __restrict sf = rhs_blocks_[static_cast<std::size_t>(t)];
@@ -506,6 +510,11 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   weights_ready_ = false;  // formed for the first stage that needs refinement
   inverse_ready_ = false;  // M^{-1} of this step is formed when first needed
 
+  // The seed's parameter part is mostly a few scaled unit columns: its pattern, once per step,
+  // makes [f_p; g_p] P a few column updates (the same bits as the dense product).
+  if (uses_parameters && fixed_ == nullptr)
+    sparse_parameters_ = 2 * detail::sparse_columns({P.data, np_, ns, P.ld}, parameter_starts_.data(),
+                                                    parameter_rows_.data()) <= np_ * ns;
   // Stage 1 (explicit): [SX_1; SZ_1] = [Sx_n; Sz_n], SF_1 = f_x Sx_n + f_z Sz_n + f_p P at t_n.
   if (uses_parameters) {
     const int code = parameter_jacobian_at(step, 0, P);
@@ -564,7 +573,7 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     // (factor_stages_), or refines M^{-1} rhs with the step's LU; a singular M_i falls back to
     // the refinement.
     const bool factored = (exact || krylov()) && factor_stages_ &&
-                          (fixed_ != nullptr ? solve_with_fixed_kernels(J.dense, Si, hg)
+                          (fixed_ != nullptr || lanes_solve_ != nullptr ? solve_with_fixed_kernels(J.dense, Si, hg)
                                              : solve_with_stage_matrix(J, Si, hg));
     if (!factored && krylov()) {
       message_ = "GMRES did not solve the stage sensitivities to KrylovSettings::sensitivity_tolerance at t = " +

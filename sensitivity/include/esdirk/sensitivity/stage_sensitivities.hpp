@@ -156,6 +156,10 @@ class StageSensitivities {
   bool use_inverse_ = false;
   DenseMatrix inverse_;                    // M^{-1} of the step (n x n), if use_inverse_
   DenseMatrix jpP_;                        // [f_p; g_p] P (n x ns)
+  // The nonzero pattern of P (detail::sparse_columns), formed per solve; used for the product
+  // when at most half of P's entries are nonzero (a seed's parameter part: unit columns).
+  std::vector<int> parameter_starts_, parameter_rows_;
+  bool sparse_parameters_ = false;
   // Stage i occupies columns [i*ns, (i+1)*ns): values [SX_i; SZ_i], derivatives [SF_i; 0].
   DenseMatrix values_, derivatives_;
   DenseMatrix base_, rhs_, correction_, JS_;  // n x ns
@@ -170,6 +174,10 @@ class StageSensitivities {
   // Small dense systems whose stages are factored (n <= detail::fixed_stage_limit): the stage
   // kernels of order n (resize()), and the LU of M_i they write; null otherwise.
   const detail::FixedStageKernels* fixed_ = nullptr;
+  // Dense orders above them up to 16 whose stages are factored: the stage LU of order n and the
+  // solve in vector lanes across the directions (fixed_size_stages.hpp), into fixed_lu_; null
+  // otherwise.
+  int (*lanes_solve_)(const double*, int, double, int, double*, int*, const double*, double*, int) = nullptr;
   std::vector<double> fixed_lu_;
   std::vector<int> fixed_pivots_;
   bool weights_ready_ = false;             // weights_ belong to the step being solved
