@@ -20,6 +20,13 @@ Options validated(Options options, const Problem& problem) {
   return options;
 }
 
+// " (<what the linear solver knows>)" after a singular iteration matrix (an ILU(0) or block-Jacobi
+// zero pivot's row and what to change: Stepper::singular_note), or nothing.
+std::string singular_note(const Stepper& stepper) {
+  const std::string note = stepper.singular_note();
+  return note.empty() ? std::string() : " (" + note + ")";
+}
+
 }  // namespace
 
 // The user observer of set_step_observer(), as a listener owned by the integrator.
@@ -369,7 +376,7 @@ Status Integrator::take_step() {
       case Attempt::singular:
         h_ = direction_ * controller_.after_failure(magnitude);
         if (++singular >= options_.max_newton_failures)
-          return failed(Status::singular_iteration_matrix, "the iteration matrix stayed singular after " + std::to_string(singular) + " step reductions at t = " + format_number(t_now));
+          return failed(Status::singular_iteration_matrix, "the iteration matrix stayed singular after " + std::to_string(singular) + " step reductions at t = " + format_number(t_now) + singular_note(stepper_));
         break;
       case Attempt::fatal:
         return failed(Status::callback_fatal, "a callback returned a fatal code near t = " + format_number(t_now) + listener_note());
@@ -498,7 +505,7 @@ Status Integrator::replay_step(double h, double t_end) {
     case Attempt::accepted: return Status::success;
     case Attempt::listener_failed: return last_status_;
     case Attempt::newton_failed: return newton_failure("Newton did not converge in the fixed step at t = " + format_number(t_now));
-    case Attempt::singular: return failed(Status::singular_iteration_matrix, "singular iteration matrix in the fixed step at t = " + format_number(t_now));
+    case Attempt::singular: return failed(Status::singular_iteration_matrix, "singular iteration matrix in the fixed step at t = " + format_number(t_now) + singular_note(stepper_));
     case Attempt::fatal: return failed(Status::callback_fatal, "a callback returned a fatal code in the fixed step at t = " + format_number(t_now) + listener_note());
     case Attempt::callback_failed:
     case Attempt::error_rejected: break;

@@ -82,7 +82,8 @@ class KrylovStageSystem final : public StructuredLu {
       return 0;
     }
     const double* values = kept_.values();
-    if (ilu_ != nullptr) return ilu_->factor(values, h_gamma);
+    failed_row_ = 0;
+    if (ilu_ != nullptr) return failed_row_ = ilu_->factor(values, h_gamma);
     std::fill(blocks_.begin(), blocks_.end(), 0.0);
     const int b = settings_.block_size;
     const int* ptr = pattern_->column_pointers().data();
@@ -99,7 +100,7 @@ class KrylovStageSystem final : public StructuredLu {
     }
     for (int start = 0; start < n_; start += b) {
       const int info = factor_block(start, std::min(b, n_ - start));
-      if (info != 0) return start + info;
+      if (info != 0) return failed_row_ = start + info;
     }
     return 0;
   }
@@ -118,6 +119,23 @@ class KrylovStageSystem final : public StructuredLu {
     converged_ = true;
     for (int c = 0; c < B.cols; ++c)
       if (!gmres(B.data + static_cast<std::size_t>(c) * B.ld, transpose)) converged_ = false;
+  }
+
+  // The zero pivot of the last setup: its row as the model's equation, and what to change. An
+  // ILU(0) pivot is structurally zero where an algebraic equation's own unknown is not on the
+  // diagonal (no elimination in the natural order reaches it); a block-Jacobi pivot where a
+  // block leaves out the unknowns that make it invertible.
+  std::string failure_note() const override {
+    if (failed_row_ == 0) return {};
+    const int i = failed_row_ - 1;
+    const std::string row = i < nx_ ? "x[" + std::to_string(i) + "]" : "g[" + std::to_string(i - nx_) + "]";
+    if (ilu_ != nullptr)
+      return "ILU(0) zero pivot in row " + std::to_string(i) + " (" + row +
+             "); use KrylovPreconditioner::block_jacobi, a preconditioner of the problem's own, or order the "
+             "unknowns so that each algebraic equation's own unknown is on the diagonal";
+    return "block-Jacobi zero pivot in row " + std::to_string(i) + " (" + row +
+           "); use a larger KrylovSettings::block_size that keeps the coupled unknowns in one block, "
+           "KrylovPreconditioner::ilu0 or a preconditioner of the problem's own";
   }
 
   std::size_t bytes() const override {
@@ -416,6 +434,7 @@ class KrylovStageSystem final : public StructuredLu {
   std::unique_ptr<IncompleteLuPreconditioner> ilu_;  // KrylovPreconditioner::ilu0
   mutable std::vector<double> blocks_;  // block_jacobi: the block LUs (b x b per block, column-major)
   std::vector<int> pivots_;             // row interchanges within each block
+  int failed_row_ = 0;                  // 1-based row of the last setup's zero pivot (0: none)
   Statistics* stats_ = nullptr;
   mutable bool converged_ = true;
 };

@@ -45,6 +45,10 @@ bool StageLinearSystem::last_solve_converged() const {
   return !structured_ || structured_->last_solve_converged();
 }
 
+std::string StageLinearSystem::failure_note() const {
+  return structured_ ? structured_->failure_note() : std::string();
+}
+
 void StageLinearSystem::solve_structured(MatrixRef B, bool transpose) const {
   structured_->solve(B, transpose);
 }

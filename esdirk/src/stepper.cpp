@@ -727,6 +727,11 @@ void Stepper::set_exact_step_jacobians(bool exact) {
   exact_step_jacobians_ = exact;
 }
 
+// The matrix that failed is the one factored last: matrix_for_factoring() left trial_matrix_ on it.
+std::string Stepper::singular_note() const {
+  return trial_matrix_ != nullptr ? trial_matrix_->failure_note() : std::string();
+}
+
 // The LU a new factorization goes into: the trial one, unless the trial step shares the
 // accepted step's LU (reuse), whose factors must stay the last step's.
 StageLinearSystem& Stepper::matrix_for_factoring() {

@@ -2,8 +2,8 @@
 // LU where the pattern has no fill (a tridiagonal J: one GMRES iteration per solve), needs
 // fewer GMRES iterations than block-Jacobi on a grid with the same answer, counts its work as
 // block-Jacobi does, and a zero or non-finite pivot of its factors fails the setup: the run
-// ends with Status::singular_iteration_matrix and the last good state, where block-Jacobi with
-// pivoting over the whole block succeeds.
+// ends with Status::singular_iteration_matrix, the last good state and a message naming the
+// pivot's row, where block-Jacobi with pivoting over the whole block succeeds.
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -202,6 +202,49 @@ BOOST_AUTO_TEST_CASE(an_ilu0_zero_pivot_ends_the_run_with_the_last_good_state) {
         BOOST_TEST(std::abs(z[0] - (1.0 - x[0])) < 1e-10);
       }
     }
+  }
+}
+
+// The message of that run said only "the iteration matrix stayed singular after 12 step
+// reductions": nothing named the preconditioner, the row or what to change. It now names the
+// pivot's row as the model's equation and the ways out, in the adaptive and the fixed-step
+// branch (ILU(0), and block-Jacobi with blocks of one, which meet the same zero), the state kept.
+BOOST_AUTO_TEST_CASE(a_preconditioner_zero_pivot_is_named_in_the_message) {
+  struct Case {
+    KrylovPreconditioner choice;
+    std::string words;
+  };
+  for (const Case& c :
+       {Case{KrylovPreconditioner::ilu0, "(ILU(0) zero pivot in row 1 (g[0]); use KrylovPreconditioner::block_jacobi"},
+        Case{KrylovPreconditioner::block_jacobi,
+             "(block-Jacobi zero pivot in row 1 (g[0]); use a larger KrylovSettings::block_size"}}) {
+    ZeroDiagonal model;
+    esdirk::KrylovSettings settings;
+    settings.dimension = 3;
+    settings.preconditioner = c.choice;
+    settings.block_size = 1;
+    model.set_krylov_settings(settings);
+    esdirk::Options options;
+    const std::vector<double> x0{1.0}, z0{0.0, 1.0};
+    {
+      esdirk::Integrator integrator(model, options);
+      BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, x0, z0, {})));
+      std::vector<double> x(1), z(2);
+      const esdirk::Outcome o = integrator.integrate_to(1.0, x, z);
+      BOOST_TEST_MESSAGE(integrator.message());
+      BOOST_TEST((o.status == esdirk::Status::singular_iteration_matrix));
+      BOOST_TEST(integrator.message().find("stayed singular") != std::string::npos);
+      BOOST_TEST(integrator.message().find(c.words) != std::string::npos);
+      BOOST_TEST(integrator.t() == 0.0);
+      BOOST_TEST(integrator.x()[0] == 1.0);
+    }
+    esdirk::Integrator integrator(model, options);
+    BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, x0, z0, {})));
+    BOOST_TEST((integrator.step_exactly(0.1) == esdirk::Status::singular_iteration_matrix));
+    BOOST_TEST_INFO(integrator.message());
+    BOOST_TEST(integrator.message().find("fixed step") != std::string::npos);
+    BOOST_TEST(integrator.message().find(c.words) != std::string::npos);
+    BOOST_TEST(integrator.t() == 0.0);
   }
 }
 

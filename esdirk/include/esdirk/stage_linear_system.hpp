@@ -11,6 +11,7 @@
 // whose every call does O(n) work, sit behind an internal interface.
 
 #include <memory>
+#include <string>
 
 #include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/linear_solver.hpp"
@@ -85,6 +86,10 @@ class StageLinearSystem {
   /// False if the last solve or solve_transposed did not reach the Krylov tolerance (GMRES
   /// only; a direct back-end always converges).
   bool last_solve_converged() const;
+  /// After factor() returned a zero pivot: what the back-end knows beyond the pivot's index
+  /// (LinearSolverKind::krylov: the preconditioner's row as the model's equation and what to
+  /// change), for the run's message; empty otherwise.
+  std::string failure_note() const;
 
  private:
   void solve_structured(MatrixRef B, bool transpose) const;

@@ -102,6 +102,9 @@ class ESDIRK_API Stepper final : public DenseOutput {
   /// True if the last attempt's Newton failure came from a GMRES solve that did not reach its
   /// tolerance (LinearSolverKind::krylov).
   bool linear_solver_failed() const { return linear_solver_failed_; }
+  /// After Attempt::singular: what the back-end of the matrix that failed knows about it
+  /// (StageLinearSystem::failure_note), or empty.
+  std::string singular_note() const;
 
  private:
   Status fail(Status status, std::string message);

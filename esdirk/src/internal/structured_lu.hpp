@@ -5,6 +5,7 @@
 // Everything is allocated by the constructor; factor and solve allocate nothing.
 
 #include <memory>
+#include <string>
 
 #include "esdirk/jacobian_matrix.hpp"
 #include "esdirk/matrix.hpp"
@@ -30,6 +31,10 @@ class StructuredLu {
   virtual void set_statistics(Statistics* /*stats*/) {}
   /// False if the last solve() did not reach its tolerance (iterative back-ends only).
   virtual bool last_solve_converged() const { return true; }
+  /// Why the last factor() returned a zero pivot, for the run's message: empty where the
+  /// pivot's column says it all (the direct back-ends); a preconditioner's row and what to
+  /// change (the Krylov back-end). Built only when asked, after a failure.
+  virtual std::string failure_note() const { return {}; }
 };
 
 /// LAPACK band LU (dgbtrf/dgbtrs) with the structure's bandwidths.
