@@ -29,7 +29,9 @@
 //
 //     bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] [--part cost|work-precision|2d]
 //                         [--directions 0|3]
-// --set option=value changes an option of every esdirk run (newton_tolerance, newton_rate_floor, stage_predictor,
+// --set option=value changes an option of every esdirk run (newton_tolerance, newton_rate_floor,
+// newton_fresh_rate_floor, newton_carry_observed_rate=0|1 (0.03 and 0: the Newton test before the
+// fresh-Jacobian floor), stage_predictor,
 // reuse_jacobian, keep_step_ratio_low/high, jacobian_reuse_contraction, lu_reuse_h_change, raw, method,
 // factorization_policy=every_step|automatic, reuse_cost_ratio,
 // max_newton_iterations, newton_test=contraction_rate|preconditioned_residual; stage_solve of the
@@ -138,6 +140,8 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   const double value = std::atof(text.c_str());
   if (name == "newton_tolerance") o.newton_tolerance = value;
   else if (name == "newton_rate_floor") o.newton_rate_floor = value;
+  else if (name == "newton_fresh_rate_floor") o.newton_fresh_rate_floor = value;
+  else if (name == "newton_carry_observed_rate") o.newton_carry_observed_rate = value > 0;
   else if (name == "max_newton_iterations") o.max_newton_iterations = static_cast<int>(value);
   else if (name == "stage_predictor")
     o.stage_predictor = text == "dense_output"     ? esdirk::StagePredictor::dense_output

@@ -26,6 +26,7 @@ enum OptionSetting : unsigned {
   set_newton_test = 1u << 6,
   set_difference_increment = 1u << 7,
   set_algebraic_atol = 1u << 8,
+  set_newton_fresh_rate = 1u << 9,
 };
 }  // namespace esdirk_capi
 

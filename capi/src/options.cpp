@@ -53,6 +53,11 @@ constexpr Setting settings[] = {
        t.newton_test = f.newton_test;
        t.newton_rate_floor = f.newton_rate_floor;
      }},
+    {esdirk_capi::set_newton_fresh_rate, "set_newton_fresh_rate", true,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.newton_fresh_rate_floor = f.newton_fresh_rate_floor;
+       t.newton_carry_observed_rate = f.newton_carry_observed_rate;
+     }},
     {esdirk_capi::set_algebraic_atol, "set_algebraic_atol", false,
      [](const esdirk::Options& f, esdirk::Options& t) { t.algebraic_atol = f.algebraic_atol; }},
     {esdirk_capi::set_difference_increment, "set_difference_increment", false,
@@ -218,6 +223,17 @@ int esdirk_options_set_newton_test(esdirk_options* o, int test, double rate_floo
                            "(1), ESDIRK_NEWTON_RESIDUAL (2)");
     }
     next.newton_rate_floor = rate_floor;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_options_set_newton_fresh_rate(esdirk_options* o, double fresh_rate_floor, int carry_observed_rate) {
+  return set(o, esdirk_capi::set_newton_fresh_rate, [&](esdirk::Options& next) -> int {
+    if (carry_observed_rate != 0 && carry_observed_rate != 1)
+      return o->fail(ESDIRK_INVALID_ARGUMENT, "set_newton_fresh_rate: carry_observed_rate must be 0 or 1 (got " +
+                                                  std::to_string(carry_observed_rate) + ")");
+    next.newton_fresh_rate_floor = fresh_rate_floor;
+    next.newton_carry_observed_rate = carry_observed_rate == 1;
     return ESDIRK_SUCCESS;
   });
 }

@@ -137,6 +137,8 @@ invalid field.)");
       .def_readwrite("max_newton_iterations", &Options::max_newton_iterations)
       .def_readwrite("newton_tolerance", &Options::newton_tolerance)
       .def_readwrite("newton_rate_floor", &Options::newton_rate_floor)
+      .def_readwrite("newton_fresh_rate_floor", &Options::newton_fresh_rate_floor)
+      .def_readwrite("newton_carry_observed_rate", &Options::newton_carry_observed_rate)
       .def_readwrite("reference_contraction", &Options::reference_contraction)
       .def_readwrite("newton_failure_factor", &Options::newton_failure_factor)
       .def_readwrite("newton_failure_min_factor", &Options::newton_failure_min_factor)

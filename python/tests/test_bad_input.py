@@ -79,6 +79,28 @@ def test_unknown_option_and_scipy_method_names():
         esdirk.Options(newton_test="fast")
 
 
+def test_the_fresh_jacobian_newton_fields_are_checked_and_reach_the_run():
+    """Options.newton_fresh_rate_floor and newton_carry_observed_rate (the rate test with a
+    Jacobian of this step): defaults 0.003 and True, a floor outside [0, 1) refused naming the
+    field, and the previous test (0.03, not carried) costs Robertson more Newton iterations."""
+    assert esdirk.Options().newton_fresh_rate_floor == 0.003
+    assert esdirk.Options().newton_carry_observed_rate is True
+    for bad in (-0.1, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="newton_fresh_rate_floor"):
+            esdirk.solve_ivp(decay, (0, 1), [1.0], newton_fresh_rate_floor=bad)
+    with pytest.raises(TypeError):
+        esdirk.Options(newton_carry_observed_rate="yes")
+
+    def run(**kw):
+        res = esdirk.solve_ivp(robertson, (0.0, 1e3), [1.0, 0.0, 0.0], rtol=1e-6, atol=1e-12,
+                               jac=robertson_jac, **kw)
+        assert res.success
+        return res.statistics["newton_iterations"]
+    default = run()
+    assert run(newton_fresh_rate_floor=0.003, newton_carry_observed_rate=True) == default
+    assert run(newton_fresh_rate_floor=0.03, newton_carry_observed_rate=False) > default
+
+
 def test_t_eval_outside_the_span():
     with pytest.raises(ValueError, match="t_span"):
         esdirk.solve_ivp(decay, (0, 1), [1.0], t_eval=[2.0])

@@ -262,6 +262,52 @@ static void runs_equal_the_deprecated_setters_bit_for_bit(esdirk_problem* proble
   esdirk_solver_free(&old_way);
 }
 
+/* esdirk_options_set_newton_fresh_rate (Options::newton_fresh_rate_floor and
+ * newton_carry_observed_rate): bad values are refused naming the setter and the field and keep
+ * the object; the defaults set explicitly give the default run to the last bit, and the
+ * previous test (0.03, not carried) takes more Newton iterations on the hyperbola. */
+static void newton_fresh_rate_is_checked_and_reaches_the_run(esdirk_problem* problem) {
+  esdirk_options* o = NULL;
+  esdirk_solver* solver = NULL;
+  double x_default, z_default, x, z;
+  int64_t steps_default, steps, newton_default, newton;
+  CHECK_STATUS(esdirk_options_create(&o), ESDIRK_SUCCESS);
+  const double bad_floors[] = {-0.1, 1.0, NAN, INFINITY};
+  for (int i = 0; i < 4; ++i) {
+    CHECK_STATUS(esdirk_options_set_newton_fresh_rate(o, bad_floors[i], 1), ESDIRK_INVALID_ARGUMENT);
+    CHECK(strstr(esdirk_options_last_error(o), "set_newton_fresh_rate: ") == esdirk_options_last_error(o));
+    CHECK(strstr(esdirk_options_last_error(o), "newton_fresh_rate_floor") != NULL);
+  }
+  CHECK_STATUS(esdirk_options_set_newton_fresh_rate(o, 0.003, 2), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strcmp(esdirk_options_last_error(o),
+               "set_newton_fresh_rate: carry_observed_rate must be 0 or 1 (got 2)") == 0);
+  CHECK_STATUS(esdirk_options_set_newton_fresh_rate(o, 0.003, -1), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_options_set_newton_fresh_rate(NULL, 0.003, 1), ESDIRK_NULL_ARGUMENT);
+
+  CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_tolerances(solver, 1e-8, 1e-10), ESDIRK_SUCCESS);
+  run(solver, &x_default, &z_default, &steps_default);
+  CHECK_STATUS(esdirk_solver_get_counter(solver, "newton_iterations", &newton_default), ESDIRK_SUCCESS);
+  /* Nothing was set by the refusals: applying the object changes nothing. */
+  CHECK_STATUS(esdirk_solver_set_options(solver, o), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_newton_fresh_rate(o, 0.003, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_options(solver, o), ESDIRK_SUCCESS);
+  run(solver, &x, &z, &steps);
+  CHECK(memcmp(&x, &x_default, sizeof x) == 0 && memcmp(&z, &z_default, sizeof z) == 0);
+  CHECK(steps == steps_default);
+  CHECK_STATUS(esdirk_options_set_newton_fresh_rate(o, 0.03, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_newton_fresh_rate(o, 1.5, 1), ESDIRK_INVALID_ARGUMENT); /* keeps (0.03, 0) */
+  CHECK_STATUS(esdirk_solver_set_options(solver, o), ESDIRK_SUCCESS);
+  run(solver, &x, &z, &steps);
+  CHECK_STATUS(esdirk_solver_get_counter(solver, "newton_iterations", &newton), ESDIRK_SUCCESS);
+  fprintf(stderr, "  hyperbola, Newton iterations: default %lld, previous test %lld\n",
+          (long long)newton_default, (long long)newton);
+  CHECK(newton > newton_default);
+  CHECK(fabs(x - 0.25) < 1e-6);
+  esdirk_solver_free(&solver);
+  esdirk_options_free(&o);
+}
+
 /* Runs the chain with the Krylov stage solver; the status of initialize/integrate (the first
  * that fails) and the GMRES iterations. */
 static int krylov_run(esdirk_problem* problem, int64_t* iterations) {
@@ -344,6 +390,7 @@ int main(void) {
   CHECK_STATUS(esdirk_problem_create(1, 1, 0, hyperbola, NULL, &problem), ESDIRK_SUCCESS);
   refusals_match_the_per_handle_setters(problem);
   runs_equal_the_deprecated_setters_bit_for_bit(problem);
+  newton_fresh_rate_is_checked_and_reaches_the_run(problem);
   esdirk_problem_free(&problem);
   krylov_settings_are_checked_and_used();
   return report();

@@ -102,9 +102,20 @@ ESDIRK_C_API int esdirk_options_set_keep_step_ratio(esdirk_options* options, dou
 
 /** The Newton stopping test: ESDIRK_NEWTON_CONTRACTION_RATE (default), ESDIRK_NEWTON_CORRECTION
  *  or ESDIRK_NEWTON_RESIDUAL, and the smallest contraction rate the rate-based test trusts
- *  (Options::newton_rate_floor, default 0.03; in [0, 1), checked for every test). */
+ *  while the Jacobian is one kept from an earlier step (Options::newton_rate_floor, default
+ *  0.03; in [0, 1), checked for every test). With a Jacobian formed in the step the floor is
+ *  esdirk_options_set_newton_fresh_rate's. */
 ESDIRK_C_API int esdirk_options_set_newton_test(esdirk_options* options, int test,
                                                 double rate_floor);
+
+/** The rate-based Newton test with a Jacobian formed in this step: the smallest contraction
+ *  rate it trusts (Options::newton_fresh_rate_floor, default 0.003; in [0, 1)) and whether a
+ *  stage starts from the rate observed at the stage before (carry_observed_rate 1, the default)
+ *  or from its floored rate (0; Options::newton_carry_observed_rate). The previous test is
+ *  (0.03, 0) with esdirk_options_set_newton_test's floor 0.03. */
+ESDIRK_C_API int esdirk_options_set_newton_fresh_rate(esdirk_options* options,
+                                                      double fresh_rate_floor,
+                                                      int carry_observed_rate);
 
 /** The increment rule of difference Jacobians: ESDIRK_DIFFERENCE_ERROR_WEIGHTED (default) or
  *  ESDIRK_DIFFERENCE_RELATIVE (Options::difference_increment). The handle's sensitivities and
