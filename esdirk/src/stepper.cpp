@@ -269,7 +269,7 @@ double Stepper::initial_step_size(double direction, double bound) {
 }
 
 // ----------------------------------------------------------------------------------------------
-// One step (seed 002, Algorithm 1 without sensitivities)
+// One step (Kristensen et al. 2005, Algorithm 1 without sensitivities)
 
 Stepper::Attempt Stepper::attempt(double h) {
   ++stats_.steps;
@@ -364,10 +364,11 @@ Stepper::Attempt Stepper::attempt(double h) {
   return Attempt::converged;
 }
 
-// Newton iteration for stage i (0-based, i >= 1) with the LU of the step (seed 002 eqs. 17-19).
+// Newton iteration for stage i (0-based, i >= 1) with the LU of the step (Kristensen et al. 2005,
+// eqs. 17-19).
 // What is measured and when it has converged is the stopping test chosen at setup
-// (Options::newton_test, internal/newton_stopping_test.hpp); see the theory note for why seed
-// 002's raw test fails at large stiff steps (rounding in h*f exceeds tight tolerances).
+// (Options::newton_test, internal/newton_stopping_test.hpp); see the theory note for why the
+// paper's raw test fails at large stiff steps (rounding in h*f exceeds tight tolerances).
 //
 // Recovery before the step is cut (theory section 3): an iterate where the model reports
 // leaving its domain is pulled back along the last correction (halved up to
@@ -475,7 +476,7 @@ Stepper::Iteration Stepper::newton_iteration(int i, double T, double hg) {
 }
 
 // The residual R = [X - base - h gamma F; G] of the iterate and its measure in the error weights:
-// ||M^{-1} R||, or under seed 002's test ||R|| on the differential rows; the algebraic rows are
+// ||M^{-1} R||, or under the paper's test ||R|| on the differential rows; the algebraic rows are
 // always measured through M^{-1}, since g has no natural scale. residual_ holds M^{-1} R when the
 // test solved for it. NaN when a GMRES correction fell short of its tolerance: it is not trusted,
 // and the stage recovers as from divergence (a J and preconditioner at the best iterate).
@@ -549,7 +550,7 @@ void Stepper::remember_best(double measure, bool recover, int i) {
   }
 }
 
-// The converged stage i. Under seed 002's raw test F_i = f(T_i, X_i, Z_i) at the tested point is
+// The converged stage i. Under the paper's raw test F_i = f(T_i, X_i, Z_i) at the tested point is
 // kept. Otherwise the last correction is applied and the stage derivative taken from the stage
 // equation, F_i = (X_i - base)/(h gamma): f(X_i) itself would carry the Newton error multiplied
 // by the stiff part of the Jacobian into the error estimate h sum d_i F_i.
@@ -599,9 +600,9 @@ Stepper::Attempt Stepper::refresh_jacobian(double T, double hg, double best_meas
 //    of the same step, X_i = base_i + h gamma F_i^pred, and Z_i from the algebraic stage values,
 //    both by the polynomial through the (at most five) earlier nodes nearest to c_i. Only this
 //    step's values enter, so a step still depends only on its start and h (replay_step).
-//  - StagePredictor::previous_stage (seed 002): X from the previous stage derivative, Z as in
-//    seed 002 section 3 (z_n for stage 2, then linear inter-/extrapolation through the two
-//    previous stages).
+//  - StagePredictor::previous_stage (Kristensen et al. 2005): X from the previous stage
+//    derivative, Z as in the paper's section 3 (z_n for stage 2, then linear inter-/extrapolation
+//    through the two previous stages).
 //  - StagePredictor::dense_output: the continuous extension of the last accepted step,
 //    extrapolated to T_i, as RADAU5 extrapolates its collocation polynomial: x from the Hermite
 //    extension, z from the polynomial through the stage values; not without a last step, nor

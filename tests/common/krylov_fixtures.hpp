@@ -1,12 +1,14 @@
 #pragma once
 // What the Krylov tests share (tests/core/test_krylov*.cpp, test_factorization_policy.cpp,
-// tests/sensitivity/test_krylov_*.cpp): the relative difference of two results, the GMRES
-// settings of an interleaved grid (block-Jacobi over the two species of a point), and a states-only
-// run of a grid problem to t = 2 that keeps what the tests look at. Include after
-// <boost/test/unit_test.hpp> (run_to uses BOOST_REQUIRE).
+// tests/sensitivity/test_krylov_*.cpp, tests/events/test_krylov_hybrid_adjoint.cpp): the relative
+// difference of two results, the GMRES settings of an interleaved grid (block-Jacobi over the two
+// species of a point), a states-only run of a grid problem to t = 2 that keeps what the tests
+// look at, and the check that a setter refuses settings naming the cause. Include after
+// <boost/test/unit_test.hpp> (run_to and expect_refused use its macros).
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,19 @@ template <class Model>
 void declare(Model& model, esdirk::LinearSolverKind kind, bool matrix_free = false) {
   model.set_jacobian_pattern(model.pattern(), kind);
   if (kind == esdirk::LinearSolverKind::krylov) model.set_krylov_settings(point_blocks(matrix_free));
+}
+
+/// Expects `set(settings)` (a problem's set_krylov_settings) to throw std::invalid_argument
+/// with `words` in its message.
+template <class Setter>
+void expect_refused(Setter&& set, const esdirk::KrylovSettings& settings, const std::string& words) {
+  try {
+    set(settings);
+    BOOST_ERROR("accepted: " << words);
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST_INFO(e.what());
+    BOOST_TEST(std::string(e.what()).find(words) != std::string::npos);
+  }
 }
 
 struct GridRun {

@@ -4,9 +4,9 @@
 // (doc/integrator-theory.md section 3).
 //
 // Each test answers the same questions: what is measured (the correction M^{-1} R in the error
-// weights, or seed 002's raw R on the differential rows), when the iteration has converged, when
-// it cannot converge within the iterations left, and whether the last correction is applied to
-// the converged iterate. NewtonTest::contraction_rate keeps eta = theta/(1 - theta) of the last
+// weights, or the raw R of Kristensen et al. 2005 on the differential rows), when the iteration
+// has converged, when it cannot converge within the iterations left, and whether the last
+// correction is applied to the converged iterate. NewtonTest::contraction_rate keeps eta = theta/(1 - theta) of the last
 // stage that observed a rate and carries it to the next stage (as eta^0.8); the others test the
 // measure itself (eta = 1).
 
@@ -30,7 +30,7 @@ class NewtonStoppingTest {
         carry_observed_(options.newton_carry_observed_rate),
         max_iterations_(options.max_newton_iterations) {}
 
-  /// Seed 002's test: the differential rows of R are measured raw (before the solve), and the
+  /// The test of Kristensen et al. 2005: the differential rows of R are measured raw (before the solve), and the
   /// converged iterate keeps F_i = f(T_i, X_i, Z_i) at the tested point (no correction applied).
   bool measures_raw_residual() const { return raw_residual_; }
   /// Whether the correction M^{-1} R is needed to decide (else it is solved only when the
