@@ -3,6 +3,9 @@
 // components above their absolute tolerance.
 //
 //     bench_accuracy_table [--filtered] [--set option=value ...] [--rtols r,r,...] [--summary]
+//                          [--problem TEXT]
+//
+// --problem runs only the problems whose name contains TEXT (instruction counts of one problem).
 //
 // --set changes one integrator option of every run (for the measurements behind the defaults):
 // max_jacobian_refreshes, max_newton_dampings, max_newton_iterations (integers), method=NAME,
@@ -67,12 +70,14 @@ bool apply(esdirk::Options& o, const std::string& setting) {
 
 int main(int argc, char** argv) {
   bool filtered = false, summary = false;
+  std::string only;
   std::vector<std::string> settings;
   std::vector<double> rtols{1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--filtered")) filtered = true;
     else if (!std::strcmp(argv[i], "--summary")) summary = true;
     else if (!std::strcmp(argv[i], "--set") && i + 1 < argc) settings.push_back(argv[++i]);
+    else if (!std::strcmp(argv[i], "--problem") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--rtols") && i + 1 < argc) {
       rtols.clear();
       for (char* p = argv[++i]; *p;) {
@@ -80,7 +85,7 @@ int main(int argc, char** argv) {
         if (*p == ',') ++p;
       }
     } else {
-      std::fprintf(stderr, "usage: %s [--filtered] [--set option=value ...] [--rtols r,r] [--summary]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--filtered] [--set option=value ...] [--rtols r,r] [--summary] [--problem TEXT]\n", argv[0]);
       return 2;
     }
   }
@@ -97,6 +102,7 @@ int main(int argc, char** argv) {
   bool differences = false;
   for (const auto& s : settings) differences = differences || s == "differences=1";
   for (auto& c : reference_problems::all()) {
+    if (c.name.find(only) == std::string::npos) continue;
     if (differences) {
       const auto make = c.make;
       c.make = [make] { return std::make_unique<WithoutJacobians>(make()); };

@@ -37,13 +37,14 @@ ESDIRK_API FactorizationCost structural_factorization_cost(const JacobianStructu
 ESDIRK_API ReuseCosts reuse_costs(const FactorizationCost& factorization, double jacobian_entries,
                                   int n, int difference_evaluations);
 
-/// True if a fresh J and LU cost at least `ratio` Newton iterations: keeping J for the next step
-/// then saves more than the extra iterations a stale matrix costs (measured 1-3.5 per step;
-/// doc/integrator-theory.md section 8a).
+/// True if a fresh J alone costs more than `ratio` Newton iterations: keeping J for the next
+/// step, with a new LU every step, then saves more than the extra iterations a stale J costs
+/// (measured 4.5-5.8 per step on the small dense problems with the fresh-Jacobian Newton test,
+/// 1-1.3 on the grids; doc/integrator-theory.md section 8a). A tie forms J.
 ESDIRK_API bool jacobian_reuse_pays(const ReuseCosts& costs, double ratio);
-/// True if the factorization alone costs at least `ratio` Newton iterations: the kept J's LU then
-/// also serves the next steps (while h gamma moves by at most 30 %). Small dense systems keep
-/// one LU per step even where a difference J is kept.
+/// True if the factorization alone costs more than `ratio` Newton iterations: the kept J's LU
+/// then also serves the next steps (while h gamma moves by at most 30 %). Small dense systems
+/// keep one LU per step. A tie factors.
 ESDIRK_API bool lu_reuse_pays(const ReuseCosts& costs, double ratio);
 
 }  // namespace esdirk

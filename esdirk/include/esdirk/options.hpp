@@ -52,8 +52,9 @@ enum class FactorizationPolicy {
   /// J at (t_n, x_n, z_n) and an LU of M every step (unless Options::reuse_jacobian is on).
   every_step,
   /// J and its LU are kept for the next step (and the LU for a step whose h gamma differs by at
-  /// most 30 %) when, by the cost model of jacobian_reuse_pays(), a fresh J and LU cost at least
-  /// reuse_cost_ratio Newton iterations; otherwise as every_step. Decided once per run at the
+  /// most 30 %) when, by the cost model of lu_reuse_pays(), the LU costs more than
+  /// reuse_cost_ratio Newton iterations; J alone, with an LU every step, when J does
+  /// (jacobian_reuse_pays()); otherwise as every_step. Decided once per run at the
   /// first factorization, from the declared Jacobian structure (structural_factorization_cost),
   /// so the decision is the same on every machine and for every back-end. Never while forward sensitivities, an adjoint or a Trajectory are
   /// attached (they need J at t_n of every step, and a replay that repeats each step bit for
@@ -238,9 +239,10 @@ struct ESDIRK_API Options {
   /// default) or forms both every step. Options::reuse_jacobian = true overrides it (reuse
   /// whenever Newton contracts fast, with lu_reuse_h_change).
   FactorizationPolicy factorization_policy = FactorizationPolicy::automatic;
-  /// FactorizationPolicy::automatic: keep J and the LU when a fresh pair costs at least this
-  /// many Newton iterations (a stale matrix costs 1-3.5 more iterations per step; measured in
-  /// doc/integrator-theory.md section 8a). Finite and > 0.
+  /// FactorizationPolicy::automatic: keep J and the LU when the LU costs more than this many
+  /// Newton iterations, J alone when J does (a stale matrix costs 1-1.3 more iterations per step
+  /// on the grids, 4.5-5.8 on the small dense problems; doc/integrator-theory.md section 8a).
+  /// Finite and > 0.
   double reuse_cost_ratio = 5.0;
   /// With reuse_jacobian: the kept LU of M = E - h' gamma J also serves a step whose h gamma
   /// differs from h' gamma by at most this fraction (CVODES keeps its matrix while gamma
