@@ -79,7 +79,7 @@ inline std::vector<Case> all_cases() {
   };
   const std::vector<std::string> ode_solvers = {"esdirk", "esdirk calibrated", "esdirk reuse", "esdirk auto", "CVODES",
                                                 "ARKODE ARK324L2SA", "ARKODE Kvaerno534"};
-  const std::vector<std::string> sens_solvers = {"esdirk", "esdirk (seed 002)", "IDAS", "IDAS staggered",
+  const std::vector<std::string> sens_solvers = {"esdirk", "esdirk ESDIRK34 (paper mode)", "IDAS", "IDAS staggered",
                                                  "IDAS DQ", "IDAS DQ staggered"};
   cases.push_back(from("dow_states", "Dow batch reactor", {"esdirk", "esdirk calibrated", "esdirk reuse", "esdirk auto", "IDAS", "IDAS DQ"}));
   {
@@ -94,7 +94,7 @@ inline std::vector<Case> all_cases() {
     // No sensitivity error control switch in this comparison; IDAS staggered needs 1e5 .. 3e6
     // steps here (1 .. 200 s per run, measured), so the full run leaves it out. IDAS's
     // difference-quotient variants fail in the first interval on the nominal nodes already.
-    c.solvers = {"esdirk", "esdirk (seed 002)", "IDAS"};
+    c.solvers = {"esdirk", "esdirk ESDIRK34 (paper mode)", "IDAS"};
     for (int i = 0; i < 6; ++i) c.directions.push_back({false, i});
     for (int k = 0; k < 9; ++k) c.directions.push_back({true, k});
     c.intervals = 50;
@@ -107,7 +107,7 @@ inline std::vector<Case> all_cases() {
     cases.push_back(c);
     c.id = "dow_shooting_nominal";
     c.title = "Dow multiple shooting, nodes on the nominal trajectory";
-    c.solvers = {"esdirk", "esdirk (seed 002)", "IDAS", "IDAS DQ", "IDAS DQ staggered"};
+    c.solvers = {"esdirk", "esdirk ESDIRK34 (paper mode)", "IDAS", "IDAS DQ", "IDAS DQ staggered"};
     c.perturbation = 0.0;
     cases.push_back(c);
   }

@@ -16,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-MARKERS = {"esdirk": "o-", "esdirk (seed 002)": "o--", "esdirk calibrated": "x--", "esdirk reuse": "o:", "esdirk auto": "P-", "IDAS": "s-", "IDAS staggered": "s--",
+MARKERS = {"esdirk": "o-", "esdirk ESDIRK34 (paper mode)": "o--", "esdirk calibrated": "x--", "esdirk reuse": "o:", "esdirk auto": "P-", "IDAS": "s-", "IDAS staggered": "s--",
            "IDAS DQ": "^-", "IDAS DQ staggered": "^--", "CVODES": "D-", "ARKODE ARK324L2SA": "v-",
            "ARKODE Kvaerno534": "v--"}
 
@@ -44,7 +44,10 @@ def main():
           "error = the largest relative error at the end time (states above their atol, and "
           "sensitivities relative to their row's largest entry), against the stored references; "
           "time = median wall time of repeated runs in one process; ratio = time / esdirk's time "
-          "at the same rtol. Failed runs are marked.", ""]
+          "at the same rtol. Failed runs are marked. \"esdirk\" is the library's defaults (method "
+          "\"auto\": ESDIRK34 above rtol 1e-5, ESDIRK436 from 1e-5 on); \"esdirk ESDIRK34 (paper "
+          "mode)\" the configuration of Kristensen et al. 2005 (Options::seed002()). Sections may "
+          "come from different runs: doc/benchmarks.md says which.", ""]
     for problem, rs in by_problem.items():
         title = rs[0]["title"]
         solvers = list(dict.fromkeys(r["solver"] for r in rs))
