@@ -117,7 +117,6 @@ class ModelProblem : public Problem {
     if constexpr (Chunk > 8) lanes8_.resize(nxs, nzs, nps);
     direction_.resize(nxs, nzs, nps);
     reverse_.resize(nxs, nzs, nps);
-    tape_point_.assign(1 + nxs + nzs + nps, 0.0);
     blocks_ = (size() + np + 63) / 64;
     words_ = blocks_ <= 1 ? 1 : blocks_ <= 2 ? 2 : 4;
     if constexpr (DetectsStructure<Model>) {
@@ -128,9 +127,7 @@ class ModelProblem : public Problem {
     known_.assign(static_cast<std::size_t>(size()) * static_cast<std::size_t>(blocks_), 0);
     found_ = known_;
     checked_.assign(static_cast<std::size_t>(blocks_), 0);
-    checked_point_.assign(1 + nxs + nzs + nps, 0.0);
-    parameter_values_point_ = checked_point_;
-    j_point_ = checked_point_;
+    point_.assign(1 + nxs + nzs + nps, 0.0);
   }
 
   /// How the adjoint forms its parameter terms (see has_parameter_vjp()).
@@ -187,6 +184,7 @@ class ModelProblem : public Problem {
   // --- Problem ---------------------------------------------------------------------------------
 
   int evaluate(double t, ConstVector x, ConstVector z, ConstVector p, Vector f, Vector g) override {
+    point_named_ = false;
     const int code = call_model<double, double>(t, x, z, p, f, g, "f/g");
     if (code != 0) return code;
     for (int i = 0; i < size(); ++i) {
@@ -198,6 +196,7 @@ class ModelProblem : public Problem {
 
   bool has_jacobian() const override { return true; }
   int jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J) override {
+    point_named_ = false;
     if (jacobian_structure().pattern) {
       J.fill(0.0);
       return coloured_jacobian(t, x, z, p, nullptr, J);
@@ -214,11 +213,13 @@ class ModelProblem : public Problem {
 
   bool has_sparse_jacobian() const override { return jacobian_structure().pattern != nullptr; }
   int sparse_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, SparseMatrixRef J) override {
+    point_named_ = false;
     return coloured_jacobian(t, x, z, p, J.values, MatrixRef{});
   }
 
   bool has_parameter_jacobian() const override { return true; }
   int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef Jp) override {
+    point_named_ = false;
     ++stats_.parameter_jacobians;
     if (const int code = check_structure(t, x, z, p, true, "[f_p; g_p]"); code != 0) return code;
     if (colour_parameters_) {
@@ -247,11 +248,12 @@ class ModelProblem : public Problem {
     return colour_parameters_ || np() > Chunk;
   }
   int parameter_vjp(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector w, Vector out) override {
+    point_named_ = false;
     // With a declared band or pattern J never looked for the structure: the first product
     // does (that of [f_p; g_p] is found with it).
     if (parameter_terms_ == ParameterTerms::automatic && (colour_parameters_ || !structure_known_)) {
       if (j_awaits_products_) {
-        products_follow_j_ = same_point(j_point_, t, x, z, p);
+        products_follow_j_ = j_at_ == point_serial(t, x, z, p);
         j_awaits_products_ = false;
       }
       if (const int code = compressed_parameter_columns(t, x, z, p); code != 0) return code;
@@ -278,6 +280,7 @@ class ModelProblem : public Problem {
   /// nx + nz, w np or 0. Returns 0 or a failure code (see last_failure()).
   int jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector v,
                               ConstVector w, Vector Jv) {
+    point_named_ = false;
     ++stats_.jacobian_vector_products;
     direction_.load(x, z, p);
     const int n = size();
@@ -301,6 +304,7 @@ class ModelProblem : public Problem {
   /// changed). Returns 0 or a failure code.
   int vector_jacobian_product(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector v,
                               Vector vJ, Vector vJp) {
+    point_named_ = false;
     if (const int code = sweep(t, x, z, p, v); code != 0) return code;
     const int n = size();
     for (int j = 0; j < n; ++j) {
@@ -543,7 +547,7 @@ class ModelProblem : public Problem {
                            : coloured_columns(t, x, z, p, colouring, false, values, dense, "J");
     if (code != 0) return code;
     if (parameter_terms_ == ParameterTerms::automatic && colour_parameters_) {
-      remember_point(j_point_, t, x, z, p);
+      j_at_ = point_serial(t, x, z, p);
       j_awaits_products_ = true;
     }
     return 0;
@@ -672,7 +676,7 @@ class ModelProblem : public Problem {
       return coloured_pass<W>(t, x, z, p, states, false, 0, states.colours, values, dense, "J", true);
     });
     if (code != 0 || !riding_values_finite_) return code;
-    remember_point(parameter_values_point_, t, x, z, p);
+    parameter_values_at_ = point_serial(t, x, z, p);
     parameter_values_valid_ = true;
     return 0;
   }
@@ -699,7 +703,8 @@ class ModelProblem : public Problem {
 
   void forget_structure() {
     std::fill(known_.begin(), known_.end(), 0);
-    structure_known_ = parameter_values_valid_ = checked_point_valid_ = false;
+    structure_known_ = parameter_values_valid_ = false;
+    checked_at_ = -1;
     colour_states_ = colour_parameters_ = false;
     state_colouring_ = ColumnColouring{};
     parameter_colouring_ = ColumnColouring{};
@@ -721,10 +726,9 @@ class ModelProblem : public Problem {
       const int n = size();
       const int first = !structure_known_ ? 0 : parameters ? n / 64 : 0;
       const int last = !structure_known_ ? blocks_ : parameters ? blocks_ : (n - 1) / 64 + 1;
-      if (!checked_point_valid_ || !same_point(checked_point_, t, x, z, p)) {
+      if (const long here = point_serial(t, x, z, p); checked_at_ != here) {
         std::fill(checked_.begin(), checked_.end(), 0);
-        remember_point(checked_point_, t, x, z, p);
-        checked_point_valid_ = true;
+        checked_at_ = here;
       }
       bool wider = !structure_known_;
       for (int b = first; b < last; ++b) {
@@ -850,11 +854,26 @@ class ModelProblem : public Problem {
     std::copy(z.begin(), z.end(), point.begin() + 1 + static_cast<std::ptrdiff_t>(x.size()));
     std::copy(p.begin(), p.end(), point.begin() + 1 + static_cast<std::ptrdiff_t>(x.size() + z.size()));
   }
+  // The serial number of the point (t, x, z, p) of this call among the distinct points seen
+  // (bitwise, as same_point): what the caches below keep instead of a copy of their point
+  // (the structure checked, the entries of [f_p; g_p] of J's pass, J's point for the parameter
+  // terms after it, the tape). Compared with the last point once per call, and only by calls
+  // that consult a cache (every public entry clears point_named_): the adjoint's stage point
+  // costs one copy and one comparison where it took three of each.
+  long point_serial(double t, ConstVector x, ConstVector z, ConstVector p) {
+    if (point_named_) return point_serial_;
+    if (point_serial_ == 0 || !same_point(point_, t, x, z, p)) {
+      remember_point(point_, t, x, z, p);
+      ++point_serial_;
+    }
+    point_named_ = true;
+    return point_serial_;
+  }
 
   // The entries of [f_p; g_p] on the found pattern at (t, x, z, p), by coloured forward mode,
   // kept for the point: the adjoint asks for a product per adjoint column at each stage point.
   int compressed_parameter_columns(double t, ConstVector x, ConstVector z, ConstVector p) {
-    if (parameter_values_valid_ && same_point(parameter_values_point_, t, x, z, p)) return 0;
+    if (parameter_values_valid_ && parameter_values_at_ == point_serial(t, x, z, p)) return 0;
     parameter_values_valid_ = false;
     if (const int code = check_structure(t, x, z, p, true, "w^T [f_p; g_p]"); code != 0) return code;
     if (!colour_parameters_) return 0;
@@ -862,7 +881,7 @@ class ModelProblem : public Problem {
     const int code = coloured_columns(t, x, z, p, parameter_colouring_, true, parameter_values_.data(), MatrixRef{},
                                       "w^T [f_p; g_p]");
     if (code != 0 || !riding_values_finite_) return code;
-    remember_point(parameter_values_point_, t, x, z, p);
+    parameter_values_at_ = point_serial(t, x, z, p);
     parameter_values_valid_ = true;
     return 0;
   }
@@ -907,7 +926,7 @@ class ModelProblem : public Problem {
   }
 
   int record(double t, ConstVector x, ConstVector z, ConstVector p) {
-    if (tape_valid_ && same_point(tape_point_, t, x, z, p)) return 0;
+    if (tape_valid_ && tape_at_ == point_serial(t, x, z, p)) return 0;
     tape_valid_ = false;
     ++stats_.tape_recordings;
     tape_.clear();
@@ -923,10 +942,7 @@ class ModelProblem : public Problem {
     for (int i = 0; i < size(); ++i)
       if (!std::isfinite(reverse_.outputs[static_cast<std::size_t>(i)].v)) return record_value_failure("v^T J", i, t);
     if (adjoints_.size() < tape_.capacity()) adjoints_.resize(tape_.capacity());
-    tape_point_[0] = t;
-    std::copy(x.begin(), x.end(), tape_point_.begin() + 1);
-    std::copy(z.begin(), z.end(), tape_point_.begin() + 1 + static_cast<std::ptrdiff_t>(x.size()));
-    std::copy(p.begin(), p.end(), tape_point_.begin() + 1 + static_cast<std::ptrdiff_t>(x.size() + z.size()));
+    tape_at_ = point_serial(t, x, z, p);
     tape_valid_ = true;
     return 0;
   }
@@ -984,24 +1000,29 @@ class ModelProblem : public Problem {
   int dependency_sets_of_ = -1;  // the first block whose input sets the workspace holds
   std::vector<std::uint64_t> known_, found_;  // output i, block b: [i * blocks_ + b]
   bool structure_known_ = false;
+  // The point of the last call that consulted a cache, its serial number (0: none yet), and
+  // whether this call has named its point (point_serial()).
+  std::vector<double> point_;
+  long point_serial_ = 0;
+  bool point_named_ = false;
   // The point checked last and which of its blocks were (J's and [f_p; g_p]'s checks share it).
-  std::vector<double> checked_point_;
+  long checked_at_ = -1;
   std::vector<char> checked_;
-  bool checked_point_valid_ = false;
   ColumnColouring state_colouring_, parameter_colouring_;
   bool colour_states_ = false, colour_parameters_ = false;
   // The entries of [f_p; g_p] on the found pattern at one point (parameter_vjp).
-  std::vector<double> parameter_values_, parameter_values_point_;
+  std::vector<double> parameter_values_;
+  long parameter_values_at_ = -1;
   std::vector<int> parameter_columns_with_entries_;
   bool parameter_values_valid_ = false;
   // J was formed last and no parameter terms were asked since; the parameter terms were asked
   // at the point of the J before them (parameters_ride_along()).
   bool j_awaits_products_ = false, products_follow_j_ = false;
-  std::vector<double> j_point_;  // the point of that J
+  long j_at_ = -1;  // the point of that J
   bool riding_values_finite_ = true;  // the entries of [f_p; g_p] J's last pass carried
   // The tape of the last recorded point.
   Tape tape_;
-  std::vector<double> tape_point_;
+  long tape_at_ = -1;
   bool tape_valid_ = false;
   std::vector<double> adjoints_;
 };
