@@ -50,6 +50,21 @@ struct BranchingChain {
   }
 };
 
+// The chain with a parameter that multiplies its state: [f_p; g_p] changes from point to point.
+struct ScaledChain {
+  int nx = 20, np = 50;
+  template <class T>
+  int f(double, std::span<const T> x, std::span<const T>, std::span<const T> p, std::span<T> f) const {
+    for (int i = 0; i < nx; ++i) {
+      const T left = i > 0 ? x[static_cast<std::size_t>(i - 1)] : T(0.0);
+      const T right = i + 1 < nx ? x[static_cast<std::size_t>(i + 1)] : T(0.0);
+      const T& xi = x[static_cast<std::size_t>(i)];
+      f[static_cast<std::size_t>(i)] = 30.0 * (left - 2.0 * xi + right) - xi * p[static_cast<std::size_t>(i * np / nx)];
+    }
+    return 0;
+  }
+};
+
 // A model written for Dual and Var only: it opts out, and is never instantiated for Dependency.
 struct NotForDependency {
   static constexpr bool structure_detection = false;
@@ -254,6 +269,73 @@ BOOST_AUTO_TEST_CASE(j_carries_the_parameter_colours_at_the_adjoints_stage_point
   BOOST_TEST(stage_point(1.05, 0.3, false) == 1);
   BOOST_TEST(stage_point(1.06, 0.3, false) == 1);
   BOOST_TEST(found.ad_statistics().tape_recordings == 0);
+}
+
+// The caches (the structure checked at a point, the parameters' entries J's pass carried, the
+// tape) are kept by the point of the call that formed them: a call at another point between
+// them, or the same buffers holding another point, never reuses them, the same point again
+// does (no new recording). Every product equals that of a fresh model at the same point.
+BOOST_AUTO_TEST_CASE(caches_serve_their_own_point_only) {
+  const int nx = 20, np = 50;
+  const ScaledChain model{nx, np};
+  ModelProblem<ScaledChain> found(nx, 0, np, model);
+  std::vector<double> p(static_cast<std::size_t>(np)), w(static_cast<std::size_t>(nx));
+  for (int k = 0; k < np; ++k) p[static_cast<std::size_t>(k)] = 0.1 + 0.01 * k;
+  for (int i = 0; i < nx; ++i) w[static_cast<std::size_t>(i)] = std::cos(1.0 + i);
+  const auto point = [&](double scale, double first) {
+    std::vector<double> x(static_cast<std::size_t>(nx));
+    for (int i = 0; i < nx; ++i) x[static_cast<std::size_t>(i)] = scale * (0.4 + 0.02 * i);
+    x[0] = first;
+    return x;
+  };
+  const std::vector<double> a = point(1.0, 0.4), b = point(1.1, 0.4), c = point(1.2, 0.3);
+  std::vector<double> x = a;  // one buffer, several points
+  // The products at `at` from found (parameter_vjp, or the tape's v^T J and v^T [f_p; g_p])
+  // against those of a model that has seen no other point.
+  const auto expect_products = [&](const std::vector<double>& at, bool tape) {
+    ModelProblem<ScaledChain> reference(nx, 0, np, model);
+    std::vector<double> product(static_cast<std::size_t>(np)), expected(static_cast<std::size_t>(np)),
+        vJ(static_cast<std::size_t>(nx)), expected_vJ(static_cast<std::size_t>(nx));
+    if (tape) {
+      BOOST_REQUIRE(found.vector_jacobian_product(0.0, x, {}, p, w, vJ, product) == 0);
+      BOOST_REQUIRE(reference.vector_jacobian_product(0.0, at, {}, p, w, expected_vJ, expected) == 0);
+      for (int i = 0; i < nx; ++i) BOOST_TEST_CONTEXT("x[0] = " << at[0] << ", v^T J " << i) { BOOST_TEST(vJ[static_cast<std::size_t>(i)] == expected_vJ[static_cast<std::size_t>(i)]); }
+    } else {
+      BOOST_REQUIRE(found.parameter_vjp(0.0, x, {}, p, w, product) == 0);
+      DenseMatrix J(nx, nx);
+      BOOST_REQUIRE(reference.jacobian(0.0, at, {}, p, J.ref()) == 0);
+      BOOST_REQUIRE(reference.parameter_vjp(0.0, at, {}, p, w, expected) == 0);
+    }
+    BOOST_TEST(product[0] == -w[0] * at[0]);  // f_p's entry at this point
+    BOOST_TEST(product == expected);
+  };
+  const std::vector<double> d = point(1.3, 0.4);
+  DenseMatrix J(nx, nx);
+  BOOST_REQUIRE(found.jacobian(0.0, x, {}, p, J.ref()) == 0);  // a: the structure found
+  expect_products(a, false);  // products follow J: the next J carries the parameters
+  x = b;
+  BOOST_REQUIRE(found.jacobian(0.0, x, {}, p, J.ref()) == 0);  // b, with the parameters' entries
+  x = d;
+  expect_products(d, false);  // not b's entries
+  x = b;
+  BOOST_REQUIRE(found.jacobian(0.0, x, {}, p, J.ref()) == 0);
+  x = a;  // the buffer of J's point, now holding another
+  expect_products(a, false);
+  x = b;
+  BOOST_REQUIRE(found.jacobian(0.0, x, {}, p, J.ref()) == 0);
+  expect_products(b, false);  // J's own point: its entries
+  x = a;
+  const long recordings = found.ad_statistics().tape_recordings;
+  expect_products(a, true);
+  expect_products(a, true);  // the same point: the same tape
+  BOOST_TEST(found.ad_statistics().tape_recordings - recordings == 1);
+  x = c;
+  std::vector<double> Jv(static_cast<std::size_t>(nx));
+  BOOST_REQUIRE(found.jacobian_vector_product(0.0, x, {}, p, w, Jv) == 0);  // consults no cache
+  expect_products(c, true);
+  x = a;
+  expect_products(a, true);
+  BOOST_TEST(found.ad_statistics().tape_recordings - recordings == 3);
 }
 
 // Dow: 6 colours of 10 columns would save 2 lanes, less than the check costs: the chunks stay,
