@@ -30,51 +30,6 @@ namespace esdirk::detail {
 /// in lanes across the directions.
 inline constexpr int fixed_stage_limit = 8;
 
-/// rhs = [S0_x + hg fp_x ; -fp_z] + sum_t coefficients[t] blocks[t] over ns columns of N rows.
-template <int N>
-void fixed_stage_rhs(int nx, int ns, const double* __restrict s0, const double* __restrict fp,
-                     double hg, int terms, const double* coefficients,
-                     const double* const* blocks, double* __restrict rhs) {
-  for (int j = 0; j < ns; ++j) {
-    const std::size_t column = static_cast<std::size_t>(j) * N;
-    double r[N];
-    for (int k = 0; k < N; ++k)
-      r[k] = k < nx ? s0[column + k] + hg * fp[column + k] : -fp[column + k];
-    for (int t = 0; t < terms; ++t) {
-      const double c = coefficients[t];
-      const double* __restrict sf = blocks[t] + column;
-      for (int k = 0; k < N; ++k) r[k] += c * sf[k];
-    }
-    for (int k = 0; k < N; ++k) rhs[column + k] = r[k];
-  }
-}
-
-/// The LU of M = [I - hg J_x-rows ; J_z-rows] into lu (N x N) and pivots, then S = M^{-1} rhs
-/// for ns columns. Returns 0, or the 1-based index of a zero pivot (S untouched then).
-template <int N>
-int fixed_stage_factor_and_solve(const double* J, int ldj, double hg, int nx, double* lu,
-                                 int* pivots, const double* __restrict rhs, double* __restrict S,
-                                 int ns) {
-  const int info = internal::fixed_size_form_and_factor<N>(J, ldj, hg, nx, lu, N, pivots);
-  if (info != 0) return info;
-  for (int c = 0; c < ns; ++c) {
-    double x[N];
-    for (int i = 0; i < N; ++i) x[i] = rhs[static_cast<std::size_t>(c) * N + i];
-    for (int k = 0; k < N; ++k) std::swap(x[k], x[pivots[k] - 1]);
-    for (int j = 0; j < N; ++j) {  // L y = P b (unit lower), column-oriented
-      const double xj = x[j];
-      for (int i = j + 1; i < N; ++i) x[i] -= lu[j * N + i] * xj;
-    }
-    for (int j = N - 1; j >= 0; --j) {  // U x = y
-      x[j] /= lu[j * N + j];
-      const double xj = x[j];
-      for (int i = 0; i < j; ++i) x[i] -= lu[j * N + i] * xj;
-    }
-    for (int i = 0; i < N; ++i) S[static_cast<std::size_t>(c) * N + i] = x[i];
-  }
-  return 0;
-}
-
 /// C = A B: A has N rows (leading dimension lda) and `inner` columns, B is inner x ns (leading
 /// dimension ldb), C is N x ns (contiguous). The [f_p; g_p] P of a stage.
 template <int N>
@@ -118,6 +73,58 @@ void fixed_stage_derivatives(int nx, int ns, const double* __restrict S, const d
     for (int k = 0; k < N; ++k)
       sf[column + k] = k < nx ? (S[column + k] - rhs[column + k]) * inverse_hg + fp[column + k] : 0.0;
   }
+}
+
+/// One implicit stage in one call, column by column with the column in registers: the
+/// right-hand side rhs = [s0_x + hg fp_x ; -fp_z] + sum_t coefficients[t] blocks[t] (the base,
+/// then one scaled addition per earlier stage; stored: the refinement of a singular M_i starts
+/// from it), the LU of M = [I - hg J_x-rows ; J_z-rows] (fixed_size_form_and_factor, the
+/// factorization of DenseLuSolver) into lu and pivots, the solve of each direction (the
+/// column-oriented substitutions of fixed_size_lu_solve) into S, and its stage derivatives (as
+/// fixed_stage_derivatives) into SF. Returns 0, or the 1-based index of a zero pivot of M_i
+/// (rhs formed; S and SF untouched then).
+template <int N>
+int fixed_stage_solve(int nx, int ns, const double* J, int ldj, double hg, double inverse_hg,
+                      const double* __restrict s0, const double* __restrict fp, int terms,
+                      const double* coefficients, const double* const* blocks, double* lu,
+                      int* pivots, double* __restrict rhs, double* __restrict S,
+                      double* __restrict SF) {
+  const int info = internal::fixed_size_form_and_factor<N>(J, ldj, hg, nx, lu, N, pivots);
+  int row_of[N];  // the row of the right-hand side that the interchanges bring to row i
+  for (int i = 0; i < N; ++i) row_of[i] = i;
+  for (int k = 0; k < N; ++k) std::swap(row_of[k], row_of[pivots[k] - 1]);
+  for (int j = 0; j < ns; ++j) {
+    const std::size_t column = static_cast<std::size_t>(j) * N;
+    double r[N];
+    for (int k = 0; k < N; ++k) {  // both values, then a select: no branch on the run-time nx
+      const double differential = s0[column + k] + hg * fp[column + k], algebraic = -fp[column + k];
+      r[k] = k < nx ? differential : algebraic;
+    }
+    for (int t = 0; t < terms; ++t) {
+      const double c = coefficients[t];
+      const double* __restrict sf = blocks[t] + column;
+      for (int k = 0; k < N; ++k) r[k] += c * sf[k];
+    }
+    for (int k = 0; k < N; ++k) rhs[column + k] = r[k];
+    if (info != 0) continue;
+    double x[N];
+    for (int i = 0; i < N; ++i) x[i] = r[row_of[i]];
+    for (int q = 0; q < N; ++q) {  // L y = P b (unit lower), column-oriented
+      const double xq = x[q];
+      for (int i = q + 1; i < N; ++i) x[i] -= lu[q * N + i] * xq;
+    }
+    for (int q = N - 1; q >= 0; --q) {  // U x = y
+      x[q] /= lu[q * N + q];
+      const double xq = x[q];
+      for (int i = 0; i < q; ++i) x[i] -= lu[q * N + i] * xq;
+    }
+    for (int k = 0; k < N; ++k) {
+      S[column + k] = x[k];
+      const double derivative = (x[k] - r[k]) * inverse_hg + fp[column + k];
+      SF[column + k] = k < nx ? derivative : 0.0;
+    }
+  }
+  return info;
 }
 
 /// S = M^{-1} rhs for ns columns (contiguous blocks of N rows) from the factors of
@@ -216,21 +223,19 @@ inline FixedStageFactorAndSolve fixed_stage_lanes_solve(int n) {
 
 /// The kernels of one order.
 struct FixedStageKernels {
-  void (*rhs)(int, int, const double*, const double*, double, int, const double*,
-              const double* const*, double*);
-  int (*factor_and_solve)(const double*, int, double, int, double*, int*, const double*, double*, int);
   void (*product)(const double*, int, int, const double*, int, double*, int);
   void (*add_product)(const double*, int, int, const double*, double*, int);
   void (*derivatives)(int, int, const double*, const double*, double, const double*, double*);
+  int (*stage)(int, int, const double*, int, double, double, const double*, const double*, int,
+               const double*, const double* const*, double*, int*, double*, double*, double*);
 };
 
 template <std::size_t... I>
 constexpr std::array<FixedStageKernels, sizeof...(I)> fixed_stage_kernel_table(std::index_sequence<I...>) {
-  return {FixedStageKernels{&fixed_stage_rhs<static_cast<int>(I) + 1>,
-                            &fixed_stage_factor_and_solve<static_cast<int>(I) + 1>,
-                            &fixed_stage_product<static_cast<int>(I) + 1>,
+  return {FixedStageKernels{&fixed_stage_product<static_cast<int>(I) + 1>,
                             &fixed_stage_add_product<static_cast<int>(I) + 1>,
-                            &fixed_stage_derivatives<static_cast<int>(I) + 1>}...};
+                            &fixed_stage_derivatives<static_cast<int>(I) + 1>,
+                            &fixed_stage_solve<static_cast<int>(I) + 1>}...};
 }
 
 /// The kernels of order n, or nullptr above fixed_stage_limit.

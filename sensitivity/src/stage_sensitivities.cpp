@@ -375,9 +375,8 @@ bool StageSensitivities::solve_with_stage_matrix(const StageJacobian& J, MatrixR
 // bits, without the copies and the dispatch of the general LU on its shape.
 bool StageSensitivities::solve_with_fixed_kernels(ConstMatrixRef J, MatrixRef S, double h_gamma) {
   ++stats_.stage_factorizations;
-  const auto factor_and_solve = fixed_ != nullptr ? fixed_->factor_and_solve : lanes_solve_;
-  if (factor_and_solve(J.data, J.ld, h_gamma, nx_, fixed_lu_.data(), fixed_pivots_.data(), rhs_.data(),
-                       S.data, directions_) != 0)
+  if (lanes_solve_(J.data, J.ld, h_gamma, nx_, fixed_lu_.data(), fixed_pivots_.data(), rhs_.data(), S.data,
+                   directions_) != 0)
     return false;
   stats_.back_substitutions += directions_;
   return true;
@@ -446,13 +445,9 @@ void StageSensitivities::form_base(double h_gamma) {
   }
 }
 
-// rhs_ = base + h sum_{l<i} a_il SF_l (the stage sensitivities' right-hand side, Kristensen et al. 2005, eq. 17)
-// in one call with plain loops over the contiguous block. The base is [Sx_n + h*gamma (f_p P)_x ;
-// -(g_p P)_z], formed straight into rhs_ from jpP_ if `fresh_base` (exact mode: jpP_ belongs to
-// the stage), else copied from base_ (paper mode: fixed over the step). Every entry sees the
-// operations of form_base, the copy and one scaled addition per stage in that order, so the
-// bits are those of the separate kernel calls this replaces.
-void StageSensitivities::form_rhs(int i, double h, double h_gamma, bool fresh_base) {
+// The terms of stage i's right-hand side: h a_il and SF_l for the nonzero a_il, l < i, into
+// rhs_coefficients_ and rhs_blocks_; returns their number.
+int StageSensitivities::rhs_terms(int i, double h) {
   const Tableau& tab = integrator_.method();
   int terms = 0;
   for (int l = 0; l < i; ++l)
@@ -461,12 +456,18 @@ void StageSensitivities::form_rhs(int i, double h, double h_gamma, bool fresh_ba
       rhs_blocks_[static_cast<std::size_t>(terms)] = stage_block(derivatives_, l).data;
       ++terms;
     }
+  return terms;
+}
+
+// rhs_ = base + h sum_{l<i} a_il SF_l (the stage sensitivities' right-hand side, Kristensen et al. 2005, eq. 17)
+// in one call with plain loops over the contiguous block. The base is [Sx_n + h*gamma (f_p P)_x ;
+// -(g_p P)_z], formed straight into rhs_ from jpP_ if `fresh_base` (exact mode: jpP_ belongs to
+// the stage), else copied from base_ (paper mode: fixed over the step). Every entry sees the
+// operations of form_base, the copy and one scaled addition per stage in that order, so the
+// bits are those of the separate kernel calls this replaces.
+void StageSensitivities::form_rhs(int i, double h, double h_gamma, bool fresh_base) {
+  const int terms = rhs_terms(i, h);
   double* __restrict rhs = rhs_.data();
-  if (fixed_ != nullptr && fresh_base) {
-    fixed_->rhs(nx_, directions_, values_.data(), jpP_.data(), h_gamma, terms, rhs_coefficients_.data(),
-                rhs_blocks_.data(), rhs);
-    return;
-  }
   if (fresh_base) {  // values_'s first block is stage 1's: [Sx_n; Sz_n]
     detail::stage_right_hand_side(nx_, n_, directions_, values_.data(), jpP_.data(), h_gamma, terms,
                                   rhs_coefficients_.data(), rhs_blocks_.data(), rhs);
@@ -567,14 +568,28 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
       }
     }
     // rhs = [Sx_n + h sum_{j<i} a_ij SF_j + h*gamma (f_p P)_x ; -(g_p P)_z]   (the paper's eq. 17)
-    form_rhs(i, h, hg, exact);
     const MatrixRef Si = stage_block(values_, i);
+    if (fixed_ != nullptr) {
+      // The small-system fast path (exact mode, stages factored): the right-hand side, the LU
+      // of M_i, the solve and the stage derivatives in one kernel, column by column in
+      // registers. A singular M_i leaves rhs_ formed for the refinement below.
+      const int terms = rhs_terms(i, h);
+      ++stats_.stage_factorizations;
+      if (fixed_->stage(nx_, ns, J.dense.data, J.dense.ld, hg, inverse_hg, values_.data(), jpP_.data(),
+                        terms, rhs_coefficients_.data(), rhs_blocks_.data(), fixed_lu_.data(),
+                        fixed_pivots_.data(), rhs_.data(), Si.data, stage_block(derivatives_, i).data) == 0) {
+        stats_.back_substitutions += ns;
+        continue;
+      }
+    } else {
+      form_rhs(i, h, hg, exact);
+    }
     // Exact mode solves M_i S_i = rhs with an LU of the stage matrix M_i when that is cheaper
     // (factor_stages_), or refines M^{-1} rhs with the step's LU; a singular M_i falls back to
     // the refinement.
-    const bool factored = (exact || krylov()) && factor_stages_ &&
-                          (fixed_ != nullptr || lanes_solve_ != nullptr ? solve_with_fixed_kernels(J.dense, Si, hg)
-                                             : solve_with_stage_matrix(J, Si, hg));
+    const bool factored = fixed_ == nullptr && (exact || krylov()) && factor_stages_ &&
+                          (lanes_solve_ != nullptr ? solve_with_fixed_kernels(J.dense, Si, hg)
+                                                   : solve_with_stage_matrix(J, Si, hg));
     if (!factored && krylov()) {
       message_ = "GMRES did not solve the stage sensitivities to KrylovSettings::sensitivity_tolerance at t = " +
                  format_number(step.stage_times[i]) + " (raise dimension or max_restarts, or the preconditioner "

@@ -118,6 +118,7 @@ class StageSensitivities {
   std::size_t block_size() const;
   void form_inverse();
   void form_base(double h_gamma);
+  int rhs_terms(int i, double h);
   void form_rhs(int i, double h, double h_gamma, bool fresh_base);
   void apply_inverse(MatrixRef B, MatrixRef work);
   int refine_stage(const StageJacobian& J, MatrixRef S, double h_gamma);
@@ -145,8 +146,8 @@ class StageSensitivities {
   DenseMatrix stage_jacobian_;       // J at the current stage (exact mode; dense problems)
   JacobianMatrix structured_jacobian_;  // J at the current stage (banded or sparse problems)
   std::unique_ptr<StageLinearSystem> structured_stage_lu_;  // LU of M_i (banded or sparse)
-  std::vector<double> rhs_coefficients_;        // h a_il of form_rhs's terms (s entries)
-  std::vector<const double*> rhs_blocks_;       // SF_l of form_rhs's terms (s entries)
+  std::vector<double> rhs_coefficients_;        // h a_il of rhs_terms (s entries)
+  std::vector<const double*> rhs_blocks_;       // SF_l of those terms (s entries)
   DenseMatrix jp_;                   // [f_p; g_p] at the current stage (or t_n in paper mode)
   DenseMatrix jp_cache_;             // [f_p; g_p] at the last stage of the previous solve
   std::vector<double> cache_point_;  // (t, x, z) of jp_cache_
