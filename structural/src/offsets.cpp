@@ -1,4 +1,4 @@
-#include "esdirk/structural/offsets.hpp"
+#include "canonical_offsets.hpp"
 
 #include <algorithm>
 #include <cstdint>

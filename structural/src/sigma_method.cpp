@@ -6,6 +6,7 @@
 #include <string>
 
 #include "assignment.hpp"
+#include "canonical_offsets.hpp"
 
 namespace esdirk::structural {
 

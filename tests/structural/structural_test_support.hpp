@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "esdirk/structural/structural.hpp"
+#include "canonical_offsets.hpp"  // internal (structural/src): the Σ-method's offset iteration
 #include "model_builder.hpp"  // internal (structural/src): models built in C++
 
 // Boost.Test cannot print these; comparisons still report which element differs.

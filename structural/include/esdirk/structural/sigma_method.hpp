@@ -11,6 +11,7 @@
 #include "esdirk/structural/bipartite_graph.hpp"
 #include "esdirk/structural/block_triangular.hpp"
 #include "esdirk/structural/dulmage_mendelsohn.hpp"
+#include "esdirk/structural/matching.hpp"
 #include "esdirk/structural/offsets.hpp"
 #include "esdirk/structural/signature_matrix.hpp"
 
