@@ -32,11 +32,6 @@ void HybridObjective::set_terminal_weights(ConstMatrixRef weights) {
   terminal = internal::terminal_weights(weights, "HybridObjective");
 }
 
-void HybridAdjointOptions::validate() const {
-  if (memory_budget < 0)
-    throw std::invalid_argument("HybridAdjointOptions: memory_budget must be >= 0 (0 keeps every step)");
-}
-
 void HybridObjective::validate() const {
   if (rows < 1) throw std::invalid_argument("HybridObjective: rows must be >= 1");
   if (!terminal && !at_output) throw std::invalid_argument("HybridObjective: no term (terminal or at_output)");

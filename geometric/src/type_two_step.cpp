@@ -39,14 +39,6 @@ std::string number(double v) {
 
 }  // namespace
 
-void StepOptions::validate() const {
-  if (!(tolerance > 0.0) || !std::isfinite(tolerance))
-    throw std::invalid_argument("StepOptions: tolerance must be positive and finite");
-  if (max_iterations < 1) throw std::invalid_argument("StepOptions: max_iterations must be >= 1");
-  if (iteration != StageIteration::newton && iteration != StageIteration::simplified_newton)
-    throw std::invalid_argument("StepOptions: iteration must be newton or simplified_newton");
-}
-
 TypeTwoStep::TypeTwoStep(Problem& problem, PrkPair pair, StepOptions options)
     : problem_(problem),
       pair_(std::move(pair)),

@@ -97,15 +97,6 @@ void EstimationProblem::validate() const {
   }
 }
 
-void GaussNewtonOptions::validate() const {
-  if (max_iterations < 1 || !(step_tolerance > 0.0) || !(defect_tolerance > 0.0) ||
-      !(rcond > 0.0 && rcond < 1.0) || max_backtracks < 1 || !(confidence_z > 0.0) ||
-      !(max_parameter_step > 0.0) || !(initial_damping >= 0.0))
-    throw std::invalid_argument(
-        "GaussNewtonOptions: need max_iterations >= 1, tolerances > 0, 0 < rcond < 1, "
-        "max_backtracks >= 1, confidence_z > 0, max_parameter_step > 0, initial_damping >= 0");
-}
-
 namespace {
 
 class Solver {

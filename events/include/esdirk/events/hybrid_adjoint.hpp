@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,7 @@ enum class MemoryTransfer {
   printed_recurrence,
 };
 
-struct ESDIRK_API HybridAdjointOptions {
+struct HybridAdjointOptions {
   /// Transpose the sensitivity jumps at events. false: the adjoint passes through every event
   /// unchanged, the transpose of a forward run with HybridOptions::sensitivity_jumps = false
   /// (to show what ignoring the jumps gives: a wrong gradient).
@@ -66,8 +67,11 @@ struct ESDIRK_API HybridAdjointOptions {
   /// t_end per step and 2 (nx + nz) doubles per block. A budget below one record throws
   /// std::invalid_argument at construction.
   long memory_budget = 0;
-  /// Throws std::invalid_argument for a negative memory budget.
-  void validate() const;
+  /// Throws std::invalid_argument for a negative memory budget (inline: a plain aggregate).
+  void validate() const {
+    if (memory_budget < 0)
+      throw std::invalid_argument("HybridAdjointOptions: memory_budget must be >= 0 (0 keeps every step)");
+  }
 };
 
 /// A (vector) objective of a hybrid run with `rows` rows, a sum of point terms at the outputs

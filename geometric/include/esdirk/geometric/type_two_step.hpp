@@ -14,7 +14,9 @@
 // rounding (Props. 3.1-3.3). Stages are solved one after the other when A is lower
 // triangular (explicit, DIRK, ESDIRK) and all together otherwise.
 
+#include <cmath>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -55,7 +57,7 @@ enum class StageIteration {
   simplified_newton,
 };
 
-struct ESDIRK_API StepOptions {
+struct StepOptions {
   /// The stage equations (3.9b, e) are solved until the max-norm of the Newton correction is
   /// <= tolerance * (1 + max-norm of the stage unknowns) (Remark 3.4: the conservation laws of
   /// the step map then hold to O(s tolerance)).
@@ -63,8 +65,14 @@ struct ESDIRK_API StepOptions {
   int max_iterations = 25;  ///< Newton iterations per stage block before constraint_solve_failed
   AdjointForm form = AdjointForm::unnormalized;
   StageIteration iteration = StageIteration::newton;
-  /// Throws std::invalid_argument naming the first invalid option.
-  void validate() const;
+  /// Throws std::invalid_argument naming the first invalid option (inline: a plain aggregate).
+  void validate() const {
+    if (!(tolerance > 0.0) || !std::isfinite(tolerance))
+      throw std::invalid_argument("StepOptions: tolerance must be positive and finite");
+    if (max_iterations < 1) throw std::invalid_argument("StepOptions: max_iterations must be >= 1");
+    if (iteration != StageIteration::newton && iteration != StageIteration::simplified_newton)
+      throw std::invalid_argument("StepOptions: iteration must be newton or simplified_newton");
+  }
 };
 
 /// A running cost L(t, q, u) of the augmented adjoint (3.9). `gradient`

@@ -24,6 +24,7 @@
 // The decision is recorded in doc/multiple-shooting-guide.md.
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -58,7 +59,7 @@ struct ESDIRK_API EstimationProblem {
   void validate() const;
 };
 
-struct ESDIRK_API GaussNewtonOptions {
+struct GaussNewtonOptions {
   int max_iterations = 60;
   double step_tolerance = 1e-10;    ///< converged when max |dtheta|, max |ds|/scale are below this...
   double defect_tolerance = 1e-10;  ///< ...and every defect is below this times the state scale
@@ -78,7 +79,15 @@ struct ESDIRK_API GaussNewtonOptions {
   /// (the node steps that remove the defects are not damped by it).
   double max_damping = 1.0;
   double confidence_z = 1.959963984540054;  ///< 95 % two-sided normal quantile
-  void validate() const;
+  /// Throws std::invalid_argument naming the rules (inline: a plain aggregate).
+  void validate() const {
+    if (max_iterations < 1 || !(step_tolerance > 0.0) || !(defect_tolerance > 0.0) ||
+        !(rcond > 0.0 && rcond < 1.0) || max_backtracks < 1 || !(confidence_z > 0.0) ||
+        !(max_parameter_step > 0.0) || !(initial_damping >= 0.0))
+      throw std::invalid_argument(
+          "GaussNewtonOptions: need max_iterations >= 1, tolerances > 0, 0 < rcond < 1, "
+          "max_backtracks >= 1, confidence_z > 0, max_parameter_step > 0, initial_damping >= 0");
+  }
 };
 
 /// One accepted Gauss-Newton iteration.
