@@ -172,9 +172,8 @@ void band_lu_solve_transposed(ConstMatrixRef LU, const int* pivots, const int* l
 }
 
 // The orders DenseLuSolver factors with band_lu_factor: above those of the fixed-size kernels
-// (whose unrolled loops gain nothing from skipping), up to the small-matrix limit. Its
-// pivots_ then hold the pivots, l_last and the bandwidths (kl, ku) of the last factorization
-// (kl < 0: none yet), which the next factorization tries first: the stage matrices of one
+// (whose unrolled loops gain nothing from skipping), up to the small-matrix limit. The
+// bandwidths of the last factorization are tried first by the next: the stage matrices of one
 // problem share their structure.
 bool uses_band(int n) { return n > internal::fixed_size_lu_limit && n <= small_order; }
 
@@ -369,8 +368,10 @@ void DenseLuSolver::resize(int nx, int nz) {
   nx_ = nx;
   n_ = nx + nz;
   lu_.resize(n_, n_);
-  pivots_.assign(static_cast<std::size_t>(uses_band(n_) ? 2 * n_ + 2 : n_), 0);
-  if (uses_band(n_)) pivots_[static_cast<std::size_t>(2 * n_)] = -1;
+  pivots_.assign(static_cast<std::size_t>(n_), 0);
+  l_last_.assign(static_cast<std::size_t>(uses_band(n_) ? n_ : 0), 0);
+  band_kl_ = -1;
+  band_ku_ = 0;
 }
 
 int DenseLuSolver::factor(ConstMatrixRef J, double h_gamma) {
@@ -378,9 +379,9 @@ int DenseLuSolver::factor(ConstMatrixRef J, double h_gamma) {
   if (n_ >= 1 && n_ <= internal::fixed_size_lu_limit)
     return internal::fixed_size_form_and_factor_of[static_cast<std::size_t>(n_ - 1)](
         J.data, J.ld, h_gamma, nx_, lu_.data(), n_, pivots_.data());
-  int* band = uses_band(n_) ? pivots_.data() + 2 * n_ : nullptr;
-  if (band != nullptr && band[0] >= 0 && form_in_band(J, h_gamma, nx_, band[0], band[1], lu_.ref()))
-    return band_lu_factor(lu_.ref(), band[0], band[1], pivots_.data(), pivots_.data() + n_);
+  const bool band = uses_band(n_);
+  if (band && band_kl_ >= 0 && form_in_band(J, h_gamma, nx_, band_kl_, band_ku_, lu_.ref()))
+    return band_lu_factor(lu_.ref(), band_kl_, band_ku_, pivots_.data(), l_last_.data());
   for (int j = 0; j < n_; ++j) {
     const double* Jj = J.column(j);
     double* Mj = lu_.column(j);
@@ -388,9 +389,9 @@ int DenseLuSolver::factor(ConstMatrixRef J, double h_gamma) {
     for (int i = nx_; i < n_; ++i) Mj[i] = Jj[i];
     if (j < nx_) Mj[j] += 1.0;
   }
-  if (band == nullptr) return lu_factor(lu_.ref(), pivots_.data());
-  bandwidths(lu_.cref(), band[0], band[1]);  // the first time, or J left the band
-  return band_lu_factor(lu_.ref(), band[0], band[1], pivots_.data(), pivots_.data() + n_);
+  if (!band) return lu_factor(lu_.ref(), pivots_.data());
+  bandwidths(lu_.cref(), band_kl_, band_ku_);  // the first time, or J left the band
+  return band_lu_factor(lu_.ref(), band_kl_, band_ku_, pivots_.data(), l_last_.data());
 }
 
 // The Newton iterations' solves keep the general column kernel for now: the band would take
@@ -400,9 +401,8 @@ void DenseLuSolver::solve(MatrixRef B) const { lu_solve(lu_.cref(), pivots_.data
 
 void DenseLuSolver::solve_transposed(MatrixRef B) const {
   if (!uses_band(n_)) return lu_solve(lu_.cref(), pivots_.data(), B, true);
-  const int* band = pivots_.data() + 2 * n_;
   for (int c = 0; c < B.cols; ++c)
-    band_lu_solve_transposed(lu_.cref(), pivots_.data(), pivots_.data() + n_, band[0] + band[1], B.column(c));
+    band_lu_solve_transposed(lu_.cref(), pivots_.data(), l_last_.data(), band_kl_ + band_ku_, B.column(c));
 }
 
 }  // namespace esdirk

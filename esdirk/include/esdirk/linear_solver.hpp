@@ -47,6 +47,12 @@ class DenseLuSolver {
   double h_gamma_ = 0.0;
   DenseMatrix lu_;
   std::vector<int> pivots_;
+  // Orders factored within their band (linear_solver.cpp, uses_band): the bandwidths of the last
+  // factorization (band_kl_ < 0: none yet), which the next one tries first, and for each column
+  // of L its last row that may be nonzero.
+  int band_kl_ = -1;
+  int band_ku_ = 0;
+  std::vector<int> l_last_;
 };
 
 /// LU of a general square matrix (used for dg/dz in the consistent initialization).
