@@ -353,24 +353,14 @@ int tolerance_study(const std::string& only) {
 // sensitivities under ForwardSensitivity's default options, each in its own function so that
 // callgrind's inclusive counts of dow_main_states_only and dow_main_with_sensitivities give the
 // issue's "sensitivities / states only" ratio (doc/benchmarks.md, "Shooting intervals").
-[[gnu::noinline]] esdirk::Statistics dow_main_states_only() {
+esdirk::Statistics dow_main(bool sensitivities) {
   dow::Model model;
   esdirk::Integrator solver(model, dow::benchmark_options(1e-6));
   const auto z0 = dow::consistent_algebraic_start();
   std::vector<double> x(6), z(z0.begin(), z0.end());
   if (!esdirk::ok(solver.initialize(0.0, dow::initial_states, z0, dow::nominal_parameters))) return {};
   solver.set_stop_time(10.0);
-  if (!esdirk::ok(solver.integrate_to(10.0, x, z))) return {};
-  return solver.statistics();
-}
-
-[[gnu::noinline]] esdirk::Statistics dow_main_with_sensitivities() {
-  dow::Model model;
-  esdirk::Integrator solver(model, dow::benchmark_options(1e-6));
-  const auto z0 = dow::consistent_algebraic_start();
-  std::vector<double> x(6), z(z0.begin(), z0.end());
-  if (!esdirk::ok(solver.initialize(0.0, dow::initial_states, z0, dow::nominal_parameters))) return {};
-  solver.set_stop_time(10.0);
+  if (!sensitivities) return esdirk::ok(solver.integrate_to(10.0, x, z)) ? solver.statistics() : esdirk::Statistics{};
   esdirk::ForwardSensitivity sens(solver);
   esdirk::DenseMatrix seed(6 + 9, 9), Sx(6, 9), Sz(4, 9);
   for (int j = 0; j < 9; ++j) seed(6 + j, j) = dow::nominal_parameters[static_cast<std::size_t>(j)];
@@ -378,6 +368,9 @@ int tolerance_study(const std::string& only) {
   if (!esdirk::ok(sens.integrate_to(10.0, x, z, Sx.ref(), Sz.ref()))) return {};
   return solver.statistics();
 }
+
+[[gnu::noinline]] esdirk::Statistics dow_main_states_only() { return dow_main(false); }
+[[gnu::noinline]] esdirk::Statistics dow_main_with_sensitivities() { return dow_main(true); }
 
 int profile_dow_main() {
   const esdirk::Statistics states = dow_main_states_only();
