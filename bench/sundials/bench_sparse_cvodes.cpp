@@ -8,9 +8,11 @@
 // sensitivity right-hand sides / residuals, pbar = 1 and EE tolerances, so all measure them
 // with the states' tolerances).
 //
-// esdirk runs with its defaults ("esdirk": J and the LU at every step) and, states only, with
-// LU and Jacobian reuse ("esdirk reuse": Options::reuse_jacobian, keep_step_ratio_high = 1.2,
-// as in bench_sundials).
+// esdirk runs with its defaults ("esdirk": the factorization policy decides when J and the LU
+// are formed), states only with LU and Jacobian reuse ("esdirk reuse": Options::reuse_jacobian,
+// keep_step_ratio_high = 1.2, as in bench_sundials) and, beside the KLU runs, with Newton-Krylov
+// ("esdirk Krylov": LinearSolverKind::krylov with its defaults, GMRES(30) preconditioned by the
+// ILU(0) of M on J's pattern). --solvers picks some of them (e.g. esdirk-krylov,CVODES,IDAS).
 //
 //  - Work-precision (1-D at n = 1e4; 2-D at N = 40, n = 3200, KLU): the achieved error (max-norm
 //    at t = 10, relative to the largest component; with sensitivities the largest of that and
@@ -35,13 +37,15 @@
 // reuse_jacobian, keep_step_ratio_low/high, jacobian_reuse_contraction, lu_reuse_h_change, raw, method,
 // factorization_policy=every_step|automatic, reuse_cost_ratio,
 // max_newton_iterations, newton_test=contraction_rate|preconditioned_residual; stage_solve of the
-// sensitivities), for the measurements behind the
+// sensitivities; preconditioner=ilu0|block_jacobi, krylov_tolerance, sensitivity_tolerance of esdirk
+// Krylov), for the measurements behind the
 // defaults.
 // KLU orders with AMD on every side (esdirk's KLU default; SUNDIALS' SUNLinSol_KLU defaults to
 // COLAMD, which --sundials-colamd restores: on the 2-D grid its factors fill more, N = 70 took
 // 2.7x the CPU time).
 // --part runs one of the measurements: cost and work-precision are the 1-D ones, 2d both on the
-// 2-D grid (by default all three), 2d-large the large grids (only when asked for); --directions 0 (states) or 3 (with the sensitivities) one of
+// 2-D grid (by default all three), 2d-100 the work-precision on the 100 x 100 grid and 2d-large
+// the large grids (both only when asked for); --directions 0 (states) or 3 (with the sensitivities) one of
 // the two cases (both by default).
 // --csv writes PREFIX_work_precision.csv and PREFIX_cost.csv (plot_sparse.py draws them; the
 // 2-D rows have model "2d").
@@ -86,17 +90,22 @@ constexpr int parameters = 3;  // sensitivities to A, B, alpha when asked for
 enum class Backend { band, klu };
 const char* backend_name(Backend b) { return b == Backend::band ? "band" : "KLU"; }
 
-enum class Solver { esdirk, esdirk_reuse, cvodes, idas };
+enum class Solver { esdirk, esdirk_reuse, esdirk_krylov, cvodes, idas };
 const char* solver_name(Solver s) {
   switch (s) {
     case Solver::esdirk: return "esdirk";
     case Solver::esdirk_reuse: return "esdirk reuse";
+    case Solver::esdirk_krylov: return "esdirk Krylov";
     case Solver::cvodes: return "CVODES";
     case Solver::idas: return "IDAS";
   }
   return "?";
 }
-bool is_esdirk(Solver s) { return s == Solver::esdirk || s == Solver::esdirk_reuse; }
+bool is_esdirk(Solver s) {
+  return s == Solver::esdirk || s == Solver::esdirk_reuse || s == Solver::esdirk_krylov;
+}
+// "esdirk Krylov" runs on the KLU tables only (its own back-end, compared with the peers' KLU).
+bool runs_on(Solver s, Backend b) { return s != Solver::esdirk_krylov || b == Backend::klu; }
 
 struct Run {
   bool ok = false;
@@ -107,6 +116,7 @@ struct Run {
   long newton_iterations = 0;  // nonlinear iterations (esdirk: over all stages)
   long stage_factorizations = 0;  // esdirk's sensitivities: LUs of stage matrices M_i
   long back_substitutions = 0;    // esdirk's sensitivities: right-hand sides solved
+  long linear_iterations = 0;     // esdirk Krylov: GMRES iterations
   double seconds = 0.0;
   double heap_bytes = 0.0;  // held by the solver at the end of the run
 };
@@ -132,6 +142,11 @@ double cpu_seconds() {
 std::vector<std::string> settings;
 // --set stage_solve=automatic|refinement|factorization: the forward sensitivities' stage solves.
 esdirk::StageSolve stage_solve = esdirk::StageSolve::automatic;
+// --set preconditioner=ilu0|block_jacobi: esdirk Krylov's built-in preconditioner.
+esdirk::KrylovPreconditioner krylov_preconditioner = esdirk::KrylovSettings{}.preconditioner;
+// --set sensitivity_tolerance=x, --set krylov_tolerance=x: esdirk Krylov's GMRES tolerances.
+double krylov_sensitivity_tolerance = esdirk::KrylovSettings{}.sensitivity_tolerance;
+double krylov_tolerance = esdirk::KrylovSettings{}.tolerance;
 
 bool apply(esdirk::Options& o, const std::string& setting) {
   const auto eq = setting.find('=');
@@ -161,6 +176,11 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "newton_test" && (text == "contraction_rate" || text == "preconditioned_residual"))
     o.newton_test = text == "contraction_rate" ? esdirk::NewtonTest::contraction_rate
                                                : esdirk::NewtonTest::preconditioned_residual;
+  else if (name == "sensitivity_tolerance" && value > 0.0 && value < 1.0) krylov_sensitivity_tolerance = value;
+  else if (name == "krylov_tolerance" && value > 0.0 && value < 1.0) krylov_tolerance = value;
+  else if (name == "preconditioner" && (text == "ilu0" || text == "block_jacobi"))
+    krylov_preconditioner = text == "ilu0" ? esdirk::KrylovPreconditioner::ilu0
+                                           : esdirk::KrylovPreconditioner::block_jacobi;
   else if (name == "stage_solve" && (text == "automatic" || text == "refinement" || text == "factorization"))
     stage_solve = text == "refinement"      ? esdirk::StageSolve::refinement
                   : text == "factorization" ? esdirk::StageSolve::factorization
@@ -169,11 +189,22 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   return true;
 }
 
+// krylov: LinearSolverKind::krylov with its defaults (GMRES(30), ILU(0) of M on J's pattern),
+// whatever `backend` says.
 template <class Model>
-Run esdirk_run(int size, Backend backend, double rtol, int directions, bool reuse) {
+Run esdirk_run(int size, Backend backend, double rtol, int directions, bool reuse, bool krylov = false) {
   Model model(size);
-  model.set_jacobian_pattern(model.pattern(), backend == Backend::band ? esdirk::LinearSolverKind::banded
-                                                                       : esdirk::LinearSolverKind::sparse);
+  model.set_jacobian_pattern(model.pattern(), krylov                    ? esdirk::LinearSolverKind::krylov
+                                              : backend == Backend::band ? esdirk::LinearSolverKind::banded
+                                                                         : esdirk::LinearSolverKind::sparse);
+  if (krylov) {
+    esdirk::KrylovSettings settings;  // the defaults; block_size for --set preconditioner=block_jacobi
+    settings.block_size = 2;
+    settings.preconditioner = krylov_preconditioner;
+    settings.sensitivity_tolerance = krylov_sensitivity_tolerance;
+    settings.tolerance = krylov_tolerance;
+    model.set_krylov_settings(settings);
+  }
   const auto y0 = model.initial_state();
   const auto p = model.nominal_parameters();
   Run run;
@@ -212,6 +243,7 @@ Run esdirk_run(int size, Backend backend, double rtol, int directions, bool reus
   run.steps = integrator.statistics().accepted_steps;
   run.factorizations = integrator.statistics().lu_factorizations;
   run.newton_iterations = integrator.statistics().newton_iterations;
+  run.linear_iterations = integrator.statistics().linear_iterations;
   return run;
 }
 
@@ -484,6 +516,7 @@ Run run_once(Solver solver, int size, Backend backend, double rtol, int directio
   switch (solver) {
     case Solver::esdirk: return esdirk_run<Model>(size, backend, rtol, directions, false);
     case Solver::esdirk_reuse: return esdirk_run<Model>(size, backend, rtol, directions, true);
+    case Solver::esdirk_krylov: return esdirk_run<Model>(size, backend, rtol, directions, false, true);
     case Solver::cvodes: return cvodes_run<Model>(size, backend, rtol, directions);
     case Solver::idas: return idas_run<Model>(size, backend, rtol, directions);
   }
@@ -503,10 +536,17 @@ Run best_of(Solver solver, int size, Backend backend, double rtol, int direction
   return best;
 }
 
-// The solvers of one case: esdirk's reuse is states only (the sensitivities refuse it).
-std::vector<Solver> solvers_for(int directions) {
-  if (directions == 0) return {Solver::esdirk, Solver::esdirk_reuse, Solver::cvodes, Solver::idas};
-  return {Solver::esdirk, Solver::cvodes, Solver::idas};
+// --solvers: the solvers to run (all by default).
+std::vector<Solver> selected = {Solver::esdirk, Solver::esdirk_reuse, Solver::esdirk_krylov,
+                                Solver::cvodes, Solver::idas};
+
+// The solvers of one case on one back-end: esdirk's reuse is states only (the sensitivities
+// refuse it), esdirk Krylov runs with the KLU tables.
+std::vector<Solver> solvers_for(int directions, Backend backend) {
+  std::vector<Solver> solvers;
+  for (Solver s : selected)
+    if ((directions == 0 || s != Solver::esdirk_reuse) && runs_on(s, backend)) solvers.push_back(s);
+  return solvers;
 }
 
 // max_i |a_i - b_i| / max_i |b_i| over [offset, offset + size).
@@ -580,9 +620,9 @@ int work_precision(int size, const std::vector<Backend>& backends, const std::ve
     std::printf("CHECK FAILED: a reference run failed\n");
     return 1;
   }
-  const std::vector<Solver> solvers = solvers_for(directions);
   for (Backend backend : backends) {
-    std::printf("\n%s: %8s | %-12s %10s %10s %6s %6s %7s\n", backend_name(backend), "rtol", "solver",
+    const std::vector<Solver> solvers = solvers_for(directions, backend);
+    std::printf("\n%s: %8s | %-13s %10s %10s %6s %6s %7s\n", backend_name(backend), "rtol", "solver",
                 "error", "time [s]", "steps", "LUs", "Newton");
     std::vector<std::vector<Point>> curves(solvers.size());
     std::vector<Run> last_esdirk;
@@ -592,7 +632,7 @@ int work_precision(int size, const std::vector<Backend>& backends, const std::ve
         curves[k].push_back({rtol, error_of(r, reference), r.seconds, r.steps, r.factorizations,
                              r.newton_iterations});
         if (solvers[k] == Solver::esdirk) last_esdirk = {r};
-        std::printf("      %8.0e | %-12s %10.2e %10.3e %6ld %6ld %7ld\n", rtol, solver_name(solvers[k]),
+        std::printf("      %8.0e | %-13s %10.2e %10.3e %6ld %6ld %7ld\n", rtol, solver_name(solvers[k]),
                     curves[k].back().error, r.seconds, r.steps, r.factorizations, r.newton_iterations);
         std::fflush(stdout);
         if (csv != nullptr)
@@ -646,11 +686,11 @@ int work_precision(int size, const std::vector<Backend>& backends, const std::ve
 template <class Model>
 int cost_against_n(const std::vector<int>& sizes, const std::vector<Backend>& backends,
                    int band_limit, double rtol, int directions, int repeat, std::FILE* csv,
-                   const std::vector<Solver>& solvers) {
+                   const std::vector<Solver>& all_solvers) {
   std::printf("\nCost against n (%s) at rtol = atol = %.0e, %s (best of %d; n >= 5e4 at most twice)\n",
               model_name<Model>(), rtol, directions ? "states and 3 parameter sensitivities" : "states",
               repeat);
-  std::printf("%8s %-12s %-7s | %6s %6s %10s %12s %12s %10s\n", "n", "solver", "backend", "steps",
+  std::printf("%8s %-13s %-7s | %6s %6s %10s %12s %12s %10s\n", "n", "solver", "backend", "steps",
               "LUs", "time [s]", "us/step", "ns/step/n", "heap B/n");
   int failures = 0;
   for (Backend backend : backends)
@@ -658,10 +698,11 @@ int cost_against_n(const std::vector<int>& sizes, const std::vector<Backend>& ba
       if (backend == Backend::band && size > band_limit) continue;
       const int n = Model(size).size();
       const int reps = n >= 50000 ? std::min(repeat, 2) : repeat;
-      for (Solver solver : solvers) {
+      for (Solver solver : all_solvers) {
+        if (!runs_on(solver, backend) || (directions > 0 && solver == Solver::esdirk_reuse)) continue;
         const Run r = best_of<Model>(solver, size, backend, rtol, directions, reps);
         const double per_step = r.seconds / static_cast<double>(std::max(1L, r.steps));
-        std::printf("%8d %-12s %-7s | %6ld %6ld %10.4f %12.1f %12.1f %10.0f\n", n, solver_name(solver),
+        std::printf("%8d %-13s %-7s | %6ld %6ld %10.4f %12.1f %12.1f %10.0f\n", n, solver_name(solver),
                     backend_name(backend), r.steps, r.factorizations, r.seconds, 1e6 * per_step,
                     1e9 * per_step / n, r.heap_bytes / n);
         std::fflush(stdout);
@@ -715,6 +756,7 @@ esdirk::FactorizationCost factor_cost(int size) {
 int run_single(const std::vector<std::string>& a) {
   Solver solver = Solver::esdirk;
   if (a[0] == "esdirk-reuse") solver = Solver::esdirk_reuse;
+  else if (a[0] == "esdirk-krylov") solver = Solver::esdirk_krylov;
   else if (a[0] == "CVODES") solver = Solver::cvodes;
   else if (a[0] == "IDAS") solver = Solver::idas;
   else if (a[0] != "esdirk") return 2;
@@ -729,10 +771,11 @@ int run_single(const std::vector<std::string>& a) {
               "%.4f s CPU, %.0f B heap\n", solver_name(solver), backend_name(backend), a[2].c_str(), size,
               rtol, directions, t_end, r.ok ? "ok" : "FAILED", r.steps, r.factorizations, r.newton_iterations,
               r.seconds, r.heap_bytes);
-  if (solver == Solver::esdirk || solver == Solver::esdirk_reuse)
-    std::printf("esdirk: %.2f Newton iterations per step; sensitivities: %ld stage LUs, %ld back-substitutions\n",
+  if (is_esdirk(solver))
+    std::printf("esdirk: %.2f Newton iterations per step; sensitivities: %ld stage LUs, %ld back-substitutions; "
+                "%ld GMRES iterations\n",
                 static_cast<double>(r.newton_iterations) / static_cast<double>(std::max(1L, r.steps)),
-                r.stage_factorizations, r.back_substitutions);
+                r.stage_factorizations, r.back_substitutions, r.linear_iterations);
   if (backend == Backend::klu) {
     const esdirk::FactorizationCost c = a[2] == "2d" ? factor_cost<brusselator_mol::Model2d>(size)
                                                      : factor_cost<brusselator_mol::Model>(size);
@@ -774,22 +817,41 @@ int main(int argc, char** argv) {
         return 2;
       }
       settings.push_back(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--solvers") && i + 1 < argc) {
+      selected.clear();
+      const std::string list = std::string(argv[++i]) + ",";
+      for (std::size_t from = 0, comma; (comma = list.find(',', from)) != std::string::npos; from = comma + 1) {
+        const std::string name = list.substr(from, comma - from);
+        const Solver all[] = {Solver::esdirk, Solver::esdirk_reuse, Solver::esdirk_krylov, Solver::cvodes, Solver::idas};
+        const char* flags[] = {"esdirk", "esdirk-reuse", "esdirk-krylov", "CVODES", "IDAS"};
+        bool known = false;
+        for (int k = 0; k < 5; ++k)
+          if (name == flags[k]) {
+            selected.push_back(all[k]);
+            known = true;
+          }
+        if (!known) {
+          std::fprintf(stderr, "--solvers: unknown solver %s\n", name.c_str());
+          return 2;
+        }
+      }
     } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
     } else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) {
       csv_prefix = argv[++i];
     } else if (!std::strcmp(argv[i], "--part") && i + 1 < argc &&
                (!std::strcmp(argv[i + 1], "cost") || !std::strcmp(argv[i + 1], "work-precision") ||
-                !std::strcmp(argv[i + 1], "2d") || !std::strcmp(argv[i + 1], "2d-large"))) {
+                !std::strcmp(argv[i + 1], "2d") || !std::strcmp(argv[i + 1], "2d-100") ||
+                !std::strcmp(argv[i + 1], "2d-large"))) {
       part = argv[++i];
     } else if (!std::strcmp(argv[i], "--directions") && i + 1 < argc &&
                (!std::strcmp(argv[i + 1], "0") || !std::strcmp(argv[i + 1], "3"))) {
       cases = {std::atoi(argv[++i])};
     } else {
       std::fprintf(stderr, "usage: bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] "
-                           "[--part cost|work-precision|2d|2d-large] [--directions 0|3] [--set option=value ...]\n"
-                           "                           [--sundials-colamd]\n"
-                           "       bench_sparse_cvodes --run esdirk|esdirk-reuse|CVODES|IDAS band|KLU "
+                           "[--part cost|work-precision|2d|2d-100|2d-large] [--directions 0|3] [--set option=value ...]\n"
+                           "                           [--sundials-colamd] [--solvers esdirk,esdirk-reuse,esdirk-krylov,CVODES,IDAS]\n"
+                           "       bench_sparse_cvodes --run esdirk|esdirk-reuse|esdirk-krylov|CVODES|IDAS band|KLU "
                            "1d|2d SIZE RTOL 0|3 [--t-end T]\n");
       return 2;
     }
@@ -816,13 +878,14 @@ int main(int argc, char** argv) {
   const bool cost = part.empty() || part == "cost";
   const bool two_d = part.empty() || part == "2d";
   const bool large = part == "2d-large";
+  const bool two_d_100 = part == "2d-100";
   const std::vector<Backend> both = {Backend::band, Backend::klu};
   if (quick && two_d) failures += check_2d_model(6);
   for (int directions : cases) {
     if (quick) {
       if (precision) failures += work_precision<Model>(500, both, {1e-3, 1e-5}, 1e-7, directions, 1, true, wp_csv);
       if (cost) failures += cost_against_n<Model>({500}, {Backend::klu}, 500, 1e-5, directions, 1, cost_csv,
-                                                     solvers_for(directions));
+                                                     selected);
       if (two_d)
         failures += work_precision<Model2d>(12, {Backend::klu}, {1e-3, 1e-5}, 1e-7, directions, 1, true, wp_csv);
     } else {
@@ -831,13 +894,16 @@ int main(int argc, char** argv) {
                                           directions, repeat, false, wp_csv);
       if (cost)
         failures += cost_against_n<Model>({500, 1500, 5000, 15000, 50000}, both, 50000, 1e-6,
-                                          directions, repeat, cost_csv, solvers_for(directions));
+                                          directions, repeat, cost_csv, selected);
       if (two_d) {
         failures += work_precision<Model2d>(40, {Backend::klu}, {1e-3, 1e-4, 1e-5, 1e-6, 1e-7}, 1e-9,
                                             directions, repeat, false, wp_csv);
         failures += cost_against_n<Model2d>({20, 40, 70, 100}, both, 40, 1e-6, directions, repeat,
-                                            cost_csv, solvers_for(directions));
+                                            cost_csv, selected);
       }
+      if (two_d_100)
+        failures += work_precision<Model2d>(100, {Backend::klu}, {1e-3, 1e-4, 1e-5, 1e-6, 1e-7}, 1e-9,
+                                            directions, repeat, false, wp_csv);
       if (large && directions == 0)
         failures += cost_against_n<Model2d>({200, 300}, {Backend::klu}, 0, 1e-6, 0, 1, cost_csv,
                                             {Solver::esdirk_reuse, Solver::cvodes, Solver::idas});

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Plots of bench_sparse_cvodes --csv PREFIX: esdirk (defaults, and with LU and Jacobian reuse for
-states) against CVODES and IDAS with the band and KLU back-ends, states alone and with three
-parameter sensitivities.
+"""Plots of bench_sparse_cvodes --csv PREFIX: esdirk (defaults, with LU and Jacobian reuse for
+states, and with Newton-Krylov beside the KLU runs) against CVODES and IDAS with the band and
+KLU back-ends, states alone and with three parameter sensitivities.
 
     plot_sparse.py results/sparse results/ [results/sparse_before]
 
@@ -11,7 +11,8 @@ earlier run whose esdirk curves are drawn in grey for comparison (the work-preci
 writes into the output folder
   brusselator_work_precision.png  1-D, n = 1e4: CPU time against the achieved error
   brusselator_cost_vs_n.png       1-D: time per step and unknown against n
-  brusselator_2d.png              2-D: work-precision at N = 40, time per step and unknown and
+  brusselator_2d.png              2-D: work-precision at N = 40 (rows of other sizes, e.g.
+                                  --part 2d-100, are left out), time per step and unknown and
                                   heap per unknown against n (KLU; band up to N = 40)
 """
 import csv
@@ -22,8 +23,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-COLOUR = {"esdirk": "C0", "esdirk reuse": "C2", "CVODES": "C3", "IDAS": "C1"}
-LINE = {"esdirk": "-", "esdirk reuse": "-", "CVODES": "--", "IDAS": ":"}
+COLOUR = {"esdirk": "C0", "esdirk reuse": "C2", "esdirk Krylov": "C4", "CVODES": "C3", "IDAS": "C1"}
+LINE = {"esdirk": "-", "esdirk reuse": "-", "esdirk Krylov": "-.", "CVODES": "--", "IDAS": ":"}
 MARKER = {"band": "o", "KLU": "s"}
 PANELS = {"0": "states", "3": "states + 3 parameter sensitivities"}
 
@@ -117,15 +118,14 @@ def main():
         draw_before(ax, before, "2d", directions, backends=("KLU",), marker="s" if directions == "0" else "^")
     for directions, face in (("0", None), ("3", "none")):
         for solver in COLOUR:
-            chosen = series(wp, "2d", solver, "KLU", directions)
+            chosen = [r for r in series(wp, "2d", solver, "KLU", directions) if r["n"] == "3200"]
             if chosen:
                 ax.loglog([error(r) for r in chosen], [seconds(r) for r in chosen],
                           ("s" if directions == "0" else "^") + LINE[solver], color=COLOUR[solver],
                           mfc=face if face else COLOUR[solver],
                           label=f"{solver} KLU, {PANELS[directions]}")
     ax.grid(True, which="both", alpha=0.3)
-    n2 = next((r["n"] for r in wp if r["model"] == "2d"), "?")
-    ax.set_title(f"work-precision, n = {n2} (KLU)")
+    ax.set_title("work-precision, n = 3200 (40 x 40; KLU)")
     ax.set_xlabel("achieved error at t = 10 (max-norm, relative)")
     ax.set_ylabel("CPU time [s]")
     ax.legend(fontsize=7)
