@@ -88,7 +88,8 @@ struct Case {
   int n() const { return nx + nz; }
 };
 
-esdirk::SparsityPattern dense_pattern(int n) {
+// Used by the peers' ForwardPeer only: unused when no peer (Eigen, Ceres, ADOL-C) is found.
+[[maybe_unused]] esdirk::SparsityPattern dense_pattern(int n) {
   std::vector<int> pointers(static_cast<std::size_t>(n) + 1), rows;
   for (int j = 0; j < n; ++j) {
     for (int i = 0; i < n; ++i) rows.push_back(i);

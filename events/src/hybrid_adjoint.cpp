@@ -276,6 +276,7 @@ class HybridAdjoint::Backward {
   int objective_gradient(int k);
   Status add_output(int k);
   Status transpose_event(int j);
+  Status add_left_limit_outputs(int segment);
   Status transpose_terminal_event(const Output& out);
   Status event_time_data(const Segment& before, int primary, double t, ConstVector x, ConstVector z, double& dh);
   void transpose_event_time(double dh);
@@ -614,13 +615,20 @@ Status HybridAdjoint::Backward::transpose_event(int j) {
       if (tr.moving) transpose_event_time(dh);
     }
   }
-  // Outputs at this event's time: its left limit, at fixed t (no tau).
+  const Status status = add_left_limit_outputs(j - 1);
+  if (!ok(status)) return status;
+  return seed_left_limit(j - 1, tr.t, tr.x_minus, tr.z_minus, tr.time_event >= 0);
+}
+
+// The outputs at the left limit of the event that ends `segment`, at fixed t (no tau), added to
+// the adjoints of s-, w- and P.
+Status HybridAdjoint::Backward::add_left_limit_outputs(int segment) {
   for (int k = 0; k < static_cast<int>(owner_.outputs_.size()); ++k) {
     const Output& out = owner_.outputs_[size(k)];
     // A terminal event the run went on from counts as an event at an output time.
     const bool left_limit = out.kind == Output::Kind::event_left_limit ||
                             (out.kind == Output::Kind::terminal_event && k + 1 < static_cast<int>(owner_.outputs_.size()));
-    if (!left_limit || out.segment != j - 1) continue;
+    if (!left_limit || out.segment != segment) continue;
     const int code = objective_gradient(k);
     if (code != 0) return fail(code < 0 ? Status::callback_fatal : Status::callback_failures, message_);
     for (int c = 0; c < m_; ++c) {
@@ -629,7 +637,7 @@ Status HybridAdjoint::Backward::transpose_event(int j) {
       for (int i = 0; i < np_; ++i) a_pe_(i, c) += gp_(i, c);
     }
   }
-  return seed_left_limit(j - 1, tr.t, tr.x_minus, tr.z_minus, tr.time_event >= 0);
+  return Status::success;
 }
 
 Status HybridAdjoint::Backward::run(MatrixRef dx0, MatrixRef dp) {

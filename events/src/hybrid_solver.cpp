@@ -591,25 +591,49 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
                                      : cascade  ? std::span<const int>(cascade_fired_)
                                                 : detector_->fired();
   const TransitionCause cause{fired, time_index};
-  const bool with_sensitivities = sensitivity_ != nullptr;
-  const bool jumps = with_sensitivities && options_.sensitivity_jumps;
+  const bool jumps = sensitivity_ != nullptr && options_.sensitivity_jumps;
   // An initial event happens at the fixed t0: its time does not move with the parameters. A
   // cascaded event happens when the first event of its cascade does (D5).
   const bool moving = cascade ? cascade_moving_
                               : kind == TransitionKind::state_event && options_.event_time_sensitivity;
-  const bool resets_p = problem_.has_parameter_reset();
-  const int ns = directions_, npe = np_ + nm_;
 
+  EventRecord& record = open_record(kind, fired, time_index);
+  double dh_dt = 0.0;
+  Status status = event_rate(kind, cause, jumps && moving, record, dh_dt);
+  int next = mode_;
+  if (ok(status)) status = reset_state(cause, initial, next);
+  if (ok(status) && jumps) status = jump_sensitivities(cause, t, dh_dt, moving, initial, cascade);
+  if (ok(status)) status = restart_in_mode(next);
+  if (ok(status) && sensitivity_ != nullptr) status = restart_sensitivities(record, jumps);
+  if (!ok(status)) return status;
+
+  std::copy(x_plus_.begin(), x_plus_.end(), x_.begin());
+  std::copy(integrator_->z().begin(), integrator_->z().end(), z_.begin());
+  record.mode_after = mode_;
+  std::copy(x_.begin(), x_.end(), record.x_plus.begin());
+  std::copy(z_.begin(), z_.end(), record.z_plus.begin());
+  std::copy(p_ext_.begin(), p_ext_.begin() + np_, record.p_plus.begin());
+  if (time_event) ++next_time_event_;
+  cascade_depth_ = record.cascade;
+  if (!cascade) cascade_moving_ = moving;
+  return arm_detector(fired, time_event ? 0.0 : dh_dt, true);
+}
+
+// The event record of the transition at t_ with what the left limit gives (time, mode, the
+// detector's bracket, the fired components, x-, z-, p-); the rest is filled as it is computed.
+EventRecord& HybridSolver::open_record(TransitionKind kind, std::span<const int> fired, int time_index) {
+  const bool state_event = kind == TransitionKind::state_event;
+  const bool cascade = kind == TransitionKind::cascade;
   EventRecord& record = next_record();
-  record.t = t;
+  record.t = t_;
   record.mode_before = mode_;
   record.time_event = time_index;
-  record.initial = initial;
-  record.bracket = kind == TransitionKind::state_event ? detector_->bracket() : 0.0;
-  record.iterations = kind == TransitionKind::state_event ? detector_->iterations() : 0;
-  record.primary = kind == TransitionKind::state_event ? detector_->primary() : -1;
+  record.initial = kind == TransitionKind::initial_event;
+  record.bracket = state_event ? detector_->bracket() : 0.0;
+  record.iterations = state_event ? detector_->iterations() : 0;
+  record.primary = state_event ? detector_->primary() : -1;
   record.cascade = cascade ? cascade_depth_ + 1 : 0;
-  if (initial || cascade)
+  if (record.initial || cascade)
     for (int k = 0; k < ne_ && record.primary < 0; ++k)
       if (fired[size(k)] != 0) record.primary = k;
   record.dh_dt = 0.0;
@@ -618,46 +642,56 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
   std::copy(z_.begin(), z_.end(), record.z_minus.begin());
   std::copy(p_ext_.begin(), p_ext_.begin() + np_, record.p_minus.begin());
   ++events_;
+  return record;
+}
 
-  // dh/dt along the solution at t*- (transversality), and the rates the jumps need.
-  double dh_dt = 0.0;
-  if (kind == TransitionKind::state_event) {
-    int code = jumps_->rates(t, x_, z_, p_ext_, f_minus_, zdot_minus_);
-    if (code == 0) code = jumps_->event_gradient(record.primary, t, x_, z_, p_ext_, row_);
-    if (code != 0)
-      return transition_failure(callback_status(code), "the model or the event gradient failed at the event t = " +
-                                                           format_number(t));
-    double local = std::abs(row_[0]), mean = std::abs(row_[0]);
-    dh_dt = row_[0];
-    for (int i = 0; i < nx_; ++i) {
-      dh_dt += row_[size(1 + i)] * f_minus_[size(i)];
-      local += std::abs(row_[size(1 + i)] * f_minus_[size(i)]);
-      mean += std::abs(row_[size(1 + i)] * detector_->mean_rate_x()[size(i)]);
-    }
-    for (int i = 0; i < nz_; ++i) {
-      dh_dt += row_[size(1 + nx_ + i)] * zdot_minus_[size(i)];
-      local += std::abs(row_[size(1 + nx_ + i)] * zdot_minus_[size(i)]);
-      mean += std::abs(row_[size(1 + nx_ + i)] * detector_->mean_rate_z()[size(i)]);
-    }
-    record.dh_dt = dh_dt;
-    if (std::abs(dh_dt) <= options_.grazing_tolerance * std::max(local, mean)) {
-      ++counters_.event_grazing_warnings;
-      if (jumps && moving)
-        return transition_failure(Status::event_grazing,
-                                  "event function " + std::to_string(record.primary) + " has dh/dt = " +
-                                      format_number(dh_dt) + " at t = " + format_number(t) +
-                                      " (grazing): the event-time sensitivity is not defined");
-    }
-  } else if (cascade && jumps && moving) {
-    // The left limit is the restart point of the transition before: f- and z'- in its mode.
+// dh/dt along the solution at t*- (transversality) of a state event, with the grazing test, and
+// the rates f-, z'- that moving sensitivity jumps need (for a cascaded event: the left limit is
+// the restart point of the transition before, f- and z'- in its mode). dh_dt stays 0 otherwise.
+Status HybridSolver::event_rate(TransitionKind kind, const TransitionCause& cause, bool moving_jumps,
+                                EventRecord& record, double& dh_dt) {
+  const double t = t_;
+  if (kind == TransitionKind::cascade && moving_jumps) {
     const int code = jumps_->rates(t, x_, z_, p_ext_, f_minus_, zdot_minus_);
     if (code != 0)
       return transition_failure(callback_status(code), "the model failed at the left limit of " +
                                                            event_name(cause, false) + " at t = " + format_number(t));
+    return Status::success;
   }
+  if (kind != TransitionKind::state_event) return Status::success;
+  int code = jumps_->rates(t, x_, z_, p_ext_, f_minus_, zdot_minus_);
+  if (code == 0) code = jumps_->event_gradient(record.primary, t, x_, z_, p_ext_, row_);
+  if (code != 0)
+    return transition_failure(callback_status(code), "the model or the event gradient failed at the event t = " +
+                                                         format_number(t));
+  double local = std::abs(row_[0]), mean = std::abs(row_[0]);
+  dh_dt = row_[0];
+  for (int i = 0; i < nx_; ++i) {
+    dh_dt += row_[size(1 + i)] * f_minus_[size(i)];
+    local += std::abs(row_[size(1 + i)] * f_minus_[size(i)]);
+    mean += std::abs(row_[size(1 + i)] * detector_->mean_rate_x()[size(i)]);
+  }
+  for (int i = 0; i < nz_; ++i) {
+    dh_dt += row_[size(1 + nx_ + i)] * zdot_minus_[size(i)];
+    local += std::abs(row_[size(1 + nx_ + i)] * zdot_minus_[size(i)]);
+    mean += std::abs(row_[size(1 + nx_ + i)] * detector_->mean_rate_z()[size(i)]);
+  }
+  record.dh_dt = dh_dt;
+  if (std::abs(dh_dt) <= options_.grazing_tolerance * std::max(local, mean)) {
+    ++counters_.event_grazing_warnings;
+    if (moving_jumps)
+      return transition_failure(Status::event_grazing,
+                                "event function " + std::to_string(record.primary) + " has dh/dt = " +
+                                    format_number(dh_dt) + " at t = " + format_number(t) +
+                                    " (grazing): the event-time sensitivity is not defined");
+  }
+  return Status::success;
+}
 
-  // The reset and the successor mode, then the new parameters (both from the left limit).
-  int next = mode_;
+// The reset x+ (into x_plus_) and the successor mode `next`, then the new parameters p+ (into
+// p_plus_), both from the left limit.
+Status HybridSolver::reset_state(const TransitionCause& cause, bool initial, int& next) {
+  const double t = t_;
   std::copy(x_.begin(), x_.end(), x_plus_.begin());
   int code = jumps_->reset(cause, t, x_, z_, p_ext_, next, x_plus_);
   if (code != 0)
@@ -668,27 +702,25 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
     return transition_failure(Status::unknown_mode, "the transition at t = " + format_number(t) + " from mode " +
                                                         std::to_string(mode_) + " returned mode " +
                                                         std::to_string(next) + ", which the problem does not know");
-  if (resets_p) {
-    std::copy(p_ext_.begin(), p_ext_.begin() + np_, p_plus_.begin());
-    code = jumps_->parameter_reset(cause, t, x_, z_, p_ext_, p_plus_);
-    if (code != 0)
-      return transition_failure(callback_status(code), "the parameter reset of " + event_name(cause, initial) +
-                                                           " failed or returned non-finite values at t = " +
-                                                           format_number(t) + " (the state before the event is kept)");
-  }
+  if (!problem_.has_parameter_reset()) return Status::success;
+  std::copy(p_ext_.begin(), p_ext_.begin() + np_, p_plus_.begin());
+  code = jumps_->parameter_reset(cause, t, x_, z_, p_ext_, p_plus_);
+  if (code != 0)
+    return transition_failure(callback_status(code), "the parameter reset of " + event_name(cause, initial) +
+                                                         " failed or returned non-finite values at t = " +
+                                                         format_number(t) + " (the state before the event is kept)");
+  return Status::success;
+}
 
-  if (jumps) {
-    const Status status = jump_sensitivities(cause, t, dh_dt, moving, initial, cascade);
-    if (!ok(status)) return status;
-  }
-
-  // The new mode, parameters and memory (x*, z*) = (x+, z-), then a restart: z+ from g of the
-  // new mode.
+// The new mode, parameters and memory (x*, z*) = (x+, z-), then a restart: z+ from g of the new
+// mode. If the restart fails, mode, memory and parameters are those of before.
+Status HybridSolver::restart_in_mode(int next) {
+  const double t = t_;
   const int old_mode = mode_;
   std::copy(memory_.begin(), memory_.end(), saved_memory_.begin());
   std::copy(p_ext_.begin(), p_ext_.end(), saved_p_ext_.begin());
   mode_problem_->mode = next;
-  if (resets_p) std::copy(p_plus_.begin(), p_plus_.end(), p_ext_.begin());
+  if (problem_.has_parameter_reset()) std::copy(p_plus_.begin(), p_plus_.end(), p_ext_.begin());
   if (nm_ > 0) {
     std::copy(x_plus_.begin(), x_plus_.end(), memory_.begin());
     std::copy(z_.begin(), z_.end(), memory_.begin() + nx_);
@@ -706,52 +738,48 @@ Status HybridSolver::apply_transition(TransitionKind kind) {
                                              integrator_->message() + ")");
   }
   mode_ = next;
+  return Status::success;
+}
 
-  if (with_sensitivities) {
-    const ConstVector f_plus = integrator_->current_derivative();
-    if (jumps) {
-      for (int j = 0; j < ns; ++j) {
-        for (int i = 0; i < nx_; ++i) seed_(i, j) = dx_total_(i, j) - f_plus[size(i)] * tau_[size(j)];
-        // p is constant within a mode: P+ = dP+ (no rate term, unlike x).
-        for (int i = 0; i < np_; ++i) seed_(nx_ + i, j) = resets_p ? dp_total_(i, j) : pe_dirs_(i, j);
-        // The memory's sensitivity is the total derivative of the latched values (erratum E7).
-        for (int i = 0; i < nm_; ++i)
-          seed_(nx_ + np_ + i, j) = i < nx_ ? dx_total_(i, j) : wstar_(i - nx_, j);
-      }
-    } else {
-      const ConstMatrixRef Pe = sensitivity_->parameter_directions();
-      for (int j = 0; j < ns; ++j) {
-        for (int i = 0; i < nx_; ++i) seed_(i, j) = sx_(i, j);
-        for (int i = 0; i < npe; ++i) seed_(nx_ + i, j) = Pe(i, j);
-      }
-    }
+// The sensitivities after the transition: the seed [S_x+; P+; M+] (jumped, or carried over
+// unchanged without jumps), recorded with S_x-, S_z- and tau, and the sensitivity integration
+// restarted from it (S_z+ consistent).
+Status HybridSolver::restart_sensitivities(EventRecord& record, bool jumps) {
+  const int ns = directions_, npe = np_ + nm_;
+  const bool resets_p = problem_.has_parameter_reset();
+  const ConstVector f_plus = integrator_->current_derivative();
+  if (jumps) {
     for (int j = 0; j < ns; ++j) {
-      record.tau[size(j)] = jumps ? tau_[size(j)] : 0.0;
-      for (int i = 0; i < nx_; ++i) {
-        record.sx_minus(i, j) = sx_(i, j);
-        record.sx_plus(i, j) = seed_(i, j);
-      }
-      for (int i = 0; i < nz_; ++i) record.sz_minus(i, j) = sz_(i, j);
+      for (int i = 0; i < nx_; ++i) seed_(i, j) = dx_total_(i, j) - f_plus[size(i)] * tau_[size(j)];
+      // p is constant within a mode: P+ = dP+ (no rate term, unlike x).
+      for (int i = 0; i < np_; ++i) seed_(nx_ + i, j) = resets_p ? dp_total_(i, j) : pe_dirs_(i, j);
+      // The memory's sensitivity is the total derivative of the latched values (erratum E7).
+      for (int i = 0; i < nm_; ++i) seed_(nx_ + np_ + i, j) = i < nx_ ? dx_total_(i, j) : wstar_(i - nx_, j);
     }
-    const Status status = sensitivity_->initialize(seed_.cref());
-    if (!ok(status)) return transition_failure(status, sensitivity_->message());
-    const ConstMatrixRef Sz = sensitivity_->algebraic_sensitivity();
+  } else {
+    const ConstMatrixRef Pe = sensitivity_->parameter_directions();
     for (int j = 0; j < ns; ++j) {
-      for (int i = 0; i < nx_; ++i) sx_(i, j) = seed_(i, j);
-      for (int i = 0; i < nz_; ++i) sz_(i, j) = record.sz_plus(i, j) = Sz(i, j);
-      for (int i = 0; i < nm_; ++i) smem_(i, j) = seed_(nx_ + np_ + i, j);
+      for (int i = 0; i < nx_; ++i) seed_(i, j) = sx_(i, j);
+      for (int i = 0; i < npe; ++i) seed_(nx_ + i, j) = Pe(i, j);
     }
   }
-  std::copy(x_plus_.begin(), x_plus_.end(), x_.begin());
-  std::copy(integrator_->z().begin(), integrator_->z().end(), z_.begin());
-  record.mode_after = mode_;
-  std::copy(x_.begin(), x_.end(), record.x_plus.begin());
-  std::copy(z_.begin(), z_.end(), record.z_plus.begin());
-  std::copy(p_ext_.begin(), p_ext_.begin() + np_, record.p_plus.begin());
-  if (time_event) ++next_time_event_;
-  cascade_depth_ = record.cascade;
-  if (!cascade) cascade_moving_ = moving;
-  return arm_detector(fired, time_event ? 0.0 : dh_dt, true);
+  for (int j = 0; j < ns; ++j) {
+    record.tau[size(j)] = jumps ? tau_[size(j)] : 0.0;
+    for (int i = 0; i < nx_; ++i) {
+      record.sx_minus(i, j) = sx_(i, j);
+      record.sx_plus(i, j) = seed_(i, j);
+    }
+    for (int i = 0; i < nz_; ++i) record.sz_minus(i, j) = sz_(i, j);
+  }
+  const Status status = sensitivity_->initialize(seed_.cref());
+  if (!ok(status)) return transition_failure(status, sensitivity_->message());
+  const ConstMatrixRef Sz = sensitivity_->algebraic_sensitivity();
+  for (int j = 0; j < ns; ++j) {
+    for (int i = 0; i < nx_; ++i) sx_(i, j) = seed_(i, j);
+    for (int i = 0; i < nz_; ++i) sz_(i, j) = record.sz_plus(i, j) = Sz(i, j);
+    for (int i = 0; i < nm_; ++i) smem_(i, j) = seed_(nx_ + np_ + i, j);
+  }
+  return Status::success;
 }
 
 // The total derivatives of the reset along the (moving) event (doc/events-theory.md, J3, J3p):

@@ -115,6 +115,12 @@ class ESDIRK_API HybridSolver {
   Outcome failed(Status status, Vector x, Vector z, MatrixRef Sx, MatrixRef Sz);
   enum class TransitionKind { state_event, time_event, initial_event, cascade };
   Status apply_transition(TransitionKind kind);
+  EventRecord& open_record(TransitionKind kind, std::span<const int> fired, int time_index);
+  Status event_rate(TransitionKind kind, const TransitionCause& cause, bool moving_jumps, EventRecord& record,
+                    double& dh_dt);
+  Status reset_state(const TransitionCause& cause, bool initial, int& next);
+  Status restart_in_mode(int next);
+  Status restart_sensitivities(EventRecord& record, bool jumps);
   Status transition_with_cascade(TransitionKind kind, bool& stopped);
   bool terminal_among(std::span<const int> fired) const;
   Status find_initial_events();
