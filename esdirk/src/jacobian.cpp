@@ -19,8 +19,10 @@ namespace {
 // SSE2, where std::isfinite with an early exit took a compare and a branch per entry (about
 // 3 k instructions for a 20 x 20 J, a tenth of the adjoint's sweep on the chain of
 // bench_adjoint_parameters once the model's J itself is cheap).
-ESDIRK_VECTOR_CLONES bool all_finite(ConstMatrixRef m) {
-  constexpr std::uint64_t exponent = 0x7ff0000000000000ULL, carry = 0x0010000000000000ULL;
+constexpr std::uint64_t exponent_bits = 0x7ff0000000000000ULL, exponent_carry = 0x0010000000000000ULL;
+
+ESDIRK_VECTOR_CLONES bool all_finite_clones(ConstMatrixRef m) {
+  constexpr std::uint64_t exponent = exponent_bits, carry = exponent_carry;
   const bool contiguous = m.ld == m.rows;  // the columns one after another: one run
   const long rows = contiguous ? static_cast<long>(m.rows) * m.cols : m.rows;
   const int cols = contiguous ? std::min(m.cols, 1) : m.cols;
@@ -32,6 +34,23 @@ ESDIRK_VECTOR_CLONES bool all_finite(ConstMatrixRef m) {
       std::memcpy(&bits, column + i, sizeof bits);
       bad |= (bits & exponent) + carry;
     }
+  }
+  return (bad >> 63) == 0;
+}
+
+// The same test, with the entries of a small contiguous matrix (the 2 x 2 J and the 2 x 1 f_p of
+// the CSTR) checked inline: there the call through the clones' resolver and the vector loop's
+// setup cost about 80 instructions per check, several times the check itself, and a shooting
+// interval checks one J and one f_p per stage (callgrind, bench_shooting --profile fixed).
+inline bool all_finite(ConstMatrixRef m) {
+  constexpr long small = 16;
+  const long entries = static_cast<long>(m.rows) * m.cols;
+  if (m.ld != m.rows || entries > small) return all_finite_clones(m);
+  std::uint64_t bad = 0;
+  for (long i = 0; i < entries; ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, m.data + i, sizeof bits);
+    bad |= (bits & exponent_bits) + exponent_carry;
   }
   return (bad >> 63) == 0;
 }

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "esdirk/dense_basis.hpp"
@@ -18,8 +21,33 @@ namespace {
 
 using internal::format_number;
 
-// Root-mean-square of v_i * w_i.
+// The Newton iteration's vector loops with their length known at compile time for the orders a
+// small system has (nx <= 8, the CSTR's 2): with run-time bounds the loops' setup and the
+// vectorizer's prologue and epilogue cost more than the arithmetic of two entries (callgrind,
+// bench_shooting --profile fixed). body(order) is called with order N = 1 ... 8 as an
+// std::integral_constant, or 0 for "use the run-time length"; every loop keeps its operations
+// and their order, so the results keep their bits.
+inline constexpr int small_order_limit = 8;
+template <class Body>
+void with_order(int n, Body&& body) {
+  switch (n) {
+    case 1: return body(std::integral_constant<int, 1>{});
+    case 2: return body(std::integral_constant<int, 2>{});
+    case 3: return body(std::integral_constant<int, 3>{});
+    case 4: return body(std::integral_constant<int, 4>{});
+    case 5: return body(std::integral_constant<int, 5>{});
+    case 6: return body(std::integral_constant<int, 6>{});
+    case 7: return body(std::integral_constant<int, 7>{});
+    case 8: return body(std::integral_constant<int, 8>{});
+    default: return body(std::integral_constant<int, 0>{});
+  }
+}
+static_assert(small_order_limit == 8);
+
+// Root-mean-square of v_i * w_i (N > 0: n == N known at compile time).
+template <int N = 0>
 double weighted_rms(const double* v, const double* w, int n) {
+  if constexpr (N > 0) n = N;
   if (n == 0) return 0.0;
   double sum = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -33,10 +61,17 @@ double weighted_rms(const double* v, const double* w, int n) {
 // nodes (4: all of them for ESDIRK34 and ESDIRK436; theory section 2).
 constexpr int stage_extrapolation_degree = 4;
 
+// No NaN or infinity among v: the exponent bits of such an entry are all set, and exactly then
+// adding 2^52 to them carries into the sign bit (as JacobianEvaluator's check); no branch per
+// entry, where std::isfinite with an early exit took one.
 bool all_finite(const double* v, int n) {
-  for (int i = 0; i < n; ++i)
-    if (!std::isfinite(v[i])) return false;
-  return true;
+  std::uint64_t bad = 0;
+  for (int i = 0; i < n; ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, v + i, sizeof bits);
+    bad |= (bits & 0x7ff0000000000000ULL) + 0x0010000000000000ULL;
+  }
+  return (bad >> 63) == 0;
 }
 
 }  // namespace
@@ -412,12 +447,18 @@ Stepper::Attempt Stepper::solve_stage(int i, double h) {
 
 // base_i = x_n + h sum_{j<i} a_ij F_j, the explicit part of stage i.
 void Stepper::form_stage_base(int i, double h) {
-  for (int k = 0; k < nx_; ++k) base_[k] = x_[k];
-  for (int j = 0; j < i; ++j) {
-    const double ha = h * tab_.A(i, j);
-    const double* Fj = F_.column(j);
-    for (int k = 0; k < nx_; ++k) base_[k] += ha * Fj[k];
-  }
+  with_order(nx_, [&](auto order) {
+    constexpr int N = decltype(order)::value;
+    const int nx = N > 0 ? N : nx_;
+    double* __restrict base = base_.data();
+    const double* __restrict x = x_.data();
+    for (int k = 0; k < nx; ++k) base[k] = x[k];
+    for (int j = 0; j < i; ++j) {
+      const double ha = h * tab_.A(i, j);
+      const double* __restrict Fj = F_.column(j);
+      for (int k = 0; k < nx; ++k) base[k] += ha * Fj[k];
+    }
+  });
 }
 
 // One evaluation of stage i at its current iterate: the model, the measure, the stopping test,
@@ -464,11 +505,19 @@ Stepper::Iteration Stepper::newton_iteration(int i, double T, double hg) {
     ++stats_.back_substitutions;
     trial_matrix_->solve(MatrixRef{residual_.data(), n_, 1, n_});
   }
-  std::copy(X, X + nx_, good_.begin());
-  std::copy(Z, Z + nz_, good_.begin() + nx_);
   residual_.swap(delta_);  // delta_ keeps the correction; residual_ is rewritten next
   it.lambda = 1.0;
-  for (int k = 0; k < nx_; ++k) X[k] -= delta_[k];
+  with_order(nx_, [&](auto order) {
+    constexpr int N = decltype(order)::value;
+    const int nx = N > 0 ? N : nx_;
+    double* __restrict good = good_.data();
+    const double* __restrict delta = delta_.data();
+    for (int k = 0; k < nx; ++k) {
+      good[k] = X[k];
+      X[k] -= delta[k];
+    }
+  });
+  std::copy(Z, Z + nz_, good_.begin() + nx_);
   for (int k = 0; k < nz_; ++k) Z[k] -= delta_[nx_ + k];
   it.previous = measure;
   ++it.iteration;
@@ -481,15 +530,21 @@ Stepper::Iteration Stepper::newton_iteration(int i, double T, double hg) {
 // test solved for it. NaN when a GMRES correction fell short of its tolerance: it is not trusted,
 // and the stage recovers as from divergence (a J and preconditioner at the best iterate).
 double Stepper::measure_iterate(const double* X, const double* F, const double* G, double hg) {
-  for (int k = 0; k < nx_; ++k) residual_[k] = X[k] - base_[k] - hg * F[k];
-  for (int k = 0; k < nz_; ++k) residual_[nx_ + k] = G[k];
-  const bool raw = newton_test_->measures_raw_residual();
   double measure = 0.0;
-  if (raw) measure = weighted_rms(residual_.data(), wx_.data(), nx_);
+  with_order(nx_, [&](auto order) {
+    constexpr int N = decltype(order)::value;
+    const int nx = N > 0 ? N : nx_;
+    double* __restrict r = residual_.data();
+    for (int k = 0; k < nx; ++k) r[k] = X[k] - base_[k] - hg * F[k];
+    for (int k = 0; k < nz_; ++k) r[nx + k] = G[k];
+    const bool raw = newton_test_->measures_raw_residual();
+    if (raw) measure = weighted_rms<N>(r, wx_.data(), nx);
+    if (!newton_test_->solves_before_test()) return;
+    ++stats_.back_substitutions;
+    trial_matrix_->solve(MatrixRef{r, n_, 1, n_});
+    if (!raw) measure = weighted_rms<N>(r, wx_.data(), nx);
+  });
   if (!newton_test_->solves_before_test()) return measure;
-  ++stats_.back_substitutions;
-  trial_matrix_->solve(MatrixRef{residual_.data(), n_, 1, n_});
-  if (!raw) measure = weighted_rms(residual_.data(), wx_.data(), nx_);
   measure = std::max(measure, weighted_rms(residual_.data() + nx_, wz_.data(), nz_));
   linear_solver_failed_ = !trial_matrix_->last_solve_converged();
   if (linear_solver_failed_) measure = std::numeric_limits<double>::quiet_NaN();
@@ -561,10 +616,14 @@ void Stepper::finish_stage(int i, double hg) {
   double* X = X_.column(i);
   double* F = F_.column(i);
   double* Z = Z_.column(i);
-  for (int k = 0; k < nx_; ++k) {
-    X[k] -= residual_[k];
-    F[k] = (X[k] - base_[k]) / hg;
-  }
+  with_order(nx_, [&](auto order) {
+    constexpr int N = decltype(order)::value;
+    const int nx = N > 0 ? N : nx_;
+    for (int k = 0; k < nx; ++k) {
+      X[k] -= residual_[k];
+      F[k] = (X[k] - base_[k]) / hg;
+    }
+  });
   for (int k = 0; k < nz_; ++k) Z[k] -= residual_[nx_ + k];
 }
 
@@ -645,6 +704,21 @@ void Stepper::predict_stage(int i, double h) {
     return;
   }
   // Stage extrapolation: X accumulates F_i^pred first, then becomes base_i + h gamma F_i^pred.
+  if (nx_ >= 1 && nx_ <= small_order_limit && nz_ == 0) {
+    // An ODE of small order: the sum in registers (the same operations from +0.0 in the same order).
+    with_order(nx_, [&](auto order) {
+      constexpr int N = decltype(order)::value > 0 ? decltype(order)::value : 1;
+      double sum[N] = {};
+      for (int j = 0; j < i; ++j) {
+        const double w = extrapolation_weights_(i, j);
+        if (w == 0.0) continue;
+        const double* __restrict Fj = F_.column(j);
+        for (int k = 0; k < N; ++k) sum[k] += w * Fj[k];
+      }
+      for (int k = 0; k < N; ++k) X[k] = base_[k] + hg * sum[k];
+    });
+    return;
+  }
   for (int k = 0; k < nx_; ++k) X[k] = 0.0;
   for (int k = 0; k < nz_; ++k) Z[k] = 0.0;
   for (int j = 0; j < i; ++j) {
