@@ -180,8 +180,9 @@ void StageSensitivities::store_cache(const StepView& step, int stage) {
 // [f_p; g_p] at stage `stage` (0-based), then jpP_ = [f_p; g_p] P. In exact mode the last
 // stage of a step is the first of the next one, so it is kept and reused once.
 int StageSensitivities::parameter_jacobian_at(const StepView& step, int stage, ConstMatrixRef P) {
+  const DenseMatrix* jp = &jp_;
   if (cache_matches(step, stage)) {
-    detail::copy(jp_cache_.cref(), jp_.ref());
+    jp = &jp_cache_;  // the product reads the cache itself: jp_ is read nowhere else
   } else {
     const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
     const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
@@ -202,11 +203,11 @@ int StageSensitivities::parameter_jacobian_at(const StepView& step, int stage, C
     if (stage == s_ - 1 && options_.mode == SensitivityMode::exact) store_cache(step, stage);
   }
   if (fixed_ != nullptr)
-    fixed_->product(jp_.data(), n_, np_, P.data, P.ld, jpP_.data(), directions_);
+    fixed_->product(jp->data(), n_, np_, P.data, P.ld, jpP_.data(), directions_);
   else if (sparse_parameters_)
-    detail::multiply_by_sparse(jp_.cref(), P, parameter_starts_.data(), parameter_rows_.data(), jpP_.ref());
+    detail::multiply_by_sparse(jp->cref(), P, parameter_starts_.data(), parameter_rows_.data(), jpP_.ref());
   else
-    detail::multiply(jp_.cref(), 0, P, jpP_.ref(), 1.0, false);
+    detail::multiply(jp->cref(), 0, P, jpP_.ref(), 1.0, false);
   return 0;
 }
 
