@@ -26,7 +26,7 @@ else
 fi
 targets=("$@")
 all_targets=(fuzz_model_text fuzz_capi_report fuzz_capi_sigma fuzz_capi_setup fuzz_capi_hybrid
-             fuzz_capi_multishoot fuzz_measurements fuzz_sbml_import)
+             fuzz_capi_multishoot fuzz_capi_options fuzz_measurements fuzz_sbml_import)
 ((${#targets[@]})) || targets=("${all_targets[@]}")
 ESDIRK_WITH_CLANG=1 ./scripts/install-deps.sh
 build=${ESDIRK_FUZZ_BUILD:-build/fuzz}
@@ -70,6 +70,7 @@ run() {
     fuzz_capi_setup) seeds=(tests/fuzz/corpus/setup) flags=(-entropic=0) ;;
     fuzz_capi_hybrid) seeds=(tests/fuzz/corpus/hybrid) max_len=1024 flags=(-entropic=0) ;;
     fuzz_capi_multishoot) seeds=(tests/fuzz/corpus/multishoot) max_len=1024 flags=(-entropic=0) ;;
+    fuzz_capi_options) seeds=(tests/fuzz/corpus/options) max_len=1024 flags=(-entropic=0) ;;
     fuzz_capi_report) seeds=(tests/structural/models tests/fuzz/corpus/model) dict=(-dict=tests/fuzz/model.dict)
                       flags=(-entropic=0) ;;
     fuzz_measurements) seeds=(tests/fuzz/corpus/measurements) ;;

@@ -256,50 +256,33 @@ int esdirk_solver_set_algebraic_atol(esdirk_solver* s, const double* atol, esdir
   return esdirk_capi::algebraic_atol_through_options(s, atol, nz);
 }
 
+// Deprecated: unchecked here, checked by the next initialize as they always were.
 int esdirk_solver_set_step_limits(esdirk_solver* s, double initial_step, double min_step,
                                   double max_step, long max_steps) {
-  if (!s) return ESDIRK_NULL_ARGUMENT;
-  s->options.initial_step = initial_step;
-  s->options.min_step = min_step;
-  s->options.max_step = max_step;
-  s->options.max_steps = max_steps;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::unchecked_through_options(s, esdirk_capi::setter::step_limits, initial_step, min_step,
+                                                max_step, max_steps);
 }
 
 int esdirk_solver_set_controller(esdirk_solver* s, int predictive, double k1, double k2,
                                  double safety, double min_step_ratio, double max_step_ratio) {
-  if (!s) return ESDIRK_NULL_ARGUMENT;
-  s->options.predictive_controller = predictive != 0;
-  s->options.controller_k1 = k1;
-  s->options.controller_k2 = k2;
-  s->options.safety = safety;
-  s->options.min_step_ratio = min_step_ratio;
-  s->options.max_step_ratio = max_step_ratio;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::unchecked_through_options(s, esdirk_capi::setter::controller, predictive, k1, k2, safety,
+                                                min_step_ratio, max_step_ratio);
 }
 
 int esdirk_solver_set_newton(esdirk_solver* s, int max_iterations, double tolerance,
                              double reference_contraction) {
-  if (!s) return ESDIRK_NULL_ARGUMENT;
-  s->options.max_newton_iterations = max_iterations;
-  s->options.newton_tolerance = tolerance;
-  s->options.reference_contraction = reference_contraction;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::unchecked_through_options(s, esdirk_capi::setter::newton, max_iterations, tolerance,
+                                                reference_contraction);
 }
 
 int esdirk_solver_set_filter_error_estimate(esdirk_solver* s, int filter) {
-  if (!s) return ESDIRK_NULL_ARGUMENT;
-  s->options.filter_error_estimate = filter != 0;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::unchecked_through_options(s, esdirk_capi::setter::filter_error_estimate, filter);
 }
 
 int esdirk_solver_set_failure_limits(esdirk_solver* s, int max_error_test_failures,
                                      int max_newton_failures, int max_callback_failures) {
-  if (!s) return ESDIRK_NULL_ARGUMENT;
-  s->options.max_error_test_failures = max_error_test_failures;
-  s->options.max_newton_failures = max_newton_failures;
-  s->options.max_callback_failures = max_callback_failures;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::unchecked_through_options(s, esdirk_capi::setter::failure_limits, max_error_test_failures,
+                                                max_newton_failures, max_callback_failures);
 }
 
 int esdirk_solver_initialize(esdirk_solver* s, double t0, const double* x0, esdirk_int nx,

@@ -138,12 +138,8 @@ int esdirk_hybrid_solver_set_tolerances(esdirk_hybrid_solver* s, double rtol, do
 
 int esdirk_hybrid_solver_set_step_limits(esdirk_hybrid_solver* s, double initial_step,
                                          double min_step, double max_step, long max_steps) {
-  if (!s) return ESDIRK_NULL_ARGUMENT;
-  s->options.integrator.initial_step = initial_step;
-  s->options.integrator.min_step = min_step;
-  s->options.integrator.max_step = max_step;
-  s->options.integrator.max_steps = max_steps;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::unchecked_through_options(s, esdirk_capi::setter::step_limits, initial_step, min_step,
+                                                max_step, max_steps);
 }
 
 int esdirk_hybrid_solver_set_event_directions(esdirk_hybrid_solver* s, const int* directions,

@@ -27,6 +27,11 @@ enum OptionSetting : unsigned {
   set_difference_increment = 1u << 7,
   set_algebraic_atol = 1u << 8,
   set_newton_fresh_rate = 1u << 9,
+  set_step_limits = 1u << 10,
+  set_controller = 1u << 11,
+  set_newton = 1u << 12,
+  set_failure_limits = 1u << 13,
+  set_filter_error_estimate = 1u << 14,
 };
 }  // namespace esdirk_capi
 
@@ -90,6 +95,20 @@ void check_settings(const esdirk_options& options, int nx, int nz);
 // Copies the settings set on `from` into `to`.
 void copy_settings(const esdirk_options& from, esdirk::Options& to);
 
+// The setters of the options object whose deprecated per-handle setters never checked their
+// values (the handle's next run did): `checked` false stores them unchecked for those.
+namespace setter {
+int step_limits(esdirk_options* o, bool checked, double initial_step, double min_step, double max_step,
+                    long max_steps);
+int controller(esdirk_options* o, bool checked, int predictive, double k1, double k2, double safety,
+                   double min_step_ratio, double max_step_ratio);
+int newton(esdirk_options* o, bool checked, int max_iterations, double tolerance,
+               double reference_contraction);
+int failure_limits(esdirk_options* o, bool checked, int max_error_test_failures, int max_newton_failures,
+                       int max_callback_failures);
+int filter_error_estimate(esdirk_options* o, bool checked, int filter);
+}  // namespace setter
+
 /// esdirk_<handle>_set_options: all or nothing, the handle's *_last_error says why not.
 template <class Handle>
 int apply_options(Handle* h, const esdirk_options* options) {
@@ -122,6 +141,23 @@ int through_options(Handle* h, int (*setter)(esdirk_options*, Parameters...),
   const int status = setter(&one, arguments...);
   if (status != ESDIRK_SUCCESS) return h->fail(status, one.message);
   return apply_options(h, &one);
+}
+
+/// A deprecated per-handle setter whose values the handle's next run checked (step limits,
+/// controller, Newton, failure limits): the setting is copied unchecked, as that setter stored
+/// it, so the run refuses a bad value with the status and message it always gave.
+template <class Handle, class... Parameters, class... Arguments>
+int unchecked_through_options(Handle* h, int (*setter)(esdirk_options*, bool, Parameters...),
+                              Arguments... arguments) {
+  if (!h) return ESDIRK_NULL_ARGUMENT;
+  esdirk_options one;
+  const int status = setter(&one, false, arguments...);
+  if (status != ESDIRK_SUCCESS) return h->fail(status, one.message);
+  return guarded(h, [&]() -> int {
+    copy_settings(one, options_of(h));
+    options_changed(h);
+    return ESDIRK_SUCCESS;
+  });
 }
 
 /// A deprecated per-handle set_algebraic_atol: the length is checked against the handle's nz

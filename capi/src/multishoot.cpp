@@ -86,11 +86,8 @@ int esdirk_multishoot_set_initial_step(esdirk_multishoot* h, double h0) {
   if (!h) return ESDIRK_NULL_ARGUMENT;
   if (!(h0 >= 0.0) || !std::isfinite(h0))
     return h->fail(ESDIRK_INVALID_ARGUMENT, "set_initial_step: h0 must be finite and >= 0");
-  return esdirk_capi::guarded(h, [&]() -> int {
-    h->options.initial_step = h0;
-    h->evaluator.reset();
-    return ESDIRK_SUCCESS;
-  });
+  const esdirk::Options& o = h->options;
+  return esdirk_capi::through_options(h, esdirk_options_set_step_limits, h0, o.min_step, o.max_step, o.max_steps);
 }
 
 int esdirk_multishoot_set_running_cost(esdirk_multishoot* h, esdirk_running_cost_fn cost,

@@ -64,6 +64,36 @@ constexpr Setting settings[] = {
      [](const esdirk::Options& f, esdirk::Options& t) {
        t.difference_increment = f.difference_increment;
      }},
+    {esdirk_capi::set_step_limits, "set_step_limits", true,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.initial_step = f.initial_step;
+       t.min_step = f.min_step;
+       t.max_step = f.max_step;
+       t.max_steps = f.max_steps;
+     }},
+    {esdirk_capi::set_controller, "set_controller", true,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.predictive_controller = f.predictive_controller;
+       t.controller_k1 = f.controller_k1;
+       t.controller_k2 = f.controller_k2;
+       t.safety = f.safety;
+       t.min_step_ratio = f.min_step_ratio;
+       t.max_step_ratio = f.max_step_ratio;
+     }},
+    {esdirk_capi::set_newton, "set_newton", true,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.max_newton_iterations = f.max_newton_iterations;
+       t.newton_tolerance = f.newton_tolerance;
+       t.reference_contraction = f.reference_contraction;
+     }},
+    {esdirk_capi::set_failure_limits, "set_failure_limits", true,
+     [](const esdirk::Options& f, esdirk::Options& t) {
+       t.max_error_test_failures = f.max_error_test_failures;
+       t.max_newton_failures = f.max_newton_failures;
+       t.max_callback_failures = f.max_callback_failures;
+     }},
+    {esdirk_capi::set_filter_error_estimate, "set_filter_error_estimate", false,
+     [](const esdirk::Options& f, esdirk::Options& t) { t.filter_error_estimate = f.filter_error_estimate; }},
 };
 
 // Throws std::invalid_argument prefixed by the setter's name if `setting` of `values` is not
@@ -90,15 +120,16 @@ const Setting& setting_of(unsigned bit) {
 }
 
 // A setter: `body` writes the value into a copy of the object's values (or fails with a
-// message); the copy is checked and kept only if valid, so a refused value changes nothing.
+// message); the copy is checked (unless `checked` is false: the deprecated setters whose handle
+// checked the value only at its run) and kept only if valid, so a refused value changes nothing.
 template <class Body>
-int set(esdirk_options* o, unsigned bit, Body&& body) {
+int set(esdirk_options* o, unsigned bit, Body&& body, bool checked = true) {
   if (!o) return ESDIRK_NULL_ARGUMENT;
   return guarded(o, [&]() -> int {
     esdirk::Options next = o->values;
     const int status = body(next);
     if (status != ESDIRK_SUCCESS) return status;
-    check_one(setting_of(bit), next, 1, 0);  // the sizes matter only when applied
+    if (checked) check_one(setting_of(bit), next, 1, 0);  // the sizes matter only when applied
     o->values = std::move(next);
     o->set |= bit;
     o->message.clear();
@@ -119,6 +150,73 @@ void copy_settings(const esdirk_options& from, esdirk::Options& to) {
   for (const Setting& s : settings)
     if (from.set & s.bit) s.copy(from.values, to);
 }
+
+namespace setter {
+
+int step_limits(esdirk_options* o, bool checked, double initial_step, double min_step, double max_step,
+                    long max_steps) {
+  return set(
+      o, esdirk_capi::set_step_limits,
+      [&](esdirk::Options& next) -> int {
+        next.initial_step = initial_step;
+        next.min_step = min_step;
+        next.max_step = max_step;
+        next.max_steps = max_steps;
+        return ESDIRK_SUCCESS;
+      },
+      checked);
+}
+
+int controller(esdirk_options* o, bool checked, int predictive, double k1, double k2, double safety,
+                   double min_step_ratio, double max_step_ratio) {
+  return set(
+      o, esdirk_capi::set_controller,
+      [&](esdirk::Options& next) -> int {
+        next.predictive_controller = predictive != 0;
+        next.controller_k1 = k1;
+        next.controller_k2 = k2;
+        next.safety = safety;
+        next.min_step_ratio = min_step_ratio;
+        next.max_step_ratio = max_step_ratio;
+        return ESDIRK_SUCCESS;
+      },
+      checked);
+}
+
+int newton(esdirk_options* o, bool checked, int max_iterations, double tolerance,
+               double reference_contraction) {
+  return set(
+      o, esdirk_capi::set_newton,
+      [&](esdirk::Options& next) -> int {
+        next.max_newton_iterations = max_iterations;
+        next.newton_tolerance = tolerance;
+        next.reference_contraction = reference_contraction;
+        return ESDIRK_SUCCESS;
+      },
+      checked);
+}
+
+int failure_limits(esdirk_options* o, bool checked, int max_error_test_failures, int max_newton_failures,
+                       int max_callback_failures) {
+  return set(
+      o, esdirk_capi::set_failure_limits,
+      [&](esdirk::Options& next) -> int {
+        next.max_error_test_failures = max_error_test_failures;
+        next.max_newton_failures = max_newton_failures;
+        next.max_callback_failures = max_callback_failures;
+        return ESDIRK_SUCCESS;
+      },
+      checked);
+}
+
+int filter_error_estimate(esdirk_options* o, bool, int filter) {
+  return set(o, esdirk_capi::set_filter_error_estimate, [&](esdirk::Options& next) -> int {
+    next.filter_error_estimate = filter != 0;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+}  // namespace setter
 
 }  // namespace esdirk_capi
 
@@ -251,6 +349,31 @@ int esdirk_options_set_difference_increment(esdirk_options* o, int rule) {
     }
     return ESDIRK_SUCCESS;
   });
+}
+
+int esdirk_options_set_step_limits(esdirk_options* o, double initial_step, double min_step, double max_step,
+                                   long max_steps) {
+  return esdirk_capi::setter::step_limits(o, true, initial_step, min_step, max_step, max_steps);
+}
+
+int esdirk_options_set_controller(esdirk_options* o, int predictive, double k1, double k2, double safety,
+                                  double min_step_ratio, double max_step_ratio) {
+  return esdirk_capi::setter::controller(o, true, predictive, k1, k2, safety, min_step_ratio, max_step_ratio);
+}
+
+int esdirk_options_set_newton(esdirk_options* o, int max_iterations, double tolerance,
+                              double reference_contraction) {
+  return esdirk_capi::setter::newton(o, true, max_iterations, tolerance, reference_contraction);
+}
+
+int esdirk_options_set_failure_limits(esdirk_options* o, int max_error_test_failures, int max_newton_failures,
+                                      int max_callback_failures) {
+  return esdirk_capi::setter::failure_limits(o, true, max_error_test_failures, max_newton_failures,
+                                         max_callback_failures);
+}
+
+int esdirk_options_set_filter_error_estimate(esdirk_options* o, int filter) {
+  return esdirk_capi::setter::filter_error_estimate(o, true, filter);
 }
 
 int esdirk_solver_set_options(esdirk_solver* h, const esdirk_options* o) {

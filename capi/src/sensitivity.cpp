@@ -172,9 +172,9 @@ int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* sh, int mode) {
 int esdirk_shooting_set_max_steps(esdirk_shooting* sh, long max_steps) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
   if (const int st = check_max_steps(*sh, max_steps)) return st;
-  sh->options.max_steps = max_steps;
-  sh->options_changed = true;
-  return ESDIRK_SUCCESS;
+  const esdirk::Options& o = sh->options;
+  return esdirk_capi::through_options(sh, esdirk_options_set_step_limits, o.initial_step, o.min_step, o.max_step,
+                                      max_steps);
 }
 
 int esdirk_shooting_set_sensitivity_error_control(esdirk_shooting* sh, int error_control) {

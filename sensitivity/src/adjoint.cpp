@@ -51,10 +51,6 @@ void AdjointObjective::validate() const {
     throw std::invalid_argument("AdjointObjective: no term (terminal, running or output times)");
 }
 
-void AdjointOptions::validate() const {
-  if (memory_budget < 0) throw std::invalid_argument("AdjointOptions: memory_budget must be >= 0");
-}
-
 // ----------------------------------------------------------------------------------------------
 // The reverse sweep (adjoint_sweep.cpp), shared with the hybrid adjoint of the events module.
 

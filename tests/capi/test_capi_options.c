@@ -385,12 +385,239 @@ static void krylov_settings_are_checked_and_used(void) {
   esdirk_problem_free(&problem);
 }
 
+/* The settings whose deprecated setters never checked their values (esdirk_solver_set_step_limits,
+ * _set_controller, _set_newton, _set_failure_limits; the hybrid solver's set_step_limits): the
+ * deprecated setter still accepts a bad value and the next initialize refuses it, as always;
+ * the options setter refuses it at once with the same status and the same words, prefixed by
+ * its name, and keeps the object as it was (a solver given the object afterwards initializes). */
+static char run_message[1024];
+#define SAME_RUN_REFUSAL(SETTER, ...)                                                                  \
+  do {                                                                                                 \
+    esdirk_solver* s_ = NULL;                                                                          \
+    esdirk_options* o_ = NULL;                                                                         \
+    const double x0_ = 1.0, z0_ = 1.0;                                                                 \
+    CHECK_STATUS(esdirk_solver_create(problem, &s_), ESDIRK_SUCCESS);                                  \
+    CHECK_STATUS(esdirk_solver_set_##SETTER(s_, __VA_ARGS__), ESDIRK_SUCCESS);                         \
+    CHECK_STATUS(esdirk_solver_initialize(s_, 0.0, &x0_, 1, &z0_, 1, NULL, 0), ESDIRK_INVALID_ARGUMENT); \
+    snprintf(run_message, sizeof run_message, "%s", esdirk_solver_last_error(s_));                     \
+    const char* words_ = strstr(run_message, "invalid option: ");                                      \
+    CHECK(words_ != NULL);                                                                             \
+    CHECK_STATUS(esdirk_options_create(&o_), ESDIRK_SUCCESS);                                          \
+    CHECK_STATUS(esdirk_options_set_##SETTER(o_, __VA_ARGS__), ESDIRK_INVALID_ARGUMENT);               \
+    CHECK(strncmp(esdirk_options_last_error(o_), "set_" #SETTER ": ", strlen("set_" #SETTER ": ")) == 0); \
+    CHECK(words_ != NULL && strstr(esdirk_options_last_error(o_), words_) != NULL);                    \
+    if (words_ == NULL || strstr(esdirk_options_last_error(o_), words_) == NULL)                       \
+      fprintf(stderr, "  run: %s\n  object: %s\n", run_message, esdirk_options_last_error(o_));        \
+    esdirk_solver_free(&s_);                                                                           \
+    CHECK_STATUS(esdirk_solver_create(problem, &s_), ESDIRK_SUCCESS);                                  \
+    CHECK_STATUS(esdirk_solver_set_options(s_, o_), ESDIRK_SUCCESS);                                   \
+    CHECK_STATUS(esdirk_solver_initialize(s_, 0.0, &x0_, 1, &z0_, 1, NULL, 0), ESDIRK_SUCCESS);       \
+    esdirk_options_free(&o_);                                                                          \
+    esdirk_solver_free(&s_);                                                                           \
+  } while (0)
+
+static void run_checked_settings_are_refused_when_set(esdirk_problem* problem) {
+  SAME_RUN_REFUSAL(step_limits, NAN, 0.0, INFINITY, 100);
+  SAME_RUN_REFUSAL(step_limits, -1.0, 0.0, INFINITY, 100);
+  SAME_RUN_REFUSAL(step_limits, 0.0, 0.5, 0.5, 100);
+  SAME_RUN_REFUSAL(step_limits, 0.0, 0.0, 0.0, 100);
+  SAME_RUN_REFUSAL(step_limits, 0.0, 0.0, INFINITY, 0);
+  SAME_RUN_REFUSAL(controller, 1, 1.0, 1.0, 2.0, 0.2, 5.0);
+  SAME_RUN_REFUSAL(controller, 0, -1.0, 1.0, 0.9, 0.2, 5.0);
+  SAME_RUN_REFUSAL(controller, 1, 1.0, 0.0, 0.9, 0.2, 5.0);
+  SAME_RUN_REFUSAL(controller, 1, 1.0, 1.0, 0.9, 1.0, 5.0);
+  SAME_RUN_REFUSAL(controller, 1, 1.0, 1.0, 0.9, 0.2, 1.0);
+  SAME_RUN_REFUSAL(controller, 1, 1.0, 1.0, 0.9, 0.2, INFINITY);
+  SAME_RUN_REFUSAL(newton, 0, 0.1, 0.3);
+  SAME_RUN_REFUSAL(newton, 8, 1.0, 0.3);
+  SAME_RUN_REFUSAL(newton, 8, NAN, 0.3);
+  SAME_RUN_REFUSAL(newton, 8, 0.1, 0.0);
+  SAME_RUN_REFUSAL(failure_limits, 0, 12, 12);
+  SAME_RUN_REFUSAL(failure_limits, 12, -1, 12);
+  SAME_RUN_REFUSAL(failure_limits, 12, 12, 0);
+
+  /* The hybrid solver's set_step_limits: the same, at its initialize. */
+  {
+    esdirk_hybrid_problem* hp = NULL;
+    esdirk_hybrid_solver* hs = NULL;
+    esdirk_options* o = NULL;
+    const double x0 = 1.0, z0 = 1.0;
+    CHECK_STATUS(esdirk_hybrid_problem_create(1, 1, 0, 0, 0, hybrid_hyperbola, NULL, &hp), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_create(hp, &hs), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_set_step_limits(hs, 0.0, 1.0, 0.5, 100), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_initialize(hs, 0.0, 0, &x0, 1, &z0, 1, NULL, 0, NULL, 0),
+                 ESDIRK_INVALID_ARGUMENT);
+    CHECK(strstr(esdirk_hybrid_solver_last_error(hs), "min_step must be finite, >= 0 and < max_step (got 1)") != NULL);
+    CHECK_STATUS(esdirk_options_create(&o), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_options_set_step_limits(o, 0.0, 1.0, 0.5, 100), ESDIRK_INVALID_ARGUMENT);
+    CHECK(strstr(esdirk_options_last_error(o), "set_step_limits: invalid option: min_step must be finite, >= 0 and < max_step (got 1)") != NULL);
+    esdirk_options_free(&o);
+    esdirk_hybrid_solver_free(&hs);
+    esdirk_hybrid_problem_free(&hp);
+  }
+  /* The filter is a switch: any int, nonzero on, as the deprecated setter took it. */
+  {
+    esdirk_options* o = NULL;
+    CHECK_STATUS(esdirk_options_create(&o), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_options_set_filter_error_estimate(o, -3), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_options_set_filter_error_estimate(NULL, 1), ESDIRK_NULL_ARGUMENT);
+    CHECK_STATUS(esdirk_options_set_step_limits(NULL, 0.0, 0.0, 1.0, 10), ESDIRK_NULL_ARGUMENT);
+    CHECK_STATUS(esdirk_options_set_controller(NULL, 1, 1.0, 1.0, 0.9, 0.2, 5.0), ESDIRK_NULL_ARGUMENT);
+    CHECK_STATUS(esdirk_options_set_newton(NULL, 8, 0.1, 0.3), ESDIRK_NULL_ARGUMENT);
+    CHECK_STATUS(esdirk_options_set_failure_limits(NULL, 12, 12, 12), ESDIRK_NULL_ARGUMENT);
+    esdirk_options_free(&o);
+  }
+}
+
+/* The step limits on the handles whose deprecated setters took one of them (shooting and reverse
+ * shooting: max_steps; multiple shooting: the initial step): the deprecated setter keeps its
+ * own check and message; the object refuses the same values with the same status. */
+static void step_limits_on_the_shooting_handles(esdirk_problem* problem) {
+  esdirk_shooting* shooting = NULL;
+  esdirk_reverse_shooting* reverse = NULL;
+  esdirk_multishoot* ms = NULL;
+  esdirk_options* o = NULL;
+  CHECK_STATUS(esdirk_shooting_create(problem, &shooting), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_reverse_shooting_create(problem, &reverse), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_multishoot_create(problem, 2, 1, &ms), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_create(&o), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_shooting_set_max_steps(shooting, 0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_shooting_last_error(shooting), "set_max_steps: max_steps must be >= 1 (got 0)") != NULL);
+  CHECK_STATUS(esdirk_reverse_shooting_set_max_steps(reverse, -5), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_reverse_shooting_last_error(reverse), "set_max_steps: max_steps must be >= 1 (got -5)") != NULL);
+  CHECK_STATUS(esdirk_options_set_step_limits(o, 0.0, 0.0, INFINITY, 0), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_options_last_error(o), "set_step_limits: invalid option: max_steps must be > 0 (got 0)") != NULL);
+  CHECK_STATUS(esdirk_multishoot_set_initial_step(ms, NAN), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_multishoot_last_error(ms), "set_initial_step: h0 must be finite and >= 0") != NULL);
+  CHECK_STATUS(esdirk_options_set_step_limits(o, NAN, 0.0, INFINITY, 10), ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_options_last_error(o), "set_step_limits: invalid option: initial_step must be finite and >= 0 (got nan)") != NULL);
+  CHECK_STATUS(esdirk_multishoot_set_initial_step(ms, -1.0), ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_options_set_step_limits(o, -1.0, 0.0, INFINITY, 10), ESDIRK_INVALID_ARGUMENT);
+  /* NULL handles. */
+  CHECK_STATUS(esdirk_shooting_set_max_steps(NULL, 10), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_reverse_shooting_set_max_steps(NULL, 10), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_multishoot_set_initial_step(NULL, 0.1), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_solver_set_step_limits(NULL, 0, 0, 1, 10), ESDIRK_NULL_ARGUMENT);
+  esdirk_options_free(&o);
+  esdirk_multishoot_free(&ms);
+  esdirk_reverse_shooting_free(&reverse);
+  esdirk_shooting_free(&shooting);
+}
+
+/* One shooting interval of the hyperbola on [0, 2]: x, z, A, B (nu = 0) and the step count. */
+static void shooting_run(esdirk_shooting* shooting, double out[4], int64_t* steps, int expected) {
+  const double x0 = 1.0, z0 = 1.0;
+  double A = 0.0, H = 0.0;
+  out[0] = out[1] = out[2] = out[3] = 0.0;
+  CHECK_STATUS(esdirk_shooting_integrate(shooting, 0.0, 2.0, &x0, 1, NULL, 0, &z0, 1, &out[0], &out[1], &A, 1,
+                                         NULL, 1, &H, NULL, NULL),
+               expected);
+  out[2] = A, out[3] = H;
+  CHECK_STATUS(esdirk_shooting_get_counter(shooting, 0, "steps", steps), ESDIRK_SUCCESS);
+}
+
+/* The hyperbola on the hybrid solver (no events) to t = 3: x and the step count. */
+static void hybrid_run(esdirk_hybrid_solver* hs, double* x, int64_t* steps) {
+  const double x0 = 1.0, z0 = 1.0;
+  double z = 0.0, t = 0.0;
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(hs, 0.0, 0, &x0, 1, &z0, 1, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_integrate_to(hs, 3.0, x, 1, &z, 1, &t), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_get_counter(hs, "steps", steps), ESDIRK_SUCCESS);
+}
+
+/* Step limits, controller, Newton, filter and failure limits through the object give the run of
+ * the deprecated setters to the last bit: on the solver (all five), the shooting interval
+ * (max_steps: a limit that stops the interval, and one that does not), the hybrid solver (step
+ * limits). Each setting also changes the run (else the comparison would show nothing). */
+static void step_settings_runs_equal_the_deprecated_setters(esdirk_problem* problem) {
+  esdirk_solver *old_way = NULL, *new_way = NULL, *plain = NULL;
+  esdirk_options* o = NULL;
+  double x_old, z_old, x_new, z_new, x_plain, z_plain;
+  int64_t steps_old, steps_new, steps_plain;
+  CHECK_STATUS(esdirk_solver_create(problem, &old_way), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_step_limits(old_way, 1e-3, 1e-12, 0.4, 5000), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_controller(old_way, 0, 0.8, 1.1, 0.85, 0.25, 4.0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_newton(old_way, 6, 0.05, 0.25), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_filter_error_estimate(old_way, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_failure_limits(old_way, 9, 10, 11), ESDIRK_SUCCESS);
+  run(old_way, &x_old, &z_old, &steps_old);
+  CHECK_STATUS(esdirk_solver_create(problem, &new_way), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_create(&o), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_step_limits(o, 1e-3, 1e-12, 0.4, 5000), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_controller(o, 0, 0.8, 1.1, 0.85, 0.25, 4.0), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_newton(o, 6, 0.05, 0.25), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_filter_error_estimate(o, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_failure_limits(o, 9, 10, 11), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_solver_set_options(new_way, o), ESDIRK_SUCCESS);
+  run(new_way, &x_new, &z_new, &steps_new);
+  CHECK_STATUS(esdirk_solver_create(problem, &plain), ESDIRK_SUCCESS);
+  run(plain, &x_plain, &z_plain, &steps_plain);
+  CHECK(memcmp(&x_old, &x_new, sizeof x_old) == 0 && memcmp(&z_old, &z_new, sizeof z_old) == 0);
+  CHECK(steps_old == steps_new && steps_old > 0);
+  CHECK(steps_plain != steps_new);
+  CHECK(fabs(x_new - 0.25) < 1e-5);
+  esdirk_solver_free(&plain);
+  esdirk_solver_free(&new_way);
+  esdirk_solver_free(&old_way);
+  esdirk_options_free(&o);
+
+  /* The shooting interval: max_steps 3 stops it (ESDIRK_TOO_MANY_STEPS either way), 50 not. */
+  for (int k = 0; k < 2; ++k) {
+    const long max_steps = k == 0 ? 3 : 50;
+    const int expected = k == 0 ? ESDIRK_TOO_MANY_STEPS : ESDIRK_SUCCESS;
+    esdirk_shooting *a = NULL, *b = NULL;
+    double out_a[4], out_b[4];
+    int64_t steps_a = 0, steps_b = 0;
+    CHECK_STATUS(esdirk_shooting_create(problem, &a), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_shooting_create(problem, &b), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_shooting_set_max_steps(a, max_steps), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_options_create(&o), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_options_set_step_limits(o, 0.0, 0.0, INFINITY, max_steps), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_shooting_set_options(b, o), ESDIRK_SUCCESS);
+    shooting_run(a, out_a, &steps_a, expected);
+    shooting_run(b, out_b, &steps_b, expected);
+    CHECK(memcmp(out_a, out_b, sizeof out_a) == 0 && steps_a == steps_b);
+    if (k == 1) CHECK(steps_a > 3 && steps_a <= 50);
+    esdirk_options_free(&o);
+    esdirk_shooting_free(&b);
+    esdirk_shooting_free(&a);
+  }
+
+  /* The hybrid solver: a largest step that shapes the run. */
+  {
+    esdirk_hybrid_problem* hp = NULL;
+    esdirk_hybrid_solver *a = NULL, *b = NULL, *c = NULL;
+    double xa, xb, xc;
+    int64_t sa, sb, sc;
+    CHECK_STATUS(esdirk_hybrid_problem_create(1, 1, 0, 0, 0, hybrid_hyperbola, NULL, &hp), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_create(hp, &a), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_create(hp, &b), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_create(hp, &c), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_set_step_limits(a, 1e-4, 0.0, 0.05, 100000), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_options_create(&o), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_options_set_step_limits(o, 1e-4, 0.0, 0.05, 100000), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_set_options(b, o), ESDIRK_SUCCESS);
+    hybrid_run(a, &xa, &sa);
+    hybrid_run(b, &xb, &sb);
+    hybrid_run(c, &xc, &sc);
+    CHECK(memcmp(&xa, &xb, sizeof xa) == 0 && sa == sb && sa >= 60 && sc < sa);
+    esdirk_options_free(&o);
+    esdirk_hybrid_solver_free(&c);
+    esdirk_hybrid_solver_free(&b);
+    esdirk_hybrid_solver_free(&a);
+    esdirk_hybrid_problem_free(&hp);
+  }
+}
+
 int main(void) {
   esdirk_problem* problem = NULL;
   CHECK_STATUS(esdirk_problem_create(1, 1, 0, hyperbola, NULL, &problem), ESDIRK_SUCCESS);
   refusals_match_the_per_handle_setters(problem);
   runs_equal_the_deprecated_setters_bit_for_bit(problem);
   newton_fresh_rate_is_checked_and_reaches_the_run(problem);
+  run_checked_settings_are_refused_when_set(problem);
+  step_limits_on_the_shooting_handles(problem);
+  step_settings_runs_equal_the_deprecated_setters(problem);
   esdirk_problem_free(&problem);
   krylov_settings_are_checked_and_used();
   return report();

@@ -129,16 +129,18 @@ ESDIRK_C_API int esdirk_solver_set_tolerance_vectors(esdirk_solver* solver, cons
 /** Deprecated (one release): esdirk_options_set_algebraic_atol. */
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_algebraic_atol and esdirk_solver_set_options") int esdirk_solver_set_algebraic_atol(esdirk_solver* solver, const double* atol,
                                                   esdirk_int nz);
-ESDIRK_C_API int esdirk_solver_set_step_limits(esdirk_solver* solver, double initial_step,
+/** Deprecated (one release): esdirk_options_set_step_limits, _set_controller, _set_newton,
+ *  _set_filter_error_estimate, _set_failure_limits (the same values; the object checks them when
+ *  set, these at the next initialize, as they always did). */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_step_limits and esdirk_solver_set_options") int esdirk_solver_set_step_limits(esdirk_solver* solver, double initial_step,
                                                double min_step, double max_step, long max_steps);
-ESDIRK_C_API int esdirk_solver_set_controller(esdirk_solver* solver, int predictive, double k1,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_controller and esdirk_solver_set_options") int esdirk_solver_set_controller(esdirk_solver* solver, int predictive, double k1,
                                               double k2, double safety, double min_step_ratio,
                                               double max_step_ratio);
-ESDIRK_C_API int esdirk_solver_set_newton(esdirk_solver* solver, int max_iterations,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_newton and esdirk_solver_set_options") int esdirk_solver_set_newton(esdirk_solver* solver, int max_iterations,
                                           double tolerance, double reference_contraction);
-ESDIRK_C_API int esdirk_solver_set_filter_error_estimate(esdirk_solver* solver, int filter);
-/** Consecutive failures of each kind before a step gives up (defaults 12, 12, 12). */
-ESDIRK_C_API int esdirk_solver_set_failure_limits(esdirk_solver* solver,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_filter_error_estimate and esdirk_solver_set_options") int esdirk_solver_set_filter_error_estimate(esdirk_solver* solver, int filter);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_failure_limits and esdirk_solver_set_options") int esdirk_solver_set_failure_limits(esdirk_solver* solver,
                                                   int max_error_test_failures,
                                                   int max_newton_failures,
                                                   int max_callback_failures);
@@ -274,8 +276,9 @@ ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_shootin
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_algebraic_atol and esdirk_shooting_set_options") int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol,
                                                     esdirk_int nz);
 ESDIRK_C_API int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
-/** Attempted steps per interval before it fails with ESDIRK_TOO_MANY_STEPS (default 500000). */
-ESDIRK_C_API int esdirk_shooting_set_max_steps(esdirk_shooting* shooting, long max_steps);
+/** Deprecated (one release): esdirk_options_set_step_limits (its max_steps: attempted steps per
+ *  interval before it fails with ESDIRK_TOO_MANY_STEPS, default 500000). */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_step_limits and esdirk_shooting_set_options") int esdirk_shooting_set_max_steps(esdirk_shooting* shooting, long max_steps);
 /** ESDIRK_ERROR_CONTROL_DEFAULT (the default: on in exact mode), _OFF (as Kristensen et al.
  *  2005) or _ON. */
 ESDIRK_C_API int esdirk_shooting_set_sensitivity_error_control(esdirk_shooting* shooting,
@@ -468,7 +471,8 @@ ESDIRK_C_API const char* esdirk_hybrid_solver_last_error(const esdirk_hybrid_sol
 /** Deprecated (one release): esdirk_options_set_tolerances. */
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_hybrid_solver_set_options") int esdirk_hybrid_solver_set_tolerances(esdirk_hybrid_solver* solver, double rtol,
                                                      double atol);
-ESDIRK_C_API int esdirk_hybrid_solver_set_step_limits(esdirk_hybrid_solver* solver,
+/** Deprecated (one release): esdirk_options_set_step_limits. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_step_limits and esdirk_hybrid_solver_set_options") int esdirk_hybrid_solver_set_step_limits(esdirk_hybrid_solver* solver,
                                                       double initial_step, double min_step,
                                                       double max_step, long max_steps);
 /** One filter per event component (ESDIRK_EVENT_BOTH / _RISING / _FALLING); n = ne. */

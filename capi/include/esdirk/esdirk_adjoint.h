@@ -148,7 +148,8 @@ ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_reverse
 /** Deprecated (one release): esdirk_options_set_algebraic_atol. */
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_algebraic_atol and esdirk_reverse_shooting_set_options") int esdirk_reverse_shooting_set_algebraic_atol(esdirk_reverse_shooting* shooting,
                                                             const double* atol, esdirk_int nz);
-ESDIRK_C_API int esdirk_reverse_shooting_set_max_steps(esdirk_reverse_shooting* shooting,
+/** Deprecated (one release): esdirk_options_set_step_limits (its max_steps). */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_step_limits and esdirk_reverse_shooting_set_options") int esdirk_reverse_shooting_set_max_steps(esdirk_reverse_shooting* shooting,
                                                        long max_steps);
 /** The running cost h(t, x, z, u) (the callback of esdirk_shooting_set_running_cost; NULL: none). */
 ESDIRK_C_API int esdirk_reverse_shooting_set_running_cost(esdirk_reverse_shooting* shooting,

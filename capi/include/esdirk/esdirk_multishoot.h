@@ -41,8 +41,9 @@ ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_multish
 /** Deprecated (one release): esdirk_options_set_algebraic_atol. */
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_algebraic_atol and esdirk_multishoot_set_options") int esdirk_multishoot_set_algebraic_atol(esdirk_multishoot* ms, const double* atol,
                                                       esdirk_int nz);
-/** The first step of every interval (0: chosen from f at t_k). */
-ESDIRK_C_API int esdirk_multishoot_set_initial_step(esdirk_multishoot* ms, double h0);
+/** Deprecated (one release): esdirk_options_set_step_limits (its initial_step: the first step of
+ *  every interval, 0: chosen from f at t_k). */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_step_limits and esdirk_multishoot_set_options") int esdirk_multishoot_set_initial_step(esdirk_multishoot* ms, double h0);
 /** The running cost of every interval (called from several threads at once). */
 ESDIRK_C_API int esdirk_multishoot_set_running_cost(esdirk_multishoot* ms,
                                                     esdirk_running_cost_fn cost, void* user_data);

@@ -122,6 +122,38 @@ ESDIRK_C_API int esdirk_options_set_newton_fresh_rate(esdirk_options* options,
  *  adjoints form the same columns. No effect on a problem with an analytic Jacobian. */
 ESDIRK_C_API int esdirk_options_set_difference_increment(esdirk_options* options, int rule);
 
+/** The step size limits: the first step (0: chosen from f at the start; finite, >= 0), the
+ *  smallest and the largest step (0 <= min_step < max_step; max_step may be INFINITY, the
+ *  default, min_step 0) and the attempted steps of one call before ESDIRK_TOO_MANY_STEPS
+ *  (max_steps > 0, default 500000; per interval on the shooting handles). */
+ESDIRK_C_API int esdirk_options_set_step_limits(esdirk_options* options, double initial_step,
+                                                double min_step, double max_step, long max_steps);
+
+/** The step size controller (Kristensen et al. 2005, eq. 29): predictive (nonzero, the default:
+ *  Gustafsson's law) or 0 (the asymptotic law), its gains k1 >= 0 and k2 > 0 (finite; 1, 1),
+ *  the safety factor in (0, 1] (0.9) and the bounds of h_new/h: min_step_ratio in (0, 1)
+ *  (0.2), max_step_ratio finite and > 1 (5). */
+ESDIRK_C_API int esdirk_options_set_controller(esdirk_options* options, int predictive, double k1,
+                                               double k2, double safety, double min_step_ratio,
+                                               double max_step_ratio);
+
+/** The stage Newton iteration: at most max_iterations (>= 1, default 8) per stage, the
+ *  tolerance of the stopping test in the error weights (in (0, 1), 0.1) and the reference
+ *  contraction alpha_ref (in (0, 1), 0.3: above it the next step ratio is alpha_ref/alpha). */
+ESDIRK_C_API int esdirk_options_set_newton(esdirk_options* options, int max_iterations,
+                                           double tolerance, double reference_contraction);
+
+/** Filter the error estimate through the iteration matrix (nonzero: Shampine's filter, as
+ *  RADAU5; 0, the default: the raw estimate of Kristensen et al. 2005). */
+ESDIRK_C_API int esdirk_options_set_filter_error_estimate(esdirk_options* options, int filter);
+
+/** Consecutive failures of each kind before a step gives up: error test, Newton, callback
+ *  (each >= 1; defaults 12, 12, 12). */
+ESDIRK_C_API int esdirk_options_set_failure_limits(esdirk_options* options,
+                                                   int max_error_test_failures,
+                                                   int max_newton_failures,
+                                                   int max_callback_failures);
+
 /** Copy the settings set on `options` into the handle (see the top of this header). */
 ESDIRK_C_API int esdirk_solver_set_options(esdirk_solver* solver, const esdirk_options* options);
 ESDIRK_C_API int esdirk_shooting_set_options(esdirk_shooting* shooting,

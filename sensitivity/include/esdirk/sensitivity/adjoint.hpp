@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,7 @@ struct ESDIRK_API AdjointObjective {
   void validate() const;
 };
 
-struct ESDIRK_API AdjointOptions {
+struct AdjointOptions {
   /// Doubles the step records may occupy (0: keep every step). With a budget, the records of
   /// the last k steps are kept (k = budget / doubles per record, at least 1) and every earlier
   /// segment of k steps is recomputed once, from its checkpoint. Throws in the Adjoint's
@@ -69,7 +70,10 @@ struct ESDIRK_API AdjointOptions {
   std::function<void(int step, double t, ConstMatrixRef lambda_x, ConstMatrixRef lambda_z,
                      ConstMatrixRef mu_p)>
       observer;
-  void validate() const;
+  /// Throws std::invalid_argument for a negative memory budget (inline: a plain aggregate).
+  void validate() const {
+    if (memory_budget < 0) throw std::invalid_argument("AdjointOptions: memory_budget must be >= 0");
+  }
 };
 
 /// What a sweep did (the adjoint's own counters; adjoint_steps and checkpoints also go into the

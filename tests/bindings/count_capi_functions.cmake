@@ -1,0 +1,105 @@
+# cmake -P script: counts the C functions of DESCRIPTION (capi/esdirk_functions.txt) by class
+# (CLASSES, capi_function_classes.txt: baseline, capability, deprecated from the HEADERS'
+# ESDIRK_DEPRECATED marks, and the options object's own) and prints the table; fails when the
+# counted functions (baseline and options, not deprecated) exceed the file's ceiling, when a
+# listed function is no longer described, or when the baseline is not the 193 of the count.
+#   cmake -DDESCRIPTION=capi/esdirk_functions.txt -DHEADERS=capi/include/esdirk
+#         -DCLASSES=tests/bindings/capi_function_classes.txt -P tests/bindings/count_capi_functions.cmake
+# VERBOSE=ON also lists the functions of each class.
+cmake_minimum_required(VERSION 3.20)
+
+# The deprecated wrappers: ESDIRK_C_API ESDIRK_DEPRECATED("...") <type> esdirk_name(
+file(GLOB headers ${HEADERS}/*.h)
+set(deprecated)
+foreach(header IN LISTS headers)
+  file(READ ${header} text)
+  string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" "" text "${text}")  # comments
+  string(REGEX MATCHALL "ESDIRK_C_API[ \t\n]+ESDIRK_DEPRECATED\\(\"[^\"]*\"\\)[ \t\n]+[a-z_0-9 \t\n*]*esdirk_[a-z0-9_]+\\("
+         found "${text}")
+  foreach(declaration IN LISTS found)
+    string(REGEX MATCH "esdirk_[a-z0-9_]+\\($" name "${declaration}")
+    string(REGEX REPLACE "\\($" "" name "${name}")
+    list(APPEND deprecated ${name})
+  endforeach()
+endforeach()
+
+file(STRINGS ${DESCRIPTION} lines REGEX "^[a-z_0-9-]+ +[a-z_0-9=]+ *\\|")
+set(described)
+foreach(line IN LISTS lines)
+  string(REGEX MATCH "[ *](esdirk_[a-z0-9_]+)\\(" name "${line}")
+  list(APPEND described ${CMAKE_MATCH_1})
+endforeach()
+
+file(STRINGS ${CLASSES} class_lines REGEX "^(baseline|capability|ceiling) ")
+set(baseline)
+set(capability)
+set(ceiling "")
+foreach(line IN LISTS class_lines)
+  string(REGEX MATCH "^([a-z]+) +([^ ]+)" _ "${line}")
+  if(CMAKE_MATCH_1 STREQUAL "ceiling")
+    set(ceiling ${CMAKE_MATCH_2})
+  else()
+    list(APPEND ${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+  endif()
+endforeach()
+
+list(LENGTH baseline baseline_count)
+if(NOT baseline_count EQUAL 193)
+  message(FATAL_ERROR "${CLASSES} lists ${baseline_count} baseline functions, not the 193 of the count")
+endif()
+
+set(problems "")
+foreach(name IN LISTS baseline capability)
+  if(NOT name IN_LIST described)
+    string(APPEND problems "  listed in ${CLASSES} but not described: ${name}\n")
+  endif()
+endforeach()
+
+foreach(class a b c d)
+  set(class_${class})
+endforeach()
+foreach(name IN LISTS described)
+  if(name IN_LIST deprecated)
+    list(APPEND class_d ${name})
+  elseif(name IN_LIST baseline)
+    list(APPEND class_a ${name})
+  elseif(name IN_LIST capability)
+    list(APPEND class_b ${name})
+  else()
+    list(APPEND class_c ${name})
+  endif()
+endforeach()
+set(deprecated_baseline 0)
+foreach(name IN LISTS class_d)
+  if(name IN_LIST baseline)
+    math(EXPR deprecated_baseline "${deprecated_baseline} + 1")
+  endif()
+endforeach()
+
+list(LENGTH described total)
+foreach(class a b c d)
+  list(LENGTH class_${class} n_${class})
+endforeach()
+math(EXPR counted "${n_a} + ${n_c}")
+math(EXPR deprecated_other "${n_d} - ${deprecated_baseline}")
+message(STATUS "C functions described: ${total}\n"
+               "  (a) baseline (of the 193), not deprecated:        ${n_a}\n"
+               "  (b) added by a new capability since, not deprecated: ${n_b}\n"
+               "  (c) the options object's own (issue 32):          ${n_c}\n"
+               "  (d) deprecated wrappers (kept one release):       ${n_d} "
+               "(${deprecated_baseline} of the baseline, ${deprecated_other} others)\n"
+               "  counted (a) + (c): ${counted} (target 130, ceiling ${ceiling})")
+if(VERBOSE)
+  foreach(class a b c d)
+    string(REPLACE ";" " " names "${class_${class}}")
+    message(STATUS "(${class}): ${names}")
+  endforeach()
+endif()
+if(ceiling STREQUAL "")
+  string(APPEND problems "  ${CLASSES} has no ceiling line\n")
+elseif(counted GREATER ceiling)
+  string(APPEND problems "  ${counted} counted functions exceed the ceiling ${ceiling}\n")
+endif()
+if(problems)
+  message(FATAL_ERROR "capi_function_count:\n${problems}")
+endif()
