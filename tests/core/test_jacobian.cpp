@@ -174,6 +174,65 @@ BOOST_AUTO_TEST_CASE(every_non_finite_entry_of_a_callback_jacobian_is_caught) {
   }
 }
 
+// A dense problem of order n with one planted entry in J and in f_p.
+class SmallPlantedEntry : public esdirk::Problem {
+ public:
+  explicit SmallPlantedEntry(int n) : Problem(n, 0, 1), n_(n) {}
+  int row = 0, col = 0;
+  double value = 1.0;
+  int evaluate(double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector, esdirk::Vector f,
+               esdirk::Vector) override {
+    for (int i = 0; i < n_; ++i) f[i] = -x[i];
+    return 0;
+  }
+  bool has_jacobian() const override { return true; }
+  int jacobian(double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector, esdirk::MatrixRef J) override {
+    for (int j = 0; j < n_; ++j)
+      for (int i = 0; i < n_; ++i) J(i, j) = i == j ? -1.0 : 0.5;
+    J(row, col) = value;
+    return 0;
+  }
+  bool has_parameter_jacobian() const override { return true; }
+  int parameter_jacobian(double, esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector,
+                         esdirk::MatrixRef Jp) override {
+    for (int i = 0; i < n_; ++i) Jp(i, 0) = 1.0;
+    Jp(row, 0) = value;
+    return 0;
+  }
+
+ private:
+  int n_;
+};
+
+// Small matrices (at most 16 entries: the CSTR's 2 x 2 J and 2 x 1 f_p) are checked inline in
+// jacobian.cpp, larger ones by the vector clones: orders 1 ... 5 cover both sides of the bound
+// (4 x 4 is the last inline J, 5 x 5 the first of the clones). A NaN or an infinity in J must
+// fail the evaluation (an infinity in J can give finite, wrong sensitivities).
+BOOST_AUTO_TEST_CASE(every_non_finite_entry_of_a_small_callback_jacobian_is_caught) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int n = 1; n <= 5; ++n) {
+    SmallPlantedEntry problem(n);
+    esdirk::Statistics stats;
+    esdirk::JacobianEvaluator evaluator(problem, stats);
+    esdirk::DenseMatrix J(n, n), Jp(n, 1);
+    const std::vector<double> x(static_cast<std::size_t>(n), 1.0), f(static_cast<std::size_t>(n), -1.0), p(1, 0.5);
+    for (int col = 0; col < n; ++col)
+      for (int row = 0; row < n; ++row) {
+        problem.row = row;
+        problem.col = col;
+        BOOST_TEST_INFO("order " << n << ", entry (" << row << ", " << col << ")");
+        problem.value = -3.0;
+        BOOST_TEST(evaluator.state_jacobian(0.0, x, {}, p, f, {}, J.ref()) == 0);
+        BOOST_TEST(evaluator.parameter_jacobian(0.0, x, {}, p, f, {}, Jp.ref()) == 0);
+        for (const double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::quiet_NaN(), inf, -inf}) {
+          problem.value = bad;
+          BOOST_TEST(evaluator.state_jacobian(0.0, x, {}, p, f, {}, J.ref()) == 1);
+          BOOST_TEST(evaluator.parameter_jacobian(0.0, x, {}, p, f, {}, Jp.ref()) == 1);
+        }
+      }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(checker_refuses_a_problem_without_jacobians) {
   DowWithoutJacobians model;
   BOOST_CHECK_THROW(esdirk::check_jacobian(model, 1.0, x_mid, z_mid, p_nominal),
