@@ -37,8 +37,12 @@ std::vector<double> ErrorWeights::increment_floors() const {
   const double sqrt_eps = std::sqrt(std::numeric_limits<double>::epsilon());
   std::vector<double> m;
   m.reserve(rtol_.size() + atolz_.size());
-  for (std::size_t i = 0; i < rtol_.size(); ++i) m.push_back(rtol_[i] > 0.0 ? atol_[i] / rtol_[i] : 0.0);
-  for (double a : atolz_) m.push_back(rtolz_ > 0.0 ? std::min(a / rtolz_, a / sqrt_eps) : 0.0);
+  // atol near DBL_MAX makes atol / rtol overflow; the floor only ever caps at the typical value,
+  // so the largest double serves as "no floor" and keeps the floors finite.
+  const double largest = std::numeric_limits<double>::max();
+  for (std::size_t i = 0; i < rtol_.size(); ++i)
+    m.push_back(rtol_[i] > 0.0 ? std::min(atol_[i] / rtol_[i], largest) : 0.0);
+  for (double a : atolz_) m.push_back(rtolz_ > 0.0 ? std::min({a / rtolz_, a / sqrt_eps, largest}) : 0.0);
   return m;
 }
 

@@ -397,4 +397,40 @@ BOOST_AUTO_TEST_CASE(integrating_to_dbl_max_does_not_blame_a_callback) {
   BOOST_TEST(std::abs(x[0]) < 1e-6);
 }
 
+// The rate-based Newton test raised the contraction rate to the remaining iterations by repeated
+// multiplication: with a limit near INT_MAX every test took seconds and the run never ended.
+BOOST_AUTO_TEST_CASE(max_newton_iterations_near_int_max_made_each_newton_test_take_seconds) {
+  van_der_pol::Model model;
+  esdirk::Options options;
+  options.max_newton_iterations = std::numeric_limits<int>::max();
+  esdirk::Integrator solver(model, options);
+  BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, std::vector<double>{2.0, 0.0}, {}, {})));
+  std::vector<double> x(2);
+  BOOST_TEST(esdirk::ok(solver.integrate_to(van_der_pol::t_end, x)), solver.message());
+  BOOST_TEST(x[0] == van_der_pol::reference[0], boost::test_tools::tolerance(1e-3));
+  BOOST_TEST(x[1] == van_der_pol::reference[1], boost::test_tools::tolerance(1e-3));
+}
+
+// atol near DBL_MAX passed every check, but the difference increments' floor atol / rtol
+// overflowed and initialize refused it in the words of an internal function
+// ("set_increment_floors: values must be finite and >= 0").
+BOOST_AUTO_TEST_CASE(atol_near_dbl_max_was_refused_in_the_words_of_set_increment_floors) {
+  for (const double atol : {std::numeric_limits<double>::max(), 1e300}) {
+    for (const double rtol : {1e-3, 1e-10}) {
+      auto problem = simple_dae();  // no Jacobian: differences with the floors
+      esdirk::Options options;
+      options.atol = atol;
+      options.rtol = rtol;
+      esdirk::Integrator solver(problem, options);
+      BOOST_REQUIRE_MESSAGE(esdirk::ok(solver.initialize(0.0, std::vector<double>{1.0}, std::vector<double>{1.0}, {})),
+                            solver.message());
+      std::vector<double> x(1), z(1);
+      BOOST_TEST(esdirk::ok(solver.integrate_to(1.0, x, z)), solver.message());
+      // Any accuracy is acceptable at such an atol; the states must stay finite and bounded.
+      BOOST_TEST(std::isfinite(x[0]));
+      BOOST_TEST(std::abs(x[0]) <= 1.0);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
