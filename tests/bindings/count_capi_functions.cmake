@@ -8,27 +8,9 @@
 # VERBOSE=ON also lists the functions of each class.
 cmake_minimum_required(VERSION 3.20)
 
-# The deprecated wrappers: ESDIRK_C_API ESDIRK_DEPRECATED("...") <type> esdirk_name(
-file(GLOB headers ${HEADERS}/*.h)
-set(deprecated)
-foreach(header IN LISTS headers)
-  file(READ ${header} text)
-  string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" "" text "${text}")  # comments
-  string(REGEX MATCHALL "ESDIRK_C_API[ \t\n]+ESDIRK_DEPRECATED\\(\"[^\"]*\"\\)[ \t\n]+[a-z_0-9 \t\n*]*esdirk_[a-z0-9_]+\\("
-         found "${text}")
-  foreach(declaration IN LISTS found)
-    string(REGEX MATCH "esdirk_[a-z0-9_]+\\($" name "${declaration}")
-    string(REGEX REPLACE "\\($" "" name "${name}")
-    list(APPEND deprecated ${name})
-  endforeach()
-endforeach()
-
-file(STRINGS ${DESCRIPTION} lines REGEX "^[a-z_0-9-]+ +[a-z_0-9=]+ *\\|")
-set(described)
-foreach(line IN LISTS lines)
-  string(REGEX MATCH "[ *](esdirk_[a-z0-9_]+)\\(" name "${line}")
-  list(APPEND described ${CMAKE_MATCH_1})
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/capi_scan.cmake)
+esdirk_declared_functions(${HEADERS} declared deprecated)
+esdirk_described_functions(${DESCRIPTION} described)
 
 file(STRINGS ${CLASSES} class_lines REGEX "^(baseline|capability|ceiling) ")
 set(baseline)
