@@ -247,8 +247,11 @@ Run run_solver(esdirk_problem* problem, Model& model, const esdirk_options* o, d
 }
 
 bool same(const Run& a, const Run& b) {
+  // memcmp only on states that exist: a run refused before integrating has none, and memcmp's
+  // pointers must not be null even for a length of 0.
   return a.status == b.status && a.x.size() == b.x.size() &&
-         std::memcmp(a.x.data(), b.x.data(), a.x.size() * sizeof(double)) == 0 && a.counters == b.counters;
+         (a.x.empty() || std::memcmp(a.x.data(), b.x.data(), a.x.size() * sizeof(double)) == 0) &&
+         a.counters == b.counters;
 }
 
 // set_options on a handle: a documented status; refused only for what is documented; a
