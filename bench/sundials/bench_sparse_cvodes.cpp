@@ -29,7 +29,7 @@
 //    mallinfo2, small and mmapped blocks: the bytes in use at the end of the run minus before the
 //    solver was made; KLU's and SUNDIALS's allocations included).
 //
-//     bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] [--part cost|work-precision|2d]
+//     bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] [--part cost|work-precision|2d|...]
 //                         [--directions 0|3]
 // --set option=value changes an option of every esdirk run (newton_tolerance, newton_rate_floor,
 // newton_fresh_rate_floor, newton_carry_observed_rate=0|1 (0.03 and 0: the Newton test before the
@@ -45,8 +45,10 @@
 // 2.7x the CPU time).
 // --part runs one of the measurements: cost and work-precision are the 1-D ones, 2d both on the
 // 2-D grid (by default all three), 2d-100 the work-precision on the 100 x 100 grid and 2d-large
-// the large grids (both only when asked for); --directions 0 (states) or 3 (with the sensitivities) one of
-// the two cases (both by default).
+// the large grids, sensitivity-accuracy esdirk KLU against esdirk Krylov with sensitivities, the
+// states' and the sensitivities' errors apart, at rtol 1e-4 .. 1e-7 on the 1-D grid n = 1000 and the
+// 2-D 20 x 20 grid (all three only when asked for); --directions 0 (states) or 3 (with the
+// sensitivities) one of the two cases (both by default).
 // --csv writes PREFIX_work_precision.csv and PREFIX_cost.csv (plot_sparse.py draws them; the
 // 2-D rows have model "2d").
 // --quick (CTest): 1-D n = 1e3 and 2-D N = 12 (KLU), rtol 1e-3 and 1e-5, one repetition, states
@@ -682,6 +684,45 @@ int work_precision(int size, const std::vector<Backend>& backends, const std::ve
   return failures;
 }
 
+// --part sensitivity-accuracy: esdirk KLU against esdirk Krylov with 3 sensitivities at the same
+// rtol, the states' error and the sensitivity columns' error apart (against an esdirk KLU run at
+// `reference_rtol`), the CPU time, the steps, Newton and GMRES iterations. What it shows: the
+// accuracy the Krylov back-end's defaults give the sensitivities against the direct solver's on
+// the same steps (doc/linear-solvers-guide.md, "Forward sensitivities with Krylov").
+template <class Model>
+int sensitivity_accuracy(int size, const std::vector<double>& rtols, double reference_rtol, int repeat) {
+  std::printf("\nSensitivity accuracy, %s, t = 0 .. %g, 3 parameter sensitivities\n",
+              describe<Model>(size).c_str(), t_end);
+  const Run reference = esdirk_run<Model>(size, Backend::klu, reference_rtol, parameters, false);
+  if (!reference.ok) {
+    std::printf("CHECK FAILED: the reference run failed\n");
+    return 1;
+  }
+  const std::size_t n = reference.y.size();
+  std::printf("%8s | %-13s %10s %10s %10s %6s %7s %7s\n", "rtol", "solver", "states err", "sens err",
+              "time [s]", "steps", "Newton", "GMRES");
+  int failures = 0;
+  for (double rtol : rtols)
+    for (Solver solver : {Solver::esdirk, Solver::esdirk_krylov}) {
+      const Run r = best_of<Model>(solver, size, Backend::klu, rtol, parameters, repeat);
+      double sensitivity_error = INFINITY;
+      if (r.ok) {
+        sensitivity_error = 0.0;
+        for (std::size_t offset = 0; offset < reference.S.size(); offset += n)
+          sensitivity_error = std::max(sensitivity_error, relative_error(r.S, reference.S, offset, n));
+      }
+      std::printf("%8.0e | %-13s %10.2e %10.2e %10.3e %6ld %7ld %7ld\n", rtol, solver_name(solver),
+                  r.ok ? relative_error(r.y, reference.y, 0, n) : INFINITY, sensitivity_error, r.seconds,
+                  r.steps, r.newton_iterations, r.linear_iterations);
+      std::fflush(stdout);
+      if (!r.ok) {
+        std::printf("CHECK FAILED: %s failed at rtol %.0e\n", solver_name(solver), rtol);
+        ++failures;
+      }
+    }
+  return failures;
+}
+
 // `band_limit`: the largest size run on the band back-end (2-D: the band LU's O(n N^2) work).
 template <class Model>
 int cost_against_n(const std::vector<int>& sizes, const std::vector<Backend>& backends,
@@ -842,14 +883,14 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--part") && i + 1 < argc &&
                (!std::strcmp(argv[i + 1], "cost") || !std::strcmp(argv[i + 1], "work-precision") ||
                 !std::strcmp(argv[i + 1], "2d") || !std::strcmp(argv[i + 1], "2d-100") ||
-                !std::strcmp(argv[i + 1], "2d-large"))) {
+                !std::strcmp(argv[i + 1], "2d-large") || !std::strcmp(argv[i + 1], "sensitivity-accuracy"))) {
       part = argv[++i];
     } else if (!std::strcmp(argv[i], "--directions") && i + 1 < argc &&
                (!std::strcmp(argv[i + 1], "0") || !std::strcmp(argv[i + 1], "3"))) {
       cases = {std::atoi(argv[++i])};
     } else {
       std::fprintf(stderr, "usage: bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] "
-                           "[--part cost|work-precision|2d|2d-100|2d-large] [--directions 0|3] [--set option=value ...]\n"
+                           "[--part cost|work-precision|2d|2d-100|2d-large|sensitivity-accuracy] [--directions 0|3] [--set option=value ...]\n"
                            "                           [--sundials-colamd] [--solvers esdirk,esdirk-reuse,esdirk-krylov,CVODES,IDAS]\n"
                            "       bench_sparse_cvodes --run esdirk|esdirk-reuse|esdirk-krylov|CVODES|IDAS band|KLU "
                            "1d|2d SIZE RTOL 0|3 [--t-end T]\n");
@@ -879,6 +920,13 @@ int main(int argc, char** argv) {
   const bool two_d = part.empty() || part == "2d";
   const bool large = part == "2d-large";
   const bool two_d_100 = part == "2d-100";
+  if (part == "sensitivity-accuracy") {
+    const std::vector<double> rtols = {1e-4, 1e-5, 1e-6, 1e-7};
+    failures += sensitivity_accuracy<Model>(quick ? 100 : 500, rtols, 1e-10, repeat);
+    failures += sensitivity_accuracy<Model2d>(quick ? 8 : 20, rtols, 1e-10, repeat);
+    std::printf("\n%s\n", failures ? "CHECK FAILED" : "all checks passed");
+    return failures ? 1 : 0;
+  }
   const std::vector<Backend> both = {Backend::band, Backend::klu};
   if (quick && two_d) failures += check_2d_model(6);
   for (int directions : cases) {
