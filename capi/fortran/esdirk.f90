@@ -25,7 +25,8 @@ module esdirk
   integer(c_int), parameter, public :: ESDIRK_ERROR_CONTROL_ON = 1
 
   ! The integrator's counters; mirrors struct esdirk_statistics. esdirk_solver_get_statistics
-  ! and esdirk_shooting_get_statistics set struct_size themselves.
+  ! and esdirk_shooting_get_statistics set struct_size themselves. Deprecated with the C
+  ! functions (one release): read counters by name with the handles' *_get_counter.
   type, bind(C), public :: esdirk_statistics
     integer(c_size_t) :: struct_size = 0
     integer(c_int64_t) :: steps = 0
@@ -137,7 +138,7 @@ contains
     message = esdirk_string_from_c(c_esdirk_status_message(status))
   end function esdirk_status_message_string
 
-  !> The integrator's counters. The struct size is set here, so a program compiled against
+  !> Deprecated (one release): esdirk_solver_get_counter. The integrator's counters. The struct size is set here, so a program compiled against
   !> this module keeps working with a later library whose struct has grown.
   integer(c_int) function esdirk_solver_get_statistics(solver, statistics) result(status)
     type(c_ptr), intent(in) :: solver
@@ -146,7 +147,8 @@ contains
     status = c_esdirk_solver_get_statistics(solver, statistics)
   end function esdirk_solver_get_statistics
 
-  !> Counters of the last interval (total = 0) or of all intervals (total = 1).
+  !> Deprecated (one release): esdirk_shooting_get_counter. Counters of the last interval
+  !> (total = 0) or of all intervals (total = 1).
   integer(c_int) function esdirk_shooting_get_statistics(shooting, total, statistics) result(status)
     type(c_ptr), intent(in) :: shooting
     integer(c_int), intent(in) :: total
@@ -412,7 +414,7 @@ contains
         sx_plus, int(size(sx_minus, 1), esdirk_int), int(size(sx_minus, 2), esdirk_int))
   end function esdirk_hybrid_solver_get_event_sensitivities
 
-  !> The counters (struct_size is set here).
+  !> Deprecated (one release): esdirk_hybrid_solver_get_counter. The counters (struct_size is set here).
   integer(c_int) function esdirk_hybrid_solver_get_statistics(solver, statistics) result(status)
     type(c_ptr), intent(in) :: solver
     type(esdirk_statistics), intent(out) :: statistics

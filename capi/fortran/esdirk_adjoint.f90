@@ -118,7 +118,8 @@ contains
     status = c_esdirk_solver_get_adjoint_report(solver, report)
   end function esdirk_solver_get_adjoint_report
 
-  !> Counters of the last interval with its sweeps (total = 0) or of all (total = 1).
+  !> Deprecated (one release): esdirk_reverse_shooting_get_counter. Counters of the last
+  !> interval with its sweeps (total = 0) or of all (total = 1).
   integer(c_int) function esdirk_reverse_shooting_get_statistics(shooting, total, statistics) result(status)
     type(c_ptr), intent(in) :: shooting
     integer(c_int), intent(in) :: total

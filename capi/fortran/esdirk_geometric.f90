@@ -10,7 +10,7 @@
 ! - Tableau matrices are Fortran matrices: a(i, j) = a_ij (stages x stages). The C API's are
 !   row-major; the wrappers transpose.
 ! - Tableau names are Fortran strings (trailing blanks dropped); esdirk_geometric_tableau_name_string
-!   counts from 1 (1 .. esdirk_geometric_tableau_count()).
+!   counts from 1 and is "" past the last (esdirk_geometric_tableau_count() is deprecated).
 ! - Arguments C takes as NULL ("none" or "not wanted") are OPTIONAL here: the algebraic guess u0
 !   of an ODE (nz = 0), the partner of create_pair (absent: the symplectic partner), the defect of
 !   esdirk_geometric_partner, every output of esdirk_geometric_get and _diagnostics. For the
@@ -58,7 +58,8 @@ module esdirk_geometric
 
 contains
 
-  !> The name of built-in tableau k, counted from 1 ("" outside 1 .. esdirk_geometric_tableau_count()).
+  !> The name of built-in tableau k, counted from 1 ("" outside: loop until ""; the deprecated
+  !> esdirk_geometric_tableau_count() is the number of names).
   function esdirk_geometric_tableau_name_string(k) result(name)
     integer, intent(in) :: k
     character(len=:), allocatable :: name

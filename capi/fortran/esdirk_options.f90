@@ -26,7 +26,10 @@ module esdirk_options
   public :: esdirk_options_set_method, esdirk_options_set_jacobian_reuse
   public :: esdirk_options_set_lu_reuse_h_change, esdirk_options_set_keep_step_ratio
   public :: esdirk_options_set_newton_test, esdirk_options_set_difference_increment
-  public :: esdirk_options_set_newton_fresh_rate
+  public :: esdirk_options_set_newton_fresh_rate, esdirk_options_set_step_limits
+  public :: esdirk_options_set_controller, esdirk_options_set_newton
+  public :: esdirk_options_set_filter_error_estimate, esdirk_options_set_failure_limits
+  public :: esdirk_options_set_sensitivity, esdirk_options_set_adjoint
   public :: esdirk_solver_set_options, esdirk_shooting_set_options
   public :: esdirk_reverse_shooting_set_options, esdirk_multishoot_set_options
   public :: esdirk_hybrid_solver_set_options

@@ -208,12 +208,7 @@ int esdirk_objective_set_output_times(esdirk_objective* o, const double* times, 
 // ---- The adjoint of a solver ------------------------------------------------------------------
 
 int esdirk_solver_set_adjoint(esdirk_solver* s, int record, long memory_budget) {
-  if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (memory_budget < 0)
-    return s->fail(ESDIRK_INVALID_ARGUMENT, "set_adjoint: memory_budget must be >= 0 (0 keeps every step)");
-  s->record_adjoint = record != 0;
-  s->adjoint_options.memory_budget = memory_budget;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::through_options(s, esdirk_options_set_adjoint, record, memory_budget);
 }
 
 int esdirk_solver_adjoint_gradient(esdirk_solver* s, const esdirk_objective* objective, double* dx0,

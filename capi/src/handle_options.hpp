@@ -32,6 +32,8 @@ enum OptionSetting : unsigned {
   set_newton = 1u << 12,
   set_failure_limits = 1u << 13,
   set_filter_error_estimate = 1u << 14,
+  set_sensitivity = 1u << 15,  // not an esdirk::Options field: the handle's SensitivityOptions
+  set_adjoint = 1u << 16,      // not an esdirk::Options field: the handle's adjoint recording
 };
 }  // namespace esdirk_capi
 
@@ -39,6 +41,9 @@ struct esdirk_options : esdirk_capi::Messages {
   esdirk::Options values;  // the values of the settings set; the others keep their defaults
   unsigned set = 0;        // OptionSetting bits
   esdirk_int algebraic_atol_length = 0;  // the nz the caller gave (checked when applied)
+  esdirk::SensitivityOptions sensitivity;  // set_sensitivity
+  bool record_adjoint = false;             // set_adjoint
+  long memory_budget = 0;
 };
 
 namespace esdirk_capi {
@@ -87,6 +92,50 @@ inline const char* reuse_refusal(const esdirk_multishoot*) {
   return "a multiple-shooting evaluator always computes sensitivities";
 }
 
+// The settings that are not integrator options, on the handles that have them. A handle
+// without one refuses it in set_options (why_no_* says why), so that an object never seems to
+// configure what a handle cannot do.
+inline esdirk::SensitivityOptions* sensitivity_of(esdirk_solver* h) { return &h->sensitivity_options; }
+inline esdirk::SensitivityOptions* sensitivity_of(esdirk_shooting* h) { return &h->sensitivity_options; }
+template <class Handle>
+esdirk::SensitivityOptions* sensitivity_of(Handle*) { return nullptr; }
+inline const char* why_no_sensitivity(const esdirk_reverse_shooting*) {
+  return "a reverse shooting interval computes no forward sensitivities";
+}
+inline const char* why_no_sensitivity(const esdirk_multishoot*) {
+  return "a multiple-shooting evaluator's intervals always compute the exact sensitivities";
+}
+inline const char* why_no_sensitivity(const esdirk_hybrid_solver*) {
+  return "a hybrid solver's sensitivities are always the exact ones (with the jumps of "
+         "esdirk_hybrid_solver_set_sensitivity_jumps)";
+}
+template <class Handle>
+const char* why_no_sensitivity(const Handle*) { return nullptr; }
+
+inline bool apply_recording(esdirk_solver* h, const esdirk_options& o) {
+  h->record_adjoint = o.record_adjoint;
+  h->adjoint_options.memory_budget = o.memory_budget;
+  return true;
+}
+inline bool apply_recording(esdirk_hybrid_solver* h, const esdirk_options& o) {
+  h->record_adjoint = o.record_adjoint;
+  h->adjoint_options.memory_budget = o.memory_budget;
+  return true;
+}
+template <class Handle>
+bool apply_recording(Handle*, const esdirk_options&) { return false; }
+inline const char* why_no_recording(const esdirk_shooting*) {
+  return "a shooting interval computes forward sensitivities, not an adjoint";
+}
+inline const char* why_no_recording(const esdirk_reverse_shooting*) {
+  return "a reverse shooting interval records each interval for its own adjoint";
+}
+inline const char* why_no_recording(const esdirk_multishoot*) {
+  return "a multiple-shooting evaluator computes forward sensitivities, not an adjoint";
+}
+template <class Handle>
+const char* why_no_recording(const Handle*) { return nullptr; }
+
 // Throws std::invalid_argument (prefixed by the setter's name) if a setting of `options` is
 // not valid for a problem of nx differential and nz algebraic states. Each setting is checked
 // alone, on default options that differ only in it, as the per-handle setters always did.
@@ -121,12 +170,26 @@ int apply_options(Handle* h, const esdirk_options* options) {
                        std::string("set_jacobian_reuse: reuse is a states-only option and ") + why +
                            " (they need the Jacobian at the start of every step)");
     }
+    if (options->set & set_sensitivity) {
+      if (const char* why = why_no_sensitivity(h))
+        return h->fail(ESDIRK_INVALID_ARGUMENT, std::string("set_sensitivity: ") + why);
+    }
+    if (options->set & set_adjoint) {
+      if (const char* why = why_no_recording(h))
+        return h->fail(ESDIRK_INVALID_ARGUMENT, std::string("set_adjoint: ") + why);
+    }
     const auto [nx, nz] = sizes_of(h);
     if ((options->set & set_algebraic_atol) && options->algebraic_atol_length != nz)
       return h->fail(ESDIRK_INVALID_ARGUMENT,
                      "set_algebraic_atol: length must be nz = " + std::to_string(nz));
     check_settings(*options, nx, nz);
     copy_settings(*options, options_of(h));
+    if (options->set & set_sensitivity)
+      if (esdirk::SensitivityOptions* to = sensitivity_of(h)) {
+        to->mode = options->sensitivity.mode;
+        to->error_control = options->sensitivity.error_control;
+      }
+    if (options->set & set_adjoint) apply_recording(h, *options);
     options_changed(h);
     return ESDIRK_SUCCESS;
   });

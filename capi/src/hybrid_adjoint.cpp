@@ -10,6 +10,7 @@
 
 #include "argument_checks.hpp"
 #include "esdirk/esdirk_hybrid_adjoint.h"
+#include "handle_options.hpp"
 #include "hybrid_shim.hpp"
 
 using esdirk_capi::check_report;
@@ -145,14 +146,10 @@ int esdirk_hybrid_objective_set_outputs(esdirk_hybrid_objective* o,
 
 int esdirk_hybrid_solver_set_adjoint(esdirk_hybrid_solver* s, int record, long memory_budget) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (memory_budget < 0)
+  if (memory_budget < 0)  // its own words, as before the options object
     return s->fail(ESDIRK_INVALID_ARGUMENT,
                    "hybrid set_adjoint: memory_budget must be >= 0 (0 keeps every step)");
-  return guarded(s, [&] {
-    s->record_adjoint = record != 0;
-    s->adjoint_options.memory_budget = memory_budget;
-    return ESDIRK_SUCCESS;
-  });
+  return esdirk_capi::through_options(s, esdirk_options_set_adjoint, record, memory_budget);
 }
 
 int esdirk_hybrid_solver_adjoint_outputs(const esdirk_hybrid_solver* cs, esdirk_int* count) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iterator>
 #include <new>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -374,6 +375,37 @@ int esdirk_options_set_failure_limits(esdirk_options* o, int max_error_test_fail
 
 int esdirk_options_set_filter_error_estimate(esdirk_options* o, int filter) {
   return esdirk_capi::setter::filter_error_estimate(o, true, filter);
+}
+
+// Not integrator options (esdirk::Options): kept beside them and copied by set_options into
+// the handles that have them (handle_options.hpp). The messages are the words of the setters
+// they replace (esdirk_solver_set_sensitivity_options, esdirk_solver_set_adjoint).
+int esdirk_options_set_sensitivity(esdirk_options* o, int mode, int error_control) {
+  if (!o) return ESDIRK_NULL_ARGUMENT;
+  esdirk::SensitivityMode chosen = esdirk::SensitivityMode::exact;
+  if (mode == ESDIRK_SENSITIVITY_PAPER)
+    chosen = esdirk::SensitivityMode::paper;
+  else if (mode != ESDIRK_SENSITIVITY_EXACT)
+    return o->fail(ESDIRK_INVALID_ARGUMENT,
+                   "set_sensitivity: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER");
+  o->sensitivity.mode = chosen;
+  // ESDIRK_ERROR_CONTROL_DEFAULT (< 0): the library's choice for the mode; 0 off; > 0 on.
+  o->sensitivity.error_control =
+      error_control < 0 ? std::optional<bool>{} : std::optional<bool>{error_control != 0};
+  o->set |= esdirk_capi::set_sensitivity;
+  o->message.clear();
+  return ESDIRK_SUCCESS;
+}
+
+int esdirk_options_set_adjoint(esdirk_options* o, int record, long memory_budget) {
+  if (!o) return ESDIRK_NULL_ARGUMENT;
+  if (memory_budget < 0)
+    return o->fail(ESDIRK_INVALID_ARGUMENT, "set_adjoint: memory_budget must be >= 0 (0 keeps every step)");
+  o->record_adjoint = record != 0;
+  o->memory_budget = memory_budget;
+  o->set |= esdirk_capi::set_adjoint;
+  o->message.clear();
+  return ESDIRK_SUCCESS;
 }
 
 int esdirk_solver_set_options(esdirk_solver* h, const esdirk_options* o) {

@@ -19,14 +19,16 @@ using esdirk_capi::vector_ok;
 
 namespace {
 
-int sensitivity_mode(int mode, esdirk::SensitivityMode& result) {
-  if (mode == ESDIRK_SENSITIVITY_EXACT)
-    result = esdirk::SensitivityMode::exact;
-  else if (mode == ESDIRK_SENSITIVITY_PAPER)
-    result = esdirk::SensitivityMode::paper;
-  else
-    return ESDIRK_INVALID_ARGUMENT;
-  return ESDIRK_SUCCESS;
+bool mode_ok(int mode) { return mode == ESDIRK_SENSITIVITY_EXACT || mode == ESDIRK_SENSITIVITY_PAPER; }
+
+// The C codes of a handle's sensitivity settings, for the deprecated setters that change one of
+// the two settings esdirk_options_set_sensitivity takes together.
+int mode_code(const esdirk::SensitivityOptions& o) {
+  return o.mode == esdirk::SensitivityMode::paper ? ESDIRK_SENSITIVITY_PAPER : ESDIRK_SENSITIVITY_EXACT;
+}
+int error_control_code(const esdirk::SensitivityOptions& o) {
+  if (!o.error_control) return ESDIRK_ERROR_CONTROL_DEFAULT;
+  return *o.error_control ? ESDIRK_ERROR_CONTROL_ON : ESDIRK_ERROR_CONTROL_OFF;
 }
 
 // Copies a column-major rows x cols matrix into a caller's buffer with leading dimension ld.
@@ -45,23 +47,16 @@ esdirk::RunningCost c_running_cost(esdirk_running_cost_fn cost, void* user_data,
   };
 }
 
-// ESDIRK_ERROR_CONTROL_DEFAULT (< 0): the library's choice for the mode; 0 off; > 0 on.
-std::optional<bool> error_control_choice(int error_control) {
-  if (error_control < 0) return std::nullopt;
-  return error_control != 0;
-}
-
 }  // namespace
 
 extern "C" {
 
 int esdirk_solver_set_sensitivity_options(esdirk_solver* s, int mode, int error_control) {
   if (!s) return ESDIRK_NULL_ARGUMENT;
-  if (sensitivity_mode(mode, s->sensitivity_options.mode) != ESDIRK_SUCCESS)
+  if (!mode_ok(mode))
     return s->fail(ESDIRK_INVALID_ARGUMENT,
                    "set_sensitivity_options: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER");
-  s->sensitivity_options.error_control = error_control_choice(error_control);
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::through_options(s, esdirk_options_set_sensitivity, mode, error_control);
 }
 
 int esdirk_solver_start_sensitivities(esdirk_solver* s, const double* seed, esdirk_int rows,
@@ -162,11 +157,11 @@ int esdirk_shooting_set_algebraic_atol(esdirk_shooting* sh, const double* atol, 
 
 int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* sh, int mode) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
-  if (sensitivity_mode(mode, sh->sensitivity_options.mode) != ESDIRK_SUCCESS)
+  if (!mode_ok(mode))
     return sh->fail(ESDIRK_INVALID_ARGUMENT,
                     "set_sensitivity_mode: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER");
-  sh->options_changed = true;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::through_options(sh, esdirk_options_set_sensitivity, mode,
+                                      error_control_code(sh->sensitivity_options));
 }
 
 int esdirk_shooting_set_max_steps(esdirk_shooting* sh, long max_steps) {
@@ -179,9 +174,8 @@ int esdirk_shooting_set_max_steps(esdirk_shooting* sh, long max_steps) {
 
 int esdirk_shooting_set_sensitivity_error_control(esdirk_shooting* sh, int error_control) {
   if (!sh) return ESDIRK_NULL_ARGUMENT;
-  sh->sensitivity_options.error_control = error_control_choice(error_control);
-  sh->options_changed = true;
-  return ESDIRK_SUCCESS;
+  return esdirk_capi::through_options(sh, esdirk_options_set_sensitivity,
+                                      mode_code(sh->sensitivity_options), error_control);
 }
 
 int esdirk_shooting_set_running_cost(esdirk_shooting* sh, esdirk_running_cost_fn cost,

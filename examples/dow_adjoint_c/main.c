@@ -58,6 +58,20 @@ static int make_solver(esdirk_problem* problem, double rtol, esdirk_solver** sol
   return status;
 }
 
+/* One setting applied to a solver through an options object: the adjoint recording (budget >= 0)
+ * or the sensitivities of the forward check (budget < 0). */
+static int configure(esdirk_solver* solver, long budget) {
+  esdirk_options* options = NULL;
+  int status = esdirk_options_create(&options);
+  if (status == ESDIRK_SUCCESS)
+    status = budget >= 0 ? esdirk_options_set_adjoint(options, 1, budget)
+                         : esdirk_options_set_sensitivity(options, ESDIRK_SENSITIVITY_EXACT,
+                                                          ESDIRK_ERROR_CONTROL_OFF);
+  if (status == ESDIRK_SUCCESS) status = esdirk_solver_set_options(solver, options);
+  esdirk_options_free(&options);
+  return status;
+}
+
 /* d Phi_k / dx at output time k: (x - d_k) / sigma^2 in the one objective row. */
 static int residual_gradient(esdirk_int k, esdirk_int nx, esdirk_int nz, esdirk_int np,
                              esdirk_int rows, double t, const double* x, const double* z,
@@ -74,7 +88,7 @@ static int residual_gradient(esdirk_int k, esdirk_int nx, esdirk_int nz, esdirk_
 static int recorded_run(esdirk_solver* solver, long budget, const struct fit* fit, double* phi) {
   double z0[NZ], x[NX], z[NZ];
   dow_algebraic_start(z0);
-  TRY(solver, esdirk_solver_set_adjoint(solver, 1, budget));
+  TRY(solver, configure(solver, budget));
   TRY(solver, esdirk_solver_initialize(solver, 0.0, dow_x0, NX, z0, NZ, dow_parameters, NP));
   *phi = 0.0;
   for (int k = 0; k < NT; ++k) {
@@ -161,7 +175,7 @@ int main(int argc, char** argv) {
   static double Sx[NX * NTHETA];
   double forward_gradient[NTHETA] = {0.0};
   TRY(forward, make_solver(problem, rtol, &forward));
-  TRY(forward, esdirk_solver_set_sensitivity_options(forward, ESDIRK_SENSITIVITY_EXACT, ESDIRK_ERROR_CONTROL_OFF));
+  TRY(forward, configure(forward, -1));
   TRY(forward, esdirk_solver_initialize(forward, 0.0, dow_x0, NX, z0, NZ, dow_parameters, NP));
   TRY(forward, esdirk_solver_start_sensitivities(forward, NULL, NTHETA, NTHETA, NTHETA));
   for (int k = 0; k < NT; ++k) {

@@ -60,8 +60,7 @@ program dow_adjoint_fortran
   call require(esdirk_objective_create(1, objective), "objective")
   call require(esdirk_objective_set_output_times(objective, times, ntimes, c_funloc(residual_gradient), &
                c_null_ptr), "output times")
-  call make_solver(solver, rtol)
-  call require(esdirk_solver_set_adjoint(solver, 1, 0_c_long), "set_adjoint")
+  call make_solver(solver, rtol, record=.true.)
   call require(esdirk_solver_initialize(solver, 0d0, dow_x0, nx, z0, nz, dow_parameters, np), "initialize")
   do k = 1, ntimes
     call require(esdirk_solver_set_stop_time(solver, times(k)), "stop time")
@@ -79,9 +78,7 @@ program dow_adjoint_fortran
     seed(j, j) = 1d0
   end do
   forward_gradient = 0d0
-  call make_solver(forward, rtol)
-  call require(esdirk_solver_set_sensitivity_options(forward, ESDIRK_SENSITIVITY_EXACT, ESDIRK_ERROR_CONTROL_OFF), &
-               "sensitivity options")
+  call make_solver(forward, rtol, forward_check=.true.)
   call require(esdirk_solver_initialize(forward, 0d0, dow_x0, nx, z0, nz, dow_parameters, np), "initialize")
   call require(esdirk_solver_start_sensitivities(forward, seed, ntheta, ntheta, ntheta), "start")
   do k = 1, ntimes
@@ -117,15 +114,25 @@ program dow_adjoint_fortran
 
 contains
 
-  subroutine make_solver(s, tolerance)
+  ! A solver at `tolerance`; record: it records its runs for the adjoint; forward_check: exact
+  ! sensitivities left out of the error test.
+  subroutine make_solver(s, tolerance, record, forward_check)
     type(c_ptr), intent(inout) :: s
     real(c_double), intent(in) :: tolerance
+    logical, intent(in), optional :: record, forward_check
     type(c_ptr) :: options
     options = c_null_ptr
     call require(esdirk_solver_create(problem, s), "solver_create")
     call require(esdirk_options_create(options), "options_create")
     call require(esdirk_options_set_tolerances(options, tolerance, 1d-6 * tolerance), "tolerances")
     call require(esdirk_options_set_algebraic_atol(options, algebraic_atol, nz), "algebraic atol")
+    if (present(record)) then
+      if (record) call require(esdirk_options_set_adjoint(options, 1, 0_c_long), "set_adjoint")
+    end if
+    if (present(forward_check)) then
+      if (forward_check) call require(esdirk_options_set_sensitivity(options, ESDIRK_SENSITIVITY_EXACT, &
+                                                                     ESDIRK_ERROR_CONTROL_OFF), "set_sensitivity")
+    end if
     call require(esdirk_solver_set_options(s, options), "set_options")
     call esdirk_options_free(options)
   end subroutine make_solver

@@ -51,6 +51,10 @@ int main(void) {
   CHECK(count >= 20);
   CHECK(esdirk_geometric_tableau_name(-1) == NULL);
   CHECK(esdirk_geometric_tableau_name(count) == NULL);
+  /* The names end with NULL: the loop that replaces the deprecated count finds the same number. */
+  esdirk_int named = 0;
+  while (esdirk_geometric_tableau_name(named) != NULL) ++named;
+  CHECK(named == count);
   CHECK_STATUS(esdirk_geometric_tableau_stages("radau3", &stages), ESDIRK_SUCCESS);
   CHECK(stages == 3);
   double a[9], b[3], c[3], partner[9], defect = 1.0;

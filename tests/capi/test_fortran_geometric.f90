@@ -121,6 +121,11 @@ contains
     call check(count >= 20, "at least 20 tableaus")
     call check(esdirk_geometric_tableau_name_string(0) == "", "no tableau 0 (names count from 1)")
     call check(esdirk_geometric_tableau_name_string(count + 1) == "", "no tableau count + 1")
+    i = 0
+    do while (esdirk_geometric_tableau_name_string(i + 1) /= "")
+      i = i + 1
+    end do
+    call check(i == count, "the names end with "" (what replaces the deprecated count)")
     do i = 1, count
       call check(esdirk_geometric_tableau_stages(esdirk_geometric_tableau_name_string(i), stages) == ESDIRK_SUCCESS &
                  .and. stages >= 1, "every named tableau has stages")

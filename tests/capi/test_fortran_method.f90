@@ -183,6 +183,28 @@ program test_fortran_method
   call check(esdirk_solver_set_options(solver, options) == ESDIRK_SUCCESS, "set_options: calibrated")
   call run(1d-8, error, steps)
   call check(steps == steps_calibrated .and. error == error_calibrated, "options: calibrated run")
+  ! Every setter of the object is reachable from Fortran (the module exports what the
+  ! description binds), each refusing a bad value with the object kept.
+  call check(esdirk_options_set_step_limits(options, 0d0, 0d0, 1d0, 0_c_long) == ESDIRK_INVALID_ARGUMENT, &
+             "options: max_steps 0 refused")
+  call check(esdirk_options_set_controller(options, 1, 1d0, 1d0, 2d0, 0.2d0, 5d0) == ESDIRK_INVALID_ARGUMENT, &
+             "options: safety 2 refused")
+  call check(esdirk_options_set_newton(options, 0, 0.1d0, 0.3d0) == ESDIRK_INVALID_ARGUMENT, &
+             "options: 0 Newton iterations refused")
+  call check(esdirk_options_set_failure_limits(options, 0, 12, 12) == ESDIRK_INVALID_ARGUMENT, &
+             "options: failure limit 0 refused")
+  call check(esdirk_options_set_filter_error_estimate(options, 0) == ESDIRK_SUCCESS, "options: filter")
+  call check(esdirk_options_set_sensitivity(options, 7, -1) == ESDIRK_INVALID_ARGUMENT, "options: mode 7 refused")
+  call check(esdirk_options_last_error_string(options) == &
+             "set_sensitivity: mode must be ESDIRK_SENSITIVITY_EXACT or _PAPER", "options: mode message")
+  call check(esdirk_options_set_adjoint(options, 1, -1_c_long) == ESDIRK_INVALID_ARGUMENT, &
+             "options: negative budget refused")
+  call check(esdirk_options_set_sensitivity(options, ESDIRK_SENSITIVITY_EXACT, ESDIRK_ERROR_CONTROL_DEFAULT) &
+             == ESDIRK_SUCCESS, "options: sensitivity")
+  call check(esdirk_options_set_adjoint(options, 0, 0_c_long) == ESDIRK_SUCCESS, "options: no recording")
+  call check(esdirk_solver_set_options(solver, options) == ESDIRK_SUCCESS, "set_options: the defaults again")
+  call run(1d-8, error, steps)
+  call check(steps == steps_calibrated .and. error == error_calibrated, "options: default run")
   call esdirk_options_free(options)
   call check(.not. c_associated(options), "options freed")
   call check(esdirk_problem_set_krylov_settings(problem, 0, 4, 0.05_c_double, 1) == ESDIRK_INVALID_ARGUMENT, &

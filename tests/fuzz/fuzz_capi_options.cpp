@@ -113,7 +113,7 @@ struct Call {
   esdirk_int length = 0;
 };
 
-constexpr int setters = 15;
+constexpr int setters = 17;
 
 Call draw(FuzzedDataProvider& in, esdirk_int nz) {
   Call c;
@@ -171,7 +171,9 @@ int apply(esdirk_options* o, const Call& c) {
                                            1.0 + 9.0 * c.reals[4]);
     case 12: return esdirk_options_set_newton(o, c.ints[0], c.reals[0], c.reals[1]);
     case 13: return esdirk_options_set_filter_error_estimate(o, c.ints[0]);
-    default: return esdirk_options_set_failure_limits(o, c.ints[0], c.ints[1], c.ints[2]);
+    case 14: return esdirk_options_set_failure_limits(o, c.ints[0], c.ints[1], c.ints[2]);
+    case 15: return esdirk_options_set_sensitivity(o, c.ints[0], c.ints[1]);
+    default: return esdirk_options_set_adjoint(o, c.ints[0], static_cast<long>(c.ints[1]));
   }
 }
 
@@ -200,10 +202,12 @@ struct Object {
 };
 
 // Messages of the run's own checks of settings the setters accept (documented as checked at
-// the run: against the problem's sizes and the controller).
+// the run: against the problem's sizes and the controller; a recording's budget against one
+// step record and its refusal of Jacobian reuse).
 bool checked_at_the_run(const char* message) {
   return std::strstr(message, "rtol") || std::strstr(message, "atol") ||
-         std::strstr(message, "keep_step_ratio_high");
+         std::strstr(message, "keep_step_ratio_high") || std::strstr(message, "memory_budget") ||
+         std::strstr(message, "reuse_jacobian");
 }
 
 struct Run {
@@ -266,7 +270,9 @@ void apply_to(Handle* h, const esdirk_options* o, SetOptions set_options, Method
   if (!documented(status)) std::abort();
   if (status != ESDIRK_SUCCESS) {
     if (status != ESDIRK_INVALID_ARGUMENT) std::abort();
-    if (!std::strstr(message, "set_jacobian_reuse") && !std::strstr(message, "set_algebraic_atol")) std::abort();
+    if (!std::strstr(message, "set_jacobian_reuse") && !std::strstr(message, "set_algebraic_atol") &&
+        !std::strstr(message, "set_sensitivity: ") && !std::strstr(message, "set_adjoint: "))
+      std::abort();
     if (before != method_name(h)) std::abort();
   }
 }

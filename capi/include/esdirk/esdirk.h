@@ -215,7 +215,9 @@ typedef struct esdirk_statistics {
 #define ESDIRK_STATISTICS_INIT \
   { sizeof(esdirk_statistics), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
-ESDIRK_C_API int esdirk_solver_get_statistics(const esdirk_solver* solver,
+/** Deprecated (one release): every counter by name with *_get_counter, the names from
+ *  esdirk_counter_name. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_solver_get_counter and esdirk_counter_name") int esdirk_solver_get_statistics(const esdirk_solver* solver,
                                               esdirk_statistics* statistics);
 /** One counter by its name (as in doc/integrator-guide.md: "steps", "lu_factorizations",
  *  ...); ESDIRK_INVALID_ARGUMENT for a name the library does not know. */
@@ -235,10 +237,11 @@ ESDIRK_C_API const char* esdirk_counter_name(int index);
 #define ESDIRK_ERROR_CONTROL_OFF 0
 #define ESDIRK_ERROR_CONTROL_ON 1
 
-/** The sensitivity mode (default: exact) and whether the sensitivities enter the error test
+/** Deprecated (one release): esdirk_options_set_sensitivity (esdirk_options.h). The
+ *  sensitivity mode (default: exact) and whether the sensitivities enter the error test
  *  (ESDIRK_ERROR_CONTROL_DEFAULT: on in exact mode, off in paper mode; _OFF; _ON). Takes
  *  effect at the next esdirk_solver_start_sensitivities. */
-ESDIRK_C_API int esdirk_solver_set_sensitivity_options(esdirk_solver* solver, int mode,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_sensitivity and esdirk_solver_set_options") int esdirk_solver_set_sensitivity_options(esdirk_solver* solver, int mode,
                                                        int error_control);
 /** Starts the sensitivities at the solver's current point (after initialize or restart; after
  *  integrate_to that point is the last accepted time, which may lie beyond tout: set a stop
@@ -275,13 +278,14 @@ ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerances and esdirk_shootin
 /** Deprecated (one release): esdirk_options_set_algebraic_atol. */
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_algebraic_atol and esdirk_shooting_set_options") int esdirk_shooting_set_algebraic_atol(esdirk_shooting* shooting, const double* atol,
                                                     esdirk_int nz);
-ESDIRK_C_API int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
+/** Deprecated (one release): esdirk_options_set_sensitivity (mode and error control). */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_sensitivity and esdirk_shooting_set_options") int esdirk_shooting_set_sensitivity_mode(esdirk_shooting* shooting, int mode);
 /** Deprecated (one release): esdirk_options_set_step_limits (its max_steps: attempted steps per
  *  interval before it fails with ESDIRK_TOO_MANY_STEPS, default 500000). */
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_step_limits and esdirk_shooting_set_options") int esdirk_shooting_set_max_steps(esdirk_shooting* shooting, long max_steps);
 /** ESDIRK_ERROR_CONTROL_DEFAULT (the default: on in exact mode), _OFF (as Kristensen et al.
  *  2005) or _ON. */
-ESDIRK_C_API int esdirk_shooting_set_sensitivity_error_control(esdirk_shooting* shooting,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_sensitivity and esdirk_shooting_set_options") int esdirk_shooting_set_sensitivity_error_control(esdirk_shooting* shooting,
                                                                int error_control);
 /** The running cost (NULL: none, H = q = r = 0). */
 ESDIRK_C_API int esdirk_shooting_set_running_cost(esdirk_shooting* shooting,
@@ -302,7 +306,7 @@ ESDIRK_C_API int esdirk_shooting_get_algebraic_sensitivities(const esdirk_shooti
                                                              double* Az, esdirk_int ldaz,
                                                              double* Bz, esdirk_int ldbz);
 /** Counters of the last interval (total = 0) or summed over all intervals (total = 1). */
-ESDIRK_C_API int esdirk_shooting_get_statistics(const esdirk_shooting* shooting, int total,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_shooting_get_counter and esdirk_counter_name") int esdirk_shooting_get_statistics(const esdirk_shooting* shooting, int total,
                                                 esdirk_statistics* statistics);
 /** One counter of the last interval (total = 0) or of all intervals (total = 1) by name. */
 ESDIRK_C_API int esdirk_shooting_get_counter(const esdirk_shooting* shooting, int total,
@@ -617,7 +621,7 @@ ESDIRK_C_API int esdirk_hybrid_solver_get_event_sensitivities(const esdirk_hybri
 
 /** The counters of integration, sensitivities and events (esdirk_statistics: its fields; by
  *  name: every counter, including "event_root_iterations", "event_transitions", ...). */
-ESDIRK_C_API int esdirk_hybrid_solver_get_statistics(const esdirk_hybrid_solver* solver,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_hybrid_solver_get_counter and esdirk_counter_name") int esdirk_hybrid_solver_get_statistics(const esdirk_hybrid_solver* solver,
                                                      esdirk_statistics* statistics);
 ESDIRK_C_API int esdirk_hybrid_solver_get_counter(const esdirk_hybrid_solver* solver,
                                                   const char* name, int64_t* value);

@@ -81,7 +81,8 @@ ESDIRK_C_API int esdirk_objective_set_output_times(esdirk_objective* objective,
  *  the step records may occupy (0 keeps every step; otherwise the last steps are kept and earlier
  *  ones recomputed bit for bit from checkpoints). A budget below one step record makes that
  *  initialize return ESDIRK_INVALID_ARGUMENT (the old run is kept). */
-ESDIRK_C_API int esdirk_solver_set_adjoint(esdirk_solver* solver, int record, long memory_budget);
+/** Deprecated (one release): esdirk_options_set_adjoint (esdirk_options.h). */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_adjoint and esdirk_solver_set_options") int esdirk_solver_set_adjoint(esdirk_solver* solver, int record, long memory_budget);
 /** The gradient of every objective row with respect to x0 (dx0: nx x rows, leading dimension
  *  lddx0 >= nx) and p (dp: np x rows, lddp >= np; NULL when np = 0 or not wanted) on the steps
  *  recorded since the last initialize (z0 consistent: dz0/dx0 is included). Returns
@@ -180,7 +181,7 @@ ESDIRK_C_API int esdirk_reverse_shooting_transpose_products(
 /** Counters of the last interval with its sweeps (total = 0) or of all (total = 1), as
  *  esdirk_shooting_get_statistics; the sweep's counters (adjoint_steps,
  *  adjoint_transposed_solves, adjoint_factorizations, ...) are read by name. */
-ESDIRK_C_API int esdirk_reverse_shooting_get_statistics(const esdirk_reverse_shooting* shooting,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_reverse_shooting_get_counter and esdirk_counter_name") int esdirk_reverse_shooting_get_statistics(const esdirk_reverse_shooting* shooting,
                                                         int total, esdirk_statistics* statistics);
 ESDIRK_C_API int esdirk_reverse_shooting_get_counter(const esdirk_reverse_shooting* shooting,
                                                      int total, const char* name, int64_t* value);

@@ -31,12 +31,13 @@ extern "C" {
 
 /* ---- Tableaus ------------------------------------------------------------------------------- */
 
-/** The number of built-in tableaus, and the name of number k (0-based; NULL outside): "gauss1"
+/** The name of built-in tableau k (0-based; NULL outside, so a loop until NULL lists them): "gauss1"
  *  .. "gauss4", "radau1" .. "radau3", "lobatto_iiia2" .. "4", "lobatto_iiib2" .. "4",
  *  "backward_euler", "esdirk12", "esdirk23", "esdirk34", "explicit_midpoint", "rk4",
  *  "sdirk2". */
-ESDIRK_C_API esdirk_int esdirk_geometric_tableau_count(void);
 ESDIRK_C_API const char* esdirk_geometric_tableau_name(esdirk_int k);
+/** Deprecated (one release): the number of built-in tableaus (the first k whose name is NULL). */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_geometric_tableau_name, which is NULL past the last") esdirk_int esdirk_geometric_tableau_count(void);
 /** The stage count of a built-in tableau (ESDIRK_INVALID_ARGUMENT for an unknown name). */
 ESDIRK_C_API int esdirk_geometric_tableau_stages(const char* name, esdirk_int* stages);
 /** Its coefficients: a (stages x stages, row-major), b, c (stages each) and the classical

@@ -72,7 +72,8 @@ ESDIRK_C_API int esdirk_hybrid_objective_set_outputs(esdirk_hybrid_objective* ob
  *  checkpoint each, and the sweep replays a block bit for bit when its records are gone). A
  *  budget below one step record makes that initialize return ESDIRK_INVALID_ARGUMENT (the old
  *  run is kept); a negative one is refused here. */
-ESDIRK_C_API int esdirk_hybrid_solver_set_adjoint(esdirk_hybrid_solver* solver, int record,
+/** Deprecated (one release): esdirk_options_set_adjoint (esdirk_options.h). */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_adjoint and esdirk_hybrid_solver_set_options") int esdirk_hybrid_solver_set_adjoint(esdirk_hybrid_solver* solver, int record,
                                                   long memory_budget);
 /** Outputs recorded since the last initialize (*count, may be NULL) and the time of output k
  *  (esdirk_hybrid_solver_adjoint_output_time, k < count). ESDIRK_WRONG_CALL_ORDER without a

@@ -13,7 +13,8 @@
  * object as it was, and esdirk_options_last_error says why, in the words of the per-handle
  * setter it replaces). esdirk_<handle>_set_options copies exactly the settings that were set
  * into the handle (the others keep the handle's values), all or nothing: a setting the handle
- * cannot take (Jacobian reuse on a handle that always differentiates) returns
+ * cannot take (Jacobian reuse on a handle that always differentiates, a sensitivity mode or an
+ * adjoint recording on a handle without them) returns
  * ESDIRK_INVALID_ARGUMENT, changes nothing, and the handle's *_last_error says why. Like the
  * per-handle setters, the settings take effect at the handle's next run. One object may serve
  * any number of handles. See doc/c-api-guide.md, "The options object", and
@@ -153,6 +154,26 @@ ESDIRK_C_API int esdirk_options_set_failure_limits(esdirk_options* options,
                                                    int max_error_test_failures,
                                                    int max_newton_failures,
                                                    int max_callback_failures);
+
+/** The forward sensitivities: the mode (ESDIRK_SENSITIVITY_EXACT, the default: the derivative
+ *  of the discrete solution; ESDIRK_SENSITIVITY_PAPER: Kristensen et al. 2005, Algorithm 2) and
+ *  whether they enter the error test (ESDIRK_ERROR_CONTROL_DEFAULT: on in exact mode, off in
+ *  paper mode; _OFF; _ON). A solver takes it at its next esdirk_solver_start_sensitivities, a
+ *  shooting interval at its next interval. The other handles have no such setting: the reverse
+ *  shooting interval computes no forward sensitivities, the multiple-shooting evaluator's and
+ *  the hybrid solver's are the exact ones; their set_options refuses it. */
+ESDIRK_C_API int esdirk_options_set_sensitivity(esdirk_options* options, int mode,
+                                                int error_control);
+
+/** The recording of a run for an adjoint (esdirk_adjoint.h, esdirk_hybrid_adjoint.h): record
+ *  nonzero makes the next esdirk_solver_initialize / esdirk_hybrid_solver_initialize attach the
+ *  adjoint, which records the runs after it; 0 (the default) detaches it there. memory_budget
+ *  (>= 0): the doubles the step records may occupy (0 keeps every step; otherwise checkpoints
+ *  and bit-exact replays; a budget below one step record makes that initialize return
+ *  ESDIRK_INVALID_ARGUMENT with the old run kept). Only the solver and the hybrid solver record;
+ *  the shooting handles' set_options refuses it. */
+ESDIRK_C_API int esdirk_options_set_adjoint(esdirk_options* options, int record,
+                                            long memory_budget);
 
 /** Copy the settings set on `options` into the handle (see the top of this header). */
 ESDIRK_C_API int esdirk_solver_set_options(esdirk_solver* solver, const esdirk_options* options);
