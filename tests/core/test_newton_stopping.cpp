@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -228,6 +229,130 @@ BOOST_AUTO_TEST_CASE(the_deferred_power_of_the_rate_test_decides_as_the_power_it
     }
   }
   BOOST_TEST(decided_without_power > checked / 20);  // the skip does happen
+}
+
+// The rate test as it was before any power was deferred: eta^0.8 of the carried eta taken at the
+// start of every stage, the reference for the deferred one below.
+class PowerAtEveryStage {
+ public:
+  explicit PowerAtEveryStage(const esdirk::Options& o) : o_(o) {}
+  void start_attempt(bool fresh) {
+    carried_ = 1.0;
+    fresh_ = fresh;
+  }
+  void start_stage() {
+    eta_ = std::pow(std::max(carried_, std::numeric_limits<double>::epsilon()), 0.8);
+    observed_ = false;
+  }
+  void restart() {
+    eta_ = 1.0;
+    observed_ = false;
+    fresh_ = true;
+  }
+  bool hopeless(double rate, double measure, int iteration) {
+    if (rate >= 1.0) return true;
+    const double theta = std::max(rate, fresh_ ? o_.newton_fresh_rate_floor : o_.newton_rate_floor);
+    eta_ = theta / (1.0 - theta);
+    observed_eta_ = rate / (1.0 - rate);
+    observed_ = true;
+    double left = eta_ * measure;
+    const double tested = left;
+    for (int k = 0; k < o_.max_newton_iterations - 1 - iteration; ++k) left *= theta;
+    return tested > o_.newton_tolerance && left > o_.newton_tolerance;
+  }
+  bool converged(double measure) const { return eta_ * measure <= o_.newton_tolerance; }
+  void stage_converged() { carried_ = observed_ && fresh_ && o_.newton_carry_observed_rate ? observed_eta_ : eta_; }
+  double eta() const { return eta_; }
+
+ private:
+  esdirk::Options o_;
+  double carried_ = 1.0, eta_ = 1.0, observed_eta_ = 1.0;
+  bool observed_ = false, fresh_ = true;
+};
+
+// The rate test decides a stage's first test without eta^0.8 where that is certain (bounds, then
+// c^(4^j) against (tol/m)^(5^j) for j powers pending), and a stage that converges so carries its
+// power on, pending, to the next. Random attempts (stages converging at their first test in
+// runs of up to five, rates from 0 to divergence, restarts) with measures at the exact decision
+// boundary of the reference (and one ulp either side) and far from it: every decision must be
+// the reference's, with the power taken at every stage.
+BOOST_AUTO_TEST_CASE(the_deferred_powers_of_the_rate_test_decide_as_the_power_at_every_stage) {
+  std::mt19937_64 random(31);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  const auto chance = [&](double p) { return uniform(random) < p; };
+  long decisions = 0, differing = 0;
+  std::vector<long> at_run(6, 0);  // first tests after a run of r stages that converged at once
+  for (const esdirk::Options& o : {rate_test_options(0.003, true), rate_test_options(0.03, false)}) {
+    esdirk::internal::NewtonStoppingTest test(o, 0);
+    PowerAtEveryStage reference(o);
+    const double tolerance = o.newton_tolerance;
+    // A measure around the reference's decision boundary tolerance / eta: on it, an ulp off, or
+    // 10^[-4, 4] away, sometimes 0.
+    const auto measure_near = [&](double eta) {
+      const double boundary = tolerance / eta;
+      const double u = uniform(random);
+      if (u < 0.15) return boundary;
+      if (u < 0.25) return std::nextafter(boundary, 0.0);
+      if (u < 0.35) return std::nextafter(boundary, std::numeric_limits<double>::infinity());
+      if (u < 0.40) return boundary * (1.0 + (chance(0.5) ? 1.0 : -1.0) * 1e-13);
+      if (u < 0.42) return 0.0;
+      return boundary * std::pow(10.0, 8.0 * uniform(random) - 4.0);
+    };
+    for (int attempt = 0; attempt < 40000; ++attempt) {
+      const bool fresh = chance(0.5);
+      test.start_attempt(fresh);
+      reference.start_attempt(fresh);
+      const int stages = 1 + static_cast<int>(uniform(random) * 8);
+      int run = 0;  // stages in a row that converged at their first test
+      bool failed = false;
+      for (int stage = 0; stage < stages && !failed; ++stage) {
+        test.start_stage();
+        reference.start_stage();
+        // Mostly stages that converge at once (the fixed steps of a smooth problem), so that
+        // runs of pending powers form.
+        double measure = chance(0.6) ? tolerance / reference.eta() * std::pow(10.0, -3.0 * uniform(random))
+                                     : measure_near(reference.eta());
+        bool converged = false;
+        for (int iteration = 0; !converged && iteration < o.max_newton_iterations; ++iteration) {
+          if (iteration > 0) {
+            const double u = uniform(random);
+            const double rate = u < 0.05 ? 0.0 : u < 0.1 ? 1.0 + uniform(random) : std::pow(10.0, -6.0 * uniform(random)) * 0.999;
+            measure *= rate;
+            const bool hopeless = test.hopeless(rate, measure, iteration);
+            if (hopeless != reference.hopeless(rate, measure, iteration)) ++differing;
+            ++decisions;
+            if (hopeless) {
+              if (chance(0.5)) {
+                failed = true;
+                break;
+              }
+              test.restart();
+              reference.restart();
+            }
+          }
+          converged = reference.converged(measure);
+          if (test.converged(measure) != converged) {
+            ++differing;
+            BOOST_TEST_INFO("eta " << reference.eta() << ", measure " << measure << ", after a run of " << run);
+            BOOST_TEST(test.converged(measure) == converged);
+          }
+          ++decisions;
+          if (iteration == 0) ++at_run[static_cast<std::size_t>(std::min(run, 5))];
+          if (converged) {
+            run = iteration == 0 ? run + 1 : 0;
+            test.stage_converged();
+            reference.stage_converged();
+          }
+        }
+        if (!converged) failed = true;
+      }
+    }
+  }
+  BOOST_TEST(differing == 0);
+  BOOST_TEST_MESSAGE(decisions << " decisions; first tests after runs of 0 ... 5+ stages converged at once: "
+                               << at_run[0] << " " << at_run[1] << " " << at_run[2] << " " << at_run[3] << " "
+                               << at_run[4] << " " << at_run[5]);
+  for (long n : at_run) BOOST_TEST(n > 1000);  // every length of pending run, beyond the three compared in powers
 }
 
 // Options::newton_fresh_rate_floor and newton_carry_observed_rate act only while the iteration
