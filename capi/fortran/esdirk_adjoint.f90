@@ -56,6 +56,7 @@ module esdirk_adjoint
   public :: esdirk_objective_create, esdirk_objective_free, esdirk_objective_set_terminal
   public :: esdirk_objective_set_terminal_weights, esdirk_objective_set_running
   public :: esdirk_objective_set_output_times, esdirk_objective_last_error_string
+  public :: esdirk_objective_set_outputs
   public :: esdirk_solver_set_adjoint, esdirk_solver_adjoint_gradient, esdirk_solver_get_adjoint_report
   public :: esdirk_solver_check_gradient
   public :: esdirk_reverse_shooting_create, esdirk_reverse_shooting_free

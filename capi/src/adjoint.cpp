@@ -9,6 +9,7 @@
 
 #include "argument_checks.hpp"
 #include "handle_options.hpp"
+#include "objective_shim.hpp"
 #include "esdirk/esdirk_adjoint.h"
 #include "shim.hpp"
 
@@ -19,19 +20,6 @@ using esdirk_capi::guarded;
 using esdirk_capi::in;
 using esdirk_capi::out;
 using esdirk_capi::vector_ok;
-
-struct esdirk_objective : esdirk_capi::Messages {
-  esdirk_int rows = 1;
-  esdirk_objective_gradient_fn terminal = nullptr;
-  void* terminal_data = nullptr;
-  std::vector<double> terminal_weights;  // n x rows, contiguous (n = weights_rows)
-  esdirk_int weights_rows = 0;
-  esdirk_objective_gradient_fn running = nullptr;
-  void* running_data = nullptr;
-  std::vector<double> output_times;
-  esdirk_output_gradient_fn at_output = nullptr;
-  void* output_data = nullptr;
-};
 
 namespace {
 
@@ -108,6 +96,11 @@ int check_gradient_call(esdirk_solver* s, const esdirk_objective* objective, con
                        std::to_string(rows) + " with lddx0 >= nx and dp np x rows = " +
                        std::to_string(p.np()) + " x " + std::to_string(rows) +
                        " with lddp >= np; got nx = " + std::to_string(nx) + ", np = " + std::to_string(np));
+  if (objective->every_output)
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   name + ": the objective has a term at every output (esdirk_objective_set_outputs), "
+                          "which only a hybrid run has; a smooth run's outputs are given by "
+                          "esdirk_objective_set_output_times");
   if (objective->weights_rows > 0 && objective->weights_rows != p.size())
     return s->fail(ESDIRK_INVALID_ARGUMENT,
                    name + ": the terminal weights have " + std::to_string(objective->weights_rows) +
@@ -159,19 +152,7 @@ int esdirk_objective_set_terminal(esdirk_objective* o, esdirk_objective_gradient
 
 int esdirk_objective_set_terminal_weights(esdirk_objective* o, const double* W, esdirk_int n,
                                           esdirk_int ldw) {
-  if (!o) return ESDIRK_NULL_ARGUMENT;
-  if (const int st = check_terminal_weights(*o, "set_terminal_weights", W, n, ldw, o->rows)) return st;
-  return guarded(o, [&] {
-    std::vector<double> w(static_cast<std::size_t>(n) * o->rows);
-    for (esdirk_int j = 0; j < o->rows; ++j)
-      std::copy(W + static_cast<std::size_t>(j) * ldw, W + static_cast<std::size_t>(j) * ldw + n,
-                w.begin() + static_cast<std::ptrdiff_t>(j) * n);
-    o->terminal_weights.swap(w);
-    o->weights_rows = n;
-    o->terminal = nullptr;
-    o->terminal_data = nullptr;
-    return ESDIRK_SUCCESS;
-  });
+  return esdirk_capi::set_terminal_weights(o, "set_terminal_weights", W, n, ldw);
 }
 
 int esdirk_objective_set_running(esdirk_objective* o, esdirk_objective_gradient_fn gradient,
@@ -180,6 +161,15 @@ int esdirk_objective_set_running(esdirk_objective* o, esdirk_objective_gradient_
   return guarded(o, [&] {
     o->running = gradient;
     o->running_data = user_data;
+    return ESDIRK_SUCCESS;
+  });
+}
+
+int esdirk_objective_set_outputs(esdirk_objective* o, esdirk_output_gradient_fn gradient, void* user_data) {
+  if (!o) return ESDIRK_NULL_ARGUMENT;
+  return guarded(o, [&] {
+    o->every_output = gradient;
+    o->every_output_data = gradient ? user_data : nullptr;
     return ESDIRK_SUCCESS;
   });
 }

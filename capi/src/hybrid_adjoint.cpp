@@ -12,20 +12,11 @@
 #include "esdirk/esdirk_hybrid_adjoint.h"
 #include "handle_options.hpp"
 #include "hybrid_shim.hpp"
+#include "objective_shim.hpp"
 
 using esdirk_capi::check_report;
 using esdirk_capi::check_terminal_weights;
 using esdirk_capi::guarded;
-
-struct esdirk_hybrid_objective : esdirk_capi::Messages {
-  esdirk_int rows = 1;
-  esdirk_objective_gradient_fn terminal = nullptr;
-  void* terminal_data = nullptr;
-  std::vector<double> terminal_weights;  // n x rows, contiguous (n = weights_rows)
-  esdirk_int weights_rows = 0;
-  esdirk_output_gradient_fn at_output = nullptr;
-  void* output_data = nullptr;
-};
 
 namespace {
 
@@ -33,7 +24,7 @@ const double* or_null(esdirk::ConstVector v) { return v.empty() ? nullptr : v.da
 double* or_null(esdirk::MatrixRef m) { return m.rows > 0 ? m.data : nullptr; }
 
 // The C++ objective of a C objective handle (its callbacks hold the handle's function pointers).
-esdirk::HybridObjective make_objective(const esdirk_hybrid_objective& o) {
+esdirk::HybridObjective make_objective(const esdirk_objective& o) {
   esdirk::HybridObjective objective;
   objective.rows = o.rows;
   if (o.terminal) {
@@ -50,9 +41,9 @@ esdirk::HybridObjective make_objective(const esdirk_hybrid_objective& o) {
     objective.set_terminal_weights(
         esdirk::ConstMatrixRef(o.terminal_weights.data(), o.weights_rows, o.rows, o.weights_rows));
   }
-  if (o.at_output) {
-    const esdirk_output_gradient_fn fn = o.at_output;
-    void* data = o.output_data;
+  if (o.every_output) {
+    const esdirk_output_gradient_fn fn = o.every_output;
+    void* data = o.every_output_data;
     objective.at_output = [=](int k, double t, esdirk::ConstVector x, esdirk::ConstVector z,
                               esdirk::ConstVector p, esdirk::MatrixRef dx, esdirk::MatrixRef dz,
                               esdirk::MatrixRef dp) {
@@ -79,67 +70,30 @@ extern "C" {
 
 // ---- Objectives --------------------------------------------------------------------------------
 
+// Deprecated: esdirk_hybrid_objective is esdirk_objective; the wrappers keep their messages.
 int esdirk_hybrid_objective_create(esdirk_int rows, esdirk_hybrid_objective** objective) {
-  if (!objective) return ESDIRK_NULL_ARGUMENT;
-  *objective = nullptr;
-  if (rows < 1) return ESDIRK_INVALID_ARGUMENT;
-  try {
-    auto made = std::make_unique<esdirk_hybrid_objective>();
-    made->rows = rows;
-    *objective = made.release();
-    return ESDIRK_SUCCESS;
-  } catch (...) {
-    return ESDIRK_OUT_OF_MEMORY;
-  }
+  return esdirk_objective_create(rows, objective);
 }
 
-void esdirk_hybrid_objective_free(esdirk_hybrid_objective** objective) {
-  esdirk_capi::free_handle(objective);
-}
+void esdirk_hybrid_objective_free(esdirk_hybrid_objective** objective) { esdirk_objective_free(objective); }
 
 const char* esdirk_hybrid_objective_last_error(const esdirk_hybrid_objective* objective) {
-  return objective ? objective->text() : "null hybrid objective handle";
+  return objective ? esdirk_objective_last_error(objective) : "null hybrid objective handle";
 }
 
 int esdirk_hybrid_objective_set_terminal(esdirk_hybrid_objective* o,
                                          esdirk_objective_gradient_fn gradient, void* user_data) {
-  if (!o) return ESDIRK_NULL_ARGUMENT;
-  return guarded(o, [&] {
-    o->terminal = gradient;
-    o->terminal_data = user_data;
-    o->terminal_weights.clear();
-    o->weights_rows = 0;
-    return ESDIRK_SUCCESS;
-  });
+  return esdirk_objective_set_terminal(o, gradient, user_data);
 }
 
 int esdirk_hybrid_objective_set_terminal_weights(esdirk_hybrid_objective* o, const double* W,
                                                  esdirk_int n, esdirk_int ldw) {
-  if (!o) return ESDIRK_NULL_ARGUMENT;
-  if (const int st = check_terminal_weights(*o, "hybrid set_terminal_weights", W, n, ldw, o->rows))
-    return st;
-  return guarded(o, [&] {
-    std::vector<double> w(static_cast<std::size_t>(n) * static_cast<std::size_t>(o->rows));
-    for (esdirk_int j = 0; j < o->rows; ++j)
-      std::copy(W + static_cast<std::size_t>(j) * static_cast<std::size_t>(ldw),
-                W + static_cast<std::size_t>(j) * static_cast<std::size_t>(ldw) + n,
-                w.begin() + static_cast<std::ptrdiff_t>(j) * n);
-    o->terminal_weights.swap(w);
-    o->weights_rows = n;
-    o->terminal = nullptr;
-    o->terminal_data = nullptr;
-    return ESDIRK_SUCCESS;
-  });
+  return esdirk_capi::set_terminal_weights(o, "hybrid set_terminal_weights", W, n, ldw);
 }
 
 int esdirk_hybrid_objective_set_outputs(esdirk_hybrid_objective* o,
                                         esdirk_output_gradient_fn gradient, void* user_data) {
-  if (!o) return ESDIRK_NULL_ARGUMENT;
-  return guarded(o, [&] {
-    o->at_output = gradient;
-    o->output_data = gradient ? user_data : nullptr;
-    return ESDIRK_SUCCESS;
-  });
+  return esdirk_objective_set_outputs(o, gradient, user_data);
 }
 
 // ---- The adjoint of a hybrid solver -------------------------------------------------------------
@@ -206,7 +160,16 @@ int esdirk_hybrid_solver_adjoint_gradient(esdirk_hybrid_solver* s,
     return s->fail(ESDIRK_INVALID_ARGUMENT,
                    who + ": the terminal weights have " + std::to_string(objective->weights_rows) +
                        " rows, the state has nx + nz = " + std::to_string(n));
-  if (!objective->terminal && objective->terminal_weights.empty() && !objective->at_output)
+  if (objective->running)
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   who + ": the objective has a running cost (esdirk_objective_set_running), which a "
+                         "hybrid run does not offer (integrate it as a quadrature state of the "
+                         "model and weight it in the terminal term)");
+  if (!objective->output_times.empty())
+    return s->fail(ESDIRK_INVALID_ARGUMENT,
+                   who + ": the objective has output times (esdirk_objective_set_output_times); a "
+                         "hybrid run's outputs are its integrate calls (esdirk_objective_set_outputs)");
+  if (!objective->terminal && objective->terminal_weights.empty() && !objective->every_output)
     return s->fail(ESDIRK_INVALID_ARGUMENT,
                    who + ": the objective has no term (terminal, terminal weights or outputs)");
   return guarded(s, [&]() -> int {

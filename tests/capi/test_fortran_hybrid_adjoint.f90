@@ -63,11 +63,13 @@ program test_fortran_hybrid_adjoint
   use esdirk
   use esdirk_events
   use esdirk_hybrid_adjoint
+  use esdirk_adjoint, only: esdirk_objective_create, esdirk_objective_set_outputs, &
+                            esdirk_objective_set_terminal_weights, esdirk_objective_free
   use esdirk_method
   use ball_model
   implicit none
   integer :: passed = 0, failed = 0, j, k
-  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, objective = c_null_ptr
+  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, objective = c_null_ptr, one = c_null_ptr
   real(c_double) :: x(2), none(1), p(2), x0(2), dx0(2, 2), dp(2, 2), S(2, 4), seed(4, 4), forward(4, 2)
   real(c_double) :: W(2, 2), times(3), t, worst, cx0(2, 2), cp(2, 2)
   integer(c_int) :: directions(1)
@@ -134,6 +136,16 @@ program test_fortran_hybrid_adjoint
   end do
   print '(a, es9.2)', "hybrid adjoint against forward: ", worst
   call check(worst <= 1d-12, "gradient equals the forward sensitivities")
+
+  ! The same objective through the one objective handle of the module esdirk_adjoint (the
+  ! esdirk_hybrid_objective_* functions above are its deprecated names): the same gradient to
+  ! the last bit.
+  call check(esdirk_objective_create(2, one) == ESDIRK_SUCCESS, "one objective")
+  call check(esdirk_objective_set_outputs(one, c_funloc(heights), c_null_ptr) == ESDIRK_SUCCESS, "one: outputs")
+  call check(esdirk_objective_set_terminal_weights(one, W, 2, 2) == ESDIRK_SUCCESS, "one: weights")
+  call check(esdirk_hybrid_solver_adjoint_gradient(solver, one, cx0, 2, 2, cp, 2, 2) == ESDIRK_SUCCESS, "one: gradient")
+  call check(all(cx0 == dx0) .and. all(cp == dp), "one objective = the hybrid objective, bit for bit")
+  call esdirk_objective_free(one)
 
   call check(esdirk_hybrid_solver_get_adjoint_report(solver, report) == ESDIRK_SUCCESS, "report")
   call check(report%segments == 3 .and. report%jumps == 2, "three segments, two jumps")

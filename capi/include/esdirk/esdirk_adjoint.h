@@ -48,10 +48,17 @@ typedef int (*esdirk_output_gradient_fn)(esdirk_int k, esdirk_int nx, esdirk_int
                                          double* dx, esdirk_int lddx, double* dz, esdirk_int lddz,
                                          double* dp, esdirk_int lddp, void* user_data);
 
-/** An objective with rows >= 1 rows (a few rows share one sweep):
+/** An objective with rows >= 1 rows (a few rows share one sweep), for the adjoint of a solver
+ *  (esdirk_solver_adjoint_gradient) or of a hybrid solver (esdirk_hybrid_solver_adjoint_gradient,
+ *  esdirk_hybrid_adjoint.h). Of a solver's run:
  *      Phi = C(x(tf), z(tf), p) + sum_k C_k(x(t_k), z(t_k), p) + sum_n h_n sum_i b_i L(stage i)
- *  where tf is the end of the recorded run and the running cost L is integrated with the
- *  method's own quadrature. Every term is optional, but one must be set. */
+ *  where tf is the end of the recorded run, t_k the output times and the running cost L is
+ *  integrated with the method's own quadrature. Of a hybrid run:
+ *      Phi = C(x(tf), z(tf), p) + sum_k C_k(x(t_k), z(t_k), p)
+ *  over the outputs t_k the recorded run returned (esdirk_objective_set_outputs). Every term is
+ *  optional, but one must be set; a gradient refuses (ESDIRK_INVALID_ARGUMENT) a term its run
+ *  does not have: the outputs on a solver's run, the running cost and output times on a hybrid
+ *  run. */
 ESDIRK_C_API int esdirk_objective_create(esdirk_int rows, esdirk_objective** objective);
 ESDIRK_C_API void esdirk_objective_free(esdirk_objective** objective);
 ESDIRK_C_API const char* esdirk_objective_last_error(const esdirk_objective* objective);
@@ -74,6 +81,13 @@ ESDIRK_C_API int esdirk_objective_set_output_times(esdirk_objective* objective,
                                                    const double* times, esdirk_int count,
                                                    esdirk_output_gradient_fn gradient,
                                                    void* user_data);
+
+/** Hybrid runs: the gradient of C_k at recorded output k (0-based: one output per integrate call
+ *  since initialize, the last included, when it then adds to the terminal term); NULL removes
+ *  it. The callback's k is the output number. See esdirk_hybrid_adjoint.h for what an output is. */
+ESDIRK_C_API int esdirk_objective_set_outputs(esdirk_objective* objective,
+                                              esdirk_output_gradient_fn gradient,
+                                              void* user_data);
 
 /* ---- The adjoint of a solver --------------------------------------------------------------- */
 /** record = 1: the next esdirk_solver_initialize attaches the adjoint, which records every

@@ -7,12 +7,13 @@
  * handle's last error as text, column-major matrices with leading dimensions, callbacks
  * returning 0 / > 0 (failure) / < 0 (fatal), the gradient callbacks of esdirk_adjoint.h).
  *
- *     esdirk_hybrid_solver_set_adjoint(solver, 1, 0);    // record the runs after the next initialize
+ *     esdirk_options_set_adjoint(options, 1, 0);        // record the runs after the next initialize
+ *     esdirk_hybrid_solver_set_options(solver, options); // (esdirk_options.h)
  *     esdirk_hybrid_solver_initialize(solver, t0, mode, x0, nx, z0, nz, p, np, mem0, nm);
  *     for (k = 0; k < K; ++k)                           // each call records output number k
  *       esdirk_hybrid_solver_integrate_to(solver, t[k], x, nx, z, nz, &t_reached);
- *     esdirk_hybrid_objective_create(1, &objective);
- *     esdirk_hybrid_objective_set_outputs(objective, my_output_gradient, data);
+ *     esdirk_objective_create(1, &objective);           // the objective of esdirk_adjoint.h
+ *     esdirk_objective_set_outputs(objective, my_output_gradient, data);
  *     esdirk_hybrid_solver_adjoint_gradient(solver, objective, dx0, nx, nx, dp, np, np);
  *
  * The steps and the event sequence are frozen (the step-size controller, the root finder and
@@ -34,9 +35,14 @@ extern "C" {
 #endif
 
 /* ---- Objectives of a hybrid run ------------------------------------------------------------ */
-typedef struct esdirk_hybrid_objective esdirk_hybrid_objective;
+/* The objective of esdirk_adjoint.h serves both adjoints: esdirk_hybrid_objective is its old
+ * name, kept (with the deprecated functions below) so that programs written for it compile
+ * unchanged. */
+typedef esdirk_objective esdirk_hybrid_objective;
 
-/** An objective with rows >= 1 rows (a few rows share one sweep), a sum of point terms at the
+/** Deprecated (one release): esdirk_objective_create, _free, _last_error, _set_terminal,
+ *  _set_terminal_weights and _set_outputs (esdirk_adjoint.h) on the same handle, with the same
+ *  checks; these keep their messages ("hybrid set_terminal_weights: ..."). An objective with rows >= 1 rows (a few rows share one sweep), a sum of point terms at the
  *  outputs the recorded run returned (one per integrate call since initialize, numbered 0, 1, ...):
  *      Phi = sum_k C_k(x(t_k), z(t_k), p) + C(x(t_f), z(t_f), p),   t_f the last output.
  *  An output at an event time is the left limit (what integrate_to wrote). If the last call
@@ -44,22 +50,22 @@ typedef struct esdirk_hybrid_objective esdirk_hybrid_objective;
  *  gradient includes that (the terminal term must then not depend on t explicitly). The p the
  *  terms receive is that of the output's mode (after a parameter reset, esdirk.h, the reset's
  *  p+); the gradient dp is with respect to the p of initialize. At least one term must be set. */
-ESDIRK_C_API int esdirk_hybrid_objective_create(esdirk_int rows, esdirk_hybrid_objective** objective);
-ESDIRK_C_API void esdirk_hybrid_objective_free(esdirk_hybrid_objective** objective);
-ESDIRK_C_API const char* esdirk_hybrid_objective_last_error(const esdirk_hybrid_objective* objective);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_objective_create") int esdirk_hybrid_objective_create(esdirk_int rows, esdirk_hybrid_objective** objective);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_objective_free") void esdirk_hybrid_objective_free(esdirk_hybrid_objective** objective);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_objective_last_error") const char* esdirk_hybrid_objective_last_error(const esdirk_hybrid_objective* objective);
 /** The terminal term's gradient at the last output (esdirk_objective_gradient_fn of
  *  esdirk_adjoint.h; NULL removes it; replaces terminal weights). */
-ESDIRK_C_API int esdirk_hybrid_objective_set_terminal(esdirk_hybrid_objective* objective,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_objective_set_terminal") int esdirk_hybrid_objective_set_terminal(esdirk_hybrid_objective* objective,
                                                       esdirk_objective_gradient_fn gradient,
                                                       void* user_data);
 /** A terminal term given as constant weights: C = W^T [x(tf); z(tf)], W (nx + nz) x rows with
  *  leading dimension ldw >= n = nx + nz (copied; finite; replaces a terminal callback). */
-ESDIRK_C_API int esdirk_hybrid_objective_set_terminal_weights(esdirk_hybrid_objective* objective,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_objective_set_terminal_weights") int esdirk_hybrid_objective_set_terminal_weights(esdirk_hybrid_objective* objective,
                                                               const double* W, esdirk_int n,
                                                               esdirk_int ldw);
 /** The gradient of C_k at recorded output k (0-based, the last output included: it then adds
  *  to the terminal term); NULL removes it. The callback's k is the output number. */
-ESDIRK_C_API int esdirk_hybrid_objective_set_outputs(esdirk_hybrid_objective* objective,
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_objective_set_outputs") int esdirk_hybrid_objective_set_outputs(esdirk_hybrid_objective* objective,
                                                      esdirk_output_gradient_fn gradient,
                                                      void* user_data);
 
@@ -87,13 +93,14 @@ ESDIRK_C_API int esdirk_hybrid_solver_adjoint_output_time(const esdirk_hybrid_so
  *  recorded run (z0 consistent: dz0/dx0 is included; the initial memory is held fixed).
  *  Returns ESDIRK_WRONG_CALL_ORDER without a recording (set_adjoint not called before
  *  initialize, no integrate call since, or the last integrate call failed),
- *  ESDIRK_INVALID_ARGUMENT for wrong sizes or terminal weights of the wrong length,
+ *  ESDIRK_INVALID_ARGUMENT for wrong sizes, terminal weights of the wrong length, an objective
+ *  without a term or with a term only a solver's run has (running cost, output times),
  *  ESDIRK_CALLBACK_FAILURES / ESDIRK_CALLBACK_FATAL when an objective, model, event or reset
  *  callback failed or gave non-finite values, ESDIRK_EVENT_GRAZING for an event with
  *  dh/dt ~ 0 (no event-time sensitivity), the singular-matrix statuses of the integrator; on
  *  failure dx0 and dp are not written. Can be called again with other objectives. */
 ESDIRK_C_API int esdirk_hybrid_solver_adjoint_gradient(esdirk_hybrid_solver* solver,
-                                                       const esdirk_hybrid_objective* objective,
+                                                       const esdirk_objective* objective,
                                                        double* dx0, esdirk_int nx,
                                                        esdirk_int lddx0, double* dp, esdirk_int np,
                                                        esdirk_int lddp);
