@@ -3,6 +3,7 @@
 # Needs root (or sudo) only when something is missing.
 #   ESDIRK_WITH_SUNDIALS=1  also SUNDIALS (the benchmark's peer comparisons)
 #   ESDIRK_WITH_CLANG=1     also clang with its sanitizer and libFuzzer runtimes (CI stages)
+#   ESDIRK_WITH_CCACHE=1    also ccache (scripts/test.sh compiles through it)
 set -euo pipefail
 
 packages=(cmake make g++ gfortran pkg-config libopenblas-dev libsuitesparse-dev libboost-test-dev
@@ -22,6 +23,9 @@ if [[ "${ESDIRK_WITH_SUNDIALS:-0}" == 1 ]]; then
 fi
 if [[ "${ESDIRK_WITH_CLANG:-0}" == 1 ]]; then
   packages+=(clang libclang-rt-14-dev)
+fi
+if [[ "${ESDIRK_WITH_CCACHE:-0}" == 1 ]]; then
+  packages+=(ccache)
 fi
 
 missing=()

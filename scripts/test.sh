@@ -23,8 +23,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # SUNDIALS is needed only by the benchmark's quick mode, which the suite runs so the
 # comparison never rots; the library itself never links it. clang for its own stages.
-ESDIRK_WITH_SUNDIALS=1 ESDIRK_WITH_CLANG=1 ./scripts/install-deps.sh
+ESDIRK_WITH_SUNDIALS=1 ESDIRK_WITH_CLANG=1 ESDIRK_WITH_CCACHE=1 ./scripts/install-deps.sh
 jobs=$(nproc)
+# Every compile goes through ccache (CMake takes the launchers from the environment, the fuzz
+# build's included), keyed on paths relative to this clone: the first run on a machine compiles
+# everything, a later run of a tree that changed little compiles only what changed. The build
+# folders are still made afresh. The sloppiness lets ccache cache the files that use the tests'
+# precompiled header (tests/CMakeLists.txt).
+export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+export CCACHE_BASEDIR=$PWD CCACHE_SLOPPINESS=pch_defines,time_macros
 # One OpenBLAS thread per test: CTest runs $jobs tests at once, and OpenBLAS's own threads on
 # the small dense matrices of an integrator only spin (doc/linear-solvers-guide.md).
 export OPENBLAS_NUM_THREADS=1
