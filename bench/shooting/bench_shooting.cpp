@@ -19,7 +19,8 @@
 // Radau IIA run with many steps, confirmed by esdirk at rtol 1e-12 (their difference is
 // printed). Time: the best of three batches of repeated calls, each at least ~20 ms.
 //
-//     OPENBLAS_NUM_THREADS=1 bench_shooting [--quick | --tolerances | --profile esdirk|fixed|radau|dow-main]
+//     OPENBLAS_NUM_THREADS=1 bench_shooting [--quick | --tolerances | --profile esdirk|fixed|frozen|radau|dow-main
+//                                            [--rtol R] [--method M] [--steps N] [--newton T]]
 //                                           [--csv FILE] [--case cstr|dow23|dow05]
 //
 // --quick (the CTest run): one batch, a few tolerances, and checks that the two references
@@ -28,9 +29,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -381,20 +384,28 @@ int profile_dow_main() {
   return states.accepted_steps > 0 && sens.accepted_steps > 0 ? 0 : 1;
 }
 
-// --profile esdirk|fixed|radau: 1000 calls of one contender on one interval (--case, default
-// cstr) and nothing else, for callgrind: esdirk defaults at rtol 1e-8, ESDIRK436 on 2 fixed steps
-// at rtol 1e-8, or Radau IIA with 1 step (Newton 1e-8).
-int profile(const std::string& what, const std::string& only) {
+// --profile esdirk|fixed|frozen|radau: 1000 calls of one contender on one interval (--case,
+// default cstr) and nothing else, for callgrind: esdirk defaults at rtol 1e-8, ESDIRK436 on 2
+// fixed steps at rtol 1e-8, a frozen mesh adapted at rtol 1e-8 by the first call, or Radau IIA
+// with 1 step (Newton 1e-8). --rtol, --method, --steps and --newton change these settings.
+struct ProfileSettings {
+  double rtol = 1e-8, newton = 1e-8;
+  int steps = 0;  // 0: the contender's default
+  std::string method;
+};
+
+int profile(const std::string& what, const std::string& only, const ProfileSettings& s) {
   const std::vector<Interval> all = intervals(only.empty() ? "cstr" : only);
   const Interval& c = all.front();
   bool ok = true;
   if (what == "radau") {
-    RadauRunner runner(c, 1, 1e-8);
+    RadauRunner runner(c, s.steps > 0 ? s.steps : 1, s.newton);
     for (int r = 0; r < 1000; ++r) ok = runner.run() && ok;
   } else {
-    esdirk::Options o = c.options(1e-8);
-    if (what == "fixed") o.method = esdirk::Tableau::named("ESDIRK436");
-    EsdirkRunner runner(c, o, what == "fixed" ? 2 : 0);
+    esdirk::Options o = c.options(s.rtol);
+    if (what == "fixed") o.method = esdirk::MethodChoice::named("ESDIRK436");
+    if (!s.method.empty()) o.method = esdirk::MethodChoice::named(s.method);
+    EsdirkRunner runner(c, o, what == "fixed" ? (s.steps > 0 ? s.steps : 2) : what == "frozen" ? -1 : 0);
     for (int r = 0; r < 1000; ++r) ok = runner.run() && ok;
     std::printf("steps per interval %ld\n", runner.steps());
   }
@@ -406,20 +417,37 @@ int main(int argc, char** argv) {
   bool quick = false, tolerances = false;
   std::string profiled;
   std::string csv_path, only;
+  ProfileSettings settings;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--tolerances")) tolerances = true;
     else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc) profiled = argv[++i];
     else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!std::strcmp(argv[i], "--case") && i + 1 < argc) only = argv[++i];
+    else if (!std::strcmp(argv[i], "--rtol") && i + 1 < argc) settings.rtol = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--newton") && i + 1 < argc) settings.newton = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) settings.steps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--method") && i + 1 < argc) settings.method = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_shooting [--quick | --tolerances | --profile esdirk|fixed|radau|dow-main] [--csv FILE] [--case cstr|dow23|dow05]\n");
+      std::fprintf(stderr, "usage: bench_shooting [--quick | --tolerances | --profile esdirk|fixed|frozen|radau|dow-main [--rtol R] [--method M] [--steps N] [--newton T]] [--csv FILE] [--case cstr|dow23|dow05]\n");
       return 2;
     }
   }
   if (tolerances) return tolerance_study(only);
   if (profiled == "dow-main") return profile_dow_main();
-  if (!profiled.empty()) return profile(profiled, only);
+  if (!profiled.empty()) {
+    if (profiled != "esdirk" && profiled != "fixed" && profiled != "frozen" && profiled != "radau") {
+      std::fprintf(stderr, "bench_shooting: unknown --profile %s (esdirk, fixed, frozen, radau, dow-main)\n",
+                   profiled.c_str());
+      return 2;
+    }
+    try {
+      return profile(profiled, only, settings);
+    } catch (const std::invalid_argument& e) {  // a bad --method or --rtol
+      std::fprintf(stderr, "bench_shooting: %s\n", e.what());
+      return 2;
+    }
+  }
   std::FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
   if (csv) std::fprintf(csv, "case,method,setting,ok,steps,error_x,error_A,error_B,seconds\n");
   const int batches = quick ? 1 : 3;
@@ -483,16 +511,23 @@ int main(int argc, char** argv) {
       const bool ok = runner.run();
       measure(runner, "esdirk", setting, ok, runner.steps());
     }
-    // esdirk on a frozen mesh: adapted by the first call (at rtol), reused by the timed ones.
-    for (double rtol : rtols) {
-      EsdirkRunner runner(c, c.options(rtol), -1);
-      std::snprintf(setting, sizeof setting, "frozen, rtol %.0e", rtol);
-      const bool ok = runner.run() && runner.run();
-      measure(runner, "esdirk frozen", setting, ok, runner.steps());
-    }
-    // esdirk on fixed meshes (the NMPC setting): equal steps of the order-4 and order-5 members,
-    // rtol setting the Newton test only (no error test on a fixed mesh).
-    for (const char* method : {"ESDIRK436", "ESDIRK547"})
+    // esdirk on a frozen mesh: adapted by the first call (at rtol), reused by the timed ones;
+    // with the default method and with the order-4 and order-5 members.
+    std::vector<double> frozen_rtols = rtols;
+    if (!quick) frozen_rtols.insert(frozen_rtols.begin(), 1e-2);  // a mesh adapted once may be coarse
+    for (const char* method : {"default", "ESDIRK436", "ESDIRK547"})
+      for (double rtol : frozen_rtols) {
+        if (quick && std::strcmp(method, "default") != 0) continue;
+        esdirk::Options o = c.options(rtol);
+        if (std::strcmp(method, "default") != 0) o.method = esdirk::MethodChoice::named(method);
+        EsdirkRunner runner(c, o, -1);
+        std::snprintf(setting, sizeof setting, "frozen %s, rtol %.0e", method, rtol);
+        const bool ok = runner.run() && runner.run();
+        measure(runner, "esdirk frozen", setting, ok, runner.steps());
+      }
+    // esdirk on fixed meshes (the NMPC setting): equal steps of the order-3, order-4 and order-5
+    // members, rtol setting the Newton test only (no error test on a fixed mesh).
+    for (const char* method : {"ESDIRK34", "ESDIRK436", "ESDIRK547"})
       for (double rtol : quick ? std::vector<double>{1e-8} : std::vector<double>{1e-6, 1e-8, 1e-10})
         for (int steps = 1; steps <= (quick ? 4 : c.max_radau_steps); steps *= 2) {
           esdirk::Options o = c.options(rtol);
