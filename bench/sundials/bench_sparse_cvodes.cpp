@@ -146,9 +146,12 @@ std::vector<std::string> settings;
 esdirk::StageSolve stage_solve = esdirk::StageSolve::automatic;
 // --set preconditioner=ilu0|block_jacobi: esdirk Krylov's built-in preconditioner.
 esdirk::KrylovPreconditioner krylov_preconditioner = esdirk::KrylovSettings{}.preconditioner;
-// --set sensitivity_tolerance=x, --set krylov_tolerance=x: esdirk Krylov's GMRES tolerances.
+// --set sensitivity_tolerance=x: the GMRES tolerance of esdirk Krylov's sensitivity solves.
+// --set krylov_tolerance=x: the forcing term of the states' solves in every run (both
+// KrylovSettings::tolerance and tolerance_with_derivatives; unset: the defaults, 0.05 for states
+// alone and 1e-3 with sensitivities).
 double krylov_sensitivity_tolerance = esdirk::KrylovSettings{}.sensitivity_tolerance;
-double krylov_tolerance = esdirk::KrylovSettings{}.tolerance;
+double krylov_tolerance = 0.0;
 
 bool apply(esdirk::Options& o, const std::string& setting) {
   const auto eq = setting.find('=');
@@ -204,7 +207,7 @@ Run esdirk_run(int size, Backend backend, double rtol, int directions, bool reus
     settings.block_size = 2;
     settings.preconditioner = krylov_preconditioner;
     settings.sensitivity_tolerance = krylov_sensitivity_tolerance;
-    settings.tolerance = krylov_tolerance;
+    if (krylov_tolerance > 0.0) settings.tolerance = settings.tolerance_with_derivatives = krylov_tolerance;
     model.set_krylov_settings(settings);
   }
   const auto y0 = model.initial_state();

@@ -63,6 +63,7 @@ class KrylovStageSystem final : public StructuredLu {
 
   void set_statistics(Statistics* stats) override { stats_ = stats; }
   bool last_solve_converged() const override { return converged_; }
+  void set_tolerance(double tolerance) override { settings_.tolerance = tolerance; }
 
   // The preconditioner setup: keeps J's values, the point where J was formed and h gamma;
   // prepares the matrix-free products; sets up the problem's preconditioner, or factors M

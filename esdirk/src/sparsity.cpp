@@ -42,6 +42,8 @@ void validate_krylov_settings(const KrylovSettings& settings, int n) {
     bad("max_restarts must be <= " + std::to_string(max_krylov_restarts), std::to_string(settings.max_restarts));
   if (!(settings.tolerance > 0.0 && settings.tolerance < 1.0))
     bad("the tolerance must be in (0, 1)", std::to_string(settings.tolerance));
+  if (!(settings.tolerance_with_derivatives > 0.0 && settings.tolerance_with_derivatives < 1.0))
+    bad("the tolerance_with_derivatives must be in (0, 1)", std::to_string(settings.tolerance_with_derivatives));
   if (!(settings.sensitivity_tolerance > 0.0 && settings.sensitivity_tolerance < 1.0))
     bad("the sensitivity_tolerance must be in (0, 1)", std::to_string(settings.sensitivity_tolerance));
   if (settings.block_size < 1 || settings.block_size > n)

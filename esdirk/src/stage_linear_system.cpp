@@ -41,6 +41,10 @@ void StageLinearSystem::set_statistics(Statistics* stats) {
   if (structured_) structured_->set_statistics(stats);
 }
 
+void StageLinearSystem::set_krylov_tolerance(double tolerance) {
+  if (structured_) structured_->set_tolerance(tolerance);
+}
+
 bool StageLinearSystem::last_solve_converged() const {
   return !structured_ || structured_->last_solve_converged();
 }

@@ -799,6 +799,13 @@ double Stepper::lu_reuse_h_change() const {
 void Stepper::set_exact_step_jacobians(bool exact) {
   if (exact && !exact_step_jacobians_ && jacobian_reused_ && !options_.reuse_jacobian)
     jacobian_current_ = jacobian_reused_ = false;
+  // The modules that need J at every step start differentiate the stage equations: with the
+  // Krylov back-end the states' stages are then solved to the tighter forcing term.
+  if (exact != exact_step_jacobians_ && problem_.jacobian_structure().solver == LinearSolverKind::krylov) {
+    const KrylovSettings& krylov = problem_.jacobian_structure().krylov;
+    const double tolerance = exact ? std::min(krylov.tolerance, krylov.tolerance_with_derivatives) : krylov.tolerance;
+    for (auto& matrix : matrix_storage_) matrix->set_krylov_tolerance(tolerance);
+  }
   exact_step_jacobians_ = exact;
 }
 

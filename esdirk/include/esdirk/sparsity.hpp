@@ -109,6 +109,14 @@ struct KrylovSettings {
   /// An inexact Newton correction with relative residual eta contracts at about eta, so 0.05
   /// leaves the Newton convergence test and the stage values as with an exact solve. In (0, 1).
   double tolerance = 0.05;
+  /// The forcing term of the states' stage solves while a module that differentiates the run
+  /// is attached (forward sensitivities, an adjoint; Integrator::require_step_jacobians or a
+  /// listener that needs the step-start Jacobian), if smaller than `tolerance`. Those modules
+  /// differentiate the converged stage equations, so the stage values must be as close to them
+  /// as an LU leaves them: with 0.05 the Newton test stops on 5 %-off corrections and the
+  /// sensitivities missed rtol by up to 7.8x on a 1-D grid at the same steps; 1e-3 gives the
+  /// LU's errors and Newton counts for 0-13 % more time (doc/linear-solvers-guide.md). In (0, 1).
+  double tolerance_with_derivatives = 1e-3;
   /// The built-in preconditioner (when the problem has none of its own).
   KrylovPreconditioner preconditioner = KrylovPreconditioner::ilu0;
   /// Size of the diagonal blocks of M that the block-Jacobi preconditioner factors (dense LU

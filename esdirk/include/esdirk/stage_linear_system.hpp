@@ -86,6 +86,9 @@ class StageLinearSystem {
   /// False if the last solve or solve_transposed did not reach the Krylov tolerance (GMRES
   /// only; a direct back-end always converges).
   bool last_solve_converged() const;
+  /// LinearSolverKind::krylov: the relative residual at which solves stop from now on (the
+  /// forcing term; KrylovSettings::tolerance at construction). The direct back-ends ignore it.
+  void set_krylov_tolerance(double tolerance);
   /// After factor() returned a zero pivot: what the back-end knows beyond the pivot's index
   /// (LinearSolverKind::krylov: the preconditioner's row as the model's equation and what to
   /// change), for the run's message; empty otherwise.

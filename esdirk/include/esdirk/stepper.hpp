@@ -94,7 +94,8 @@ class ESDIRK_API Stepper final : public DenseOutput {
   const std::string& message() const { return message_; }
   /// FactorizationPolicy::automatic reuses J and the LU only while this is false; set by the
   /// integrator while a module that needs J at t_n of every step is attached. Turning it on
-  /// drops a kept J, so the next attempt forms J at t_n.
+  /// drops a kept J, so the next attempt forms J at t_n, and with the Krylov back-end solves the
+  /// stages to KrylovSettings::tolerance_with_derivatives.
   void set_exact_step_jacobians(bool exact);
   /// FactorizationPolicy::automatic's decision: -1 not yet made (before the first
   /// factorization), 0 J and LU every step, 1 reuse.

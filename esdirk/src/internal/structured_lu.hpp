@@ -31,6 +31,9 @@ class StructuredLu {
   virtual void set_statistics(Statistics* /*stats*/) {}
   /// False if the last solve() did not reach its tolerance (iterative back-ends only).
   virtual bool last_solve_converged() const { return true; }
+  /// The relative residual at which an iterative back-end's solves stop (its forcing term);
+  /// the direct back-ends solve exactly and ignore it.
+  virtual void set_tolerance(double /*tolerance*/) {}
   /// Why the last factor() returned a zero pivot, for the run's message: empty where the
   /// pivot's column says it all (the direct back-ends); a preconditioner's row and what to
   /// change (the Krylov back-end). Built only when asked, after a failure.
