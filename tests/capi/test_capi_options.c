@@ -20,21 +20,7 @@
 #include "esdirk/esdirk_options.h"
 #include "esdirk/esdirk_sparse.h"
 
-/* x' = -z, 0 = z - x^2 (x = 1/(1+t)). */
-static int hyperbola(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
-                     const double* z, const double* p, double* f, double* g, void* user_data) {
-  (void)nx, (void)nz, (void)np, (void)t, (void)p, (void)user_data;
-  f[0] = -z[0];
-  g[0] = z[0] - x[0] * x[0];
-  return 0;
-}
-
-static int hybrid_hyperbola(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm,
-                            double t, const double* x, const double* z, const double* p,
-                            const double* mem, double* f, double* g, void* user_data) {
-  (void)mode, (void)nm, (void)mem;
-  return hyperbola(nx, nz, np, t, x, z, p, f, g, user_data);
-}
+#include "hyperbola_model.h"
 
 /* A diffusion chain of N states (tridiagonal J) for the Krylov stage solver. */
 #define N 6

@@ -19,21 +19,7 @@
 #include "esdirk/esdirk_method.h"
 #include "esdirk/esdirk_options.h"
 
-/* x' = -z, 0 = z - x^2: x = x0 / (1 + x0 t), so dx(t)/dx0 = 1 / (1 + x0 t)^2. */
-static int hyperbola(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const double* x,
-                     const double* z, const double* p, double* f, double* g, void* user_data) {
-  (void)nx, (void)nz, (void)np, (void)t, (void)p, (void)user_data;
-  f[0] = -z[0];
-  g[0] = z[0] - x[0] * x[0];
-  return 0;
-}
-
-static int hybrid_hyperbola(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm,
-                            double t, const double* x, const double* z, const double* p,
-                            const double* mem, double* f, double* g, void* user_data) {
-  (void)mode, (void)nm, (void)mem;
-  return hyperbola(nx, nz, np, t, x, z, p, f, g, user_data);
-}
+#include "hyperbola_model.h"
 
 /* The text after the first ": " of a message (the words after the setter's name). */
 static const char* words(const char* message) {
