@@ -36,8 +36,8 @@
 // fresh-Jacobian floor), stage_predictor,
 // reuse_jacobian, keep_step_ratio_low/high, jacobian_reuse_contraction, lu_reuse_h_change, raw, method,
 // factorization_policy=every_step|automatic, reuse_cost_ratio,
-// max_newton_iterations, newton_test=contraction_rate|preconditioned_residual; stage_solve of the
-// sensitivities; preconditioner=ilu0|block_jacobi, krylov_tolerance, sensitivity_tolerance of esdirk
+// max_newton_iterations, newton_test=contraction_rate|preconditioned_residual; stage_solve and
+// correction_tolerance of the sensitivities; preconditioner=ilu0|block_jacobi, krylov_tolerance, sensitivity_tolerance of esdirk
 // Krylov), for the measurements behind the
 // defaults.
 // KLU orders with AMD on every side (esdirk's KLU default; SUNDIALS' SUNLinSol_KLU defaults to
@@ -144,6 +144,8 @@ double cpu_seconds() {
 std::vector<std::string> settings;
 // --set stage_solve=automatic|refinement|factorization: the forward sensitivities' stage solves.
 esdirk::StageSolve stage_solve = esdirk::StageSolve::automatic;
+// --set correction_tolerance=x: the exact-mode refinement's stopping tolerance (SensitivityOptions).
+double correction_tolerance = esdirk::SensitivityOptions{}.correction_tolerance;
 // --set preconditioner=ilu0|block_jacobi: esdirk Krylov's built-in preconditioner.
 esdirk::KrylovPreconditioner krylov_preconditioner = esdirk::KrylovSettings{}.preconditioner;
 // --set sensitivity_tolerance=x: the GMRES tolerance of esdirk Krylov's sensitivity solves.
@@ -186,6 +188,7 @@ bool apply(esdirk::Options& o, const std::string& setting) {
   else if (name == "preconditioner" && (text == "ilu0" || text == "block_jacobi"))
     krylov_preconditioner = text == "ilu0" ? esdirk::KrylovPreconditioner::ilu0
                                            : esdirk::KrylovPreconditioner::block_jacobi;
+  else if (name == "correction_tolerance" && value > 0.0 && value < 1.0) correction_tolerance = value;
   else if (name == "stage_solve" && (text == "automatic" || text == "refinement" || text == "factorization"))
     stage_solve = text == "refinement"      ? esdirk::StageSolve::refinement
                   : text == "factorization" ? esdirk::StageSolve::factorization
@@ -234,6 +237,7 @@ Run esdirk_run(int size, Backend backend, double rtol, int directions, bool reus
     const int n = model.size();
     esdirk::SensitivityOptions sensitivity_options;
     sensitivity_options.stage_solve = stage_solve;
+    sensitivity_options.correction_tolerance = correction_tolerance;
     esdirk::ForwardSensitivity sensitivities(integrator, sensitivity_options);
     esdirk::DenseMatrix seed(n + parameters, directions), S(n, directions);
     for (int l = 0; l < directions; ++l) seed(n + l, l) = p[static_cast<std::size_t>(l)];
