@@ -24,42 +24,13 @@
 #include "esdirk/geometric/diagnostics.hpp"
 #include "esdirk/geometric/type_two_step.hpp"
 #include "esdirk/problem.hpp"
+#include "pendulum_adjoint/pendulum_model.hpp"
 
 namespace {
 
-using esdirk::ConstVector;
-using esdirk::MatrixRef;
-using esdirk::Vector;
 namespace g = esdirk::geometric;
 
-// m = g = L = 1: q = (x, v_x), u = (y, v_y, rho); f = (v_x, rho x);
-// phi = (x^2 + y^2 - 1, v_x x + v_y y, v_x^2 + v_y^2 - y + rho). det phi_u = 2 y^2.
-esdirk::FunctionProblem pendulum() {
-  esdirk::FunctionProblem p(
-      2, 3, 0,
-      [](double, ConstVector q, ConstVector u, ConstVector, Vector f) {
-        f[0] = q[1];
-        f[1] = u[2] * q[0];
-        return 0;
-      },
-      [](double, ConstVector q, ConstVector u, ConstVector, Vector phi) {
-        phi[0] = q[0] * q[0] + u[0] * u[0] - 1.0;
-        phi[1] = q[1] * q[0] + u[1] * u[0];
-        phi[2] = q[1] * q[1] + u[1] * u[1] - u[0] + u[2];
-        return 0;
-      });
-  p.set_jacobian([](double, ConstVector q, ConstVector u, ConstVector, MatrixRef J) {
-    for (int c = 0; c < 5; ++c)
-      for (int r = 0; r < 5; ++r) J(r, c) = 0.0;
-    J(0, 1) = 1.0;
-    J(1, 0) = u[2], J(1, 4) = q[0];
-    J(2, 0) = 2 * q[0], J(2, 2) = 2 * u[0];
-    J(3, 0) = q[1], J(3, 1) = q[0], J(3, 2) = u[1], J(3, 3) = u[0];
-    J(4, 1) = 2 * q[1], J(4, 2) = -1.0, J(4, 3) = 2 * u[1], J(4, 4) = 1.0;
-    return 0;
-  });
-  return p;
-}
+using pendulum_dae::pendulum;  // the DAE (pendulum_model.hpp)
 
 // The evolution map (q0, p0) -> (q1, p1) of one Type II step: p0 = B p1 is linear in p1
 // (no running cost), so p1 = B^{-1} p0 with B from two adjoint solves.

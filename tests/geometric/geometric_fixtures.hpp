@@ -11,6 +11,7 @@
 #include "esdirk/geometric/geometric_adjoint.hpp"
 #include "esdirk/problem.hpp"
 #include "esdirk/status.hpp"
+#include "pendulum_adjoint/pendulum_model.hpp"
 
 namespace esdirk {
 /// Lets Boost.Test print a Status in failed checks.
@@ -160,36 +161,8 @@ inline esdirk::FunctionProblem riccati_dae() {
   return p;
 }
 
-// The planar pendulum of Tran & Leok §3.2.2 as an index-1 DAE, m = g = L = 1: q = (x, v_x),
-// u = (y, v_y, rho), f = (v_x, rho x), phi = (x^2 + y^2 - 1, v_x x + v_y y, v_x^2 + v_y^2 - y +
-// rho).
-inline esdirk::FunctionProblem pendulum() {
-  esdirk::FunctionProblem p(
-      2, 3, 0,
-      [](double, ConstVector q, ConstVector u, ConstVector, Vector f) {
-        f[0] = q[1];
-        f[1] = u[2] * q[0];
-        return 0;
-      },
-      [](double, ConstVector q, ConstVector u, ConstVector, Vector g) {
-        g[0] = q[0] * q[0] + u[0] * u[0] - 1.0;
-        g[1] = q[1] * q[0] + u[1] * u[0];
-        g[2] = q[1] * q[1] + u[1] * u[1] - u[0] + u[2];
-        return 0;
-      });
-  p.set_jacobian([](double, ConstVector q, ConstVector u, ConstVector, MatrixRef J) {
-    for (int c = 0; c < 5; ++c)
-      for (int r = 0; r < 5; ++r) J(r, c) = 0.0;
-    J(0, 1) = 1.0;
-    J(1, 0) = u[2];
-    J(1, 4) = q[0];
-    J(2, 0) = 2 * q[0], J(2, 2) = 2 * u[0];
-    J(3, 0) = q[1], J(3, 1) = q[0], J(3, 2) = u[1], J(3, 3) = u[0];
-    J(4, 1) = 2 * q[1], J(4, 2) = -1.0, J(4, 3) = 2 * u[1], J(4, 4) = 1.0;
-    return 0;
-  });
-  return p;
-}
+// The planar pendulum of Tran & Leok §3.2.2 as an index-1 DAE (examples/pendulum_adjoint).
+using pendulum_dae::pendulum;
 
 inline std::vector<double> uniform_times(double T, int N) {
   std::vector<double> t(static_cast<std::size_t>(N + 1));
