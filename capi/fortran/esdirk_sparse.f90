@@ -1,9 +1,11 @@
 ! esdirk_sparse: the Fortran 2003 interfaces of the banded and sparse Jacobian C API
 ! (capi/include/esdirk/esdirk_sparse.h; doc/fortran-guide.md, "Large systems").
 !
-! Problem handles are the esdirk module's type(c_ptr). The C functions take 0-based compressed
-! sparse column (CSC) arrays; esdirk_problem_set_jacobian_pattern_1based takes Fortran's 1-based
-! ones (colptr(1) = 1, as Harwell-Boeing files store them) and converts. The sparse Jacobian
+! Problem handles are the esdirk module's type(c_ptr), and so is a problem's Jacobian-structure
+! handle (esdirk_problem_jacobian_structure, esdirk_hybrid_problem_jacobian_structure; owned by
+! the problem, never freed). The C functions take 0-based compressed sparse column (CSC) arrays;
+! esdirk_jacobian_structure_set_pattern_1based takes Fortran's 1-based ones (colptr(1) = 1, as
+! Harwell-Boeing files store them) and converts. The sparse Jacobian
 ! callback receives the 0-based CSC arrays of the pattern with sorted rows: values(k) is the
 ! entry of row row_indices(k) + 1 (1-based) in the column k lies in.
 module esdirk_sparse
@@ -83,6 +85,13 @@ module esdirk_sparse
   end interface
   public :: esdirk_jacobian_vector_fn, esdirk_preconditioner_setup_fn, esdirk_preconditioner_solve_fn
 
+  ! One structure handle for plain and hybrid problems.
+  public :: esdirk_problem_jacobian_structure, esdirk_hybrid_problem_jacobian_structure
+  public :: esdirk_jacobian_structure_set_bandwidths, esdirk_jacobian_structure_set_pattern
+  public :: esdirk_jacobian_structure_set_pattern_1based, esdirk_jacobian_structure_clear
+  public :: esdirk_jacobian_structure_get, esdirk_jacobian_structure_set_krylov
+  public :: esdirk_jacobian_structure_set_krylov_options, esdirk_jacobian_structure_last_error
+  ! Deprecated (one release): the per-problem structure calls, wrappers of the handle's.
   public :: esdirk_problem_set_jacobian_bandwidths, esdirk_problem_set_jacobian_pattern
   public :: esdirk_problem_set_jacobian_pattern_1based, esdirk_problem_set_sparse_jacobian
   public :: esdirk_problem_clear_jacobian_structure, esdirk_problem_get_jacobian_structure
@@ -108,9 +117,9 @@ contains
   !> The pattern from 1-based CSC arrays: n + 1 column pointers starting at 1, the rows of
   !> column j in row_indices(column_pointers(j) : column_pointers(j+1) - 1), 1-based. The
   !> checks and statuses are those of the C function (a row 0 or n + 1 is outside the matrix).
-  integer(c_int) function esdirk_problem_set_jacobian_pattern_1based(problem, column_pointers, &
+  integer(c_int) function esdirk_jacobian_structure_set_pattern_1based(structure, column_pointers, &
       row_indices, linear_solver) result(status)
-    type(c_ptr), intent(in) :: problem
+    type(c_ptr), intent(in) :: structure
     integer(esdirk_int), intent(in) :: column_pointers(:), row_indices(:)
     integer(c_int), intent(in) :: linear_solver
     integer(esdirk_int), allocatable :: pointers0(:), rows0(:)
@@ -119,41 +128,50 @@ contains
     rows0 = row_indices - 1
     if (size(rows0) == 0) then
       empty = 0
-      status = esdirk_problem_set_jacobian_pattern(problem, pointers0, empty, linear_solver)
+      status = esdirk_jacobian_structure_set_pattern(structure, pointers0, empty, linear_solver)
     else
-      status = esdirk_problem_set_jacobian_pattern(problem, pointers0, rows0, linear_solver)
+      status = esdirk_jacobian_structure_set_pattern(structure, pointers0, rows0, linear_solver)
     end if
+  end function esdirk_jacobian_structure_set_pattern_1based
+
+  !> Why the last call on the structure (or its problem's pattern checker) failed, or what the
+  !> checker found ("" if nothing).
+  function esdirk_jacobian_structure_last_error(structure) result(text)
+    type(c_ptr), intent(in) :: structure
+    character(len=:), allocatable :: text
+    text = esdirk_string_from_c(c_esdirk_jacobian_structure_last_error(structure))
+  end function esdirk_jacobian_structure_last_error
+
+  !> Deprecated (one release): esdirk_jacobian_structure_set_pattern_1based on
+  !> esdirk_problem_jacobian_structure(problem).
+  integer(c_int) function esdirk_problem_set_jacobian_pattern_1based(problem, column_pointers, &
+      row_indices, linear_solver) result(status)
+    type(c_ptr), intent(in) :: problem
+    integer(esdirk_int), intent(in) :: column_pointers(:), row_indices(:)
+    integer(c_int), intent(in) :: linear_solver
+    status = esdirk_jacobian_structure_set_pattern_1based(esdirk_problem_jacobian_structure(problem), &
+        column_pointers, row_indices, linear_solver)
   end function esdirk_problem_set_jacobian_pattern_1based
 
-  !> Why the last structure call on the problem failed, or what the checker found.
+  !> Deprecated (one release): esdirk_jacobian_structure_last_error of the problem's structure.
   function esdirk_problem_structure_error_string(problem) result(text)
     type(c_ptr), intent(in) :: problem
     character(len=:), allocatable :: text
     text = esdirk_string_from_c(c_esdirk_problem_structure_error(problem))
   end function esdirk_problem_structure_error_string
 
-  !> As esdirk_problem_set_jacobian_pattern_1based, for every mode of a hybrid problem:
-  !> n + 1 column pointers starting at 1, the rows of
-  !> column j in row_indices(column_pointers(j) : column_pointers(j+1) - 1), 1-based. The
-  !> checks and statuses are those of the C function (a row 0 or n + 1 is outside the matrix).
+  !> Deprecated (one release): esdirk_jacobian_structure_set_pattern_1based on
+  !> esdirk_hybrid_problem_jacobian_structure(problem).
   integer(c_int) function esdirk_hybrid_problem_set_jacobian_pattern_1based(problem, column_pointers, &
       row_indices, linear_solver) result(status)
     type(c_ptr), intent(in) :: problem
     integer(esdirk_int), intent(in) :: column_pointers(:), row_indices(:)
     integer(c_int), intent(in) :: linear_solver
-    integer(esdirk_int), allocatable :: pointers0(:), rows0(:)
-    integer(esdirk_int), target :: empty(1)
-    pointers0 = column_pointers - 1
-    rows0 = row_indices - 1
-    if (size(rows0) == 0) then
-      empty = 0
-      status = esdirk_hybrid_problem_set_jacobian_pattern(problem, pointers0, empty, linear_solver)
-    else
-      status = esdirk_hybrid_problem_set_jacobian_pattern(problem, pointers0, rows0, linear_solver)
-    end if
+    status = esdirk_jacobian_structure_set_pattern_1based( &
+        esdirk_hybrid_problem_jacobian_structure(problem), column_pointers, row_indices, linear_solver)
   end function esdirk_hybrid_problem_set_jacobian_pattern_1based
 
-  !> Why the last structure call on the hybrid problem failed ("" if it did not).
+  !> Deprecated (one release): esdirk_jacobian_structure_last_error of the problem's structure.
   function esdirk_hybrid_problem_structure_error_string(problem) result(text)
     type(c_ptr), intent(in) :: problem
     character(len=:), allocatable :: text

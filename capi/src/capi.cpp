@@ -192,6 +192,7 @@ int esdirk_problem_create(esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_re
   try {
     auto handle = std::make_unique<esdirk_problem>();
     handle->problem = std::make_unique<esdirk_capi::CProblem>(nx, nz, np, residual, user_data);
+    handle->structure.plain = handle->problem.get();
     *problem = handle.release();
     return ESDIRK_SUCCESS;
   } catch (const std::invalid_argument&) {

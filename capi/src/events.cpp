@@ -57,6 +57,7 @@ int esdirk_hybrid_problem_create(esdirk_int nx, esdirk_int nz, esdirk_int np, es
     auto handle = std::make_unique<esdirk_hybrid_problem>();
     handle->problem = std::make_unique<esdirk_capi::CHybridProblem>(nx, nz, np, ne, memory == 1,
                                                                     residual, user_data);
+    handle->structure.hybrid = handle->problem.get();
     *problem = handle.release();
     return ESDIRK_SUCCESS;
   } catch (const std::invalid_argument&) {

@@ -121,7 +121,7 @@ class CHybridProblem final : public esdirk::HybridProblem {
 
 struct esdirk_hybrid_problem {
   std::unique_ptr<esdirk_capi::CHybridProblem> problem;
-  std::string structure_message;  // esdirk_hybrid_problem_structure_error (esdirk_sparse.h)
+  esdirk_jacobian_structure structure;  // structure.hybrid is problem.get()
 };
 
 struct esdirk_hybrid_solver : esdirk_capi::Messages {

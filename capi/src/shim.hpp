@@ -301,9 +301,22 @@ struct Messages {
 
 }  // namespace esdirk_capi
 
+namespace esdirk_capi {
+class CHybridProblem;
+}
+
+// The Jacobian structure of a plain or a hybrid problem as C sees it (esdirk_sparse.h): a handle
+// that its problem handle owns, on the problem's C++ model (exactly one of the two pointers is
+// set, by the problem's create), and the message of the last structure call on that problem.
+struct esdirk_jacobian_structure {
+  esdirk_capi::CProblem* plain = nullptr;
+  esdirk_capi::CHybridProblem* hybrid = nullptr;
+  std::string message;
+};
+
 struct esdirk_problem {
   std::unique_ptr<esdirk_capi::CProblem> problem;
-  std::string structure_message;  // esdirk_problem_structure_error (esdirk_sparse.h)
+  esdirk_jacobian_structure structure;  // structure.plain is problem.get()
 };
 
 struct esdirk_solver : esdirk_capi::Messages {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -183,88 +184,167 @@ int check_pattern(const Model& model, std::string& message, double threshold, es
   });
 }
 
-}  // namespace
+// --- The Newton-Krylov settings, for either problem kind -----------------------------------
 
-extern "C" {
-
-int esdirk_problem_set_jacobian_bandwidths(esdirk_problem* problem, esdirk_int lower,
-                                           esdirk_int upper) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return set_bandwidths(*problem->problem, problem->structure_message, lower, upper);
-}
-
-int esdirk_problem_set_jacobian_pattern(esdirk_problem* problem, const esdirk_int* column_pointers,
-                                        const esdirk_int* row_indices, int linear_solver) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return set_pattern(*problem->problem, problem->structure_message, column_pointers, row_indices,
-                     linear_solver);
-}
-
-int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem, esdirk_sparse_jacobian_fn jacobian) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  problem->problem->sparse_jacobian_fn = jacobian;
-  return ESDIRK_SUCCESS;
-}
-
-int esdirk_problem_set_krylov_settings(esdirk_problem* problem, esdirk_int dimension,
-                                       int max_restarts, double tolerance, esdirk_int block_size) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return structure_call(problem->structure_message, [&] {
+// The GMRES settings; matrix_free, sensitivity_tolerance and the preconditioner stay as they are.
+template <class Model>
+int set_krylov(Model& model, std::string& message, esdirk_int dimension, int max_restarts,
+               double tolerance, double tolerance_with_derivatives, esdirk_int block_size) {
+  return structure_call(message, [&] {
     // The caps on dimension and restarts (esdirk::max_krylov_dimension, max_krylov_restarts)
     // are the core's: set_krylov_settings refuses before it changes anything.
-    // The matrix-free switch and the sensitivity tolerance stay as they are.
-    esdirk::KrylovSettings settings = problem->problem->jacobian_structure().krylov;
+    esdirk::KrylovSettings settings = model.jacobian_structure().krylov;
     settings.dimension = dimension;
     settings.max_restarts = max_restarts;
     settings.tolerance = tolerance;
+    settings.tolerance_with_derivatives = tolerance_with_derivatives;
     settings.block_size = block_size;
-    problem->problem->set_krylov_settings(settings);  // throws naming the setting out of range
+    model.set_krylov_settings(settings);  // throws naming the setting out of range
   });
 }
 
-int esdirk_problem_set_krylov_options(esdirk_problem* problem, int matrix_free,
-                                      double sensitivity_tolerance) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return structure_call(problem->structure_message, [&] {
-    // The GMRES settings of esdirk_problem_set_krylov_settings stay as they are.
-    esdirk::KrylovSettings settings = problem->problem->jacobian_structure().krylov;
+// "<caller>: the preconditioner must be ..." unless `code` is a built-in preconditioner.
+esdirk::KrylovPreconditioner preconditioner_of(int code, const char* caller) {
+  if (code != ESDIRK_KRYLOV_PRECONDITIONER_ILU0 &&
+      code != ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI)
+    throw std::invalid_argument(
+        std::string(caller) +
+        ": the preconditioner must be "
+        "ESDIRK_KRYLOV_PRECONDITIONER_ILU0 (0) or ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI (1) "
+        "(got " +
+        std::to_string(code) + ")");
+  return code == ESDIRK_KRYLOV_PRECONDITIONER_ILU0 ? esdirk::KrylovPreconditioner::ilu0
+                                                   : esdirk::KrylovPreconditioner::block_jacobi;
+}
+
+// matrix_free and sensitivity_tolerance, and the preconditioner when `preconditioner` is given;
+// the GMRES settings of `gmres_call` stay as they are.
+template <class Model>
+int set_krylov_options(Model& model, std::string& message, int matrix_free,
+                       double sensitivity_tolerance,
+                       std::optional<esdirk::KrylovPreconditioner> preconditioner,
+                       const char* gmres_call) {
+  return structure_call(message, [&] {
+    esdirk::KrylovSettings settings = model.jacobian_structure().krylov;
     settings.matrix_free = matrix_free != 0;
     settings.sensitivity_tolerance = sensitivity_tolerance;
+    if (preconditioner) settings.preconditioner = *preconditioner;
     esdirk::KrylovSettings own;  // this call's values alone (the GMRES ones in range for any n)
     own.dimension = own.block_size = 1;
     own.sensitivity_tolerance = sensitivity_tolerance;
-    esdirk::validate_krylov_settings(own, problem->problem->size());
+    esdirk::validate_krylov_settings(own, size_of(model));
     try {
-      problem->problem->set_krylov_settings(settings);
+      model.set_krylov_settings(settings);
     } catch (const std::invalid_argument& e) {  // the kept GMRES settings: the defaults on n < 30
-      throw std::invalid_argument(std::string("set the GMRES settings first "
-                                              "(esdirk_problem_set_krylov_settings): ") + e.what());
+      throw std::invalid_argument(std::string("set the GMRES settings first (") + gmres_call +
+                                  "): " + e.what());
     }
   });
 }
 
-int esdirk_problem_set_krylov_preconditioner(esdirk_problem* problem, int preconditioner) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return structure_call(problem->structure_message, [&] {
-    if (preconditioner != ESDIRK_KRYLOV_PRECONDITIONER_ILU0 && preconditioner != ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI)
-      throw std::invalid_argument("esdirk_problem_set_krylov_preconditioner: the preconditioner must be "
-                                  "ESDIRK_KRYLOV_PRECONDITIONER_ILU0 (0) or ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI (1) "
-                                  "(got " + std::to_string(preconditioner) + ")");
-    esdirk::KrylovSettings settings = problem->problem->jacobian_structure().krylov;  // the others kept
-    settings.preconditioner = preconditioner == ESDIRK_KRYLOV_PRECONDITIONER_ILU0
-                                  ? esdirk::KrylovPreconditioner::ilu0
-                                  : esdirk::KrylovPreconditioner::block_jacobi;
-    problem->problem->set_krylov_settings(settings);
+// `body(model)` on the C++ problem the structure handle belongs to.
+template <class Structure, class Body>
+int on_model(Structure& structure, Body&& body) {
+  if (structure.plain) return body(*structure.plain);
+  return body(*structure.hybrid);
+}
+
+}  // namespace
+
+extern "C" {
+
+// --- The structure handle ------------------------------------------------------------------
+
+esdirk_jacobian_structure* esdirk_problem_jacobian_structure(esdirk_problem* problem) {
+  return problem ? &problem->structure : nullptr;
+}
+
+esdirk_jacobian_structure* esdirk_hybrid_problem_jacobian_structure(
+    esdirk_hybrid_problem* problem) {
+  return problem ? &problem->structure : nullptr;
+}
+
+int esdirk_jacobian_structure_set_bandwidths(esdirk_jacobian_structure* structure, esdirk_int lower,
+                                             esdirk_int upper) {
+  if (!structure) return ESDIRK_NULL_ARGUMENT;
+  return on_model(*structure, [&](auto& model) {
+    return set_bandwidths(model, structure->message, lower, upper);
   });
+}
+
+int esdirk_jacobian_structure_set_pattern(esdirk_jacobian_structure* structure,
+                                          const esdirk_int* column_pointers,
+                                          const esdirk_int* row_indices, int linear_solver) {
+  if (!structure) return ESDIRK_NULL_ARGUMENT;
+  return on_model(*structure, [&](auto& model) {
+    return set_pattern(model, structure->message, column_pointers, row_indices, linear_solver);
+  });
+}
+
+int esdirk_jacobian_structure_clear(esdirk_jacobian_structure* structure) {
+  if (!structure) return ESDIRK_NULL_ARGUMENT;
+  return on_model(*structure,
+                  [&](auto& model) { return clear_structure(model, structure->message); });
+}
+
+int esdirk_jacobian_structure_get(const esdirk_jacobian_structure* structure, int* linear_solver,
+                                  esdirk_int* lower, esdirk_int* upper, esdirk_int* nonzeros,
+                                  esdirk_int* column_pointers, esdirk_int* row_indices,
+                                  esdirk_int capacity) {
+  if (!structure) return ESDIRK_NULL_ARGUMENT;
+  return on_model(*structure, [&](const auto& model) {
+    get_structure(model, linear_solver, lower, upper, nonzeros);
+    if (!column_pointers) return static_cast<int>(ESDIRK_SUCCESS);
+    return get_pattern(model, column_pointers, row_indices, capacity);
+  });
+}
+
+int esdirk_jacobian_structure_set_krylov(esdirk_jacobian_structure* structure, esdirk_int dimension,
+                                         int max_restarts, double tolerance,
+                                         double tolerance_with_derivatives, esdirk_int block_size) {
+  if (!structure) return ESDIRK_NULL_ARGUMENT;
+  return on_model(*structure, [&](auto& model) {
+    return set_krylov(model, structure->message, dimension, max_restarts, tolerance,
+                      tolerance_with_derivatives, block_size);
+  });
+}
+
+int esdirk_jacobian_structure_set_krylov_options(esdirk_jacobian_structure* structure,
+                                                 int matrix_free, double sensitivity_tolerance,
+                                                 int preconditioner) {
+  if (!structure) return ESDIRK_NULL_ARGUMENT;
+  esdirk::KrylovPreconditioner chosen{};
+  const int status = structure_call(structure->message, [&] {
+    chosen = preconditioner_of(preconditioner, "esdirk_jacobian_structure_set_krylov_options");
+  });
+  if (status != ESDIRK_SUCCESS) return status;
+  return on_model(*structure, [&](auto& model) {
+    return set_krylov_options(model, structure->message, matrix_free, sensitivity_tolerance, chosen,
+                              "esdirk_jacobian_structure_set_krylov");
+  });
+}
+
+const char* esdirk_jacobian_structure_last_error(const esdirk_jacobian_structure* structure) {
+  if (!structure) return "null structure handle";
+  return structure->message.c_str();
+}
+
+// --- Plain problems: callbacks and the pattern checker --------------------------------------
+
+int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem,
+                                       esdirk_sparse_jacobian_fn jacobian) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  problem->problem->sparse_jacobian_fn = jacobian;
+  return ESDIRK_SUCCESS;
 }
 
 int esdirk_problem_set_krylov_callbacks(esdirk_problem* problem, esdirk_jacobian_vector_fn product,
                                         esdirk_preconditioner_setup_fn setup,
                                         esdirk_preconditioner_solve_fn solve) {
   if (!problem) return ESDIRK_NULL_ARGUMENT;
-  problem->structure_message.clear();
+  problem->structure.message.clear();
   if ((setup == nullptr) != (solve == nullptr)) {
-    problem->structure_message =
+    problem->structure.message =
         "esdirk_problem_set_krylov_callbacks: give the preconditioner's setup and solve, or "
         "neither";
     return ESDIRK_INVALID_ARGUMENT;
@@ -276,24 +356,6 @@ int esdirk_problem_set_krylov_callbacks(esdirk_problem* problem, esdirk_jacobian
   return ESDIRK_SUCCESS;
 }
 
-int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return clear_structure(*problem->problem, problem->structure_message);
-}
-
-int esdirk_problem_get_jacobian_structure(const esdirk_problem* problem, int* linear_solver,
-                                          esdirk_int* lower, esdirk_int* upper,
-                                          esdirk_int* nonzeros) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return get_structure(*problem->problem, linear_solver, lower, upper, nonzeros);
-}
-
-int esdirk_problem_get_jacobian_pattern(const esdirk_problem* problem, esdirk_int* column_pointers,
-                                        esdirk_int* row_indices, esdirk_int capacity) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return get_pattern(*problem->problem, column_pointers, row_indices, capacity);
-}
-
 int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t, const double* x,
                                           const double* z, const double* p, double threshold,
                                           esdirk_int* missing, esdirk_int* rows, esdirk_int* cols,
@@ -301,7 +363,7 @@ int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t, con
   if (!problem) return ESDIRK_NULL_ARGUMENT;
   esdirk_capi::CProblem& model = *problem->problem;
   if (!x || (model.nz() > 0 && !z) || (model.np() > 0 && !p)) return ESDIRK_NULL_ARGUMENT;
-  return check_pattern(model, problem->structure_message, threshold, missing, rows, cols, capacity,
+  return check_pattern(model, problem->structure.message, threshold, missing, rows, cols, capacity,
                        wrong, [&](const esdirk::JacobianCheckOptions& options) {
                          return esdirk::check_jacobian_pattern(
                              model, t, esdirk_capi::in(x, model.nx()),
@@ -310,26 +372,7 @@ int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t, con
                        });
 }
 
-const char* esdirk_problem_structure_error(const esdirk_problem* problem) {
-  if (!problem) return "null problem handle";
-  return problem->structure_message.c_str();
-}
-
-// --- Hybrid problems: the same calls on the structure shared by every mode --------------------
-
-int esdirk_hybrid_problem_set_jacobian_bandwidths(esdirk_hybrid_problem* problem,
-                                                  esdirk_int lower, esdirk_int upper) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return set_bandwidths(*problem->problem, problem->structure_message, lower, upper);
-}
-
-int esdirk_hybrid_problem_set_jacobian_pattern(esdirk_hybrid_problem* problem,
-                                               const esdirk_int* column_pointers,
-                                               const esdirk_int* row_indices, int linear_solver) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return set_pattern(*problem->problem, problem->structure_message, column_pointers, row_indices,
-                     linear_solver);
-}
+// --- Hybrid problems: the callbacks and the checker of each mode ----------------------------
 
 int esdirk_hybrid_problem_set_sparse_jacobian(esdirk_hybrid_problem* problem,
                                               esdirk_hybrid_sparse_jacobian_fn jacobian) {
@@ -338,16 +381,118 @@ int esdirk_hybrid_problem_set_sparse_jacobian(esdirk_hybrid_problem* problem,
   return ESDIRK_SUCCESS;
 }
 
+int esdirk_hybrid_problem_check_jacobian_pattern(esdirk_hybrid_problem* problem, int mode, double t,
+                                                 const double* x, const double* z, const double* p,
+                                                 const double* mem, double threshold,
+                                                 esdirk_int* missing, esdirk_int* rows,
+                                                 esdirk_int* cols, esdirk_int capacity,
+                                                 esdirk_int* wrong) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  esdirk_capi::CHybridProblem& model = *problem->problem;
+  if (!x || (model.nz() > 0 && !z) || (model.np() > 0 && !p) || (model.memory_size() > 0 && !mem))
+    return ESDIRK_NULL_ARGUMENT;
+  return check_pattern(model, problem->structure.message, threshold, missing, rows, cols, capacity,
+                       wrong, [&](const esdirk::JacobianCheckOptions& options) {
+                         return esdirk::check_jacobian_pattern(
+                             model, mode, t, esdirk_capi::in(x, model.nx()),
+                             esdirk_capi::in(z, model.nz()), esdirk_capi::in(p, model.np()),
+                             esdirk_capi::in(mem, model.memory_size()), options);
+                       });
+}
+
+// --- Deprecated (one release): the per-problem structure calls, on the problem's handle ------
+// Same statuses and messages as before the structure handle (the same templates and the same
+// message string, now the handle's).
+
+int esdirk_problem_set_jacobian_bandwidths(esdirk_problem* problem, esdirk_int lower,
+                                           esdirk_int upper) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return esdirk_jacobian_structure_set_bandwidths(&problem->structure, lower, upper);
+}
+
+int esdirk_problem_set_jacobian_pattern(esdirk_problem* problem, const esdirk_int* column_pointers,
+                                        const esdirk_int* row_indices, int linear_solver) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return esdirk_jacobian_structure_set_pattern(&problem->structure, column_pointers, row_indices,
+                                               linear_solver);
+}
+
+int esdirk_problem_set_krylov_settings(esdirk_problem* problem, esdirk_int dimension,
+                                       int max_restarts, double tolerance, esdirk_int block_size) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  esdirk_capi::CProblem& model = *problem->problem;
+  return set_krylov(model, problem->structure.message, dimension, max_restarts, tolerance,
+                    model.jacobian_structure().krylov.tolerance_with_derivatives, block_size);
+}
+
+int esdirk_problem_set_krylov_options(esdirk_problem* problem, int matrix_free,
+                                      double sensitivity_tolerance) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return set_krylov_options(*problem->problem, problem->structure.message, matrix_free,
+                            sensitivity_tolerance, std::nullopt,
+                            "esdirk_problem_set_krylov_settings");
+}
+
+int esdirk_problem_set_krylov_preconditioner(esdirk_problem* problem, int preconditioner) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  esdirk_capi::CProblem& model = *problem->problem;
+  return structure_call(problem->structure.message, [&] {
+    esdirk::KrylovSettings settings = model.jacobian_structure().krylov;  // the others kept
+    settings.preconditioner =
+        preconditioner_of(preconditioner, "esdirk_problem_set_krylov_preconditioner");
+    model.set_krylov_settings(settings);
+  });
+}
+
+int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return esdirk_jacobian_structure_clear(&problem->structure);
+}
+
+int esdirk_problem_get_jacobian_structure(const esdirk_problem* problem, int* linear_solver,
+                                          esdirk_int* lower, esdirk_int* upper,
+                                          esdirk_int* nonzeros) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return esdirk_jacobian_structure_get(&problem->structure, linear_solver, lower, upper, nonzeros,
+                                       nullptr, nullptr, 0);
+}
+
+int esdirk_problem_get_jacobian_pattern(const esdirk_problem* problem, esdirk_int* column_pointers,
+                                        esdirk_int* row_indices, esdirk_int capacity) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return get_pattern(*problem->problem, column_pointers, row_indices, capacity);
+}
+
+const char* esdirk_problem_structure_error(const esdirk_problem* problem) {
+  if (!problem) return "null problem handle";
+  return esdirk_jacobian_structure_last_error(&problem->structure);
+}
+
+int esdirk_hybrid_problem_set_jacobian_bandwidths(esdirk_hybrid_problem* problem,
+                                                  esdirk_int lower, esdirk_int upper) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return esdirk_jacobian_structure_set_bandwidths(&problem->structure, lower, upper);
+}
+
+int esdirk_hybrid_problem_set_jacobian_pattern(esdirk_hybrid_problem* problem,
+                                               const esdirk_int* column_pointers,
+                                               const esdirk_int* row_indices, int linear_solver) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  return esdirk_jacobian_structure_set_pattern(&problem->structure, column_pointers, row_indices,
+                                               linear_solver);
+}
+
 int esdirk_hybrid_problem_clear_jacobian_structure(esdirk_hybrid_problem* problem) {
   if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return clear_structure(*problem->problem, problem->structure_message);
+  return esdirk_jacobian_structure_clear(&problem->structure);
 }
 
 int esdirk_hybrid_problem_get_jacobian_structure(const esdirk_hybrid_problem* problem,
                                                  int* linear_solver, esdirk_int* lower,
                                                  esdirk_int* upper, esdirk_int* nonzeros) {
   if (!problem) return ESDIRK_NULL_ARGUMENT;
-  return get_structure(*problem->problem, linear_solver, lower, upper, nonzeros);
+  return esdirk_jacobian_structure_get(&problem->structure, linear_solver, lower, upper, nonzeros,
+                                       nullptr, nullptr, 0);
 }
 
 int esdirk_hybrid_problem_get_jacobian_pattern(const esdirk_hybrid_problem* problem,
@@ -357,28 +502,9 @@ int esdirk_hybrid_problem_get_jacobian_pattern(const esdirk_hybrid_problem* prob
   return get_pattern(*problem->problem, column_pointers, row_indices, capacity);
 }
 
-int esdirk_hybrid_problem_check_jacobian_pattern(esdirk_hybrid_problem* problem, int mode,
-                                                 double t, const double* x, const double* z,
-                                                 const double* p, const double* mem,
-                                                 double threshold, esdirk_int* missing,
-                                                 esdirk_int* rows, esdirk_int* cols,
-                                                 esdirk_int capacity, esdirk_int* wrong) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  esdirk_capi::CHybridProblem& model = *problem->problem;
-  if (!x || (model.nz() > 0 && !z) || (model.np() > 0 && !p) || (model.memory_size() > 0 && !mem))
-    return ESDIRK_NULL_ARGUMENT;
-  return check_pattern(model, problem->structure_message, threshold, missing, rows, cols, capacity,
-                       wrong, [&](const esdirk::JacobianCheckOptions& options) {
-                         return esdirk::check_jacobian_pattern(
-                             model, mode, t, esdirk_capi::in(x, model.nx()),
-                             esdirk_capi::in(z, model.nz()), esdirk_capi::in(p, model.np()),
-                             esdirk_capi::in(mem, model.memory_size()), options);
-                       });
-}
-
 const char* esdirk_hybrid_problem_structure_error(const esdirk_hybrid_problem* problem) {
   if (!problem) return "null hybrid problem handle";
-  return problem->structure_message.c_str();
+  return esdirk_jacobian_structure_last_error(&problem->structure);
 }
 
 }  // extern "C"

@@ -240,7 +240,8 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
       .def(
           "set_krylov_settings",
           [](ModelProblem& p, int dimension, int max_restarts, double tolerance, int block_size,
-             bool matrix_free, double sensitivity_tolerance, const std::string& preconditioner) {
+             bool matrix_free, double sensitivity_tolerance, const std::string& preconditioner,
+             double tolerance_with_derivatives) {
             KrylovSettings settings;
             if (preconditioner == "ilu0")
               settings.preconditioner = KrylovPreconditioner::ilu0;
@@ -251,6 +252,7 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
             settings.dimension = dimension;
             settings.max_restarts = max_restarts;
             settings.tolerance = tolerance;
+            settings.tolerance_with_derivatives = tolerance_with_derivatives;
             settings.block_size = block_size;
             settings.matrix_free = matrix_free;
             settings.sensitivity_tolerance = sensitivity_tolerance;
@@ -263,6 +265,7 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
           py::arg("dimension") = 30, py::arg("max_restarts") = 4, py::arg("tolerance") = 0.05,
           py::arg("block_size") = 1, py::arg("matrix_free") = false,
           py::arg("sensitivity_tolerance") = 1e-10, py::arg("preconditioner") = "ilu0",
+          py::arg("tolerance_with_derivatives") = 1e-3,
           "The GMRES of solver='krylov': Krylov dimension (1 to min(n, 500)), restarts (0 to "
           "1000; a cycle without progress ends the solve), the forcing term (relative "
           "residual) and the block size of the block-Jacobi preconditioner; matrix_free: GMRES "
@@ -271,9 +274,11 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
           "sensitivity_tolerance: the relative residual of the forward sensitivities' GMRES "
           "stage solves; preconditioner: the built-in one when no set_preconditioner is given, "
           "'ilu0' (incomplete LU of M on its pattern, the default) or 'block_jacobi' (dense LUs "
-          "of M's diagonal blocks of block_size). Every call sets all seven (the defaults for "
-          "those not given); a value out of range raises ValueError naming it and keeps the "
-          "settings.")
+          "of M's diagonal blocks of block_size); tolerance_with_derivatives: the forcing term "
+          "of the states' stage solves while sensitivities or an adjoint are attached, if "
+          "smaller than tolerance (in (0, 1): the derivatives differentiate the converged stage "
+          "equations). Every call sets all eight (the defaults for those not given); a value "
+          "out of range raises ValueError naming it and keeps the settings.")
       .def(
           "set_jacobian_vector_product", &ModelProblem::set_jacobian_vector_product,
           py::arg("jac_vec"),

@@ -1,7 +1,7 @@
-"""Newton-Krylov from Python: matrix_free and sensitivity_tolerance in set_krylov_settings, the
-J v hook and a user preconditioner (setup / solve) against the direct (KLU) solution, and bad
-input: an exception or a wrong shape in a hook is raised, a failing preconditioner ends with a
-SolverError, and the integration continues from its last good state."""
+"""Newton-Krylov from Python: matrix_free, sensitivity_tolerance and tolerance_with_derivatives in
+set_krylov_settings, the J v hook and a user preconditioner (setup / solve) against the direct
+(KLU) solution, and bad input: an exception or a wrong shape in a hook is raised, a failing
+preconditioner ends with a SolverError, and the integration continues from its last good state."""
 
 import ctypes
 import os
@@ -144,6 +144,42 @@ def test_matrix_free_and_sensitivity_tolerance_reach_the_solver(direct):
     integrator.initialize(0.0, initial_state())
     with pytest.raises(ValueError, match="matrix_free"):
         integrator.enable_sensitivities()
+
+
+def test_tolerance_with_derivatives_is_the_forcing_term_while_sensitivities_run(direct):
+    # KrylovSettings::tolerance_with_derivatives: the states' stage solves stop there instead of
+    # at `tolerance` (0.05) while sensitivities are attached. The default is 1e-3 (given or not,
+    # the same run to the bit); the states-only forcing term 0.05 there takes fewer GMRES
+    # iterations and moves the sensitivities; a states-only run never uses it.
+    def sensitivity_run(**settings):
+        problem = make_problem()
+        problem.set_krylov_settings(dimension=20, **settings)
+        integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
+        integrator.initialize(0.0, initial_state())
+        integrator.enable_sensitivities()
+        integrator.integrate_to(T_END)
+        return integrator
+
+    default = sensitivity_run()
+    given = sensitivity_run(tolerance_with_derivatives=1e-3)
+    loose = sensitivity_run(tolerance_with_derivatives=0.05)
+    assert np.array_equal(default.Sx, given.Sx) and np.array_equal(default.x, given.x)
+    assert not np.array_equal(default.Sx, loose.Sx)
+    assert loose.statistics["linear_iterations"] < default.statistics["linear_iterations"]
+    states = make_problem()
+    states.set_krylov_settings(dimension=20, tolerance_with_derivatives=0.05)
+    assert np.array_equal(run(states).x, run(make_problem()).x)
+    # Out of (0, 1): refused with the words of the other tolerances, the settings kept.
+    problem = make_problem()
+    problem.set_krylov_settings(dimension=20, tolerance_with_derivatives=0.05)
+    for bad in (0.0, 1.0, -1e-3, float("nan")):
+        with pytest.raises(ValueError, match=r"the tolerance_with_derivatives must be in \(0, 1\)"):
+            problem.set_krylov_settings(dimension=20, tolerance_with_derivatives=bad)
+    integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
+    integrator.initialize(0.0, initial_state())
+    integrator.enable_sensitivities()
+    integrator.integrate_to(T_END)
+    assert np.array_equal(integrator.Sx, loose.Sx)
 
 
 def test_the_builtin_preconditioner_is_chosen_by_name(direct):

@@ -67,7 +67,7 @@ math(EXPR deprecated_other "${n_d} - ${deprecated_baseline}")
 message(STATUS "C functions described: ${total}\n"
                "  (a) baseline (of the 193), not deprecated:        ${n_a}\n"
                "  (b) added by a new capability since, not deprecated: ${n_b}\n"
-               "  (c) new in the baseline's scope (options object, one objective): ${n_c}\n"
+               "  (c) new in the baseline's scope (options object, one objective, structure handle): ${n_c}\n"
                "  (d) deprecated wrappers (kept one release):       ${n_d} "
                "(${deprecated_baseline} of the baseline, ${deprecated_other} others)\n"
                "  counted (a) + (c): ${counted} (target 130, ceiling ${ceiling})")

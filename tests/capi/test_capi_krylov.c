@@ -113,10 +113,17 @@ static esdirk_problem* make_problem(Model* model, int solver, int matrix_free,
                                     esdirk_jacobian_vector_fn jv, int preconditioned) {
   esdirk_problem* problem = NULL;
   CHECK_STATUS(esdirk_problem_create(NX, 0, 0, brusselator, model, &problem), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, pointers, rows, solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_problem_jacobian_structure(problem),
+                                                     pointers, rows, solver),
+               ESDIRK_SUCCESS);
   if (solver == ESDIRK_LINEAR_SOLVER_KRYLOV) {
-    CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 20, 4, 0.05, 2), ESDIRK_SUCCESS);
-    CHECK_STATUS(esdirk_problem_set_krylov_options(problem, matrix_free, 1e-10), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem),
+                                                      20, 4, 0.05, 1e-3, 2),
+                 ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_jacobian_structure_set_krylov_options(
+                     esdirk_problem_jacobian_structure(problem), matrix_free, 1e-10,
+                     ESDIRK_KRYLOV_PRECONDITIONER_ILU0),
+                 ESDIRK_SUCCESS);
     CHECK_STATUS(esdirk_problem_set_krylov_callbacks(problem, jv, preconditioned ? setup : NULL,
                                                      preconditioned ? solve : NULL),
                  ESDIRK_SUCCESS);
@@ -240,22 +247,31 @@ static void bad_arguments_are_refused_and_change_nothing(void) {
   Model model = {0};
   esdirk_problem* problem = make_problem(&model, ESDIRK_LINEAR_SOLVER_KRYLOV, 1, product, 1);
   CHECK_STATUS(esdirk_problem_set_krylov_callbacks(NULL, product, setup, solve), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_problem_set_krylov_options(NULL, 1, 1e-10), ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(
+      esdirk_jacobian_structure_set_krylov_options(esdirk_problem_jacobian_structure(NULL), 1,
+                                                   1e-10, ESDIRK_KRYLOV_PRECONDITIONER_ILU0),
+      ESDIRK_NULL_ARGUMENT);
   /* A setup without its solve, or a solve without its setup. */
   CHECK_STATUS(esdirk_problem_set_krylov_callbacks(problem, product, setup, NULL),
                ESDIRK_INVALID_ARGUMENT);
-  CHECK(strstr(esdirk_problem_structure_error(problem), "setup and solve") != NULL);
+  CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_problem_jacobian_structure(problem)),
+               "setup and solve") != NULL);
   CHECK_STATUS(esdirk_problem_set_krylov_callbacks(problem, NULL, NULL, solve),
                ESDIRK_INVALID_ARGUMENT);
   /* The sensitivity tolerance out of (0, 1). */
   const double bad_tolerances[] = {0.0, 1.0, -1e-3, NAN};
   for (int k = 0; k < 4; ++k) {
-    CHECK_STATUS(esdirk_problem_set_krylov_options(problem, 0, bad_tolerances[k]),
+    CHECK_STATUS(esdirk_jacobian_structure_set_krylov_options(
+                     esdirk_problem_jacobian_structure(problem), 0, bad_tolerances[k],
+                     ESDIRK_KRYLOV_PRECONDITIONER_ILU0),
                  ESDIRK_INVALID_ARGUMENT);
-    CHECK(strstr(esdirk_problem_structure_error(problem), "sensitivity_tolerance") != NULL);
+    CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_problem_jacobian_structure(problem)),
+                 "sensitivity_tolerance") != NULL);
   }
   /* The GMRES settings again: they leave the matrix-free switch as it is. */
-  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 20, 4, 0.05, 2), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), 20,
+                                                    4, 0.05, 1e-3, 2),
+               ESDIRK_SUCCESS);
   /* Nothing changed: still matrix-free (the only use of J v) with the exact J v and the user
    * preconditioner. */
   double x[NX];
@@ -281,13 +297,23 @@ static void bad_arguments_are_refused_and_change_nothing(void) {
   esdirk_problem* small = NULL;
   CHECK_STATUS(esdirk_problem_create(4, 0, 0, brusselator, &model, &small), ESDIRK_SUCCESS);
   const esdirk_int small_pointers[] = {0, 1, 2, 3, 4}, small_rows[] = {0, 1, 2, 3};
-  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(small, small_pointers, small_rows,
-                                                   ESDIRK_LINEAR_SOLVER_KRYLOV),
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_problem_jacobian_structure(small),
+                                                     small_pointers, small_rows,
+                                                     ESDIRK_LINEAR_SOLVER_KRYLOV),
                ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_problem_set_krylov_options(small, 1, 1e-10), ESDIRK_INVALID_ARGUMENT);
-  CHECK(strstr(esdirk_problem_structure_error(small), "esdirk_problem_set_krylov_settings") != NULL);
-  CHECK_STATUS(esdirk_problem_set_krylov_settings(small, 4, 4, 0.05, 1), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_problem_set_krylov_options(small, 1, 1e-8), ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_jacobian_structure_set_krylov_options(esdirk_problem_jacobian_structure(small), 1,
+                                                   1e-10, ESDIRK_KRYLOV_PRECONDITIONER_ILU0),
+      ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_problem_jacobian_structure(small)),
+               "esdirk_jacobian_structure_set_krylov") != NULL);
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(small), 4, 4,
+                                                    0.05, 1e-3, 1),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_jacobian_structure_set_krylov_options(esdirk_problem_jacobian_structure(small), 1,
+                                                   1e-8, ESDIRK_KRYLOV_PRECONDITIONER_ILU0),
+      ESDIRK_SUCCESS);
   esdirk_problem_free(&small);
 }
 
@@ -308,7 +334,9 @@ static int rotation(esdirk_int nx, esdirk_int nz, esdirk_int np, double t, const
  * the exact LU, and GMRES would converge at once). */
 static int run_rotation(esdirk_problem* problem, int restarts, double* t, double* x) {
   if (restarts >= 0)
-    CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, restarts, 0.05, 1), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), 1,
+                                                      restarts, 0.05, 1e-3, 1),
+                 ESDIRK_SUCCESS);
   esdirk_solver* solver = NULL;
   CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_solver_set_step_limits(solver, 1.0, 0.0, 1e300, 60), ESDIRK_SUCCESS);
@@ -320,7 +348,8 @@ static int run_rotation(esdirk_problem* problem, int restarts, double* t, double
   return status;
 }
 
-/* GMRES had no stagnation test, and esdirk_problem_set_krylov_settings took any restart
+/* GMRES had no stagnation test, and esdirk_problem_set_krylov_settings (now
+ * esdirk_jacobian_structure_set_krylov) took any restart
  * count: with INT_MAX restarts the rotation above never finished its first step (issue 27).
  * Counts beyond 1000 are refused by the core's check of the settings (the message names the
  * limit), and the settings stay as they were; at the limit the run ends (a cycle without
@@ -330,22 +359,29 @@ static void gmres_restarts_beyond_the_cap_are_refused_not_run_for_ever(void) {
   const esdirk_int full_pointers[] = {0, 2, 4}, full_rows[] = {0, 1, 0, 1};
   esdirk_problem* problem = NULL;
   CHECK_STATUS(esdirk_problem_create(2, 0, 0, rotation, NULL, &problem), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, full_pointers, full_rows,
-                                                   ESDIRK_LINEAR_SOLVER_KRYLOV),
-               ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_jacobian_structure_set_pattern(esdirk_problem_jacobian_structure(problem),
+                                            full_pointers, full_rows, ESDIRK_LINEAR_SOLVER_KRYLOV),
+      ESDIRK_SUCCESS);
   /* The GMRES settings first: the defaults (dimension 30) do not fit n = 2. */
-  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, 4, 0.05, 1), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_problem_set_krylov_preconditioner(problem,
-                                                        ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI),
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), 1,
+                                                    4, 0.05, 1e-3, 1),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov_options(
+                   esdirk_problem_jacobian_structure(problem), 0, 1e-10,
+                   ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI),
                ESDIRK_SUCCESS);
   double t_kept = 0.0, x_kept[2], t = 0.0, x[2];
   const int kept = run_rotation(problem, 4, &t_kept, x_kept);
-  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, INT_MAX, 0.05, 1),
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), 1,
+                                                    INT_MAX, 0.05, 1e-3, 1),
                ESDIRK_INVALID_ARGUMENT);
-  printf("  %s\n", esdirk_problem_structure_error(problem));
-  CHECK(strstr(esdirk_problem_structure_error(problem),
+  printf("  %s\n",
+         esdirk_jacobian_structure_last_error(esdirk_problem_jacobian_structure(problem)));
+  CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_problem_jacobian_structure(problem)),
                "Krylov settings: max_restarts must be <= 1000 (got 2147483647, n = 2)") != NULL);
-  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 1, 1001, 0.05, 1),
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), 1,
+                                                    1001, 0.05, 1e-3, 1),
                ESDIRK_INVALID_ARGUMENT);
   /* Kept: the same run as with 4 restarts, to the bit. */
   CHECK_STATUS(run_rotation(problem, -1, &t, x), kept);
@@ -373,16 +409,27 @@ static void krylov_dimensions_beyond_the_cap_are_refused_before_the_basis_is_all
   for (esdirk_int j = 0; j < N; ++j) rows[j] = j;
   esdirk_problem* problem = NULL;
   CHECK_STATUS(esdirk_problem_create(N, 0, 0, zero_rhs, NULL, &problem), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, pointers, rows, ESDIRK_LINEAR_SOLVER_KRYLOV),
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_problem_jacobian_structure(problem),
+                                                     pointers, rows, ESDIRK_LINEAR_SOLVER_KRYLOV),
                ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 20, 4, 0.05, 1), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, N, 4, 0.05, 1), ESDIRK_INVALID_ARGUMENT);
-  printf("  %s\n", esdirk_problem_structure_error(problem));
-  CHECK(strstr(esdirk_problem_structure_error(problem),
-               "the Krylov dimension must be <= 500 (the GMRES basis holds dimension + 1 vectors of n "
-               "values) (got 1000, n = 1000)") != NULL);
-  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 501, 4, 0.05, 1), ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 500, 4, 0.05, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), 20,
+                                                    4, 0.05, 1e-3, 1),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), N,
+                                                    4, 0.05, 1e-3, 1),
+               ESDIRK_INVALID_ARGUMENT);
+  printf("  %s\n",
+         esdirk_jacobian_structure_last_error(esdirk_problem_jacobian_structure(problem)));
+  CHECK(strstr(
+            esdirk_jacobian_structure_last_error(esdirk_problem_jacobian_structure(problem)),
+            "the Krylov dimension must be <= 500 (the GMRES basis holds dimension + 1 vectors of n "
+            "values) (got 1000, n = 1000)") != NULL);
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), 501,
+                                                    4, 0.05, 1e-3, 1),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), 500,
+                                                    4, 0.05, 1e-3, 1),
+               ESDIRK_SUCCESS);
   /* At the cap a solver is made (two stage systems of 501 basis vectors of 1000 values) and
    * runs (x' = 0). */
   esdirk_solver* solver = NULL;

@@ -345,10 +345,13 @@ static void test_intervals_keep_the_problems_krylov_settings(void) {
   esdirk_problem* problem = NULL;
   CHECK_STATUS(esdirk_problem_create(1, 1, 1, model, NULL, &problem), ESDIRK_SUCCESS);
   const esdirk_int column_pointers[3] = {0, 2, 4}, row_indices[4] = {0, 1, 0, 1};
-  CHECK_STATUS(esdirk_problem_set_jacobian_pattern(problem, column_pointers, row_indices,
-                                                   ESDIRK_LINEAR_SOLVER_KRYLOV),
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_problem_jacobian_structure(problem),
+                                                     column_pointers, row_indices,
+                                                     ESDIRK_LINEAR_SOLVER_KRYLOV),
                ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_problem_set_krylov_settings(problem, 2, 4, 0.05, 2), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), 2,
+                                                    4, 0.05, 1e-3, 2),
+               ESDIRK_SUCCESS);
   esdirk_multishoot* ms = NULL;
   CHECK_STATUS(esdirk_multishoot_create(problem, 1, 1, &ms), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_multishoot_set_tolerances(ms, 1e-9, 1e-12), ESDIRK_SUCCESS);

@@ -184,7 +184,8 @@ static const char* structure_name[] = {"dense", "dense + analytic J",  "banded",
 static void declare_hybrid(esdirk_hybrid_problem* hp, Structure s) {
   esdirk_int ptr[N + 1], rows[3 * N];
   tridiagonal(ptr, rows);
-  CHECK_STATUS(esdirk_hybrid_problem_clear_jacobian_structure(hp), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_clear(esdirk_hybrid_problem_jacobian_structure(hp)),
+               ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(hp, NULL), ESDIRK_SUCCESS);
   const int analytic = s == DENSE_ANALYTIC || s == BANDED_ANALYTIC || s == SPARSE_ANALYTIC;
   CHECK_STATUS(esdirk_hybrid_problem_set_jacobians(
@@ -192,11 +193,13 @@ static void declare_hybrid(esdirk_hybrid_problem* hp, Structure s) {
                    analytic ? hybrid_chain_parameter_jacobian : NULL),
                ESDIRK_SUCCESS);
   if (s == BANDED || s == BANDED_ANALYTIC)
-    CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, 1, 1), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_jacobian_structure_set_bandwidths(
+                     esdirk_hybrid_problem_jacobian_structure(hp), 1, 1),
+                 ESDIRK_SUCCESS);
   if (s == SPARSE || s == SPARSE_ANALYTIC)
-    CHECK_STATUS(
-        esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-        ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp),
+                                                       ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+                 ESDIRK_SUCCESS);
   if (s == BANDED_ANALYTIC || s == SPARSE_ANALYTIC)
     CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(hp, hybrid_chain_jacobian),
                  ESDIRK_SUCCESS);
@@ -205,7 +208,8 @@ static void declare_hybrid(esdirk_hybrid_problem* hp, Structure s) {
 static void declare(esdirk_problem* problem, Structure s) {
   esdirk_int ptr[N + 1], rows[3 * N];
   tridiagonal(ptr, rows);
-  CHECK_STATUS(esdirk_problem_clear_jacobian_structure(problem), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_clear(esdirk_problem_jacobian_structure(problem)),
+               ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_problem_set_sparse_jacobian(problem, NULL), ESDIRK_SUCCESS);
   const int analytic = s == DENSE_ANALYTIC || s == BANDED_ANALYTIC || s == SPARSE_ANALYTIC;
   CHECK_STATUS(
@@ -215,11 +219,13 @@ static void declare(esdirk_problem* problem, Structure s) {
       esdirk_problem_set_parameter_jacobian(problem, analytic ? chain_parameter_jacobian : NULL),
       ESDIRK_SUCCESS);
   if (s == BANDED || s == BANDED_ANALYTIC)
-    CHECK_STATUS(esdirk_problem_set_jacobian_bandwidths(problem, 1, 1), ESDIRK_SUCCESS);
-  if (s == SPARSE || s == SPARSE_ANALYTIC)
     CHECK_STATUS(
-        esdirk_problem_set_jacobian_pattern(problem, ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+        esdirk_jacobian_structure_set_bandwidths(esdirk_problem_jacobian_structure(problem), 1, 1),
         ESDIRK_SUCCESS);
+  if (s == SPARSE || s == SPARSE_ANALYTIC)
+    CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_problem_jacobian_structure(problem),
+                                                       ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+                 ESDIRK_SUCCESS);
   if (s == BANDED_ANALYTIC || s == SPARSE_ANALYTIC)
     CHECK_STATUS(esdirk_problem_set_sparse_jacobian(problem, chain_jacobian), ESDIRK_SUCCESS);
 }
@@ -662,11 +668,13 @@ static void test_shooting_handles_on_structures(void) {
 
 /* ---- Bad values: a status, a message, nothing changed ---------------------------------------- */
 
-static void check_structure_unchanged(const esdirk_hybrid_problem* hp, int kind, esdirk_int lower,
+static void check_structure_unchanged(esdirk_hybrid_problem* hp, int kind, esdirk_int lower,
                                       esdirk_int upper, esdirk_int nonzeros) {
   int k = -1;
   esdirk_int l = -1, u = -1, nnz = -1;
-  CHECK_STATUS(esdirk_hybrid_problem_get_jacobian_structure(hp, &k, &l, &u, &nnz), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_get(esdirk_hybrid_problem_jacobian_structure(hp), &k, &l,
+                                             &u, &nnz, NULL, NULL, 0),
+               ESDIRK_SUCCESS);
   CHECK(k == kind && l == lower && u == upper && nnz == nonzeros);
 }
 
@@ -675,86 +683,109 @@ static void test_hybrid_structure_bad_input(void) {
   esdirk_int ptr[N + 1], rows[3 * N];
   tridiagonal(ptr, rows);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_DENSE, N - 1, N - 1, N * N);
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, 2, 1), ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_jacobian_structure_set_bandwidths(esdirk_hybrid_problem_jacobian_structure(hp), 2, 1),
+      ESDIRK_SUCCESS);
   const esdirk_int band_nnz = 4 * N - 4; /* diagonals 0, +1, -1, -2: N + 2 (N - 1) + N - 2 */
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
   const char* message = NULL;
   /* Negative, and too large, bandwidths. */
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, -1, 1), ESDIRK_INVALID_ARGUMENT);
-  message = esdirk_hybrid_problem_structure_error(hp);
+  CHECK_STATUS(
+      esdirk_jacobian_structure_set_bandwidths(esdirk_hybrid_problem_jacobian_structure(hp), -1, 1),
+      ESDIRK_INVALID_ARGUMENT);
+  message = esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp));
   CHECK(strstr(message, "0 <= lower, upper < n = 10") != NULL &&
         strstr(message, "lower -1") != NULL);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, 1, N), ESDIRK_INVALID_ARGUMENT);
-  CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "upper 10") != NULL);
+  CHECK_STATUS(
+      esdirk_jacobian_structure_set_bandwidths(esdirk_hybrid_problem_jacobian_structure(hp), 1, N),
+      ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp)),
+               "upper 10") != NULL);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
   /* A row outside [0, n), a row twice in a column, decreasing pointers, an unknown back-end. */
   esdirk_int bad_rows[3 * N];
   memcpy(bad_rows, rows, sizeof rows);
   bad_rows[ptr[N] - 1] = N;
-  CHECK_STATUS(
-      esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, bad_rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-      ESDIRK_INVALID_ARGUMENT);
-  message = esdirk_hybrid_problem_structure_error(hp);
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp),
+                                                     ptr, bad_rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+               ESDIRK_INVALID_ARGUMENT);
+  message = esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp));
   printf("out of range: %s\n", message);
   CHECK(strlen(message) > 0 && strstr(message, "10") != NULL);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
   memcpy(bad_rows, rows, sizeof rows);
   bad_rows[1] = bad_rows[0]; /* column 0: rows 0, 0 */
-  CHECK_STATUS(
-      esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, bad_rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-      ESDIRK_INVALID_ARGUMENT);
-  message = esdirk_hybrid_problem_structure_error(hp);
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp),
+                                                     ptr, bad_rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+               ESDIRK_INVALID_ARGUMENT);
+  message = esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp));
   printf("duplicate: %s\n", message);
   CHECK(strstr(message, "twice") != NULL || strstr(message, "duplicate") != NULL);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
   esdirk_int bad_ptr[N + 1];
   memcpy(bad_ptr, ptr, sizeof ptr);
   bad_ptr[3] = bad_ptr[2] - 1;
-  CHECK_STATUS(
-      esdirk_hybrid_problem_set_jacobian_pattern(hp, bad_ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-      ESDIRK_INVALID_ARGUMENT);
-  CHECK(strlen(esdirk_hybrid_problem_structure_error(hp)) > 0);
-  check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, rows, 7),
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp),
+                                                     bad_ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
                ESDIRK_INVALID_ARGUMENT);
-  CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "linear_solver 7") != NULL);
+  CHECK(strlen(esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp))) >
+        0);
+  check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp),
+                                                     ptr, rows, 7),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp)),
+               "linear_solver 7") != NULL);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
   /* NULL arrays and handles. */
-  CHECK_STATUS(
-      esdirk_hybrid_problem_set_jacobian_pattern(hp, NULL, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
-      ESDIRK_NULL_ARGUMENT);
-  CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "column_pointers is NULL") != NULL);
-  CHECK_STATUS(
-      esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, NULL, ESDIRK_LINEAR_SOLVER_SPARSE),
-      ESDIRK_NULL_ARGUMENT);
-  CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "row_indices is NULL") != NULL);
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp),
+                                                     NULL, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp)),
+               "column_pointers is NULL") != NULL);
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp),
+                                                     ptr, NULL, ESDIRK_LINEAR_SOLVER_SPARSE),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp)),
+               "row_indices is NULL") != NULL);
   check_structure_unchanged(hp, ESDIRK_LINEAR_SOLVER_BANDED, 2, 1, band_nnz);
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(NULL, 1, 1), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(NULL, ptr, rows, 2),
+  CHECK_STATUS(esdirk_jacobian_structure_set_bandwidths(
+                   esdirk_hybrid_problem_jacobian_structure(NULL), 1, 1),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(NULL),
+                                                     ptr, rows, 2),
                ESDIRK_NULL_ARGUMENT);
   CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(NULL, hybrid_chain_jacobian),
                ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_problem_clear_jacobian_structure(NULL), ESDIRK_NULL_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_problem_get_jacobian_structure(NULL, NULL, NULL, NULL, NULL),
+  CHECK_STATUS(esdirk_jacobian_structure_clear(esdirk_hybrid_problem_jacobian_structure(NULL)),
                ESDIRK_NULL_ARGUMENT);
-  CHECK(strlen(esdirk_hybrid_problem_structure_error(NULL)) > 0);
+  CHECK_STATUS(esdirk_jacobian_structure_get(esdirk_hybrid_problem_jacobian_structure(NULL), NULL,
+                                             NULL, NULL, NULL, NULL, NULL, 0),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK(strlen(esdirk_jacobian_structure_last_error(
+            esdirk_hybrid_problem_jacobian_structure(NULL))) > 0);
   /* The pattern round-trips with sorted rows; a good call clears the message. */
   esdirk_int reversed[3 * N], ptr_back[N + 1], rows_back[3 * N];
   for (int j = 0; j < N; ++j)
     for (int k = ptr[j]; k < ptr[j + 1]; ++k) reversed[k] = rows[ptr[j + 1] - 1 - (k - ptr[j])];
-  CHECK_STATUS(
-      esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, reversed, ESDIRK_LINEAR_SOLVER_SPARSE),
-      ESDIRK_SUCCESS);
-  CHECK(strcmp(esdirk_hybrid_problem_structure_error(hp), "") == 0);
-  CHECK_STATUS(esdirk_hybrid_problem_get_jacobian_pattern(hp, ptr_back, rows_back, 3 * N - 3),
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp),
+                                                     ptr, reversed, ESDIRK_LINEAR_SOLVER_SPARSE),
+               ESDIRK_SUCCESS);
+  CHECK(strcmp(esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp)),
+               "") == 0);
+  CHECK_STATUS(esdirk_jacobian_structure_get(esdirk_hybrid_problem_jacobian_structure(hp), NULL,
+                                             NULL, NULL, NULL, ptr_back, rows_back, 3 * N - 3),
                ESDIRK_BUFFER_TOO_SMALL);
-  CHECK_STATUS(esdirk_hybrid_problem_get_jacobian_pattern(hp, ptr_back, rows_back, 3 * N),
+  CHECK_STATUS(esdirk_jacobian_structure_get(esdirk_hybrid_problem_jacobian_structure(hp), NULL,
+                                             NULL, NULL, NULL, ptr_back, rows_back, 3 * N),
                ESDIRK_SUCCESS);
   CHECK(memcmp(ptr_back, ptr, sizeof ptr) == 0 &&
         memcmp(rows_back, rows, (size_t)ptr[N] * sizeof(esdirk_int)) == 0);
-  CHECK_STATUS(esdirk_hybrid_problem_clear_jacobian_structure(hp), ESDIRK_SUCCESS);
-  CHECK_STATUS(esdirk_hybrid_problem_get_jacobian_pattern(hp, ptr_back, rows_back, 3 * N),
+  CHECK_STATUS(esdirk_jacobian_structure_clear(esdirk_hybrid_problem_jacobian_structure(hp)),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_get(esdirk_hybrid_problem_jacobian_structure(hp), NULL,
+                                             NULL, NULL, NULL, ptr_back, rows_back, 3 * N),
                ESDIRK_WRONG_CALL_ORDER);
   esdirk_hybrid_problem_free(&hp);
 }
@@ -891,7 +922,9 @@ static void test_refusals_change_nothing(void) {
                  ESDIRK_INVALID_ARGUMENT);
     CHECK_STATUS(esdirk_shooting_set_jacobian_reuse(sh, 1, 0.1), ESDIRK_INVALID_ARGUMENT);
     CHECK_STATUS(esdirk_shooting_set_keep_step_ratio(sh, 2.0, 3.0), ESDIRK_INVALID_ARGUMENT);
-    CHECK_STATUS(esdirk_problem_set_jacobian_bandwidths(problem, -3, 1), ESDIRK_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        esdirk_jacobian_structure_set_bandwidths(esdirk_problem_jacobian_structure(problem), -3, 1),
+        ESDIRK_INVALID_ARGUMENT);
   }
   CHECK(same_bits(x_a, x_b, N) && same_bits(A_a, A_b, N * N));
   esdirk_shooting_free(&other);
@@ -903,10 +936,12 @@ static void test_refusals_change_nothing(void) {
   esdirk_int ptr[N + 1], rows[3 * N];
   tridiagonal(ptr, rows);
   rows[2] = -1;
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp),
+                                                     ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+               ESDIRK_INVALID_ARGUMENT);
   CHECK_STATUS(
-      esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+      esdirk_jacobian_structure_set_bandwidths(esdirk_hybrid_problem_jacobian_structure(hp), N, 0),
       ESDIRK_INVALID_ARGUMENT);
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, N, 0), ESDIRK_INVALID_ARGUMENT);
   const HybridRun b = run_hybrid(hp, (HybridConfig){"ESDIRK34", 0, 0, 0.0, 1, 0.0});
   CHECK(a.steps == b.steps && same_bits(a.x, b.x, N) && same_bits(a.S, b.S, N * NP));
   esdirk_hybrid_problem_free(&hp);
@@ -947,23 +982,28 @@ static void test_hybrid_pattern_checker(void) {
   CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 1, 0.0, x, NULL, p_nominal, NULL,
                                                             0.0, &missing, rows, cols, 4, &wrong),
                ESDIRK_WRONG_CALL_ORDER);
-  CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "no pattern") != NULL);
+  CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp)),
+               "no pattern") != NULL);
   esdirk_int ptr[N + 1], pattern_rows[3 * N];
   tridiagonal(ptr, pattern_rows);
-  CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr, pattern_rows,
-                                                          ESDIRK_LINEAR_SOLVER_SPARSE),
-               ESDIRK_SUCCESS);
+  CHECK_STATUS(
+      esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp), ptr,
+                                            pattern_rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+      ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 1, 0.0, x, NULL, p_nominal, NULL,
                                                             0.0, &missing, rows, cols, 4, &wrong),
                ESDIRK_SUCCESS);
   CHECK(missing == 0 && wrong == 0);
-  CHECK(strcmp(esdirk_hybrid_problem_structure_error(hp), "") == 0);
+  CHECK(strcmp(esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp)),
+               "") == 0);
   CHECK_STATUS(esdirk_hybrid_problem_check_jacobian_pattern(hp, 0, 0.0, x, NULL, p_nominal, NULL,
                                                             0.0, &missing, rows, cols, 4, &wrong),
                ESDIRK_SUCCESS);
   CHECK(missing == 1 && wrong == 0 && rows[0] == 0 && cols[0] == 2);
-  printf("mode 0: %s\n", esdirk_hybrid_problem_structure_error(hp));
-  CHECK(strstr(esdirk_hybrid_problem_structure_error(hp), "x[2]") != NULL);
+  printf("mode 0: %s\n",
+         esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp)));
+  CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_hybrid_problem_jacobian_structure(hp)),
+               "x[2]") != NULL);
   /* A wrong analytic J in mode 1: every diagonal entry. */
   CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(hp, hybrid_chain_wrong_jacobian),
                ESDIRK_SUCCESS);

@@ -121,14 +121,17 @@ Run through_c(Kind kind, const char* method, int raw) {
   CHECK_STATUS(esdirk_hybrid_problem_set_events(hp, c_events, nullptr), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_problem_set_transition(hp, c_transition, nullptr), ESDIRK_SUCCESS);
   if (kind == Kind::band_analytic) {
-    CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, 1, 1), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_jacobian_structure_set_bandwidths(
+                     esdirk_hybrid_problem_jacobian_structure(hp), 1, 1),
+                 ESDIRK_SUCCESS);
     CHECK_STATUS(esdirk_hybrid_problem_set_sparse_jacobian(hp, c_sparse_jacobian), ESDIRK_SUCCESS);
   } else {
     std::vector<int> ptr, rows;
     tridiagonal(ptr, rows);
-    CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(hp, ptr.data(), rows.data(),
-                                                            ESDIRK_LINEAR_SOLVER_SPARSE),
-                 ESDIRK_SUCCESS);
+    CHECK_STATUS(
+        esdirk_jacobian_structure_set_pattern(esdirk_hybrid_problem_jacobian_structure(hp),
+                                              ptr.data(), rows.data(), ESDIRK_LINEAR_SOLVER_SPARSE),
+        ESDIRK_SUCCESS);
   }
   CHECK_STATUS(esdirk_hybrid_solver_create(hp, &s), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_hybrid_solver_set_tolerances(s, 1e-7, 1e-9), ESDIRK_SUCCESS);

@@ -80,12 +80,17 @@ program test_fortran_method
   use esdirk
   use esdirk_method
   use esdirk_options
-  use esdirk_sparse, only: esdirk_problem_set_krylov_settings, esdirk_problem_set_krylov_options, &
-      esdirk_problem_set_krylov_callbacks, esdirk_problem_set_jacobian_pattern, ESDIRK_LINEAR_SOLVER_KRYLOV
+  use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
+  use esdirk_sparse, only: esdirk_problem_jacobian_structure, esdirk_jacobian_structure_set_pattern, &
+      esdirk_jacobian_structure_set_krylov, esdirk_jacobian_structure_set_krylov_options, &
+      esdirk_jacobian_structure_last_error, esdirk_problem_set_krylov_callbacks, ESDIRK_LINEAR_SOLVER_KRYLOV, &
+      ESDIRK_KRYLOV_PRECONDITIONER_ILU0
   use method_model
   implicit none
   integer :: passed = 0, failed = 0
-  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, options = c_null_ptr
+  type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, options = c_null_ptr, structure = c_null_ptr
+  real(c_double) :: bad_terms(4)
+  integer :: k
   integer(c_int64_t) :: steps_calibrated, steps_raw, steps, reuses, iterations_rate, iterations_correction
   integer(c_int64_t) :: counted
   real(c_double) :: x_direct
@@ -207,18 +212,36 @@ program test_fortran_method
   call check(steps == steps_calibrated .and. error == error_calibrated, "options: default run")
   call esdirk_options_free(options)
   call check(.not. c_associated(options), "options freed")
-  call check(esdirk_problem_set_krylov_settings(problem, 0, 4, 0.05_c_double, 1) == ESDIRK_INVALID_ARGUMENT, &
+  structure = esdirk_problem_jacobian_structure(problem)
+  call check(c_associated(structure), "structure handle")
+  call check(esdirk_jacobian_structure_set_krylov(structure, 0, 4, 0.05_c_double, 1d-3, 1) == ESDIRK_INVALID_ARGUMENT, &
              "Krylov dimension 0 refused")
 
   ! Matrix-free Newton-Krylov with the exact J v and a user preconditioner: the direct run.
   call run(1d-8, error, steps)
   x_direct = x(1)
-  call check(esdirk_problem_set_jacobian_pattern(problem, pointers, rows, ESDIRK_LINEAR_SOLVER_KRYLOV) &
+  call check(esdirk_jacobian_structure_set_pattern(structure, pointers, rows, ESDIRK_LINEAR_SOLVER_KRYLOV) &
              == ESDIRK_SUCCESS, "Krylov pattern")
-  call check(esdirk_problem_set_krylov_settings(problem, 2, 4, 0.05_c_double, 2) == ESDIRK_SUCCESS, "Krylov settings")
-  call check(esdirk_problem_set_krylov_options(problem, 1, 0.0_c_double) == ESDIRK_INVALID_ARGUMENT, &
-             "sensitivity tolerance 0 refused")
-  call check(esdirk_problem_set_krylov_options(problem, 1, 1d-10) == ESDIRK_SUCCESS, "matrix-free")
+  ! The forcing term while derivatives are attached: out of (0, 1) refused in the words of the
+  ! other tolerances, with n.
+  bad_terms = [0.0_c_double, 1.0_c_double, -1d-3, ieee_value(1.0_c_double, ieee_quiet_nan)]
+  do k = 1, 4
+    call check(esdirk_jacobian_structure_set_krylov(structure, 2, 4, 0.05_c_double, bad_terms(k), 2) &
+               == ESDIRK_INVALID_ARGUMENT, "tolerance_with_derivatives out of (0, 1) refused")
+    call check(index(esdirk_jacobian_structure_last_error(structure), &
+                     "Krylov settings: the tolerance_with_derivatives must be in (0, 1) (got ") == 1 .and. &
+               index(esdirk_jacobian_structure_last_error(structure), ", n = 2)") > 0, &
+               "tolerance_with_derivatives message")
+  end do
+  call check(esdirk_jacobian_structure_set_krylov(structure, 2, 4, 0.05_c_double, 1d-3, 2) == ESDIRK_SUCCESS, &
+             "Krylov settings")
+  call check(esdirk_jacobian_structure_last_error(structure) == "", "no message after a success")
+  call check(esdirk_jacobian_structure_set_krylov_options(structure, 1, 0.0_c_double, ESDIRK_KRYLOV_PRECONDITIONER_ILU0) &
+             == ESDIRK_INVALID_ARGUMENT, "sensitivity tolerance 0 refused")
+  call check(esdirk_jacobian_structure_set_krylov_options(structure, 1, 1d-10, 5) == ESDIRK_INVALID_ARGUMENT, &
+             "preconditioner 5 refused")
+  call check(esdirk_jacobian_structure_set_krylov_options(structure, 1, 1d-10, ESDIRK_KRYLOV_PRECONDITIONER_ILU0) &
+             == ESDIRK_SUCCESS, "matrix-free")
   call check(esdirk_problem_set_krylov_callbacks(problem, c_funloc(times_jacobian), c_funloc(setup), c_null_funptr) &
              == ESDIRK_INVALID_ARGUMENT, "setup without solve refused")
   call check(esdirk_problem_set_krylov_callbacks(problem, c_funloc(times_jacobian), c_funloc(setup), c_funloc(solve)) &

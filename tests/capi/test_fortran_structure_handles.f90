@@ -146,7 +146,7 @@ program test_fortran_structure_handles
   integer, parameter :: max_events = 64
   integer :: passed = 0, failed = 0, i, j, k
   type(c_ptr) :: hp = c_null_ptr, problem = c_null_ptr, sh = c_null_ptr, rs = c_null_ptr
-  type(c_ptr) :: hs = c_null_ptr
+  type(c_ptr) :: hs = c_null_ptr, js = c_null_ptr  ! js: the hybrid problem's structure handle
   real(c_double) :: x_dense(n), x_klu(n), S_dense(n, np), S_klu(n, np), x_other(n), S_other(n, np)
   real(c_double) :: t_dense(max_events), t_klu(max_events), t_other(max_events)
   real(c_double) :: none(1), x0(n), p(np), xs_dense(n), xs_band(n), A_dense(n, n), A_band(n, n)
@@ -164,6 +164,8 @@ program test_fortran_structure_handles
              "events")
   call check(esdirk_hybrid_problem_set_transition(hp, c_funloc(switch_heater), c_null_funptr) &
              == ESDIRK_SUCCESS, "transition")
+  js = esdirk_hybrid_problem_jacobian_structure(hp)
+  call check(c_associated(js), "structure handle")
 
   ! Dense with the analytic dense J, then KLU (1-based pattern) with the analytic sparse J.
   call check(esdirk_hybrid_problem_set_jacobians(hp, c_funloc(dense_jacobian), c_funloc(parameter_jacobian)) &
@@ -180,11 +182,11 @@ program test_fortran_structure_handles
   colptr(n + 1) = k
   call check(esdirk_hybrid_problem_set_jacobians(hp, c_null_funptr, c_funloc(parameter_jacobian)) &
              == ESDIRK_SUCCESS, "no dense J")
-  call check(esdirk_hybrid_problem_set_jacobian_pattern_1based(hp, colptr, rowind(1:k - 1), &
+  call check(esdirk_jacobian_structure_set_pattern_1based(js, colptr, rowind(1:k - 1), &
              ESDIRK_LINEAR_SOLVER_SPARSE) == ESDIRK_SUCCESS, "1-based pattern")
   call check(esdirk_hybrid_problem_set_sparse_jacobian(hp, c_funloc(sparse_jacobian)) == ESDIRK_SUCCESS, &
              "sparse J")
-  call check(esdirk_hybrid_problem_get_jacobian_structure(hp, kind, lower, upper, nnz) == ESDIRK_SUCCESS, "get")
+  call check(esdirk_jacobian_structure_get(js, kind, lower, upper, nnz, c_null_ptr, c_null_ptr, 0) == ESDIRK_SUCCESS, "get")
   call check(kind == ESDIRK_LINEAR_SOLVER_SPARSE .and. lower == 1 .and. upper == 1 .and. nnz == 3 * n - 2, &
              "KLU structure")
   call run_hybrid("ESDIRK34", .true., x_klu, S_klu, t_klu, events_klu, value)
@@ -194,7 +196,7 @@ program test_fortran_structure_handles
   call check(maxval(abs(x_klu - x_dense)) <= 1d-12 * maxval(abs(x_dense)), "x: KLU = dense")
   call check(maxval(abs(S_klu - S_dense)) <= 1d-12 * maxval(abs(S_dense)), "S: KLU = dense")
   ! Band LU with the same analytic sparse J.
-  call check(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, 1, 1) == ESDIRK_SUCCESS, "bandwidths")
+  call check(esdirk_jacobian_structure_set_bandwidths(js, 1, 1) == ESDIRK_SUCCESS, "bandwidths")
   call run_hybrid("ESDIRK34", .true., x_other, S_other, t_other, events_other, value)
   call check(events_other == events_dense .and. maxval(abs(x_other - x_dense)) <= 1d-12 * maxval(abs(x_dense)) &
              .and. maxval(abs(S_other - S_dense)) <= 1d-12 * maxval(abs(S_dense)), "band = dense")
@@ -233,25 +235,25 @@ program test_fortran_structure_handles
   call esdirk_hybrid_solver_free(hs)
 
   ! Bad structures: a status, a message, the structure kept (banded 1, 1).
-  call check(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, -1, 1) == ESDIRK_INVALID_ARGUMENT, &
+  call check(esdirk_jacobian_structure_set_bandwidths(js, -1, 1) == ESDIRK_INVALID_ARGUMENT, &
              "negative bandwidth")
-  call check(index(esdirk_hybrid_problem_structure_error_string(hp), "lower -1") > 0, "bandwidth message")
-  call check(esdirk_hybrid_problem_set_jacobian_bandwidths(hp, 1, n) == ESDIRK_INVALID_ARGUMENT, "bandwidth >= n")
+  call check(index(esdirk_jacobian_structure_last_error(js), "lower -1") > 0, "bandwidth message")
+  call check(esdirk_jacobian_structure_set_bandwidths(js, 1, n) == ESDIRK_INVALID_ARGUMENT, "bandwidth >= n")
   bad(1:k - 1) = rowind(1:k - 1)
   bad(2) = n + 1
-  call check(esdirk_hybrid_problem_set_jacobian_pattern_1based(hp, colptr, bad(1:k - 1), &
+  call check(esdirk_jacobian_structure_set_pattern_1based(js, colptr, bad(1:k - 1), &
              ESDIRK_LINEAR_SOLVER_SPARSE) == ESDIRK_INVALID_ARGUMENT, "row out of range")
-  call check(index(esdirk_hybrid_problem_structure_error_string(hp), "outside") > 0, "range message")
+  call check(index(esdirk_jacobian_structure_last_error(js), "outside") > 0, "range message")
   bad(2) = 1
-  call check(esdirk_hybrid_problem_set_jacobian_pattern_1based(hp, colptr, bad(1:k - 1), &
+  call check(esdirk_jacobian_structure_set_pattern_1based(js, colptr, bad(1:k - 1), &
              ESDIRK_LINEAR_SOLVER_SPARSE) == ESDIRK_INVALID_ARGUMENT, "duplicate row")
-  call check(index(esdirk_hybrid_problem_structure_error_string(hp), "twice") > 0, "duplicate message")
-  call check(esdirk_hybrid_problem_set_jacobian_pattern_1based(hp, colptr, rowind(1:k - 1), 9_c_int) &
+  call check(index(esdirk_jacobian_structure_last_error(js), "twice") > 0, "duplicate message")
+  call check(esdirk_jacobian_structure_set_pattern_1based(js, colptr, rowind(1:k - 1), 9_c_int) &
              == ESDIRK_INVALID_ARGUMENT, "unknown back-end")
-  call check(esdirk_hybrid_problem_get_jacobian_structure(hp, kind, lower, upper, nnz) == ESDIRK_SUCCESS, "get")
+  call check(esdirk_jacobian_structure_get(js, kind, lower, upper, nnz, c_null_ptr, c_null_ptr, 0) == ESDIRK_SUCCESS, "get")
   call check(kind == ESDIRK_LINEAR_SOLVER_BANDED .and. lower == 1 .and. upper == 1, "structure kept")
-  call check(esdirk_hybrid_problem_clear_jacobian_structure(hp) == ESDIRK_SUCCESS, "clear")
-  call check(esdirk_hybrid_problem_get_jacobian_structure(hp, kind, lower, upper, nnz) == ESDIRK_SUCCESS, "get")
+  call check(esdirk_jacobian_structure_clear(js) == ESDIRK_SUCCESS, "clear")
+  call check(esdirk_jacobian_structure_get(js, kind, lower, upper, nnz, c_null_ptr, c_null_ptr, 0) == ESDIRK_SUCCESS, "get")
   call check(kind == ESDIRK_LINEAR_SOLVER_DENSE .and. nnz == n * n, "dense again")
   call esdirk_hybrid_problem_free(hp)
 
@@ -262,7 +264,8 @@ program test_fortran_structure_handles
     x0(i) = 0.1_c_double * (i - 1)
   end do
   call shoot("ESDIRK34", xs_dense, A_dense, B_dense, steps_34)
-  call check(esdirk_problem_set_jacobian_bandwidths(problem, 1, 1) == ESDIRK_SUCCESS, "plain bandwidths")
+  call check(esdirk_jacobian_structure_set_bandwidths(esdirk_problem_jacobian_structure(problem), 1, 1) &
+             == ESDIRK_SUCCESS, "plain bandwidths")
   call shoot("ESDIRK34", xs_band, A_band, B_band, value)
   call check(value == steps_34 .and. maxval(abs(A_band - A_dense)) <= 1d-12 * maxval(abs(A_dense)) .and. &
              maxval(abs(B_band - B_dense)) <= 1d-12 * maxval(abs(B_dense)), "shooting: band = dense")

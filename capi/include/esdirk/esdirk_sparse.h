@@ -8,12 +8,19 @@
  *    ESDIRK_LINEAR_SOLVER_BANDED  LAPACK band LU (dgbtrf/dgbtrs)
  *    ESDIRK_LINEAR_SOLVER_SPARSE  KLU (SuiteSparse): symbolic analysis once, refactorization
  *                                 per step
+ *    ESDIRK_LINEAR_SOLVER_KRYLOV  restarted GMRES with a built-in or the problem's own
+ *                                 preconditioner (Newton-Krylov)
  * Without an analytic Jacobian, J is formed by finite differences of coloured columns (one
  * evaluation of the residual per colour). The structure belongs to the problem, so every handle
  * made for it uses it: solver (with its sensitivities and adjoint), shooting interval, reverse
  * shooting interval and multiple-shooting evaluator. Declare it before such a handle is
  * created (their setup reads it); a later declaration applies to handles created after it.
- * Hybrid (event) problems take the same calls, at the end of this header.
+ *
+ * One structure handle, esdirk_jacobian_structure, serves plain and hybrid (event) problems:
+ * esdirk_problem_jacobian_structure(problem) or esdirk_hybrid_problem_jacobian_structure(problem)
+ * gives the problem's own, and the esdirk_jacobian_structure_* calls declare, read and clear it
+ * with one implementation of every check. The handle belongs to the problem (never freed by
+ * the caller; valid until the problem is freed).
  *
  * Patterns are compressed sparse column (CSC), 0-based: the rows of column j are
  * row_indices[column_pointers[j] .. column_pointers[j+1]-1], n+1 column pointers, the first 0.
@@ -24,7 +31,7 @@
  * Bad input (a NULL array, a pattern of the wrong size, a row outside [0, n), a row twice in a
  * column, decreasing column pointers, bandwidths negative or >= n, an unknown back-end) returns
  * ESDIRK_INVALID_ARGUMENT (ESDIRK_NULL_ARGUMENT for NULL) and leaves the problem's structure as
- * it was; esdirk_problem_structure_error() says what was wrong. A structurally singular
+ * it was; esdirk_jacobian_structure_last_error() says what was wrong. A structurally singular
  * iteration matrix (KLU) is reported when a solver is initialized, naming a column.
  * The library never prints and no C++ exception crosses this interface.
  */
@@ -44,9 +51,107 @@ extern "C" {
                                         preconditioner */
 
 /* The built-in preconditioners of ESDIRK_LINEAR_SOLVER_KRYLOV
-   (esdirk_problem_set_krylov_preconditioner). */
+   (esdirk_jacobian_structure_set_krylov_options). */
 #define ESDIRK_KRYLOV_PRECONDITIONER_ILU0 0         /* ILU(0) of M on its pattern (the default) */
 #define ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI 1 /* the LUs of M's diagonal blocks of block_size */
+
+/* ---- The structure handle (plain and hybrid problems) ------------------------------------ */
+
+/** A problem's Jacobian structure: the back-end, the bandwidths or the pattern, and the
+ *  Newton-Krylov settings. Owned by its problem. */
+typedef struct esdirk_jacobian_structure esdirk_jacobian_structure;
+
+/** The problem's structure handle (NULL for a NULL problem). Owned by the problem: not freed
+ *  by the caller, valid until esdirk_problem_free. Every call returns the same handle. */
+ESDIRK_C_API esdirk_jacobian_structure* esdirk_problem_jacobian_structure(esdirk_problem* problem);
+
+/** The hybrid problem's structure handle, one structure for every mode (see "Hybrid (event)
+ *  problems" below). Owned by the problem as esdirk_problem_jacobian_structure's. */
+ESDIRK_C_API esdirk_jacobian_structure* esdirk_hybrid_problem_jacobian_structure(
+    esdirk_hybrid_problem* problem);
+
+/** J is banded: J(i, j) = 0 unless -upper <= i - j <= lower; the band LU back-end.
+ *  0 <= lower, upper < n (n = nx + nz). */
+ESDIRK_C_API int esdirk_jacobian_structure_set_bandwidths(esdirk_jacobian_structure* structure,
+                                                          esdirk_int lower, esdirk_int upper);
+
+/** J has the CSC pattern (n + 1 column pointers, column_pointers[n] row indices, rows of a
+ *  column in any order, none twice), factored by `linear_solver`: ESDIRK_LINEAR_SOLVER_SPARSE
+ *  (KLU), _BANDED (with the pattern's bandwidths), _DENSE (the pattern then only colours the
+ *  finite differences) or _KRYLOV (GMRES; the Krylov settings start from their defaults).
+ *  The arrays are copied. */
+ESDIRK_C_API int esdirk_jacobian_structure_set_pattern(esdirk_jacobian_structure* structure,
+                                                       const esdirk_int* column_pointers,
+                                                       const esdirk_int* row_indices,
+                                                       int linear_solver);
+
+/** Back to a dense Jacobian and the dense LU. */
+ESDIRK_C_API int esdirk_jacobian_structure_clear(esdirk_jacobian_structure* structure);
+
+/** The declared back-end (ESDIRK_LINEAR_SOLVER_*), its bandwidths and number of nonzeros
+ *  (n - 1, n - 1 and n * n for a dense Jacobian); each output pointer may be NULL. With
+ *  column_pointers not NULL, also the pattern with sorted rows: n + 1 column pointers and
+ *  `capacity` >= nonzeros row indices (ESDIRK_BUFFER_TOO_SMALL otherwise, the sizes written;
+ *  ESDIRK_WRONG_CALL_ORDER for a dense Jacobian, which has no pattern). With column_pointers
+ *  NULL, row_indices and capacity are not read. */
+ESDIRK_C_API int esdirk_jacobian_structure_get(const esdirk_jacobian_structure* structure,
+                                               int* linear_solver, esdirk_int* lower,
+                                               esdirk_int* upper, esdirk_int* nonzeros,
+                                               esdirk_int* column_pointers,
+                                               esdirk_int* row_indices, esdirk_int capacity);
+
+/** The GMRES settings of ESDIRK_LINEAR_SOLVER_KRYLOV (doc/linear-solvers-guide.md,
+ *  "Newton-Krylov"): the Krylov dimension m of GMRES(m) (the basis is allocated at setup;
+ *  GMRES restarts after m iterations; in [1, min(n, 500)]: the basis holds dimension + 1
+ *  vectors of n values; default 30), the restarts after the first cycle before a solve counts
+ *  as failed (in [0, 1000]; default 4; a cycle that makes no progress ends the solve as failed
+ *  at once), the forcing term: a solve stops when ||b - M x|| <= tolerance ||b|| (in (0, 1);
+ *  default 0.05), the forcing term of the states' stage solves while a module that
+ *  differentiates the run is attached (forward sensitivities, shooting intervals, adjoints),
+ *  used when smaller than `tolerance` (tolerance_with_derivatives, in (0, 1); default 1e-3:
+ *  the derivatives differentiate the converged stage equations, which must then be as close
+ *  as an LU leaves them), and the block size of the block-Jacobi preconditioner (the unknowns
+ *  per grid point of an interleaved grid; 1 is Jacobi; in [1, n]; default 1; checked but
+ *  unused by the default ILU(0)). n = nx + nz. Kept with the declared structure: call it after
+ *  esdirk_jacobian_structure_set_pattern (which starts from the defaults again). A value out of
+ *  range returns ESDIRK_INVALID_ARGUMENT naming it (esdirk_jacobian_structure_last_error) and
+ *  keeps the settings as they were. */
+ESDIRK_C_API int esdirk_jacobian_structure_set_krylov(esdirk_jacobian_structure* structure,
+                                                      esdirk_int dimension, int max_restarts,
+                                                      double tolerance,
+                                                      double tolerance_with_derivatives,
+                                                      esdirk_int block_size);
+
+/** The other settings of ESDIRK_LINEAR_SOLVER_KRYLOV (doc/c-api-guide.md, "Matrix-free
+ *  Newton-Krylov"): matrix_free != 0 has GMRES multiply by J through the problem's
+ *  esdirk_jacobian_vector_fn (esdirk_problem_set_krylov_callbacks) or, without one, through the
+ *  difference quotient (F(y + s v) - F(y)) / s of the residual at the point where J is formed;
+ *  the declared pattern then only feeds the preconditioner (declare just the couplings it
+ *  uses). Forward sensitivities, shooting intervals and adjoints refuse matrix-free runs.
+ *  sensitivity_tolerance: the relative residual of the forward sensitivities' GMRES stage
+ *  solves (in (0, 1); default 1e-10). preconditioner: the built-in one used without the
+ *  problem's own preconditioner callbacks (doc/linear-solvers-guide.md, "Preconditioners"):
+ *  ESDIRK_KRYLOV_PRECONDITIONER_ILU0 (the default: the incomplete LU of M on its pattern; a
+ *  zero pivot ends the run with ESDIRK_SINGULAR_ITERATION_MATRIX) or
+ *  ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI (the dense LUs of M's diagonal blocks of the
+ *  block size of esdirk_jacobian_structure_set_krylov). Kept with the declared structure: call
+ *  it after the pattern and, on a system of fewer than 30 unknowns, after
+ *  esdirk_jacobian_structure_set_krylov (the kept settings are checked with this call's, and
+ *  the default Krylov dimension 30 exceeds such an n); the two calls leave each other's
+ *  settings as they are. A value out of range returns ESDIRK_INVALID_ARGUMENT naming it and
+ *  keeps the settings as they were. */
+ESDIRK_C_API int esdirk_jacobian_structure_set_krylov_options(esdirk_jacobian_structure* structure,
+                                                              int matrix_free,
+                                                              double sensitivity_tolerance,
+                                                              int preconditioner);
+
+/** Why the last call on this structure (or on its problem's pattern checker and Krylov
+ *  callbacks) failed, or what the checker found ("" if nothing; "null structure handle" for
+ *  NULL). Valid until the next such call. */
+ESDIRK_C_API const char* esdirk_jacobian_structure_last_error(
+    const esdirk_jacobian_structure* structure);
+
+/* ---- Callbacks and checks of a plain problem --------------------------------------------- */
 
 /** The analytic Jacobian on the declared pattern: values[k] is the entry of row
  *  row_indices[k] in the column k lies in (nnz values; entries not written are 0). */
@@ -56,70 +161,14 @@ typedef int (*esdirk_sparse_jacobian_fn)(esdirk_int nx, esdirk_int nz, esdirk_in
                                          const esdirk_int* row_indices, double* values,
                                          void* user_data);
 
-/** J is banded: J(i, j) = 0 unless -upper <= i - j <= lower; the band LU back-end.
- *  0 <= lower, upper < nx + nz. */
-ESDIRK_C_API int esdirk_problem_set_jacobian_bandwidths(esdirk_problem* problem,
-                                                        esdirk_int lower, esdirk_int upper);
-
-/** J has the CSC pattern (n + 1 column pointers, column_pointers[n] row indices), factored by
- *  `linear_solver`: ESDIRK_LINEAR_SOLVER_SPARSE (KLU), _BANDED (with the pattern's bandwidths)
- *  or _DENSE (the pattern then only colours the finite differences). The arrays are copied. */
-ESDIRK_C_API int esdirk_problem_set_jacobian_pattern(esdirk_problem* problem,
-                                                     const esdirk_int* column_pointers,
-                                                     const esdirk_int* row_indices,
-                                                     int linear_solver);
-
 /** The analytic Jacobian on the declared pattern or band (NULL removes it: coloured finite
  *  differences). Needs a declared structure when a solver is created. */
 ESDIRK_C_API int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem,
                                                     esdirk_sparse_jacobian_fn jacobian);
 
-/** The settings of ESDIRK_LINEAR_SOLVER_KRYLOV (doc/linear-solvers-guide.md, "Newton-Krylov"):
- *  the Krylov dimension m of GMRES(m) (the basis is allocated at setup; GMRES restarts after m
- *  iterations; in [1, min(n, 500)]: the basis holds dimension + 1 vectors of n values; default
- *  30), the restarts after the first cycle before a solve counts as failed (in [0, 1000];
- *  default 4; a cycle that makes no progress ends the solve as failed at once), the forcing
- *  term: a solve stops when
- *  ||b - M x|| <= tolerance ||b|| (in (0, 1); default 0.05), and the block size of the
- *  block-Jacobi preconditioner (ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI: the unknowns per
- *  grid point of an interleaved grid; 1 is Jacobi; in [1, n]; default 1; checked but unused by
- *  the default ILU(0)). n = nx + nz. Kept with the declared structure: call it after
- *  esdirk_problem_set_jacobian_pattern (which starts from the defaults again). A value out of
- *  range returns ESDIRK_INVALID_ARGUMENT naming it (esdirk_problem_structure_error) and keeps
- *  the settings as they were. */
-ESDIRK_C_API int esdirk_problem_set_krylov_settings(esdirk_problem* problem, esdirk_int dimension,
-                                                    int max_restarts, double tolerance,
-                                                    esdirk_int block_size);
-
-/** The Krylov settings esdirk_problem_set_krylov_settings does not take (doc/c-api-guide.md,
- *  "Matrix-free Newton-Krylov"): matrix_free != 0 has GMRES multiply by J through the problem's
- *  esdirk_jacobian_vector_fn (esdirk_problem_set_krylov_callbacks) or, without one, through the
- *  difference quotient (F(y + s v) - F(y)) / s of the residual at the point where J is formed;
- *  the declared pattern then only feeds the preconditioner (declare just the couplings it
- *  uses). Forward sensitivities, shooting intervals and adjoints refuse matrix-free runs.
- *  sensitivity_tolerance: the relative residual of the forward sensitivities' GMRES stage
- *  solves (in (0, 1); default 1e-10). Kept with the declared structure as the other settings:
- *  call it after esdirk_problem_set_jacobian_pattern and, on a system of fewer than 30
- *  unknowns, after esdirk_problem_set_krylov_settings (the kept settings are checked with this
- *  call's, and the default Krylov dimension 30 exceeds such an n); the two calls leave each
- *  other's settings as they are. A value out of range returns ESDIRK_INVALID_ARGUMENT naming it
- *  (esdirk_problem_structure_error) and keeps the settings as they were. */
-ESDIRK_C_API int esdirk_problem_set_krylov_options(esdirk_problem* problem, int matrix_free,
-                                                   double sensitivity_tolerance);
-
-/** The built-in preconditioner of ESDIRK_LINEAR_SOLVER_KRYLOV (used without the problem's own
- *  preconditioner callbacks; doc/linear-solvers-guide.md, "Preconditioners"):
- *  ESDIRK_KRYLOV_PRECONDITIONER_ILU0 (the default: the incomplete LU of M on its pattern, fewer
- *  GMRES iterations on grids; a zero pivot ends the run with
- *  ESDIRK_SINGULAR_ITERATION_MATRIX) or ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI (the dense LUs
- *  of M's diagonal blocks of the block size of esdirk_problem_set_krylov_settings). Kept with
- *  the declared structure as the other settings, the others left as they are. Another value
- *  returns ESDIRK_INVALID_ARGUMENT (esdirk_problem_structure_error names it). */
-ESDIRK_C_API int esdirk_problem_set_krylov_preconditioner(esdirk_problem* problem, int preconditioner);
-
 /** out = J v at (t, x, z, p), J = [f_x f_z; g_x g_z]: v and out have nx + nz entries (z NULL
- *  when nz = 0, p NULL when np = 0). Used by matrix-free runs (esdirk_problem_set_krylov_options)
- *  instead of differences. */
+ *  when nz = 0, p NULL when np = 0). Used by matrix-free runs
+ *  (esdirk_jacobian_structure_set_krylov_options) instead of differences. */
 typedef int (*esdirk_jacobian_vector_fn)(esdirk_int nx, esdirk_int nz, esdirk_int np, double t,
                                          const double* x, const double* z, const double* p,
                                          const double* v, double* out, void* user_data);
@@ -145,7 +194,7 @@ typedef int (*esdirk_preconditioner_solve_fn)(esdirk_int nx, esdirk_int nz, cons
  *  preconditioner (setup and solve, both or neither: otherwise ESDIRK_INVALID_ARGUMENT and
  *  nothing changes) that replaces the built-in block-Jacobi one, applied from the right (GMRES
  *  still tests the true residual), as SUNDIALS' psetup/psolve. They belong to the problem, not
- *  to its structure: a later esdirk_problem_set_jacobian_pattern keeps them.
+ *  to its structure: a later esdirk_jacobian_structure_set_pattern keeps them.
  *  A callback that returns nonzero (of either sign: the linear solve has no fatal code), or a
  *  J v or P^{-1} r with a non-finite entry, fails the GMRES solves of that setup: the step is
  *  retried as after a GMRES failure (a new J and setup, then a smaller step), and a run where
@@ -160,30 +209,16 @@ ESDIRK_C_API int esdirk_problem_set_krylov_callbacks(esdirk_problem* problem,
                                                      esdirk_preconditioner_setup_fn setup,
                                                      esdirk_preconditioner_solve_fn solve);
 
-/** Back to a dense Jacobian and the dense LU. */
-ESDIRK_C_API int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem);
-
-/** The declared back-end (ESDIRK_LINEAR_SOLVER_*), its bandwidths and number of nonzeros
- *  (n * n for a dense Jacobian). Any output pointer may be NULL. */
-ESDIRK_C_API int esdirk_problem_get_jacobian_structure(const esdirk_problem* problem,
-                                                       int* linear_solver, esdirk_int* lower,
-                                                       esdirk_int* upper, esdirk_int* nonzeros);
-
-/** The declared pattern with sorted rows: n + 1 column pointers, `capacity` >= nonzeros row
- *  indices (ESDIRK_BUFFER_TOO_SMALL otherwise; ESDIRK_WRONG_CALL_ORDER for a dense one). */
-ESDIRK_C_API int esdirk_problem_get_jacobian_pattern(const esdirk_problem* problem,
-                                                     esdirk_int* column_pointers,
-                                                     esdirk_int* row_indices, esdirk_int capacity);
-
 /** Compares the declared pattern (and the analytic sparse Jacobian, if set) with central
  *  differences at (t, x, z, p; z and p may be NULL when nz or np is 0), one column at a time.
  *  *missing: the entries the pattern lacks (a difference entry beyond `threshold` times its
  *  row's largest entry outside the pattern; threshold <= 0 means 1e-8), the first `capacity`
  *  of them, largest first, in rows/cols (NULL allowed when capacity is 0); *wrong: the entries
  *  where the analytic sparse Jacobian disagrees with the differences (0 without one). Nonzero
- *  counts mean the pattern or the callback is wrong; esdirk_problem_structure_error() then
- *  names the entries. ESDIRK_WRONG_CALL_ORDER without a declared structure,
- *  ESDIRK_CALLBACK_FAILURES if the residual or the sparse Jacobian failed (with the message). */
+ *  counts mean the pattern or the callback is wrong; esdirk_jacobian_structure_last_error() of
+ *  the problem's structure then names the entries. ESDIRK_WRONG_CALL_ORDER without a declared
+ *  structure, ESDIRK_CALLBACK_FAILURES if the residual or the sparse Jacobian failed (with the
+ *  message). */
 ESDIRK_C_API int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t,
                                                        const double* x, const double* z,
                                                        const double* p, double threshold,
@@ -191,12 +226,9 @@ ESDIRK_C_API int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, 
                                                        esdirk_int* cols, esdirk_int capacity,
                                                        esdirk_int* wrong);
 
-/** Why the last structure call on this problem failed, or what the checker found ("" if
- *  nothing). Valid until the next call on the problem. */
-ESDIRK_C_API const char* esdirk_problem_structure_error(const esdirk_problem* problem);
-
 /* ---- Hybrid (event) problems ------------------------------------------------------------
- * The same calls on an esdirk_hybrid_problem, with the same checks, statuses and messages.
+ * The structure handle of esdirk_hybrid_problem_jacobian_structure takes the same calls, with
+ * the same checks, statuses and messages.
  * One structure serves every mode: declare the union of the modes' patterns (an entry of J
  * that is nonzero in any mode must be in it). It takes effect at the next
  * esdirk_hybrid_solver_initialize; a solver (and its adjoint) keeps the structure it was
@@ -215,38 +247,43 @@ typedef int (*esdirk_hybrid_sparse_jacobian_fn)(int mode, esdirk_int nx, esdirk_
                                                 const esdirk_int* row_indices, double* values,
                                                 void* user_data);
 
-/** As esdirk_problem_set_jacobian_bandwidths, for every mode. */
-ESDIRK_C_API int esdirk_hybrid_problem_set_jacobian_bandwidths(esdirk_hybrid_problem* problem,
-                                                               esdirk_int lower, esdirk_int upper);
-/** As esdirk_problem_set_jacobian_pattern, for every mode. */
-ESDIRK_C_API int esdirk_hybrid_problem_set_jacobian_pattern(esdirk_hybrid_problem* problem,
-                                                            const esdirk_int* column_pointers,
-                                                            const esdirk_int* row_indices,
-                                                            int linear_solver);
 /** As esdirk_problem_set_sparse_jacobian (NULL: coloured finite differences). */
 ESDIRK_C_API int esdirk_hybrid_problem_set_sparse_jacobian(esdirk_hybrid_problem* problem,
                                                            esdirk_hybrid_sparse_jacobian_fn jacobian);
-/** Back to a dense Jacobian and the dense LU. */
-ESDIRK_C_API int esdirk_hybrid_problem_clear_jacobian_structure(esdirk_hybrid_problem* problem);
-/** As esdirk_problem_get_jacobian_structure. */
-ESDIRK_C_API int esdirk_hybrid_problem_get_jacobian_structure(const esdirk_hybrid_problem* problem,
-                                                              int* linear_solver, esdirk_int* lower,
-                                                              esdirk_int* upper,
-                                                              esdirk_int* nonzeros);
-/** As esdirk_problem_get_jacobian_pattern. */
-ESDIRK_C_API int esdirk_hybrid_problem_get_jacobian_pattern(const esdirk_hybrid_problem* problem,
-                                                            esdirk_int* column_pointers,
-                                                            esdirk_int* row_indices,
-                                                            esdirk_int capacity);
 /** esdirk_problem_check_jacobian_pattern for one mode (mem: the memory, NULL without memory).
  *  Check every mode: the pattern must hold the entries of all of them. */
 ESDIRK_C_API int esdirk_hybrid_problem_check_jacobian_pattern(
     esdirk_hybrid_problem* problem, int mode, double t, const double* x, const double* z,
     const double* p, const double* mem, double threshold, esdirk_int* missing, esdirk_int* rows,
     esdirk_int* cols, esdirk_int capacity, esdirk_int* wrong);
-/** Why the last structure call on this hybrid problem failed, or what the checker found ("" if
- *  nothing). */
-ESDIRK_C_API const char* esdirk_hybrid_problem_structure_error(const esdirk_hybrid_problem* problem);
+
+/* ---- Deprecated (one release): the per-problem structure calls ---------------------------
+ * Each is a thin wrapper of the structure handle's call with the same statuses, checks and
+ * messages (esdirk_problem_structure_error is the handle's last error). Replace
+ * esdirk_problem_set_jacobian_pattern(problem, ...) by
+ * esdirk_jacobian_structure_set_pattern(esdirk_problem_jacobian_structure(problem), ...). */
+
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_set_bandwidths on esdirk_problem_jacobian_structure") int esdirk_problem_set_jacobian_bandwidths(esdirk_problem* problem, esdirk_int lower, esdirk_int upper);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_set_pattern on esdirk_problem_jacobian_structure") int esdirk_problem_set_jacobian_pattern(esdirk_problem* problem, const esdirk_int* column_pointers, const esdirk_int* row_indices, int linear_solver);
+/** Sets the dimension, restarts, tolerance and block size; tolerance_with_derivatives kept. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_set_krylov on esdirk_problem_jacobian_structure") int esdirk_problem_set_krylov_settings(esdirk_problem* problem, esdirk_int dimension, int max_restarts, double tolerance, esdirk_int block_size);
+/** Sets matrix_free and sensitivity_tolerance; the preconditioner kept. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_set_krylov_options on esdirk_problem_jacobian_structure") int esdirk_problem_set_krylov_options(esdirk_problem* problem, int matrix_free, double sensitivity_tolerance);
+/** Sets the preconditioner; matrix_free and sensitivity_tolerance kept. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_set_krylov_options on esdirk_problem_jacobian_structure") int esdirk_problem_set_krylov_preconditioner(esdirk_problem* problem, int preconditioner);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_clear on esdirk_problem_jacobian_structure") int esdirk_problem_clear_jacobian_structure(esdirk_problem* problem);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_get on esdirk_problem_jacobian_structure") int esdirk_problem_get_jacobian_structure(const esdirk_problem* problem, int* linear_solver, esdirk_int* lower, esdirk_int* upper, esdirk_int* nonzeros);
+/** ESDIRK_WRONG_CALL_ORDER for a dense Jacobian (checked first), ESDIRK_NULL_ARGUMENT for NULL
+ *  column_pointers, then as esdirk_jacobian_structure_get. */
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_get on esdirk_problem_jacobian_structure") int esdirk_problem_get_jacobian_pattern(const esdirk_problem* problem, esdirk_int* column_pointers, esdirk_int* row_indices, esdirk_int capacity);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_last_error on esdirk_problem_jacobian_structure") const char* esdirk_problem_structure_error(const esdirk_problem* problem);
+
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_set_bandwidths on esdirk_hybrid_problem_jacobian_structure") int esdirk_hybrid_problem_set_jacobian_bandwidths(esdirk_hybrid_problem* problem, esdirk_int lower, esdirk_int upper);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_set_pattern on esdirk_hybrid_problem_jacobian_structure") int esdirk_hybrid_problem_set_jacobian_pattern(esdirk_hybrid_problem* problem, const esdirk_int* column_pointers, const esdirk_int* row_indices, int linear_solver);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_clear on esdirk_hybrid_problem_jacobian_structure") int esdirk_hybrid_problem_clear_jacobian_structure(esdirk_hybrid_problem* problem);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_get on esdirk_hybrid_problem_jacobian_structure") int esdirk_hybrid_problem_get_jacobian_structure(const esdirk_hybrid_problem* problem, int* linear_solver, esdirk_int* lower, esdirk_int* upper, esdirk_int* nonzeros);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_get on esdirk_hybrid_problem_jacobian_structure") int esdirk_hybrid_problem_get_jacobian_pattern(const esdirk_hybrid_problem* problem, esdirk_int* column_pointers, esdirk_int* row_indices, esdirk_int capacity);
+ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_jacobian_structure_last_error on esdirk_hybrid_problem_jacobian_structure") const char* esdirk_hybrid_problem_structure_error(const esdirk_hybrid_problem* problem);
 
 #ifdef __cplusplus
 }
