@@ -7,8 +7,9 @@
 // name and forward sensitivities. The Newton-Krylov back-end (esdirk_sparse.h) takes part:
 // half of the inputs start on it with settings in range, and calls among the others declare
 // Jacobian patterns (full, the model's, its diagonal, random or malformed) for any back-end,
-// set the GMRES settings (restarts up to and beyond the cap of 1000) and the Krylov options
-// with random values, set, change or remove the J v and preconditioner callbacks, which behave,
+// set the GMRES settings (restarts up to and beyond the cap of 1000, the forcing term while
+// derivatives are attached) and the Krylov options (the preconditioner too) with random values,
+// each through the problem's structure handle or the deprecated per-problem call, set, change or remove the J v and preconditioner callbacks, which behave,
 // fail (either sign), write NaN or stagnate (a preconditioner blind to its input, a zero J v),
 // and make a new solver for the problem (a solver reads the problem's structure when made).
 //
@@ -270,8 +271,15 @@ bool model_entry(const Model& m, esdirk_int i, esdirk_int j) {
 // column pointer, NULL arrays: always inside the arrays given), for any back-end (mostly the
 // Krylov one: `krylov` asks for it); or now and then back to a dense Jacobian.
 int declare_pattern(FuzzedDataProvider& in, esdirk_problem* problem, const Model& m, bool krylov) {
+  esdirk_jacobian_structure* structure = esdirk_problem_jacobian_structure(problem);
+  const bool through_handle = in.ConsumeBool();
+  const auto set_pattern = [&](const esdirk_int* pointers, const esdirk_int* rows, int solver) {
+    return through_handle ? esdirk_jacobian_structure_set_pattern(structure, pointers, rows, solver)
+                          : esdirk_problem_set_jacobian_pattern(problem, pointers, rows, solver);
+  };
   if (!krylov && in.ConsumeIntegralInRange<int>(0, 7) == 0)
-    return esdirk_problem_clear_jacobian_structure(problem);
+    return through_handle ? esdirk_jacobian_structure_clear(structure)
+                          : esdirk_problem_clear_jacobian_structure(problem);
   const esdirk_int n = m.nx + m.nz;
   esdirk_int pointers[max_small_size + 4 + 1];
   esdirk_int rows[(max_small_size + 4) * (max_small_size + 4)];
@@ -297,17 +305,18 @@ int declare_pattern(FuzzedDataProvider& in, esdirk_problem* problem, const Model
       case 3:
         if (n > 1) pointers[1] = count;  // then pointers[2] may be smaller
         break;
-      case 4: return esdirk_problem_set_jacobian_pattern(problem, nullptr, rows, ESDIRK_LINEAR_SOLVER_KRYLOV);
+      case 4: return set_pattern(nullptr, rows, ESDIRK_LINEAR_SOLVER_KRYLOV);
     }
   }
   const int solvers[] = {ESDIRK_LINEAR_SOLVER_KRYLOV, ESDIRK_LINEAR_SOLVER_DENSE,
                          ESDIRK_LINEAR_SOLVER_BANDED, ESDIRK_LINEAR_SOLVER_SPARSE, -1, 4};
   const int solver = krylov || in.ConsumeBool() ? ESDIRK_LINEAR_SOLVER_KRYLOV
                                                 : solvers[in.ConsumeIntegralInRange<int>(0, 5)];
-  return esdirk_problem_set_jacobian_pattern(problem, pointers, rows, solver);
+  return set_pattern(pointers, rows, solver);
 }
 
-// esdirk_problem_set_krylov_settings: in range (`sane`) or anything, restarts mostly 0-6.
+// esdirk_jacobian_structure_set_krylov or the deprecated esdirk_problem_set_krylov_settings: in
+// range (`sane`) or anything, restarts mostly 0-6.
 int krylov_settings(FuzzedDataProvider& in, esdirk_problem* problem, const Model& m, bool sane) {
   const esdirk_int n = m.nx + m.nz;
   const esdirk_int dimension = sane || in.ConsumeBool() ? in.ConsumeIntegralInRange<esdirk_int>(1, n)
@@ -327,15 +336,26 @@ int krylov_settings(FuzzedDataProvider& in, esdirk_problem* problem, const Model
                                                     : value(in);
   const esdirk_int block_size = sane || in.ConsumeBool() ? in.ConsumeIntegralInRange<esdirk_int>(1, n)
                                                           : size_near(in, n);
-  return esdirk_problem_set_krylov_settings(problem, dimension, restarts, tolerance, block_size);
+  if (in.ConsumeBool())
+    return esdirk_problem_set_krylov_settings(problem, dimension, restarts, tolerance, block_size);
+  const double with_derivatives = sane || in.ConsumeBool()
+                                      ? in.ConsumeFloatingPointInRange<double>(1e-8, 0.5)
+                                      : value(in);
+  return esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(problem), dimension,
+                                              restarts, tolerance, with_derivatives, block_size);
 }
 
-// esdirk_problem_set_krylov_options: matrix-free or not, any sensitivity tolerance.
+// esdirk_jacobian_structure_set_krylov_options or the deprecated esdirk_problem_set_krylov_options:
+// matrix-free or not, any sensitivity tolerance (and preconditioner, valid or not).
 int krylov_options(FuzzedDataProvider& in, esdirk_problem* problem, bool sane) {
   const int matrix_free = in.ConsumeIntegralInRange<int>(-1, 1);
   const double tolerance = sane || in.ConsumeBool() ? in.ConsumeFloatingPointInRange<double>(1e-12, 0.5)
                                                     : value(in);
-  return esdirk_problem_set_krylov_options(problem, matrix_free, tolerance);
+  if (in.ConsumeBool()) return esdirk_problem_set_krylov_options(problem, matrix_free, tolerance);
+  const int preconditioner = in.ConsumeIntegralInRange<int>(0, 7) == 0 ? in.ConsumeIntegral<int>()
+                                                                       : in.ConsumeIntegralInRange<int>(0, 1);
+  return esdirk_jacobian_structure_set_krylov_options(esdirk_problem_jacobian_structure(problem),
+                                                      matrix_free, tolerance, preconditioner);
 }
 
 // esdirk_problem_set_krylov_callbacks: each callback absent or with a behaviour, now and then
@@ -378,6 +398,9 @@ void check_problem(int status, const esdirk_problem* problem) {
   if (!documented(status)) std::abort();
   const char* message = esdirk_problem_structure_error(problem);
   if (message == nullptr || std::strlen(message) > 100000) std::abort();
+  // The handle's message is the same string.
+  auto* structure = esdirk_problem_jacobian_structure(const_cast<esdirk_problem*>(problem));
+  if (esdirk_jacobian_structure_last_error(structure) != message) std::abort();
 }
 
 // A solver for the problem (it reads the problem's structure), with the step bound.
