@@ -9,7 +9,10 @@
  *  - tolerance_with_derivatives (KrylovSettings::tolerance_with_derivatives) reaches the
  *    solver: with sensitivities the default 1e-3 and an explicit 1e-3 give the same bits, 0.05
  *    fewer GMRES iterations and other sensitivities; a states-only run never uses it; the
- *    deprecated esdirk_problem_set_krylov_settings keeps it. */
+ *    deprecated esdirk_problem_set_krylov_settings keeps it.
+ *  - A hybrid problem's structure reaches the hybrid solver: the same bits through the handle
+ *    and the deprecated hybrid call; the Krylov settings (new for hybrid problems in C) change
+ *    its runs as they change the plain solver's. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -545,6 +548,95 @@ static void tolerance_with_derivatives_reaches_the_solver(void) {
   CHECK(states[0].linear_iterations == states[1].linear_iterations);
 }
 
+/* The hybrid problem's structure reaches its solver: the Brusselator as a hybrid problem of
+ * one mode and no events. Declared through the handle or the deprecated hybrid call, the same
+ * bits (KLU); the Krylov settings, which the deprecated hybrid calls never had, change the
+ * run: block-Jacobi against ILU(0), and tolerance_with_derivatives with sensitivities only. */
+static int hybrid_brusselator(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm,
+                              double t, const double* x, const double* z, const double* p,
+                              const double* mem, double* f, double* g, void* user_data) {
+  (void)mode, (void)nx, (void)nz, (void)np, (void)nm, (void)t, (void)z, (void)p, (void)mem,
+      (void)g, (void)user_data;
+  brusselator_1d_f(x, f);
+  return 0;
+}
+
+static void run_hybrid(esdirk_hybrid_problem* problem, int sensitivities, Run* out) {
+  const double pi = 3.14159265358979323846;
+  esdirk_hybrid_solver* solver = NULL;
+  esdirk_options* options = NULL;
+  CHECK_STATUS(esdirk_hybrid_solver_create(problem, &solver), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_create(&options), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_tolerances(options, RTOL, RTOL), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_options(solver, options), ESDIRK_SUCCESS);
+  esdirk_options_free(&options);
+  for (int k = 0; k < POINTS; ++k) {
+    out->x[2 * k] = 1.0 + sin(2.0 * pi * (k + 1) / (POINTS + 1));
+    out->x[2 * k + 1] = 3.0;
+  }
+  memset(out->Sx, 0, sizeof out->Sx);
+  double t = 0.0;
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(solver, 0.0, 0, out->x, NX, NULL, 0, NULL, 0, NULL, 0),
+               ESDIRK_SUCCESS);
+  if (sensitivities) {
+    double seed[NX * NS] = {0.0};
+    seed[0] = 1.0;
+    seed[NX + 1] = 1.0;
+    CHECK_STATUS(esdirk_hybrid_solver_start_sensitivities(solver, seed, NX, NS, NX), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_hybrid_solver_integrate_sensitivities_to(solver, T_END, out->x, NX, NULL, 0,
+                                                                 out->Sx, NX, NULL, 0, NS, &t),
+                 ESDIRK_SUCCESS);
+  } else {
+    CHECK_STATUS(esdirk_hybrid_solver_integrate_to(solver, T_END, out->x, NX, NULL, 0, &t),
+                 ESDIRK_SUCCESS);
+  }
+  CHECK(t == T_END);
+  CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, "linear_iterations", &out->linear_iterations),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, "steps", &out->steps), ESDIRK_SUCCESS);
+  esdirk_hybrid_solver_free(&solver);
+}
+
+static void the_hybrid_structure_reaches_the_hybrid_solver(void) {
+  make_pattern(0);
+  /* case 0: KLU through the handle, 1: KLU through the deprecated call, 2: GMRES with ILU(0),
+   * 3: GMRES with block-Jacobi, 4: GMRES, tolerance_with_derivatives 0.05 */
+  Run states[5], derivatives[5];
+  for (int c = 0; c < 5; ++c) {
+    esdirk_hybrid_problem* problem = NULL;
+    CHECK_STATUS(esdirk_hybrid_problem_create(NX, 0, 0, 0, 0, hybrid_brusselator, NULL, &problem),
+                 ESDIRK_SUCCESS);
+    esdirk_jacobian_structure* s = esdirk_hybrid_problem_jacobian_structure(problem);
+    if (c == 1) {
+      CHECK_STATUS(esdirk_hybrid_problem_set_jacobian_pattern(problem, pointers, rows, ESDIRK_LINEAR_SOLVER_SPARSE),
+                   ESDIRK_SUCCESS);
+    } else {
+      CHECK_STATUS(esdirk_jacobian_structure_set_pattern(
+                       s, pointers, rows, c == 0 ? ESDIRK_LINEAR_SOLVER_SPARSE : ESDIRK_LINEAR_SOLVER_KRYLOV),
+                   ESDIRK_SUCCESS);
+    }
+    if (c >= 2) {
+      CHECK_STATUS(esdirk_jacobian_structure_set_krylov(s, 30, 4, 0.05, c == 4 ? 0.05 : 1e-3, 2), ESDIRK_SUCCESS);
+      CHECK_STATUS(esdirk_jacobian_structure_set_krylov_options(
+                       s, 0, 1e-10, c == 3 ? ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI : ESDIRK_KRYLOV_PRECONDITIONER_ILU0),
+                   ESDIRK_SUCCESS);
+    }
+    run_hybrid(problem, 0, &states[c]);
+    run_hybrid(problem, 1, &derivatives[c]);
+    esdirk_hybrid_problem_free(&problem);
+  }
+  printf("hybrid: GMRES iterations, states only: ILU(0) %lld, block-Jacobi %lld; with sensitivities: "
+         "1e-3 %lld, 0.05 %lld\n",
+         (long long)states[2].linear_iterations, (long long)states[3].linear_iterations,
+         (long long)derivatives[2].linear_iterations, (long long)derivatives[4].linear_iterations);
+  CHECK(same_bits(&states[0], &states[1]) && same_bits(&derivatives[0], &derivatives[1]));
+  CHECK(states[0].linear_iterations == 0 && states[2].linear_iterations > 0);
+  CHECK(states[3].linear_iterations != states[2].linear_iterations);
+  CHECK(same_bits(&states[2], &states[4]));
+  CHECK(!same_bits(&derivatives[2], &derivatives[4]));
+  CHECK(derivatives[4].linear_iterations < derivatives[2].linear_iterations);
+}
+
 int main(void) {
   null_handles_are_refused();
   bad_patterns_and_bandwidths_are_refused_as_before_and_change_nothing();
@@ -552,5 +644,6 @@ int main(void) {
   the_hybrid_handle_checks_as_the_plain_one();
   runs_through_the_handle_equal_the_deprecated_calls_to_the_bit();
   tolerance_with_derivatives_reaches_the_solver();
+  the_hybrid_structure_reaches_the_hybrid_solver();
   return report();
 }

@@ -252,6 +252,17 @@ program test_fortran_structure_handles
              == ESDIRK_INVALID_ARGUMENT, "unknown back-end")
   call check(esdirk_jacobian_structure_get(js, kind, lower, upper, nnz, c_null_ptr, c_null_ptr, 0) == ESDIRK_SUCCESS, "get")
   call check(kind == ESDIRK_LINEAR_SOLVER_BANDED .and. lower == 1 .and. upper == 1, "structure kept")
+  ! The Krylov settings on the hybrid problem's handle: checked against n, with their words.
+  call check(esdirk_jacobian_structure_set_krylov(js, n + 1, 4, 0.05_c_double, 1d-3, 1) &
+             == ESDIRK_INVALID_ARGUMENT, "hybrid Krylov dimension n + 1 refused")
+  call check(index(esdirk_jacobian_structure_last_error(js), "Krylov dimension must be in [1, n]") > 0, &
+             "hybrid Krylov message")
+  call check(esdirk_jacobian_structure_set_krylov(js, n, 4, 0.05_c_double, 1.0_c_double, 1) &
+             == ESDIRK_INVALID_ARGUMENT, "hybrid tolerance_with_derivatives 1 refused")
+  call check(index(esdirk_jacobian_structure_last_error(js), "tolerance_with_derivatives must be in (0, 1)") > 0, &
+             "hybrid tolerance_with_derivatives message")
+  call check(esdirk_jacobian_structure_set_krylov(js, n, 4, 0.05_c_double, 1d-2, 1) == ESDIRK_SUCCESS, &
+             "hybrid Krylov settings")
   call check(esdirk_jacobian_structure_clear(js) == ESDIRK_SUCCESS, "clear")
   call check(esdirk_jacobian_structure_get(js, kind, lower, upper, nnz, c_null_ptr, c_null_ptr, 0) == ESDIRK_SUCCESS, "get")
   call check(kind == ESDIRK_LINEAR_SOLVER_DENSE .and. nnz == n * n, "dense again")
