@@ -1,11 +1,15 @@
 // Dow batch reactor, states only: wall time per run and per step (median of repeated runs).
 //
-//     bench_dow_states [rtol=1e-6] [repeats=200]
+//     bench_dow_states [rtol=1e-6] [repeats=200] [stage_predictor]
+//
+// stage_predictor (for the instruction counts of doc/integrator-theory.md section 3): one of
+// stage_extrapolation (the default), dense_output, previous_stage.
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "dow/dow_model.hpp"
@@ -14,8 +18,17 @@
 int main(int argc, char** argv) {
   const double rtol = argc > 1 ? std::atof(argv[1]) : 1e-6;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 200;
+  esdirk::Options options = dow::benchmark_options(rtol);
+  if (argc > 3) {
+    if (!std::strcmp(argv[3], "dense_output")) options.stage_predictor = esdirk::StagePredictor::dense_output;
+    else if (!std::strcmp(argv[3], "previous_stage")) options.stage_predictor = esdirk::StagePredictor::previous_stage;
+    else if (std::strcmp(argv[3], "stage_extrapolation") != 0) {
+      std::fprintf(stderr, "unknown stage predictor %s (stage_extrapolation, dense_output, previous_stage)\n", argv[3]);
+      return 2;
+    }
+  }
   dow::Model model;
-  esdirk::Integrator solver(model, dow::benchmark_options(rtol));
+  esdirk::Integrator solver(model, options);
   const auto zs = dow::consistent_algebraic_start();
   const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
   const std::vector<double> z0(zs.begin(), zs.end());

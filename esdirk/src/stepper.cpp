@@ -74,6 +74,13 @@ bool all_finite(const double* v, int n) {
   return (bad >> 63) == 0;
 }
 
+// StagePredictor::dense_output predicts the first implicit stage (i = 1), at T, from the last
+// accepted step [ta, ta + ha]: when there is one and T is within three of its lengths beyond
+// its end (theta <= 4); otherwise, and for the later stages, the stages are extrapolated.
+bool first_stage_from_last_step(StagePredictor predictor, int i, bool has_step, double T, double ta, double ha) {
+  return predictor == StagePredictor::dense_output && i == 1 && has_step && (T - ta) / ha <= 4.0;
+}
+
 }  // namespace
 
 Stepper::Stepper(Problem& problem, const Options& options, const Tableau& method, Statistics& stats)
@@ -560,7 +567,9 @@ double Stepper::measure_iterate(const double* X, const double* F, const double* 
 // negative however small h became. Elsewhere a failure is handled as before (h is cut).
 bool Stepper::restart_from_previous_stage(int i, double hg) {
   StageNewton& it = newton_;
-  if (options_.stage_predictor != StagePredictor::stage_extrapolation ||
+  // (Under StagePredictor::dense_output the stages after the first are extrapolated too; the
+  // first stage's weight is 1 and never amplifies.)
+  if (options_.stage_predictor == StagePredictor::previous_stage ||
       it.restarted_from_previous_stage || !extrapolation_amplifies(i))
     return false;
   it.restarted_from_previous_stage = true;
@@ -662,15 +671,18 @@ Stepper::Attempt Stepper::refresh_jacobian(double T, double hg, double best_meas
 //  - StagePredictor::previous_stage (Kristensen et al. 2005): X from the previous stage
 //    derivative, Z as in the paper's section 3 (z_n for stage 2, then linear inter-/extrapolation
 //    through the two previous stages).
-//  - StagePredictor::dense_output: the continuous extension of the last accepted step,
-//    extrapolated to T_i, as RADAU5 extrapolates its collocation polynomial: x from the Hermite
-//    extension, z from the polynomial through the stage values; not without a last step, nor
-//    beyond three last steps' lengths (then as previous_stage).
+//  - StagePredictor::dense_output: the first implicit stage from the continuous extension of the
+//    last accepted step, extrapolated to T_2 (as RADAU5 extrapolates its collocation polynomial:
+//    x from the Hermite extension, z from the polynomial through the stage values), the later
+//    stages by stage extrapolation. Stage 2 is the one extrapolation predicts worst (one node:
+//    F_2 = F_1, Z_2 = z_n); from stage 3 on the same step's stages do better than the last
+//    step's extension (theory section 3, "Stage predictors"). Not without a last step, nor
+//    beyond three last steps' lengths (then by extrapolation).
 void Stepper::predict_stage(int i, double h) {
   double* X = X_.column(i);
   double* Z = Z_.column(i);
-  const double theta = has_step_ ? (t_ + tab_.c[i] * h - ta_) / ha_ : 0.0;
-  if (options_.stage_predictor == StagePredictor::dense_output && has_step_ && theta <= 4.0) {
+  if (first_stage_from_last_step(options_.stage_predictor, i, has_step_, t_ + tab_.c[i] * h, ta_, ha_)) {
+    const double theta = (t_ + tab_.c[i] * h - ta_) / ha_;
     dense_weights(tab_, theta, weights_b_);
     const double* xn = Xa_.column(0);
     for (int k = 0; k < nx_; ++k) X[k] = xn[k];
@@ -689,7 +701,7 @@ void Stepper::predict_stage(int i, double h) {
     return;
   }
   const double hg = h * tab_.gamma;
-  if (options_.stage_predictor != StagePredictor::stage_extrapolation) {
+  if (options_.stage_predictor == StagePredictor::previous_stage) {
     const double* Fprev = F_.column(i - 1);
     for (int k = 0; k < nx_; ++k) X[k] = base_[k] + hg * Fprev[k];
     if (i == 1) {

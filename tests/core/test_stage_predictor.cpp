@@ -9,7 +9,9 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <set>
+#include <vector>
 
+#include "esdirk/integrator.hpp"
 #include "esdirk/options.hpp"
 #include "esdirk/tableau.hpp"
 #include "internal/stage_extrapolation.hpp"
@@ -82,5 +84,71 @@ BOOST_AUTO_TEST_CASE(stage_extrapolation_saves_newton_iterations_at_the_same_acc
       BOOST_TEST(ea <= 10.0 * rtol);
       BOOST_TEST(ea <= std::max(3.0 * eb, rtol));
     }
+  }
+}
+
+// StagePredictor::dense_output starts stage 2 from the last step's continuous extension and
+// extrapolates the later stages within the step (the extension for every stage, as before,
+// took more Newton iterations than stage_extrapolation with the rate-based test: theory section
+// 3, "Stage predictors"). Measured over rtol 1e-3 .. 1e-10: 1-17 % fewer Newton iterations
+// ("auto" and ESDIRK34), the same steps within 0.1 %, every error in [0.1, 10] x rtol. Here at one ESDIRK34
+// and one ESDIRK436 tolerance each: fewer iterations over the two runs than the default, the
+// same steps within 3 %, and the accuracy band.
+BOOST_AUTO_TEST_CASE(the_dense_output_predictor_starts_stage_two_from_the_last_step_and_saves_iterations) {
+  for (auto c : reference_problems::all()) {
+    const auto base = c.options;
+    long iterations[2] = {0, 0}, steps[2] = {0, 0};
+    for (double rtol : {1e-4, 1e-7}) {
+      for (int k = 0; k < 2; ++k) {
+        c.options = [&](double r) {
+          esdirk::Options o = base(r);
+          if (k == 1) o.stage_predictor = esdirk::StagePredictor::dense_output;
+          return o;
+        };
+        const auto out = reference_problems::solve(c, rtol);
+        BOOST_TEST_INFO(c.name << " rtol " << rtol << (k == 1 ? " dense_output" : " default") << ": error "
+                               << out.error / rtol << " rtol");
+        BOOST_REQUIRE(esdirk::ok(out.status));
+        BOOST_TEST(out.error <= 10.0 * rtol);
+        BOOST_TEST(out.error >= 0.1 * rtol);
+        iterations[k] += out.stats.newton_iterations;
+        steps[k] += out.stats.steps;
+      }
+    }
+    BOOST_TEST_MESSAGE(c.name << ": Newton iterations " << iterations[0] << " -> " << iterations[1]
+                              << ", steps " << steps[0] << " -> " << steps[1]);
+    BOOST_TEST_INFO(c.name);
+    BOOST_TEST(static_cast<double>(iterations[1]) / steps[1] < 0.99 * static_cast<double>(iterations[0]) / steps[0]);
+    BOOST_TEST(std::abs(steps[1] - steps[0]) <= 0.03 * steps[0]);
+  }
+}
+
+// Without a last step (the first step of a run) there is nothing to extend: dense_output then
+// extrapolates like the default, to the last bit.
+BOOST_AUTO_TEST_CASE(the_dense_output_predictor_extrapolates_on_a_first_step) {
+  for (const auto& c : reference_problems::all()) {
+    esdirk::Options extrapolated = c.options(1e-6);
+    esdirk::Options dense = extrapolated;
+    dense.stage_predictor = esdirk::StagePredictor::dense_output;
+    auto p1 = c.make();
+    auto p2 = c.make();
+    esdirk::Integrator a(*p1, extrapolated), b(*p2, dense);
+    BOOST_REQUIRE(esdirk::ok(a.initialize(0.0, c.x0, c.z0, c.p)));
+    BOOST_REQUIRE(esdirk::ok(b.initialize(0.0, c.x0, c.z0, c.p)));
+    const double h = 1e-5;  // a step every problem takes from its start
+    BOOST_REQUIRE(esdirk::ok(a.step_exactly(h)));
+    BOOST_REQUIRE(esdirk::ok(b.step_exactly(h)));
+    const auto state = [](const esdirk::Integrator& s) {
+      std::vector<double> v(s.x().begin(), s.x().end());
+      v.insert(v.end(), s.z().begin(), s.z().end());
+      return v;
+    };
+    BOOST_TEST_INFO(c.name);
+    BOOST_TEST(state(a) == state(b), boost::test_tools::per_element());
+    BOOST_TEST(a.statistics().newton_iterations == b.statistics().newton_iterations);
+    // The second step starts stage 2 elsewhere.
+    BOOST_REQUIRE(esdirk::ok(a.step_exactly(h)));
+    BOOST_REQUIRE(esdirk::ok(b.step_exactly(h)));
+    BOOST_TEST((state(a) != state(b)));
   }
 }
