@@ -9,6 +9,7 @@
 #include "matrix_kernels.hpp"
 
 #include "internal/format_number.hpp"
+#include "internal/stage_extrapolation.hpp"
 
 namespace esdirk {
 namespace {
@@ -41,6 +42,7 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
     structured_jacobian_ = JacobianMatrix(n_, structure);
     structured_stage_lu_ = std::make_unique<StageLinearSystem>(nx_, nz_, sensitivity_structure(structure));
     structured_stage_lu_->set_statistics(&stats_);  // GMRES's counters (Krylov back-end only)
+    if (krylov()) guess_weights_ = internal::stage_extrapolation_weights(integrator.method(), guess_degree);
   } else {
     stage_jacobian_.resize(n_, n_);
     stage_lu_.resize(nx_, nz_);
@@ -354,12 +356,15 @@ int StageSensitivities::refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRe
 }
 
 // M_i S = rhs with an LU of the stage matrix M_i itself (counted in stage_factorizations, not
-// in NLU). False, with S untouched, if M_i is singular.
+// in NLU), or on the Krylov back-end by GMRES with M_i, from the stage values extrapolated from
+// the earlier stages when `stage` (> 0) says which stage S is. False, with S untouched, if M_i is
+// singular.
 bool StageSensitivities::solve_with_stage_matrix(const StageJacobian& J, MatrixRef S,
-                                                 double h_gamma) {
+                                                 double h_gamma, int stage) {
   ++stats_.stage_factorizations;
   if (J.structured != nullptr) {
     if (structured_stage_lu_->factor(*J.structured, h_gamma, -1) != 0) return false;
+    if (krylov() && stage > 0) return solve_by_gmres_from_guess(J, S, h_gamma, stage);
     detail::copy(rhs_.cref(), S);
     structured_stage_lu_->solve(S);
     stats_.back_substitutions += directions_;
@@ -370,6 +375,53 @@ bool StageSensitivities::solve_with_stage_matrix(const StageJacobian& J, MatrixR
   stage_lu_.solve(S);
   stats_.back_substitutions += directions_;
   return true;
+}
+
+// Krylov back-end: GMRES on M_i S = rhs started from X0 = sum_j W(stage, j) S_j, the stage
+// values of the earlier stages (S_0 = S_n) extrapolated to c_stage by the polynomial through the
+// (at most guess_degree + 1) nearest nodes, as the states' stage predictor does with the stage
+// derivatives. Each column solves M_i D = rhs - M_i X0 to a residual of sensitivity_tolerance
+// times |rhs| (the target of a zero start, so the accuracy is the same), and S = X0 + D. The
+// guess saves a quarter of the GMRES work on the 2-D Brusselator (doc/linear-solvers-guide.md,
+// "Forward sensitivities with Krylov").
+bool StageSensitivities::solve_by_gmres_from_guess(const StageJacobian& J, MatrixRef S, double h_gamma,
+                                                   int stage) {
+  const int ns = directions_;
+  std::fill(S.data, S.data + block_size(), 0.0);
+  for (int j = 0; j < stage; ++j) {
+    const double w = guess_weights_(stage, j);
+    if (w != 0.0) detail::flat_add_scaled(w, values_.column(j * ns), S.data, block_size());
+  }
+  // correction = rhs - M_i X0 = rhs - [X0_x - h*gamma (J X0)_x ; (J X0)_z]
+  multiply(J, 0, S, JS_.ref(), 1.0, false);
+  const double tolerance = integrator_.problem().jacobian_structure().krylov.sensitivity_tolerance;
+  bool converged = true;
+  for (int j = 0; j < ns; ++j) {
+    const double* r = rhs_.column(j);
+    const double* js = JS_.column(j);
+    double* x = S.data + static_cast<std::size_t>(j) * S.ld;
+    double* c = correction_.column(j);
+    for (int k = 0; k < nx_; ++k) c[k] = r[k] - x[k] + h_gamma * js[k];
+    for (int k = nx_; k < n_; ++k) c[k] = r[k] - js[k];
+    double rhs_norm = 0.0, correction_norm = 0.0;
+    for (int k = 0; k < n_; ++k) rhs_norm += r[k] * r[k], correction_norm += c[k] * c[k];
+    rhs_norm = std::sqrt(rhs_norm), correction_norm = std::sqrt(correction_norm);
+    if (rhs_norm == 0.0) {  // S = 0, as GMRES from a zero start returns it
+      std::fill(x, x + n_, 0.0);
+      continue;
+    }
+    if (!(correction_norm > tolerance * rhs_norm)) {  // the guess solves it (or is not finite)
+      converged = converged && std::isfinite(correction_norm);
+      continue;
+    }
+    structured_stage_lu_->set_krylov_tolerance(std::min(0.5, tolerance * rhs_norm / correction_norm));
+    structured_stage_lu_->solve(MatrixRef{c, n_, 1, n_});
+    converged = converged && structured_stage_lu_->last_solve_converged();
+    for (int k = 0; k < n_; ++k) x[k] += c[k];
+  }
+  structured_stage_lu_->set_krylov_tolerance(tolerance);
+  stats_.back_substitutions += ns;
+  return converged;
 }
 
 // solve_with_stage_matrix with the fixed-size kernels of order n (the LU in fixed_lu_): the same
@@ -590,7 +642,7 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     // the refinement.
     const bool factored = fixed_ == nullptr && (exact || krylov()) && factor_stages_ &&
                           (lanes_solve_ != nullptr ? solve_with_fixed_kernels(J.dense, Si, hg)
-                                                   : solve_with_stage_matrix(J, Si, hg));
+                                                   : solve_with_stage_matrix(J, Si, hg, i));
     if (!factored && krylov()) {
       message_ = "GMRES did not solve the stage sensitivities to KrylovSettings::sensitivity_tolerance at t = " +
                  format_number(step.stage_times[i]) + " (raise dimension or max_restarts, or the preconditioner "

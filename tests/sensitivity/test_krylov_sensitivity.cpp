@@ -31,6 +31,7 @@ struct SensitivityRun {
   std::vector<double> x;
   DenseMatrix Sx;
   esdirk::Statistics stats;
+  esdirk::Statistics sensitivity_counters;  // the sensitivities' own (their GMRES)
 };
 
 // The 1-D Brusselator (20 points, n = 40, unless given) to t = 1 (unless given) with the
@@ -55,6 +56,7 @@ SensitivityRun brusselator_parameters(LinearSolverKind kind, SensitivityOptions 
   const auto outcome = sens.integrate_to(t_end, run.x, {}, run.Sx.ref());
   BOOST_REQUIRE_MESSAGE(esdirk::ok(outcome.status), sens.message());
   run.stats = integrator.statistics();
+  run.sensitivity_counters = sens.counters();
   return run;
 }
 
@@ -142,6 +144,50 @@ BOOST_AUTO_TEST_CASE(matrix_free_sensitivities_and_krylov_adjoints_are_refused) 
   esdirk::Integrator integrator(model, options);
   BOOST_CHECK_NO_THROW(integrator.require_step_jacobians("ForwardSensitivity", true));
   BOOST_CHECK_THROW(integrator.require_step_jacobians("a module without Krylov"), std::invalid_argument);
+}
+
+// Each stage's GMRES starts from the stage sensitivities of the earlier stages extrapolated to
+// its node (StageSensitivities::solve_by_gmres_from_guess), not from zero, and stops at the
+// residual a zero start would stop at: the same accuracy (checked against KLU above, on this run
+// by the forcing-term test) for fewer iterations. Measured here (20 points, rtol 1e-6, t = 10,
+// 205 steps, 3075 stage solves): 3.83 GMRES iterations per solve from zero, 2.48 from the guess
+// (100 points: 5.05 and 3.18; 2-D 40 x 40: 26 % fewer instructions in all).
+BOOST_AUTO_TEST_CASE(krylov_stage_sensitivities_start_from_the_extrapolated_earlier_stages) {
+  const auto krylov = brusselator_parameters(LinearSolverKind::krylov, {}, 1e-6, 20, 10.0);
+  const esdirk::Statistics& counted = krylov.sensitivity_counters;
+  BOOST_REQUIRE(counted.back_substitutions > 0);
+  const double per_solve = static_cast<double>(counted.linear_iterations) / counted.back_substitutions;
+  BOOST_TEST_INFO("GMRES iterations per stage solve " << per_solve);
+  BOOST_TEST(per_solve < 3.0);
+  BOOST_TEST(counted.linear_solver_failures == 0);
+}
+
+// A seed column of zeros has zero sensitivities: its right-hand sides are zero at every stage,
+// and the guessed start must not leave anything there (GMRES would be asked for a residual of
+// zero).
+BOOST_AUTO_TEST_CASE(a_zero_seed_column_stays_exactly_zero_on_the_krylov_back_end) {
+  brusselator_mol::Model model(20);
+  declare(model, LinearSolverKind::krylov);
+  esdirk::Options options;
+  options.rtol = options.atol = 1e-6;
+  esdirk::Integrator integrator(model, options);
+  const auto p = model.nominal_parameters();
+  BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, model.initial_state(), {}, p)));
+  esdirk::ForwardSensitivity sens(integrator, {});
+  const int n = model.size();
+  DenseMatrix seed(n + 3, 2), Sx(n, 2);
+  seed(n + 1, 0) = p[1];  // dB, scaled; column 1 stays zero
+  BOOST_REQUIRE(esdirk::ok(sens.initialize(seed.cref())));
+  std::vector<double> x(static_cast<std::size_t>(n));
+  const auto outcome = sens.integrate_to(1.0, x, {}, Sx.ref());
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(outcome.status), sens.message());
+  double largest = 0.0, zero_column = 0.0;
+  for (int i = 0; i < n; ++i) {
+    largest = std::max(largest, std::abs(Sx(i, 0)));
+    zero_column = std::max(zero_column, std::abs(Sx(i, 1)));
+  }
+  BOOST_TEST(largest > 0.0);
+  BOOST_TEST(zero_column == 0.0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
