@@ -197,4 +197,79 @@ BOOST_AUTO_TEST_CASE(stage_solve_in_lanes_has_the_bits_of_the_general_lu) {
   BOOST_TEST(esdirk::detail::fixed_stage_lanes_solve(17) == nullptr);
 }
 
+// Orders 1..8: one implicit stage in one kernel call (the small-system fast path), for an ODE
+// (nx = n: the copy of the kernel without run-time row selections) and a DAE (nx < n), against
+// the general pieces it replaces: the right-hand side of stage_right_hand_side, DenseLuSolver's
+// form of M with lu_factor and lu_solve, and the stage derivatives of flat_difference_quotient
+// with zero algebraic rows; a singular M_i returns its first zero pivot with rhs formed.
+BOOST_AUTO_TEST_CASE(one_stage_kernel_has_the_bits_of_the_general_stage_for_odes_and_daes) {
+  for (int n = 1; n <= 8; ++n)
+    for (int nx : {n, n - 1, n / 2})
+      for (int ns : {1, 3, 4})
+        for (int terms : {0, 1, 4}) {
+          if (nx < 1) continue;
+          BOOST_TEST_INFO("n " << n << " nx " << nx << " ns " << ns << " terms " << terms);
+          const std::size_t size = static_cast<std::size_t>(n) * ns;
+          std::vector<double> J = random_values(static_cast<std::size_t>(n) * n, 41u + n);
+          if (n > 2) J[2 + static_cast<std::size_t>(n)] = 0.0;  // an exact zero in the elimination
+          for (int i = 0; i < n; ++i) J[static_cast<std::size_t>(i) * n + i] += i < nx ? -3.0 : 2.0;
+          const std::vector<double> s0 = random_values(size, 43u), fp = random_values(size, 44u);
+          std::vector<std::vector<double>> sf;
+          std::vector<const double*> blocks;
+          for (int t = 0; t < 4; ++t) {
+            sf.push_back(random_values(size, 45u + t));
+            for (int j = 0; j < ns; ++j)  // derivative blocks have zero algebraic rows
+              for (int k = nx; k < n; ++k) sf.back()[static_cast<std::size_t>(j) * n + k] = 0.0;
+          }
+          for (int t = 0; t < 4; ++t) blocks.push_back(sf[static_cast<std::size_t>(t)].data());
+          const double coefficients[] = {0.21, -0.6, 1.3, 0.05};
+          const double hg = 0.0371, inverse_hg = 1.0 / hg;
+          std::vector<double> expected_rhs(size);
+          esdirk::detail::stage_right_hand_side(nx, n, ns, s0.data(), fp.data(), hg, terms, coefficients,
+                                                blocks.data(), expected_rhs.data());
+          std::vector<double> m(J.size());
+          for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) {
+              const double v = J[static_cast<std::size_t>(j) * n + i];
+              m[static_cast<std::size_t>(j) * n + i] = i < nx ? -hg * v : v;
+              if (i == j && j < nx) m[static_cast<std::size_t>(j) * n + i] += 1.0;
+            }
+          std::vector<int> pivots(static_cast<std::size_t>(n));
+          BOOST_TEST(esdirk::lu_factor(esdirk::MatrixRef{m.data(), n, n, n}, pivots.data()) == 0);
+          std::vector<double> expected_S = expected_rhs;
+          esdirk::lu_solve(esdirk::ConstMatrixRef{m.data(), n, n, n}, pivots.data(),
+                           esdirk::MatrixRef{expected_S.data(), n, ns, n});
+          std::vector<double> expected_SF(size);
+          esdirk::detail::flat_difference_quotient(expected_S.data(), expected_rhs.data(), inverse_hg, fp.data(),
+                                                   expected_SF.data(), size);
+          for (int j = 0; j < ns; ++j)
+            for (int k = nx; k < n; ++k) expected_SF[static_cast<std::size_t>(j) * n + k] = 0.0;
+          const esdirk::detail::FixedStageKernels* kernels = esdirk::detail::fixed_stage_kernels(n);
+          BOOST_REQUIRE(kernels != nullptr);
+          std::vector<double> lu(m.size()), rhs(size), S(size), SF(size);
+          std::vector<int> kernel_pivots(static_cast<std::size_t>(n));
+          BOOST_TEST(kernels->stage(nx, ns, J.data(), n, hg, inverse_hg, s0.data(), fp.data(), terms, coefficients,
+                                    blocks.data(), lu.data(), kernel_pivots.data(), rhs.data(), S.data(),
+                                    SF.data()) == 0);
+          BOOST_TEST(same_bits(rhs, expected_rhs));
+          BOOST_TEST(same_bits(lu, m));
+          BOOST_TEST(kernel_pivots == pivots);
+          BOOST_TEST(same_bits(S, expected_S));
+          BOOST_TEST(same_bits(SF, expected_SF));
+          // A singular stage matrix (M's first column zero: J_00 = 1/hg exactly, row 0 is
+          // differential): pivot 1, rhs formed, S and SF untouched.
+          const double hg2 = 0.0625;
+          for (int i = 0; i < n; ++i) J[static_cast<std::size_t>(i)] = i == 0 ? 1.0 / hg2 : 0.0;
+          esdirk::detail::stage_right_hand_side(nx, n, ns, s0.data(), fp.data(), hg2, terms, coefficients,
+                                                blocks.data(), expected_rhs.data());
+          std::vector<double> rhs2(size, 0.0), S2(size, 5.0), SF2(size, 5.0);
+          BOOST_TEST(kernels->stage(nx, ns, J.data(), n, hg2, 1.0 / hg2, s0.data(), fp.data(), terms, coefficients,
+                                    blocks.data(), lu.data(), kernel_pivots.data(), rhs2.data(), S2.data(),
+                                    SF2.data()) == 1);
+          BOOST_TEST(same_bits(rhs2, expected_rhs));
+          BOOST_TEST(S2 == std::vector<double>(size, 5.0));
+          BOOST_TEST(SF2 == std::vector<double>(size, 5.0));
+        }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
