@@ -54,10 +54,27 @@ StageSensitivities::StageSensitivities(Integrator& integrator, SensitivityOption
   cache_point_.assign(static_cast<std::size_t>(n_ + 1), 0.0);
   weights_.assign(static_cast<std::size_t>(n_), 1.0);
   inverse_weights_.assign(static_cast<std::size_t>(n_), 1.0);
-  rhs_coefficients_.assign(static_cast<std::size_t>(s_), 0.0);
-  rhs_blocks_.assign(static_cast<std::size_t>(s_), nullptr);
   f_base_.assign(static_cast<std::size_t>(nx_), 0.0);
   g_base_.assign(static_cast<std::size_t>(nz_), 0.0);
+  const Tableau& tab = integrator.method();
+  term_start_.assign(static_cast<std::size_t>(s_) + 1, 0);
+  for (int i = 0; i < s_; ++i) {
+    term_start_[static_cast<std::size_t>(i)] = static_cast<int>(term_stage_.size());
+    for (int l = 0; l < i; ++l)
+      if (tab.A(i, l) != 0.0) {
+        term_stage_.push_back(l);
+        term_a_.push_back(tab.A(i, l));
+      }
+    if (tab.d(i) != 0.0) {
+      error_stage_.push_back(i);
+      error_d_.push_back(tab.d(i));
+    }
+  }
+  term_start_[static_cast<std::size_t>(s_)] = static_cast<int>(term_stage_.size());
+  term_coefficients_.assign(term_a_.size(), 0.0);
+  error_coefficients_.assign(error_d_.size(), 0.0);
+  term_blocks_.assign(term_a_.size(), nullptr);
+  error_blocks_.assign(error_d_.size(), nullptr);
 }
 
 void StageSensitivities::check_directions(int directions) const {
@@ -86,6 +103,12 @@ void StageSensitivities::resize(int directions) {
   correction_.resize(n_, directions);
   JS_.resize(n_, directions);
   error_.resize(n_, directions);
+  // The stage blocks of the right-hand sides and the error estimate (derivatives_ is sized).
+  const std::size_t block = static_cast<std::size_t>(n_) * static_cast<std::size_t>(directions);
+  for (std::size_t t = 0; t < term_stage_.size(); ++t)
+    term_blocks_[t] = derivatives_.data() + static_cast<std::size_t>(term_stage_[t]) * block;
+  for (std::size_t t = 0; t < error_stage_.size(); ++t)
+    error_blocks_[t] = derivatives_.data() + static_cast<std::size_t>(error_stage_[t]) * block;
   column_size_.assign(static_cast<std::size_t>(std::max(n_, directions)), 0.0);
   column_change_.assign(static_cast<std::size_t>(directions), 0.0);
   // M^{-1} costs n back-substitutions and then makes every stage solve a product; worth it for
@@ -116,6 +139,12 @@ void StageSensitivities::resize(int directions) {
   const bool own_lu = fixed_ != nullptr || lanes_solve_ != nullptr;
   fixed_lu_.assign(own_lu ? static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_) : 0, 0.0);
   fixed_pivots_.assign(own_lu ? static_cast<std::size_t>(n_) : 0, 0);
+  product_basis_.assign(fixed_ != nullptr ? static_cast<std::size_t>(n_) * static_cast<std::size_t>(np_) : 0, 0.0);
+  product_seed_.assign(fixed_ != nullptr ? static_cast<std::size_t>(np_) * static_cast<std::size_t>(directions) : 0,
+                       0.0);
+  product_columns_.assign(fixed_ != nullptr ? static_cast<std::size_t>(directions) : 0, 0);
+  product_columns_.clear();  // capacity kept: filled per seed without allocating
+  product_valid_ = false;
 }
 
 // Per stage, in multiply-adds: a stage LU forms M_i, factors it and does ns back-substitutions;
@@ -162,6 +191,32 @@ inline MatrixRef StageSensitivities::stage_block(DenseMatrix& M, int i) {
   return detail::cols_of(M.ref(), i * directions_, directions_);
 }
 
+// The small-system fast path: true if P is the seed of jpP_ (bit for bit). Otherwise P becomes
+// it: its nonzero columns are found, jpP_ is zeroed (its other columns stay zero) and formed
+// again at the next parameter_jacobian_at.
+bool StageSensitivities::same_seed(ConstMatrixRef P) {
+  bool same = product_valid_;
+  if (same && P.ld == np_) {  // contiguous: one comparison
+    if (std::equal(P.data, P.data + static_cast<std::size_t>(np_) * static_cast<std::size_t>(directions_),
+                   product_seed_.data()))
+      return true;
+    same = false;
+  }
+  for (int j = 0; j < directions_ && same; ++j)
+    same = std::equal(P.column(j), P.column(j) + np_,
+                      product_seed_.data() + static_cast<std::size_t>(j) * static_cast<std::size_t>(np_));
+  if (same) return true;
+  product_columns_.clear();
+  for (int j = 0; j < directions_; ++j) {
+    const double* column = P.column(j);
+    std::copy(column, column + np_, product_seed_.data() + static_cast<std::size_t>(j) * static_cast<std::size_t>(np_));
+    if (std::any_of(column, column + np_, [](double v) { return v != 0.0; })) product_columns_.push_back(j);
+  }
+  jpP_.fill(0.0);
+  product_valid_ = false;
+  return false;
+}
+
 bool StageSensitivities::cache_matches(const StepView& step, int stage) const {
   if (!cache_valid_ || cache_point_[0] != step.stage_times[stage]) return false;
   for (int k = 0; k < nx_; ++k)
@@ -183,7 +238,8 @@ void StageSensitivities::store_cache(const StepView& step, int stage) {
 // stage of a step is the first of the next one, so it is kept and reused once.
 int StageSensitivities::parameter_jacobian_at(const StepView& step, int stage, ConstMatrixRef P) {
   const DenseMatrix* jp = &jp_;
-  if (cache_matches(step, stage)) {
+  // Only a step's first stage can be the last one of the step before (its start).
+  if (stage == 0 && cache_matches(step, stage)) {
     jp = &jp_cache_;  // the product reads the cache itself: jp_ is read nowhere else
   } else {
     const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
@@ -204,9 +260,21 @@ int StageSensitivities::parameter_jacobian_at(const StepView& step, int stage, C
     }
     if (stage == s_ - 1 && options_.mode == SensitivityMode::exact) store_cache(step, stage);
   }
-  if (fixed_ != nullptr)
-    fixed_->product(jp->data(), n_, np_, P.data, P.ld, jpP_.data(), directions_);
-  else if (sparse_parameters_)
+  if (fixed_ != nullptr) {
+    // Formed again only when [f_p; g_p] changed (P is the one of the last product: same_seed()
+    // at the start of the solve), and only over P's nonzero columns: the others are zero for a
+    // finite [f_p; g_p] (each entry a sum from +0 of products with zeros, which is +0), and the
+    // evaluator has checked that it is finite (or the cache, when it was stored). A model
+    // whose [f_p; g_p] is constant (controls entering as B u with a constant B, the CSTR) forms
+    // it once per seed.
+    const std::size_t entries = static_cast<std::size_t>(n_) * static_cast<std::size_t>(np_);
+    const double* a = jp->data();
+    if (product_valid_ && std::equal(a, a + entries, product_basis_.data())) return 0;
+    for (int j : product_columns_)
+      fixed_->product(a, n_, np_, P.column(j), P.ld, jpP_.column(j), 1);
+    std::copy(a, a + entries, product_basis_.data());
+    product_valid_ = true;
+  } else if (sparse_parameters_)
     detail::multiply_by_sparse(jp->cref(), P, parameter_starts_.data(), parameter_rows_.data(), jpP_.ref());
   else
     detail::multiply(jp->cref(), 0, P, jpP_.ref(), 1.0, false);
@@ -498,18 +566,25 @@ void StageSensitivities::form_base(double h_gamma) {
   }
 }
 
-// The terms of stage i's right-hand side: h a_il and SF_l for the nonzero a_il, l < i, into
-// rhs_coefficients_ and rhs_blocks_; returns their number.
-int StageSensitivities::rhs_terms(int i, double h) {
-  const Tableau& tab = integrator_.method();
-  int terms = 0;
-  for (int l = 0; l < i; ++l)
-    if (tab.A(i, l) != 0.0) {
-      rhs_coefficients_[static_cast<std::size_t>(terms)] = h * tab.A(i, l);
-      rhs_blocks_[static_cast<std::size_t>(terms)] = stage_block(derivatives_, l).data;
-      ++terms;
-    }
-  return terms;
+// The coefficients h a_il of every stage's terms and h d_i of the error estimate, for the step
+// size h (formed again only when h changes: a fixed mesh of equal steps forms them once).
+void StageSensitivities::form_coefficients(double h) {
+  if (coefficients_ready_ && h == coefficients_h_) return;
+  for (std::size_t t = 0; t < term_a_.size(); ++t) term_coefficients_[t] = h * term_a_[t];
+  for (std::size_t t = 0; t < error_d_.size(); ++t) error_coefficients_[t] = h * error_d_[t];
+  coefficients_h_ = h;
+  coefficients_ready_ = true;
+}
+
+// The terms of stage i's right-hand side: h a_il and SF_l for the nonzero a_il, l < i (arrays of
+// their number, which is returned).
+inline int StageSensitivities::rhs_terms(int i, double h, const double*& coefficients,
+                                         const double* const*& blocks) {
+  form_coefficients(h);
+  const int first = term_start_[static_cast<std::size_t>(i)];
+  coefficients = term_coefficients_.data() + first;
+  blocks = term_blocks_.data() + first;
+  return term_start_[static_cast<std::size_t>(i) + 1] - first;
 }
 
 // rhs_ = base + h sum_{l<i} a_il SF_l (the stage sensitivities' right-hand side, Kristensen et al. 2005, eq. 17)
@@ -519,18 +594,20 @@ int StageSensitivities::rhs_terms(int i, double h) {
 // operations of form_base, the copy and one scaled addition per stage in that order, so the
 // bits are those of the separate kernel calls this replaces.
 void StageSensitivities::form_rhs(int i, double h, double h_gamma, bool fresh_base) {
-  const int terms = rhs_terms(i, h);
+  const double* coefficients = nullptr;
+  const double* const* blocks = nullptr;
+  const int terms = rhs_terms(i, h, coefficients, blocks);
   double* __restrict rhs = rhs_.data();
   if (fresh_base) {  // values_'s first block is stage 1's: [Sx_n; Sz_n]
     detail::stage_right_hand_side(nx_, n_, directions_, values_.data(), jpP_.data(), h_gamma, terms,
-                                  rhs_coefficients_.data(), rhs_blocks_.data(), rhs);
+                                  coefficients, blocks, rhs);
     return;
   }
   const std::size_t size = block_size();
   std::copy(base_.data(), base_.data() + size, rhs);
   for (int t = 0; t < terms; ++t) {
-    const double c = rhs_coefficients_[static_cast<std::size_t>(t)];
-    const double* __restrict sf = rhs_blocks_[static_cast<std::size_t>(t)];
+    const double c = coefficients[t];
+    const double* __restrict sf = blocks[t];
     for (std::size_t q = 0; q < size; ++q) rhs[q] += c * sf[q];
   }
 }
@@ -541,7 +618,6 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   const int ns = directions_;
   const std::size_t block = block_size();
   const bool exact = options_.mode == SensitivityMode::exact;
-  const Tableau& tab = integrator_.method();
   const double h = step.h;
   // The step's own factored iteration matrix and Jacobian J_n (trial or accepted step alike).
   if (step.matrix == nullptr)
@@ -569,25 +645,32 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   if (uses_parameters && fixed_ == nullptr)
     sparse_parameters_ = 2 * detail::sparse_columns({P.data, np_, ns, P.ld}, parameter_starts_.data(),
                                                     parameter_rows_.data()) <= np_ * ns;
+  if (uses_parameters && fixed_ != nullptr) same_seed(P);
   // Stage 1 (explicit): [SX_1; SZ_1] = [Sx_n; Sz_n], SF_1 = f_x Sx_n + f_z Sz_n + f_p P at t_n.
   if (uses_parameters) {
     const int code = parameter_jacobian_at(step, 0, P);
     if (code != 0) return code;
   } else {
     jpP_.fill(0.0);
+    product_valid_ = false;
   }
   const MatrixRef S1 = stage_block(values_, 0), SF1 = stage_block(derivatives_, 0);
-  for (int j = 0; j < ns; ++j) {
-    double* s1 = S1.column(j);
-    double* f1 = SF1.column(j);
-    const double* fp = jpP_.column(j);
-    for (int k = 0; k < nx_; ++k) {
-      s1[k] = Sx(k, j);
-      f1[k] = fp[k];
-    }
-    for (int k = 0; k < nz_; ++k) {
-      s1[nx_ + k] = Sz(k, j);
-      f1[nx_ + k] = 0.0;  // derivative blocks keep zero algebraic rows (see below)
+  if (nz_ == 0 && Sx.ld == nx_) {  // an ODE with contiguous Sx: the blocks in one copy each
+    std::copy(Sx.data, Sx.data + block, S1.data);
+    std::copy(jpP_.data(), jpP_.data() + block, SF1.data);
+  } else {
+    for (int j = 0; j < ns; ++j) {
+      double* s1 = S1.column(j);
+      double* f1 = SF1.column(j);
+      const double* fp = jpP_.column(j);
+      for (int k = 0; k < nx_; ++k) {
+        s1[k] = Sx(k, j);
+        f1[k] = fp[k];
+      }
+      for (int k = 0; k < nz_; ++k) {
+        s1[nx_ + k] = Sz(k, j);
+        f1[nx_ + k] = 0.0;  // derivative blocks keep zero algebraic rows (see below)
+      }
     }
   }
   // The step's J_n is exact at (t_n, x_n, z_n) when analytic; a difference Jacobian of the
@@ -626,10 +709,12 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
       // The small-system fast path (exact mode, stages factored): the right-hand side, the LU
       // of M_i, the solve and the stage derivatives in one kernel, column by column in
       // registers. A singular M_i leaves rhs_ formed for the refinement below.
-      const int terms = rhs_terms(i, h);
+      const double* coefficients = nullptr;
+      const double* const* blocks = nullptr;
+      const int terms = rhs_terms(i, h, coefficients, blocks);
       ++stats_.stage_factorizations;
       if (fixed_->stage(nx_, ns, J.dense.data, J.dense.ld, hg, inverse_hg, values_.data(), jpP_.data(),
-                        terms, rhs_coefficients_.data(), rhs_blocks_.data(), fixed_lu_.data(),
+                        terms, coefficients, blocks, fixed_lu_.data(),
                         fixed_pivots_.data(), rhs_.data(), Si.data, stage_block(derivatives_, i).data) == 0) {
         stats_.back_substitutions += ns;
         continue;
@@ -692,11 +777,21 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     return 1;
   }
 
-  // e_S = h sum_i d_i SF_i (the paper's eq. 20 applied to the sensitivities).
-  error_.fill(0.0);
-  for (int i = 0; i < s_; ++i)
-    if (tab.d(i) != 0.0)
-      detail::flat_add_scaled(h * tab.d(i), stage_block(derivatives_, i).data, error_.data(), block);
+  // e_S = h sum_i d_i SF_i (the paper's eq. 20 applied to the sensitivities): every entry from
+  // +0, then one scaled addition per stage with d_i != 0 in order (the bits of a zero fill and
+  // one pass per stage), as flat passes over the contiguous blocks.
+  form_coefficients(h);
+  double* __restrict e = error_.data();
+  const std::size_t error_terms = error_d_.size();
+  if (error_terms == 0) error_.fill(0.0);
+  for (std::size_t t = 0; t < error_terms; ++t) {
+    const double c = error_coefficients_[t];
+    const double* __restrict sf = error_blocks_[t];
+    if (t == 0)
+      for (std::size_t q = 0; q < block; ++q) e[q] = 0.0 + c * sf[q];
+    else
+      for (std::size_t q = 0; q < block; ++q) e[q] += c * sf[q];
+  }
   if (integrator_.options().filter_error_estimate)
     apply_inverse(error_.ref(), JS_.ref());  // e_S <- M^{-1} [e_S; 0], as the integrator does for x
   return 0;

@@ -94,7 +94,10 @@ class StageSensitivities {
   long fallback_factorizations() const { return fallbacks_; }
 
   /// Forgets the cached [f_p; g_p] (after a restart or new parameters).
-  void invalidate_cache() { cache_valid_ = false; }
+  void invalidate_cache() {
+    cache_valid_ = false;
+    product_valid_ = false;
+  }
   const std::string& message() const { return message_; }
 
  private:
@@ -118,7 +121,7 @@ class StageSensitivities {
   std::size_t block_size() const;
   void form_inverse();
   void form_base(double h_gamma);
-  int rhs_terms(int i, double h);
+  int rhs_terms(int i, double h, const double*& coefficients, const double* const*& blocks);
   void form_rhs(int i, double h, double h_gamma, bool fresh_base);
   void apply_inverse(MatrixRef B, MatrixRef work);
   int refine_stage(const StageJacobian& J, MatrixRef S, double h_gamma);
@@ -147,8 +150,17 @@ class StageSensitivities {
   DenseMatrix stage_jacobian_;       // J at the current stage (exact mode; dense problems)
   JacobianMatrix structured_jacobian_;  // J at the current stage (banded or sparse problems)
   std::unique_ptr<StageLinearSystem> structured_stage_lu_;  // LU of M_i (banded or sparse)
-  std::vector<double> rhs_coefficients_;        // h a_il of rhs_terms (s entries)
-  std::vector<const double*> rhs_blocks_;       // SF_l of those terms (s entries)
+  // The tableau's stage combinations, found once: stage i's terms are the l < i with a_il != 0,
+  // term_stage_[term_start_[i] ..) with a_il in term_a_, and the error estimate's the i with
+  // d_i = b_i - b^_i != 0, error_stage_ with d_i in error_d_. Their blocks SF_l (resize()) and
+  // their coefficients h a_il and h d_i, formed again when h changes (coefficients_h_).
+  std::vector<int> term_start_, term_stage_, error_stage_;
+  std::vector<double> term_a_, error_d_;
+  std::vector<const double*> term_blocks_, error_blocks_;
+  std::vector<double> term_coefficients_, error_coefficients_;
+  double coefficients_h_ = 0.0;
+  bool coefficients_ready_ = false;
+  void form_coefficients(double h);
   DenseMatrix jp_;                   // [f_p; g_p] at the current stage (or t_n in paper mode)
   DenseMatrix jp_cache_;             // [f_p; g_p] at the last stage of the previous solve
   std::vector<double> cache_point_;  // (t, x, z) of jp_cache_
@@ -162,6 +174,13 @@ class StageSensitivities {
   // when at most half of P's entries are nonzero (a seed's parameter part: unit columns).
   std::vector<int> parameter_starts_, parameter_rows_;
   bool sparse_parameters_ = false;
+  // The small-system fast path forms jpP_ again only when [f_p; g_p] or P changed, bit for
+  // bit: the [f_p; g_p] (n x np) and the P (np x ns) it was formed from, and the nonzero
+  // columns of P (jpP_'s other columns are zero).
+  std::vector<double> product_basis_, product_seed_;
+  std::vector<int> product_columns_;
+  bool product_valid_ = false;
+  bool same_seed(ConstMatrixRef P);
   // Stage i occupies columns [i*ns, (i+1)*ns): values [SX_i; SZ_i], derivatives [SF_i; 0].
   DenseMatrix values_, derivatives_;
   DenseMatrix base_, rhs_, correction_, JS_;  // n x ns
