@@ -353,7 +353,10 @@ void lu_solve(ConstMatrixRef LU, const int* pivots, MatrixRef B, bool transpose)
   // Order known at compile time: one column of any small system (the Newton iteration), or
   // every column of a tiny one (below 5, the row-major blocks of small_lu_solve cost more than
   // they vectorize).
-  if (!transpose && LU.rows <= internal::fixed_size_lu_limit && (B.cols == 1 || LU.rows <= 4))
+  if (!transpose && LU.rows <= internal::fixed_size_lu_limit && B.cols == 1)
+    return internal::fixed_size_lu_solve_one_of[static_cast<std::size_t>(LU.rows - 1)](
+        LU.data, LU.ld, pivots, B.data);
+  if (!transpose && LU.rows <= 4)
     return internal::fixed_size_lu_solve_of[static_cast<std::size_t>(LU.rows - 1)](
         LU.data, LU.ld, pivots, B.data, B.ld, B.cols);
   if (LU.rows <= small_order) return small_lu_solve(LU, pivots, B, transpose);
