@@ -268,11 +268,11 @@ int Callback::call_columns(double t, Argument X, Argument Z, ConstVector p, doub
 }
 
 int Callback::call_sparse(double t, ConstVector x, ConstVector z, ConstVector p,
-                          SparseMatrixRef J, ErrorSlot& errors) const {
+                          SparseMatrixRef J, ErrorSlot& errors, int mode) const {
   const int nnz = J.nonzeros();
   if (compiled_) return compiled_(t, x.data(), z.data(), p.data(), J.values);
   return guarded(errors, [&] {
-    py::object value = invoke(t, argument(x), argument(z), argument(p), 0);
+    py::object value = invoke(t, argument(x), argument(z), argument(p), mode);
     if (!read_fast(value.ptr(), J.values, nnz, 0, nnz)) read_sparse(value, J);
   });
 }

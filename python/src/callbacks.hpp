@@ -84,8 +84,9 @@ class Callback {
   /// A Jacobian's values on its sparsity pattern: a compiled function writes the nnz values in
   /// the pattern's CSC order; a Python one returns them, or a scipy.sparse matrix or a dense
   /// (n, n) array (taken on the pattern; a nonzero outside it is an error).
+  /// `mode` is passed first to a Python function whose style has `mode` (hybrid problems).
   int call_sparse(double t, ConstVector x, ConstVector z, ConstVector p, SparseMatrixRef J,
-                  ErrorSlot& errors) const;
+                  ErrorSlot& errors, int mode = 0) const;
 
  private:
   int call_python(double t, ConstVector x, ConstVector z, ConstVector p, double* out, int rows,

@@ -11,6 +11,7 @@
 #include "esdirk/events/hybrid_solver.hpp"
 #include "problem.hpp"
 #include "solvers.hpp"
+#include "structure.hpp"
 
 namespace esdirk::python {
 
@@ -23,7 +24,15 @@ class EventProblem final : public HybridProblem {
   EventProblem(ModelProblem& model, std::vector<Callback> events)
       : HybridProblem(model.nx(), model.nz(), model.np(), static_cast<int>(events.size())),
         model_(model),
-        events_(std::move(events)) {}
+        events_(std::move(events)) {
+    // The problem's declared structure (jac_sparsity, lband/uband), as the run without events
+    // has it: the same back-end and, with sparse_jac, the analytic values on the pattern.
+    const JacobianStructure& s = model.jacobian_structure();
+    if (s.pattern != nullptr) {
+      set_jacobian_pattern(*s.pattern, s.solver);
+      if (s.solver == LinearSolverKind::krylov) set_krylov_settings(s.krylov);
+    }
+  }
 
   int evaluate(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector, Vector f,
                Vector g) override {
@@ -33,6 +42,11 @@ class EventProblem final : public HybridProblem {
   int jacobian(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
                MatrixRef J) override {
     return model_.jacobian(t, x, z, p, J);
+  }
+  bool has_sparse_jacobian() const override { return model_.has_sparse_jacobian(); }
+  int sparse_jacobian(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+                      SparseMatrixRef J) override {
+    return model_.sparse_jacobian(t, x, z, p, J);
   }
   bool has_parameter_jacobian() const override { return model_.has_parameter_jacobian(); }
   int parameter_jacobian(int, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
@@ -90,6 +104,13 @@ class ModeCallback {
       return -1;  // has_mode refuses it first
     return by_mode_[static_cast<std::size_t>(mode)].call(t, x, z, p, out, rows, cols, ld, errors);
   }
+  /// The values of J on the declared pattern (Callback::call_sparse) of `mode`.
+  int call_sparse(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                  SparseMatrixRef J, ErrorSlot& errors) const {
+    if (!per_mode_) return by_mode_[0].call_sparse(t, x, z, p, J, errors, mode);
+    if (mode < 0 || mode >= static_cast<int>(by_mode_.size())) return -1;
+    return by_mode_[static_cast<std::size_t>(mode)].call_sparse(t, x, z, p, J, errors);
+  }
 
  private:
   std::vector<Callback> by_mode_;
@@ -109,7 +130,7 @@ class PythonHybridProblem final : public HybridProblem {
  public:
   PythonHybridProblem(int nx, int nz, int np, int ne, py::object f, py::object g, py::object events,
                       EventFunctions at_events, py::object jac, py::object jac_p,
-                      py::object event_jac)
+                      py::object event_jac, py::object sparse_jac)
       : HybridProblem(nx, nz, np, ne),
         f_(f, "f"),
         g_(g, "g"),
@@ -117,14 +138,18 @@ class PythonHybridProblem final : public HybridProblem {
         jacobian_(jac, "jac"),
         parameter_jacobian_(jac_p, "jac_p"),
         event_jacobian_(event_jac, "event_jac"),
+        sparse_jacobian_(sparse_jac, "sparse_jac"),
         at_events_(std::move(at_events)),
         event_rows_(static_cast<std::size_t>(ne) * (1 + nx + nz + np)) {
     if (f_.empty()) throw py::type_error("the right-hand side f is required");
     if (nz > 0 && g_.empty())
       throw py::type_error("a DAE (nz > 0) needs the algebraic equations g");
     if (ne > 0 && events_.empty()) throw py::type_error("n_events > 0 needs the event functions");
-    for (const ModeCallback* c :
-         {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_, &event_jacobian_}) {
+    if (!jacobian_.empty() && !sparse_jacobian_.empty())
+      throw py::value_error("give jac (the dense Jacobian) or sparse_jac (its values on the "
+                            "declared pattern), not both");
+    for (const ModeCallback* c : {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_,
+                                  &event_jacobian_, &sparse_jacobian_}) {
       if (c->modes() < 0) continue;
       if (modes_ >= 0 && c->modes() != modes_)
         throw py::value_error("the per-mode lists of callbacks must have the same length");
@@ -157,6 +182,11 @@ class PythonHybridProblem final : public HybridProblem {
   int jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
                MatrixRef J) override {
     return jacobian_.call(mode, t, x, z, p, J.data, J.rows, J.cols, J.ld, errors_);
+  }
+  bool has_sparse_jacobian() const override { return !sparse_jacobian_.empty(); }
+  int sparse_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+                      SparseMatrixRef J) override {
+    return sparse_jacobian_.call_sparse(mode, t, x, z, p, J, errors_);
   }
   bool has_parameter_jacobian() const override { return !parameter_jacobian_.empty(); }
   int parameter_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
@@ -230,8 +260,8 @@ class PythonHybridProblem final : public HybridProblem {
   ErrorSlot& errors() { return errors_; }
   /// No compiled callback: integrations hold the GIL (run_integration).
   bool python_only() const {
-    for (const ModeCallback* c :
-         {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_, &event_jacobian_})
+    for (const ModeCallback* c : {&f_, &g_, &events_, &jacobian_, &parameter_jacobian_,
+                                  &event_jacobian_, &sparse_jacobian_})
       if (c->any_compiled()) return false;
     return true;
   }
@@ -263,7 +293,7 @@ class PythonHybridProblem final : public HybridProblem {
       for (int i = 0; i < out.rows; ++i) out(i, j) = m(i, j);
   }
 
-  ModeCallback f_, g_, events_, jacobian_, parameter_jacobian_, event_jacobian_;
+  ModeCallback f_, g_, events_, jacobian_, parameter_jacobian_, event_jacobian_, sparse_jacobian_;
   EventFunctions at_events_;
   std::vector<double> event_rows_;  // event_jac's (ne, 1 + nx + nz + np) result
   int modes_ = -1;  // the length of the per-mode lists; -1: any mode
@@ -508,8 +538,8 @@ void register_hybrid(py::module_& m) {
     return d;
   });
 
-  py::class_<PythonHybridProblem, std::shared_ptr<PythonHybridProblem>>(m, "HybridProblem",
-                                                                        R"(A hybrid
+  py::class_<PythonHybridProblem, std::shared_ptr<PythonHybridProblem>> hybrid_class(
+      m, "HybridProblem", R"(A hybrid
 system: per mode x' = f(mode, t, x, z, p), 0 = g(mode, t, x, z, p), event functions
 events(mode, t, x, z, p) -> (n_events,), and transitions
 transition(mode, fired, t, x, z, p) -> (next_mode, x_plus) (None: same mode, no reset).
@@ -527,16 +557,26 @@ events (else central differences): reset_jac(mode, fired, t, x, z, p) -> (nx, 1+
 [phi_t | phi_x | phi_z | phi_p] and parameter_reset_jac(...) -> (np, 1+nx+nz+np), Python
 functions; event_jac(mode, t, x, z, p) -> (n_events, 1+nx+nz+np), the rows [h_t, h_x, h_z,
 h_p], a ModeCallback like events (per-mode lists or compiled, writing that matrix
-column-major).)")
+column-major).
+
+Large systems (as Problem's, one structure for every mode): set_jacobian_bandwidths,
+set_jacobian_pattern(rows, cols, solver) with solver 'sparse' (KLU), 'banded', 'dense' or
+'krylov' (GMRES), set_krylov_settings, clear_jacobian_structure, jacobian_pattern,
+linear_solver, krylov_settings; declare them before the HybridSolver is made (it keeps the
+structure it was made with). sparse_jac(mode, t, x, z, p): J's values on the declared pattern
+(a ModeCallback like jac; a scipy.sparse matrix, a dense array taken on the pattern or the
+nonzeros in jacobian_pattern's order; compiled: writes those nonzeros). The event and reset
+Jacobians stay dense.)");
+  hybrid_class
       .def(py::init([](int nx, int nz, int np, int n_events, py::object f, py::object g,
                        py::object events, py::object transition, py::object jac, py::object jac_p,
                        py::object parameter_reset, py::object event_jac, py::object reset_jac,
-                       py::object parameter_reset_jac) {
+                       py::object parameter_reset_jac, py::object sparse_jac) {
              try {
                return std::make_shared<PythonHybridProblem>(
                    nx, nz, np, n_events, f, g, events,
                    EventFunctions{transition, parameter_reset, reset_jac, parameter_reset_jac},
-                   jac, jac_p, event_jac);
+                   jac, jac_p, event_jac, sparse_jac);
              } catch (const std::invalid_argument& e) {
                throw py::value_error(e.what());
              }
@@ -546,7 +586,8 @@ column-major).)")
            py::arg("transition") = py::none(), py::arg("jac") = py::none(),
            py::arg("jac_p") = py::none(), py::arg("parameter_reset") = py::none(),
            py::arg("event_jac") = py::none(), py::arg("reset_jac") = py::none(),
-           py::arg("parameter_reset_jac") = py::none());
+           py::arg("parameter_reset_jac") = py::none(), py::arg("sparse_jac") = py::none());
+  add_structure_methods(hybrid_class, true);
 
   py::class_<HybridBinding>(m, "HybridSolver", R"(Integrates a HybridProblem across its events
 (esdirk::HybridSolver): HybridSolver(problem, options=None, terminal=None, directions=None,

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "esdirk/jacobian_vector_check.hpp"
 #include "problem.hpp"
 
 namespace esdirk::python {
@@ -114,6 +115,35 @@ int ModelProblem::preconditioner_solve(ConstVector r, Vector out, bool transpose
     for (const py::handle item : style_.extra) arguments.append(item);
     read_result(preconditioner_solve_.python(*py::tuple(arguments)), out, "the result of psolve");
   });
+}
+
+py::dict check_jacobian_vector_product(ModelProblem& problem, double t, const py::object& x,
+                                       const py::object& z, const py::object& p, double rtol,
+                                       double atol, int directions) {
+  const auto xv = vector_argument(x, problem.nx(), "x");
+  const auto zv = optional_vector(z, problem.nz(), "z");
+  const auto pv = optional_vector(p, problem.np(), "p");
+  JacobianCheckOptions options;
+  options.relative_tolerance = rtol;
+  options.absolute_tolerance = atol;
+  JacobianVectorProductCheck check;
+  try {
+    check = run_integration(problem.errors(), problem.python_only(), [&] {
+      return esdirk::check_jacobian_vector_product(problem, t, xv, zv, pv, options, directions);
+    });
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+  py::dict d;
+  d["ok"] = check.ok;
+  d["worst_error"] = check.worst_error;
+  d["worst_direction"] = check.worst_direction;
+  d["worst_row"] = check.worst_row;
+  d["equation"] = check.equation;
+  d["supplied"] = check.supplied;
+  d["finite_difference"] = check.finite_difference;
+  d["message"] = check.message;
+  return d;
 }
 
 }  // namespace esdirk::python

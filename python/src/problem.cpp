@@ -9,6 +9,7 @@
 #include "esdirk/error_weights.hpp"
 
 #include "bindings.hpp"
+#include "structure.hpp"
 
 namespace esdirk::python {
 
@@ -139,8 +140,7 @@ bool ModelProblem::python_only() const {
 }
 
 void register_problem(py::module_& m) {
-  py::class_<ModelProblem, std::shared_ptr<ModelProblem>>(m, "Problem",
-                                                          R"(A semi-explicit index-1 DAE
+  py::class_<ModelProblem, std::shared_ptr<ModelProblem>> problem_class(m, "Problem", R"(A semi-explicit index-1 DAE
 x' = f(t, x, z, p), 0 = g(t, x, z, p) with nx differential, nz algebraic states and np
 parameters (nz = 0: an ODE).
 
@@ -160,8 +160,8 @@ the pattern; a nonzero outside it is an error) or the nonzeros in the pattern's 
 vectorized: f (and g) accept x (and z) of shape (n, k) and return (n, k) (scipy's
 vectorized=True): a dense difference Jacobian is then one call on n + 1 columns. Its
 increments follow the options of the solve (solve_ivp, Integrator); default options elsewhere.
-The statistics of solve_ivp and Integrator count the columns as fd_function_evaluations.)")
-      .def(py::init([](int nx, int nz, int np, py::object f, py::object g, py::object jac,
+The statistics of solve_ivp and Integrator count the columns as fd_function_evaluations.)");
+  problem_class.def(py::init([](int nx, int nz, int np, py::object f, py::object g, py::object jac,
                        py::object jac_p, py::tuple args, bool pass_z, bool pass_p,
                        py::object sparse_jac, bool vectorized) {
              PythonStyle style;
@@ -187,98 +187,10 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
       .def_property_readonly("nx", &ModelProblem::nx)
       .def_property_readonly("nz", &ModelProblem::nz)
       .def_property_readonly("np", &ModelProblem::np)
-      .def_property_readonly(
-          "jacobian_pattern",
-          [](ModelProblem& p) -> py::object {
-            const auto& pattern = p.jacobian_structure().pattern;
-            if (!pattern) return py::none();
-            return py::make_tuple(py::array_t<int>(py::cast(pattern->column_pointers())),
-                                  py::array_t<int>(py::cast(pattern->row_indices())));
-          },
-          "The declared pattern as CSC (indptr, indices), rows sorted in each column (the order "
-          "of sparse_jac's nonzeros), or None.")
       .def_property_readonly("vectorized", &ModelProblem::vectorized)
       .def_property_readonly(
           "compiled", &ModelProblem::compiled,
           "True when every callback is compiled (the GIL is not needed while integrating).")
-      .def(
-          "set_jacobian_bandwidths",
-          [](ModelProblem& p, int lower, int upper) {
-            try {
-              p.set_jacobian_bandwidths(lower, upper);
-            } catch (const std::invalid_argument& e) {
-              throw py::value_error(e.what());
-            }
-          },
-          "J is banded: J[i, j] = 0 unless -upper <= i - j <= lower (the band LU).")
-      .def(
-          "set_jacobian_pattern",
-          [](ModelProblem& p, std::vector<int> rows, std::vector<int> cols,
-             const std::string& solver) {
-            LinearSolverKind kind = LinearSolverKind::sparse;
-            if (solver == "dense")
-              kind = LinearSolverKind::dense;
-            else if (solver == "banded")
-              kind = LinearSolverKind::banded;
-            else if (solver == "krylov")
-              kind = LinearSolverKind::krylov;
-            else if (solver != "sparse")
-              throw py::value_error("solver must be 'sparse', 'banded', 'dense' or 'krylov', got '" +
-                                    solver + "'");
-            if (rows.size() != cols.size())
-              throw py::value_error("rows and cols must have the same length");
-            try {
-              p.set_jacobian_pattern(SparsityPattern::from_entries(p.size(), rows, cols), kind);
-            } catch (const std::invalid_argument& e) {
-              throw py::value_error(e.what());
-            }
-          },
-          py::arg("rows"), py::arg("cols"), py::arg("solver") = "sparse",
-          "J[rows[k], cols[k]] are the only nonzeros: the Jacobian by coloured differences "
-          "(or jac on the pattern), factored by KLU ('sparse'), the band LU or the dense LU, or "
-          "solved by GMRES ('krylov', states only; set_krylov_settings).")
-      .def(
-          "set_krylov_settings",
-          [](ModelProblem& p, int dimension, int max_restarts, double tolerance, int block_size,
-             bool matrix_free, double sensitivity_tolerance, const std::string& preconditioner,
-             double tolerance_with_derivatives) {
-            KrylovSettings settings;
-            if (preconditioner == "ilu0")
-              settings.preconditioner = KrylovPreconditioner::ilu0;
-            else if (preconditioner == "block_jacobi")
-              settings.preconditioner = KrylovPreconditioner::block_jacobi;
-            else
-              throw py::value_error("preconditioner must be 'ilu0' or 'block_jacobi', got '" + preconditioner + "'");
-            settings.dimension = dimension;
-            settings.max_restarts = max_restarts;
-            settings.tolerance = tolerance;
-            settings.tolerance_with_derivatives = tolerance_with_derivatives;
-            settings.block_size = block_size;
-            settings.matrix_free = matrix_free;
-            settings.sensitivity_tolerance = sensitivity_tolerance;
-            try {
-              p.set_krylov_settings(settings);
-            } catch (const std::invalid_argument& e) {
-              throw py::value_error(e.what());
-            }
-          },
-          py::arg("dimension") = 30, py::arg("max_restarts") = 4, py::arg("tolerance") = 0.05,
-          py::arg("block_size") = 1, py::arg("matrix_free") = false,
-          py::arg("sensitivity_tolerance") = 1e-10, py::arg("preconditioner") = "ilu0",
-          py::arg("tolerance_with_derivatives") = 1e-3,
-          "The GMRES of solver='krylov': Krylov dimension (1 to min(n, 500)), restarts (0 to "
-          "1000; a cycle without progress ends the solve), the forcing term (relative "
-          "residual) and the block size of the block-Jacobi preconditioner; matrix_free: GMRES "
-          "multiplies by J through jac_vec (set_jacobian_vector_product) or a difference "
-          "quotient of f and g, and the pattern only feeds the preconditioner (states only); "
-          "sensitivity_tolerance: the relative residual of the forward sensitivities' GMRES "
-          "stage solves; preconditioner: the built-in one when no set_preconditioner is given, "
-          "'ilu0' (incomplete LU of M on its pattern, the default) or 'block_jacobi' (dense LUs "
-          "of M's diagonal blocks of block_size); tolerance_with_derivatives: the forcing term "
-          "of the states' stage solves while sensitivities or an adjoint are attached, if "
-          "smaller than tolerance (in (0, 1): the derivatives differentiate the converged stage "
-          "equations). Every call sets all eight (the defaults for those not given); a value "
-          "out of range raises ValueError naming it and keeps the settings.")
       .def(
           "set_jacobian_vector_product", &ModelProblem::set_jacobian_vector_product,
           py::arg("jac_vec"),
@@ -299,6 +211,21 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
           "return: that GMRES solve fails), or both None (removes them). A hook that raises "
           "esdirk.RecoverableError fails that GMRES solve (the step is retried); any other "
           "exception stops the integration and is raised.");
+  problem_class.def(
+      "check_jacobian_vector_product", &check_jacobian_vector_product, py::arg("t"),
+      py::arg("x"), py::arg("z") = py::none(), py::arg("p") = py::none(),
+      py::arg("rtol") = 1e-5, py::arg("atol") = 1e-8, py::arg("directions") = 3,
+      "The self-test of jac_vec (esdirk::check_jacobian_vector_product): J v at (t, x, z, p) "
+      "against central differences of f and g along `directions` fixed directions; row i "
+      "agrees when |a - b| <= rtol max(|a|, |b|) + atol max_k |b_k|. Returns a dict: ok, "
+      "worst_error (the largest error / allowed, ok: <= 1), worst_direction, worst_row, "
+      "equation (its name), supplied and finite_difference (both values there) and message "
+      "('' if ok; otherwise it names jac_vec, the direction, the equation and both values, or "
+      "the callback that failed). An inconsistent product makes GMRES solve another system "
+      "than Newton's, which shows only as slow or failing steps: run it once on a "
+      "representative point. ValueError without jac_vec, for wrong sizes or directions < 1; "
+      "an exception raised by f, g or jac_vec is raised as it was.");
+  add_structure_methods(problem_class, false);
 }
 
 }  // namespace esdirk::python

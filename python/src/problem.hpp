@@ -92,4 +92,12 @@ class ModelProblem final : public Problem {
   Hook product_, preconditioner_setup_, preconditioner_solve_;
 };
 
+/// esdirk::check_jacobian_vector_product on the problem's jac_vec at (t, x, z, p) as a dict
+/// (ok, worst_error, worst_direction, worst_row, equation, supplied, finite_difference, message);
+/// ValueError without a jac_vec, for wrong sizes or directions < 1. A Python exception in f, g
+/// or jac_vec is raised as it was.
+py::dict check_jacobian_vector_product(ModelProblem& problem, double t, const py::object& x,
+                                       const py::object& z, const py::object& p, double rtol,
+                                       double atol, int directions);
+
 }  // namespace esdirk::python

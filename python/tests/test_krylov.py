@@ -354,3 +354,111 @@ def test_numba_jac_vec_with_a_python_preconditioner(direct):
     assert np.max(np.abs(integrator.x - direct)) < 10 * RTOL
     assert stats["jacobian_vector_products"] > 0
     assert preconditioner.solves == stats["preconditioner_solves"] > 0
+
+
+def test_inconsistent_jac_vec_is_found_by_the_self_test():
+    # check_jacobian_vector_product (the C++ self-test): the exact product agrees with central
+    # differences of f; one wrong coefficient (half the diffusion added on the diagonal of
+    # row 5) is found there, with both values; a NaN product is named as failing.
+    problem = make_problem(matrix_free=True)
+    x = initial_state()
+    problem.set_jacobian_vector_product(exact_product)
+    good = problem.check_jacobian_vector_product(0.0, x)
+    assert good["ok"] and good["worst_error"] <= 1.0 and good["message"] == ""
+
+    def wrong(t, x, z, p, v):
+        out = exact_product(t, x, z, p, v)
+        out[5] += 0.5 * C * v[5]
+        return out
+    problem.set_jacobian_vector_product(wrong)
+    bad = problem.check_jacobian_vector_product(0.0, x)
+    assert not bad["ok"] and bad["worst_row"] == 5 and bad["equation"] == "f[5]"
+    assert bad["worst_error"] > 1.0 and bad["supplied"] != bad["finite_difference"]
+    assert "jacobian_vector_product disagrees with central differences" in bad["message"]
+    # Loose enough tolerances accept it: the tolerances reach the check.
+    assert problem.check_jacobian_vector_product(0.0, x, rtol=1.0, atol=1.0)["ok"]
+    problem.set_jacobian_vector_product(lambda t, x, z, p, v: np.full(N, np.nan))
+    nan = problem.check_jacobian_vector_product(0.0, x)
+    assert not nan["ok"] and "jacobian_vector_product failed or was not finite" in nan["message"]
+
+    def raising(t, x, z, p, v):
+        raise KeyError("no product here")
+    problem.set_jacobian_vector_product(raising)
+    with pytest.raises(KeyError, match="no product here"):
+        problem.check_jacobian_vector_product(0.0, x)
+    problem.set_jacobian_vector_product(exact_product)
+    with pytest.raises(ValueError, match="directions must be >= 1"):
+        problem.check_jacobian_vector_product(0.0, x, directions=0)
+    with pytest.raises(ValueError, match="x must have 32 entries, got 31"):
+        problem.check_jacobian_vector_product(0.0, x[:-1])
+    problem.set_jacobian_vector_product(None)
+    with pytest.raises(ValueError, match="has no jacobian_vector_product"):
+        problem.check_jacobian_vector_product(0.0, x)
+
+
+def test_structure_reads_back_and_clears():
+    problem = make_problem()
+    assert problem.linear_solver == "krylov"
+    assert problem.krylov_settings == {
+        "dimension": 20, "max_restarts": 4, "tolerance": 0.05, "block_size": 2,
+        "matrix_free": False, "sensitivity_tolerance": 1e-10, "preconditioner": "ilu0",
+        "tolerance_with_derivatives": 1e-3}
+    # A later pattern starts from the default settings again (as in C++).
+    problem.set_jacobian_pattern(*pattern(), "krylov")
+    assert problem.krylov_settings["dimension"] == 30
+    problem.set_jacobian_bandwidths(2, 2)
+    assert problem.linear_solver == "banded"
+    problem.clear_jacobian_structure()
+    assert problem.linear_solver == "dense" and problem.jacobian_pattern is None
+
+
+def forced(t, x, z, p):
+    """The Brusselator with the feed A + (p[0] - 1) (a parameter, or the shooting's control)."""
+    f = brusselator(t, x, z, p)
+    f[0::2] += p[0] - 1.0
+    return f
+
+
+def forced_problem(solver):
+    problem = esdirk.Problem(N, 0, 1, forced)
+    problem.set_jacobian_pattern(*pattern(), solver)
+    if solver == "krylov":
+        problem.set_krylov_settings(dimension=20, block_size=2, preconditioner="block_jacobi")
+    return problem
+
+
+def relative(a, b):
+    return np.max(np.abs(np.asarray(a) - b)) / np.max(np.abs(b))
+
+
+def test_adjoint_shooting_and_evaluator_run_with_krylov_as_with_klu():
+    # The derivatives' transposed and forward GMRES stage solves (sensitivity_tolerance 1e-10)
+    # against the KLU runs, within the C++ comparisons' bounds: 10 rtol + 1000
+    # sensitivity_tolerance relative to the largest entry. Measured (block-Jacobi, rtol 1e-6):
+    # see doc/python-guide.md, "Large systems: Newton-Krylov".
+    bound = 10 * RTOL + 1000 * 1e-10
+    options = esdirk.Options(rtol=RTOL, atol=RTOL)
+    x0 = initial_state()
+    weights = np.zeros(N)
+    weights[N // 2] = 1.0
+    adjoint = {solver: esdirk.adjoint_gradient(forced_problem(solver), (0.0, 1.0), x0, p=[1.0],
+                                               weights=weights, options=options)
+               for solver in ("krylov", "sparse")}
+    assert relative(adjoint["krylov"]["dx0"], adjoint["sparse"]["dx0"]) <= bound
+    assert relative(adjoint["krylov"]["dp"], adjoint["sparse"]["dp"]) <= bound
+    assert adjoint["krylov"]["statistics"]["linear_iterations"] > 0
+    assert adjoint["sparse"]["statistics"]["linear_iterations"] == 0
+    interval = {solver: esdirk.ShootingInterval(forced_problem(solver), options).integrate(
+                    0.0, 0.5, x0, [1.0]) for solver in ("krylov", "sparse")}
+    for block in ("x", "A", "B"):
+        assert relative(interval["krylov"][block], interval["sparse"][block]) <= bound, block
+    assert interval["krylov"]["statistics"]["preconditioner_setups"] > 0
+    starts = np.array([0.0, 0.3, 0.6])
+    evaluated = {}
+    for solver, threads in (("krylov", 2), ("sparse", 1)):
+        evaluator = esdirk.IntervalEvaluator(forced_problem(solver), 3, options, threads=threads)
+        evaluated[solver] = evaluator.evaluate(starts, starts + 0.3, np.tile(x0, (3, 1)),
+                                               np.ones((3, 1)))
+    assert np.all(evaluated["krylov"]["status"] == 0)
+    for block in ("x", "A", "B"):
+        assert relative(evaluated["krylov"][block], evaluated["sparse"][block]) <= bound, block
