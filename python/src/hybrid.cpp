@@ -588,6 +588,32 @@ Jacobians stay dense.)");
            py::arg("event_jac") = py::none(), py::arg("reset_jac") = py::none(),
            py::arg("parameter_reset_jac") = py::none(), py::arg("sparse_jac") = py::none());
   add_structure_methods(hybrid_class, true);
+  hybrid_class.def(
+      "check_jacobian_pattern",
+      [](PythonHybridProblem& h, int mode, double t, const py::object& x, const py::object& z,
+         const py::object& params, double rtol, double atol, int max_reported) {
+        if (!h.has_mode(mode))
+          throw py::value_error("check_jacobian_pattern: the problem has no mode " +
+                                std::to_string(mode));
+        const auto xv = vector_argument(x, h.nx(), "x");
+        const auto zv = optional_vector(z, h.nz(), "z");
+        const auto pv = optional_vector(params, h.np(), "p");
+        JacobianPatternCheck check;
+        try {
+          check = run_integration(h.errors(), h.python_only(), [&] {
+            return esdirk::check_jacobian_pattern(h, mode, t, xv, zv, pv, {},
+                                                  check_options(rtol, atol, max_reported));
+          });
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+        return pattern_check_dict(check);
+      },
+      py::arg("mode"), py::arg("t"), py::arg("x"), py::arg("z") = py::none(),
+      py::arg("p") = py::none(), py::arg("rtol") = 1e-5, py::arg("atol") = 1e-8,
+      py::arg("max_reported") = 10,
+      "Problem.check_jacobian_pattern for one mode: check every mode, the pattern must hold "
+      "the entries of all of them.");
 
   py::class_<HybridBinding>(m, "HybridSolver", R"(Integrates a HybridProblem across its events
 (esdirk::HybridSolver): HybridSolver(problem, options=None, terminal=None, directions=None,

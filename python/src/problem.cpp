@@ -225,6 +225,31 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
       "than Newton's, which shows only as slow or failing steps: run it once on a "
       "representative point. ValueError without jac_vec, for wrong sizes or directions < 1; "
       "an exception raised by f, g or jac_vec is raised as it was.");
+  problem_class.def(
+      "check_jacobian_pattern",
+      [](ModelProblem& p, double t, const py::object& x, const py::object& z,
+         const py::object& params, double rtol, double atol, int max_reported) {
+        const auto xv = vector_argument(x, p.nx(), "x");
+        const auto zv = optional_vector(z, p.nz(), "z");
+        const auto pv = optional_vector(params, p.np(), "p");
+        JacobianPatternCheck check;
+        try {
+          check = run_integration(p.errors(), p.python_only(), [&] {
+            return esdirk::check_jacobian_pattern(p, t, xv, zv, pv,
+                                                  check_options(rtol, atol, max_reported));
+          });
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+        return pattern_check_dict(check);
+      },
+      py::arg("t"), py::arg("x"), py::arg("z") = py::none(), py::arg("p") = py::none(),
+      py::arg("rtol") = 1e-5, py::arg("atol") = 1e-8, py::arg("max_reported") = 10,
+      "The declared pattern (and sparse_jac, if given) against central differences of f and g "
+      "at (t, x, z, p), one column at a time (esdirk::check_jacobian_pattern): a dict with ok, "
+      "missing ((row, col) entries the pattern lacks, largest first), missing_count, wrong "
+      "(sparse_jac's entries that disagree), callback_error and summary. ValueError without a "
+      "declared pattern; an exception raised by f or g is raised as it was.");
   add_structure_methods(problem_class, false);
 }
 

@@ -46,6 +46,38 @@ py::dict krylov_settings_dict(const KrylovSettings& s) {
   return d;
 }
 
+JacobianCheckOptions check_options(double rtol, double atol, int max_reported) {
+  JacobianCheckOptions options;
+  options.relative_tolerance = rtol;
+  options.absolute_tolerance = atol;
+  options.max_reported = max_reported;
+  return options;
+}
+
+py::dict pattern_check_dict(const JacobianPatternCheck& check) {
+  py::list missing, wrong;
+  for (const JacobianMismatch& m : check.missing) missing.append(py::make_tuple(m.row, m.col));
+  for (const JacobianMismatch& m : check.wrong) {
+    py::dict e;
+    e["row"] = m.row;
+    e["col"] = m.col;
+    e["equation"] = m.equation;
+    e["variable"] = m.variable;
+    e["supplied"] = m.supplied;
+    e["finite_difference"] = m.finite_difference;
+    e["error"] = m.error;
+    wrong.append(e);
+  }
+  py::dict d;
+  d["ok"] = check.ok;
+  d["missing"] = missing;
+  d["missing_count"] = check.missing_count;
+  d["wrong"] = wrong;
+  d["callback_error"] = check.callback_error;
+  d["summary"] = check.summary();
+  return d;
+}
+
 py::object pattern_tuple(const JacobianStructure& structure) {
   const auto& pattern = structure.pattern;
   if (!pattern) return py::none();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "callbacks.hpp"
+#include "esdirk/jacobian.hpp"
 #include "esdirk/sparsity.hpp"
 
 namespace esdirk::python {
@@ -26,6 +27,13 @@ KrylovSettings krylov_settings_from(int dimension, int max_restarts, double tole
                                     double tolerance_with_derivatives);
 /// The declared settings as a dict of the same names.
 py::dict krylov_settings_dict(const KrylovSettings& settings);
+/// A JacobianPatternCheck as a dict: ok, missing (a list of (row, col) the pattern lacks,
+/// largest first), missing_count, wrong (dicts of sparse_jac's entries that disagree with the
+/// differences: row, col, equation, variable, supplied, finite_difference, error),
+/// callback_error and summary (the library's readable report).
+py::dict pattern_check_dict(const JacobianPatternCheck& check);
+/// JacobianCheckOptions from the Python keywords (rtol, atol, max_reported).
+JacobianCheckOptions check_options(double rtol, double atol, int max_reported);
 /// The declared pattern as CSC (indptr, indices), or None for a dense Jacobian.
 py::object pattern_tuple(const JacobianStructure& structure);
 

@@ -249,3 +249,36 @@ def test_solve_ivp_events_keep_the_jacobian_structure():
     assert runs["jac"].statistics["fd_function_evaluations"] == 0 < runs["jac"].njev
     assert plain.statistics["fd_function_evaluations"] == 0
     assert relative(plain.y[:, -1], runs["jac"].y[:, -1]) <= 10 * RTOL
+
+
+def test_hybrid_pattern_check_names_what_a_mode_lacks():
+    # check_jacobian_pattern one mode at a time (as the C++ and C checks): the tridiagonal
+    # pattern holds both modes; the diagonal alone lacks the 2 (N - 1) couplings; a sparse_jac
+    # wrong in mode 1 only is found there, naming the entry.
+    x = np.linspace(0.1, 0.4, CELLS)
+    problem = make_rod("krylov")
+    for mode in (0, 1):
+        check = problem.check_jacobian_pattern(mode, 0.0, x, p=P)
+        assert check["ok"] and check["missing_count"] == 0, check["summary"]
+    diagonal = make_rod()
+    diagonal.set_jacobian_pattern(list(range(CELLS)), list(range(CELLS)), "krylov")
+    check = diagonal.check_jacobian_pattern(1, 0.0, x, p=P, max_reported=3)
+    assert not check["ok"] and check["missing_count"] == 2 * (CELLS - 1)
+    assert len(check["missing"]) == 3 and all(abs(i - j) == 1 for i, j in check["missing"])
+
+    def wrong_in_mode_1(mode, t, x, z, p):
+        J = rod_jacobian(mode, t, x, z, p).tolil()
+        if mode == 1:
+            J[3, 3] *= 2.0
+        return J.tocsc()
+    analytic = make_rod("sparse", sparse_jac=wrong_in_mode_1)
+    assert analytic.check_jacobian_pattern(0, 0.0, x, p=P)["ok"]
+    check = analytic.check_jacobian_pattern(1, 0.0, x, p=P)
+    assert not check["ok"] and check["missing_count"] == 0
+    assert [(e["row"], e["col"]) for e in check["wrong"]] == [(3, 3)]
+    with pytest.raises(ValueError, match="no mode -1"):
+        analytic.check_jacobian_pattern(-1, 0.0, x, p=P)
+    with pytest.raises(ValueError):
+        make_rod().check_jacobian_pattern(0, 0.0, x, p=P)  # no declared pattern
+    with pytest.raises(ValueError, match="x must have 32 entries"):
+        problem.check_jacobian_pattern(0, 0.0, x[1:], p=P)

@@ -462,3 +462,19 @@ def test_adjoint_shooting_and_evaluator_run_with_krylov_as_with_klu():
     assert np.all(evaluated["krylov"]["status"] == 0)
     for block in ("x", "A", "B"):
         assert relative(evaluated["krylov"][block], evaluated["sparse"][block]) <= bound, block
+
+
+def test_pattern_check_finds_the_couplings_a_pattern_lacks():
+    x = initial_state()
+    assert make_problem().check_jacobian_pattern(0.0, x)["ok"]
+    # The 2 x 2 blocks of each point only (what a block preconditioner needs): the diffusion
+    # couplings to the neighbours, 2 per species and pair of neighbours, are missing.
+    blocks = esdirk.Problem(N, 0, 0, brusselator)
+    rows = [2 * (j // 2) + i for j in range(N) for i in (0, 1)]
+    cols = [j for j in range(N) for i in (0, 1)]
+    blocks.set_jacobian_pattern(rows, cols, "krylov")
+    check = blocks.check_jacobian_pattern(0.0, x)
+    assert not check["ok"] and check["missing_count"] == 2 * 2 * (POINTS - 1)
+    assert all(abs(i - j) == 2 for i, j in check["missing"]) and "missing" in check["summary"]
+    with pytest.raises(ValueError):
+        esdirk.Problem(N, 0, 0, brusselator).check_jacobian_pattern(0.0, x)
