@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 namespace esdirk::sbml::detail {
@@ -28,6 +29,43 @@ Expr substitute_all(const Expr& e, const std::unordered_map<std::string, Expr>& 
   Expr r = e;
   for (Expr& a : r.args) a = substitute_all(a, map);
   return r;
+}
+
+// The MathML functions of one argument that map to one operation of the compiled program.
+std::optional<Op> elementary_function(::ASTNodeType_t type) {
+  switch (type) {
+    case AST_FUNCTION_EXP: return Op::exp;
+    case AST_FUNCTION_LN: return Op::ln;
+    case AST_FUNCTION_ABS: return Op::abs;
+    case AST_FUNCTION_FLOOR: return Op::floor;
+    case AST_FUNCTION_CEILING: return Op::ceil;
+    case AST_FUNCTION_FACTORIAL: return Op::factorial;
+    case AST_FUNCTION_SIN: return Op::sin;
+    case AST_FUNCTION_COS: return Op::cos;
+    case AST_FUNCTION_TAN: return Op::tan;
+    case AST_FUNCTION_SEC: return Op::sec;
+    case AST_FUNCTION_CSC: return Op::csc;
+    case AST_FUNCTION_COT: return Op::cot;
+    case AST_FUNCTION_ARCSIN: return Op::asin;
+    case AST_FUNCTION_ARCCOS: return Op::acos;
+    case AST_FUNCTION_ARCTAN: return Op::atan;
+    case AST_FUNCTION_ARCSEC: return Op::asec;
+    case AST_FUNCTION_ARCCSC: return Op::acsc;
+    case AST_FUNCTION_ARCCOT: return Op::acot;
+    case AST_FUNCTION_SINH: return Op::sinh;
+    case AST_FUNCTION_COSH: return Op::cosh;
+    case AST_FUNCTION_TANH: return Op::tanh;
+    case AST_FUNCTION_SECH: return Op::sech;
+    case AST_FUNCTION_CSCH: return Op::csch;
+    case AST_FUNCTION_COTH: return Op::coth;
+    case AST_FUNCTION_ARCSINH: return Op::asinh;
+    case AST_FUNCTION_ARCCOSH: return Op::acosh;
+    case AST_FUNCTION_ARCTANH: return Op::atanh;
+    case AST_FUNCTION_ARCSECH: return Op::asech;
+    case AST_FUNCTION_ARCCSCH: return Op::acsch;
+    case AST_FUNCTION_ARCCOTH: return Op::acoth;
+    default: return std::nullopt;
+  }
 }
 
 Expr fold(Op op, std::vector<Expr> args, double empty) {
@@ -139,6 +177,7 @@ class Reader {
       for (std::size_t i = 0; i + 1 < a.size(); ++i) pairs.push_back(Expr::make(op, {a[i], a[i + 1]}));
       return fold(Op::logical_and, std::move(pairs), 1.0);
     };
+    if (const std::optional<Op> op = elementary_function(n->getType())) return unary(*op);
     switch (n->getType()) {
       case AST_INTEGER: return Expr::number(static_cast<double>(n->getInteger()));
       case AST_REAL: case AST_REAL_E: case AST_RATIONAL: return Expr::number(n->getReal());
@@ -183,36 +222,6 @@ class Reader {
           return Expr::make(Op::div, {Expr::make(Op::ln, {x}), Expr::make(Op::ln, {base})});
         }
         unsupported("log with more than two arguments", element);
-      case AST_FUNCTION_EXP: return unary(Op::exp);
-      case AST_FUNCTION_LN: return unary(Op::ln);
-      case AST_FUNCTION_ABS: return unary(Op::abs);
-      case AST_FUNCTION_FLOOR: return unary(Op::floor);
-      case AST_FUNCTION_CEILING: return unary(Op::ceil);
-      case AST_FUNCTION_FACTORIAL: return unary(Op::factorial);
-      case AST_FUNCTION_SIN: return unary(Op::sin);
-      case AST_FUNCTION_COS: return unary(Op::cos);
-      case AST_FUNCTION_TAN: return unary(Op::tan);
-      case AST_FUNCTION_SEC: return unary(Op::sec);
-      case AST_FUNCTION_CSC: return unary(Op::csc);
-      case AST_FUNCTION_COT: return unary(Op::cot);
-      case AST_FUNCTION_ARCSIN: return unary(Op::asin);
-      case AST_FUNCTION_ARCCOS: return unary(Op::acos);
-      case AST_FUNCTION_ARCTAN: return unary(Op::atan);
-      case AST_FUNCTION_ARCSEC: return unary(Op::asec);
-      case AST_FUNCTION_ARCCSC: return unary(Op::acsc);
-      case AST_FUNCTION_ARCCOT: return unary(Op::acot);
-      case AST_FUNCTION_SINH: return unary(Op::sinh);
-      case AST_FUNCTION_COSH: return unary(Op::cosh);
-      case AST_FUNCTION_TANH: return unary(Op::tanh);
-      case AST_FUNCTION_SECH: return unary(Op::sech);
-      case AST_FUNCTION_CSCH: return unary(Op::csch);
-      case AST_FUNCTION_COTH: return unary(Op::coth);
-      case AST_FUNCTION_ARCSINH: return unary(Op::asinh);
-      case AST_FUNCTION_ARCCOSH: return unary(Op::acosh);
-      case AST_FUNCTION_ARCTANH: return unary(Op::atanh);
-      case AST_FUNCTION_ARCSECH: return unary(Op::asech);
-      case AST_FUNCTION_ARCCSCH: return unary(Op::acsch);
-      case AST_FUNCTION_ARCCOTH: return unary(Op::acoth);
       case AST_RELATIONAL_LT: return relational(Op::lt);
       case AST_RELATIONAL_GT: return relational(Op::gt);
       case AST_RELATIONAL_LEQ: return relational(Op::le);
