@@ -239,28 +239,34 @@ class Reader {
       case AST_FUNCTION_MIN: return fold(Op::min, children(), HUGE_VAL);
       case AST_FUNCTION_REM: return binary(Op::rem);
       case AST_FUNCTION_QUOTIENT: return binary(Op::quotient);
-      case AST_FUNCTION_PIECEWISE: {
-        // (value condition)* [otherwise]: nested selects from the last piece outwards. With no
-        // otherwise and no true condition the value is undefined (NaN).
-        const unsigned count = n->getNumChildren();
-        const unsigned pieces = count / 2;
-        Expr result = count % 2 ? child(count - 1) : Expr::number(std::nan(""));
-        for (unsigned k = pieces; k-- > 0;)
-          result = Expr::make(Op::select, {child(2 * k + 1), child(2 * k), std::move(result)});
-        return result;
-      }
-      case AST_FUNCTION_RATE_OF: {
-        if (n->getNumChildren() != 1 || n->getChild(0)->getType() != AST_NAME)
-          unsupported("rateOf of an expression (only of an id)", element);
-        std::string target = n->getChild(0)->getName();
-        if (local && local->count(target)) target = local->at(target);
-        return Expr::symbol_of("#rateOf:" + target);
-      }
+      case AST_FUNCTION_PIECEWISE: return piecewise(n, element, local, depth);
+      case AST_FUNCTION_RATE_OF: return rate_of(n, element, local);
       case AST_FUNCTION_DELAY: unsupported("delay csymbol", element);
       case AST_FUNCTION: return call(n, element, local, depth);
       default: break;
     }
     unsupported(std::string("MathML element '") + (n->getName() ? n->getName() : "?") + "'", element);
+  }
+
+  // (value condition)* [otherwise]: nested selects from the last piece outwards. With no
+  // otherwise and no true condition the value is undefined (NaN).
+  Expr piecewise(const ::ASTNode* n, const ::SBase* element, const LocalScope* local, int depth) {
+    auto child = [&](unsigned i) { return convert(n->getChild(i), element, local, depth); };
+    const unsigned count = n->getNumChildren();
+    const unsigned pieces = count / 2;
+    Expr result = count % 2 ? child(count - 1) : Expr::number(std::nan(""));
+    for (unsigned k = pieces; k-- > 0;)
+      result = Expr::make(Op::select, {child(2 * k + 1), child(2 * k), std::move(result)});
+    return result;
+  }
+
+  // rateOf(id): the rate of a symbol, resolved when the program is compiled.
+  Expr rate_of(const ::ASTNode* n, const ::SBase* element, const LocalScope* local) {
+    if (n->getNumChildren() != 1 || n->getChild(0)->getType() != AST_NAME)
+      unsupported("rateOf of an expression (only of an id)", element);
+    std::string target = n->getChild(0)->getName();
+    if (local && local->count(target)) target = local->at(target);
+    return Expr::symbol_of("#rateOf:" + target);
   }
 
   // A call of a function definition: its body with the arguments put in for its bound
