@@ -110,6 +110,42 @@ void read_case_list(const std::string& path, std::vector<std::string>& cases) {
   }
 }
 
+// After the options: the folder checked, the case lists read (every NNNNN folder when none was
+// named), the CSV folder made. False (with the message printed) when one of them fails.
+bool complete_arguments(Arguments& args, const std::vector<std::string>& list_files) {
+  if (!fs::is_directory(args.cases_dir)) {
+    std::cerr << "esdirk-sbml-suite: " << args.cases_dir << " is not a folder\n";
+    return false;
+  }
+  try {
+    for (const std::string& file : list_files) read_case_list(file, args.cases);
+  } catch (const std::exception& e) {
+    std::cerr << "esdirk-sbml-suite: " << e.what() << '\n';
+    return false;
+  }
+  if (args.cases.empty() && list_files.empty()) {
+    // Every NNNNN folder, in order.
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(args.cases_dir, error)) {
+      const std::string name = entry.path().filename().string();
+      if (entry.is_directory() && name.size() == 5 &&
+          esdirk::sbml_suite::normalize_case_id(name) == name)
+        args.cases.push_back(name);
+    }
+    std::sort(args.cases.begin(), args.cases.end());
+  }
+  if (!args.csv_out.empty()) {
+    std::error_code error;
+    fs::create_directories(args.csv_out, error);
+    if (!fs::is_directory(args.csv_out)) {
+      std::cerr << "esdirk-sbml-suite: cannot make the folder " << args.csv_out << '\n';
+      return false;
+    }
+    args.case_options.keep_csv = true;
+  }
+  return true;
+}
+
 // Returns the arguments, or an exit status (2: usage error, 0: --help).
 std::optional<Arguments> parse_arguments(int argc, char** argv, int& exit_status) {
   Arguments args;
@@ -179,36 +215,7 @@ std::optional<Arguments> parse_arguments(int argc, char** argv, int& exit_status
     std::cerr << usage;
     return std::nullopt;
   }
-  if (!fs::is_directory(args.cases_dir)) {
-    std::cerr << "esdirk-sbml-suite: " << args.cases_dir << " is not a folder\n";
-    return std::nullopt;
-  }
-  try {
-    for (const std::string& file : list_files) read_case_list(file, args.cases);
-  } catch (const std::exception& e) {
-    std::cerr << "esdirk-sbml-suite: " << e.what() << '\n';
-    return std::nullopt;
-  }
-  if (args.cases.empty() && list_files.empty()) {
-    // Every NNNNN folder, in order.
-    std::error_code error;
-    for (const fs::directory_entry& entry : fs::directory_iterator(args.cases_dir, error)) {
-      const std::string name = entry.path().filename().string();
-      if (entry.is_directory() && name.size() == 5 &&
-          esdirk::sbml_suite::normalize_case_id(name) == name)
-        args.cases.push_back(name);
-    }
-    std::sort(args.cases.begin(), args.cases.end());
-  }
-  if (!args.csv_out.empty()) {
-    std::error_code error;
-    fs::create_directories(args.csv_out, error);
-    if (!fs::is_directory(args.csv_out)) {
-      std::cerr << "esdirk-sbml-suite: cannot make the folder " << args.csv_out << '\n';
-      return std::nullopt;
-    }
-    args.case_options.keep_csv = true;
-  }
+  if (!complete_arguments(args, list_files)) return std::nullopt;
   exit_status = 0;
   return args;
 }
