@@ -342,12 +342,15 @@ class HybridBinding {
   }
 
   std::string integrate_to(double tout) {
+    // x_, z_ receive the last good state when the call fails or a callback raised: .t
+    // follows them before anything is raised.
     const Outcome o = run([&] {
-      return sensitivities_ ? solver_->integrate_to(tout, x_, z_, Sx_.ref(), Sz_.ref())
-                            : solver_->integrate_to(tout, x_, z_);
+      const Outcome r = sensitivities_ ? solver_->integrate_to(tout, x_, z_, Sx_.ref(), Sz_.ref())
+                                       : solver_->integrate_to(tout, x_, z_);
+      t_ = r.t;
+      return r;
     });
     check(o.status, solver_->message());
-    t_ = o.t;
     return std::string(stop_reason_name(o.reason));
   }
 

@@ -66,12 +66,16 @@ class IntegratorBinding {
   }
 
   std::string integrate_to(double tout) {
+    // x_, z_ (and the sensitivities) receive the solution at o.t, also when the call fails
+    // (the last good state) or a callback raised: .t follows them before anything is raised.
     const Outcome o = without_gil(*problem_, [&] {
-      return sensitivity_ ? sensitivity_->integrate_to(tout, x_, z_, Sx_.ref(), Sz_.ref())
-                          : integrator_->integrate_to(tout, x_, z_);
+      const Outcome r = sensitivity_
+                            ? sensitivity_->integrate_to(tout, x_, z_, Sx_.ref(), Sz_.ref())
+                            : integrator_->integrate_to(tout, x_, z_);
+      t_out_ = r.t;
+      return r;
     });
     check(o.status, sensitivity_ ? sensitivity_->message() : integrator_->message());
-    t_out_ = o.t;
     return std::string(stop_reason_name(o.reason));
   }
 

@@ -282,3 +282,29 @@ def test_hybrid_pattern_check_names_what_a_mode_lacks():
         make_rod().check_jacobian_pattern(0, 0.0, x, p=P)  # no declared pattern
     with pytest.raises(ValueError, match="x must have 32 entries"):
         problem.check_jacobian_pattern(0, 0.0, x[1:], p=P)
+
+
+def test_a_failed_hybrid_run_reports_the_time_of_its_last_good_state():
+    # .t stayed at the previous output time while .x held the last good state the failed call
+    # wrote (at the solver's last accepted step), for a failing status and for a raised
+    # callback alike.
+    def failing_after(limit, error):
+        def f(mode, t, x, z, p):
+            if t > limit:
+                raise error
+            return rod(mode, t, x, z, p)
+        return f
+    for error in (esdirk.RecoverableError("no value here"), KeyError("no value here")):
+        problem = esdirk.HybridProblem(CELLS, 0, 2, 1, failing_after(7.0, error),
+                                       events=thermostat, transition=switch)
+        problem.set_jacobian_pattern(*tridiagonal(), "krylov")
+        solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=RTOL, atol=RTOL))
+        solver.initialize(0.0, 0, np.zeros(CELLS), p=P)
+        solver.integrate_to(6.0)
+        with pytest.raises((esdirk.SolverError, KeyError)):
+            solver.integrate_to(T_END)
+        assert 6.0 < solver.t <= 7.0 and solver.mode == 1
+        reference = esdirk.HybridSolver(make_rod("sparse"), esdirk.Options(rtol=RTOL, atol=RTOL))
+        reference.initialize(0.0, 0, np.zeros(CELLS), p=P)
+        reference.integrate_to(solver.t)
+        assert relative(solver.x, reference.x) <= 10 * RTOL

@@ -478,3 +478,46 @@ def test_pattern_check_finds_the_couplings_a_pattern_lacks():
     assert all(abs(i - j) == 2 for i, j in check["missing"]) and "missing" in check["summary"]
     with pytest.raises(ValueError):
         esdirk.Problem(N, 0, 0, brusselator).check_jacobian_pattern(0.0, x)
+
+
+def test_stagnating_preconditioner_ends_with_a_solver_error_naming_gmres(direct):
+    # A psolve that returns zeros (or a constant) gives GMRES no direction to progress in: the
+    # cycle without progress fails the solve, the step is retried smaller, and the run stops
+    # with linear_solver_failures naming GMRES, its last good state kept: .x is the solution at
+    # .t, the last accepted step (.t stayed at the previous output time, 0.5, while .x held
+    # the state of the step after it).
+    problem = make_problem()
+    preconditioner = BlockJacobi(problem)
+    problem.set_preconditioner(preconditioner.setup, preconditioner.solve)
+    for fail in (lambda r: np.zeros(N), lambda r: np.ones(N)):
+        integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
+        integrator.initialize(0.0, initial_state())
+        integrator.integrate_to(0.5)
+        preconditioner.fail = fail
+        with pytest.raises(esdirk.SolverError, match="GMRES did not reach its tolerance") as error:
+            integrator.integrate_to(T_END)
+        assert error.value.status_name == "linear_solver_failures"
+        assert 0.5 < integrator.t < T_END
+        assert np.max(np.abs(integrator.x - run(make_problem("sparse"), integrator.t).x)) < 10 * RTOL
+        preconditioner.fail = None
+        integrator.integrate_to(T_END)
+        assert np.max(np.abs(integrator.x - direct)) < 10 * RTOL
+
+
+def test_krylov_dimension_out_of_range_is_refused():
+    problem = make_problem()
+    for dimension in (0, -1, N + 1):
+        with pytest.raises(ValueError, match=r"the Krylov dimension must be in \[1, n\] \(got %d, n = 32\)"
+                           % dimension):
+            problem.set_krylov_settings(dimension=dimension)
+    assert problem.krylov_settings["dimension"] == 20  # kept
+    # The default dimension (30) above a smaller n is refused where the solver is made.
+    small = esdirk.Problem(4, 0, 0, lambda t, x, z, p: -x)
+    small.set_jacobian_pattern(range(4), range(4), "krylov")
+    with pytest.raises(ValueError, match=r"the Krylov dimension must be in \[1, n\] \(got 30, n = 4\)"):
+        esdirk.Integrator(small)
+    small.set_krylov_settings(dimension=4)
+    integrator = esdirk.Integrator(small, rtol=1e-8, atol=1e-10)
+    integrator.initialize(0.0, np.ones(4))
+    integrator.integrate_to(1.0)
+    assert np.max(np.abs(integrator.x - np.exp(-1.0))) < 1e-6
