@@ -38,7 +38,8 @@ JacobianCheckOptions check_options(double rtol, double atol, int max_reported);
 py::object pattern_tuple(const JacobianStructure& structure);
 
 /// Adds set_jacobian_bandwidths, set_jacobian_pattern, set_krylov_settings,
-/// clear_jacobian_structure, jacobian_pattern, linear_solver and krylov_settings to a class
+/// clear_jacobian_structure, jacobian_pattern, jacobian_bandwidths, linear_solver and
+/// krylov_settings to a class
 /// whose C++ type has the setters of Problem (Problem and HybridProblem do). `every_mode` adds
 /// the hybrid problem's rule to the docstrings.
 template <class PyClass>
@@ -125,6 +126,16 @@ void add_structure_methods(PyClass& c, bool every_mode) {
           [](Model& p) { return pattern_tuple(p.jacobian_structure()); },
           "The declared pattern as CSC (indptr, indices), rows sorted in each column (the order "
           "of sparse_jac's nonzeros and of psetup's J_values), or None (dense).")
+      .def_property_readonly(
+          "jacobian_bandwidths",
+          [](Model& p) {
+            const JacobianStructure& s = p.jacobian_structure();
+            const int n = p.nx() + p.nz();
+            if (s.pattern == nullptr) return py::make_tuple(n - 1, n - 1);
+            return py::make_tuple(s.lower, s.upper);
+          },
+          "(lower, upper): the declared band, or the bandwidths of the declared pattern; "
+          "(n - 1, n - 1) for a dense Jacobian (as the C API's esdirk_jacobian_structure_get).")
       .def_property_readonly(
           "linear_solver",
           [](Model& p) { return esdirk::linear_solver_name(p.jacobian_structure().solver); },

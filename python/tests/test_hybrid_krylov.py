@@ -102,6 +102,7 @@ def test_hybrid_krylov_run_equals_the_klu_run(klu, preconditioner):
     assert problem.krylov_settings["dimension"] == 16
     indptr, indices = problem.jacobian_pattern
     assert len(indptr) == CELLS + 1 and len(indices) == 3 * CELLS - 2
+    assert problem.jacobian_bandwidths == (1, 1)
 
 
 def test_hybrid_krylov_settings_reach_the_run():

@@ -406,10 +406,12 @@ def test_structure_reads_back_and_clears():
     # A later pattern starts from the default settings again (as in C++).
     problem.set_jacobian_pattern(*pattern(), "krylov")
     assert problem.krylov_settings["dimension"] == 30
-    problem.set_jacobian_bandwidths(2, 2)
-    assert problem.linear_solver == "banded"
+    assert problem.jacobian_bandwidths == (2, 2)  # the neighbours' species, 2 rows away
+    problem.set_jacobian_bandwidths(3, 1)
+    assert problem.linear_solver == "banded" and problem.jacobian_bandwidths == (3, 1)
     problem.clear_jacobian_structure()
     assert problem.linear_solver == "dense" and problem.jacobian_pattern is None
+    assert problem.jacobian_bandwidths == (N - 1, N - 1)
 
 
 def forced(t, x, z, p):
