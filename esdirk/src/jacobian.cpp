@@ -38,23 +38,6 @@ ESDIRK_VECTOR_CLONES bool all_finite_clones(ConstMatrixRef m) {
   return (bad >> 63) == 0;
 }
 
-// The same test, with the entries of a small contiguous matrix (the 2 x 2 J and the 2 x 1 f_p of
-// the CSTR) checked inline: there the call through the clones' resolver and the vector loop's
-// setup cost about 80 instructions per check, several times the check itself, and a shooting
-// interval checks one J and one f_p per stage (callgrind, bench_shooting --profile fixed).
-inline bool all_finite(ConstMatrixRef m) {
-  constexpr long small = 16;
-  const long entries = static_cast<long>(m.rows) * m.cols;
-  if (m.ld != m.rows || entries > small) return all_finite_clones(m);
-  std::uint64_t bad = 0;
-  for (long i = 0; i < entries; ++i) {
-    std::uint64_t bits;
-    std::memcpy(&bits, m.data + i, sizeof bits);
-    bad |= (bits & exponent_bits) + exponent_carry;
-  }
-  return (bad >> 63) == 0;
-}
-
 const double sqrt_eps = std::sqrt(std::numeric_limits<double>::epsilon());
 
 }  // namespace
@@ -140,14 +123,13 @@ double JacobianEvaluator::increment(int j, double v) const {
   return sqrt_eps * (scale != 0.0 ? scale : typical_[k]);
 }
 
-int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
-                                      ConstVector f0, ConstVector g0, MatrixRef J) {
+// The blocks finite_code does not check inline (over 16 entries, or not contiguous): there the
+// call through the clones' resolver pays, and inline the baseline's SSE2 would run.
+bool JacobianEvaluator::all_finite_large(ConstMatrixRef m) { return all_finite_clones(m); }
+
+int JacobianEvaluator::other_state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                            ConstVector f0, ConstVector g0, MatrixRef J) {
   ++stats_.jacobian_evaluations;
-  if (problem_.has_jacobian()) {
-    const int code = problem_.jacobian(t, x, z, p, J);
-    if (code != 0) return code;
-    return all_finite(ConstMatrixRef(J)) ? 0 : 1;
-  }
   if (problem_.has_sparse_jacobian()) return sparse_into_dense(t, x, z, p, J);
   if (pattern_ != nullptr) {
     J.fill(0.0);
@@ -170,12 +152,11 @@ int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, Co
     for (int i = 0; i < nx; ++i) J(i, j) = (f1_[i] - f0[i]) / actual;
     for (int i = nx; i < n; ++i) J(i, j) = (g1_[i - nx] - g0[i - nx]) / actual;
   }
-  return all_finite(ConstMatrixRef(J)) ? 0 : 1;
+  return finite_code(J);
 }
 
-int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
-                                      ConstVector f0, ConstVector g0, JacobianMatrix& J) {
-  if (J.is_dense()) return state_jacobian(t, x, z, p, f0, g0, J.dense());
+int JacobianEvaluator::structured_state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                                 ConstVector f0, ConstVector g0, JacobianMatrix& J) {
   J.record_point(problem_, t, x, z, p);  // Krylov storage only: products and setups there
   ++stats_.jacobian_evaluations;
   const int nnz = J.pattern().nonzeros();
@@ -184,7 +165,7 @@ int JacobianEvaluator::state_jacobian(double t, ConstVector x, ConstVector z, Co
     std::fill(values, values + nnz, 0.0);
     const int code = problem_.sparse_jacobian(t, x, z, p, J.sparse());
     if (code != 0) return code;
-    return all_finite(ConstMatrixRef(values, nnz, 1, nnz)) ? 0 : 1;
+    return finite_code(ConstMatrixRef(values, nnz, 1, nnz));
   }
   return coloured_differences(t, p, f0, g0, x.data(), z.data(), values, MatrixRef{});
 }
@@ -200,7 +181,7 @@ int JacobianEvaluator::sparse_into_dense(double t, ConstVector x, ConstVector z,
   const int* rows = pattern_->row_indices().data();
   for (int j = 0; j < problem_.size(); ++j)
     for (int k = ptr[j]; k < ptr[j + 1]; ++k) J(rows[k], j) = scratch_values_[static_cast<std::size_t>(k)];
-  return all_finite(ConstMatrixRef(J)) ? 0 : 1;
+  return finite_code(J);
 }
 
 // Forward differences, one evaluation per colour: every column of the colour is moved by its
@@ -252,14 +233,9 @@ int JacobianEvaluator::coloured_differences(double t, ConstVector p, ConstVector
   return 0;
 }
 
-int JacobianEvaluator::parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
-                                          ConstVector f0, ConstVector g0, MatrixRef Jp) {
+int JacobianEvaluator::parameter_differences(double t, ConstVector x, ConstVector z, ConstVector p,
+                                             ConstVector f0, ConstVector g0, MatrixRef Jp) {
   ++stats_.parameter_jacobian_evaluations;
-  if (problem_.has_parameter_jacobian()) {
-    const int code = problem_.parameter_jacobian(t, x, z, p, Jp);
-    if (code != 0) return code;
-    return all_finite(ConstMatrixRef(Jp)) ? 0 : 1;
-  }
   const int nx = problem_.nx();
   std::copy(p.begin(), p.end(), p_.begin());
   for (int k = 0; k < problem_.np(); ++k) {
@@ -274,7 +250,7 @@ int JacobianEvaluator::parameter_jacobian(double t, ConstVector x, ConstVector z
     for (int i = 0; i < nx; ++i) Jp(i, k) = (f1_[i] - f0[i]) / actual;
     for (int i = nx; i < problem_.size(); ++i) Jp(i, k) = (g1_[i - nx] - g0[i - nx]) / actual;
   }
-  return all_finite(ConstMatrixRef(Jp)) ? 0 : 1;
+  return finite_code(Jp);
 }
 
 // ---------------------------------------------------------------------------------------------

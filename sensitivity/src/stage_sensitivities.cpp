@@ -230,8 +230,29 @@ void StageSensitivities::store_cache(const StepView& step, int stage) {
   cache_point_[0] = step.stage_times[stage];
   for (int k = 0; k < nx_; ++k) cache_point_[1 + k] = step.X(k, stage);
   for (int k = 0; k < nz_; ++k) cache_point_[1 + nx_ + k] = step.Z(k, stage);
-  detail::copy(jp_.cref(), jp_cache_.ref());
+  jp_.swap(jp_cache_);  // jp_cache_ holds it now; jp_ is written before it is read again
   cache_valid_ = true;
+}
+
+// The small-system fast path's jpP_ = [f_p; g_p] P from the [f_p; g_p] at `a` (n x np,
+// contiguous). Formed again only when [f_p; g_p] changed (P is the one of the last product:
+// same_seed() at the start of the solve), and only over P's nonzero columns: the others are
+// zero for a finite [f_p; g_p] (each entry a sum from +0 of products with zeros, which is +0),
+// and the evaluator has checked that it is finite (or the cache, when it was stored). A model
+// whose [f_p; g_p] is constant (controls entering as B u with a constant B, the CSTR) forms it
+// once per seed.
+inline void StageSensitivities::update_product(const double* a, ConstMatrixRef P) {
+  const std::size_t entries = static_cast<std::size_t>(n_) * static_cast<std::size_t>(np_);
+  if (product_valid_ && std::equal(a, a + entries, product_basis_.data())) return;
+  for (int j : product_columns_) fixed_->product(a, n_, np_, P.column(j), P.ld, jpP_.column(j), 1);
+  std::copy(a, a + entries, product_basis_.data());
+  product_valid_ = true;
+}
+
+void StageSensitivities::parameter_jacobian_failed(int code, double t) {
+  message_ = std::string(code < 0 ? "the parameter Jacobian [f_p; g_p] returned a fatal code"
+                                  : "the parameter Jacobian [f_p; g_p] failed or was not finite") +
+             " at t = " + format_number(t);
 }
 
 // [f_p; g_p] at stage `stage` (0-based), then jpP_ = [f_p; g_p] P. In exact mode the last
@@ -245,39 +266,49 @@ int StageSensitivities::parameter_jacobian_at(const StepView& step, int stage, C
     const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
     const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
     const double t = step.stage_times[stage];
-    if (!integrator_.problem().has_parameter_jacobian()) {
+    if (!analytic_parameters_) {
       const int code = difference_base(step, stage);
       if (code != 0) return code;
     }
-    const int code = jacobians_.parameter_jacobian(t, x, z, integrator_.parameters(),
-                                                                f_base_, g_base_, jp_.ref());
+    const int code =
+        analytic_parameters_
+            ? jacobians_.analytic_parameter_jacobian(t, x, z, integrator_.parameters(), jp_.ref())
+            : jacobians_.parameter_jacobian(t, x, z, integrator_.parameters(), f_base_, g_base_, jp_.ref());
     if (code != 0) {
-      message_ =
-          std::string(code < 0 ? "the parameter Jacobian [f_p; g_p] returned a fatal code"
-                               : "the parameter Jacobian [f_p; g_p] failed or was not finite") +
-          " at t = " + format_number(t);
+      parameter_jacobian_failed(code, t);
       return code;
     }
-    if (stage == s_ - 1 && options_.mode == SensitivityMode::exact) store_cache(step, stage);
+    if (stage == s_ - 1 && options_.mode == SensitivityMode::exact) {
+      store_cache(step, stage);
+      jp = &jp_cache_;
+    }
   }
-  if (fixed_ != nullptr) {
-    // Formed again only when [f_p; g_p] changed (P is the one of the last product: same_seed()
-    // at the start of the solve), and only over P's nonzero columns: the others are zero for a
-    // finite [f_p; g_p] (each entry a sum from +0 of products with zeros, which is +0), and the
-    // evaluator has checked that it is finite (or the cache, when it was stored). A model
-    // whose [f_p; g_p] is constant (controls entering as B u with a constant B, the CSTR) forms
-    // it once per seed.
-    const std::size_t entries = static_cast<std::size_t>(n_) * static_cast<std::size_t>(np_);
-    const double* a = jp->data();
-    if (product_valid_ && std::equal(a, a + entries, product_basis_.data())) return 0;
-    for (int j : product_columns_)
-      fixed_->product(a, n_, np_, P.column(j), P.ld, jpP_.column(j), 1);
-    std::copy(a, a + entries, product_basis_.data());
-    product_valid_ = true;
-  } else if (sparse_parameters_)
+  if (fixed_ != nullptr)
+    update_product(jp->data(), P);
+  else if (sparse_parameters_)
     detail::multiply_by_sparse(jp->cref(), P, parameter_starts_.data(), parameter_rows_.data(), jpP_.ref());
   else
     detail::multiply(jp->cref(), 0, P, jpP_.ref(), 1.0, false);
+  return 0;
+}
+
+// parameter_jacobian_at at a stage after the first of the small-system fast path with the
+// problem's own [f_p; g_p] (no cache lookup, no difference base), inline in the stage loop.
+inline int StageSensitivities::fixed_parameter_jacobian_at(const StepView& step, int stage, ConstMatrixRef P) {
+  const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
+  const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
+  const double t = step.stage_times[stage];
+  const int code = jacobians_.analytic_parameter_jacobian(t, x, z, integrator_.parameters(), jp_.ref());
+  if (code != 0) {
+    parameter_jacobian_failed(code, t);
+    return code;
+  }
+  const double* a = jp_.data();
+  if (stage == s_ - 1) {  // exact mode (the fast path's): kept for the next step's first stage
+    store_cache(step, stage);
+    a = jp_cache_.data();
+  }
+  update_product(a, P);
   return 0;
 }
 
@@ -303,11 +334,22 @@ int StageSensitivities::difference_base(const StepView& step, int stage) {
   return 0;
 }
 
-int StageSensitivities::stage_jacobian_at(const StepView& step, int stage) {
+// The problem's own dense J at a stage (analytic_jacobian_), inline in the stage loop.
+inline int StageSensitivities::analytic_stage_jacobian_at(const StepView& step, int stage) {
   const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
   const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
   const double t = step.stage_times[stage];
-  if (structured_ ? !jacobians_.analytic() : !integrator_.problem().has_jacobian()) {
+  const int code = jacobians_.analytic_state_jacobian(t, x, z, integrator_.parameters(), stage_jacobian_.ref());
+  if (code != 0) stage_jacobian_failed(code, t);
+  return code;
+}
+
+int StageSensitivities::stage_jacobian_at(const StepView& step, int stage) {
+  if (analytic_jacobian_) return analytic_stage_jacobian_at(step, stage);
+  const ConstVector x(step.X.column(stage), static_cast<std::size_t>(nx_));
+  const ConstVector z(step.Z.column(stage), static_cast<std::size_t>(nz_));
+  const double t = step.stage_times[stage];
+  if (!structured_ || !jacobians_.analytic()) {
     const int code = difference_base(step, stage);
     if (code != 0) return code;
   }
@@ -316,11 +358,14 @@ int StageSensitivities::stage_jacobian_at(const StepView& step, int stage) {
                                               structured_jacobian_)
                   : jacobians_.state_jacobian(t, x, z, integrator_.parameters(), f_base_, g_base_,
                                               stage_jacobian_.ref());
-  if (code != 0)
-    message_ = std::string(code < 0 ? "the Jacobian returned a fatal code"
-                                    : "the Jacobian failed or was not finite") +
-               " at the stage t = " + format_number(t) + " (exact sensitivities)";
+  if (code != 0) stage_jacobian_failed(code, t);
   return code;
+}
+
+void StageSensitivities::stage_jacobian_failed(int code, double t) {
+  message_ = std::string(code < 0 ? "the Jacobian returned a fatal code"
+                                  : "the Jacobian failed or was not finite") +
+             " at the stage t = " + format_number(t) + " (exact sensitivities)";
 }
 
 // Weights of the refinement test: those of the error test at (x_n, z_n).
@@ -637,6 +682,8 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   last_max_corrections_ = 0;
   base_stage_ = -1;
   message_.clear();
+  analytic_jacobian_ = !structured_ && integrator_.problem().has_jacobian();
+  analytic_parameters_ = uses_parameters && integrator_.problem().has_parameter_jacobian();
   weights_ready_ = false;  // formed for the first stage that needs refinement
   inverse_ready_ = false;  // M^{-1} of this step is formed when first needed
 
@@ -676,7 +723,7 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
   // The step's J_n is exact at (t_n, x_n, z_n) when analytic; a difference Jacobian of the
   // integrator is based on the stage-equation derivative F_s, so exact mode forms its own.
   StageJacobian J1 = Jn;
-  if (exact && (structured_ ? !jacobians_.analytic() : !integrator_.problem().has_jacobian())) {
+  if (exact && (structured_ ? !jacobians_.analytic() : !analytic_jacobian_)) {
     const int code = stage_jacobian_at(step, 0);
     if (code != 0) return code;
     J1 = current_stage_jacobian();
@@ -695,11 +742,12 @@ int StageSensitivities::solve(const StepView& step, ConstMatrixRef Sx, ConstMatr
     // Stage i's derivatives: frozen at t_n (paper) or at the converged stage (exact).
     StageJacobian J = Jn;
     if (exact) {
-      int code = stage_jacobian_at(step, i);
+      int code = analytic_jacobian_ ? analytic_stage_jacobian_at(step, i) : stage_jacobian_at(step, i);
       if (code != 0) return code;
       J = current_stage_jacobian();
       if (uses_parameters) {
-        code = parameter_jacobian_at(step, i, P);
+        code = fixed_ != nullptr && analytic_parameters_ ? fixed_parameter_jacobian_at(step, i, P)
+                                                         : parameter_jacobian_at(step, i, P);
         if (code != 0) return code;
       }
     }

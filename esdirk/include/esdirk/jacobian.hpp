@@ -2,6 +2,8 @@
 // Jacobians: the user's, or finite differences (counted apart from the model's own
 // evaluations), and a checker that compares the two.
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -47,14 +49,67 @@ class JacobianEvaluator {
   /// `f0`, `g0` must hold f and g at the point (the forward-difference base).
   /// Returns the callback's code (0 ok, > 0 recoverable, < 0 fatal); 1 if a value is not finite.
   int state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector f0,
-                     ConstVector g0, MatrixRef J);
+                     ConstVector g0, MatrixRef J) {
+    if (problem_.has_jacobian()) return analytic_state_jacobian(t, x, z, p, J);
+    return other_state_jacobian(t, x, z, p, f0, g0, J);
+  }
   /// The same into J's own storage (dense, or the values of its pattern).
   int state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector f0,
-                     ConstVector g0, JacobianMatrix& J);
+                     ConstVector g0, JacobianMatrix& J) {
+    if (J.is_dense()) return state_jacobian(t, x, z, p, f0, g0, J.dense());
+    return structured_state_jacobian(t, x, z, p, f0, g0, J);
+  }
   int parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector f0,
-                         ConstVector g0, MatrixRef Jp);
+                         ConstVector g0, MatrixRef Jp) {
+    if (problem_.has_parameter_jacobian()) return analytic_parameter_jacobian(t, x, z, p, Jp);
+    return parameter_differences(t, x, z, p, f0, g0, Jp);
+  }
+
+  // The problem's own jacobian() and parameter_jacobian() (the caller has asked has_jacobian()
+  // or has_parameter_jacobian(): once per step, not per stage), counted and checked as above.
+  // Inline, with the check of a small J inline too: a shooting interval of a small model
+  // (2 x 2 J, 2 x 1 [f_p; g_p]) calls them at every stage, and the call, its arguments' copies,
+  // the check through the vector clones and the question to the problem cost about 100
+  // instructions each, more than the model's own J.
+  int analytic_state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, MatrixRef J) {
+    ++stats_.jacobian_evaluations;
+    const int code = problem_.jacobian(t, x, z, p, J);
+    return code != 0 ? code : finite_code(J);
+  }
+  int analytic_parameter_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                  MatrixRef Jp) {
+    ++stats_.parameter_jacobian_evaluations;
+    const int code = problem_.parameter_jacobian(t, x, z, p, Jp);
+    return code != 0 ? code : finite_code(Jp);
+  }
 
  private:
+  // 0 if every entry is finite, else 1, in one branch-free pass over the bits: a NaN or an
+  // infinity has all exponent bits set, and exactly then adding 2^52 to its exponent bits
+  // carries into the sign bit. Up to 16 contiguous entries here, others through the
+  // vectorized clones of jacobian.cpp.
+  static int finite_code(ConstMatrixRef m) {
+    constexpr long small = 16;
+    const long entries = static_cast<long>(m.rows) * m.cols;
+    if (m.ld != m.rows || entries > small) return all_finite_large(m) ? 0 : 1;
+    constexpr std::uint64_t exponent_bits = 0x7ff0000000000000ULL, exponent_carry = 0x0010000000000000ULL;
+    std::uint64_t bad = 0;
+    for (long i = 0; i < entries; ++i) {
+      std::uint64_t bits;
+      std::memcpy(&bits, m.data + i, sizeof bits);
+      bad |= (bits & exponent_bits) + exponent_carry;
+    }
+    return static_cast<int>(bad >> 63);
+  }
+  static bool all_finite_large(ConstMatrixRef m);
+  // J without the problem's jacobian(): its sparse_jacobian() scattered, or differences.
+  int other_state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector f0,
+                           ConstVector g0, MatrixRef J);
+  int structured_state_jacobian(double t, ConstVector x, ConstVector z, ConstVector p,
+                                ConstVector f0, ConstVector g0, JacobianMatrix& J);
+  int parameter_differences(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector f0,
+                            ConstVector g0, MatrixRef Jp);
+
   Problem& problem_;
   Statistics& stats_;
   std::vector<double> typical_, floors_;

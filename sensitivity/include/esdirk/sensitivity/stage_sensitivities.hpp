@@ -116,6 +116,11 @@ class StageSensitivities {
   int difference_base(const StepView& step, int stage);
   int parameter_jacobian_at(const StepView& step, int stage, ConstMatrixRef P);
   int stage_jacobian_at(const StepView& step, int stage);
+  int analytic_stage_jacobian_at(const StepView& step, int stage);
+  int fixed_parameter_jacobian_at(const StepView& step, int stage, ConstMatrixRef P);
+  void update_product(const double* a, ConstMatrixRef P);
+  void stage_jacobian_failed(int code, double t);      // message_ for a failed J
+  void parameter_jacobian_failed(int code, double t);  // message_ for a failed [f_p; g_p]
   // Stage i's columns of values_ or derivatives_: contiguous n x ns (block_size() entries).
   MatrixRef stage_block(DenseMatrix& M, int i);
   std::size_t block_size() const;
@@ -191,6 +196,9 @@ class StageSensitivities {
   std::vector<double> column_size_, column_change_;  // refinement test, per direction
   std::vector<double> f_base_, g_base_;    // f, g at a stage: the base of forward differences
   int base_stage_ = -1;                    // the stage f_base_, g_base_ belong to (this solve)
+  // The problem's own dense J (jacobian(), not structured) and its own [f_p; g_p], asked once
+  // per solve(): the stages then call the evaluator's analytic path without asking again.
+  bool analytic_jacobian_ = false, analytic_parameters_ = false;
   DenseLuSolver stage_lu_;                 // LU of a stage matrix M_i (exact mode)
   // Small dense systems whose stages are factored (n <= detail::fixed_stage_limit): the stage
   // kernels of order n (resize()), and the LU of M_i they write; null otherwise.
