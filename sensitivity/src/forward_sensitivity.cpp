@@ -224,19 +224,40 @@ double ForwardSensitivity::sensitivity_error_norm() const {
   const bool requested =
       stages_.options().error_tolerance_or(SensitivityTolerance::states) == SensitivityTolerance::requested;
   const Options& o = integrator_.options();
+  // The widening of row k does not depend on the direction: up to hoisted_rows rows it is
+  // formed once per row, and without a floor or the requested rule not at all (it is then
+  // max(1, 0/rtol_k, 0/rtol_k) = 1): the same bits as forming it per entry, without its two
+  // divisions there. Above, per entry.
+  const auto widen_of = [&](int k) {
+    // Below the floor the differences' noise would set the step (difference_rtol_floor).
+    const double asked = requested ? (o.rtol_vector.empty() ? o.rtol : o.rtol_vector[static_cast<std::size_t>(k)]) : 0.0;
+    return std::max({1.0, floor / weights.rtol(k), asked / weights.rtol(k)});
+  };
+  constexpr int hoisted_rows = 32;
+  double widen[hoisted_rows];
+  const bool hoisted = nx_ <= hoisted_rows;
+  if (hoisted) {
+    const bool widened = floor != 0.0 || requested;
+    for (int k = 0; k < nx_; ++k) widen[k] = widened ? widen_of(k) : 1.0;
+  }
+  const bool own_atol = !atol_dir.empty();
   double sum = 0.0;
-  for (int j = 0; j < directions_; ++j)
-    for (int k = 0; k < nx_; ++k) {
-      // Below the floor the differences' noise would set the step (difference_rtol_floor).
-      const double asked = requested ? (o.rtol_vector.empty() ? o.rtol : o.rtol_vector[static_cast<std::size_t>(k)]) : 0.0;
-      const double widen = std::max({1.0, floor / weights.rtol(k), asked / weights.rtol(k)});
-      const double atol = atol_dir.empty()
-                              ? weights.atol(k) / direction_scale_[static_cast<std::size_t>(j)]
-                              : atol_dir[static_cast<std::size_t>(j)];
-      const double w = 1.0 / (widen * (atol + weights.rtol(k) * std::abs(Sx_(k, j))));
-      const double a = e(k, j) * w;
+  for (int j = 0; j < directions_; ++j) {
+    const double* ej = e.column(j);
+    const double* sj = Sx_.column(j);
+    const double atol_j = own_atol ? atol_dir[static_cast<std::size_t>(j)] : 0.0;
+    const double scale = direction_scale_[static_cast<std::size_t>(j)];
+    const auto add = [&](int k, double widen_k) {
+      const double atol = own_atol ? atol_j : weights.atol(k) / scale;
+      const double w = 1.0 / (widen_k * (atol + weights.rtol(k) * std::abs(sj[k])));
+      const double a = ej[k] * w;
       sum += a * a;
-    }
+    };
+    if (hoisted)
+      for (int k = 0; k < nx_; ++k) add(k, widen[k]);
+    else
+      for (int k = 0; k < nx_; ++k) add(k, widen_of(k));
+  }
   // RMS over the directions that move anything: a zero seed column has zero sensitivities and
   // zero error, and counting it would dilute the norm (and change the steps).
   if (active_directions_ == 0) return 0.0;
