@@ -122,11 +122,11 @@ void Integrator::resume(const StepRecord& step, ConstVector p) {
     return ConstVector(m.column(0), static_cast<std::size_t>(m.rows()));
   };
   resume(step.t, column(step.X), column(step.Z), column(step.F), column(step.G), p, step.index,
-         step.h >= 0.0 ? 1.0 : -1.0);
+         step.h >= 0.0 ? 1.0 : -1.0, step.stage_start);
 }
 
 void Integrator::resume(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g,
-                        ConstVector p, long index, double direction) {
+                        ConstVector p, long index, double direction, ConstVector stage_start) {
   if (!std::isfinite(t)) throw std::invalid_argument("resume: t is not finite");
   check_size(x, problem_.nx(), "resume: x");
   check_size(z, problem_.nz(), "resume: z");
@@ -134,11 +134,12 @@ void Integrator::resume(double t, ConstVector x, ConstVector z, ConstVector f, C
   check_size(g, problem_.nz(), "resume: g");
   check_size(p, problem_.np(), "resume: p");
   if (index < 0) throw std::invalid_argument("resume: the step index must be >= 0");
+  if (!stage_start.empty()) check_size(stage_start, problem_.size(), "resume: stage_start (nx + nz, or empty)");
   message_.clear();
   have_listener_stop_ = false;
   controller_.reset();
   direction_ = direction >= 0.0 ? 1.0 : -1.0;
-  stepper_.resume(t, x, z, f, g, p, index);
+  stepper_.resume(t, x, z, f, g, p, index, stage_start);
   initialized_ = true;
   for (StepListener* listener : listeners_) listener->on_restart(t, RestartKind::restart);
 }

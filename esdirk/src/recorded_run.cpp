@@ -44,9 +44,14 @@ class RecordedRun::Replayer final : public StepListener {
 RecordedRun::RecordedRun() = default;
 RecordedRun::~RecordedRun() = default;
 
-long RecordedRun::record_doubles(int nx, int nz, int stages) {
+long RecordedRun::record_doubles(int nx, int nz, int stages, bool stage_start) {
   const long s = stages;
-  return 5 + s * (2L * nx + 2L * nz + 1);
+  return 5 + s * (2L * nx + 2L * nz + 1) + (stage_start ? static_cast<long>(nx) + nz : 0L);
+}
+
+long RecordedRun::record_doubles(const Integrator& recording) {
+  return record_doubles(recording.problem().nx(), recording.problem().nz(), recording.method().stages,
+                        records_stage_start(recording.options()));
 }
 
 void RecordedRun::set_budget(long memory_budget, Integrator& recording, const char* who,
@@ -56,9 +61,11 @@ void RecordedRun::set_budget(long memory_budget, Integrator& recording, const ch
   replay_problem_ = std::move(problem);
   enter_segment_ = std::move(enter_segment);
   capacity_ = 0;
+  const long n = static_cast<long>(recording.problem().nx()) + recording.problem().nz();
+  stage_start_doubles_ = records_stage_start(recording.options()) ? n : 0;
+  checkpoint_stride_ = 2 * n + stage_start_doubles_;
   if (memory_budget <= 0) return;
-  const long record = record_doubles(recording.problem().nx(), recording.problem().nz(),
-                                     recording.method().stages);
+  const long record = record_doubles(recording);
   capacity_ = memory_budget / record;
   if (capacity_ < 1)
     throw std::invalid_argument(
@@ -73,6 +80,7 @@ void RecordedRun::reserve(int steps, int nx, int nz, int stages) {
   schedule_.reserve(3 * at(steps));
   if (at(steps) > records_.size()) records_.resize(at(steps));
   for (StepRecord& r : records_) {
+    r.stage_start.reserve(at(nx) + at(nz));  // StepRecord::assign then fits without allocating
     if (r.X.rows() == nx && r.X.cols() == stages) continue;
     r.X.resize(nx, stages);
     r.F.resize(nx, stages);
@@ -89,6 +97,7 @@ void RecordedRun::clear() {
   block_first_.clear();
   block_segment_.clear();
   checkpoints_.clear();
+  block_has_start_.clear();
   std::fill(slot_step_.begin(), slot_step_.end(), -1);
 }
 
@@ -113,6 +122,12 @@ void RecordedRun::add(const StepView& step) {
       for (int i = 0; i < step.Z.rows; ++i) checkpoints_.push_back(step.Z(i, 0));
       for (int i = 0; i < step.F.rows; ++i) checkpoints_.push_back(step.F(i, 0));
       for (int i = 0; i < step.G.rows; ++i) checkpoints_.push_back(step.G(i, 0));
+      // The first implicit stage's start when it came from the step before (a block in the
+      // middle of a segment); zeros, unused, where the step had none (a segment's first).
+      const bool has_start = stage_start_doubles_ > 0 && !step.stage_start.empty();
+      block_has_start_.push_back(has_start ? 1 : 0);
+      for (long i = 0; i < stage_start_doubles_; ++i)
+        checkpoints_.push_back(has_start ? step.stage_start[at(i)] : 0.0);
     }
     keep(step,
          count_);  // the last capacity_ steps stay in the ring (step.index restarts at events)
@@ -140,6 +155,9 @@ void RecordedRun::assign_records(const RecordedRun& other) {
   block_first_ = other.block_first_;
   block_segment_ = other.block_segment_;
   checkpoints_ = other.checkpoints_;
+  block_has_start_ = other.block_has_start_;
+  checkpoint_stride_ = other.checkpoint_stride_;
+  stage_start_doubles_ = other.stage_start_doubles_;
 }
 
 const StepRecord& RecordedRun::kept(int n) const {
@@ -177,12 +195,15 @@ Status RecordedRun::replay_block(int block) {
     replayer_ = std::make_unique<Replayer>(*this, replay_problem_(), *recording_, who_);
   Integrator& integrator = replayer_->integrator();
   const int nx = integrator.problem().nx(), nz = integrator.problem().nz();
-  const double* c = checkpoints_.data() + at(block) * at(2 * (nx + nz));
-  const auto part = [](const double* from, int n) { return ConstVector(from, at(n)); };
+  const double* c = checkpoints_.data() + at(block) * at(checkpoint_stride_);
+  const auto part = [](const double* from, long n) { return ConstVector(from, at(n)); };
   const ConstVector p = enter_segment_(segment);
+  const ConstVector stage_start =
+      block_has_start_[at(block)] != 0 ? part(c + 2 * (nx + nz), stage_start_doubles_) : ConstVector();
   replayer_->set_first(first);
   integrator.resume(step_start(first), part(c, nx), part(c + nx, nz), part(c + nx + nz, nx),
-                    part(c + 2 * nx + nz, nz), p, first, step_size(first) >= 0.0 ? 1.0 : -1.0);
+                    part(c + 2 * nx + nz, nz), p, first, step_size(first) >= 0.0 ? 1.0 : -1.0,
+                    stage_start);
   replay_status_ = replay(integrator, first, last, &recomputed_);
   if (!ok(replay_status_))
     replay_message_ = "the replay of steps " + std::to_string(first) + ".." +

@@ -26,11 +26,12 @@ void StepRecord::assign(const StepView& step) {
   copy_into(step.F, F);
   copy_into(step.G, G);
   stage_times.assign(step.stage_times, step.stage_times + step.stages);
+  stage_start.assign(step.stage_start.begin(), step.stage_start.end());
 }
 
 StepView StepRecord::view() const {
   return {index, t,        h,        t_end,    h_gamma,           stages, X.cref(),
-          Z.cref(), F.cref(), G.cref(), stage_times.data(), {},     nullptr};
+          Z.cref(), F.cref(), G.cref(), stage_times.data(), {},     nullptr, nullptr, stage_start};
 }
 
 }  // namespace esdirk

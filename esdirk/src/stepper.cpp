@@ -126,6 +126,9 @@ Stepper::Stepper(Problem& problem, const Options& options, const Tableau& method
   for (DenseMatrix* m : {&Z_, &Za_, &G_, &Ga_}) m->resize(nz_, s_);
   T_.assign(us, 0.0);
   Ta_.assign(us, 0.0);
+  stage_start_.assign(static_cast<std::size_t>(n_), 0.0);
+  stage_start_a_.assign(static_cast<std::size_t>(n_), 0.0);
+  resumed_start_.assign(static_cast<std::size_t>(n_), 0.0);
   base_.assign(ux, 0.0);
   residual_.assign(static_cast<std::size_t>(n_), 0.0);
   error_.assign(ux, 0.0);
@@ -165,6 +168,7 @@ Status Stepper::start(double t, ConstVector x, ConstVector z_guess, ConstVector 
   std::copy(z_guess.begin(), z_guess.end(), z_.begin());
   std::copy(p.begin(), p.end(), p_.begin());
   has_step_ = false;
+  has_resumed_start_ = false;
   jacobian_current_ = false;
   jacobian_reused_ = false;
   index_ = 0;
@@ -182,6 +186,7 @@ void Stepper::save_start() {
   std::copy(g_.begin(), g_.end(), saved_.g.begin());
   std::copy(p_.begin(), p_.end(), saved_.p.begin());
   saved_.has_step = has_step_;
+  saved_.has_resumed_start = has_resumed_start_;
   saved_.index = index_;
   saved_.dense_lu_index = dense_lu_index_;
 }
@@ -196,6 +201,7 @@ void Stepper::restore_start() {
   std::copy(saved_.g.begin(), saved_.g.end(), g_.begin());
   std::copy(saved_.p.begin(), saved_.p.end(), p_.begin());
   has_step_ = saved_.has_step;
+  has_resumed_start_ = saved_.has_resumed_start;  // resumed_start_ itself was not touched
   jacobian_current_ = false;  // the consistent initialization used jacobian_ as workspace
   jacobian_reused_ = false;
   index_ = saved_.index;
@@ -203,7 +209,7 @@ void Stepper::restore_start() {
 }
 
 void Stepper::resume(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g,
-                     ConstVector p, long index) {
+                     ConstVector p, long index, ConstVector stage_start) {
   message_.clear();
   t_ = t;
   std::copy(x.begin(), x.end(), x_.begin());
@@ -212,6 +218,8 @@ void Stepper::resume(double t, ConstVector x, ConstVector z, ConstVector f, Cons
   std::copy(g.begin(), g.end(), g_.begin());
   std::copy(p.begin(), p.end(), p_.begin());
   has_step_ = false;
+  has_resumed_start_ = !stage_start.empty();
+  std::copy(stage_start.begin(), stage_start.end(), resumed_start_.begin());
   jacobian_current_ = false;
   jacobian_reused_ = false;
   index_ = index;
@@ -677,10 +685,22 @@ Stepper::Attempt Stepper::refresh_jacobian(double T, double hg, double best_meas
 //    stages by stage extrapolation. Stage 2 is the one extrapolation predicts worst (one node:
 //    F_2 = F_1, Z_2 = z_n); from stage 3 on the same step's stages do better than the last
 //    step's extension (theory section 3, "Stage predictors"). Not without a last step, nor
-//    beyond three last steps' lengths (then by extrapolation).
+//    beyond three last steps' lengths (then by extrapolation). The starting value is kept
+//    (StepView::stage_start) and, after resume(), taken from there: a replay starts stage 2
+//    where the recording run did.
 void Stepper::predict_stage(int i, double h) {
   double* X = X_.column(i);
   double* Z = Z_.column(i);
+  if (i == 1) {
+    has_stage_start_ = false;
+    if (options_.stage_predictor == StagePredictor::dense_output && !has_step_ && has_resumed_start_) {
+      // The first step after resume(): where the recorded step started (StepView::stage_start).
+      std::copy(resumed_start_.begin(), resumed_start_.begin() + nx_, X);
+      std::copy(resumed_start_.begin() + nx_, resumed_start_.end(), Z);
+      keep_stage_start(X, Z);
+      return;
+    }
+  }
   if (first_stage_from_last_step(options_.stage_predictor, i, has_step_, t_ + tab_.c[i] * h, ta_, ha_)) {
     const double theta = (t_ + tab_.c[i] * h - ta_) / ha_;
     dense_weights(tab_, theta, weights_b_);
@@ -698,6 +718,7 @@ void Stepper::predict_stage(int i, double h) {
       const double* Zj = Za_.column(j);
       for (int k = 0; k < nz_; ++k) Z[k] += li * Zj[k];
     }
+    keep_stage_start(X, Z);
     return;
   }
   const double hg = h * tab_.gamma;
@@ -744,9 +765,19 @@ void Stepper::predict_stage(int i, double h) {
   for (int k = 0; k < nx_; ++k) X[k] = base_[k] + hg * X[k];
 }
 
+// The trial step's StepView::stage_start: a copy of the first implicit stage's predictor, which
+// the Newton iteration overwrites (n values per attempt).
+void Stepper::keep_stage_start(const double* X, const double* Z) {
+  std::copy(X, X + nx_, stage_start_.begin());
+  std::copy(Z, Z + nz_, stage_start_.begin() + nx_);
+  has_stage_start_ = true;
+}
+
 StepView Stepper::trial() const {
-  return {index_, t_, h_trial_, T_[s_ - 1], h_trial_ * tab_.gamma, s_, X_.cref(), Z_.cref(),
-          F_.cref(), G_.cref(), T_.data(), jacobian_.dense(), trial_matrix_, &jacobian_};
+  const ConstVector start = has_stage_start_ ? ConstVector(stage_start_) : ConstVector();
+  return {index_,    t_,        h_trial_,  T_[s_ - 1], h_trial_ * tab_.gamma, s_,           X_.cref(),
+          Z_.cref(), F_.cref(), G_.cref(), T_.data(),  jacobian_.dense(),     trial_matrix_, &jacobian_,
+          start};
 }
 
 void Stepper::accept(double t_end) {
@@ -755,6 +786,9 @@ void Stepper::accept(double t_end) {
   F_.swap(Fa_);
   G_.swap(Ga_);
   T_.swap(Ta_);
+  stage_start_.swap(stage_start_a_);
+  has_stage_start_a_ = has_stage_start_;
+  has_stage_start_ = false;
   if (trial_matrix_ != accepted_matrix_) std::swap(trial_matrix_, accepted_matrix_);
   jacobian_.swap(accepted_jacobian_);  // the next step forms its own J in the other buffer
   ta_ = t_;
@@ -836,9 +870,10 @@ StageLinearSystem& Stepper::matrix_for_factoring() {
 
 StepView Stepper::last_step() const {
   if (!has_step_) throw std::logic_error("last_step: no step has been accepted yet");
+  const ConstVector start = has_stage_start_a_ ? ConstVector(stage_start_a_) : ConstVector();
   return {index_ - 1, ta_, ha_, t_, accepted_matrix_->h_gamma(), s_, Xa_.cref(), Za_.cref(),
           Fa_.cref(), Ga_.cref(), Ta_.data(), accepted_jacobian_.dense(), accepted_matrix_,
-          &accepted_jacobian_};
+          &accepted_jacobian_, start};
 }
 
 // ----------------------------------------------------------------------------------------------

@@ -732,8 +732,7 @@ Status HybridAdjoint::gradient(const HybridObjective& objective, MatrixRef dx0, 
                                 std::to_string(m) + " (or empty)");
   report_ = HybridAdjointReport{};
   report_.segments = static_cast<long>(segments_.size());
-  const long record =
-      internal::RecordedRun::record_doubles(problem.nx(), problem.nz(), solver_.integrator().method().stages);
+  const long record = internal::RecordedRun::record_doubles(solver_.integrator());
   report_.stored_records = run_->stored_records();
   report_.checkpoints = run_->checkpoints();
   // Without a budget the records carry their own times: the schedule counts with one only.

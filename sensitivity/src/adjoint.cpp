@@ -235,7 +235,7 @@ Status Adjoint::run_sweep(const AdjointObjective& objective, MatrixRef dx0, Matr
     report_.checkpoints = run.checkpoints();
     report_.peak_stored_doubles =
         report_.stored_records *
-            internal::RecordedRun::record_doubles(problem.nx(), problem.nz(), integrator_.method().stages) +
+            internal::RecordedRun::record_doubles(integrator_) +
         run.schedule_doubles() + run.checkpoint_doubles();
   }
 

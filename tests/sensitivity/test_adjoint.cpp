@@ -109,6 +109,10 @@ BOOST_AUTO_TEST_CASE(dow_gradient_equals_forward_exact_sensitivities) {
   Setup s = dow_setup(2.0);
   const double worst = worst_against_forward(model, dow_options(1e-6), s, bolza(6, 4), {0.5});
   BOOST_TEST(worst <= 1e-12);
+  // As tightly with stage 2 started from the last step (StagePredictor::dense_output).
+  esdirk::Options dense = dow_options(1e-6);
+  dense.stage_predictor = esdirk::StagePredictor::dense_output;
+  BOOST_TEST(worst_against_forward(model, dense, s, bolza(6, 4), {0.5}) <= 1e-12);
 }
 
 BOOST_AUTO_TEST_CASE(oscillator_gradient_equals_forward_exact_sensitivities) {
@@ -249,20 +253,37 @@ BOOST_AUTO_TEST_CASE(running_cost_identity) {
   BOOST_TEST(check.ok, check.summary());
 }
 
+// Doubles of one Dow step record (nx = 6, nz = 4): 5 + s (2 nx + 2 nz + 1), and the first
+// implicit stage's starting value (nx + nz) under StagePredictor::dense_output, which
+// Integrator::resume needs to replay a step bit for bit; of a checkpoint: x, z, f, g and that.
+bool stage_start(const esdirk::Integrator& solver) {
+  return solver.options().stage_predictor == esdirk::StagePredictor::dense_output;
+}
+long record_doubles(const esdirk::Integrator& solver) {
+  return 5 + solver.method().stages * (2 * 6 + 2 * 4 + 1) + (stage_start(solver) ? 6 + 4 : 0);
+}
+long checkpoint_doubles(const esdirk::Integrator& solver) { return (stage_start(solver) ? 3 : 2) * (6 + 4); }
+
 // Checkpointing: a budget of a few records recomputes the earlier segments by replaying from
 // t0, and the gradient is the keep-everything gradient bit for bit.
-BOOST_AUTO_TEST_CASE(checkpointed_gradient_is_bit_identical) {
+void checkpointed_gradient_is_bit_identical_with(esdirk::StagePredictor predictor) {
+  const auto options_of = [predictor](double rtol) {
+    esdirk::Options o = dow_options(rtol);
+    o.stage_predictor = predictor;
+    return o;
+  };
+  BOOST_TEST_MESSAGE("stage predictor " << static_cast<int>(predictor));
   dow::Model model;
   const Setup s = dow_setup(2.0);
   const AdjointObjective objective = bolza(6, 4);
-  esdirk::Integrator all_solver(model, dow_options(1e-6));
+  esdirk::Integrator all_solver(model, options_of(1e-6));
   Adjoint all(all_solver);
   BOOST_REQUIRE(esdirk::ok(record(all_solver, s, {0.5})));
   const Gradient reference = adjoint_gradient(all, objective, 6, 9);
   for (long records : {1L, 7L, 1000000L}) {
-    esdirk::Integrator solver(model, dow_options(1e-6));
+    esdirk::Integrator solver(model, options_of(1e-6));
     AdjointOptions options;
-    options.memory_budget = records * (5 + solver.method().stages * (2 * 6 + 2 * 4 + 1));
+    options.memory_budget = records * record_doubles(solver);
     Adjoint bounded(solver, options);
     BOOST_REQUIRE(esdirk::ok(record(solver, s, {0.5})));
     const Gradient g = adjoint_gradient(bounded, objective, 6, 9);
@@ -277,6 +298,10 @@ BOOST_AUTO_TEST_CASE(checkpointed_gradient_is_bit_identical) {
     if (records < bounded.steps()) BOOST_TEST(r.recomputed_steps > 0);
     // One checkpoint per segment of `records` steps (issue 27: each was counted twice).
     BOOST_TEST(r.checkpoints == (bounded.steps() + records - 1) / records);
+    // What is stored: the records, the schedule (t, h, t_end), and per checkpoint x, z, f, g
+    // (and under dense_output the first step's stage-2 start), nx + nz each.
+    BOOST_TEST(r.peak_stored_doubles ==
+               r.stored_records * record_doubles(solver) + 3L * bounded.steps() + r.checkpoints * checkpoint_doubles(solver));
     BOOST_TEST(r.adjoint_steps == bounded.steps());
     BOOST_TEST(solver.statistics().adjoint_steps == bounded.steps());
   }
@@ -289,6 +314,13 @@ BOOST_AUTO_TEST_CASE(checkpointed_gradient_is_bit_identical) {
   BOOST_TEST(r.transposed_solves == 2L * implicit * all.steps());
   BOOST_TEST(r.jacobian_evaluations == implicit * all.steps() + 1);
   BOOST_TEST(r.recomputed_steps == 0);
+}
+
+BOOST_AUTO_TEST_CASE(checkpointed_gradient_is_bit_identical) {
+  // Under dense_output a block's first step starts stage 2 from the checkpoint's stage_start.
+  for (esdirk::StagePredictor predictor :
+       {esdirk::StagePredictor::stage_extrapolation, esdirk::StagePredictor::dense_output})
+    checkpointed_gradient_is_bit_identical_with(predictor);
 }
 
 // Issue 27: the budget was allocated up front as empty records (1e7 doubles: 90 MB for a
@@ -346,7 +378,7 @@ BOOST_AUTO_TEST_CASE(output_term_at_the_end_of_a_recomputed_segment_uses_the_rep
   for (long records : {1L, 2L, 5L}) {
     esdirk::Integrator solver(model, dow_options(1e-6));
     AdjointOptions options;
-    options.memory_budget = records * (5 + solver.method().stages * (2 * 6 + 2 * 4 + 1));
+    options.memory_budget = records * record_doubles(solver);
     Adjoint bounded(solver, options);
     BOOST_REQUIRE(esdirk::ok(record(solver, s, {0.5, 1.0})));
     const Gradient g = adjoint_gradient(bounded, objective, 6, 9);
@@ -372,7 +404,7 @@ BOOST_AUTO_TEST_CASE(a_second_gradient_under_a_memory_budget_sweeps_the_recorded
   for (long records : {1L, 3L, 16L}) {
     esdirk::Integrator solver(model, dow_options(1e-6));
     AdjointOptions options;
-    options.memory_budget = records * (5 + solver.method().stages * (2 * 6 + 2 * 4 + 1));
+    options.memory_budget = records * record_doubles(solver);
     Adjoint bounded(solver, options);
     BOOST_REQUIRE(esdirk::ok(record(solver, s)));
     BOOST_REQUIRE(bounded.steps() > records);

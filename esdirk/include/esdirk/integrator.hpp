@@ -62,10 +62,14 @@ class ESDIRK_API Integrator {
   /// recorded sequence bit for bit from a checkpoint instead of from t0 (restart() is not
   /// bit-exact there: it evaluates f(t, x, z), while the recording run carried the previous
   /// step's stage derivative F_s). The direction is that of the step. Listeners hear of it as a
-  /// restart. Throws std::invalid_argument on wrong sizes or non-finite values.
+  /// restart. Under StagePredictor::dense_output the recorded step's first implicit stage
+  /// started from the step before it, which a resumed integrator does not have: the record's
+  /// stage_start (StepView::stage_start, empty when there was no step before) is handed to the
+  /// first step after the resume instead. Throws std::invalid_argument on wrong sizes or
+  /// non-finite values.
   void resume(const StepRecord& step, ConstVector p);
   void resume(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g, ConstVector p,
-              long index, double direction);
+              long index, double direction, ConstVector stage_start = {});
 
   /// Integrates towards `tout` and writes the solution where it stopped into x_out, z_out
   /// (z_out may be empty). Returns why it stopped: reached_output_time (solution at tout, by

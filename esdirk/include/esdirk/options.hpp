@@ -36,8 +36,13 @@ enum class NewtonTest {
 enum class StagePredictor {
   previous_stage,  ///< as the paper: X from the previous stage derivative, Z inter-/extrapolated
   /// Stage 2 from the last step's continuous extension (as RADAU5), the later stages as
-  /// stage_extrapolation: 1-17 % fewer Newton iterations, but a step depends on the one before
-  /// it, so Integrator::resume cannot replay it bit for bit (Trajectory, Adjoint): not default.
+  /// stage_extrapolation; without a last step (the first step, after a restart or an event)
+  /// stage 2 as stage_extrapolation. 1-17 % fewer Newton iterations than stage_extrapolation on
+  /// the reference problems. A step depends on the one before it only through stage 2's starting
+  /// value, which StepView::stage_start carries: Integrator::resume hands it back, so
+  /// checkpoints and Trajectory replays repeat the run bit for bit. Not the default: at very
+  /// large steps and on graded meshes the extension's starting value can leave the model's
+  /// domain or diverge where extrapolation does not (doc/integrator-theory.md section 3).
   dense_output,
   /// The stage derivatives F_j and algebraic values Z_j of the same step's earlier stages
   /// extrapolated to the node c_i by the polynomial through their nodes (at most five: all of

@@ -34,6 +34,11 @@ struct StepView {
   const StageLinearSystem* matrix = nullptr;
   /// The step's J in its own storage (dense or sparse); null for a recorded step.
   const JacobianMatrix* jacobian_matrix = nullptr;
+  /// Where the Newton iteration of the first implicit stage started, X_2^(0) then Z_2^(0)
+  /// (nx + nz values), when that came from the step before (StagePredictor::dense_output);
+  /// empty when it came from this step alone (a first step, after a restart, other predictors).
+  /// Integrator::resume hands it back, so that a replayed step starts where the recorded one did.
+  ConstVector stage_start;
 };
 
 /// An owned copy of a step: everything needed to replay it bit for bit (t, h, t_end, the
@@ -56,6 +61,7 @@ class StepRecord {
   int stages = 0;
   DenseMatrix X, Z, F, G;
   std::vector<double> stage_times;
+  std::vector<double> stage_start;  ///< StepView::stage_start (empty or nx + nz)
 };
 
 }  // namespace esdirk

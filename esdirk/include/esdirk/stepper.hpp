@@ -50,9 +50,12 @@ class ESDIRK_API Stepper final : public DenseOutput {
   /// Takes the state at the start of a recorded step as it was: t, x, z and f, g there (the
   /// step's first stage), p, and the step's index. No consistent initialization and no new
   /// evaluation: the run that recorded the step carried f = F_s of the step before, which
-  /// f(t, x, z) is not to the last bit.
+  /// f(t, x, z) is not to the last bit. `stage_start` (empty or nx + nz values) is where the
+  /// recorded step's first implicit stage started (StepView::stage_start): under
+  /// StagePredictor::dense_output the attempts before the next accepted step start there, as
+  /// the recording run did from its previous step, which the stepper no longer has.
   void resume(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g, ConstVector p,
-              long index);
+              long index, ConstVector stage_start = {});
 
   /// Attempts one step of size h from the current state: the Jacobian at t_n (once per step,
   /// reused by retries), the LU of M with h*gamma, the stages, the error estimate. On
@@ -114,6 +117,7 @@ class ESDIRK_API Stepper final : public DenseOutput {
   Attempt solve_stage(int i, double h);
   void form_stage_base(int i, double h);
   void predict_stage(int i, double h);
+  void keep_stage_start(const double* X, const double* Z);
   enum class Iteration { again, converged, recover, callback_failed, fatal };
   Iteration newton_iteration(int i, double T, double hg);
   double measure_iterate(const double* X, const double* F, const double* G, double hg);
@@ -165,6 +169,10 @@ class ESDIRK_API Stepper final : public DenseOutput {
   DenseMatrix X_, Z_, F_, G_;              // trial stages
   DenseMatrix Xa_, Za_, Fa_, Ga_;          // the last accepted step's stages
   std::vector<double> T_, Ta_;             // stage times (trial, accepted)
+  // StepView::stage_start of the trial and of the last accepted step (X then Z; valid when the
+  // flag is set), and the one resume() was given for the first step after it.
+  std::vector<double> stage_start_, stage_start_a_, resumed_start_;
+  bool has_stage_start_ = false, has_stage_start_a_ = false, has_resumed_start_ = false;
   double ta_ = 0.0, ha_ = 0.0;             // the last step's t_n and h
   std::vector<double> base_, residual_, error_;
   DenseMatrix dgdz_;                       // dg/dz (consistent initialization)
@@ -203,7 +211,7 @@ class ESDIRK_API Stepper final : public DenseOutput {
   struct SavedStart {
     double t = 0.0;
     std::vector<double> x, z, f, g, p;
-    bool has_step = false;
+    bool has_step = false, has_resumed_start = false;
     long index = 0, dense_lu_index = -1;
   } saved_;
   void save_start();

@@ -6,8 +6,10 @@
 // Trajectory have one). Without a memory budget every step's record is kept (Trajectory is that
 // case). With a budget of k records only the last k stay; each segment is cut into blocks of at
 // most k steps, and a block's checkpoint (x, z, f, g at its first step's start, exactly as the
-// recording run had them) lets record(n) recompute the block bit for bit (Integrator::resume,
-// then replay_step with the recorded h and end time), once per block and sweep.
+// recording run had them, and under StagePredictor::dense_output where the first step's first
+// implicit stage started, StepView::stage_start) lets record(n) recompute the block bit for bit
+// (Integrator::resume, then replay_step with the recorded h and end time), once per block and
+// sweep.
 //
 // The reverse driver, sweep_backwards, visits the segments last to first and the steps of each
 // last to first; what happens between two segments (the jumps of an event) is the visitor's.
@@ -39,8 +41,15 @@ class RecordedRun {
   ~RecordedRun();
 
   /// Doubles one step record holds: t, h, t_end, h_gamma, index, then X, F (nx x s), Z, G
-  /// (nz x s) and the stage times.
-  static long record_doubles(int nx, int nz, int stages);
+  /// (nz x s), the stage times, and with `stage_start` the first implicit stage's starting
+  /// value (nx + nz: StepView::stage_start).
+  static long record_doubles(int nx, int nz, int stages, bool stage_start);
+  /// record_doubles of the runs of `recording` (its problem, resolved method and predictor).
+  static long record_doubles(const Integrator& recording);
+  /// Whether the steps of a run with these options carry StepView::stage_start.
+  static bool records_stage_start(const Options& options) {
+    return options.stage_predictor == StagePredictor::dense_output;
+  }
 
   /// Keeps at most memory_budget / record_doubles records (memory_budget > 0) and recomputes
   /// the others from checkpoints on a second integrator set up like `recording` (the forward
@@ -138,7 +147,11 @@ class RecordedRun {
   std::vector<int> segment_first_;   // the first step of each segment
   std::vector<int> block_first_;     // with a budget: the first step of each block,
   std::vector<int> block_segment_;   // its segment,
-  std::vector<double> checkpoints_;  // and x, z, f, g at its first step's start
+  std::vector<double> checkpoints_;  // and x, z, f, g at its first step's start, then its
+                                     // stage_start (stage_start_doubles_ values, 0 or nx + nz)
+  std::vector<char> block_has_start_;  // whether that stage_start was recorded (not zeros)
+  long checkpoint_stride_ = 0;         // doubles per checkpoint
+  long stage_start_doubles_ = 0;
   // The replay set-up (with a budget).
   Integrator* recording_ = nullptr;
   const char* who_ = "";
