@@ -113,6 +113,13 @@ class StageSensitivities {
     return structured_ ? StageJacobian{{}, &structured_jacobian_}
                        : StageJacobian{stage_jacobian_.cref(), nullptr};
   }
+  // The pieces of solve(), in order.
+  StageJacobian start_step(const StepView& step, bool uses_parameters);
+  int first_stage(const StepView& step, const StageJacobian& Jn, ConstMatrixRef Sx, ConstMatrixRef Sz,
+                  ConstMatrixRef P, bool uses_parameters, bool exact);
+  int later_stage(const StepView& step, int i, const StageJacobian& Jn, ConstMatrixRef P, bool uses_parameters,
+                  bool exact);
+  int finish_step(const StepView& step);
   int difference_base(const StepView& step, int stage);
   int parameter_jacobian_at(const StepView& step, int stage, ConstMatrixRef P);
   int stage_jacobian_at(const StepView& step, int stage);
