@@ -15,24 +15,13 @@
 #include "dow/dow_model.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/trajectory.hpp"
+#include "step_record_bits.hpp"
 #include "reference_problems.hpp"
 
+using test_bits::same_bits;
+using test_bits::same_record;
+
 namespace {
-
-bool same_bits(const esdirk::DenseMatrix& a, const esdirk::DenseMatrix& b) {
-  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
-  for (int j = 0; j < a.cols(); ++j)
-    for (int i = 0; i < a.rows(); ++i)
-      if (a(i, j) != b(i, j)) return false;
-  return true;
-}
-
-// Everything a record holds, compared to the bit.
-bool same_record(const esdirk::StepRecord& a, const esdirk::StepRecord& b) {
-  return a.index == b.index && a.t == b.t && a.h == b.h && a.t_end == b.t_end && a.h_gamma == b.h_gamma &&
-         same_bits(a.X, b.X) && same_bits(a.Z, b.Z) && same_bits(a.F, b.F) && same_bits(a.G, b.G) &&
-         a.stage_times == b.stage_times && a.stage_start == b.stage_start;
-}
 
 // Records a run of `problem` over [0, t_end] (t_end a stop time).
 esdirk::Trajectory record(esdirk::Problem& problem, const esdirk::Options& options, const std::vector<double>& x0,
@@ -71,6 +60,25 @@ int replay_differences(esdirk::Problem& problem, const esdirk::Options& options,
   return differences;
 }
 
+// Dow at rtol 1e-6 with the dense-output predictor, recorded over [0, 2] h.
+struct DowRun {
+  dow::Model model;
+  esdirk::Options options = dense_output(dow::benchmark_options(1e-6));
+  std::vector<double> p{dow::nominal_parameters.begin(), dow::nominal_parameters.end()};
+  esdirk::Trajectory trajectory = record_dow();
+
+  static esdirk::Options dense_output(esdirk::Options o) {
+    o.stage_predictor = esdirk::StagePredictor::dense_output;
+    return o;
+  }
+  esdirk::Trajectory record_dow() {
+    const auto zs = dow::consistent_algebraic_start();
+    const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
+    const std::vector<double> z0(zs.begin(), zs.end());
+    return record(model, options, x0, z0, p, 2.0);
+  }
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(stage_start_replay_tests)
@@ -78,14 +86,11 @@ BOOST_AUTO_TEST_SUITE(stage_start_replay_tests)
 // Dow (nx = 6, nz = 4), ESDIRK436 at rtol 1e-6: a replay from every recorded step repeats every
 // later step to the bit, stage values and starting values included.
 BOOST_AUTO_TEST_CASE(a_dense_output_run_replays_bit_for_bit_from_every_recorded_step) {
-  dow::Model model;
-  esdirk::Options options = dow::benchmark_options(1e-6);
-  options.stage_predictor = esdirk::StagePredictor::dense_output;
-  const auto zs = dow::consistent_algebraic_start();
-  const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
-  const std::vector<double> z0(zs.begin(), zs.end());
-  const std::vector<double> p(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
-  const esdirk::Trajectory trajectory = record(model, options, x0, z0, p, 2.0);
+  DowRun run;
+  dow::Model& model = run.model;
+  const esdirk::Options& options = run.options;
+  const std::vector<double>& p = run.p;
+  const esdirk::Trajectory& trajectory = run.trajectory;
   const int steps = trajectory.size();
   BOOST_REQUIRE(steps > 20);
   // The first step has no step before it; every later one here starts stage 2 from its
@@ -102,14 +107,11 @@ BOOST_AUTO_TEST_CASE(a_dense_output_run_replays_bit_for_bit_from_every_recorded_
 // and its stage values differ (the Newton iteration stops elsewhere within its tolerance): the
 // record's stage_start is what makes the replay exact.
 BOOST_AUTO_TEST_CASE(a_replay_without_the_recorded_stage_start_differs) {
-  dow::Model model;
-  esdirk::Options options = dow::benchmark_options(1e-6);
-  options.stage_predictor = esdirk::StagePredictor::dense_output;
-  const auto zs = dow::consistent_algebraic_start();
-  const std::vector<double> x0(dow::initial_states.begin(), dow::initial_states.end());
-  const std::vector<double> z0(zs.begin(), zs.end());
-  const std::vector<double> p(dow::nominal_parameters.begin(), dow::nominal_parameters.end());
-  const esdirk::Trajectory trajectory = record(model, options, x0, z0, p, 2.0);
+  DowRun run;
+  dow::Model& model = run.model;
+  const esdirk::Options& options = run.options;
+  const std::vector<double>& p = run.p;
+  const esdirk::Trajectory& trajectory = run.trajectory;
   int differing = 0, tried = 0;
   for (int first = 1; first < trajectory.size(); first += 5, ++tried)
     if (replay_differences(model, options, trajectory, p, first, false) > 0) ++differing;

@@ -13,24 +13,9 @@
 #include "em_oscillator/em_oscillator_model.hpp"
 #include "esdirk/events/hybrid_solver.hpp"
 #include "esdirk/trajectory.hpp"
+#include "step_record_bits.hpp"
 
-namespace {
-
-bool same_bits(const esdirk::DenseMatrix& a, const esdirk::DenseMatrix& b) {
-  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
-  for (int j = 0; j < a.cols(); ++j)
-    for (int i = 0; i < a.rows(); ++i)
-      if (a(i, j) != b(i, j)) return false;
-  return true;
-}
-
-bool same_record(const esdirk::StepRecord& a, const esdirk::StepRecord& b) {
-  return a.index == b.index && a.t == b.t && a.h == b.h && a.t_end == b.t_end && a.h_gamma == b.h_gamma &&
-         same_bits(a.X, b.X) && same_bits(a.Z, b.Z) && same_bits(a.F, b.F) && same_bits(a.G, b.G) &&
-         a.stage_times == b.stage_times && a.stage_start == b.stage_start;
-}
-
-}  // namespace
+using test_bits::same_record;
 
 BOOST_AUTO_TEST_SUITE(stage_start_restart_tests)
 

@@ -3,6 +3,8 @@
 // sequence and replaying it (finite differences on a frozen step sequence).
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -148,6 +150,15 @@ inline DenseMatrix frozen_finite_differences(esdirk::Problem& problem, const esd
     for (int i = 0; i < n; ++i) fd(i, j) = good ? (plus[i] - minus[i]) / (2.0 * delta) : NAN;
   }
   return fd;
+}
+
+/// Every entry of a and b has the same bits (and the sizes agree).
+inline bool same_bits(const DenseMatrix& a, const DenseMatrix& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+  for (int j = 0; j < a.cols(); ++j)
+    for (int i = 0; i < a.rows(); ++i)
+      if (std::bit_cast<std::uint64_t>(a(i, j)) != std::bit_cast<std::uint64_t>(b(i, j))) return false;
+  return true;
 }
 
 /// The Dow seed: unit directions of the six initial states, then p_j e_j for the nine

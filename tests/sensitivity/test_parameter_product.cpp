@@ -38,14 +38,6 @@ DenseMatrix run(const std::vector<DenseMatrix>& earlier, const DenseMatrix& seed
   return integrate(seed);
 }
 
-bool same_bits(const DenseMatrix& a, const DenseMatrix& b) {
-  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
-  for (int j = 0; j < a.cols(); ++j)
-    for (int i = 0; i < a.rows(); ++i)
-      if (std::bit_cast<std::uint64_t>(a(i, j)) != std::bit_cast<std::uint64_t>(b(i, j))) return false;
-  return true;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(parameter_product)

@@ -58,14 +58,6 @@ class Chain : public esdirk::Problem {
   int n_;
 };
 
-bool same_bits(const DenseMatrix& a, const DenseMatrix& b) {
-  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
-  for (int j = 0; j < a.cols(); ++j)
-    for (int i = 0; i < a.rows(); ++i)
-      if (std::bit_cast<std::uint64_t>(a(i, j)) != std::bit_cast<std::uint64_t>(b(i, j))) return false;
-  return true;
-}
-
 esdirk::Options one_step_options() {
   esdirk::Options o;
   o.rtol = 1e-8;
