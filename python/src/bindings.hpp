@@ -17,6 +17,7 @@ void register_problem(py::module_& m);
 void register_solvers(py::module_& m);
 void register_sensitivity(py::module_& m);
 void register_hybrid(py::module_& m);
+void register_hybrid_adjoint(py::module_& m);
 void register_multishoot(py::module_& m);
 void register_structural(py::module_& m);
 

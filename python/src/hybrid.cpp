@@ -2,12 +2,15 @@
 // functions, resets, sensitivity jumps), and _solve_events, the event path of solve_ivp (one
 // mode, identity resets: scipy's events).
 
+#include "hybrid.hpp"
+
 #include <pybind11/stl.h>
 
 #include <memory>
 #include <optional>
 
 #include "bindings.hpp"
+#include "esdirk/events/hybrid_adjoint.hpp"
 #include "esdirk/events/hybrid_solver.hpp"
 #include "problem.hpp"
 #include "solvers.hpp"
@@ -122,6 +125,8 @@ class ModeCallback {
 struct EventFunctions {
   py::object transition, parameter_reset, reset_jacobian, parameter_reset_jacobian;
 };
+
+}  // namespace
 
 // A hybrid problem from Python: f, g, the event functions and the Jacobians as ModeCallbacks,
 // the transition, the parameter reset and their Jacobians as Python functions (called at events
@@ -300,105 +305,90 @@ class PythonHybridProblem final : public HybridProblem {
   ErrorSlot errors_;
 };
 
-// Owns the problem and the solver (the solver refers to the problem).
-class HybridBinding {
- public:
-  HybridBinding(std::shared_ptr<PythonHybridProblem> problem, HybridOptions options)
-      : problem_(std::move(problem)) {
-    solver_ = std::make_unique<HybridSolver>(*problem_, std::move(options));
-    x_.resize(problem_->nx());
-    z_.resize(problem_->nz());
-  }
+// --- esdirk.HybridSolver ------------------------------------------------------------------------
 
-  template <class Work>
-  auto run(Work&& work) {
-    return run_integration(problem_->errors(), problem_->python_only(), std::forward<Work>(work));
-  }
+HybridBinding::HybridBinding(std::shared_ptr<PythonHybridProblem> problem, HybridOptions options)
+    : problem_(std::move(problem)) {
+  solver_ = std::make_unique<HybridSolver>(*problem_, std::move(options));
+  x_.resize(problem_->nx());
+  z_.resize(problem_->nz());
+}
 
-  void initialize(double t0, int mode, const py::object& x0, const py::object& z0,
-                  const py::object& p) {
-    const auto x = vector_argument(x0, problem_->nx(), "x0");
-    const auto z = optional_vector(z0, problem_->nz(), "z0");
-    const auto pv = optional_vector(p, problem_->np(), "p");
-    sensitivities_ = false;
-    check(run([&] { return solver_->initialize(t0, mode, x, z, pv); }), solver_->message());
-  }
+HybridBinding::~HybridBinding() = default;
 
-  void initialize_sensitivities(const py::object& seed, const py::dict& keywords) {
-    const int n = problem_->nx() + problem_->np();
-    DenseMatrix S;
-    if (seed.is_none()) {
-      S.resize(n, n);
-      for (int i = 0; i < n; ++i) S(i, i) = 1.0;
-    } else {
-      S = matrix_argument(seed, n, -1, "seed");
+ErrorSlot& HybridBinding::errors() { return problem_->errors(); }
+bool HybridBinding::python_only() const { return problem_->python_only(); }
+const HybridProblem& HybridBinding::problem() const { return *problem_; }
+
+void HybridBinding::initialize(double t0, int mode, const py::object& x0, const py::object& z0,
+                               const py::object& p) {
+  const auto x = vector_argument(x0, problem_->nx(), "x0");
+  const auto z = optional_vector(z0, problem_->nz(), "z0");
+  const auto pv = optional_vector(p, problem_->np(), "p");
+  sensitivities_ = false;
+  check(run([&] { return solver_->initialize(t0, mode, x, z, pv); }), solver_->message());
+}
+
+void HybridBinding::initialize_sensitivities(const py::object& seed, const py::dict& keywords) {
+  const int n = problem_->nx() + problem_->np();
+  DenseMatrix S;
+  if (seed.is_none()) {
+    S.resize(n, n);
+    for (int i = 0; i < n; ++i) S(i, i) = 1.0;
+  } else {
+    S = matrix_argument(seed, n, -1, "seed");
+  }
+  const auto options = sensitivity_options_from(keywords);
+  check(run([&] { return solver_->initialize_sensitivities(S.cref(), options); }),
+        solver_->message());
+  sensitivities_ = true;
+  Sx_.resize(problem_->nx(), solver_->directions());
+  Sz_.resize(problem_->nz(), solver_->directions());
+}
+
+std::string HybridBinding::integrate_to(double tout, HybridAdjoint* recorder) {
+  // x_, z_ receive the last good state when the call fails or a callback raised: .t
+  // follows them before anything is raised.
+  const Outcome o = run([&] {
+    const MatrixRef Sx = sensitivities_ ? Sx_.ref() : MatrixRef{};
+    const MatrixRef Sz = sensitivities_ ? Sz_.ref() : MatrixRef{};
+    const Outcome r = recorder ? recorder->integrate_to(tout, x_, z_, Sx, Sz)
+                               : solver_->integrate_to(tout, x_, z_, Sx, Sz);
+    t_ = r.t;
+    return r;
+  });
+  check(o.status, solver_->message());
+  return std::string(stop_reason_name(o.reason));
+}
+
+py::list HybridBinding::events() const {
+  py::list out;
+  for (int i = 0; i < solver_->logged_events(); ++i) {
+    const EventRecord& e = solver_->event(i);
+    py::dict d;
+    d["t"] = e.t;
+    d["mode_before"] = e.mode_before;
+    d["mode_after"] = e.mode_after;
+    d["fired"] = e.fired;
+    d["time_event"] = e.time_event;
+    d["x_minus"] = to_array(e.x_minus);
+    d["x_plus"] = to_array(e.x_plus);
+    d["z_minus"] = to_array(e.z_minus);
+    d["z_plus"] = to_array(e.z_plus);
+    d["p_minus"] = to_array(e.p_minus);
+    d["p_plus"] = to_array(e.p_plus);
+    d["initial"] = e.initial;
+    if (!e.tau.empty()) {
+      d["tau"] = to_array(e.tau);
+      d["Sx_minus"] = to_array(e.sx_minus.cref());
+      d["Sx_plus"] = to_array(e.sx_plus.cref());
     }
-    const auto options = sensitivity_options_from(keywords);
-    check(run([&] { return solver_->initialize_sensitivities(S.cref(), options); }),
-          solver_->message());
-    sensitivities_ = true;
-    Sx_.resize(problem_->nx(), solver_->directions());
-    Sz_.resize(problem_->nz(), solver_->directions());
+    out.append(d);
   }
+  return out;
+}
 
-  std::string integrate_to(double tout) {
-    // x_, z_ receive the last good state when the call fails or a callback raised: .t
-    // follows them before anything is raised.
-    const Outcome o = run([&] {
-      const Outcome r = sensitivities_ ? solver_->integrate_to(tout, x_, z_, Sx_.ref(), Sz_.ref())
-                                       : solver_->integrate_to(tout, x_, z_);
-      t_ = r.t;
-      return r;
-    });
-    check(o.status, solver_->message());
-    return std::string(stop_reason_name(o.reason));
-  }
-
-  py::list events() const {
-    py::list out;
-    for (int i = 0; i < solver_->logged_events(); ++i) {
-      const EventRecord& e = solver_->event(i);
-      py::dict d;
-      d["t"] = e.t;
-      d["mode_before"] = e.mode_before;
-      d["mode_after"] = e.mode_after;
-      d["fired"] = e.fired;
-      d["time_event"] = e.time_event;
-      d["x_minus"] = to_array(e.x_minus);
-      d["x_plus"] = to_array(e.x_plus);
-      d["z_minus"] = to_array(e.z_minus);
-      d["z_plus"] = to_array(e.z_plus);
-      d["p_minus"] = to_array(e.p_minus);
-      d["p_plus"] = to_array(e.p_plus);
-      d["initial"] = e.initial;
-      if (!e.tau.empty()) {
-        d["tau"] = to_array(e.tau);
-        d["Sx_minus"] = to_array(e.sx_minus.cref());
-        d["Sx_plus"] = to_array(e.sx_plus.cref());
-      }
-      out.append(d);
-    }
-    return out;
-  }
-
-  HybridSolver& solver() { return *solver_; }
-  double t() const { return t_; }
-  py::array_t<double> x() const { return to_array(x_); }
-  py::array_t<double> z() const { return to_array(z_); }
-  py::object Sx() const { return sensitivities_ ? py::object(to_array(Sx_.cref())) : py::none(); }
-  py::object Sz() const { return sensitivities_ ? py::object(to_array(Sz_.cref())) : py::none(); }
-  py::object Sp() const {
-    return sensitivities_ ? py::object(to_array(solver_->parameter_sensitivity())) : py::none();
-  }
-
- private:
-  std::shared_ptr<PythonHybridProblem> problem_;
-  std::unique_ptr<HybridSolver> solver_;
-  std::vector<double> x_, z_;
-  DenseMatrix Sx_, Sz_;
-  bool sensitivities_ = false;
-  double t_ = 0.0;
-};
+namespace {
 
 EventDirection direction_of(int d) {
   return d > 0 ? EventDirection::rising : d < 0 ? EventDirection::falling : EventDirection::both;
@@ -499,7 +489,10 @@ SolveResult solve_with_events(ModelProblem& model, std::vector<Callback> event_c
   return finish(Status::success, "");
 }
 
-void register_hybrid(py::module_& m) {
+namespace {
+
+// solve_ivp(events=...) (esdirk/_ivp.py): the event path on one mode.
+void register_solve_events(py::module_& m) {
   m.def("_solve_events", [](std::shared_ptr<ModelProblem> problem, const Options& options,
                             double t0, double t_final, py::object x0, py::object z0, py::object p,
                             py::object t_eval, bool dense, bool sensitivities, py::object seed,
@@ -540,7 +533,9 @@ void register_hybrid(py::module_& m) {
     d["terminated"] = terminated;
     return d;
   });
+}
 
+void register_hybrid_problem(py::module_& m) {
   py::class_<PythonHybridProblem, std::shared_ptr<PythonHybridProblem>> hybrid_class(
       m, "HybridProblem", R"(A hybrid
 system: per mode x' = f(mode, t, x, z, p), 0 = g(mode, t, x, z, p), event functions
@@ -617,7 +612,9 @@ Jacobians stay dense.)");
       py::arg("max_reported") = 10,
       "Problem.check_jacobian_pattern for one mode: check every mode, the pattern must hold "
       "the entries of all of them.");
+}
 
+void register_hybrid_solver(py::module_& m) {
   py::class_<HybridBinding>(m, "HybridSolver", R"(Integrates a HybridProblem across its events
 (esdirk::HybridSolver): HybridSolver(problem, options=None, terminal=None, directions=None,
 time_events=None, initial_events=None); initialize(t0, mode, x0, z0=None, p=None);
@@ -651,7 +648,9 @@ already true there (SBML's initialValue = false), at the start of the first inte
             b.initialize_sensitivities(seed, kw);
           },
           py::arg("seed") = py::none())
-      .def("integrate_to", &HybridBinding::integrate_to, py::arg("tout"))
+      .def(
+          "integrate_to", [](HybridBinding& b, double tout) { return b.integrate_to(tout); },
+          py::arg("tout"))
       .def_property_readonly("t", &HybridBinding::t)
       .def_property_readonly("x", &HybridBinding::x)
       .def_property_readonly("z", &HybridBinding::z)
@@ -672,6 +671,14 @@ already true there (SBML's initialValue = false), at the start of the first inte
       .def_property_readonly(
           "statistics", [](HybridBinding& b) { return statistics_dict(b.solver().statistics()); })
       .def_property_readonly("message", [](HybridBinding& b) { return b.solver().message(); });
+}
+
+}  // namespace
+
+void register_hybrid(py::module_& m) {
+  register_solve_events(m);
+  register_hybrid_problem(m);
+  register_hybrid_solver(m);
 }
 
 }  // namespace esdirk::python

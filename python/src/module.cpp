@@ -19,6 +19,7 @@ PYBIND11_MODULE(_esdirk, m) {
   register_solvers(m);
   register_sensitivity(m);
   register_hybrid(m);
+  register_hybrid_adjoint(m);
   register_multishoot(m);
   register_structural(m);
 }

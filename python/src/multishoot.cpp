@@ -174,9 +174,73 @@ multishoot::Experiment experiment_from(const py::dict& d, int nx, int nz, int ny
   return e;
 }
 
-}  // namespace
+// The result of multishoot::estimate as a dict of NumPy arrays.
+py::dict estimation_dict(const multishoot::EstimationResult& r, int np) {
+  py::dict d;
+  d["converged"] = r.converged;
+  d["message"] = r.message;
+  d["theta"] = to_array(r.theta);
+  d["theta_stddev"] = to_array(r.theta_stddev);
+  d["theta_lower"] = to_array(r.theta_lower);
+  d["theta_upper"] = to_array(r.theta_upper);
+  d["identifiable"] = r.identifiable;
+  d["nodes"] = to_array(r.nodes);
+  d["cost"] = r.cost;
+  d["residuals"] = r.residuals;
+  d["rank"] = r.rank;
+  d["residual_variance"] = r.residual_variance;
+  d["singular_values"] = to_array(r.singular_values);
+  py::array_t<double> cov({np, np});
+  auto c = cov.mutable_unchecked<2>();
+  for (int i = 0; i < np; ++i)
+    for (int j = 0; j < np; ++j)
+      c(i, j) = r.covariance.empty() ? 0.0 : r.covariance[static_cast<std::size_t>(i + j * np)];
+  d["covariance"] = cov;
+  d["iterations"] = r.history.size();
+  return d;
+}
 
-void register_multishoot(py::module_& m) {
+// esdirk.estimate: Gauss-Newton on multiple shooting, the intervals on `threads` threads.
+py::dict run_estimation(std::shared_ptr<ModelProblem> problem, std::vector<int> measured,
+                        py::list experiments, py::object theta0, std::optional<Options> options,
+                        std::optional<SensitivityOptions> sensitivity, int threads,
+                        py::kwargs gauss_newton) {
+  multishoot::EstimationProblem ep;
+  ep.nx = problem->nx();
+  ep.nz = problem->nz();
+  ep.np = problem->np();
+  ep.measured = measured;
+  for (auto e : experiments)
+    ep.experiments.push_back(
+        experiment_from(e.cast<py::dict>(), ep.nx, ep.nz, static_cast<int>(measured.size())));
+  const auto theta = vector_argument(theta0, ep.np, "theta0");
+  multishoot::GaussNewtonOptions gn;
+  py::object gn_object = py::cast(gn);
+  for (auto [k, v] : gauss_newton) {
+    const std::string name = py::str(k);
+    if (!py::hasattr(gn_object, name.c_str()))
+      throw py::type_error("estimate() has no Gauss-Newton option '" + name + "'");
+    gn_object.attr(name.c_str()) = v;
+  }
+  gn = gn_object.cast<multishoot::GaussNewtonOptions>();
+  try {
+    ep.validate();
+    gn.validate();
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+  EvaluatorBinding evaluator(problem, ep.intervals(), options.value_or(Options{}),
+                             sensitivity.value_or(SensitivityOptions{}), threads);
+  const auto evaluate = [&](const IntervalInputs& in, IntervalOutputs& out) {
+    return evaluator.evaluator().evaluate(in, out);
+  };
+  multishoot::EstimationResult r =
+      evaluator.run([&] { return multishoot::estimate(ep, theta, evaluate, gn); });
+  return estimation_dict(r, ep.np);
+}
+
+// esdirk.IntervalEvaluator.
+void register_interval_evaluator(py::module_& m) {
   py::class_<EvaluatorBinding>(m, "IntervalEvaluator",
                                R"(N shooting intervals evaluated on a pool of
 threads (esdirk::multishoot::IntervalEvaluator), bit-identical for any number of threads.
@@ -225,77 +289,20 @@ ShootingInterval's).)")
       .def_property_readonly("threads", [](EvaluatorBinding& b) { return b.evaluator().threads(); })
       .def_property_readonly("intervals",
                              [](EvaluatorBinding& b) { return b.evaluator().intervals(); });
+}
 
+// esdirk.estimate and its options.
+void register_estimation(py::module_& m) {
   m.def(
-      "estimate",
-      [](std::shared_ptr<ModelProblem> problem, std::vector<int> measured, py::list experiments,
-         py::object theta0, std::optional<Options> options,
-         std::optional<SensitivityOptions> sensitivity, int threads, py::kwargs gauss_newton) {
-        multishoot::EstimationProblem ep;
-        ep.nx = problem->nx();
-        ep.nz = problem->nz();
-        ep.np = problem->np();
-        ep.measured = measured;
-        for (auto e : experiments)
-          ep.experiments.push_back(
-              experiment_from(e.cast<py::dict>(), ep.nx, ep.nz, static_cast<int>(measured.size())));
-        const auto theta = vector_argument(theta0, ep.np, "theta0");
-        multishoot::GaussNewtonOptions gn;
-        py::object gn_object = py::cast(gn);
-        for (auto [k, v] : gauss_newton) {
-          const std::string name = py::str(k);
-          if (!py::hasattr(gn_object, name.c_str()))
-            throw py::type_error("estimate() has no Gauss-Newton option '" + name + "'");
-          gn_object.attr(name.c_str()) = v;
-        }
-        gn = gn_object.cast<multishoot::GaussNewtonOptions>();
-        try {
-          ep.validate();
-          gn.validate();
-        } catch (const std::invalid_argument& e) {
-          throw py::value_error(e.what());
-        }
-        EvaluatorBinding evaluator(problem, ep.intervals(), options.value_or(Options{}),
-                                   sensitivity.value_or(SensitivityOptions{}), threads);
-        const auto evaluate = [&](const IntervalInputs& in, IntervalOutputs& out) {
-          return evaluator.evaluator().evaluate(in, out);
-        };
-        multishoot::EstimationResult r =
-            evaluator.run([&] { return multishoot::estimate(ep, theta, evaluate, gn); });
-        py::dict d;
-        d["converged"] = r.converged;
-        d["message"] = r.message;
-        d["theta"] = to_array(r.theta);
-        d["theta_stddev"] = to_array(r.theta_stddev);
-        d["theta_lower"] = to_array(r.theta_lower);
-        d["theta_upper"] = to_array(r.theta_upper);
-        d["identifiable"] = r.identifiable;
-        d["nodes"] = to_array(r.nodes);
-        d["cost"] = r.cost;
-        d["residuals"] = r.residuals;
-        d["rank"] = r.rank;
-        d["residual_variance"] = r.residual_variance;
-        d["singular_values"] = to_array(r.singular_values);
-        py::array_t<double> cov({ep.np, ep.np});
-        auto c = cov.mutable_unchecked<2>();
-        for (int i = 0; i < ep.np; ++i)
-          for (int j = 0; j < ep.np; ++j)
-            c(i, j) =
-                r.covariance.empty() ? 0.0 : r.covariance[static_cast<std::size_t>(i + j * ep.np)];
-        d["covariance"] = cov;
-        d["iterations"] = r.history.size();
-        return d;
-      },
-      py::arg("problem"), py::arg("measured"), py::arg("experiments"), py::arg("theta0"),
-      py::arg("options") = py::none(), py::arg("sensitivity_options") = py::none(),
-      py::arg("threads") = 1,
+      "estimate", &run_estimation, py::arg("problem"), py::arg("measured"), py::arg("experiments"),
+      py::arg("theta0"), py::arg("options") = py::none(),
+      py::arg("sensitivity_options") = py::none(), py::arg("threads") = 1,
       R"(Parameter estimation by multiple shooting and Gauss-Newton (esdirk::multishoot::estimate).
 problem's parameters are theta; measured: the indices of the measured states; experiments:
 dicts with times (M+1,), data (M+1, ny), sigma (M+1, ny, default 1), nodes (M+1, nx: guesses
 of the node states), z_guess (M, nz), initial_state_known (default True). Further keywords
 are Gauss-Newton options (max_iterations, step_tolerance, ...). Returns a dict: converged,
 message, theta, theta_stddev, theta_lower, theta_upper, covariance, nodes, cost, ...)");
-
   py::class_<multishoot::GaussNewtonOptions>(m, "GaussNewtonOptions")
       .def(py::init<>())
       .def_readwrite("max_iterations", &multishoot::GaussNewtonOptions::max_iterations)
@@ -308,6 +315,13 @@ message, theta, theta_stddev, theta_lower, theta_upper, covariance, nodes, cost,
       .def_readwrite("initial_damping", &multishoot::GaussNewtonOptions::initial_damping)
       .def_readwrite("max_damping", &multishoot::GaussNewtonOptions::max_damping)
       .def_readwrite("confidence_z", &multishoot::GaussNewtonOptions::confidence_z);
+}
+
+}  // namespace
+
+void register_multishoot(py::module_& m) {
+  register_interval_evaluator(m);
+  register_estimation(m);
 }
 
 }  // namespace esdirk::python

@@ -98,7 +98,10 @@ void check(Status status, const std::string& message) {
                      message.empty() ? std::string(status_message(status)) : message);
 }
 
-void register_options(py::module_& m) {
+namespace {
+
+// esdirk.Options: every field of the C++ Options, enumerations by name.
+void register_integrator_options(py::module_& m) {
   py::class_<Options> o(m, "Options",
                         R"(Integrator options: the C++ esdirk::Options, field by field.
 
@@ -171,7 +174,9 @@ invalid field.)");
   enum_property(o, "newton_test", &Options::newton_test, newton_tests);
   enum_property(o, "stage_predictor", &Options::stage_predictor, predictors);
   enum_property(o, "difference_increment", &Options::difference_increment, increments);
+}
 
+void register_sensitivity_options(py::module_& m) {
   py::class_<SensitivityOptions> s(
       m, "SensitivityOptions",
       "Options of the forward sensitivities (esdirk::SensitivityOptions).");
@@ -194,6 +199,13 @@ invalid field.)");
       .def_static("seed002", &SensitivityOptions::seed002);
   enum_property(s, "mode", &SensitivityOptions::mode, sensitivity_modes);
   enum_property(s, "stage_solve", &SensitivityOptions::stage_solve, stage_solves);
+}
+
+}  // namespace
+
+void register_options(py::module_& m) {
+  register_integrator_options(m);
+  register_sensitivity_options(m);
 
   m.def(
       "statistics_counters",

@@ -139,8 +139,13 @@ bool ModelProblem::python_only() const {
   return true;
 }
 
-void register_problem(py::module_& m) {
-  py::class_<ModelProblem, std::shared_ptr<ModelProblem>> problem_class(m, "Problem", R"(A semi-explicit index-1 DAE
+namespace {
+
+using ProblemClass = py::class_<ModelProblem, std::shared_ptr<ModelProblem>>;
+
+// esdirk.Problem: the constructor (callbacks, args, vectorized) and the sizes.
+ProblemClass register_problem_class(py::module_& m) {
+  ProblemClass problem_class(m, "Problem", R"(A semi-explicit index-1 DAE
 x' = f(t, x, z, p), 0 = g(t, x, z, p) with nx differential, nz algebraic states and np
 parameters (nz = 0: an ODE).
 
@@ -161,7 +166,8 @@ vectorized: f (and g) accept x (and z) of shape (n, k) and return (n, k) (scipy'
 vectorized=True): a dense difference Jacobian is then one call on n + 1 columns. Its
 increments follow the options of the solve (solve_ivp, Integrator); default options elsewhere.
 The statistics of solve_ivp and Integrator count the columns as fd_function_evaluations.)");
-  problem_class.def(py::init([](int nx, int nz, int np, py::object f, py::object g, py::object jac,
+  problem_class
+      .def(py::init([](int nx, int nz, int np, py::object f, py::object g, py::object jac,
                        py::object jac_p, py::tuple args, bool pass_z, bool pass_p,
                        py::object sparse_jac, bool vectorized) {
              PythonStyle style;
@@ -190,27 +196,35 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
       .def_property_readonly("vectorized", &ModelProblem::vectorized)
       .def_property_readonly(
           "compiled", &ModelProblem::compiled,
-          "True when every callback is compiled (the GIL is not needed while integrating).")
-      .def(
-          "set_jacobian_vector_product", &ModelProblem::set_jacobian_vector_product,
-          py::arg("jac_vec"),
-          "jac_vec(t, x, z, p, v) -> J v, shape (nx + nz,) (z, p and args as for f): the exact "
-          "product of matrix-free Krylov runs (set_krylov_settings(matrix_free=True)) instead of "
-          "differences. A Python callable or a compiled function (esdirk.SIGNATURES['jac_vec']); "
-          "None removes it.")
-      .def(
-          "set_preconditioner", &ModelProblem::set_preconditioner, py::arg("psetup"),
-          py::arg("psolve"),
-          "The Krylov solver's own preconditioner P of M = E - h_gamma J (E: identity on the "
-          "differential rows, zero on the algebraic ones), replacing the built-in ILU(0) or "
-          "block-Jacobi, applied "
-          "from the right: psetup(t, x, z, p, J_values, h_gamma) where J was formed (J_values: "
-          "J's nonzeros in the order of jacobian_pattern), where a direct solver would factor; "
-          "psolve(r, transpose) -> P^{-1} r (P^{-T} r if transpose), shape (nx + nz,). Python "
-          "callables or compiled functions (esdirk.SIGNATURES['psetup'], ['psolve']; nonzero "
-          "return: that GMRES solve fails), or both None (removes them). A hook that raises "
-          "esdirk.RecoverableError fails that GMRES solve (the step is retried); any other "
-          "exception stops the integration and is raised.");
+          "True when every callback is compiled (the GIL is not needed while integrating).");
+  return problem_class;
+}
+
+// The Newton-Krylov hooks (krylov.cpp).
+void add_krylov_hooks(ProblemClass& problem_class) {
+  problem_class
+      .def("set_jacobian_vector_product", &ModelProblem::set_jacobian_vector_product,
+           py::arg("jac_vec"),
+           "jac_vec(t, x, z, p, v) -> J v, shape (nx + nz,) (z, p and args as for f): the exact "
+           "product of matrix-free Krylov runs (set_krylov_settings(matrix_free=True)) instead of "
+           "differences. A Python callable or a compiled function (esdirk.SIGNATURES['jac_vec']); "
+           "None removes it.")
+      .def("set_preconditioner", &ModelProblem::set_preconditioner, py::arg("psetup"),
+           py::arg("psolve"),
+           "The Krylov solver's own preconditioner P of M = E - h_gamma J (E: identity on the "
+           "differential rows, zero on the algebraic ones), replacing the built-in ILU(0) or "
+           "block-Jacobi, applied "
+           "from the right: psetup(t, x, z, p, J_values, h_gamma) where J was formed (J_values: "
+           "J's nonzeros in the order of jacobian_pattern), where a direct solver would factor; "
+           "psolve(r, transpose) -> P^{-1} r (P^{-T} r if transpose), shape (nx + nz,). Python "
+           "callables or compiled functions (esdirk.SIGNATURES['psetup'], ['psolve']; nonzero "
+           "return: that GMRES solve fails), or both None (removes them). A hook that raises "
+           "esdirk.RecoverableError fails that GMRES solve (the step is retried); any other "
+           "exception stops the integration and is raised.");
+}
+
+// The self-tests of jac_vec and of the declared pattern.
+void add_checks(ProblemClass& problem_class) {
   problem_class.def(
       "check_jacobian_vector_product", &check_jacobian_vector_product, py::arg("t"),
       py::arg("x"), py::arg("z") = py::none(), py::arg("p") = py::none(),
@@ -250,6 +264,14 @@ The statistics of solve_ivp and Integrator count the columns as fd_function_eval
       "missing ((row, col) entries the pattern lacks, largest first), missing_count, wrong "
       "(sparse_jac's entries that disagree), callback_error and summary. ValueError without a "
       "declared pattern; an exception raised by f or g is raised as it was.");
+}
+
+}  // namespace
+
+void register_problem(py::module_& m) {
+  ProblemClass problem_class = register_problem_class(m);
+  add_krylov_hooks(problem_class);
+  add_checks(problem_class);
   add_structure_methods(problem_class, false);
 }
 

@@ -9,55 +9,11 @@
 #include "bindings.hpp"
 #include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/sensitivity/shooting_interval.hpp"
+#include "objective.hpp"
 #include "problem.hpp"
 #include "shooting.hpp"
 
 namespace esdirk::python {
-
-namespace {
-
-// Calls a Python gradient function (t, x, z, p) -> (dC/dx, dC/dz, dC/dp) and writes the three
-// blocks (rows = objective rows). Each returned block may be None (zero); a block's shape is
-// (n,) for a single objective row or (n, rows).
-int python_gradient(const py::object& fn, ErrorSlot& errors, const char* what, int rows, double t,
-                    ConstVector x, ConstVector z, ConstVector p, MatrixRef dx, MatrixRef dz,
-                    MatrixRef dp, std::optional<int> index = {}) {
-  py::gil_scoped_acquire gil;
-  if (errors.pending()) return -1;
-  try {
-    py::object r = index ? fn(*index, t, to_array(x), to_array(z), to_array(p))
-                         : fn(t, to_array(x), to_array(z), to_array(p));
-    auto parts = r.cast<py::tuple>();
-    if (parts.size() != 3)
-      throw py::value_error(std::string(what) + " must return (dC/dx, dC/dz, dC/dp)");
-    MatrixRef blocks[3] = {dx, dz, dp};
-    for (int b = 0; b < 3; ++b) {
-      if (parts[b].is_none() || blocks[b].rows == 0) continue;
-      DenseMatrix m = rows == 1 && py::array::ensure(parts[b]).ndim() == 1
-                          ? [&] {
-                              const auto v = vector_argument(parts[b], blocks[b].rows, what);
-                              DenseMatrix c(blocks[b].rows, 1);
-                              for (int i = 0; i < c.rows(); ++i) c(i, 0) = v[static_cast<std::size_t>(i)];
-                              return c;
-                            }()
-                          : matrix_argument(parts[b], blocks[b].rows, rows, what);
-      for (int j = 0; j < rows; ++j)
-        for (int i = 0; i < blocks[b].rows; ++i) blocks[b](i, j) = m(i, j);
-    }
-    return 0;
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (py::cast_error&) {
-    PyErr_SetString(PyExc_TypeError,
-                    (std::string(what) + " must return a tuple (dC/dx, dC/dz, dC/dp)").c_str());
-  } catch (py::builtin_exception& e) {
-    e.set_error();
-  }
-  errors.store_current();
-  return -1;
-}
-
-}  // namespace
 
 RunningCost running_cost_from(const py::object& cost, ModelProblem& problem) {
   if (cost.is_none()) return {};
@@ -173,6 +129,77 @@ class ShootingBinding {
   std::unique_ptr<ShootingInterval> interval_;
 };
 
+// esdirk.adjoint_gradient: one forward run over t_span recorded by an Adjoint, then its sweep.
+py::dict adjoint_gradient(std::shared_ptr<ModelProblem> problem, py::object t_span, py::object x0,
+                          py::object z0, py::object p, py::object weights, py::object terminal,
+                          py::object running, int rows, std::optional<Options> options,
+                          long memory_budget) {
+  const auto span = vector_argument(t_span, 2, "t_span");
+  const int nx = problem->nx(), nz = problem->nz(), np = problem->np();
+  const auto x = vector_argument(x0, nx, "x0");
+  const auto z = optional_vector(z0, nz, "z0");
+  const auto pv = optional_vector(p, np, "p");
+  AdjointObjective objective;
+  DenseMatrix w;
+  if (!weights.is_none()) {
+    w = weights_argument(weights, nx + nz);
+    rows = w.cols();
+  }
+  objective.rows = rows;
+  if (w.rows()) objective.set_terminal_weights(w.cref());
+  ErrorSlot& errors = problem->errors();
+  if (!terminal.is_none())
+    objective.terminal = [terminal, &errors, rows](double t, ConstVector xv, ConstVector zv,
+                                                   ConstVector pp, MatrixRef dx, MatrixRef dz,
+                                                   MatrixRef dp) {
+      return python_gradient(terminal, errors, "terminal", rows, t, xv, zv, pp, dx, dz, dp);
+    };
+  if (!running.is_none())
+    objective.running = [running, &errors, rows](double t, ConstVector xv, ConstVector zv,
+                                                 ConstVector pp, MatrixRef dx, MatrixRef dz,
+                                                 MatrixRef dp) {
+      return python_gradient(running, errors, "running", rows, t, xv, zv, pp, dx, dz, dp);
+    };
+  try {
+    objective.validate();
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+  Options o = options.value_or(Options{});
+  o.validate(nx, nz);
+  AdjointOptions ao;
+  ao.memory_budget = memory_budget;
+  Integrator solver(*problem, o);
+  Adjoint adjoint(solver, ao);
+  DenseMatrix dx0(nx, rows), dp(np, rows);
+  std::vector<double> xe(nx), ze(nz);
+  std::string message;
+  Status status = Status::success;
+  status = run_integration(problem->errors(), problem->python_only(), [&] {
+    Status s = solver.initialize(span[0], x, z, pv);
+    message = solver.message();
+    if (ok(s)) {
+      solver.set_stop_time(span[1]);
+      s = solver.integrate_to(span[1], xe, ze).status;
+      message = solver.message();
+    }
+    if (ok(s)) {
+      s = adjoint.gradient(objective, dx0.ref(), dp.ref());
+      message = adjoint.message();
+    }
+    return s;
+  });
+  check(status, message);
+  py::dict d;
+  d["dx0"] = gradient_array(dx0, rows);
+  d["dp"] = gradient_array(dp, rows);
+  d["x"] = to_array(xe);
+  d["z"] = to_array(ze);
+  d["steps"] = adjoint.steps();
+  d["statistics"] = statistics_dict(solver.statistics());
+  return d;
+}
+
 }  // namespace
 
 void register_sensitivity(py::module_& m) {
@@ -218,91 +245,10 @@ use_adaptive_steps() goes back. mesh is the last call's mesh under a fixed or fr
       });
 
   m.def(
-      "adjoint_gradient",
-      [](std::shared_ptr<ModelProblem> problem, py::object t_span, py::object x0, py::object z0,
-         py::object p, py::object weights, py::object terminal, py::object running, int rows,
-         std::optional<Options> options, long memory_budget) {
-        const auto span = vector_argument(t_span, 2, "t_span");
-        const int nx = problem->nx(), nz = problem->nz(), np = problem->np();
-        const auto x = vector_argument(x0, nx, "x0");
-        const auto z = optional_vector(z0, nz, "z0");
-        const auto pv = optional_vector(p, np, "p");
-        AdjointObjective objective;
-        DenseMatrix w;
-        if (!weights.is_none()) {
-          py::array a = py::array::ensure(weights);
-          if (a && a.ndim() == 1) {
-            const auto v = vector_argument(weights, nx + nz, "weights");
-            w.resize(nx + nz, 1);
-            for (int i = 0; i < nx + nz; ++i) w(i, 0) = v[static_cast<std::size_t>(i)];
-          } else {
-            w = matrix_argument(weights, nx + nz, -1, "weights");
-          }
-          rows = w.cols();
-        }
-        objective.rows = rows;
-        if (w.rows()) objective.set_terminal_weights(w.cref());
-        ErrorSlot& errors = problem->errors();
-        if (!terminal.is_none())
-          objective.terminal = [terminal, &errors, rows](double t, ConstVector xv, ConstVector zv,
-                                                         ConstVector pp, MatrixRef dx, MatrixRef dz,
-                                                         MatrixRef dp) {
-            return python_gradient(terminal, errors, "terminal", rows, t, xv, zv, pp, dx, dz, dp);
-          };
-        if (!running.is_none())
-          objective.running = [running, &errors, rows](double t, ConstVector xv, ConstVector zv,
-                                                       ConstVector pp, MatrixRef dx, MatrixRef dz,
-                                                       MatrixRef dp) {
-            return python_gradient(running, errors, "running", rows, t, xv, zv, pp, dx, dz, dp);
-          };
-        try {
-          objective.validate();
-        } catch (const std::invalid_argument& e) {
-          throw py::value_error(e.what());
-        }
-        Options o = options.value_or(Options{});
-        o.validate(nx, nz);
-        AdjointOptions ao;
-        ao.memory_budget = memory_budget;
-        Integrator solver(*problem, o);
-        Adjoint adjoint(solver, ao);
-        DenseMatrix dx0(nx, rows), dp(np, rows);
-        std::vector<double> xe(nx), ze(nz);
-        std::string message;
-        Status status = Status::success;
-        status = run_integration(problem->errors(), problem->python_only(), [&] {
-          Status s = solver.initialize(span[0], x, z, pv);
-          message = solver.message();
-          if (ok(s)) {
-            solver.set_stop_time(span[1]);
-            s = solver.integrate_to(span[1], xe, ze).status;
-            message = solver.message();
-          }
-          if (ok(s)) {
-            s = adjoint.gradient(objective, dx0.ref(), dp.ref());
-            message = adjoint.message();
-          }
-          return s;
-        });
-        check(status, message);
-        py::dict d;
-        auto out = [rows](const DenseMatrix& g) -> py::object {
-          py::array_t<double> a = to_array(g.cref());
-          if (rows == 1) return a.attr("reshape")(-1);
-          return a;
-        };
-        d["dx0"] = out(dx0);
-        d["dp"] = out(dp);
-        d["x"] = to_array(xe);
-        d["z"] = to_array(ze);
-        d["steps"] = adjoint.steps();
-        d["statistics"] = statistics_dict(solver.statistics());
-        return d;
-      },
-      py::arg("problem"), py::arg("t_span"), py::arg("x0"), py::arg("z0") = py::none(),
-      py::arg("p") = py::none(), py::arg("weights") = py::none(), py::arg("terminal") = py::none(),
-      py::arg("running") = py::none(), py::arg("rows") = 1, py::arg("options") = py::none(),
-      py::arg("memory_budget") = 0,
+      "adjoint_gradient", &adjoint_gradient, py::arg("problem"), py::arg("t_span"), py::arg("x0"),
+      py::arg("z0") = py::none(), py::arg("p") = py::none(), py::arg("weights") = py::none(),
+      py::arg("terminal") = py::none(), py::arg("running") = py::none(), py::arg("rows") = 1,
+      py::arg("options") = py::none(), py::arg("memory_budget") = 0,
       R"(The gradient of an objective Phi = C(x(tf), z(tf), p) + int L dt with respect to x0 and p by
 the discrete adjoint (esdirk::Adjoint), on the steps of one forward run over t_span.
 C is given as weights w (C = w . [x(tf); z(tf)]) or as terminal(t, x, z, p) -> (dC/dx, dC/dz,

@@ -37,13 +37,12 @@ JacobianCheckOptions check_options(double rtol, double atol, int max_reported);
 /// The declared pattern as CSC (indptr, indices), or None for a dense Jacobian.
 py::object pattern_tuple(const JacobianStructure& structure);
 
-/// Adds set_jacobian_bandwidths, set_jacobian_pattern, set_krylov_settings,
-/// clear_jacobian_structure, jacobian_pattern, jacobian_bandwidths, linear_solver and
-/// krylov_settings to a class
-/// whose C++ type has the setters of Problem (Problem and HybridProblem do). `every_mode` adds
-/// the hybrid problem's rule to the docstrings.
+/// The setters of the structure (set_jacobian_bandwidths, set_jacobian_pattern,
+/// set_krylov_settings, clear_jacobian_structure) on a class whose C++ type has the setters of
+/// Problem (Problem and HybridProblem do). `every_mode` adds the hybrid problem's rule to the
+/// docstrings.
 template <class PyClass>
-void add_structure_methods(PyClass& c, bool every_mode) {
+void add_structure_setters(PyClass& c, bool every_mode) {
   using Model = typename PyClass::type;
   const std::string modes =
       every_mode ? " One structure serves every mode: declare the union of the modes' patterns "
@@ -62,7 +61,8 @@ void add_structure_methods(PyClass& c, bool every_mode) {
        },
        py::arg("lower"), py::arg("upper"),
        ("J is banded: J[i, j] = 0 unless -upper <= i - j <= lower (the band LU; 0 <= lower, "
-        "upper < nx + nz)." + modes)
+        "upper < nx + nz)." +
+        modes)
            .c_str())
       .def(
           "set_jacobian_pattern",
@@ -83,7 +83,8 @@ void add_structure_methods(PyClass& c, bool every_mode) {
            "(or its analytic values on the pattern), factored by KLU ('sparse'), the band LU "
            "('banded') or the dense LU ('dense'), or solved by restarted GMRES ('krylov': "
            "states, forward sensitivities and adjoints; set_krylov_settings, which a later "
-           "set_jacobian_pattern resets to the defaults)." + modes)
+           "set_jacobian_pattern resets to the defaults)." +
+           modes)
               .c_str())
       .def(
           "set_krylov_settings",
@@ -117,15 +118,22 @@ void add_structure_methods(PyClass& c, bool every_mode) {
            "sensitivities or an adjoint are attached, if smaller than tolerance (in (0, 1): "
            "the derivatives differentiate the converged stage equations). Every call sets all "
            "eight (the defaults for those not given); a value out of range raises ValueError "
-           "naming it and keeps the settings." + modes)
+           "naming it and keeps the settings." +
+           modes)
               .c_str())
       .def("clear_jacobian_structure", &Model::clear_jacobian_structure,
-           "Back to a dense Jacobian and the dense LU.")
-      .def_property_readonly(
-          "jacobian_pattern",
-          [](Model& p) { return pattern_tuple(p.jacobian_structure()); },
-          "The declared pattern as CSC (indptr, indices), rows sorted in each column (the order "
-          "of sparse_jac's nonzeros and of psetup's J_values), or None (dense).")
+           "Back to a dense Jacobian and the dense LU.");
+}
+
+/// What was declared, read back: jacobian_pattern, jacobian_bandwidths, linear_solver and
+/// krylov_settings.
+template <class PyClass>
+void add_structure_properties(PyClass& c) {
+  using Model = typename PyClass::type;
+  c.def_property_readonly(
+       "jacobian_pattern", [](Model& p) { return pattern_tuple(p.jacobian_structure()); },
+       "The declared pattern as CSC (indptr, indices), rows sorted in each column (the order "
+       "of sparse_jac's nonzeros and of psetup's J_values), or None (dense).")
       .def_property_readonly(
           "jacobian_bandwidths",
           [](Model& p) {
@@ -144,6 +152,15 @@ void add_structure_methods(PyClass& c, bool every_mode) {
           "krylov_settings",
           [](Model& p) { return krylov_settings_dict(p.jacobian_structure().krylov); },
           "The Krylov settings as set_krylov_settings takes them (a dict).");
+}
+
+/// Adds set_jacobian_bandwidths, set_jacobian_pattern, set_krylov_settings,
+/// clear_jacobian_structure, jacobian_pattern, jacobian_bandwidths, linear_solver and
+/// krylov_settings (the setters and the properties above).
+template <class PyClass>
+void add_structure_methods(PyClass& c, bool every_mode) {
+  add_structure_setters(c, every_mode);
+  add_structure_properties(c);
 }
 
 }  // namespace esdirk::python

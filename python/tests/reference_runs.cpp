@@ -5,7 +5,8 @@
 //
 // Each run here is what the Python call does inside the library: the same options, the same
 // initialization, stop time and output loop. The models are the examples' (Dow, the bouncing
-// ball) or written here in the same arithmetic as esdirk.models.
+// ball) or written here in the same arithmetic as esdirk.models (or as the Python tests write
+// them).
 
 #include <cstdio>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "bouncing_ball_model.hpp"
 #include "dow_model.hpp"
+#include "esdirk/events/hybrid_adjoint.hpp"
 #include "esdirk/events/hybrid_solver.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
@@ -212,6 +214,95 @@ void gain_switch(bool analytic) {
   print_counts(run, solver.statistics());
 }
 
+// The thermostat of test_hybrid_adjoint.py: a temperature x0 heated toward p[1] at rate p[0]
+// (mode 0) until it rises to 0.7, then cooled toward 0 (mode 1) until it falls to 0.3; x1 =
+// int (x0 - 1/2)^2 dt, a running cost as a state. Python: HybridProblem(2, 0, 2, 1, f, jac=,
+// jac_p=, events=, transition=) in the same arithmetic; the event and reset Jacobians by
+// differences.
+class Thermostat : public esdirk::HybridProblem {
+ public:
+  Thermostat() : HybridProblem(2, 0, 2, 1) {}
+  int evaluate(int mode, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+               esdirk::ConstVector, esdirk::Vector f, esdirk::Vector) override {
+    const double u = mode == 0 ? p[1] : 0.0, d = x[0] - 0.5;
+    f[0] = -p[0] * (x[0] - u);
+    f[1] = d * d;
+    return 0;
+  }
+  bool has_jacobian() const override { return true; }
+  int jacobian(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+               esdirk::ConstVector, esdirk::MatrixRef J) override {
+    J(0, 0) = -p[0], J(0, 1) = 0.0;
+    J(1, 0) = 2.0 * (x[0] - 0.5), J(1, 1) = 0.0;
+    return 0;
+  }
+  bool has_parameter_jacobian() const override { return true; }
+  int parameter_jacobian(int mode, double, esdirk::ConstVector x, esdirk::ConstVector,
+                         esdirk::ConstVector p, esdirk::ConstVector,
+                         esdirk::MatrixRef Jp) override {
+    const double u = mode == 0 ? p[1] : 0.0;
+    Jp(0, 0) = -(x[0] - u), Jp(0, 1) = mode == 0 ? p[0] : 0.0;
+    Jp(1, 0) = 0.0, Jp(1, 1) = 0.0;
+    return 0;
+  }
+  int events(int mode, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector,
+             esdirk::ConstVector, esdirk::Vector h) override {
+    h[0] = x[0] - (mode == 0 ? 0.7 : 0.3);
+    return 0;
+  }
+  int transition(int mode, const esdirk::TransitionCause&, double, esdirk::ConstVector x,
+                 esdirk::ConstVector, esdirk::ConstVector, esdirk::ConstVector, int& next_mode,
+                 esdirk::Vector x_plus) override {
+    next_mode = 1 - mode;
+    x_plus[0] = x[0];
+    x_plus[1] = x[1];
+    return 0;
+  }
+};
+
+// HybridSolver(thermostat, Options(rtol=1e-8, atol=1e-10)); HybridAdjoint(solver);
+// initialize(0, 0, [0.2, 0], p=[2, 1]); adjoint.integrate_to(t) for t in 1, 2.5, 4;
+// gradient(weights=[[0, 1], [1, 0]], at_output=...): row 0 is q(4) + sum_k t_k p1^2 / 2, row 1
+// x0(4) + sum_k x0(t_k).
+void thermostat_adjoint() {
+  const std::string run = "thermostat_adjoint";
+  Thermostat model;
+  esdirk::HybridOptions options;
+  options.integrator.rtol = 1e-8;
+  options.integrator.atol = 1e-10;
+  esdirk::HybridSolver solver(model, options);
+  esdirk::HybridAdjoint adjoint(solver);
+  solver.initialize(0.0, 0, std::vector<double>{0.2, 0.0}, {}, std::vector<double>{2.0, 1.0});
+  std::vector<double> x(2);
+  for (double t : {1.0, 2.5, 4.0}) {
+    adjoint.integrate_to(t, x);
+    print(run, "x", x);
+  }
+  esdirk::HybridObjective objective;
+  esdirk::DenseMatrix w(2, 2);
+  w(0, 1) = w(1, 0) = 1.0;
+  objective.set_terminal_weights(w.cref());
+  objective.at_output = [](int, double t, esdirk::ConstVector, esdirk::ConstVector,
+                           esdirk::ConstVector p, esdirk::MatrixRef dx, esdirk::MatrixRef,
+                           esdirk::MatrixRef dp) {
+    dx(0, 1) = 1.0;
+    dp(1, 0) = t * p[1];
+    return 0;
+  };
+  esdirk::DenseMatrix dx0(2, 2), dp(2, 2);
+  const esdirk::Status status = adjoint.gradient(objective, dx0.ref(), dp.ref());
+  if (!esdirk::ok(status)) std::printf("%s failed %s\n", run.c_str(), adjoint.message().c_str());
+  print(run, "dx0", dx0.cref());
+  print(run, "dp", dp.cref());
+  std::vector<double> times;
+  for (int i = 0; i < solver.logged_events(); ++i) times.push_back(solver.event(i).t);
+  print(run, "events", times);
+  const esdirk::HybridAdjointReport& r = adjoint.report();
+  std::printf("%s counts %ld %ld %ld %ld %ld %ld\n", run.c_str(), r.sweep.adjoint_steps,
+              r.sweep.transposed_solves, r.segments, r.jumps, r.sweep.objective_evaluations,
+              static_cast<long>(adjoint.steps()));
+}
+
 // ShootingInterval(Problem(2, 0, 1, vdp), Options(rtol=1e-8, atol=1e-10), running_cost=cost):
 // integrate(0, 0.5, [1, 0], [0.3]), then integrate(0.5, 1, x_end, [-0.2]) (warm start).
 void shooting_interval() {
@@ -260,5 +351,6 @@ int main() {
   gain_switch(false);
   gain_switch(true);
   shooting_interval();
+  thermostat_adjoint();
   return 0;
 }

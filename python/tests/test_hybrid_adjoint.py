@@ -1,0 +1,426 @@
+"""esdirk.HybridAdjoint: gradients of an objective through events and jumps. On a thermostat
+(two modes, a state-dependent event, nine switches on [0, 4], a running cost carried as a state)
+the gradient is the C++ one to the last bit, the forward sensitivities' on the same run to
+rounding, converges to the closed form with the tolerance and agrees with central differences of
+whole runs; memory budgets give the same bits; a terminal event gives the total derivative; bad
+input raises and leaves the recording usable."""
+
+import collections
+import math
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import esdirk
+
+P = [2.0, 1.0]            # (k, u): the rate and the heater's temperature
+X0 = [0.2, 0.0]           # the temperature and the cost's integral
+TIMES = [1.0, 2.5, 4.0]
+HIGH, LOW = 0.7, 0.3      # the thermostat's switching temperatures
+
+
+def thermostat_f(mode, t, x, z, p):
+    u = p[1] if mode == 0 else 0.0
+    d = x[0] - 0.5
+    return [-p[0] * (x[0] - u), d * d]
+
+
+def thermostat_jac(mode, t, x, z, p):
+    return [[-p[0], 0.0], [2.0 * (x[0] - 0.5), 0.0]]
+
+
+def thermostat_jac_p(mode, t, x, z, p):
+    u = p[1] if mode == 0 else 0.0
+    return [[-(x[0] - u), p[0] if mode == 0 else 0.0], [0.0, 0.0]]
+
+
+def thermostat_events(mode, t, x, z, p):
+    return [x[0] - (HIGH if mode == 0 else LOW)]
+
+
+def switch(mode, fired, t, x, z, p):
+    return 1 - mode, x
+
+
+def thermostat():
+    return esdirk.HybridProblem(2, 0, 2, 1, thermostat_f, jac=thermostat_jac,
+                                jac_p=thermostat_jac_p, events=thermostat_events,
+                                transition=switch)
+
+
+def compiled_thermostat():
+    """The same model as numba.cfunc callbacks, one per mode."""
+    import numba
+    signature = esdirk.numba_signature()
+
+    def mode_callbacks(heating):
+        @numba.cfunc(signature)
+        def f(t, x, z, p, out):
+            u = p[1] if heating else 0.0
+            d = x[0] - 0.5
+            out[0] = -p[0] * (x[0] - u)
+            out[1] = d * d
+            return 0
+
+        @numba.cfunc(signature)
+        def jac(t, x, z, p, J):  # column-major
+            J[0] = -p[0]
+            J[1] = 2.0 * (x[0] - 0.5)
+            J[2] = 0.0
+            J[3] = 0.0
+            return 0
+
+        @numba.cfunc(signature)
+        def jac_p(t, x, z, p, Jp):
+            u = p[1] if heating else 0.0
+            Jp[0] = -(x[0] - u)
+            Jp[1] = 0.0
+            Jp[2] = p[0] if heating else 0.0
+            Jp[3] = 0.0
+            return 0
+
+        @numba.cfunc(signature)
+        def events(t, x, z, p, h):
+            h[0] = x[0] - (HIGH if heating else LOW)
+            return 0
+        return f, jac, jac_p, events
+
+    modes = [mode_callbacks(True), mode_callbacks(False)]
+    f, jac, jac_p, events = (list(c) for c in zip(*modes))
+    return esdirk.HybridProblem(2, 0, 2, 1, f, jac=jac, jac_p=jac_p, events=events,
+                                transition=switch)
+
+
+def record(problem, rtol=1e-8, atol=None, budget=0, sensitivities=False, x0=X0, p=P,
+           times=TIMES, **options):
+    """A HybridSolver run recorded by a HybridAdjoint: (solver, adjoint, [(x, Sx) per output])."""
+    options = esdirk.Options(rtol=rtol, atol=rtol * 1e-2 if atol is None else atol, **options)
+    solver = esdirk.HybridSolver(problem, options)
+    adjoint = esdirk.HybridAdjoint(solver, memory_budget=budget)
+    solver.initialize(0.0, 0, x0, p=p)
+    if sensitivities:
+        solver.initialize_sensitivities(stage_solve="factorization")
+    outputs = []
+    for t in times:
+        adjoint.integrate_to(t)
+        outputs.append((solver.x.copy(), None if solver.Sx is None else solver.Sx.copy()))
+    return solver, adjoint, outputs
+
+
+# The objective of the C++ reference run: row 0 = q(4) + sum_k t_k u^2 / 2 (a term depending on
+# p explicitly), row 1 = x0(4) + sum_k x0(t_k).
+WEIGHTS = [[0.0, 1.0], [1.0, 0.0]]
+
+
+def at_output(k, t, x, z, p):
+    return [[0.0, 1.0], [0.0, 0.0]], None, [[0.0, 0.0], [t * p[1], 0.0]]
+
+
+def objective_gradient(adjoint, **kw):
+    g = adjoint.gradient(weights=WEIGHTS, at_output=at_output, **kw)
+    return np.vstack([g["dx0"], g["dp"]]), g
+
+
+@pytest.fixture(scope="module")
+def cpp():
+    out = subprocess.run([os.environ["ESDIRK_REFERENCE_RUNS"]], check=True, capture_output=True,
+                         text=True).stdout
+    runs = collections.defaultdict(lambda: collections.defaultdict(list))
+    for line in out.splitlines():
+        run, name, *values = line.split()
+        if name == "counts":
+            runs[run][name] = [int(v) for v in values]
+        else:
+            runs[run][name].append(np.array([float.fromhex(v) for v in values]))
+    return runs["thermostat_adjoint"]
+
+
+@pytest.mark.parametrize("route", ["python", "numba"])
+def test_gradient_is_the_cpp_gradient_to_the_last_bit(cpp, route):
+    """The same model arithmetic, the same library code: the binding only copies numbers."""
+    problem = thermostat() if route == "python" else compiled_thermostat()
+    solver, adjoint, outputs = record(problem, rtol=1e-8, atol=1e-10)
+    for k, (x, _) in enumerate(outputs):
+        assert np.array_equal(x, cpp["x"][k])
+    assert np.array_equal([e["t"] for e in solver.events], cpp["events"][0])
+    assert len(solver.events) == 9
+    G, g = objective_gradient(adjoint)
+    assert np.array_equal(g["dx0"].reshape(-1), cpp["dx0"][0])
+    assert np.array_equal(g["dp"].reshape(-1), cpp["dp"][0])
+    r = g["report"]
+    assert [r["adjoint_steps"], r["transposed_solves"], r["segments"], r["jumps"],
+            r["objective_evaluations"], r["recorded_steps"]] == cpp["counts"]
+    assert r["recorded_outputs"] == 3 and r["segments"] == 10 and r["jumps"] == 9
+
+
+def test_report_has_the_c_api_counters_and_statistics_the_sweep():
+    _, adjoint, _ = record(thermostat())
+    _, g = objective_gradient(adjoint)
+    assert list(g["report"]) == [
+        "adjoint_steps", "transposed_solves", "stage_factorizations", "jacobian_evaluations",
+        "parameter_jacobian_evaluations", "objective_evaluations", "segments", "jumps",
+        "peak_stored_doubles", "recorded_steps", "recorded_outputs", "checkpoints",
+        "recomputed_steps", "stored_records"]
+    r, s = g["report"], g["statistics"]
+    assert r["adjoint_steps"] == r["recorded_steps"] == adjoint.steps > 0
+    assert s["adjoint_steps"] == r["adjoint_steps"]
+    assert s["adjoint_transposed_solves"] == r["transposed_solves"]
+    assert s["adjoint_factorizations"] == r["stage_factorizations"]
+    assert r["checkpoints"] == r["recomputed_steps"] == 0
+    assert adjoint.report == r and adjoint.outputs == 3 and adjoint.segments == 10
+    assert np.array_equal(adjoint.output_times, TIMES)
+
+
+def forward_gradient(outputs):
+    """The objective's gradient from the forward sensitivities of the same run, (4, 2)."""
+    G = np.zeros((4, 2))
+    G[:, 0] = outputs[-1][1][1]
+    G[:, 1] = outputs[-1][1][0]
+    for (x, Sx), t in zip(outputs, TIMES):
+        G[3, 0] += t * P[1]
+        G[:, 1] += Sx[0]
+    return G
+
+
+@pytest.mark.parametrize("rtol", [1e-6, 1e-9])
+def test_gradient_equals_the_forward_sensitivities_on_the_same_run(rtol):
+    """Both differentiate the same steps and events; only rounding differs."""
+    _, adjoint, outputs = record(thermostat(), rtol=rtol, sensitivities=True)
+    G, _ = objective_gradient(adjoint)
+    F = forward_gradient(outputs)
+    error = np.abs(G - F).max(axis=0) / np.abs(F).max(axis=0)
+    assert error.max() < 1e-12, error
+
+
+def closed_form(x0, q0, k, u, times):
+    """x0 and q at `times`: the exponentials of each mode, switched where they cross."""
+    out, t, x, q, mode = [], 0.0, x0, q0, 0
+    for tout in times:
+        while True:
+            target = u if mode == 0 else 0.0
+            c = x - target
+            s_event = math.log(c / ((HIGH if mode == 0 else LOW) - target)) / k
+            s = min(s_event, tout - t)
+            e = math.exp(-k * s)
+            a = target - 0.5
+            q += a * a * s + 2.0 * a * c * (1.0 - e) / k + c * c * (1.0 - e * e) / (2.0 * k)
+            x, t = target + c * e, t + s
+            if s < s_event:
+                break
+            mode = 1 - mode
+        out.append((x, q))
+    return out
+
+
+def closed_form_objective(theta):
+    x0, q0, k, u = theta
+    values = closed_form(x0, q0, k, u, TIMES)
+    return np.array([values[-1][1] + sum(t * u * u / 2.0 for t in TIMES),
+                     values[-1][0] + sum(v[0] for v in values)])
+
+
+def central_differences(objective, theta, relative_step):
+    G = np.zeros((len(theta), 2))
+    for i in range(len(theta)):
+        step = relative_step * max(abs(theta[i]), 1.0)
+        plus, minus = list(theta), list(theta)
+        plus[i] += step
+        minus[i] -= step
+        G[i] = (objective(plus) - objective(minus)) / (2.0 * step)
+    return G
+
+
+def relative_errors(G, reference):
+    return np.abs(G - reference).max(axis=0) / np.abs(reference).max(axis=0)
+
+
+def test_gradient_converges_to_the_closed_form():
+    """The gradient of the computed solution tends to the exact one as the tolerance falls
+    (the closed form's derivative by central differences of the closed form itself: smooth in
+    theta, so its own error is about 1e-10)."""
+    exact = central_differences(closed_form_objective, X0 + P, 1e-5)
+    previous = math.inf
+    for rtol in [1e-5, 1e-7, 1e-9]:
+        _, adjoint, _ = record(thermostat(), rtol=rtol)
+        G, _ = objective_gradient(adjoint)
+        error = relative_errors(G, exact).max()
+        assert error < max(1e3 * rtol, 1e-8), (rtol, error)
+        assert error < previous
+        previous = error
+
+
+def test_gradient_agrees_with_central_differences_of_whole_runs():
+    """Central differences of whole runs at rtol 1e-10 (every switch re-located in each run);
+    their error is the step's O(1e-8) relative plus the runs' own error over the step."""
+    _, adjoint, _ = record(thermostat(), rtol=1e-10)
+    G, _ = objective_gradient(adjoint)
+
+    def objective(theta):
+        _, _, outputs = record(thermostat(), rtol=1e-10, x0=theta[:2], p=theta[2:])
+        x = [o[0] for o in outputs]
+        return np.array([x[-1][1] + sum(t * theta[3] ** 2 / 2.0 for t in TIMES),
+                         x[-1][0] + sum(v[0] for v in x)])
+
+    fd = central_differences(objective, X0 + P, 1e-4)
+    assert relative_errors(G, fd).max() < 1e-6
+
+
+def record_size():
+    """The doubles of one step record, as the refused budget's message names them."""
+    solver = esdirk.HybridSolver(thermostat(), esdirk.Options(rtol=1e-8, atol=1e-10))
+    with pytest.raises(ValueError, match=r"cannot hold one step record") as refused:
+        esdirk.HybridAdjoint(solver, memory_budget=1)
+    return int(re.search(r"\((\d+) doubles\)", str(refused.value)).group(1))
+
+
+def test_memory_budgets_give_the_same_bits():
+    size = record_size()
+    _, adjoint, _ = record(thermostat(), budget=0)
+    reference, g = objective_gradient(adjoint)
+    kept = g["report"]
+    for records in [1, 3, 16, 10 ** 6]:
+        _, adjoint, _ = record(thermostat(), budget=records * size)
+        G, g = objective_gradient(adjoint)
+        assert np.array_equal(G, reference), records
+        r = g["report"]
+        assert adjoint.memory_budget == records * size
+        assert r["stored_records"] == min(records, kept["recorded_steps"])
+        assert r["checkpoints"] >= 10  # at least one block per mode
+        if records < 16:
+            assert r["recomputed_steps"] > 0
+            assert r["peak_stored_doubles"] < kept["peak_stored_doubles"]
+        # A second sweep (another objective) on the same recording: the same bits again.
+        assert np.array_equal(objective_gradient(adjoint)[0], reference)
+
+
+def test_a_refused_budget_leaves_the_solver_usable():
+    solver = esdirk.HybridSolver(thermostat(), esdirk.Options(rtol=1e-8, atol=1e-8 * 1e-2))
+    with pytest.raises(ValueError, match="memory_budget"):
+        esdirk.HybridAdjoint(solver, memory_budget=-1)
+    with pytest.raises(ValueError, match="cannot hold one step record"):
+        esdirk.HybridAdjoint(solver, memory_budget=1)
+    adjoint = esdirk.HybridAdjoint(solver)
+    solver.initialize(0.0, 0, X0, p=P)
+    for t in TIMES:
+        adjoint.integrate_to(t)
+    _, fresh, _ = record(thermostat())
+    assert np.array_equal(objective_gradient(adjoint)[0], objective_gradient(fresh)[0])
+
+
+def test_terminal_event_gives_the_total_derivative():
+    """The ball stopped at its impact, C = v(t*): dC/d(z0, v0, g, gamma) = (-g, -v0, -z0, 0) / S
+    with S = sqrt(v0^2 + 2 g z0) (the adjoint guide's Schaefer 2021 example)."""
+    problem = esdirk.HybridProblem(
+        2, 0, 2, 1, f=lambda mode, t, x, z, p: [x[1], -p[0]],
+        jac=lambda mode, t, x, z, p: [[0.0, 1.0], [0.0, 0.0]],
+        jac_p=lambda mode, t, x, z, p: [[0.0, 0.0], [-1.0, 0.0]],
+        events=lambda mode, t, x, z, p: [x[0]],
+        transition=lambda mode, fired, t, x, z, p: (mode, [x[0], -p[1] * x[1]]))
+    solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=1e-8, atol=1e-10), terminal=[True])
+    adjoint = esdirk.HybridAdjoint(solver)
+    z0, v0, g, gamma = 5.0, -0.1, 10.0, 0.8
+    solver.initialize(0.0, 0, [z0, v0], p=[g, gamma])
+    assert adjoint.integrate_to(1.9) == "listener_stop"
+    r = adjoint.gradient(weights=[0.0, 1.0])
+    S = math.sqrt(v0 * v0 + 2.0 * g * z0)
+    assert np.allclose(np.concatenate([r["dx0"], r["dp"]]), [-g / S, -v0 / S, -z0 / S, 0.0],
+                       rtol=0.0, atol=1e-10)
+    assert round(r["dx0"][0], 5) == -0.99995
+
+
+def test_terminal_callback_and_several_rows():
+    """A terminal gradient function with rows=2 gives the weights' gradient."""
+    _, adjoint, _ = record(thermostat())
+    by_weights = adjoint.gradient(weights=WEIGHTS)
+    by_function = adjoint.gradient(
+        terminal=lambda t, x, z, p: (np.array(WEIGHTS), None, None), rows=2)
+    assert np.array_equal(by_weights["dx0"], by_function["dx0"])
+    assert np.array_equal(by_weights["dp"], by_function["dp"])
+    one_row = adjoint.gradient(weights=[1.0, 0.0])
+    assert one_row["dx0"].shape == (2,) and np.array_equal(one_row["dx0"],
+                                                           by_weights["dx0"][:, 1])
+
+
+def test_without_jumps_the_gradient_is_that_of_a_run_without_jumps():
+    _, adjoint, outputs = record(thermostat(), sensitivities=True)
+    solver = esdirk.HybridSolver(thermostat(), esdirk.Options(rtol=1e-8, atol=1e-10))
+    no_jumps = esdirk.HybridAdjoint(solver, jumps=False)
+    solver.initialize(0.0, 0, X0, p=P)
+    for t in TIMES:
+        no_jumps.integrate_to(t)
+    G, _ = objective_gradient(no_jumps)
+    assert no_jumps.report["jumps"] == 0
+    assert relative_errors(G, forward_gradient(outputs)).max() > 1e-2
+
+
+def test_misuse_raises_naming_the_cause():
+    solver = esdirk.HybridSolver(thermostat(), esdirk.Options(rtol=1e-8, atol=1e-10))
+    adjoint = esdirk.HybridAdjoint(solver)
+    with pytest.raises(RuntimeError, match="no recorded output"):
+        adjoint.gradient(weights=[1.0, 0.0])
+    solver.initialize(0.0, 0, X0, p=P)
+    late = esdirk.HybridAdjoint(solver)  # did not see the run start
+    late.integrate_to(1.0)
+    with pytest.raises(RuntimeError, match="no recorded output"):
+        late.gradient(weights=[1.0, 0.0])
+
+
+def test_bad_objectives_raise_and_the_recording_stays_usable():
+    _, adjoint, _ = record(thermostat())
+    reference, _ = objective_gradient(adjoint)
+    with pytest.raises(ValueError, match="no term"):
+        adjoint.gradient()
+    with pytest.raises(ValueError, match="weights"):
+        adjoint.gradient(weights=[1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="running"):
+        adjoint.gradient(weights=[1.0, 0.0], running=lambda t, x, z, p: (x, None, None))
+    with pytest.raises(ValueError, match="not both"):
+        adjoint.gradient(weights=[1.0, 0.0], terminal=lambda t, x, z, p: ([1.0, 0.0], None, None))
+    with pytest.raises(TypeError, match="at_output"):
+        adjoint.gradient(at_output=[1.0, 0.0])
+    with pytest.raises(ValueError, match="at_output"):
+        adjoint.gradient(at_output=lambda k, t, x, z, p: ([1.0, 0.0, 0.0], None, None))
+    with pytest.raises(ValueError, match="at_output must return"):
+        adjoint.gradient(at_output=lambda k, t, x, z, p: [1.0, 0.0])
+    with pytest.raises(TypeError):
+        adjoint.gradient(at_output=lambda k, t, x, z, p: 1.0)
+
+    def nan_at_first_output(k, t, x, z, p):
+        return [math.nan if k == 0 else 1.0, 0.0], None, None
+    with pytest.raises(esdirk.SolverError, match="output 0") as failed:
+        adjoint.gradient(at_output=nan_at_first_output)
+    assert failed.value.status_name == "callback_failures"
+    assert "not finite" in str(failed.value)
+
+    def raising(k, t, x, z, p):
+        raise ZeroDivisionError("in the objective")
+    with pytest.raises(ZeroDivisionError, match="in the objective"):
+        adjoint.gradient(at_output=raising)
+    # Nothing lost: the same bits as before.
+    assert np.array_equal(objective_gradient(adjoint)[0], reference)
+
+
+def test_a_failed_run_refuses_the_gradient_until_initialized_again():
+    """A model that returns NaN past t = 1.5 ends the run; the recording is incomplete."""
+    def failing_f(mode, t, x, z, p):
+        return [math.nan, math.nan] if t > 1.5 else thermostat_f(mode, t, x, z, p)
+    problem = esdirk.HybridProblem(2, 0, 2, 1, failing_f, jac=thermostat_jac,
+                                   jac_p=thermostat_jac_p, events=thermostat_events,
+                                   transition=switch)
+    solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=1e-8, atol=1e-10, max_step=0.1))
+    adjoint = esdirk.HybridAdjoint(solver)
+    solver.initialize(0.0, 0, X0, p=P)
+    adjoint.integrate_to(1.0)
+    with pytest.raises(esdirk.SolverError):
+        adjoint.integrate_to(2.5)
+    assert solver.t <= 1.5
+    with pytest.raises(RuntimeError, match="failed"):
+        adjoint.gradient(weights=[1.0, 0.0])
+    solver.initialize(0.0, 0, X0, p=P)
+    adjoint.integrate_to(1.0)
+    _, fresh, _ = record(thermostat(), atol=1e-10, times=[1.0], max_step=0.1)
+    for a, b in [(adjoint, fresh)]:
+        assert np.array_equal(objective_gradient(a)[0], objective_gradient(b)[0])
