@@ -424,3 +424,35 @@ def test_a_failed_run_refuses_the_gradient_until_initialized_again():
     _, fresh, _ = record(thermostat(), atol=1e-10, times=[1.0], max_step=0.1)
     for a, b in [(adjoint, fresh)]:
         assert np.array_equal(objective_gradient(a)[0], objective_gradient(b)[0])
+
+
+def test_gmres_gives_the_klu_gradient_on_a_heated_rod():
+    """The sweep's transposed stage solves on GMRES (ILU(0)) against KLU on the heated rod of
+    test_hybrid_krylov.py (32 cells, 2 switches): within the Krylov comparisons' bound,
+    10 rtol + 1000 sensitivity_tolerance of the largest entry."""
+    cells = 32
+
+    def rod(mode, t, x, z, p):
+        padded = np.concatenate(([p[1] if mode == 0 else 0.0], x, [0.0]))
+        return p[0] * (cells + 1.0) ** 2 * (padded[:-2] - 2.0 * x + padded[2:]) - 0.5 * x * x
+
+    def middle(mode, t, x, z, p):
+        return [x[cells // 2] - (0.3 if mode == 0 else 0.1)]
+    rows = [i for j in range(cells) for i in (j - 1, j, j + 1) if 0 <= i < cells]
+    cols = [j for j in range(cells) for i in (j - 1, j, j + 1) if 0 <= i < cells]
+    gradients = {}
+    for kind in ["sparse", "krylov"]:
+        problem = esdirk.HybridProblem(cells, 0, 2, 1, rod, events=middle, transition=switch)
+        problem.set_jacobian_pattern(rows, cols, kind)
+        if kind == "krylov":
+            problem.set_krylov_settings(dimension=16)
+        solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=1e-6, atol=1e-6))
+        adjoint = esdirk.HybridAdjoint(solver)
+        solver.initialize(0.0, 0, np.zeros(cells), p=[0.05, 1.0])
+        adjoint.integrate_to(12.0)
+        g = adjoint.gradient(weights=np.full(cells, 1.0 / cells))
+        assert len(solver.events) == 2 and g["report"]["jumps"] == 2
+        assert (g["statistics"]["linear_iterations"] > 0) == (kind == "krylov")
+        gradients[kind] = np.concatenate([g["dx0"], g["dp"]])
+    error = np.abs(gradients["krylov"] - gradients["sparse"]).max()
+    assert error < (10 * 1e-6 + 1000 * 1e-10) * np.abs(gradients["sparse"]).max()
