@@ -456,3 +456,36 @@ def test_gmres_gives_the_klu_gradient_on_a_heated_rod():
         gradients[kind] = np.concatenate([g["dx0"], g["dp"]])
     error = np.abs(gradients["krylov"] - gradients["sparse"]).max()
     assert error < (10 * 1e-6 + 1000 * 1e-10) * np.abs(gradients["sparse"]).max()
+
+
+def test_the_adjoint_keeps_its_solver_alive_and_a_dropped_adjoint_detaches():
+    import gc
+    solver = esdirk.HybridSolver(thermostat(), esdirk.Options(rtol=1e-8, atol=1e-10))
+    adjoint = esdirk.HybridAdjoint(solver)
+    solver.initialize(0.0, 0, X0, p=P)
+    del solver
+    gc.collect()
+    for t in TIMES:
+        adjoint.integrate_to(t)
+    _, fresh, _ = record(thermostat())
+    assert np.array_equal(objective_gradient(adjoint)[0], objective_gradient(fresh)[0])
+    # A solver whose adjoint is gone runs on (its statistics without a sweep).
+    solver = esdirk.HybridSolver(thermostat(), esdirk.Options(rtol=1e-8, atol=1e-10))
+    dropped = esdirk.HybridAdjoint(solver)
+    del dropped
+    gc.collect()
+    solver.initialize(0.0, 0, X0, p=P)
+    solver.integrate_to(4.0)
+    assert solver.statistics["adjoint_steps"] == 0 and len(solver.events) == 9
+
+
+def test_options_the_adjoint_cannot_run_with_are_refused():
+    solver = esdirk.HybridSolver(thermostat(), esdirk.Options(reuse_jacobian=True))
+    with pytest.raises(ValueError, match="reuse_jacobian"):
+        esdirk.HybridAdjoint(solver)
+    problem = esdirk.HybridProblem(2, 0, 2, 1, thermostat_f, events=thermostat_events,
+                                   transition=switch)
+    problem.set_jacobian_pattern([0, 1, 0, 1], [0, 0, 1, 1], "krylov")
+    problem.set_krylov_settings(dimension=2, matrix_free=True)
+    with pytest.raises(ValueError, match="matrix_free"):
+        esdirk.HybridAdjoint(esdirk.HybridSolver(problem))
