@@ -508,3 +508,58 @@ def test_options_the_adjoint_cannot_run_with_are_refused():
     problem.set_krylov_settings(dimension=2, matrix_free=True)
     with pytest.raises(ValueError, match="matrix_free"):
         esdirk.HybridAdjoint(esdirk.HybridSolver(problem))
+
+
+def forward_and_adjoint(problem, x0, p, times, objective_terms, z0=None, **solver_options):
+    """One run with exact-mode forward sensitivities, recorded by an adjoint; the objective
+    sum_k C_k at the outputs, its gradient both ways: (adjoint, forward), each (nx + np,)."""
+    solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=1e-9, atol=1e-12), **solver_options)
+    adjoint = esdirk.HybridAdjoint(solver)
+    solver.initialize(0.0, 0, x0, z0, p)
+    solver.initialize_sensitivities(stage_solve="factorization")
+    forward = 0.0
+    states = []
+    for t in times:
+        adjoint.integrate_to(t)
+        states.append((solver.x.copy(), solver.z.copy(), solver.p.copy()))
+        dx, dz, dp = objective_terms(solver.x, solver.z, solver.p)
+        forward = forward + dx @ solver.Sx + dz @ solver.Sz + dp @ solver.Sp
+
+    def at_output(k, t, x, z, p):
+        assert np.array_equal(x, states[k][0]) and np.array_equal(p, states[k][2])
+        return objective_terms(x, z, p)
+    g = adjoint.gradient(at_output=at_output)
+    return np.concatenate([g["dx0"], g["dp"]]), forward, solver, g
+
+
+def test_parameter_resets_and_an_initial_event_adjoint_equals_forward():
+    """The gain switch of test_same_as_cpp.py (k := 2 k where x falls to 1/2, and an initial
+    event x := 3/2, k := k + 1): the terms receive the output's mode's p, the gradient's dp is
+    with respect to the p of initialize. C_k = p x(t_k) + x(t_k)^2."""
+    problem = esdirk.HybridProblem(
+        1, 0, 1, 2, f=lambda mode, t, x, z, p: [-p[0] * x[0]],
+        events=lambda mode, t, x, z, p: [x[0] - 0.5, x[0] - 2.0],
+        transition=lambda mode, fired, t, x, z, p: (mode, [1.5] if fired[1] else list(x)),
+        parameter_reset=lambda mode, fired, t, x, z, p: [p[0] + 1.0] if fired[1] else [2.0 * p[0]])
+    G, F, solver, g = forward_and_adjoint(
+        problem, [2.5], [1.0], [0.5, 1.0, 2.0],
+        lambda x, z, p: (np.array([p[0] + 2.0 * x[0]]), np.zeros(0), np.array([x[0]])),
+        directions=[-1, 1], initial_events=[False, True])
+    assert [e["initial"] for e in solver.events] == [True, False]
+    assert solver.p[0] == 4.0 and g["report"]["jumps"] == 2
+    assert np.abs(G - F).max() < 1e-12 * np.abs(F).max(), (G, F)
+
+
+def test_dae_mode_switch_adjoint_equals_forward():
+    """x' = -z, 0 = z - c x with c = p0 before x falls to 1/2 and p1 after (z re-initialized at
+    the switch); C_k = x(t_k) + 3 z(t_k): the z terms and dz0/dx0 go through the sweep."""
+    problem = esdirk.HybridProblem(
+        1, 1, 2, 1, f=lambda mode, t, x, z, p: [-z[0]],
+        g=lambda mode, t, x, z, p: [z[0] - p[mode] * x[0]],
+        events=lambda mode, t, x, z, p: [x[0] - 0.5],
+        transition=lambda mode, fired, t, x, z, p: (1, list(x)) if mode == 0 else None)
+    G, F, solver, g = forward_and_adjoint(
+        problem, [1.0], [0.8, 2.0], [0.5, 1.0, 1.5],
+        lambda x, z, p: (np.array([1.0]), np.array([3.0]), np.zeros(2)), z0=[0.8])
+    assert len(solver.events) == 1 and solver.mode == 1
+    assert np.abs(G - F).max() < 1e-12 * np.abs(F).max(), (G, F)
