@@ -14,7 +14,13 @@ int python_gradient(const py::object& fn, ErrorSlot& errors, const char* what, i
   try {
     py::object r = index ? fn(*index, t, to_array(x), to_array(z), to_array(p))
                          : fn(t, to_array(x), to_array(z), to_array(p));
-    auto parts = r.cast<py::tuple>();
+    py::tuple parts;
+    try {
+      parts = r.cast<py::tuple>();
+    } catch (py::error_already_set&) {  // not a sequence: name the callback, not tuple()
+      throw py::type_error(std::string(what) + " must return a tuple (dC/dx, dC/dz, dC/dp), got " +
+                           std::string(py::str(r.get_type().attr("__name__"))));
+    }
     if (parts.size() != 3)
       throw py::value_error(std::string(what) + " must return (dC/dx, dC/dz, dC/dp)");
     MatrixRef blocks[3] = {dx, dz, dp};

@@ -200,3 +200,14 @@ def test_every_form_of_a_result_gives_the_same_bits():
         esdirk.solve_ivp(lambda t, y: [-y[0], "x"], (0, 1), [1.0, 2.0])
     with pytest.raises(TypeError, match="f's result must be real numbers"):
         esdirk.solve_ivp(lambda t, y: np.array([1j]), (0, 1), [1.0])
+
+
+def test_an_objective_gradient_that_returns_no_sequence_is_named():
+    """It raised tuple()'s "'float' object is not iterable", naming no callback."""
+    problem = esdirk.Problem(1, 0, 1, lambda t, x, z, p: [-p[0] * x[0]])
+    with pytest.raises(TypeError, match="terminal must return a tuple .* got float"):
+        esdirk.adjoint_gradient(problem, (0.0, 1.0), [1.0], p=[1.0],
+                                terminal=lambda t, x, z, p: 1.0)
+    r = esdirk.adjoint_gradient(problem, (0.0, 1.0), [1.0], p=[1.0], weights=[1.0],
+                                options=esdirk.Options(rtol=1e-8, atol=1e-10))
+    assert abs(r["dx0"][0] - np.exp(-1.0)) < 1e-6

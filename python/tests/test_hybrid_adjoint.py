@@ -404,7 +404,7 @@ def test_bad_objectives_raise_and_the_recording_stays_usable():
         adjoint.gradient(at_output=lambda k, t, x, z, p: ([1.0, 0.0, 0.0], None, None))
     with pytest.raises(ValueError, match="at_output must return"):
         adjoint.gradient(at_output=lambda k, t, x, z, p: [1.0, 0.0])
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="at_output must return a tuple .* got float"):
         adjoint.gradient(at_output=lambda k, t, x, z, p: 1.0)
 
     def nan_at_first_output(k, t, x, z, p):
