@@ -563,3 +563,30 @@ def test_dae_mode_switch_adjoint_equals_forward():
         lambda x, z, p: (np.array([1.0]), np.array([3.0]), np.zeros(2)), z0=[0.8])
     assert len(solver.events) == 1 and solver.mode == 1
     assert np.abs(G - F).max() < 1e-12 * np.abs(F).max(), (G, F)
+
+
+def test_a_compiled_model_runs_without_the_gil_in_the_recording_and_the_sweep():
+    """x' = -x (compiled: a probe counting its calls made with the GIL held), an event where x
+    falls to 1/2 whose transition changes nothing (Python): the library forms J by differences
+    of the compiled f in the sweep too; only the Python callbacks take the GIL."""
+    import ctypes
+    lib = ctypes.CDLL(os.environ["ESDIRK_TEST_MODELS"])
+    probe = lib.gil_probe_f
+    pointer = ctypes.POINTER(ctypes.c_double)
+    probe.restype = ctypes.c_int
+    probe.argtypes = [ctypes.c_double, pointer, pointer, pointer, pointer]
+    count = lib.gil_probe_count
+    count.restype = ctypes.c_int
+    problem = esdirk.HybridProblem(1, 0, 0, 1, [probe],
+                                   events=lambda mode, t, x, z, p: [x[0] - 0.5],
+                                   transition=lambda mode, fired, t, x, z, p: None)
+    solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=1e-10, atol=1e-12))
+    adjoint = esdirk.HybridAdjoint(solver)
+    before = count()
+    solver.initialize(0.0, 0, [1.0])
+    adjoint.integrate_to(2.0)
+    g = adjoint.gradient(at_output=lambda k, t, x, z, p: ([1.0], None, None))
+    assert len(solver.events) == 1 and g["report"]["jacobian_evaluations"] > 0
+    assert solver.statistics["fd_function_evaluations"] > 0
+    assert count() == before  # no call of f held the GIL
+    assert abs(g["dx0"][0] - math.exp(-2.0)) < 1e-8
