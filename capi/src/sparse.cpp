@@ -218,27 +218,17 @@ esdirk::KrylovPreconditioner preconditioner_of(int code, const char* caller) {
 }
 
 // matrix_free and sensitivity_tolerance, and the preconditioner when `preconditioner` is given;
-// the GMRES settings of `gmres_call` stay as they are.
+// the GMRES settings stay as they are (valid for any n: the defaults are krylov_defaults(n)).
 template <class Model>
 int set_krylov_options(Model& model, std::string& message, int matrix_free,
                        double sensitivity_tolerance,
-                       std::optional<esdirk::KrylovPreconditioner> preconditioner,
-                       const char* gmres_call) {
+                       std::optional<esdirk::KrylovPreconditioner> preconditioner) {
   return structure_call(message, [&] {
     esdirk::KrylovSettings settings = model.jacobian_structure().krylov;
     settings.matrix_free = matrix_free != 0;
     settings.sensitivity_tolerance = sensitivity_tolerance;
     if (preconditioner) settings.preconditioner = *preconditioner;
-    esdirk::KrylovSettings own;  // this call's values alone (the GMRES ones in range for any n)
-    own.dimension = own.block_size = 1;
-    own.sensitivity_tolerance = sensitivity_tolerance;
-    esdirk::validate_krylov_settings(own, size_of(model));
-    try {
-      model.set_krylov_settings(settings);
-    } catch (const std::invalid_argument& e) {  // the kept GMRES settings: the defaults on n < 30
-      throw std::invalid_argument(std::string("set the GMRES settings first (") + gmres_call +
-                                  "): " + e.what());
-    }
+    model.set_krylov_settings(settings);  // throws naming the setting out of range
   });
 }
 
@@ -319,8 +309,7 @@ int esdirk_jacobian_structure_set_krylov_options(esdirk_jacobian_structure* stru
   });
   if (status != ESDIRK_SUCCESS) return status;
   return on_model(*structure, [&](auto& model) {
-    return set_krylov_options(model, structure->message, matrix_free, sensitivity_tolerance, chosen,
-                              "esdirk_jacobian_structure_set_krylov");
+    return set_krylov_options(model, structure->message, matrix_free, sensitivity_tolerance, chosen);
   });
 }
 
@@ -429,8 +418,7 @@ int esdirk_problem_set_krylov_options(esdirk_problem* problem, int matrix_free,
                                       double sensitivity_tolerance) {
   if (!problem) return ESDIRK_NULL_ARGUMENT;
   return set_krylov_options(*problem->problem, problem->structure.message, matrix_free,
-                            sensitivity_tolerance, std::nullopt,
-                            "esdirk_problem_set_krylov_settings");
+                            sensitivity_tolerance, std::nullopt);
 }
 
 int esdirk_problem_set_krylov_preconditioner(esdirk_problem* problem, int preconditioner) {

@@ -20,6 +20,7 @@ Problem::Problem(int nx, int nz, int np) : nx_(nx), nz_(nz), np_(np) {
     throw std::invalid_argument("Problem: nx + nz = " + std::to_string(n) + " and nx + np = " +
                                 std::to_string(rows) + " must not exceed " +
                                 std::to_string(max_size));
+  structure_ = JacobianStructure::dense(nx + nz);
 }
 
 int Problem::jacobian(double, ConstVector, ConstVector, ConstVector, MatrixRef) {

@@ -25,6 +25,15 @@ const char* krylov_preconditioner_name(KrylovPreconditioner preconditioner) {
   return "unknown";
 }
 
+KrylovSettings krylov_defaults(int n) {
+  KrylovSettings settings;
+  // A basis of 30 vectors cannot exist for fewer unknowns, and GMRES reaches the exact solution
+  // within n iterations anyway: the default must run on any declared structure, while a
+  // dimension the caller chose above n is still refused.
+  settings.dimension = std::min(settings.dimension, n);
+  return settings;
+}
+
 void validate_krylov_settings(const KrylovSettings& settings, int n) {
   const auto bad = [n](const std::string& what, const std::string& value) {
     throw std::invalid_argument("Krylov settings: " + what + " (got " + value + ", n = " + std::to_string(n) + ")");
@@ -170,6 +179,12 @@ std::vector<int> colour_columns(const SparsityPattern& pattern) {
   return colour;
 }
 
+JacobianStructure JacobianStructure::dense(int n) {
+  JacobianStructure s;
+  s.krylov = krylov_defaults(n);
+  return s;
+}
+
 JacobianStructure JacobianStructure::banded(int n, int lower, int upper) {
   if (lower < 0 || upper < 0 || lower >= n || upper >= n)
     throw std::invalid_argument("set_jacobian_bandwidths: bandwidths must satisfy 0 <= lower, upper < n = " +
@@ -180,6 +195,7 @@ JacobianStructure JacobianStructure::banded(int n, int lower, int upper) {
   s.pattern = std::make_shared<const SparsityPattern>(SparsityPattern::banded(n, lower, upper));
   s.lower = lower;
   s.upper = upper;
+  s.krylov = krylov_defaults(n);
   return s;
 }
 
@@ -193,6 +209,7 @@ JacobianStructure JacobianStructure::of_pattern(int n, SparsityPattern pattern, 
   s.lower = pattern.lower_bandwidth();
   s.upper = pattern.upper_bandwidth();
   s.pattern = std::make_shared<const SparsityPattern>(std::move(pattern));
+  s.krylov = krylov_defaults(n);
   return s;
 }
 

@@ -28,6 +28,7 @@ HybridProblem::HybridProblem(int nx, int nz, int np, int n_events, bool memory)
                                 ", 1 + nx + nz + np + memory = " + std::to_string(columns) +
                                 " and the event functions (" + std::to_string(n_events) +
                                 ") must not exceed " + std::to_string(Problem::max_size));
+  structure_ = JacobianStructure::dense(nx + nz);
 }
 
 int HybridProblem::jacobian(int, double, ConstVector, ConstVector, ConstVector, ConstVector,

@@ -7,6 +7,7 @@
 
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -88,11 +89,14 @@ void add_structure_setters(PyClass& c, bool every_mode) {
               .c_str())
       .def(
           "set_krylov_settings",
-          [refused](Model& p, int dimension, int max_restarts, double tolerance, int block_size,
-                    bool matrix_free, double sensitivity_tolerance,
+          [refused](Model& p, std::optional<int> dimension, int max_restarts, double tolerance,
+                    int block_size, bool matrix_free, double sensitivity_tolerance,
                     const std::string& preconditioner, double tolerance_with_derivatives) {
+            // Without a dimension the default for this n, min(30, n): 30 refused every n < 30.
+            const int n = p.nx() + p.nz();
             const KrylovSettings settings = krylov_settings_from(
-                dimension, max_restarts, tolerance, block_size, matrix_free,
+                dimension.value_or(esdirk::krylov_defaults(n).dimension), max_restarts, tolerance,
+                block_size, matrix_free,
                 sensitivity_tolerance, preconditioner, tolerance_with_derivatives);
             try {
               p.set_krylov_settings(settings);
@@ -100,11 +104,12 @@ void add_structure_setters(PyClass& c, bool every_mode) {
               throw refused(e);
             }
           },
-          py::arg("dimension") = 30, py::arg("max_restarts") = 4, py::arg("tolerance") = 0.05,
+          py::arg("dimension") = py::none(), py::arg("max_restarts") = 4, py::arg("tolerance") = 0.05,
           py::arg("block_size") = 1, py::arg("matrix_free") = false,
           py::arg("sensitivity_tolerance") = 1e-10, py::arg("preconditioner") = "ilu0",
           py::arg("tolerance_with_derivatives") = 1e-3,
-          ("The GMRES of solver='krylov': Krylov dimension (1 to min(n, 500), n = nx + nz), "
+          ("The GMRES of solver='krylov': Krylov dimension (1 to min(n, 500), n = nx + nz; "
+           "default min(30, n)), "
            "restarts (0 to 1000; a cycle without progress ends the solve), the forcing term "
            "(relative residual) and the block size of the block-Jacobi preconditioner; "
            "matrix_free: GMRES multiplies by J through a difference quotient of f and g (or "

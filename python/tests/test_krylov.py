@@ -513,12 +513,15 @@ def test_krylov_dimension_out_of_range_is_refused():
                            % dimension):
             problem.set_krylov_settings(dimension=dimension)
     assert problem.krylov_settings["dimension"] == 20  # kept
-    # The default dimension (30) above a smaller n is refused where the solver is made.
+    # Below 30 unknowns the default dimension is n (30 was refused where the solver was made,
+    # and by set_krylov_settings without a dimension); one above n is still refused.
     small = esdirk.Problem(4, 0, 0, lambda t, x, z, p: -x)
     small.set_jacobian_pattern(range(4), range(4), "krylov")
-    with pytest.raises(ValueError, match=r"the Krylov dimension must be in \[1, n\] \(got 30, n = 4\)"):
-        esdirk.Integrator(small)
-    small.set_krylov_settings(dimension=4)
+    assert small.krylov_settings["dimension"] == 4
+    small.set_krylov_settings(max_restarts=3)
+    assert small.krylov_settings["dimension"] == 4
+    with pytest.raises(ValueError, match=r"the Krylov dimension must be in \[1, n\] \(got 5, n = 4\)"):
+        small.set_krylov_settings(dimension=5)
     integrator = esdirk.Integrator(small, rtol=1e-8, atol=1e-10)
     integrator.initialize(0.0, np.ones(4))
     integrator.integrate_to(1.0)

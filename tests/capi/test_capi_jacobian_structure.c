@@ -358,8 +358,9 @@ static void bad_krylov_settings_are_refused_in_the_words_of_the_others(void) {
   esdirk_problem_free(&problem);
   esdirk_problem_free(&old);
 
-  /* A system of fewer than 30 unknowns: the options before the GMRES settings name the call
-   * to make first. */
+  /* A system of fewer than 30 unknowns: the default Krylov dimension 30 was refused there, so
+   * the options before the GMRES settings failed. The defaults are now min(30, n): the options
+   * are taken first, and a dimension above n is still refused, naming it. */
   esdirk_problem* tiny = NULL;
   CHECK_STATUS(esdirk_problem_create(4, 0, 0, brusselator, NULL, &tiny), ESDIRK_SUCCESS);
   esdirk_jacobian_structure* t = esdirk_problem_jacobian_structure(tiny);
@@ -368,9 +369,10 @@ static void bad_krylov_settings_are_refused_in_the_words_of_the_others(void) {
                ESDIRK_SUCCESS);
   CHECK_STATUS(
       esdirk_jacobian_structure_set_krylov_options(t, 0, 1e-10, ESDIRK_KRYLOV_PRECONDITIONER_ILU0),
-      ESDIRK_INVALID_ARGUMENT);
+      ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov(t, 5, 4, 0.05, 1e-3, 1), ESDIRK_INVALID_ARGUMENT);
   CHECK(strstr(esdirk_jacobian_structure_last_error(t),
-               "set the GMRES settings first (esdirk_jacobian_structure_set_krylov)") != NULL);
+               "the Krylov dimension must be in [1, n] (got 5, n = 4)") != NULL);
   CHECK_STATUS(esdirk_jacobian_structure_set_krylov(t, 4, 4, 0.05, 1e-3, 1), ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_jacobian_structure_set_krylov_options(
                    t, 0, 1e-10, ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI),

@@ -292,8 +292,8 @@ static void bad_arguments_are_refused_and_change_nothing(void) {
   CHECK(max_difference(x, direct) < 10.0 * RTOL);
   esdirk_problem_free(&problem);
 
-  /* On a system below the default Krylov dimension (30) the GMRES settings come first: the
-   * options call names them. */
+  /* On a system below 30 unknowns the default Krylov dimension is n (it was 30, and the options
+   * call was refused until the GMRES settings came first). */
   esdirk_problem* small = NULL;
   CHECK_STATUS(esdirk_problem_create(4, 0, 0, brusselator, &model, &small), ESDIRK_SUCCESS);
   const esdirk_int small_pointers[] = {0, 1, 2, 3, 4}, small_rows[] = {0, 1, 2, 3};
@@ -304,9 +304,7 @@ static void bad_arguments_are_refused_and_change_nothing(void) {
   CHECK_STATUS(
       esdirk_jacobian_structure_set_krylov_options(esdirk_problem_jacobian_structure(small), 1,
                                                    1e-10, ESDIRK_KRYLOV_PRECONDITIONER_ILU0),
-      ESDIRK_INVALID_ARGUMENT);
-  CHECK(strstr(esdirk_jacobian_structure_last_error(esdirk_problem_jacobian_structure(small)),
-               "esdirk_jacobian_structure_set_krylov") != NULL);
+      ESDIRK_SUCCESS);
   CHECK_STATUS(esdirk_jacobian_structure_set_krylov(esdirk_problem_jacobian_structure(small), 4, 4,
                                                     0.05, 1e-3, 1),
                ESDIRK_SUCCESS);

@@ -19,6 +19,7 @@
 #include "esdirk/stage_linear_system.hpp"
 #include "krylov_fixtures.hpp"
 
+using esdirk::KrylovSettings;
 using esdirk::LinearSolverKind;
 using krylov_fixtures::GridRun;
 using krylov_fixtures::relative_difference;
@@ -191,10 +192,40 @@ BOOST_AUTO_TEST_CASE(bad_settings_and_the_derivative_modules_are_refused) {
   esdirk::Integrator integrator(model, options);
   BOOST_CHECK_THROW(integrator.require_step_jacobians("a module without Krylov"), std::invalid_argument);
   BOOST_CHECK_NO_THROW(integrator.require_step_jacobians("HybridAdjoint", true));
-  // A problem smaller than the default dimension is refused when the integrator is made.
-  brusselator_mol::Model2d tiny(2);  // n = 8
+}
+
+// The default Krylov dimension (30) was refused by every problem of fewer than 30 unknowns when
+// its integrator was made, so the Krylov back-end with its defaults failed on small systems. A
+// declared structure now starts from krylov_defaults(n) (dimension min(30, n)): the defaults
+// run and, GMRES being exact within n iterations, give the direct solver's answer; a dimension
+// the caller sets above n is still refused, naming it.
+BOOST_AUTO_TEST_CASE(the_default_krylov_dimension_refused_every_problem_of_fewer_than_30_unknowns) {
+  BOOST_TEST(esdirk::krylov_defaults(8).dimension == 8);
+  BOOST_TEST(esdirk::krylov_defaults(30).dimension == 30);
+  BOOST_TEST(esdirk::krylov_defaults(31).dimension == 30);
+  const auto run = [](LinearSolverKind solver) {
+    brusselator_mol::Model2d tiny(2);  // n = 8
+    tiny.set_jacobian_pattern(tiny.pattern(), solver);
+    BOOST_TEST(tiny.jacobian_structure().krylov.dimension == 8);
+    GridRun run = krylov_fixtures::run_to_2(tiny, tiny.initial_state(), tiny.nominal_parameters(), 1e-8);
+    BOOST_TEST_INFO(run.message);
+    BOOST_TEST(esdirk::ok(run.status));
+    return run.y;
+  };
+  const std::vector<double> krylov = run(LinearSolverKind::krylov), lu = run(LinearSolverKind::sparse);
+  BOOST_TEST(relative_difference(krylov, lu) <= 1e-6);
+
+  brusselator_mol::Model2d tiny(2);
   tiny.set_jacobian_pattern(tiny.pattern(), LinearSolverKind::krylov);
-  BOOST_CHECK_THROW(esdirk::Integrator(tiny, options), std::invalid_argument);
+  KrylovSettings s = tiny.jacobian_structure().krylov;
+  s.dimension = 9;
+  try {
+    tiny.set_krylov_settings(s);
+    BOOST_ERROR("a Krylov dimension of 9 on n = 8 was accepted");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find("the Krylov dimension must be in [1, n] (got 9, n = 8)") != std::string::npos);
+  }
+  BOOST_TEST(tiny.jacobian_structure().krylov.dimension == 8);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -103,9 +103,9 @@ ESDIRK_C_API int esdirk_jacobian_structure_get(const esdirk_jacobian_structure* 
 /** The GMRES settings of ESDIRK_LINEAR_SOLVER_KRYLOV (doc/linear-solvers-guide.md,
  *  "Newton-Krylov"): the Krylov dimension m of GMRES(m) (the basis is allocated at setup;
  *  GMRES restarts after m iterations; in [1, min(n, 500)]: the basis holds dimension + 1
- *  vectors of n values; default 30), the restarts after the first cycle before a solve counts
- *  as failed (in [0, 1000]; default 4; a cycle that makes no progress ends the solve as failed
- *  at once), the forcing term: a solve stops when ||b - M x|| <= tolerance ||b|| (in (0, 1);
+ *  vectors of n values; default min(30, n)), the restarts after the first cycle before a
+ *  solve counts as failed (in [0, 1000]; default 4; a cycle that makes no progress ends the
+ *  solve as failed at once), the forcing term: a solve stops when ||b - M x|| <= tolerance ||b|| (in (0, 1);
  *  default 0.05), the forcing term of the states' stage solves while a module that
  *  differentiates the run is attached (forward sensitivities, shooting intervals, adjoints),
  *  used when smaller than `tolerance` (tolerance_with_derivatives, in (0, 1); default 1e-3:
@@ -135,9 +135,7 @@ ESDIRK_C_API int esdirk_jacobian_structure_set_krylov(esdirk_jacobian_structure*
  *  zero pivot ends the run with ESDIRK_SINGULAR_ITERATION_MATRIX) or
  *  ESDIRK_KRYLOV_PRECONDITIONER_BLOCK_JACOBI (the dense LUs of M's diagonal blocks of the
  *  block size of esdirk_jacobian_structure_set_krylov). Kept with the declared structure: call
- *  it after the pattern and, on a system of fewer than 30 unknowns, after
- *  esdirk_jacobian_structure_set_krylov (the kept settings are checked with this call's, and
- *  the default Krylov dimension 30 exceeds such an n); the two calls leave each other's
+ *  it after the pattern; it and esdirk_jacobian_structure_set_krylov leave each other's
  *  settings as they are. A value out of range returns ESDIRK_INVALID_ARGUMENT naming it and
  *  keeps the settings as they were. */
 ESDIRK_C_API int esdirk_jacobian_structure_set_krylov_options(esdirk_jacobian_structure* structure,

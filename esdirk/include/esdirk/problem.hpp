@@ -87,7 +87,7 @@ class ESDIRK_API Problem {
   /// the setting out of range (validate_krylov_settings).
   void set_krylov_settings(const KrylovSettings& settings);
   /// Back to a dense Jacobian and the dense LU.
-  void clear_jacobian_structure() { structure_ = {}; }
+  void clear_jacobian_structure() { structure_ = JacobianStructure::dense(nx_ + nz_); }
   /// The declared structure (dense by default).
   const JacobianStructure& jacobian_structure() const { return structure_; }
 

@@ -98,7 +98,9 @@ inline constexpr int max_krylov_restarts = 1000;
 /// The settings of the Krylov stage solver (LinearSolverKind::krylov; theory section 8b).
 struct KrylovSettings {
   /// Krylov dimension m of GMRES(m): the basis (n x (m + 1) values) is allocated at setup and
-  /// GMRES restarts after m iterations. In [1, min(n, max_krylov_dimension)].
+  /// GMRES restarts after m iterations. In [1, min(n, max_krylov_dimension)]. A declared
+  /// structure (JacobianStructure::of_pattern, ::banded) starts from krylov_defaults(n), whose
+  /// dimension is min(30, n).
   int dimension = 30;
   /// Restarts after the first cycle before a solve counts as failed (linear_solver_failures);
   /// in [0, max_krylov_restarts]. A cycle that reduces the residual by less than a relative
@@ -144,6 +146,10 @@ struct KrylovSettings {
 /// allocates anything.
 ESDIRK_API void validate_krylov_settings(const KrylovSettings& settings, int n);
 
+/// The default settings for a system of n unknowns: KrylovSettings{} with the dimension
+/// min(30, n), so that the defaults are valid for every n >= 1.
+ESDIRK_API KrylovSettings krylov_defaults(int n);
+
 /// The Jacobian's structure as the problem declares it (Problem::set_jacobian_bandwidths,
 /// Problem::set_jacobian_pattern). `pattern` is null for a dense Jacobian; a banded
 /// structure without a pattern of its own carries the full band.
@@ -154,6 +160,8 @@ struct ESDIRK_API JacobianStructure {
   int upper = 0;
   KrylovSettings krylov;  ///< LinearSolverKind::krylov only
 
+  /// A dense n x n Jacobian (dense LU), the Krylov settings at krylov_defaults(n).
+  static JacobianStructure dense(int n);
   /// The full band of an n x n Jacobian, factored by band LU. Throws std::invalid_argument
   /// unless 0 <= lower, upper < n (the checks and messages of every set_jacobian_bandwidths).
   static JacobianStructure banded(int n, int lower, int upper);

@@ -104,7 +104,7 @@ class ESDIRK_API HybridProblem {
     structure_.krylov = settings;
   }
   /// Back to a dense Jacobian and the dense LU.
-  void clear_jacobian_structure() { structure_ = {}; }
+  void clear_jacobian_structure() { structure_ = JacobianStructure::dense(nx_ + nz_); }
   /// The declared structure (dense by default).
   const JacobianStructure& jacobian_structure() const { return structure_; }
   /// True if sparse_jacobian() is implemented (needs a declared pattern or bandwidths).
