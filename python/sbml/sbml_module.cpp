@@ -92,10 +92,8 @@ py::dict simulation_dict(const sbml::Simulation& run) {
   return d;
 }
 
-}  // namespace
-
-PYBIND11_MODULE(_sbml, m) {
-  m.doc() = "SBML models (libSBML import, compiled expressions) for esdirk";
+// SBMLImportError (a ValueError) and its subclass UnsupportedFeature.
+void register_errors(py::module_& m) {
   static py::exception<sbml::ImportError> import_error(m, "SBMLImportError", PyExc_ValueError);
   static py::exception<sbml::UnsupportedFeature> unsupported(m, "UnsupportedFeature",
                                                              import_error.ptr());
@@ -108,7 +106,10 @@ PYBIND11_MODULE(_sbml, m) {
       raise_import_error(e);
     }
   });
+}
 
+// Model and the loaders.
+void register_model(py::module_& m) {
   py::class_<sbml::Model>(m, "Model", "An imported SBML model (esdirk.sbml.load).")
       .def_property_readonly("id", &sbml::Model::id)
       .def_property_readonly("species_ids", &sbml::Model::species_ids)
@@ -141,7 +142,10 @@ PYBIND11_MODULE(_sbml, m) {
         return sbml::load_string(text);
       },
       py::arg("xml"), "Imports an SBML document given as str or bytes.");
+}
 
+// The runs (esdirk/sbml.py wraps them): simulation, forward sensitivities, adjoint gradient.
+void register_runs(py::module_& m) {
   m.def(
       "_simulate",
       [](const sbml::Model& model, const std::vector<double>& times, const py::sequence& outputs,
@@ -216,4 +220,13 @@ PYBIND11_MODULE(_sbml, m) {
       py::arg("model"), py::arg("times"), py::arg("outputs"), py::arg("weights"),
       py::arg("with_respect_to"), py::arg("rtol"), py::arg("atol"), py::arg("max_steps"),
       py::arg("max_step"), py::arg("max_seconds"));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_sbml, m) {
+  m.doc() = "SBML models (libSBML import, compiled expressions) for esdirk";
+  register_errors(m);
+  register_model(m);
+  register_runs(m);
 }
