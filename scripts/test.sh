@@ -32,6 +32,13 @@ jobs=$(nproc)
 # precompiled header (tests/CMakeLists.txt).
 export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
 export CCACHE_BASEDIR=$PWD CCACHE_SLOPPINESS=pch_defines,time_macros
+# The sanitizer and fuzz builds compile with -g1, and for a compile with debug information
+# ccache hashes the working directory too (the build folder's absolute path goes into the
+# objects), so a clone at another path missed every one of those objects and compiled them all
+# again (the release stage, without -g, hit). Without it the debug information may name
+# the build folder of the clone that filled the cache; the file:line frames of a sanitizer
+# report stay right (their paths are relative to CCACHE_BASEDIR).
+export CCACHE_NOHASHDIR=1
 # One OpenBLAS thread per test: CTest runs $jobs tests at once, and OpenBLAS's own threads on
 # the small dense matrices of an integrator only spin (doc/linear-solvers-guide.md).
 export OPENBLAS_NUM_THREADS=1
