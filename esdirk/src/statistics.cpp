@@ -31,6 +31,7 @@ constexpr Row rows[] = {
     {{"newton_failures", "", &Statistics::newton_failures}, "integrator"},
     {{"jacobian_refreshes", "", &Statistics::jacobian_refreshes}, "integrator"},
     {{"newton_dampings", "", &Statistics::newton_dampings}, "integrator"},
+    {{"stage_start_fallbacks", "", &Statistics::stage_start_fallbacks}, "integrator"},
     {{"jacobian_reuses", "", &Statistics::jacobian_reuses}, "integrator"},
     {{"lu_reuses", "", &Statistics::lu_reuses}, "integrator"},
     {{"steps_kept", "", &Statistics::steps_kept}, "integrator"},

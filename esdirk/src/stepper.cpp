@@ -435,6 +435,7 @@ Stepper::Attempt Stepper::solve_stage(int i, double h) {
   newton_test_->start_stage();
   newton_ = StageNewton{};
   newton_.best_measure = std::numeric_limits<double>::infinity();
+  newton_.from_dense_start = i == 1 && has_stage_start_;
   for (;;) {
     switch (newton_iteration(i, T, hg)) {
       case Iteration::again: continue;
@@ -443,11 +444,14 @@ Stepper::Attempt Stepper::solve_stage(int i, double h) {
       case Iteration::fatal: return Attempt::fatal;
       case Iteration::recover: break;
     }
-    // Diverged, too slow, or out of iterations.
+    // Diverged, too slow, or out of iterations. Where no refresh is left (or no iterate was
+    // ever evaluated), a start from the last step's dense output starts again from the
+    // extrapolation before the attempt fails.
     if (newton_.best_in_good) {
       std::copy(good_.begin(), good_.end(), best_.begin());
       newton_.best_in_good = false;
     }
+    if ((refreshes_left_ <= 0 || !std::isfinite(newton_.best_measure)) && fall_back_to_extrapolation(i, hg)) continue;
     const Attempt refreshed = refresh_jacobian(T, hg, newton_.best_measure);
     if (refreshed != Attempt::converged) return refreshed;
     std::copy(best_.begin(), best_.begin() + nx_, X_.column(i));
@@ -493,6 +497,7 @@ Stepper::Iteration Stepper::newton_iteration(int i, double T, double hg) {
   if (code > 0) {
     // Outside the model's domain: step back towards the last good iterate.
     if (it.iteration > 0 && damp_iterate(X, Z)) return Iteration::again;
+    if (fall_back_to_extrapolation(i, hg)) return Iteration::again;
     if (it.iteration == 0 && restart_from_previous_stage(i, hg)) return Iteration::again;
     ++stats_.callback_failures;
     return Iteration::callback_failed;
@@ -576,7 +581,8 @@ double Stepper::measure_iterate(const double* X, const double* F, const double* 
 bool Stepper::restart_from_previous_stage(int i, double hg) {
   StageNewton& it = newton_;
   // (Under StagePredictor::dense_output the stages after the first are extrapolated too; the
-  // first stage's weight is 1 and never amplifies.)
+  // first stage's weight is 1 and never amplifies: its start from the last step falls back to
+  // the extrapolation instead, fall_back_to_extrapolation.)
   if (options_.stage_predictor == StagePredictor::previous_stage ||
       it.restarted_from_previous_stage || !extrapolation_amplifies(i))
     return false;
@@ -587,6 +593,45 @@ bool Stepper::restart_from_previous_stage(int i, double hg) {
   const double* Zprev = Z_.column(i - 1);
   for (int k = 0; k < nx_; ++k) X[k] = base_[k] + hg * Fprev[k];
   for (int k = 0; k < nz_; ++k) Z[k] = Zprev[k];
+  return true;
+}
+
+// StagePredictor::dense_output: where stage 2's start from the last step's extension fails (the
+// model reports leaving its domain or a non-finite value and no damping is left; or the
+// iteration diverges, contracts too slowly or runs out of iterations and no Jacobian refresh is
+// left, or none can be formed because no iterate was ever evaluated), the stage starts again,
+// once, from the stage extrapolation (F_2 = F_1, Z_2 = z_n) with the refreshes of a new stage,
+// before the attempt fails and h is cut. The extension reaches beyond the last step (theta up to
+// 4) and can leave the model's domain at very large steps, on graded meshes or at a folding
+// root, where the extrapolation within the step does not. A divergence is first met by the
+// refreshes, as for every start: they cost less than starting again (Dow, theory section 3).
+// The retry is stage 2 of StagePredictor::stage_extrapolation: the step's LU (formed again if a
+// refresh replaced it), the stopping test as at the attempt's start (stage 2 is the first
+// implicit stage: nothing is carried into it). StepView::stage_start keeps the extension's
+// start; a replay from it fails and falls back in the same way, since both depend only on the
+// step's start, h and that value (theory section 3, "The fallback").
+bool Stepper::fall_back_to_extrapolation(int i, double hg) {
+  if (!newton_.from_dense_start) return false;
+  if (matrix_refreshed_) {
+    // The refreshes of the failed start factored J at its iterates: the retry gets the step's
+    // own matrix back, the LU the attempt kept from the last step (the condition of attempt())
+    // or that of J_n with this h (an LU more, counted).
+    if (jacobian_reused_ && has_step_ && std::abs(hg / accepted_matrix_->h_gamma() - 1.0) <= lu_reuse_h_change()) {
+      trial_matrix_ = accepted_matrix_;
+    } else {
+      ++stats_.lu_factorizations;
+      if (matrix_for_factoring().factor(jacobian_, hg, index_) != 0) return false;
+    }
+    matrix_refreshed_ = false;
+  }
+  ++stats_.stage_start_fallbacks;
+  extrapolate_stage(i, hg);
+  newton_ = StageNewton{};
+  newton_.best_measure = std::numeric_limits<double>::infinity();
+  refreshes_left_ = options_.max_jacobian_refreshes;
+  newton_test_->start_attempt(!jacobian_reused_);  // as the attempt began: stage 2 is its first implicit stage
+  newton_test_->start_stage();
+  last_contraction_ = 0.0;
   return true;
 }
 
@@ -687,7 +732,8 @@ Stepper::Attempt Stepper::refresh_jacobian(double T, double hg, double best_meas
 //    step's extension (theory section 3, "Stage predictors"). Not without a last step, nor
 //    beyond three last steps' lengths (then by extrapolation). The starting value is kept
 //    (StepView::stage_start) and, after resume(), taken from there: a replay starts stage 2
-//    where the recording run did.
+//    where the recording run did. Where it fails, stage 2 starts again from the extrapolation
+//    (fall_back_to_extrapolation).
 void Stepper::predict_stage(int i, double h) {
   double* X = X_.column(i);
   double* Z = Z_.column(i);
@@ -763,6 +809,21 @@ void Stepper::predict_stage(int i, double h) {
     for (int k = 0; k < nz_; ++k) Z[k] += w * Zj[k];
   }
   for (int k = 0; k < nx_; ++k) X[k] = base_[k] + hg * X[k];
+}
+
+// StagePredictor::stage_extrapolation's start of stage i for fall_back_to_extrapolation: the
+// start predict_stage takes without a last step, by predict_stage itself (the same operations,
+// so the same bits as that predictor's; a second copy of its loops cost the hot path 0.8 % of
+// Dow's instructions where the compiler laid predict_stage out otherwise, bench_dow_states).
+// hg is h gamma of the attempt (h_trial_), which predict_stage forms again from h_trial_.
+void Stepper::extrapolate_stage(int i, double hg) {
+  (void)hg;
+  const bool has_step = has_step_, has_resumed_start = has_resumed_start_, has_stage_start = has_stage_start_;
+  has_step_ = has_resumed_start_ = false;
+  predict_stage(i, h_trial_);
+  has_step_ = has_step;
+  has_resumed_start_ = has_resumed_start;
+  has_stage_start_ = has_stage_start;  // StepView::stage_start keeps the extension's start
 }
 
 // The trial step's StepView::stage_start: a copy of the first implicit stage's predictor, which

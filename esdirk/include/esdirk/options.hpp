@@ -40,9 +40,11 @@ enum class StagePredictor {
   /// stage 2 as stage_extrapolation. 1-17 % fewer Newton iterations than stage_extrapolation on
   /// the reference problems. A step depends on the one before it only through stage 2's starting
   /// value, which StepView::stage_start carries: Integrator::resume hands it back, so
-  /// checkpoints and Trajectory replays repeat the run bit for bit. Not the default: at very
-  /// large steps and on graded meshes the extension's starting value can leave the model's
-  /// domain or diverge where extrapolation does not (doc/integrator-theory.md section 3).
+  /// checkpoints and Trajectory replays repeat the run bit for bit. Where that start fails (the
+  /// model leaves its domain or gives a non-finite value, or the iteration diverges with no
+  /// Jacobian refresh left) stage 2 starts again from the stage extrapolation, once
+  /// (Statistics::stage_start_fallbacks). Not the default: Dow with its default atol follows it
+  /// to an accepted state outside the model's domain (doc/integrator-theory.md section 3).
   dense_output,
   /// The stage derivatives F_j and algebraic values Z_j of the same step's earlier stages
   /// extrapolated to the node c_i by the polynomial through their nodes (at most five: all of

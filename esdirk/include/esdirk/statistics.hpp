@@ -23,6 +23,9 @@ struct ESDIRK_API Statistics {
   long newton_failures = 0;          ///< stage solves that diverged or hit the iteration limit
   long jacobian_refreshes = 0;  ///< Newton recoveries: J at a stage iterate and its LU (in NJAC, NLU)
   long newton_dampings = 0;     ///< Newton corrections halved because the model left its domain
+  /// Stage-2 starts from the last step's dense output (StagePredictor::dense_output) that left the
+  /// model's domain, gave a non-finite value or diverged, retried from the stage extrapolation
+  long stage_start_fallbacks = 0;
   long jacobian_reuses = 0;  ///< attempts with the Jacobian of an earlier step (Options::reuse_jacobian)
   long lu_reuses = 0;        ///< attempts with the previous step's LU (same J; same h, or one within Options::lu_reuse_h_change): not in NLU
   long steps_kept = 0;       ///< accepted steps after which h was kept (Options::keep_step_ratio_*)

@@ -117,12 +117,14 @@ class ESDIRK_API Stepper final : public DenseOutput {
   Attempt solve_stage(int i, double h);
   void form_stage_base(int i, double h);
   void predict_stage(int i, double h);
+  void extrapolate_stage(int i, double hg);
   void keep_stage_start(const double* X, const double* Z);
   enum class Iteration { again, converged, recover, callback_failed, fatal };
   Iteration newton_iteration(int i, double T, double hg);
   double measure_iterate(const double* X, const double* F, const double* G, double hg);
   bool damp_iterate(double* X, double* Z);
   bool restart_from_previous_stage(int i, double hg);
+  bool fall_back_to_extrapolation(int i, double hg);
   bool extrapolation_amplifies(int i) const { return extrapolation_amplifies_[static_cast<std::size_t>(i)] != 0; }
   void remember_best(double measure, bool recover, int i);
   void finish_stage(int i, double hg);
@@ -202,6 +204,9 @@ class ESDIRK_API Stepper final : public DenseOutput {
     int dampings = 0;
     int iteration = 0;         // since the start or the last refresh
     bool restarted_from_previous_stage = false;  // the extrapolated predictor left the domain
+    // The stage started from the last step's dense output (StepView::stage_start) and has not
+    // yet fallen back to the stage extrapolation (fall_back_to_extrapolation).
+    bool from_dense_start = false;
   } newton_;
   int refreshes_left_ = 0;  // Jacobian refreshes still allowed in this stage
   bool matrix_refreshed_ = false;  // the trial LU is that of newton_jacobian_, not of J_n
