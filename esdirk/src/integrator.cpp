@@ -318,7 +318,7 @@ Status Integrator::newton_failure(const std::string& what) {
 
 // Attempts steps from t() until one is accepted or a failure limit is hit.
 Status Integrator::take_step() {
-  int error_failures = 0, newton_failures = 0, callback_failures = 0, singular = 0;
+  int error_failures = 0, newton_failures = 0, callback_failures = 0, singular = 0, listener_solver_failures = 0;
   failed_listener_ = nullptr;
   for (;;) {
     const double t_now = t();
@@ -341,7 +341,7 @@ Status Integrator::take_step() {
     if (std::abs(h) < h_min && !hits_stop) {
       // Name the cause: a step that keeps failing for the same reason all the way down to
       // h_min is that failure, not a step-size problem.
-      if (error_failures + newton_failures + callback_failures + singular == 0)
+      if (error_failures + newton_failures + callback_failures + singular + listener_solver_failures == 0)
         return failed(Status::step_size_too_small,
                       "no step can be taken at t = " + format_number(t_now) + ": the step " +
                           format_number(std::abs(h)) + " is below the smallest step resolved there, " +
@@ -350,6 +350,8 @@ Status Integrator::take_step() {
                                 format_number(h_min) + ") at t = " + format_number(t_now);
       if (callback_failures > 0 && callback_failures >= error_failures + newton_failures)
         return failed(Status::callback_failures, "f/g kept failing or returning non-finite values" + where + listener_note());
+      if (listener_solver_failures > 0 && listener_solver_failures >= error_failures + newton_failures)
+        return failed(Status::linear_solver_failures, "a step listener's linear solver kept failing" + where + listener_note());
       if (newton_failures > 0 && newton_failures >= error_failures)
         return newton_failure("the Newton iteration kept failing" + where);
       return failed(Status::step_size_too_small, "the error test kept failing" + where);
@@ -373,6 +375,11 @@ Status Integrator::take_step() {
         h_ = direction_ * controller_.after_failure(magnitude);
         if (++callback_failures >= options_.max_callback_failures)
           return failed(Status::callback_failures, std::to_string(callback_failures) + " recoverable callback failures (or non-finite values) in a row at t = " + format_number(t_now) + listener_note());
+        break;
+      case Attempt::listener_solver_failed:
+        h_ = direction_ * controller_.after_failure(magnitude);
+        if (++listener_solver_failures >= options_.max_callback_failures)
+          return failed(Status::linear_solver_failures, std::to_string(listener_solver_failures) + " linear-solver failures of a step listener in a row at t = " + format_number(t_now) + listener_note());
         break;
       case Attempt::singular:
         h_ = direction_ * controller_.after_failure(magnitude);
@@ -410,6 +417,8 @@ Integrator::Attempt Integrator::attempt_step(double h, double t_end, bool force_
       if (verdict.code != 0 || std::isnan(verdict.error_norm)) {
         failed_listener_ = listener;
         if (verdict.code < 0) return Attempt::fatal;
+        if (verdict.code > 0 && verdict.failure == Status::linear_solver_failures)
+          return Attempt::listener_solver_failed;
         ++stats_.callback_failures;
         return Attempt::callback_failed;
       }
@@ -508,6 +517,7 @@ Status Integrator::replay_step(double h, double t_end) {
     case Attempt::newton_failed: return newton_failure("Newton did not converge in the fixed step at t = " + format_number(t_now));
     case Attempt::singular: return failed(Status::singular_iteration_matrix, "singular iteration matrix in the fixed step at t = " + format_number(t_now) + singular_note(stepper_));
     case Attempt::fatal: return failed(Status::callback_fatal, "a callback returned a fatal code in the fixed step at t = " + format_number(t_now) + listener_note());
+    case Attempt::listener_solver_failed: return failed(Status::linear_solver_failures, "a step listener's linear solver failed in the fixed step at t = " + format_number(t_now) + listener_note());
     case Attempt::callback_failed:
     case Attempt::error_rejected: break;
   }

@@ -126,9 +126,8 @@ def test_hybrid_krylov_settings_reach_the_run():
     with pytest.raises(ValueError, match="matrix_free"):
         solver.initialize_sensitivities()
     # A sensitivity_tolerance no GMRES solve reaches fails the sensitivities' stage solves,
-    # naming GMRES and the setting, with the solver's last good state kept. (The library
-    # reports it as the sensitivities' step listener failing, callback_failures, for plain
-    # and hybrid runs alike.)
+    # naming GMRES and the setting, with the solver's last good state kept, as the linear
+    # solver's failure (it was reported as callback_failures).
     problem = make_rod("krylov", sensitivity_tolerance=1e-300)
     solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=RTOL, atol=RTOL))
     solver.initialize(0.0, 0, np.zeros(CELLS), p=P)
@@ -136,7 +135,7 @@ def test_hybrid_krylov_settings_reach_the_run():
     with pytest.raises(esdirk.SolverError, match="GMRES did not solve the stage sensitivities to "
                                                  "KrylovSettings::sensitivity_tolerance") as error:
         solver.integrate_to(T_END)
-    assert error.value.status_name == "callback_failures"
+    assert error.value.status_name == "linear_solver_failures"
 
 
 def test_hybrid_bad_structure_and_settings_are_refused_with_the_libraries_words():

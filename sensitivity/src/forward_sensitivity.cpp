@@ -207,11 +207,18 @@ TrialVerdict ForwardSensitivity::on_trial(const StepView& step) {
   const int code = stages_.solve(step, Sx_.cref(), Sz_.cref(), P_.cref(), uses_parameters_);
   if (code != 0) {
     trial_message_ = stages_.message();
-    return {0.0, code};
+    return {0.0, code, failure_status(code)};
   }
   trial_message_.clear();
   trial_solved_ = true;
   return {sensitivity_error_norm(), 0};
+}
+
+// The status of a failed stage solve: fatal for a negative callback code; GMRES missing the
+// sensitivity tolerance is the linear solver's (it was reported as a callback failure).
+Status ForwardSensitivity::failure_status(int code) const {
+  if (code < 0) return Status::callback_fatal;
+  return stages_.linear_solver_failed() ? Status::linear_solver_failures : Status::callback_failures;
 }
 
 double ForwardSensitivity::sensitivity_error_norm() const {
@@ -275,7 +282,7 @@ AcceptVerdict ForwardSensitivity::on_accept(const StepView& step, DenseOutput&) 
   if (!trial_solved_) {
     const int code = stages_.solve(step, Sx_.cref(), Sz_.cref(), P_.cref(), uses_parameters_);
     if (code != 0) {
-      fail(code < 0 ? Status::callback_fatal : Status::callback_failures, stages_.message());
+      fail(failure_status(code), stages_.message());
       return AcceptVerdict::fail(status_);
     }
   }

@@ -676,6 +676,7 @@ void StageSensitivities::form_rhs(int i, double h, double h_gamma, bool fresh_ba
   last_max_corrections_ = 0;
   base_stage_ = -1;
   message_.clear();
+  linear_solver_failed_ = false;
   analytic_jacobian_ = !structured_ && integrator_.problem().has_jacobian();
   analytic_parameters_ = uses_parameters && integrator_.problem().has_parameter_jacobian();
   weights_ready_ = false;  // formed for the first stage that needs refinement
@@ -787,6 +788,7 @@ void StageSensitivities::form_rhs(int i, double h, double h_gamma, bool fresh_ba
     message_ = "GMRES did not solve the stage sensitivities to KrylovSettings::sensitivity_tolerance at t = " +
                format_number(step.stage_times[i]) + " (raise dimension or max_restarts, or the preconditioner "
                "failed)";
+    linear_solver_failed_ = true;
     return 1;
   }
   if (!factored && use_inverse_) {

@@ -190,4 +190,45 @@ BOOST_AUTO_TEST_CASE(a_zero_seed_column_stays_exactly_zero_on_the_krylov_back_en
   BOOST_TEST(zero_column == 0.0);
 }
 
+// When the sensitivities' GMRES missed KrylovSettings::sensitivity_tolerance, the run ended with
+// callback_failures and counted each retry as a callback failure, though no callback had
+// failed: the step listener's verdict could not say what failed. It now names the linear
+// solver (TrialVerdict::failure): the run ends with linear_solver_failures, the message names
+// GMRES and the setting, no callback failure is counted, and the last good state is kept.
+BOOST_AUTO_TEST_CASE(a_sensitivity_gmres_that_missed_its_tolerance_was_reported_as_a_callback_failure) {
+  brusselator_mol::Model model(20);
+  declare(model, LinearSolverKind::krylov);
+  esdirk::KrylovSettings settings = model.jacobian_structure().krylov;
+  settings.sensitivity_tolerance = 1e-300;  // no GMRES reaches it
+  model.set_krylov_settings(settings);
+  esdirk::Options options;
+  options.rtol = options.atol = 1e-6;
+  esdirk::Integrator integrator(model, options);
+  const auto p = model.nominal_parameters();
+  BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, model.initial_state(), {}, p)));
+  const int n = model.size();
+  DenseMatrix seed(n + 3, 3);
+  for (int l = 0; l < 3; ++l) seed(n + l, l) = p[static_cast<std::size_t>(l)];
+  for (const bool error_control : {true, false}) {  // the trial verdict, and on_accept
+    SensitivityOptions sensitivity;
+    sensitivity.error_control = error_control;
+    BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, model.initial_state(), {}, p)));
+    esdirk::ForwardSensitivity sens(integrator, sensitivity);
+    BOOST_REQUIRE(esdirk::ok(sens.initialize(seed.cref())));
+    std::vector<double> x(static_cast<std::size_t>(n));
+    DenseMatrix Sx(n, 3);
+    const auto outcome = sens.integrate_to(1.0, x, {}, Sx.ref());
+    BOOST_TEST_INFO("error control " << error_control << ": " << sens.message());
+    BOOST_TEST(std::string(esdirk::status_name(outcome.status)) == "linear_solver_failures");
+    BOOST_TEST(sens.message().find("GMRES did not solve the stage sensitivities to "
+                                   "KrylovSettings::sensitivity_tolerance") != std::string::npos);
+    BOOST_TEST(integrator.statistics().callback_failures == 0);
+    BOOST_TEST(sens.counters().linear_solver_failures > 0);
+    // With error control no step passes its trial; without, the integrator accepts the first
+    // step before the sensitivities fail on it, and they stay at its start.
+    if (error_control) BOOST_TEST(integrator.t() == 0.0);
+    BOOST_TEST(sens.t() == 0.0);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

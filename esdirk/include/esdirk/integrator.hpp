@@ -193,7 +193,8 @@ class ESDIRK_API Integrator {
 
  private:
   class Observer;
-  enum class Attempt { accepted, error_rejected, newton_failed, callback_failed, singular, fatal, listener_failed };
+  // listener_solver_failed: a listener's trial verdict names its linear solver (TrialVerdict::failure).
+  enum class Attempt { accepted, error_rejected, newton_failed, callback_failed, listener_solver_failed, singular, fatal, listener_failed };
 
   void require_initialized(const char* who) const;
   void check_size(ConstVector v, int n, const char* what) const;

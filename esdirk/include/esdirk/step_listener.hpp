@@ -17,10 +17,15 @@ namespace esdirk {
 
 /// What a listener says of a trial step: an extra error norm that enters the error test
 /// (accepted only if max(states' norm, every extra norm) <= 1), or a failure: code > 0 is
-/// recoverable (the step is retried smaller, counted as a callback failure), code < 0 fatal.
+/// recoverable (the step is retried smaller), code < 0 fatal.
 struct TrialVerdict {
   double error_norm = 0.0;
   int code = 0;
+  /// What a recoverable failure was: Status::callback_failures (counted as such), or
+  /// Status::linear_solver_failures (an iterative solve of the listener's own missed its
+  /// tolerance; the listener's solver counts it): the status the run ends with when the
+  /// failures go on.
+  Status failure = Status::callback_failures;
 };
 
 /// What a listener says of an accepted step.

@@ -95,6 +95,7 @@ class ESDIRK_API ForwardSensitivity final : public StepListener {
   Status fail(Status status, std::string message);
   void require_usable(const char* who) const;
   double sensitivity_error_norm() const;
+  Status failure_status(int code) const;
   void set_direction_scales(ConstMatrixRef seed);
   Status algebraic_from_states(double t, ConstVector x, ConstVector z, ConstVector f, ConstVector g,
                                ConstMatrixRef Sx, MatrixRef Sz, long& lu_counter);

@@ -99,6 +99,9 @@ class StageSensitivities {
     product_valid_ = false;
   }
   const std::string& message() const { return message_; }
+  /// The last solve failed because GMRES missed KrylovSettings::sensitivity_tolerance (the
+  /// Krylov back-end), not because of a callback.
+  bool linear_solver_failed() const { return linear_solver_failed_; }
 
  private:
   // A stage's J: dense (a view) or in the storage of a banded or sparse problem.
@@ -177,6 +180,7 @@ class StageSensitivities {
   DenseMatrix jp_cache_;             // [f_p; g_p] at the last stage of the previous solve
   std::vector<double> cache_point_;  // (t, x, z) of jp_cache_
   bool cache_valid_ = false;
+  bool linear_solver_failed_ = false;  // see linear_solver_failed()
   // Systems up to this order form M^{-1} once per step (see resize()).
   static constexpr int inverse_limit = 48;
   bool use_inverse_ = false;
