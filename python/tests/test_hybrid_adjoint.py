@@ -5,11 +5,9 @@ rounding, converges to the closed form with the tolerance and agrees with centra
 whole runs; memory budgets give the same bits; a terminal event gives the total derivative; bad
 input raises and leaves the recording usable."""
 
-import collections
 import math
 import os
 import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -125,17 +123,8 @@ def objective_gradient(adjoint, **kw):
 
 
 @pytest.fixture(scope="module")
-def cpp():
-    out = subprocess.run([os.environ["ESDIRK_REFERENCE_RUNS"]], check=True, capture_output=True,
-                         text=True).stdout
-    runs = collections.defaultdict(lambda: collections.defaultdict(list))
-    for line in out.splitlines():
-        run, name, *values = line.split()
-        if name == "counts":
-            runs[run][name] = [int(v) for v in values]
-        else:
-            runs[run][name].append(np.array([float.fromhex(v) for v in values]))
-    return runs["thermostat_adjoint"]
+def cpp(cpp_runs):
+    return cpp_runs["thermostat_adjoint"]
 
 
 @pytest.mark.parametrize("route", ["python", "numba"])
