@@ -85,12 +85,7 @@ BOOST_AUTO_TEST_SUITE(stage_start_replay_tests)
 
 // Dow (nx = 6, nz = 4), ESDIRK436 at rtol 1e-6: a replay from every recorded step repeats every
 // later step to the bit, stage values and starting values included.
-BOOST_AUTO_TEST_CASE(a_dense_output_run_replays_bit_for_bit_from_every_recorded_step) {
-  DowRun run;
-  dow::Model& model = run.model;
-  const esdirk::Options& options = run.options;
-  const std::vector<double>& p = run.p;
-  const esdirk::Trajectory& trajectory = run.trajectory;
+BOOST_FIXTURE_TEST_CASE(a_dense_output_run_replays_bit_for_bit_from_every_recorded_step, DowRun) {
   const int steps = trajectory.size();
   BOOST_REQUIRE(steps > 20);
   // The first step has no step before it; every later one here starts stage 2 from its
@@ -106,12 +101,7 @@ BOOST_AUTO_TEST_CASE(a_dense_output_run_replays_bit_for_bit_from_every_recorded_
 // Without the recorded starting value the first replayed step starts stage 2 by extrapolation
 // and its stage values differ (the Newton iteration stops elsewhere within its tolerance): the
 // record's stage_start is what makes the replay exact.
-BOOST_AUTO_TEST_CASE(a_replay_without_the_recorded_stage_start_differs) {
-  DowRun run;
-  dow::Model& model = run.model;
-  const esdirk::Options& options = run.options;
-  const std::vector<double>& p = run.p;
-  const esdirk::Trajectory& trajectory = run.trajectory;
+BOOST_FIXTURE_TEST_CASE(a_replay_without_the_recorded_stage_start_differs, DowRun) {
   int differing = 0, tried = 0;
   for (int first = 1; first < trajectory.size(); first += 5, ++tried)
     if (replay_differences(model, options, trajectory, p, first, false) > 0) ++differing;
