@@ -157,7 +157,6 @@ void Integrator::require_step_jacobians(const char* who, bool accepts_krylov) co
   if (options_.reuse_jacobian)
     throw std::invalid_argument(std::string(who) + ": Options::reuse_jacobian is a states-only option (the "
                                 "derivatives need the Jacobian at the start of every step); switch it off");
-  step_jacobians_required_ = true;
 }
 
 void Integrator::add_listener(StepListener& listener) {
@@ -398,8 +397,9 @@ Status Integrator::take_step() {
 // error test, and on acceptance the controller and the listeners' on_accept.
 Integrator::Attempt Integrator::attempt_step(double h, double t_end, bool force_accept) {
   const bool controller_step = std::abs(h) == std::abs(h_);  // not cut to a stop time or bound
-  // FactorizationPolicy::automatic keeps J only while no module needs J at t_n of each step.
-  bool exact = step_jacobians_required_;
+  // FactorizationPolicy::automatic keeps J only while no attached module needs J at t_n of
+  // each step.
+  bool exact = false;
   for (const StepListener* listener : listeners_) exact = exact || listener->needs_jacobian_at_step_start();
   stepper_.set_exact_step_jacobians(exact);
   switch (stepper_.attempt(h)) {

@@ -28,6 +28,7 @@ class RecordedRun::Replayer final : public StepListener {
 
   Integrator& integrator() { return integrator_; }
   void set_first(int first) { first_ = first; }
+  bool needs_jacobian_at_step_start() const override { return true; }
 
   AcceptVerdict on_accept(const StepView& step, DenseOutput&) override {
     if (step.index >= first_)

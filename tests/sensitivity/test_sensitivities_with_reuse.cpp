@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "brusselator_mol/brusselator_2d_model.hpp"
+#include "esdirk/sensitivity/adjoint.hpp"
 #include "esdirk/sensitivity/forward_sensitivity.hpp"
 
 namespace {
@@ -84,5 +86,47 @@ BOOST_AUTO_TEST_CASE(sensitivities_with_the_default_policy_equal_central_differe
     }
     BOOST_TEST_INFO("parameter " << l);
     BOOST_TEST(worst / scale < 1e-6);
+  }
+}
+
+// A module that needs J at t_n of every step asks for it only while it is attached. It was a
+// flag the integrator set once and never cleared: after the sensitivities (or the adjoint) were
+// destroyed, a states-only continuation on the 2-D grid still formed J and factored every step.
+BOOST_AUTO_TEST_CASE(the_integrator_kept_forming_j_every_step_after_the_sensitivities_were_removed) {
+  brusselator_mol::Model2d model(side);
+  model.set_jacobian_pattern(model.pattern(), esdirk::LinearSolverKind::sparse);
+  esdirk::Options options;  // the defaults: FactorizationPolicy::automatic
+  options.rtol = options.atol = 1e-6;
+  const auto p = model.nominal_parameters();
+  const int n = model.size();
+  std::vector<double> y(static_cast<std::size_t>(n));
+
+  // Each module in turn: attached on [0, 1] (every step forms J), removed on [1, 2] (J kept).
+  for (const bool adjoint : {false, true}) {
+    BOOST_TEST_INFO((adjoint ? "Adjoint" : "ForwardSensitivity"));
+    esdirk::Integrator integrator(model, options);
+    {
+      std::unique_ptr<esdirk::Adjoint> recording;
+      std::unique_ptr<esdirk::ForwardSensitivity> sensitivities;
+      if (adjoint) recording = std::make_unique<esdirk::Adjoint>(integrator);
+      BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, model.initial_state(), {}, p)));
+      if (!adjoint) {
+        sensitivities = std::make_unique<esdirk::ForwardSensitivity>(integrator, esdirk::SensitivityOptions{});
+        esdirk::DenseMatrix seed(n + 3, 1);
+        seed(n, 0) = 1.0;
+        BOOST_REQUIRE(esdirk::ok(sensitivities->initialize(seed.cref())));
+      }
+      BOOST_REQUIRE(esdirk::ok(integrator.integrate_to(t_end, y).status));
+      BOOST_TEST(integrator.statistics().jacobian_reuses == 0);
+      BOOST_TEST(integrator.statistics().lu_reuses == 0);
+    }
+    const esdirk::Statistics attached = integrator.statistics();
+    BOOST_REQUIRE(esdirk::ok(integrator.integrate_to(2.0 * t_end, y).status));
+    const esdirk::Statistics& s = integrator.statistics();
+    BOOST_TEST_INFO(s.steps - attached.steps << " steps without the module, "
+                                             << s.lu_factorizations - attached.lu_factorizations << " LUs");
+    BOOST_TEST(s.jacobian_reuses > 0);
+    BOOST_TEST(s.lu_reuses > 0);
+    BOOST_TEST(s.lu_factorizations - attached.lu_factorizations < (s.steps - attached.steps) / 2);
   }
 }

@@ -100,11 +100,13 @@ class ESDIRK_API Integrator {
   void clear_stop_time();
 
   /// For modules whose derivatives need the Jacobian at the start of every step (forward
-  /// sensitivities, adjoints): throws std::invalid_argument naming `who` when
-  /// Options::reuse_jacobian is on; otherwise FactorizationPolicy::automatic forms J and the LU
-  /// every step from now on. The Krylov back-end is refused unless `accepts_krylov` (forward
-  /// sensitivities and Adjoint, which solve their own stage systems to
-  /// KrylovSettings::sensitivity_tolerance), and with KrylovSettings::matrix_free always.
+  /// sensitivities, adjoints), called when they attach: throws std::invalid_argument naming
+  /// `who` when Options::reuse_jacobian is on. The Krylov back-end is refused unless
+  /// `accepts_krylov` (forward sensitivities and Adjoint, which solve their own stage systems to
+  /// KrylovSettings::sensitivity_tolerance), and with KrylovSettings::matrix_free always. Such a
+  /// module is a listener whose needs_jacobian_at_step_start() is true: while it is attached,
+  /// FactorizationPolicy::automatic forms J and the LU every step; after it is removed the
+  /// policy decides again.
   void require_step_jacobians(const char* who, bool accepts_krylov = false) const;
   /// Adds a listener at the end of the ordered list (it must outlive its membership; remove it
   /// before destroying it). Adding the same listener twice throws std::invalid_argument.
@@ -233,7 +235,6 @@ class ESDIRK_API Integrator {
   std::string message_;
   long steps_in_call_ = 0;
   double last_error_ = 0.0;
-  mutable bool step_jacobians_required_ = false;  // require_step_jacobians() was called
   StepListener* failed_listener_ = nullptr;  // the listener whose failure ended an attempt
   Status last_status_ = Status::success;     // what a listener's on_accept failure returned
 };

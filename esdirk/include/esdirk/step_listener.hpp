@@ -63,9 +63,10 @@ class ESDIRK_API StepListener {
   virtual void add_statistics(Statistics& report) const { (void)report; }
   /// Why the last on_trial / on_accept failed (read by the driver for its message).
   virtual std::string failure_message() const { return {}; }
-  /// True if the listener needs the step's Jacobian to be J at (t_n, x_n, z_n) (paper-mode
-  /// sensitivities, Kristensen et al. 2005): the integrator then does not reuse J from an earlier
-  /// step.
+  /// True if the listener needs the step's Jacobian to be J at (t_n, x_n, z_n): forward
+  /// sensitivities and adjoints (their stage derivatives start from it), a recording
+  /// Trajectory (a replay repeats each step from its own start). While such a listener is
+  /// attached the integrator does not reuse J from an earlier step.
   virtual bool needs_jacobian_at_step_start() const { return false; }
 };
 

@@ -150,6 +150,7 @@ class ESDIRK_API HybridAdjoint final : public StepListener {
   /// Adds the last sweep's counters (adjoint steps, transposed solves, LUs, Jacobians) to the
   /// integrator's report.
   void add_statistics(Statistics& report) const override;
+  bool needs_jacobian_at_step_start() const override { return true; }
 
  private:
   struct Segment;

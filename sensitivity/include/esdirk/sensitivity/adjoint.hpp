@@ -131,6 +131,7 @@ class ESDIRK_API Adjoint final : public StepListener {
   AcceptVerdict on_accept(const StepView& step, DenseOutput& dense) override;
   void on_restart(double t, RestartKind kind) override;
   void add_statistics(Statistics& report) const override;
+  bool needs_jacobian_at_step_start() const override { return true; }
 
  private:
   class Sweep;

@@ -88,6 +88,7 @@ class ESDIRK_API ForwardSensitivity final : public StepListener {
   void on_restart(double t, RestartKind kind) override;
   void add_statistics(Statistics& report) const override { report += counters_; }
   std::string failure_message() const override;
+  bool needs_jacobian_at_step_start() const override { return true; }
 
  private:
   void commit(const StepView& step);
