@@ -100,6 +100,34 @@ class CHybridProblem final : public esdirk::HybridProblem {
         nz(), np(), nm(), t, x.data(), ptr(z), ptr(p), ptr(mem), E.data, E.ld, user_data_);
   }
 
+  // The Newton-Krylov callbacks (esdirk_hybrid_problem_set_krylov_callbacks), checked as the
+  // plain problem's (CProblem).
+  bool has_jacobian_vector_product() const override { return jacobian_vector_fn != nullptr; }
+  int jacobian_vector_product(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z,
+                              esdirk::ConstVector p, esdirk::ConstVector mem, esdirk::ConstVector v,
+                              esdirk::Vector out) override {
+    const int code = jacobian_vector_fn(mode, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p), ptr(mem),
+                                        v.data(), out.data(), user_data_);
+    return krylov_failure_.check("the J v callback", code, t, out);
+  }
+  bool has_preconditioner() const override { return preconditioner_solve_fn != nullptr; }
+  int preconditioner_setup(int mode, double t, esdirk::ConstVector x, esdirk::ConstVector z,
+                           esdirk::ConstVector p, esdirk::ConstVector mem, const esdirk::JacobianMatrix& J,
+                           double h_gamma) override {
+    if (J.is_dense()) throw std::logic_error("preconditioner_setup: J has no pattern");
+    const esdirk::SparsityPattern& pattern = J.pattern();
+    setup_t_ = t;
+    const int code = preconditioner_setup_fn(mode, nx(), nz(), np(), nm(), t, x.data(), ptr(z), ptr(p), ptr(mem),
+                                             h_gamma, pattern.nonzeros(), pattern.column_pointers().data(),
+                                             pattern.row_indices().data(), J.values(), user_data_);
+    return krylov_failure_.check("the preconditioner setup callback", code, t, {});
+  }
+  int preconditioner_solve(esdirk::ConstVector r, esdirk::Vector out, bool transpose) override {
+    const int code = preconditioner_solve_fn(nx(), nz(), r.data(), out.data(), transpose ? 1 : 0, user_data_);
+    return krylov_failure_.check("the preconditioner solve callback", code, setup_t_, out);
+  }
+  std::string failure_note() const override { return krylov_failure_.describe(); }
+
   esdirk_hybrid_jacobian_fn jacobian_fn = nullptr, parameter_jacobian_fn = nullptr;
   esdirk_parameter_reset_fn parameter_reset_fn = nullptr;
   esdirk_parameter_reset_jacobian_fn parameter_reset_jacobian_fn = nullptr;
@@ -109,12 +137,17 @@ class CHybridProblem final : public esdirk::HybridProblem {
   esdirk_reset_jacobian_fn reset_jacobian_fn = nullptr;
   esdirk_has_mode_fn has_mode_fn = nullptr;
   esdirk_hybrid_sparse_jacobian_fn sparse_jacobian_fn = nullptr;
+  esdirk_hybrid_jacobian_vector_fn jacobian_vector_fn = nullptr;
+  esdirk_hybrid_preconditioner_setup_fn preconditioner_setup_fn = nullptr;
+  esdirk_preconditioner_solve_fn preconditioner_solve_fn = nullptr;
 
  private:
   int nm() const { return memory_size(); }
   static const double* ptr(esdirk::ConstVector v) { return v.empty() ? nullptr : v.data(); }
   esdirk_hybrid_residual_fn residual_;
   void* user_data_;
+  double setup_t_ = 0.0;  // t of the last preconditioner setup (the solves' messages)
+  KrylovFailure krylov_failure_;
 };
 
 }  // namespace esdirk_capi

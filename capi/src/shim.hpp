@@ -24,6 +24,44 @@
 
 namespace esdirk_capi {
 
+// The first failure of a Krylov callback (of a plain or a hybrid C problem) since one last
+// succeeded, kept as plain values (no allocation in the step loop). A success clears it: the
+// step recovered, so the note would be stale; a failure that follows another (a NaN from
+// P^{-1} r reaching J v) keeps the first, which is the cause.
+class KrylovFailure {
+ public:
+  // Returns the code the core should see: `code`, or 1 for a non-finite result.
+  int check(const char* who, int code, double t, esdirk::ConstVector out) noexcept {
+    bool finite = true;
+    if (code == 0)
+      for (double v : out) finite = finite && std::isfinite(v);
+    if (code == 0 && finite) {
+      if (who_ != nullptr) who_ = nullptr;  // written only after a failure, not per call
+      return 0;
+    }
+    if (who_ == nullptr) {
+      who_ = who;
+      code_ = code;
+      t_ = t;
+    }
+    return code != 0 ? code : 1;
+  }
+  std::string describe() const {
+    if (who_ == nullptr) return {};
+    char text[160];
+    if (code_ != 0)
+      std::snprintf(text, sizeof text, "%s returned %d (J formed at t = %.9g)", who_, code_, t_);
+    else
+      std::snprintf(text, sizeof text, "%s gave non-finite values (J formed at t = %.9g)", who_, t_);
+    return text;
+  }
+
+ private:
+  const char* who_ = nullptr;
+  int code_ = 0;
+  double t_ = 0.0;
+};
+
 // A Problem whose callbacks are C function pointers (NULL vectors when a size is zero).
 class CProblem final : public esdirk::Problem {
  public:
@@ -115,44 +153,6 @@ class CProblem final : public esdirk::Problem {
  private:
   const double* zp(esdirk::ConstVector z) const { return nz() ? z.data() : nullptr; }
   const double* pp(esdirk::ConstVector p) const { return np() ? p.data() : nullptr; }
-  // The first failure of a Krylov callback since one last succeeded, kept as plain values (no
-  // allocation in the step loop). A success clears it: the step recovered, so the note would be
-  // stale; a failure that follows another (a NaN from P^{-1} r reaching J v) keeps the first,
-  // which is the cause.
-  class KrylovFailure {
-   public:
-    // Returns the code the core should see: `code`, or 1 for a non-finite result.
-    int check(const char* who, int code, double t, esdirk::ConstVector out) noexcept {
-      bool finite = true;
-      if (code == 0)
-        for (double v : out) finite = finite && std::isfinite(v);
-      if (code == 0 && finite) {
-        if (who_ != nullptr) who_ = nullptr;  // written only after a failure, not per call
-        return 0;
-      }
-      if (who_ == nullptr) {
-        who_ = who;
-        code_ = code;
-        t_ = t;
-      }
-      return code != 0 ? code : 1;
-    }
-    std::string describe() const {
-      if (who_ == nullptr) return {};
-      char text[160];
-      if (code_ != 0)
-        std::snprintf(text, sizeof text, "%s returned %d (J formed at t = %.9g)", who_, code_, t_);
-      else
-        std::snprintf(text, sizeof text, "%s gave non-finite values (J formed at t = %.9g)", who_, t_);
-      return text;
-    }
-
-   private:
-    const char* who_ = nullptr;
-    int code_ = 0;
-    double t_ = 0.0;
-  };
-
   esdirk_residual_fn residual_;
   void* user_data_;
   double setup_t_ = 0.0;  // t of the last preconditioner setup (the solves' messages)

@@ -239,6 +239,24 @@ int on_model(Structure& structure, Body&& body) {
   return body(*structure.hybrid);
 }
 
+// esdirk_*_set_krylov_callbacks of a plain or a hybrid problem: the preconditioner's setup and
+// solve come both or neither.
+template <class Handle, class Product, class Setup>
+int set_krylov_callbacks(Handle* problem, Product product, Setup setup, esdirk_preconditioner_solve_fn solve,
+                         const char* who) {
+  if (!problem) return ESDIRK_NULL_ARGUMENT;
+  problem->structure.message.clear();
+  if ((setup == nullptr) != (solve == nullptr)) {
+    problem->structure.message = std::string(who) + ": give the preconditioner's setup and solve, or neither";
+    return ESDIRK_INVALID_ARGUMENT;
+  }
+  auto& model = *problem->problem;
+  model.jacobian_vector_fn = product;
+  model.preconditioner_setup_fn = setup;
+  model.preconditioner_solve_fn = solve;
+  return ESDIRK_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -330,19 +348,14 @@ int esdirk_problem_set_sparse_jacobian(esdirk_problem* problem,
 int esdirk_problem_set_krylov_callbacks(esdirk_problem* problem, esdirk_jacobian_vector_fn product,
                                         esdirk_preconditioner_setup_fn setup,
                                         esdirk_preconditioner_solve_fn solve) {
-  if (!problem) return ESDIRK_NULL_ARGUMENT;
-  problem->structure.message.clear();
-  if ((setup == nullptr) != (solve == nullptr)) {
-    problem->structure.message =
-        "esdirk_problem_set_krylov_callbacks: give the preconditioner's setup and solve, or "
-        "neither";
-    return ESDIRK_INVALID_ARGUMENT;
-  }
-  esdirk_capi::CProblem& model = *problem->problem;
-  model.jacobian_vector_fn = product;
-  model.preconditioner_setup_fn = setup;
-  model.preconditioner_solve_fn = solve;
-  return ESDIRK_SUCCESS;
+  return set_krylov_callbacks(problem, product, setup, solve, "esdirk_problem_set_krylov_callbacks");
+}
+
+int esdirk_hybrid_problem_set_krylov_callbacks(esdirk_hybrid_problem* problem,
+                                               esdirk_hybrid_jacobian_vector_fn product,
+                                               esdirk_hybrid_preconditioner_setup_fn setup,
+                                               esdirk_preconditioner_solve_fn solve) {
+  return set_krylov_callbacks(problem, product, setup, solve, "esdirk_hybrid_problem_set_krylov_callbacks");
 }
 
 int esdirk_problem_check_jacobian_pattern(esdirk_problem* problem, double t, const double* x,

@@ -41,6 +41,21 @@ int HybridProblem::sparse_jacobian(int, double, ConstVector, ConstVector, ConstV
   throw std::logic_error("HybridProblem::sparse_jacobian called but has_sparse_jacobian() is false");
 }
 
+int HybridProblem::jacobian_vector_product(int, double, ConstVector, ConstVector, ConstVector, ConstVector,
+                                           ConstVector, Vector) {
+  throw std::logic_error(
+      "HybridProblem::jacobian_vector_product called but has_jacobian_vector_product() is false");
+}
+
+int HybridProblem::preconditioner_setup(int, double, ConstVector, ConstVector, ConstVector, ConstVector,
+                                        const JacobianMatrix&, double) {
+  throw std::logic_error("HybridProblem::preconditioner_setup called but has_preconditioner() is false");
+}
+
+int HybridProblem::preconditioner_solve(ConstVector, Vector, bool) {
+  throw std::logic_error("HybridProblem::preconditioner_solve called but has_preconditioner() is false");
+}
+
 int HybridProblem::parameter_jacobian(int, double, ConstVector, ConstVector, ConstVector,
                                       ConstVector, MatrixRef) {
   throw std::logic_error(

@@ -53,8 +53,46 @@ class ModeProblem final : public Problem {
     return hybrid_.parameter_jacobian(mode, t, x, z, parameters_of(p), memory_of(p), Jp);
   }
 
+  bool has_jacobian_vector_product() const override { return hybrid_.has_jacobian_vector_product(); }
+  int jacobian_vector_product(double t, ConstVector x, ConstVector z, ConstVector p, ConstVector v,
+                              Vector out) override {
+    return hybrid_.jacobian_vector_product(mode, t, x, z, parameters_of(p), memory_of(p), v, out);
+  }
+  bool has_preconditioner() const override { return hybrid_.has_preconditioner(); }
+  int preconditioner_setup(double t, ConstVector x, ConstVector z, ConstVector p, const JacobianMatrix& J,
+                           double h_gamma) override {
+    setup_ = {mode, t, x, z, p, &J, h_gamma};
+    return set_up_hybrid();
+  }
+  int preconditioner_solve(ConstVector r, Vector out, bool transpose) override {
+    // The problem's one P serves every view: if another view (the adjoint's replay) set it up
+    // since this one did, set it up again for this view's last setup. (The stage systems of one
+    // view track each other through Problem's own owner.) The arguments' storage is the stage
+    // system's kept point, which lives as long as the stage system that solves with it.
+    if (hybrid_.preconditioner_owner_ != this && setup_.J != nullptr) {
+      const int code = set_up_hybrid();
+      if (code != 0) return code;
+    }
+    return hybrid_.preconditioner_solve(r, out, transpose);
+  }
+  std::string failure_note() const override { return hybrid_.failure_note(); }
+
  private:
+  struct Setup {
+    int mode = 0;
+    double t = 0.0;
+    ConstVector x, z, p;
+    const JacobianMatrix* J = nullptr;
+    double h_gamma = 0.0;
+  };
+  int set_up_hybrid() {
+    hybrid_.preconditioner_owner_ = this;
+    return hybrid_.preconditioner_setup(setup_.mode, setup_.t, setup_.x, setup_.z, parameters_of(setup_.p),
+                                        memory_of(setup_.p), *setup_.J, setup_.h_gamma);
+  }
+
   HybridProblem& hybrid_;
+  Setup setup_;
 };
 
 }  // namespace esdirk::internal

@@ -5,7 +5,8 @@
  * and bad input (a failing or NaN preconditioner, a NaN J v, NULL pointers, a setup without a
  * solve, settings out of range or out of order) gets a clear status and message and loses
  * nothing; the multiple-shooting evaluator's copies of the problem keep the callbacks; and the
- * adjoint's transposed solves call the preconditioner with its transpose flag. */
+ * adjoint's transposed solves call the preconditioner with its transpose flag; a hybrid problem
+ * takes the same callbacks with its mode and memory (esdirk_hybrid_problem_set_krylov_callbacks). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -515,6 +516,87 @@ static void adjoint_uses_the_transposed_preconditioner(void) {
   CHECK(size > 0.0 && difference < 10.0 * RTOL * size);
 }
 
+/* The same Brusselator as a hybrid problem (one mode, no events): its callbacks, given the mode
+ * and the memory, forward to the plain ones. */
+static int hybrid_brusselator(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, double t,
+                              const double* x, const double* z, const double* p, const double* mem, double* f,
+                              double* g, void* user_data) {
+  (void)mode, (void)nm, (void)mem;
+  return brusselator(nx, nz, np, t, x, z, p, f, g, user_data);
+}
+static int modes_seen_wrong = 0; /* a callback that was given another mode or a memory */
+static int hybrid_product(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, double t,
+                          const double* x, const double* z, const double* p, const double* mem, const double* v,
+                          double* out, void* user_data) {
+  if (mode != 4 || nm != 0 || mem != NULL) ++modes_seen_wrong;
+  return product(nx, nz, np, t, x, z, p, v, out, user_data);
+}
+static int hybrid_setup(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np, esdirk_int nm, double t,
+                        const double* x, const double* z, const double* p, const double* mem, double h_gamma,
+                        esdirk_int nnz, const esdirk_int* column_pointers, const esdirk_int* row_indices,
+                        const double* values, void* user_data) {
+  if (mode != 4 || nm != 0 || mem != NULL) ++modes_seen_wrong;
+  return setup(nx, nz, np, t, x, z, p, h_gamma, nnz, column_pointers, row_indices, values, user_data);
+}
+
+/* Runs the hybrid problem in mode 4 to T_END: the status; the solver is kept in *out. */
+static int run_hybrid(esdirk_hybrid_problem* problem, double* x, esdirk_hybrid_solver** out) {
+  esdirk_options* options = NULL;
+  CHECK_STATUS(esdirk_options_create(&options), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_options_set_tolerances(options, RTOL, RTOL), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_create(problem, out), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_set_options(*out, options), ESDIRK_SUCCESS);
+  esdirk_options_free(&options);
+  initial_state(x);
+  CHECK_STATUS(esdirk_hybrid_solver_initialize(*out, 0.0, 4, x, NX, NULL, 0, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+  double t_reached = 0.0;
+  return esdirk_hybrid_solver_integrate_to(*out, T_END, x, NX, NULL, 0, &t_reached);
+}
+
+/* The hybrid problem's callbacks: matrix-free with the exact J v and the user preconditioner,
+ * the direct solution to the tolerance, every call counted and given the mode; a failing setup
+ * stops the run as the plain problem's does; a setup without a solve is refused. */
+static void hybrid_problems_take_the_same_callbacks_with_their_mode(void) {
+  Model model = {0};
+  esdirk_hybrid_problem* problem = NULL;
+  CHECK_STATUS(esdirk_hybrid_problem_create(NX, 0, 0, 0, 0, hybrid_brusselator, &model, &problem), ESDIRK_SUCCESS);
+  esdirk_jacobian_structure* structure = esdirk_hybrid_problem_jacobian_structure(problem);
+  CHECK_STATUS(esdirk_jacobian_structure_set_pattern(structure, pointers, rows, ESDIRK_LINEAR_SOLVER_KRYLOV),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_jacobian_structure_set_krylov_options(structure, 1, 1e-10, ESDIRK_KRYLOV_PRECONDITIONER_ILU0),
+               ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_problem_set_krylov_callbacks(problem, hybrid_product, hybrid_setup, NULL),
+               ESDIRK_INVALID_ARGUMENT);
+  CHECK(strstr(esdirk_jacobian_structure_last_error(structure), "setup and solve, or neither") != NULL);
+  CHECK_STATUS(esdirk_hybrid_problem_set_krylov_callbacks(NULL, hybrid_product, hybrid_setup, solve),
+               ESDIRK_NULL_ARGUMENT);
+  CHECK_STATUS(esdirk_hybrid_problem_set_krylov_callbacks(problem, hybrid_product, hybrid_setup, solve),
+               ESDIRK_SUCCESS);
+
+  double x[NX];
+  esdirk_hybrid_solver* solver = NULL;
+  CHECK_STATUS(run_hybrid(problem, x, &solver), ESDIRK_SUCCESS);
+  int64_t setups = -1, solves = -1, products = -1;
+  CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, "preconditioner_setups", &setups), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, "preconditioner_solves", &solves), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_hybrid_solver_get_counter(solver, "jacobian_vector_products", &products), ESDIRK_SUCCESS);
+  printf("hybrid: max |x - x_KLU| = %.3g, setups %ld, solves %ld, products %ld\n", max_difference(x, direct),
+         model.setups, model.solves, model.products);
+  CHECK(max_difference(x, direct) < 10.0 * RTOL);
+  CHECK(model.setups > 0 && model.setups == setups);
+  CHECK(model.solves > 0 && model.solves == solves);
+  CHECK(model.products > 0 && model.products == products);
+  CHECK(modes_seen_wrong == 0);
+  esdirk_hybrid_solver_free(&solver);
+
+  model.setup_code = 7;
+  CHECK_STATUS(run_hybrid(problem, x, &solver), ESDIRK_LINEAR_SOLVER_FAILURES);
+  printf("  %s\n", esdirk_hybrid_solver_last_error(solver));
+  CHECK(strstr(esdirk_hybrid_solver_last_error(solver), "the preconditioner setup callback returned 7") != NULL);
+  esdirk_hybrid_solver_free(&solver);
+  esdirk_hybrid_problem_free(&problem);
+}
+
 int main(void) {
   make_pattern();
   direct_solution();
@@ -525,5 +607,6 @@ int main(void) {
   krylov_dimensions_beyond_the_cap_are_refused_before_the_basis_is_allocated();
   intervals_use_the_problems_preconditioner();
   adjoint_uses_the_transposed_preconditioner();
+  hybrid_problems_take_the_same_callbacks_with_their_mode();
   return report();
 }

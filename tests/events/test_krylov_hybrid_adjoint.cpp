@@ -6,6 +6,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <array>
 #include <climits>
 #include <cmath>
 #include <stdexcept>
@@ -47,6 +48,54 @@ class HeatedRod : public esdirk::HybridProblem {
     next_mode = 1 - mode;
     return 0;
   }
+};
+
+// The rod with the problem's own Krylov hooks: the exact product J v and P = M itself
+// (M = I - h gamma J is tridiagonal and symmetric: the Thomas algorithm solves it, and P^{-T} =
+// P^{-1}), so that every preconditioned GMRES solve converges in one iteration. `fail_setup`
+// and `nan_solve` make them fail (the bad input of the hooks); the counters say what was called.
+class PreconditionedRod : public HeatedRod {
+ public:
+  bool fail_setup = false, nan_solve = false;
+  long products = 0, setups = 0, solves = 0;
+  std::vector<int> setup_modes;
+
+  bool has_jacobian_vector_product() const override { return true; }
+  int jacobian_vector_product(int, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+                              esdirk::ConstVector, esdirk::ConstVector v, esdirk::Vector out) override {
+    ++products;
+    const double c = coupling(p);
+    for (int i = 0; i < cells; ++i)
+      out[i] = c * ((i > 0 ? v[i - 1] : 0.0) - 2.0 * v[i] + (i + 1 < cells ? v[i + 1] : 0.0)) - x[i] * v[i];
+    return 0;
+  }
+  bool has_preconditioner() const override { return true; }
+  int preconditioner_setup(int mode, double, esdirk::ConstVector x, esdirk::ConstVector, esdirk::ConstVector p,
+                           esdirk::ConstVector, const esdirk::JacobianMatrix&, double h_gamma) override {
+    ++setups;
+    if (setup_modes.empty() || setup_modes.back() != mode) setup_modes.push_back(mode);
+    if (fail_setup) return 1;
+    off_ = -h_gamma * coupling(p);
+    for (int i = 0; i < cells; ++i) diagonal_[i] = 1.0 + h_gamma * (2.0 * coupling(p) + x[i]);
+    return 0;
+  }
+  int preconditioner_solve(esdirk::ConstVector r, esdirk::Vector out, bool) override {
+    ++solves;
+    // Thomas: forward elimination into pivot_, then back substitution.
+    double previous = 0.0;
+    for (int i = 0; i < cells; ++i) {
+      pivot_[i] = diagonal_[i] - (i > 0 ? off_ * off_ / pivot_[i - 1] : 0.0);
+      previous = out[i] = r[i] - (i > 0 ? off_ * previous / pivot_[i - 1] : 0.0);
+    }
+    for (int i = cells - 1; i >= 0; --i) out[i] = (out[i] - (i + 1 < cells ? off_ * out[i + 1] : 0.0)) / pivot_[i];
+    if (nan_solve) out[0] = std::nan("");
+    return 0;
+  }
+
+ private:
+  static double coupling(esdirk::ConstVector p) { return p[0] * (cells + 1.0) * (cells + 1.0); }
+  double off_ = 0.0;
+  std::array<double, cells> diagonal_{}, pivot_{};
 };
 
 constexpr double t_end = 12.0;
@@ -181,6 +230,128 @@ BOOST_AUTO_TEST_CASE(hybrid_krylov_settings_are_checked_and_reach_the_sweep) {
   BOOST_TEST(r.events == 2);  // the forward run reached t_end
   BOOST_TEST((r.status == esdirk::Status::linear_solver_failures));
   BOOST_TEST(r.message.find("GMRES") != std::string::npos);
+}
+
+// HybridProblem's Krylov hooks (it had none: a hybrid problem could use only the built-in
+// preconditioners and difference products). A matrix-free states-only run with the problem's
+// product and preconditioner equals the KLU run to the integration tolerance, in both modes,
+// and each GMRES solve takes one iteration (P = M).
+BOOST_AUTO_TEST_CASE(a_hybrid_problem_brings_its_own_product_and_preconditioner) {
+  const double rtol = 1e-7;
+  PreconditionedRod own;
+  declare(own, esdirk::LinearSolverKind::krylov);
+  esdirk::KrylovSettings settings;
+  settings.matrix_free = true;
+  own.set_krylov_settings(settings);
+  HeatedRod klu;
+  declare(klu, esdirk::LinearSolverKind::sparse);
+  const std::vector<double> x0(HeatedRod::cells, 0.0);
+  const Run a = run(own, tight(rtol), 0.0, 0, x0, {}, nominal_p, t_end);
+  const Run b = run(klu, tight(rtol), 0.0, 0, x0, {}, nominal_p, t_end);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(a.status), a.message);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(b.status), b.message);
+  BOOST_TEST(a.events.size() == 2u);
+  BOOST_TEST(b.events.size() == 2u);
+  double worst = 0.0;
+  for (int i = 0; i < HeatedRod::cells; ++i) worst = std::max(worst, std::abs(a.x[i] - b.x[i]));
+  BOOST_TEST_MESSAGE("own hooks against KLU: " << worst << "; " << own.products << " products, " << own.setups
+                                               << " setups, " << own.solves << " solves, "
+                                               << a.stats.linear_iterations << " GMRES iterations");
+  BOOST_TEST(worst < 10.0 * rtol);
+  BOOST_TEST(own.products > 0);
+  BOOST_TEST(own.setups == a.stats.preconditioner_setups);
+  BOOST_TEST(own.solves == a.stats.preconditioner_solves);
+  BOOST_TEST((own.setup_modes == std::vector<int>{0, 1, 0}));  // heating, cooling, heating
+  BOOST_TEST(a.stats.linear_iterations <= a.stats.preconditioner_solves);  // one iteration a solve
+}
+
+// The hybrid adjoint with the problem's preconditioner (products on the pattern: the adjoint
+// refuses matrix_free): the gradient equals the KLU hybrid adjoint's, and with a memory budget
+// the replays, a second view of the same problem that sets its one P up in between, give the
+// same bits.
+BOOST_AUTO_TEST_CASE(the_hybrid_adjoint_uses_the_problems_preconditioner) {
+  const double rtol = 1e-6;
+  esdirk::DenseMatrix w(HeatedRod::cells, 1);
+  w(HeatedRod::sensor, 0) = 1.0;
+  w(HeatedRod::cells - 1, 0) = 1.0;
+  const auto adjoint = [&w, rtol](esdirk::HybridAdjointOptions options, long* setups) {
+    PreconditionedRod model;
+    declare(model, esdirk::LinearSolverKind::krylov);
+    const AdjointComparison r = compare_adjoint(model, tight(rtol), 0.0, 0, std::vector<double>(HeatedRod::cells, 0.0),
+                                                {}, nominal_p, {t_end}, {w}, {}, options, false);
+    *setups = model.setups;
+    return r;
+  };
+  long kept_setups = 0, recomputed_setups = 0;
+  esdirk::HybridAdjointOptions small;
+  small.memory_budget = 2000;
+  const AdjointComparison kept = adjoint({}, &kept_setups);
+  const AdjointComparison recomputed = adjoint(small, &recomputed_setups);
+  const AdjointComparison klu = gradient(esdirk::LinearSolverKind::sparse, rtol);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(kept.status), kept.message);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(recomputed.status), recomputed.message);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(klu.status), klu.message);
+  const double d = difference(kept.adjoint, klu.adjoint);
+  BOOST_TEST_MESSAGE("own preconditioner against KLU: " << d << " (" << kept_setups << " setups; with replays "
+                                                        << recomputed_setups << ")");
+  BOOST_TEST(d < 10.0 * rtol + 1000.0 * esdirk::KrylovSettings{}.sensitivity_tolerance);
+  BOOST_TEST(recomputed.report.recomputed_steps > 0);
+  BOOST_TEST(recomputed_setups > kept_setups);
+  for (int i = 0; i < kept.adjoint.rows(); ++i) BOOST_TEST(recomputed.adjoint(i, 0) == kept.adjoint(i, 0));
+}
+
+// Two solvers on one hybrid problem, stepped in turns: the problem has one P, so a solver whose
+// kept setup was replaced by the other's sets its own up again before it solves (each solver
+// is a separate view of the problem). Each then gives the bits of a solver run alone; with the
+// other's P its GMRES would converge to other bits.
+BOOST_AUTO_TEST_CASE(two_solvers_on_one_hybrid_problem_do_not_solve_with_each_others_preconditioner) {
+  const std::vector<double> x0(HeatedRod::cells, 0.0), p_other{0.08, 1.3};
+  esdirk::HybridOptions options = tight(1e-6);
+  options.integrator.reuse_jacobian = true;  // J and P kept from step to step
+  options.integrator.lu_reuse_h_change = 0.3;
+  const auto turn = [](esdirk::HybridSolver& solver, int k, std::vector<double>& x) {
+    BOOST_REQUIRE(esdirk::ok(solver.integrate_to(0.5 * k, x).status));
+  };
+  const auto alone = [&](const std::vector<double>& p) {
+    PreconditionedRod model;
+    declare(model, esdirk::LinearSolverKind::krylov);
+    esdirk::HybridSolver solver(model, options);
+    BOOST_REQUIRE(esdirk::ok(solver.initialize(0.0, 0, x0, {}, p)));
+    std::vector<double> x(x0);
+    for (int k = 1; k <= 24; ++k) turn(solver, k, x);
+    return x;
+  };
+  PreconditionedRod shared;
+  declare(shared, esdirk::LinearSolverKind::krylov);
+  esdirk::HybridSolver a(shared, options), b(shared, options);
+  BOOST_REQUIRE(esdirk::ok(a.initialize(0.0, 0, x0, {}, nominal_p)));
+  BOOST_REQUIRE(esdirk::ok(b.initialize(0.0, 0, x0, {}, p_other)));
+  std::vector<double> xa(x0), xb(x0);
+  for (int k = 1; k <= 24; ++k) {  // half-unit turns: several steps each, J and P kept between them
+    turn(a, k, xa);
+    turn(b, k, xb);
+  }
+  BOOST_TEST(a.integrator().statistics().lu_reuses > 0);
+  BOOST_TEST(xa == alone(nominal_p));
+  BOOST_TEST(xb == alone(p_other));
+}
+
+// A preconditioner whose setup fails, or whose solve gives NaN: the GMRES solves fail, the step
+// is retried with a new J and smaller steps, and the run ends with linear_solver_failures (not a
+// callback failure), the state at the last good step kept.
+BOOST_AUTO_TEST_CASE(a_failing_hybrid_preconditioner_ends_the_run_as_a_linear_solver_failure) {
+  for (const bool nan : {false, true}) {
+    BOOST_TEST_INFO((nan ? "NaN from the solve" : "failed setup"));
+    PreconditionedRod model;
+    declare(model, esdirk::LinearSolverKind::krylov);
+    model.fail_setup = !nan;
+    model.nan_solve = nan;
+    const Run r = run(model, tight(1e-6), 0.0, 0, std::vector<double>(HeatedRod::cells, 0.0), {}, nominal_p, t_end);
+    BOOST_TEST_INFO(esdirk::status_name(r.status) << ": " << r.message);
+    BOOST_TEST((r.status == esdirk::Status::linear_solver_failures));
+    BOOST_TEST(r.stats.callback_failures == 0);
+    BOOST_TEST(r.x == std::vector<double>(HeatedRod::cells, 0.0));  // no step was accepted
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -248,6 +248,30 @@ typedef int (*esdirk_hybrid_sparse_jacobian_fn)(int mode, esdirk_int nx, esdirk_
 /** As esdirk_problem_set_sparse_jacobian (NULL: coloured finite differences). */
 ESDIRK_C_API int esdirk_hybrid_problem_set_sparse_jacobian(esdirk_hybrid_problem* problem,
                                                            esdirk_hybrid_sparse_jacobian_fn jacobian);
+/** out = J v of `mode` (nm: the memory size, 0 without memory; mem NULL then). As
+ *  esdirk_jacobian_vector_fn otherwise. */
+typedef int (*esdirk_hybrid_jacobian_vector_fn)(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                                esdirk_int nm, double t, const double* x, const double* z,
+                                                const double* p, const double* mem, const double* v,
+                                                double* out, void* user_data);
+/** Prepares P for M = E - h_gamma J of `mode` (nm, mem as above). As
+ *  esdirk_preconditioner_setup_fn otherwise; the solve is an esdirk_preconditioner_solve_fn. */
+typedef int (*esdirk_hybrid_preconditioner_setup_fn)(int mode, esdirk_int nx, esdirk_int nz, esdirk_int np,
+                                                     esdirk_int nm, double t, const double* x,
+                                                     const double* z, const double* p, const double* mem,
+                                                     double h_gamma, esdirk_int nnz,
+                                                     const esdirk_int* column_pointers,
+                                                     const esdirk_int* row_indices, const double* values,
+                                                     void* user_data);
+/** esdirk_problem_set_krylov_callbacks for a hybrid problem, with the mode and the memory: the
+ *  same checks, statuses, messages and failure handling, in every mode. The forward run, its
+ *  sensitivities and the hybrid adjoint (whose replays set P up for their own steps) use them.
+ *  Handles of one problem that run in turns (not concurrently) each set P up again for their
+ *  own step before they solve with it. */
+ESDIRK_C_API int esdirk_hybrid_problem_set_krylov_callbacks(esdirk_hybrid_problem* problem,
+                                                            esdirk_hybrid_jacobian_vector_fn product,
+                                                            esdirk_hybrid_preconditioner_setup_fn setup,
+                                                            esdirk_preconditioner_solve_fn solve);
 /** esdirk_problem_check_jacobian_pattern for one mode (mem: the memory, NULL without memory).
  *  Check every mode: the pattern must hold the entries of all of them. */
 ESDIRK_C_API int esdirk_hybrid_problem_check_jacobian_pattern(

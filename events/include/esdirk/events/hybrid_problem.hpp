@@ -14,6 +14,7 @@
 // (doc/events-guide.md). Matrices are column-major.
 
 #include <span>
+#include <string>
 
 #include "esdirk/jacobian.hpp"
 #include "esdirk/jacobian_matrix.hpp"
@@ -22,6 +23,10 @@
 #include "esdirk/export.hpp"
 
 namespace esdirk {
+
+namespace internal {
+class ModeProblem;
+}
 
 /// Which zero crossings of an event component count: from - to + (rising), from + to -
 /// (falling) or both.
@@ -114,6 +119,26 @@ class ESDIRK_API HybridProblem {
   virtual int sparse_jacobian(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
                               ConstVector memory, SparseMatrixRef J);
 
+  // --- Newton-Krylov (LinearSolverKind::krylov; doc/linear-solvers-guide.md) ----------------
+  // Problem's hooks with the mode and the memory: the same contracts, return codes and
+  // statistics (Problem::jacobian_vector_product, preconditioner_setup, preconditioner_solve).
+
+  /// True if jacobian_vector_product() is implemented (used with KrylovSettings::matrix_free).
+  virtual bool has_jacobian_vector_product() const { return false; }
+  /// out = J v of `mode` at (t, x, z, p, mem) (v, out: nx + nz values, not overlapping).
+  virtual int jacobian_vector_product(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                                      ConstVector memory, ConstVector v, Vector out);
+  /// True if the problem brings its own preconditioner (it replaces the built-in one).
+  virtual bool has_preconditioner() const { return false; }
+  /// Prepares P, an approximation of M = E - h_gamma J of `mode`, at the point where J was
+  /// formed; `J` holds J on the declared pattern.
+  virtual int preconditioner_setup(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
+                                   ConstVector memory, const JacobianMatrix& J, double h_gamma);
+  /// out = P^{-1} r, or P^{-T} r if `transpose`, with the P of the last setup.
+  virtual int preconditioner_solve(ConstVector r, Vector out, bool transpose);
+  /// What the problem knows about its last failed evaluation, or "" (Problem::failure_note).
+  virtual std::string failure_note() const { return {}; }
+
   // --- Events -------------------------------------------------------------------------------
   /// The ne event functions of `mode` at one point.
   virtual int events(int mode, double t, ConstVector x, ConstVector z, ConstVector p,
@@ -160,6 +185,10 @@ class ESDIRK_API HybridProblem {
   int nx_, nz_, np_, ne_;
   bool memory_;
   JacobianStructure structure_;
+  // The mode view whose setup the preconditioner holds: the forward run and the adjoint's
+  // replays are separate views of this one problem (internal::ModeProblem).
+  friend class internal::ModeProblem;
+  const void* preconditioner_owner_ = nullptr;
 };
 
 /// check_jacobian_pattern (esdirk/jacobian.hpp) for one mode of a hybrid problem: its declared
