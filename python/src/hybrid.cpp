@@ -262,6 +262,41 @@ class PythonHybridProblem final : public HybridProblem {
                     [&](const py::object& r) { copy_matrix(r, E, "parameter_reset_jac"); });
   }
 
+  // The Newton-Krylov hooks (set_jacobian_vector_product, set_preconditioner): Python
+  // callables with the mode first, jac_vec(mode, t, x, z, p, v) -> (n,), psetup(mode, t, x, z,
+  // p, J_values, h_gamma), psolve(r, transpose) -> (n,); RecoverableError fails the GMRES solve
+  // (the step is retried), any other error stops the run and is raised.
+  void set_jacobian_vector_product(py::object product) { product_ = krylov_hook(product, "jac_vec"); }
+  void set_preconditioner(py::object setup, py::object solve) {
+    if (setup.is_none() != solve.is_none())
+      throw py::value_error("set_preconditioner: give psetup and psolve, or neither");
+    py::object s = krylov_hook(setup, "psetup"), v = krylov_hook(solve, "psolve");
+    preconditioner_setup_ = std::move(s);
+    preconditioner_solve_ = std::move(v);
+  }
+  bool has_jacobian_vector_product() const override { return !product_.is_none(); }
+  int jacobian_vector_product(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+                              ConstVector v, Vector out) override {
+    return call_python_guarded(errors_, [&] {
+      read_vector(product_(mode, t, to_array(x), to_array(z), to_array(p), to_array(v)), out,
+                  "the result of jac_vec");
+    });
+  }
+  bool has_preconditioner() const override { return !preconditioner_solve_.is_none(); }
+  int preconditioner_setup(int mode, double t, ConstVector x, ConstVector z, ConstVector p, ConstVector,
+                           const JacobianMatrix& J, double h_gamma) override {
+    // J's values in the order of jacobian_pattern (the Krylov solver always has a pattern).
+    return call_python_guarded(errors_, [&] {
+      preconditioner_setup_(mode, t, to_array(x), to_array(z), to_array(p),
+                            py::array_t<double>(J.pattern().nonzeros(), J.values()), h_gamma);
+    });
+  }
+  int preconditioner_solve(ConstVector r, Vector out, bool transpose) override {
+    return call_python_guarded(errors_, [&] {
+      read_vector(preconditioner_solve_(to_array(r), transpose), out, "the result of psolve");
+    });
+  }
+
   ErrorSlot& errors() { return errors_; }
   /// No compiled callback: integrations hold the GIL (run_integration).
   bool python_only() const {
@@ -272,6 +307,19 @@ class PythonHybridProblem final : public HybridProblem {
   }
 
  private:
+  // A Krylov hook: None or a Python callable (the compiled signatures of Problem's hooks have no
+  // mode).
+  static py::object krylov_hook(const py::object& fn, const char* what) {
+    if (!fn.is_none() && !PyCallable_Check(fn.ptr()))
+      throw py::type_error(std::string(what) + " of a HybridProblem must be a Python callable (it takes the mode "
+                           "first)");
+    return fn;
+  }
+  static void read_vector(const py::object& value, Vector out, const char* what) {
+    const std::vector<double> v = vector_argument(value, static_cast<py::ssize_t>(out.size()), what);
+    std::copy(v.begin(), v.end(), out.begin());
+  }
+
   // Calls fn(mode, fired, t, x, z, p) with the GIL and hands its result to `read`; a Python
   // error (or one `read` raises) is kept and ends the call as a fatal callback failure.
   template <class Read>
@@ -300,6 +348,7 @@ class PythonHybridProblem final : public HybridProblem {
 
   ModeCallback f_, g_, events_, jacobian_, parameter_jacobian_, event_jacobian_, sparse_jacobian_;
   EventFunctions at_events_;
+  py::object product_ = py::none(), preconditioner_setup_ = py::none(), preconditioner_solve_ = py::none();
   std::vector<double> event_rows_;  // event_jac's (ne, 1 + nx + nz + np) result
   int modes_ = -1;  // the length of the per-mode lists; -1: any mode
   ErrorSlot errors_;
@@ -586,6 +635,15 @@ Jacobians stay dense.)");
            py::arg("event_jac") = py::none(), py::arg("reset_jac") = py::none(),
            py::arg("parameter_reset_jac") = py::none(), py::arg("sparse_jac") = py::none());
   add_structure_methods(hybrid_class, true);
+  hybrid_class
+      .def("set_jacobian_vector_product", &PythonHybridProblem::set_jacobian_vector_product, py::arg("jac_vec"),
+           "The exact J v of matrix-free Krylov runs: jac_vec(mode, t, x, z, p, v) -> (nx + nz,); None removes it "
+           "(difference products). Python callables only.")
+      .def("set_preconditioner", &PythonHybridProblem::set_preconditioner, py::arg("psetup"), py::arg("psolve"),
+           "The problem's own preconditioner of the Krylov solver (both or neither; None removes it): "
+           "psetup(mode, t, x, z, p, J_values, h_gamma) prepares P ~ E - h_gamma J of the mode (J_values: J's "
+           "nonzeros in jacobian_pattern's order), psolve(r, transpose) -> P^-1 r (P^-T r). Python callables "
+           "only; RecoverableError fails that GMRES solve (the step is retried).");
   hybrid_class.def(
       "check_jacobian_pattern",
       [](PythonHybridProblem& h, int mode, double t, const py::object& x, const py::object& z,

@@ -10,6 +10,7 @@ rises through 0.3, cooling when it falls through 0.1. Parameters (D, s); J is tr
 import numba
 import numpy as np
 import pytest
+import scipy.linalg
 import scipy.sparse
 
 import esdirk
@@ -337,3 +338,87 @@ def test_compiled_hybrid_sparse_jac_gives_the_bits_of_the_python_one():
         compiled = run(make_rod("krylov", sparse_jac=sparse_jac), sensitivities=True)
         assert np.array_equal(compiled.x, python.x) and np.array_equal(compiled.Sx, python.Sx)
         assert compiled.statistics == python.statistics
+
+
+class ExactRodPreconditioner:
+    """P = M = I - h_gamma J of the rod (tridiagonal, symmetric), solved by scipy's banded LU:
+    each preconditioned GMRES solve converges in one iteration. Records the modes of its
+    setups; `fail` replaces the solve's result (a callable of r) to inject failures."""
+
+    def __init__(self):
+        self.modes, self.setups, self.solves, self.products = [], 0, 0, 0
+        self.fail = None
+
+    def jac_vec(self, mode, t, x, z, p, v):
+        self.products += 1
+        c = p[0] * (CELLS + 1.0) ** 2
+        padded = np.concatenate(([0.0], v, [0.0]))
+        return c * (padded[:-2] - 2.0 * v + padded[2:]) - x * v
+
+    def setup(self, mode, t, x, z, p, values, h_gamma):
+        self.setups += 1
+        if not self.modes or self.modes[-1] != mode:
+            self.modes.append(mode)
+        assert len(values) == 3 * CELLS - 2  # J's nonzeros on the tridiagonal pattern
+        c = p[0] * (CELLS + 1.0) ** 2
+        self.bands = np.zeros((3, CELLS))
+        self.bands[0, 1:] = self.bands[2, :-1] = -h_gamma * c
+        self.bands[1] = 1.0 + h_gamma * (2.0 * c + x)
+
+    def solve(self, r, transpose):
+        self.solves += 1
+        if self.fail is not None:
+            return self.fail(r)
+        return scipy.linalg.solve_banded((1, 1), self.bands, r)
+
+
+def test_hybrid_problem_brings_its_own_product_and_preconditioner(klu):
+    # HybridProblem's Krylov hooks (before, only the built-in preconditioners and difference
+    # products): matrix-free with the exact J v and P = M equals the KLU run to rounding, both
+    # modes set P up, and every call is counted by the statistics.
+    problem = make_rod("krylov", matrix_free=True)
+    hooks = ExactRodPreconditioner()
+    problem.set_jacobian_vector_product(hooks.jac_vec)
+    problem.set_preconditioner(hooks.setup, hooks.solve)
+    solver = run(problem)
+    assert solver.event_count == 2
+    assert relative(solver.x, klu.x) <= 1e-12
+    stats = solver.statistics
+    assert hooks.modes == [0, 1, 0]
+    assert hooks.setups == stats["preconditioner_setups"] > 0
+    assert hooks.solves == stats["preconditioner_solves"] > 0
+    assert hooks.products == stats["jacobian_vector_products"] > 0
+    assert stats["linear_iterations"] <= stats["preconditioner_solves"]
+
+
+def test_hybrid_preconditioner_failures_and_bad_hooks():
+    problem = make_rod("krylov")
+    hooks = ExactRodPreconditioner()
+    with pytest.raises(ValueError, match="psetup and psolve, or neither"):
+        problem.set_preconditioner(hooks.setup, None)
+    with pytest.raises(TypeError, match="psolve of a HybridProblem must be a Python callable"):
+        problem.set_preconditioner(hooks.setup, 3.0)
+    problem.set_preconditioner(hooks.setup, hooks.solve)
+
+    def recoverable(r):
+        raise esdirk.RecoverableError("not now")
+
+    def broken(r):
+        raise KeyError("no factor")
+    # A recoverable failure or NaN: SolverError, linear_solver_failures; another exception is
+    # raised as it is. The state of the last accepted step is kept; the solver runs again once
+    # initialized again (a hybrid solver does not go on after a failed call).
+    for fail, expected in ((recoverable, esdirk.SolverError), (lambda r: np.full(CELLS, np.nan), esdirk.SolverError),
+                           (broken, KeyError)):
+        solver = esdirk.HybridSolver(problem, esdirk.Options(rtol=RTOL, atol=RTOL))
+        solver.initialize(0.0, 0, np.zeros(CELLS), p=P)
+        solver.integrate_to(1.0)
+        hooks.fail = fail
+        with pytest.raises(expected) as error:
+            solver.integrate_to(T_END)
+        if expected is esdirk.SolverError:
+            assert error.value.status_name == "linear_solver_failures"
+        assert 1.0 <= solver.t < T_END and np.all(np.isfinite(solver.x))  # the last accepted step
+        hooks.fail = None
+        solver.initialize(0.0, 0, np.zeros(CELLS), p=P)
+        assert solver.integrate_to(T_END) == "reached_output_time"
