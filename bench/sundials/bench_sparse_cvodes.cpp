@@ -37,15 +37,16 @@
 // reuse_jacobian, keep_step_ratio_low/high, jacobian_reuse_contraction, lu_reuse_h_change, raw, method,
 // factorization_policy=every_step|automatic, reuse_cost_ratio,
 // max_newton_iterations, newton_test=contraction_rate|preconditioned_residual; stage_solve and
-// correction_tolerance of the sensitivities; preconditioner=ilu0|block_jacobi, krylov_tolerance, sensitivity_tolerance of esdirk
+// correction_tolerance of the sensitivities; preconditioner=ilu0|block_jacobi, krylov_tolerance, sensitivity_tolerance,
+// sensitivity_step_preconditioner=0|1, sensitivity_error_fraction of esdirk
 // Krylov), for the measurements behind the
 // defaults.
 // KLU orders with AMD on every side (esdirk's KLU default; SUNDIALS' SUNLinSol_KLU defaults to
 // COLAMD, which --sundials-colamd restores: on the 2-D grid its factors fill more, N = 70 took
 // 2.7x the CPU time).
 // --part runs one of the measurements: cost and work-precision are the 1-D ones, 2d both on the
-// 2-D grid (by default all three), 2d-100 the work-precision on the 100 x 100 grid and 2d-large
-// the large grids, sensitivity-accuracy esdirk KLU against esdirk Krylov with sensitivities, the
+// 2-D grid (by default all three), 2d-40 the 40 x 40 work-precision of 2d alone, 2d-100 the
+// work-precision on the 100 x 100 grid and 2d-large the large grids, sensitivity-accuracy esdirk KLU against esdirk Krylov with sensitivities, the
 // states' and the sensitivities' errors apart, at rtol 1e-4 .. 1e-7 on the 1-D grid n = 1000 and the
 // 2-D 20 x 20 grid (all three only when asked for); --directions 0 (states) or 3 (with the
 // sensitivities) one of the two cases (both by default).
@@ -119,6 +120,7 @@ struct Run {
   long stage_factorizations = 0;  // esdirk's sensitivities: LUs of stage matrices M_i
   long back_substitutions = 0;    // esdirk's sensitivities: right-hand sides solved
   long linear_iterations = 0;     // esdirk Krylov: GMRES iterations
+  esdirk::Statistics sensitivity_counters;  // esdirk: the sensitivities' own (their GMRES, Jacobians)
   double seconds = 0.0;
   double heap_bytes = 0.0;  // held by the solver at the end of the run
 };
@@ -154,6 +156,10 @@ esdirk::KrylovPreconditioner krylov_preconditioner = esdirk::KrylovSettings{}.pr
 // alone and 1e-3 with sensitivities).
 double krylov_sensitivity_tolerance = esdirk::KrylovSettings{}.sensitivity_tolerance;
 double krylov_tolerance = 0.0;
+// --set sensitivity_step_preconditioner=0|1, sensitivity_error_fraction=x: esdirk Krylov's
+// sensitivity stage solves with the step's preconditioner, and stopped at x times rtol.
+bool krylov_sensitivity_step_preconditioner = esdirk::KrylovSettings{}.sensitivity_step_preconditioner;
+double krylov_sensitivity_error_fraction = esdirk::KrylovSettings{}.sensitivity_error_fraction;
 
 bool apply(esdirk::Options& o, const std::string& setting) {
   const auto eq = setting.find('=');
@@ -185,6 +191,9 @@ bool apply(esdirk::Options& o, const std::string& setting) {
                                                : esdirk::NewtonTest::preconditioned_residual;
   else if (name == "sensitivity_tolerance" && value > 0.0 && value < 1.0) krylov_sensitivity_tolerance = value;
   else if (name == "krylov_tolerance" && value > 0.0 && value < 1.0) krylov_tolerance = value;
+  else if (name == "sensitivity_step_preconditioner") krylov_sensitivity_step_preconditioner = value > 0;
+  else if (name == "sensitivity_error_fraction" && value >= 0.0 && value < 1.0)
+    krylov_sensitivity_error_fraction = value;
   else if (name == "preconditioner" && (text == "ilu0" || text == "block_jacobi"))
     krylov_preconditioner = text == "ilu0" ? esdirk::KrylovPreconditioner::ilu0
                                            : esdirk::KrylovPreconditioner::block_jacobi;
@@ -210,6 +219,8 @@ Run esdirk_run(int size, Backend backend, double rtol, int directions, bool reus
     settings.block_size = 2;
     settings.preconditioner = krylov_preconditioner;
     settings.sensitivity_tolerance = krylov_sensitivity_tolerance;
+    settings.sensitivity_step_preconditioner = krylov_sensitivity_step_preconditioner;
+    settings.sensitivity_error_fraction = krylov_sensitivity_error_fraction;
     if (krylov_tolerance > 0.0) settings.tolerance = settings.tolerance_with_derivatives = krylov_tolerance;
     model.set_krylov_settings(settings);
   }
@@ -247,6 +258,7 @@ Run esdirk_run(int size, Backend backend, double rtol, int directions, bool reus
     run.S.assign(S.data(), S.data() + static_cast<std::size_t>(n) * directions);
     run.stage_factorizations = sensitivities.counters().stage_factorizations;
     run.back_substitutions = sensitivities.counters().back_substitutions;
+    run.sensitivity_counters = sensitivities.counters();
   }
   run.seconds = cpu_seconds() - start;
   run.steps = integrator.statistics().accepted_steps;
@@ -824,6 +836,15 @@ int run_single(const std::vector<std::string>& a) {
                 "%ld GMRES iterations\n",
                 static_cast<double>(r.newton_iterations) / static_cast<double>(std::max(1L, r.steps)),
                 r.stage_factorizations, r.back_substitutions, r.linear_iterations);
+  if (is_esdirk(solver) && solver == Solver::esdirk_krylov && directions > 0) {
+    const esdirk::Statistics& c = r.sensitivity_counters;
+    std::printf("sensitivities' GMRES: %ld iterations (%.2f per stage solve of one direction), %ld preconditioner "
+                "setups, %ld preconditioner solves, %ld products with M_i, %ld failed solves; %ld stage Jacobians\n",
+                c.linear_iterations,
+                static_cast<double>(c.linear_iterations) / static_cast<double>(std::max(1L, c.back_substitutions)),
+                c.preconditioner_setups, c.preconditioner_solves, c.jacobian_vector_products,
+                c.linear_solver_failures, c.jacobian_evaluations);
+  }
   if (backend == Backend::klu) {
     const esdirk::FactorizationCost c = a[2] == "2d" ? factor_cost<brusselator_mol::Model2d>(size)
                                                      : factor_cost<brusselator_mol::Model>(size);
@@ -889,7 +910,8 @@ int main(int argc, char** argv) {
       csv_prefix = argv[++i];
     } else if (!std::strcmp(argv[i], "--part") && i + 1 < argc &&
                (!std::strcmp(argv[i + 1], "cost") || !std::strcmp(argv[i + 1], "work-precision") ||
-                !std::strcmp(argv[i + 1], "2d") || !std::strcmp(argv[i + 1], "2d-100") ||
+                !std::strcmp(argv[i + 1], "2d") || !std::strcmp(argv[i + 1], "2d-40") ||
+                !std::strcmp(argv[i + 1], "2d-100") ||
                 !std::strcmp(argv[i + 1], "2d-large") || !std::strcmp(argv[i + 1], "sensitivity-accuracy"))) {
       part = argv[++i];
     } else if (!std::strcmp(argv[i], "--directions") && i + 1 < argc &&
@@ -897,7 +919,7 @@ int main(int argc, char** argv) {
       cases = {std::atoi(argv[++i])};
     } else {
       std::fprintf(stderr, "usage: bench_sparse_cvodes [--quick] [--repeat N] [--csv PREFIX] "
-                           "[--part cost|work-precision|2d|2d-100|2d-large|sensitivity-accuracy] [--directions 0|3] [--set option=value ...]\n"
+                           "[--part cost|work-precision|2d|2d-40|2d-100|2d-large|sensitivity-accuracy] [--directions 0|3] [--set option=value ...]\n"
                            "                           [--sundials-colamd] [--solvers esdirk,esdirk-reuse,esdirk-krylov,CVODES,IDAS]\n"
                            "       bench_sparse_cvodes --run esdirk|esdirk-reuse|esdirk-krylov|CVODES|IDAS band|KLU "
                            "1d|2d SIZE RTOL 0|3 [--t-end T]\n");
@@ -925,6 +947,7 @@ int main(int argc, char** argv) {
   const bool precision = part.empty() || part == "work-precision";
   const bool cost = part.empty() || part == "cost";
   const bool two_d = part.empty() || part == "2d";
+  const bool two_d_40 = part == "2d-40";  // the 40 x 40 work-precision of "2d" alone
   const bool large = part == "2d-large";
   const bool two_d_100 = part == "2d-100";
   if (part == "sensitivity-accuracy") {
@@ -956,6 +979,9 @@ int main(int argc, char** argv) {
         failures += cost_against_n<Model2d>({20, 40, 70, 100}, both, 40, 1e-6, directions, repeat,
                                             cost_csv, selected);
       }
+      if (two_d_40)
+        failures += work_precision<Model2d>(40, {Backend::klu}, {1e-3, 1e-4, 1e-5, 1e-6, 1e-7}, 1e-9,
+                                            directions, repeat, false, wp_csv);
       if (two_d_100)
         failures += work_precision<Model2d>(100, {Backend::klu}, {1e-3, 1e-4, 1e-5, 1e-6, 1e-7}, 1e-9,
                                             directions, repeat, false, wp_csv);

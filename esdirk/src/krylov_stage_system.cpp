@@ -72,6 +72,7 @@ class KrylovStageSystem final : public StructuredLu {
   // here: every solve until the next setup fails, so the step recovers as from a GMRES failure.
   int factor(const JacobianMatrix& J, double h_gamma) override {
     if (stats_ != nullptr) ++stats_->preconditioner_setups;
+    lender_ = nullptr;
     h_gamma_ = h_gamma;
     kept_.copy_values_from(J);
     problem_ = kept_.point().problem;
@@ -106,13 +107,35 @@ class KrylovStageSystem final : public StructuredLu {
     return 0;
   }
 
+  // The operator M = E - h gamma J from J (its values and point kept, as factor() keeps them), the
+  // preconditioner `other`'s as it stands: no setup, nothing counted in preconditioner_setups.
+  // The forward sensitivities' stage systems M_i use the step's this way (theory 8d).
+  int factor_preconditioned_by(const JacobianMatrix& J, double h_gamma, const StructuredLu& other) override {
+    const auto* lender = dynamic_cast<const KrylovStageSystem*>(&other);
+    if (lender == nullptr || lender == this || lender->n_ != n_ || lender->nx_ != nx_)
+      throw std::logic_error("krylov linear solver: a preconditioner can only be borrowed from another Krylov "
+                             "system of the same size");
+    lender_ = lender;
+    h_gamma_ = h_gamma;
+    kept_.copy_values_from(J);
+    problem_ = kept_.point().problem;
+    setup_failed_ = false;
+    failed_row_ = 0;
+    user_preconditioner_ = false;  // the lender applies its own (the problem's, if it has one)
+    if (settings_.matrix_free) prepare_products();
+    return 0;
+  }
+
   void solve(MatrixRef B, bool transpose) const override {
     if (transpose && settings_.matrix_free)
       throw std::logic_error("krylov linear solver: matrix-free products have no transpose (M^T solves need "
                              "KrylovSettings::matrix_free off)");
     if (user_preconditioner_ && !setup_failed_ && internal::preconditioner_owner(*problem_) != this)
       setup_user_preconditioner();  // the other stage system set the problem's up since ours
-    if (setup_failed_) {
+    // A borrowed preconditioner: the lender's setup (redone if the problem's preconditioner was
+    // set up by another system since) must have succeeded, or every solve fails as after a
+    // failed setup of our own.
+    if (setup_failed_ || (lender_ != nullptr && !lender_->preconditioner_ready())) {
       if (stats_ != nullptr) stats_->linear_solver_failures += B.cols;
       converged_ = false;
       return;
@@ -180,6 +203,14 @@ class KrylovStageSystem final : public StructuredLu {
                               Vector(out, unx), Vector(out + nx_, unz));
   }
 
+  // The lender's side of a borrowed preconditioner: true if its last setup succeeded (the
+  // problem's preconditioner set up again for it if another system set it up since).
+  bool preconditioner_ready() const {
+    if (user_preconditioner_ && !setup_failed_ && internal::preconditioner_owner(*problem_) != this)
+      setup_user_preconditioner();
+    return !setup_failed_ && failed_row_ == 0;
+  }
+
   void setup_user_preconditioner() const {
     internal::preconditioner_owner(*problem_) = this;
     const JacobianMatrix::Point& point = kept_.point();
@@ -241,10 +272,15 @@ class KrylovStageSystem final : public StructuredLu {
     return 0;
   }
 
-  // v <- P^{-1} v (or P^{-T} v): the problem's preconditioner, the incomplete factors or the
-  // block LUs. A failed user solve leaves NaN, which ends GMRES as a failed solve.
+  // v <- P^{-1} v (or P^{-T} v), counted here: our preconditioner or the lender's.
   void apply_preconditioner(double* v, bool transpose) const {
     if (stats_ != nullptr) ++stats_->preconditioner_solves;
+    (lender_ != nullptr ? lender_ : this)->precondition(v, transpose);
+  }
+
+  // v <- P^{-1} v (or P^{-T} v): the problem's preconditioner, the incomplete factors or the
+  // block LUs. A failed user solve leaves NaN, which ends GMRES as a failed solve.
+  void precondition(double* v, bool transpose) const {
     if (user_preconditioner_) {
       const auto un = static_cast<std::size_t>(n_);
       std::copy(v, v + n_, preconditioner_input_.begin());
@@ -424,6 +460,7 @@ class KrylovStageSystem final : public StructuredLu {
   double h_gamma_ = 0.0;
   JacobianMatrix kept_;  // J on its pattern and the point where it was formed, kept at setup
   Problem* problem_ = nullptr;         // the point's model (null if J came from elsewhere)
+  const KrylovStageSystem* lender_ = nullptr;  // whose preconditioner the solves use (null: ours)
   bool user_preconditioner_ = false;   // the problem's preconditioner replaces block-Jacobi
   mutable bool setup_failed_ = false;  // the solves fail until the next setup
   double y_norm_ = 0.0;                // ||y||_2 of the point (matrix-free increments)

@@ -55,6 +55,8 @@ void validate_krylov_settings(const KrylovSettings& settings, int n) {
     bad("the tolerance_with_derivatives must be in (0, 1)", std::to_string(settings.tolerance_with_derivatives));
   if (!(settings.sensitivity_tolerance > 0.0 && settings.sensitivity_tolerance < 1.0))
     bad("the sensitivity_tolerance must be in (0, 1)", std::to_string(settings.sensitivity_tolerance));
+  if (!(settings.sensitivity_error_fraction >= 0.0 && settings.sensitivity_error_fraction < 1.0))
+    bad("the sensitivity_error_fraction must be in [0, 1)", std::to_string(settings.sensitivity_error_fraction));
   if (settings.block_size < 1 || settings.block_size > n)
     bad("the preconditioner's block size must be in [1, n]", std::to_string(settings.block_size));
   if (settings.preconditioner != KrylovPreconditioner::ilu0 &&

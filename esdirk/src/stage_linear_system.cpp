@@ -20,6 +20,10 @@ StageLinearSystem::StageLinearSystem(int nx, int nz, const JacobianStructure& st
 
 StageLinearSystem::~StageLinearSystem() = default;
 
+int internal::StructuredLu::factor_preconditioned_by(const JacobianMatrix&, double, const StructuredLu&) {
+  throw std::logic_error("factor_preconditioned_by: a direct back-end has no preconditioner to borrow");
+}
+
 int StageLinearSystem::factor(const JacobianMatrix& J, double h_gamma, long step_index) {
   if (kind_ == LinearSolverKind::dense) return factor(J.dense(), h_gamma, step_index);
   if (J.is_dense())
@@ -27,6 +31,16 @@ int StageLinearSystem::factor(const JacobianMatrix& J, double h_gamma, long step
   step_index_ = step_index;
   h_gamma_ = h_gamma;
   return structured_->factor(J, h_gamma);
+}
+
+int StageLinearSystem::factor_preconditioned_by(const JacobianMatrix& J, double h_gamma,
+                                                const StageLinearSystem& other) {
+  if (kind_ != LinearSolverKind::krylov || other.kind_ != LinearSolverKind::krylov || other.n_ != n_ ||
+      &other == this)
+    throw std::logic_error("StageLinearSystem::factor_preconditioned_by: needs two Krylov systems of one size");
+  h_gamma_ = h_gamma;
+  step_index_ = other.step_index_;
+  return structured_->factor_preconditioned_by(J, h_gamma, *other.structured_);
 }
 
 int StageLinearSystem::factor(ConstMatrixRef J, double h_gamma, long step_index) {

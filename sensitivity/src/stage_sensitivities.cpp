@@ -474,6 +474,12 @@ int StageSensitivities::refine_stage_by_doubling(ConstMatrixRef J, ConstMatrixRe
 // singular.
 bool StageSensitivities::solve_with_stage_matrix(const StageJacobian& J, MatrixRef S,
                                                  double h_gamma, int stage) {
+  if (J.structured != nullptr && krylov() && stage > 0 &&
+      integrator_.problem().jacobian_structure().krylov.sensitivity_step_preconditioner) {
+    // M_i for the products, the step's preconditioner (of M with J_n): no setup per stage.
+    structured_stage_lu_->factor_preconditioned_by(*J.structured, h_gamma, *matrix_);
+    return solve_by_gmres_from_guess(J, S, h_gamma, stage);
+  }
   ++stats_.stage_factorizations;
   if (J.structured != nullptr) {
     if (structured_stage_lu_->factor(*J.structured, h_gamma, -1) != 0) return false;
@@ -507,7 +513,7 @@ bool StageSensitivities::solve_by_gmres_from_guess(const StageJacobian& J, Matri
   }
   // correction = rhs - M_i X0 = rhs - [X0_x - h*gamma (J X0)_x ; (J X0)_z]
   multiply(J, 0, S, JS_.ref(), 1.0, false);
-  const double tolerance = integrator_.problem().jacobian_structure().krylov.sensitivity_tolerance;
+  const double tolerance = gmres_tolerance();
   bool converged = true;
   for (int j = 0; j < ns; ++j) {
     const double* r = rhs_.column(j);
@@ -535,6 +541,18 @@ bool StageSensitivities::solve_by_gmres_from_guess(const StageJacobian& J, Matri
   structured_stage_lu_->set_krylov_tolerance(tolerance);
   stats_.back_substitutions += ns;
   return converged;
+}
+
+// The relative residual of the stage GMRES: KrylovSettings::sensitivity_tolerance, or
+// sensitivity_error_fraction x the smallest relative tolerance of the error weights if that is
+// larger (theory 8d).
+double StageSensitivities::gmres_tolerance() const {
+  const KrylovSettings& settings = integrator_.problem().jacobian_structure().krylov;
+  if (settings.sensitivity_error_fraction == 0.0) return settings.sensitivity_tolerance;
+  const ErrorWeights& w = integrator_.error_weights();
+  double rtol = nz_ > 0 ? w.algebraic_rtol() : 1.0;
+  for (int k = 0; k < nx_; ++k) rtol = std::min(rtol, w.rtol(k));
+  return std::min(0.5, std::max(settings.sensitivity_tolerance, settings.sensitivity_error_fraction * rtol));
 }
 
 // solve_with_stage_matrix with the fixed-size kernels of order n (the LU in fixed_lu_): the same

@@ -136,11 +136,25 @@ struct KrylovSettings {
   /// the Krylov back-end): their stage systems are linear and solved once, not corrected by a
   /// Newton iteration, so they are solved far below the forcing term (theory 8d). In (0, 1).
   double sensitivity_tolerance = 1e-10;
+  /// The forward sensitivities' stage solves (M_i S_i = rhs, M_i = E - h gamma J at stage i) are
+  /// preconditioned by the step's preconditioner, the one set up for the states' iteration
+  /// matrix M = E - h gamma J_n, instead of a setup of their own per implicit stage: M_i differs
+  /// from M by h gamma (J_i - J_n) only, so GMRES needs about as many iterations, and right
+  /// preconditioning keeps the residual (and the accuracy) the one of M_i whatever the
+  /// preconditioner. False: a setup with M_i per stage, as before (theory 8d).
+  bool sensitivity_step_preconditioner = true;
+  /// If > 0, the forward sensitivities' stage GMRES also stops at a relative residual of
+  /// sensitivity_error_fraction x rtol (the integrator's smallest relative tolerance), when that
+  /// is larger than sensitivity_tolerance: the stage sensitivities are then solved to a fraction
+  /// of the error test's tolerance, as CVODES solves its sensitivity corrector, and are no longer
+  /// the derivatives of the discrete scheme to rounding (theory 8d, with the numbers). 0 (the
+  /// default): sensitivity_tolerance alone. In [0, 1).
+  double sensitivity_error_fraction = 0.0;
 };
 
 /// Throws std::invalid_argument naming the setting of `settings` out of range for a system of
 /// n unknowns (a Krylov dimension <= 0 or above min(n, max_krylov_dimension), a block size
-/// outside [1, n], a tolerance outside (0, 1), restarts outside [0, max_krylov_restarts], a
+/// outside [1, n], a tolerance outside (0, 1), a sensitivity_error_fraction outside [0, 1), restarts outside [0, max_krylov_restarts], a
 /// preconditioner that is not one of KrylovPreconditioner). Problem::set_krylov_settings, the
 /// hybrid problem's and the C API's setters call it, and the Krylov stage system before it
 /// allocates anything.

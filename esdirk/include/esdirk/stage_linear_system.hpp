@@ -54,6 +54,12 @@ class StageLinearSystem {
   int factor(const JacobianMatrix& J, double h_gamma, long step_index);
   /// The same from a dense J (dense back-end only; throws std::logic_error otherwise).
   int factor(ConstMatrixRef J, double h_gamma, long step_index);
+  /// LinearSolverKind::krylov only: M = E - h gamma J for GMRES's products, preconditioned by
+  /// `other`'s preconditioner as `other`'s last factor() set it up, without a setup of its own
+  /// (the forward sensitivities' stage systems with the step's preconditioner, theory 8d).
+  /// `other` must stay alive and unchanged until this system's next factor. Throws
+  /// std::logic_error unless both are Krylov systems of the same size.
+  int factor_preconditioned_by(const JacobianMatrix& J, double h_gamma, const StageLinearSystem& other);
   /// B <- M^{-1} B.
   void solve(MatrixRef B) const {
     if (kind_ == LinearSolverKind::dense) [[likely]]

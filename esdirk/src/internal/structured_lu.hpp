@@ -20,6 +20,9 @@ class StructuredLu {
   virtual ~StructuredLu() = default;
   /// Forms and factors M. Returns 0, or the 1-based column of a zero pivot (M singular).
   virtual int factor(const JacobianMatrix& J, double h_gamma) = 0;
+  /// Krylov only: M from J and h_gamma for the products, preconditioned by `other`'s
+  /// preconditioner as its last factor() left it (no setup). The direct back-ends throw.
+  virtual int factor_preconditioned_by(const JacobianMatrix& J, double h_gamma, const StructuredLu& other);
   /// B <- M^{-1} B, or M^{-T} B if `transpose`.
   virtual void solve(MatrixRef B, bool transpose) const = 0;
   /// Bytes held by the factorization and its workspace (memory reports).

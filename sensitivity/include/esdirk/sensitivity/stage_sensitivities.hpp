@@ -144,6 +144,7 @@ class StageSensitivities {
   int fall_back(const StageJacobian& J, MatrixRef S, double h_gamma);
   bool solve_with_stage_matrix(const StageJacobian& J, MatrixRef S, double h_gamma, int stage = 0);
   bool solve_by_gmres_from_guess(const StageJacobian& J, MatrixRef S, double h_gamma, int stage);
+  double gmres_tolerance() const;
   bool solve_with_fixed_kernels(ConstMatrixRef J, MatrixRef S, double h_gamma);
   bool doubling_pays() const;
   bool factorization_pays() const;
