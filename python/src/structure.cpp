@@ -14,7 +14,8 @@ LinearSolverKind linear_solver_from(const std::string& name) {
 KrylovSettings krylov_settings_from(int dimension, int max_restarts, double tolerance,
                                     int block_size, bool matrix_free,
                                     double sensitivity_tolerance, const std::string& preconditioner,
-                                    double tolerance_with_derivatives) {
+                                    double tolerance_with_derivatives, bool sensitivity_step_preconditioner,
+                                    double sensitivity_error_fraction) {
   KrylovSettings settings;
   if (preconditioner == "ilu0")
     settings.preconditioner = KrylovPreconditioner::ilu0;
@@ -30,6 +31,8 @@ KrylovSettings krylov_settings_from(int dimension, int max_restarts, double tole
   settings.block_size = block_size;
   settings.matrix_free = matrix_free;
   settings.sensitivity_tolerance = sensitivity_tolerance;
+  settings.sensitivity_step_preconditioner = sensitivity_step_preconditioner;
+  settings.sensitivity_error_fraction = sensitivity_error_fraction;
   return settings;
 }
 
@@ -43,6 +46,8 @@ py::dict krylov_settings_dict(const KrylovSettings& s) {
   d["sensitivity_tolerance"] = s.sensitivity_tolerance;
   d["preconditioner"] = s.preconditioner == KrylovPreconditioner::ilu0 ? "ilu0" : "block_jacobi";
   d["tolerance_with_derivatives"] = s.tolerance_with_derivatives;
+  d["sensitivity_step_preconditioner"] = s.sensitivity_step_preconditioner;
+  d["sensitivity_error_fraction"] = s.sensitivity_error_fraction;
   return d;
 }
 

@@ -25,7 +25,8 @@ LinearSolverKind linear_solver_from(const std::string& name);
 KrylovSettings krylov_settings_from(int dimension, int max_restarts, double tolerance,
                                     int block_size, bool matrix_free,
                                     double sensitivity_tolerance, const std::string& preconditioner,
-                                    double tolerance_with_derivatives);
+                                    double tolerance_with_derivatives, bool sensitivity_step_preconditioner,
+                                    double sensitivity_error_fraction);
 /// The declared settings as a dict of the same names.
 py::dict krylov_settings_dict(const KrylovSettings& settings);
 /// A JacobianPatternCheck as a dict: ok, missing (a list of (row, col) the pattern lacks,
@@ -91,13 +92,15 @@ void add_structure_setters(PyClass& c, bool every_mode) {
           "set_krylov_settings",
           [refused](Model& p, std::optional<int> dimension, int max_restarts, double tolerance,
                     int block_size, bool matrix_free, double sensitivity_tolerance,
-                    const std::string& preconditioner, double tolerance_with_derivatives) {
+                    const std::string& preconditioner, double tolerance_with_derivatives,
+                    bool sensitivity_step_preconditioner, double sensitivity_error_fraction) {
             // Without a dimension the default for this n, min(30, n): 30 refused every n < 30.
             const int n = p.nx() + p.nz();
             const KrylovSettings settings = krylov_settings_from(
                 dimension.value_or(esdirk::krylov_defaults(n).dimension), max_restarts, tolerance,
                 block_size, matrix_free,
-                sensitivity_tolerance, preconditioner, tolerance_with_derivatives);
+                sensitivity_tolerance, preconditioner, tolerance_with_derivatives, sensitivity_step_preconditioner,
+                sensitivity_error_fraction);
             try {
               p.set_krylov_settings(settings);
             } catch (const std::invalid_argument& e) {
@@ -107,7 +110,8 @@ void add_structure_setters(PyClass& c, bool every_mode) {
           py::arg("dimension") = py::none(), py::arg("max_restarts") = 4, py::arg("tolerance") = 0.05,
           py::arg("block_size") = 1, py::arg("matrix_free") = false,
           py::arg("sensitivity_tolerance") = 1e-10, py::arg("preconditioner") = "ilu0",
-          py::arg("tolerance_with_derivatives") = 1e-3,
+          py::arg("tolerance_with_derivatives") = 1e-3, py::arg("sensitivity_step_preconditioner") = true,
+          py::arg("sensitivity_error_fraction") = 0.0,
           ("The GMRES of solver='krylov': Krylov dimension (1 to min(n, 500), n = nx + nz; "
            "default min(30, n)), "
            "restarts (0 to 1000; a cycle without progress ends the solve), the forcing term "
@@ -121,8 +125,12 @@ void add_structure_setters(PyClass& c, bool every_mode) {
            "or 'block_jacobi' (dense LUs of M's diagonal blocks of block_size); "
            "tolerance_with_derivatives: the forcing term of the states' stage solves while "
            "sensitivities or an adjoint are attached, if smaller than tolerance (in (0, 1): "
-           "the derivatives differentiate the converged stage equations). Every call sets all "
-           "eight (the defaults for those not given); a value out of range raises ValueError "
+           "the derivatives differentiate the converged stage equations); "
+           "sensitivity_step_preconditioner: the sensitivities' stage GMRES is preconditioned by "
+           "the step's preconditioner (True) or sets up its own per stage (False); "
+           "sensitivity_error_fraction: if > 0, those solves may also stop at this fraction of "
+           "the smallest rtol (in [0, 1); 0: sensitivity_tolerance alone). Every call sets all "
+           "ten (the defaults for those not given); a value out of range raises ValueError "
            "naming it and keeps the settings." +
            modes)
               .c_str())

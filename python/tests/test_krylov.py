@@ -182,6 +182,33 @@ def test_tolerance_with_derivatives_is_the_forcing_term_while_sensitivities_run(
     assert np.array_equal(integrator.Sx, loose.Sx)
 
 
+def test_the_sensitivities_stage_preconditioner_and_error_fraction_reach_the_run(direct):
+    # KrylovSettings::sensitivity_step_preconditioner (default True): the sensitivities' stage
+    # GMRES uses the step's preconditioner, no setup of its own (stage_factorizations counts
+    # those setups); False sets one up per stage.
+    # sensitivity_error_fraction > 0 lets those solves stop earlier: fewer GMRES iterations.
+    def sensitivity_run(**settings):
+        problem = make_problem()
+        problem.set_krylov_settings(dimension=20, **settings)
+        integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
+        integrator.initialize(0.0, initial_state())
+        integrator.enable_sensitivities()
+        integrator.integrate_to(T_END)
+        return integrator
+
+    step = sensitivity_run()
+    own = sensitivity_run(sensitivity_step_preconditioner=False)
+    assert step.statistics["stage_factorizations"] == 0 < own.statistics["stage_factorizations"]
+    assert np.max(np.abs(step.Sx - own.Sx)) <= 1e-6 * np.max(np.abs(own.Sx))
+    loose = sensitivity_run(sensitivity_error_fraction=0.1)
+    assert loose.statistics["linear_iterations"] < step.statistics["linear_iterations"]
+    problem = make_problem()
+    for bad in (-0.1, 1.0, float("nan")):
+        with pytest.raises(ValueError, match=r"the sensitivity_error_fraction must be in \[0, 1\)"):
+            problem.set_krylov_settings(dimension=20, sensitivity_error_fraction=bad)
+    assert problem.krylov_settings["sensitivity_error_fraction"] == 0.0
+
+
 def test_the_builtin_preconditioner_is_chosen_by_name(direct):
     # ILU(0), the default, keeps the couplings between grid points: fewer GMRES iterations than
     # block-Jacobi over each point's two species, the same answer; a wrong name is refused.
@@ -402,7 +429,8 @@ def test_structure_reads_back_and_clears():
     assert problem.krylov_settings == {
         "dimension": 20, "max_restarts": 4, "tolerance": 0.05, "block_size": 2,
         "matrix_free": False, "sensitivity_tolerance": 1e-10, "preconditioner": "ilu0",
-        "tolerance_with_derivatives": 1e-3}
+        "tolerance_with_derivatives": 1e-3, "sensitivity_step_preconditioner": True,
+        "sensitivity_error_fraction": 0.0}
     # A later pattern starts from the default settings again (as in C++).
     problem.set_jacobian_pattern(*pattern(), "krylov")
     assert problem.krylov_settings["dimension"] == 30
