@@ -331,6 +331,19 @@ int esdirk_jacobian_structure_set_krylov_options(esdirk_jacobian_structure* stru
   });
 }
 
+int esdirk_jacobian_structure_set_krylov_sensitivity(esdirk_jacobian_structure* structure,
+                                                     int step_preconditioner, double error_fraction) {
+  if (!structure) return ESDIRK_NULL_ARGUMENT;
+  return on_model(*structure, [&](auto& model) {
+    return structure_call(structure->message, [&] {
+      esdirk::KrylovSettings settings = model.jacobian_structure().krylov;
+      settings.sensitivity_step_preconditioner = step_preconditioner != 0;
+      settings.sensitivity_error_fraction = error_fraction;
+      model.set_krylov_settings(settings);  // throws naming the setting out of range
+    });
+  });
+}
+
 const char* esdirk_jacobian_structure_last_error(const esdirk_jacobian_structure* structure) {
   if (!structure) return "null structure handle";
   return structure->message.c_str();

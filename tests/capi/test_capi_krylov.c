@@ -471,6 +471,56 @@ static void intervals_use_the_problems_preconditioner(void) {
   esdirk_problem_free(&problem);
 }
 
+/* esdirk_jacobian_structure_set_krylov_sensitivity: forward sensitivities (two directions of
+ * x0) with the step's preconditioner (the default) and with a setup per stage give the same
+ * sensitivities to the integration tolerance, the second with more preconditioner setups; an
+ * error fraction of 0.01 takes fewer GMRES iterations; a fraction outside [0, 1) is refused,
+ * naming it, and NULL is refused. */
+static void sensitivity_stage_solves_take_their_settings(void) {
+  static double S[3][NX * 2];
+  int64_t setups[3], iterations[3];
+  const int step_preconditioner[3] = {1, 0, 1};
+  const double fraction[3] = {0.0, 0.0, 0.01};
+  for (int c = 0; c < 3; ++c) {
+    Model model = {0};
+    esdirk_problem* problem = make_problem(&model, ESDIRK_LINEAR_SOLVER_KRYLOV, 0, NULL, 1);
+    esdirk_jacobian_structure* structure = esdirk_problem_jacobian_structure(problem);
+    if (c == 0) {
+      CHECK_STATUS(esdirk_jacobian_structure_set_krylov_sensitivity(structure, 1, 1.0), ESDIRK_INVALID_ARGUMENT);
+      CHECK(strstr(esdirk_jacobian_structure_last_error(structure), "sensitivity_error_fraction must be in [0, 1)") !=
+            NULL);
+      CHECK_STATUS(esdirk_jacobian_structure_set_krylov_sensitivity(NULL, 1, 0.0), ESDIRK_NULL_ARGUMENT);
+    }
+    CHECK_STATUS(esdirk_jacobian_structure_set_krylov_sensitivity(structure, step_preconditioner[c], fraction[c]),
+                 ESDIRK_SUCCESS);
+    esdirk_solver* solver = NULL;
+    CHECK_STATUS(esdirk_solver_create(problem, &solver), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_solver_set_tolerances(solver, RTOL, RTOL), ESDIRK_SUCCESS);
+    double x[NX], seed[NX * 2] = {0.0};
+    seed[0] = 1.0;
+    seed[NX + 1] = 1.0;
+    initial_state(x);
+    CHECK_STATUS(esdirk_solver_initialize(solver, 0.0, x, NX, NULL, 0, NULL, 0), ESDIRK_SUCCESS);
+    CHECK_STATUS(esdirk_solver_start_sensitivities(solver, seed, NX, 2, NX), ESDIRK_SUCCESS);
+    CHECK(esdirk_solver_integrate_sensitivities_to(solver, T_END, x, NX, NULL, 0, S[c], NX, NULL, 1, 2) >= 0);
+    setups[c] = counter(solver, "preconditioner_setups");
+    iterations[c] = counter(solver, "linear_iterations");
+    esdirk_solver_free(&solver);
+    esdirk_problem_free(&problem);
+  }
+  double difference = 0.0, size = 0.0;
+  for (int i = 0; i < 2 * NX; ++i) {
+    difference = fmax(difference, fabs(S[1][i] - S[0][i]));
+    size = fmax(size, fabs(S[1][i]));
+  }
+  printf("sensitivity stage solves: setups %ld (step preconditioner) / %ld (per stage), GMRES iterations %ld / %ld "
+         "(fraction 0.01), max |S - S_per_stage| = %.3g of %.3g\n",
+         (long)setups[0], (long)setups[1], (long)iterations[0], (long)iterations[2], difference, size);
+  CHECK(setups[0] < setups[1]);
+  CHECK(iterations[2] < iterations[0]);
+  CHECK(size > 0.0 && difference < 10.0 * RTOL * size);
+}
+
 /* The adjoint's transposed stage solves reach the user preconditioner with `transpose` set:
  * the gradient of the final sum of u with respect to x0 equals the KLU adjoint's to the
  * integration tolerance. */
@@ -608,5 +658,6 @@ int main(void) {
   intervals_use_the_problems_preconditioner();
   adjoint_uses_the_transposed_preconditioner();
   hybrid_problems_take_the_same_callbacks_with_their_mode();
+  sensitivity_stage_solves_take_their_settings();
   return report();
 }

@@ -142,6 +142,19 @@ ESDIRK_C_API int esdirk_jacobian_structure_set_krylov_options(esdirk_jacobian_st
                                                               int matrix_free,
                                                               double sensitivity_tolerance,
                                                               int preconditioner);
+/** The forward sensitivities' stage solves on ESDIRK_LINEAR_SOLVER_KRYLOV (C++
+ *  KrylovSettings::sensitivity_step_preconditioner and sensitivity_error_fraction):
+ *  step_preconditioner nonzero (the default) preconditions their GMRES with the step's
+ *  preconditioner, zero sets one up per implicit stage; error_fraction in [0, 1) (default 0):
+ *  if > 0, those solves may also stop at error_fraction x rtol when that is larger than the
+ *  sensitivity tolerance, so the sensitivities are solved to a fraction of the error test's
+ *  tolerance (0.01 measured to keep their errors; doc/linear-solvers-guide.md) instead of being
+ *  the derivatives of the discrete scheme to rounding. Kept with the structure like the other
+ *  Krylov settings; a value out of range returns ESDIRK_INVALID_ARGUMENT naming it and keeps
+ *  the settings. */
+ESDIRK_C_API int esdirk_jacobian_structure_set_krylov_sensitivity(esdirk_jacobian_structure* structure,
+                                                                  int step_preconditioner,
+                                                                  double error_fraction);
 
 /** Why the last call on this structure (or on its problem's pattern checker and Krylov
  *  callbacks) failed, or what the checker found ("" if nothing; "null structure handle" for
