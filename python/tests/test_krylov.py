@@ -146,20 +146,22 @@ def test_matrix_free_and_sensitivity_tolerance_reach_the_solver(direct):
         integrator.enable_sensitivities()
 
 
+def sensitivity_run(**settings):
+    """A run with sensitivities to T_END on GMRES (dimension 20) with the given Krylov settings."""
+    problem = make_problem()
+    problem.set_krylov_settings(dimension=20, **settings)
+    integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
+    integrator.initialize(0.0, initial_state())
+    integrator.enable_sensitivities()
+    integrator.integrate_to(T_END)
+    return integrator
+
+
 def test_tolerance_with_derivatives_is_the_forcing_term_while_sensitivities_run(direct):
     # KrylovSettings::tolerance_with_derivatives: the states' stage solves stop there instead of
     # at `tolerance` (0.05) while sensitivities are attached. The default is 1e-3 (given or not,
     # the same run to the bit); the states-only forcing term 0.05 there takes fewer GMRES
     # iterations and moves the sensitivities; a states-only run never uses it.
-    def sensitivity_run(**settings):
-        problem = make_problem()
-        problem.set_krylov_settings(dimension=20, **settings)
-        integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
-        integrator.initialize(0.0, initial_state())
-        integrator.enable_sensitivities()
-        integrator.integrate_to(T_END)
-        return integrator
-
     default = sensitivity_run()
     given = sensitivity_run(tolerance_with_derivatives=1e-3)
     loose = sensitivity_run(tolerance_with_derivatives=0.05)
@@ -187,15 +189,6 @@ def test_the_sensitivities_stage_preconditioner_and_error_fraction_reach_the_run
     # GMRES uses the step's preconditioner, no setup of its own (stage_factorizations counts
     # those setups); False sets one up per stage.
     # sensitivity_error_fraction > 0 lets those solves stop earlier: fewer GMRES iterations.
-    def sensitivity_run(**settings):
-        problem = make_problem()
-        problem.set_krylov_settings(dimension=20, **settings)
-        integrator = esdirk.Integrator(problem, rtol=RTOL, atol=RTOL)
-        integrator.initialize(0.0, initial_state())
-        integrator.enable_sensitivities()
-        integrator.integrate_to(T_END)
-        return integrator
-
     step = sensitivity_run()
     own = sensitivity_run(sensitivity_step_preconditioner=False)
     assert step.statistics["stage_factorizations"] == 0 < own.statistics["stage_factorizations"]
