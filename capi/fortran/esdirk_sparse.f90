@@ -85,12 +85,39 @@ module esdirk_sparse
   end interface
   public :: esdirk_jacobian_vector_fn, esdirk_preconditioner_setup_fn, esdirk_preconditioner_solve_fn
 
+  ! The hybrid problem's J v and preconditioner setup (esdirk_hybrid_problem_set_krylov_callbacks):
+  ! the mode and the memory first; the solve is esdirk_preconditioner_solve_fn.
+  abstract interface
+    integer(c_int) function esdirk_hybrid_jacobian_vector_fn(mode, nx, nz, np, nm, t, x, z, p, mem, v, out, &
+        user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode
+      integer(esdirk_int), value :: nx, nz, np, nm
+      real(c_double), value :: t
+      real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*), v(nx + nz)
+      real(c_double), intent(out) :: out(nx + nz)
+      type(c_ptr), value :: user_data
+    end function esdirk_hybrid_jacobian_vector_fn
+    integer(c_int) function esdirk_hybrid_preconditioner_setup_fn(mode, nx, nz, np, nm, t, x, z, p, mem, &
+        h_gamma, nnz, column_pointers, row_indices, values, user_data) bind(C)
+      import :: c_int, c_double, c_ptr, esdirk_int
+      integer(c_int), value :: mode
+      integer(esdirk_int), value :: nx, nz, np, nm, nnz
+      real(c_double), value :: t, h_gamma
+      real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*), values(nnz)
+      integer(esdirk_int), intent(in) :: column_pointers(nx + nz + 1), row_indices(nnz)
+      type(c_ptr), value :: user_data
+    end function esdirk_hybrid_preconditioner_setup_fn
+  end interface
+  public :: esdirk_hybrid_jacobian_vector_fn, esdirk_hybrid_preconditioner_setup_fn
+
   ! One structure handle for plain and hybrid problems.
   public :: esdirk_problem_jacobian_structure, esdirk_hybrid_problem_jacobian_structure
   public :: esdirk_jacobian_structure_set_bandwidths, esdirk_jacobian_structure_set_pattern
   public :: esdirk_jacobian_structure_set_pattern_1based, esdirk_jacobian_structure_clear
   public :: esdirk_jacobian_structure_get, esdirk_jacobian_structure_set_krylov
   public :: esdirk_jacobian_structure_set_krylov_options, esdirk_jacobian_structure_last_error
+  public :: esdirk_jacobian_structure_set_krylov_sensitivity
   ! Deprecated (one release): the per-problem structure calls, wrappers of the handle's.
   public :: esdirk_problem_set_jacobian_bandwidths, esdirk_problem_set_jacobian_pattern
   public :: esdirk_problem_set_jacobian_pattern_1based, esdirk_problem_set_sparse_jacobian
@@ -106,6 +133,7 @@ module esdirk_sparse
   public :: esdirk_hybrid_problem_set_sparse_jacobian, esdirk_hybrid_problem_clear_jacobian_structure
   public :: esdirk_hybrid_problem_get_jacobian_structure, esdirk_hybrid_problem_get_jacobian_pattern
   public :: esdirk_hybrid_problem_check_jacobian_pattern, esdirk_hybrid_problem_structure_error_string
+  public :: esdirk_hybrid_problem_set_krylov_callbacks
 
   interface
     ! The bindings of the C functions, written by the build from capi/esdirk_functions.txt.

@@ -1,12 +1,15 @@
 ! The module esdirk_method against the DAE x' = -z, 0 = z - x^2 (x = 1/(1+t)): the raw rule
 ! against the calibrated one, "auto" resolved by rtol, Jacobian reuse in its counter, and bad
 ! values refused with the options kept; a matrix-free Newton-Krylov run with the exact J v and a
-! user preconditioner (module esdirk_sparse) against the direct run.
+! user preconditioner (module esdirk_sparse) against the direct run; the same DAE as a one-mode
+! hybrid problem with the hybrid Krylov callbacks, which get the mode, and the sensitivities'
+! Krylov stage-solve settings.
 module method_model
   use, intrinsic :: iso_c_binding
   use esdirk
   implicit none
   integer(c_int64_t) :: products = 0, setups = 0, solves = 0
+  integer(c_int64_t) :: hybrid_products = 0, hybrid_setups = 0, wrong_modes = 0
   real(c_double) :: inverse(2, 2) = 0
 contains
   integer(c_int) function residual(nx, nz, np, t, x, z, p, f, g, user_data) bind(C)
@@ -68,6 +71,42 @@ contains
     solve = 0
   end function solve
 
+  ! The hybrid twins (mode 3, no memory): the plain callbacks, counting calls and wrong modes.
+  integer(c_int) function hybrid_residual(mode, nx, nz, np, nm, t, x, z, p, mem, f, g, user_data) bind(C)
+    integer(c_int), value :: mode
+    integer(esdirk_int), value :: nx, nz, np, nm
+    real(c_double), value :: t
+    real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*)
+    real(c_double), intent(out) :: f(nx), g(*)
+    type(c_ptr), value :: user_data
+    hybrid_residual = residual(nx, nz, np, t, x, z, p, f, g, user_data)
+  end function hybrid_residual
+
+  integer(c_int) function hybrid_times_jacobian(mode, nx, nz, np, nm, t, x, z, p, mem, v, out, user_data) bind(C)
+    integer(c_int), value :: mode
+    integer(esdirk_int), value :: nx, nz, np, nm
+    real(c_double), value :: t
+    real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*), v(nx + nz)
+    real(c_double), intent(out) :: out(nx + nz)
+    type(c_ptr), value :: user_data
+    if (mode /= 3 .or. nm /= 0) wrong_modes = wrong_modes + 1
+    hybrid_products = hybrid_products + 1
+    hybrid_times_jacobian = times_jacobian(nx, nz, np, t, x, z, p, v, out, user_data)
+  end function hybrid_times_jacobian
+
+  integer(c_int) function hybrid_setup(mode, nx, nz, np, nm, t, x, z, p, mem, h_gamma, nnz, column_pointers, &
+      row_indices, values, user_data) bind(C)
+    integer(c_int), value :: mode
+    integer(esdirk_int), value :: nx, nz, np, nm, nnz
+    real(c_double), value :: t, h_gamma
+    real(c_double), intent(in) :: x(nx), z(*), p(*), mem(*), values(nnz)
+    integer(esdirk_int), intent(in) :: column_pointers(nx + nz + 1), row_indices(nnz)
+    type(c_ptr), value :: user_data
+    if (mode /= 3 .or. nm /= 0) wrong_modes = wrong_modes + 1
+    hybrid_setups = hybrid_setups + 1
+    hybrid_setup = setup(nx, nz, np, t, x, z, p, h_gamma, nnz, column_pointers, row_indices, values, user_data)
+  end function hybrid_setup
+
   pure function transpose_of(a) result(b)
     real(c_double), intent(in) :: a(2, 2)
     real(c_double) :: b(2, 2)
@@ -80,15 +119,22 @@ program test_fortran_method
   use esdirk
   use esdirk_method
   use esdirk_options
+  use esdirk_events, only: esdirk_hybrid_problem_create, esdirk_hybrid_problem_free, esdirk_hybrid_solver_create, &
+      esdirk_hybrid_solver_free, esdirk_hybrid_solver_set_tolerances, esdirk_hybrid_solver_initialize, &
+      esdirk_hybrid_solver_integrate_to, esdirk_hybrid_solver_get_counter
   use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
   use esdirk_sparse, only: esdirk_problem_jacobian_structure, esdirk_jacobian_structure_set_pattern, &
       esdirk_jacobian_structure_set_krylov, esdirk_jacobian_structure_set_krylov_options, &
       esdirk_jacobian_structure_last_error, esdirk_problem_set_krylov_callbacks, ESDIRK_LINEAR_SOLVER_KRYLOV, &
+      esdirk_hybrid_problem_jacobian_structure, esdirk_hybrid_problem_set_krylov_callbacks, &
+      esdirk_jacobian_structure_set_krylov_sensitivity, &
       ESDIRK_KRYLOV_PRECONDITIONER_ILU0
   use method_model
   implicit none
   integer :: passed = 0, failed = 0
   type(c_ptr) :: problem = c_null_ptr, solver = c_null_ptr, options = c_null_ptr, structure = c_null_ptr
+  type(c_ptr) :: hybrid = c_null_ptr, hybrid_solver = c_null_ptr, hybrid_structure = c_null_ptr
+  real(c_double) :: t_reached
   real(c_double) :: bad_terms(4)
   integer :: k
   integer(c_int64_t) :: steps_calibrated, steps_raw, steps, reuses, iterations_rate, iterations_correction
@@ -256,6 +302,41 @@ program test_fortran_method
              .and. counted == setups .and. setups > 0, "setup callback counted")
   call check(esdirk_solver_get_counter(solver, "preconditioner_solves", counted) == ESDIRK_SUCCESS &
              .and. counted == solves .and. solves > 0, "solve callback counted")
+
+  ! The same DAE as a one-mode hybrid problem (mode 3, no events) on the same matrix-free Krylov
+  ! run: its callbacks get the mode, and the run reaches x(2) = 1/3.
+  call check(esdirk_hybrid_problem_create(1, 1, 0, 0, 0, c_funloc(hybrid_residual), c_null_ptr, hybrid) &
+             == ESDIRK_SUCCESS, "hybrid problem")
+  hybrid_structure = esdirk_hybrid_problem_jacobian_structure(hybrid)
+  call check(esdirk_jacobian_structure_set_pattern(hybrid_structure, pointers, rows, ESDIRK_LINEAR_SOLVER_KRYLOV) &
+             == ESDIRK_SUCCESS, "hybrid Krylov pattern")
+  call check(esdirk_jacobian_structure_set_krylov_options(hybrid_structure, 1, 1d-10, ESDIRK_KRYLOV_PRECONDITIONER_ILU0) &
+             == ESDIRK_SUCCESS, "hybrid matrix-free")
+  call check(esdirk_jacobian_structure_set_krylov_sensitivity(hybrid_structure, 1, 1.0_c_double) &
+             == ESDIRK_INVALID_ARGUMENT, "sensitivity error fraction 1 refused")
+  call check(index(esdirk_jacobian_structure_last_error(hybrid_structure), &
+                   "the sensitivity_error_fraction must be in [0, 1)") > 0, "error fraction message")
+  call check(esdirk_jacobian_structure_set_krylov_sensitivity(hybrid_structure, 0, 0.01_c_double) == ESDIRK_SUCCESS, &
+             "sensitivity stage settings")
+  call check(esdirk_hybrid_problem_set_krylov_callbacks(hybrid, c_funloc(hybrid_times_jacobian), &
+                                                        c_funloc(hybrid_setup), c_funloc(solve)) == ESDIRK_SUCCESS, &
+             "hybrid Krylov callbacks")
+  call check(esdirk_hybrid_solver_create(hybrid, hybrid_solver) == ESDIRK_SUCCESS, "hybrid solver")
+  call check(esdirk_hybrid_solver_set_tolerances(hybrid_solver, 1d-8, 1d-8) == ESDIRK_SUCCESS, "hybrid tolerances")
+  x = 1.0_c_double
+  z = 0.5_c_double
+  call check(esdirk_hybrid_solver_initialize(hybrid_solver, 0.0_c_double, 3, x, 1, z, 1, none, 0, none, 0) &
+             == ESDIRK_SUCCESS, "hybrid initialize")
+  call check(esdirk_hybrid_solver_integrate_to(hybrid_solver, 2.0_c_double, x, 1, z, 1, t_reached) >= 0, &
+             "hybrid integrate")
+  print '(a, es10.3, a, 2i6)', "hybrid matrix-free Krylov: |x - 1/3| = ", abs(x(1) - 1.0_c_double / 3.0_c_double), &
+      ", products, setups:", hybrid_products, hybrid_setups
+  call check(abs(x(1) - 1.0_c_double / 3.0_c_double) < 1d-6, "hybrid Krylov run reaches 1/3")
+  call check(hybrid_products > 0 .and. hybrid_setups > 0 .and. wrong_modes == 0, "hybrid callbacks get their mode")
+  call check(esdirk_hybrid_solver_get_counter(hybrid_solver, "preconditioner_setups", counted) == ESDIRK_SUCCESS &
+             .and. counted == hybrid_setups, "hybrid setups counted")
+  call esdirk_hybrid_solver_free(hybrid_solver)
+  call esdirk_hybrid_problem_free(hybrid)
 
   call esdirk_solver_free(solver)
   call esdirk_problem_free(problem)
