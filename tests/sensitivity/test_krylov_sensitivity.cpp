@@ -34,7 +34,30 @@ struct SensitivityRun {
   DenseMatrix Sx;
   esdirk::Statistics stats;
   esdirk::Statistics sensitivity_counters;  // the sensitivities' own (their GMRES)
+  esdirk::Status status = esdirk::Status::success;
+  std::string message;  // the sensitivities' message
+  double t = 0.0;       // where the sensitivities stopped
 };
+
+// The sensitivities to the three parameters p (scaled columns p_l e_l) of `integrator`'s
+// initialized run to t_end (its listeners, if any, see each trial before the sensitivities).
+SensitivityRun parameter_sensitivities(esdirk::Integrator& integrator, const std::vector<double>& p,
+                                       SensitivityOptions sensitivity, double t_end) {
+  esdirk::ForwardSensitivity sens(integrator, std::move(sensitivity));
+  const int n = integrator.problem().size();
+  DenseMatrix seed(n + 3, 3);
+  for (int l = 0; l < 3; ++l) seed(n + l, l) = p[static_cast<std::size_t>(l)];
+  BOOST_REQUIRE(esdirk::ok(sens.initialize(seed.cref())));
+  SensitivityRun run;
+  run.x.resize(static_cast<std::size_t>(n));
+  run.Sx.resize(n, 3);
+  run.status = sens.integrate_to(t_end, run.x, {}, run.Sx.ref()).status;
+  run.message = sens.message();
+  run.t = sens.t();
+  run.stats = integrator.statistics();
+  run.sensitivity_counters = sens.counters();
+  return run;
+}
 
 // The 1-D Brusselator (20 points, n = 40, unless given) to t = 1 (unless given) with the
 // sensitivities to its three parameters (scaled columns p_l e_l); `adjust` changes the Krylov
@@ -54,18 +77,8 @@ SensitivityRun brusselator_parameters(LinearSolverKind kind, SensitivityOptions 
   esdirk::Integrator integrator(model, options);
   const auto p = model.nominal_parameters();
   BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, model.initial_state(), {}, p)));
-  esdirk::ForwardSensitivity sens(integrator, sensitivity);
-  const int n = model.size();
-  DenseMatrix seed(n + 3, 3);
-  for (int l = 0; l < 3; ++l) seed(n + l, l) = p[static_cast<std::size_t>(l)];
-  BOOST_REQUIRE(esdirk::ok(sens.initialize(seed.cref())));
-  SensitivityRun run;
-  run.x.resize(static_cast<std::size_t>(n));
-  run.Sx.resize(n, 3);
-  const auto outcome = sens.integrate_to(t_end, run.x, {}, run.Sx.ref());
-  BOOST_REQUIRE_MESSAGE(esdirk::ok(outcome.status), sens.message());
-  run.stats = integrator.statistics();
-  run.sensitivity_counters = sens.counters();
+  SensitivityRun run = parameter_sensitivities(integrator, p, std::move(sensitivity), t_end);
+  BOOST_REQUIRE_MESSAGE(esdirk::ok(run.status), run.message);
   return run;
 }
 
@@ -339,30 +352,20 @@ BOOST_AUTO_TEST_CASE(a_preconditioner_failing_in_the_sensitivity_solves_retries_
     BOOST_REQUIRE(esdirk::ok(integrator.initialize(0.0, model.initial_state(), {}, p)));
     FailInSensitivitySolves failing(model, trials);
     integrator.add_listener(failing);
-    esdirk::ForwardSensitivity sens(integrator, {});
-    const int n = model.size();
-    DenseMatrix seed(n + 3, 3);
-    for (int l = 0; l < 3; ++l) seed(n + l, l) = p[static_cast<std::size_t>(l)];
-    BOOST_REQUIRE(esdirk::ok(sens.initialize(seed.cref())));
-    SensitivityRun r;
-    r.x.resize(static_cast<std::size_t>(n));
-    r.Sx.resize(n, 3);
-    const auto outcome = sens.integrate_to(1.0, r.x, {}, r.Sx.ref());
-    r.stats = integrator.statistics();
-    r.sensitivity_counters = sens.counters();
+    const SensitivityRun r = parameter_sensitivities(integrator, p, {}, 1.0);
     BOOST_TEST_INFO("NaN " << nan << ", step's preconditioner " << step_preconditioner << ", trials " << trials
-                           << ": " << sens.message());
-    BOOST_TEST(integrator.statistics().callback_failures == 0);
+                           << ": " << r.message);
+    BOOST_TEST(r.stats.callback_failures == 0);
     if (trials == 0) {
-      BOOST_TEST(esdirk::ok(outcome.status));
+      BOOST_TEST(esdirk::ok(r.status));
     } else if (trials == 1) {
-      BOOST_TEST(esdirk::ok(outcome.status));
+      BOOST_TEST(esdirk::ok(r.status));
       BOOST_TEST(r.sensitivity_counters.linear_solver_failures == 1);
     } else {
-      BOOST_TEST(std::string(esdirk::status_name(outcome.status)) == "linear_solver_failures");
-      BOOST_TEST(sens.message().find("GMRES did not solve the stage sensitivities") != std::string::npos);
-      BOOST_TEST(sens.t() >= 0.5);  // the last good state, where the failures began
-      BOOST_TEST(sens.t() < 1.0);
+      BOOST_TEST(std::string(esdirk::status_name(r.status)) == "linear_solver_failures");
+      BOOST_TEST(r.message.find("GMRES did not solve the stage sensitivities") != std::string::npos);
+      BOOST_TEST(r.t >= 0.5);  // the last good state, where the failures began
+      BOOST_TEST(r.t < 1.0);
     }
     return r;
   };
