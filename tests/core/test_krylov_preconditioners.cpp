@@ -6,6 +6,7 @@
 // pivot's row, where block-Jacobi with pivoting over the whole block succeeds.
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "brusselator_mol/brusselator_2d_model.hpp"
 #include "esdirk/integrator.hpp"
 #include "esdirk/stage_linear_system.hpp"
+#include "internal/incomplete_lu_preconditioner.hpp"
 #include "krylov_fixtures.hpp"
 
 using esdirk::ConstVector;
@@ -72,9 +74,73 @@ class ZeroDiagonal : public esdirk::Problem {
   }
 };
 
+// A 2-species 12 x 12 grid's pattern (5-point stencil on each species, the two species of a
+// point coupled) with the second species algebraic (nx = 144 of n = 288), the diagonal of
+// every tenth differential row left out of J's pattern, and values that are not symmetric.
+struct IrregularPattern {
+  static constexpr int side = 12, n = 2 * side * side, nx = side * side;
+  std::vector<int> rows, cols;
+  std::vector<double> values;
+  IrregularPattern() {
+    for (int j = 0; j < n; ++j) {  // column j of J: the unknowns whose equations use unknown j
+      const int point = j % nx, x = point % side, y = point / side, species = j / nx;
+      std::vector<int> column{j, (j + nx) % n};
+      if (x > 0) column.push_back(j - 1);
+      if (x + 1 < side) column.push_back(j + 1);
+      if (y > 0) column.push_back(j - side);
+      if (y + 1 < side) column.push_back(j + side);
+      std::sort(column.begin(), column.end());
+      for (int i : column) {
+        if (i == j && j % 10 == 3 && j < nx) continue;
+        rows.push_back(i);
+        cols.push_back(j);
+        values.push_back(i == j ? 4.0 + 0.01 * j : std::sin(1.0 + i + 0.37 * j) / (1.0 + species));
+      }
+    }
+  }
+  esdirk::SparsityPattern pattern() const { return esdirk::SparsityPattern::from_entries(n, rows, cols); }
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(krylov_preconditioners)
+
+// The Krylov back-end forms M v by gathering along the ILU(0)'s compressed rows (faster than
+// the scatter along J's columns it replaced). Both sum row i over the columns in increasing
+// order, so the product must equal the scatter's to the bit, on differential and algebraic rows
+// and where J's pattern lacks the diagonal (an entry 0 in the rows).
+BOOST_AUTO_TEST_CASE(ilu0_rows_give_m_times_v_with_the_bits_of_the_column_scatter) {
+  const IrregularPattern J;
+  const esdirk::SparsityPattern pattern = J.pattern();
+  // J's values in the pattern's CSC order (from_entries sorts by column, then row).
+  const std::vector<int>& ptr = pattern.column_pointers();
+  const std::vector<int>& row_index = pattern.row_indices();
+  std::vector<double> csc(row_index.size(), 0.0);
+  for (std::size_t k = 0; k < J.rows.size(); ++k) csc[static_cast<std::size_t>(pattern.find(J.rows[k], J.cols[k]))] = J.values[k];
+  esdirk::internal::IncompleteLuPreconditioner ilu(J.nx, pattern);
+  ilu.arrange_rows(csc.data());
+  const double h_gamma = 0.0371;
+  std::vector<double> v(J.n), by_rows(J.n), scatter(J.n, 0.0);
+  for (int i = 0; i < J.n; ++i) v[i] = std::cos(0.3 * i) * (1.0 + i % 7);
+  ilu.multiply(v.data(), by_rows.data(), h_gamma);
+  for (int j = 0; j < J.n; ++j)
+    for (int k = ptr[j]; k < ptr[j + 1]; ++k) scatter[row_index[k]] += csc[k] * v[j];
+  for (int i = 0; i < J.nx; ++i) scatter[i] = v[i] - h_gamma * scatter[i];
+  int differing = 0;
+  for (int i = 0; i < J.n; ++i) differing += by_rows[i] != scatter[i];
+  BOOST_TEST(differing == 0);
+  // The solves, which multiply by the reciprocal pivots: the transposed one is the adjoint of
+  // the plain one, <(LU)^{-1} a, b> = <a, (LU)^{-T} b>, to rounding.
+  BOOST_TEST_REQUIRE(ilu.factor(csc.data(), h_gamma) == 0);
+  std::vector<double> a(J.n), b(J.n);
+  for (int i = 0; i < J.n; ++i) a[i] = std::sin(0.7 * i), b[i] = 1.0 / (1.0 + i);
+  std::vector<double> solved_a = a, solved_b = b;
+  ilu.solve(solved_a.data(), false);
+  ilu.solve(solved_b.data(), true);
+  double left = 0.0, right = 0.0, scale = 0.0;
+  for (int i = 0; i < J.n; ++i) left += solved_a[i] * b[i], right += a[i] * solved_b[i], scale += std::abs(solved_a[i] * b[i]);
+  BOOST_TEST(std::abs(left - right) <= 1e-13 * scale);
+}
 
 BOOST_AUTO_TEST_CASE(ilu0_is_the_exact_lu_of_a_tridiagonal_stage_matrix) {
   Rod rod;
