@@ -3,8 +3,8 @@
 // preconditioning: the problem's own preconditioner (Problem::preconditioner_setup/solve) when
 // it has one, else the built-in one of KrylovSettings::preconditioner: ILU(0) of M on its
 // pattern (internal/incomplete_lu_preconditioner.hpp) or block-Jacobi (the dense LUs of M's
-// diagonal blocks). M v is formed from J on
-// its pattern (by the ILU(0)'s compressed rows where it has them), or matrix-free (KrylovSettings::matrix_free) from the problem's J v or a
+// diagonal blocks). M v is formed from J on its pattern (along the ILU(0)'s compressed rows
+// where it has them), or matrix-free (KrylovSettings::matrix_free) from the problem's J v or a
 // difference quotient of f and g at the point where J was formed, so the memory is the
 // pattern's plus the basis, linear in n. Theory: doc/integrator-theory.md 8b, 8c.
 // Everything is allocated by the constructor; factor and solve allocate nothing.
@@ -439,8 +439,8 @@ class KrylovStageSystem final : public StructuredLu {
     double beta = b_norm;
     bool converged = false;
     for (int cycle = 0; cycle <= settings_.max_restarts && !converged; ++cycle) {
-      // Vectors are normalized by multiplying with 1 / norm: a division per element took a
-      // tenth of an iteration on 2-D grids.
+      // Vectors are normalized by multiplying with 1 / norm (a division per element costs
+      // several multiplications).
       double* v0 = basis_.data();
       const double inverse_beta = 1.0 / beta;
       for (int i = 0; i < n_; ++i) v0[i] *= inverse_beta;
