@@ -496,20 +496,37 @@ bool StageSensitivities::solve_with_stage_matrix(const StageJacobian& J, MatrixR
   return true;
 }
 
-// Krylov back-end: GMRES on M_i S = rhs started from X0 = sum_j W(stage, j) S_j, the stage
-// values of the earlier stages (S_0 = S_n) extrapolated to c_stage by the polynomial through the
-// (at most guess_degree + 1) nearest nodes, as the states' stage predictor does with the stage
-// derivatives. Each column solves M_i D = rhs - M_i X0 to a residual of sensitivity_tolerance
-// times |rhs| (the target of a zero start, so the accuracy is the same), and S = X0 + D. The
-// guess saves a quarter of the GMRES work on the 2-D Brusselator (doc/linear-solvers-guide.md,
-// "Forward sensitivities with Krylov").
+// Krylov back-end: GMRES on M_i S = rhs started from a guess X0 that extrapolates the earlier
+// stages (stage 0 is the explicit one at t_n) to c_stage by the polynomial through the (at most
+// guess_degree + 1) nearest nodes, with the weights W(stage, j):
+//  - differential rows: the stage derivative, as the states' stage predictor does. The stage
+//    equation is S_i,x = rhs_x + h gamma (SF_i,x - (f_p P)_x) with SF_i = [f_x f_z] S_i + f_p P,
+//    so X0_x = rhs_x + h gamma (sum_j W(stage, j) SF_j,x - (f_p P)_x): the extrapolation's error
+//    enters times h gamma;
+//  - algebraic rows (no derivative): the stage values, sum_j W(stage, j) S_j,z.
+// Each column solves M_i D = rhs - M_i X0 to a residual of sensitivity_tolerance times |rhs| (the
+// target of a zero start, so the accuracy is the same), and S = X0 + D. Against a zero start the
+// extrapolated values saved a quarter of the GMRES work on the 2-D Brusselator and the
+// derivatives another quarter (doc/linear-solvers-guide.md, "Forward sensitivities with Krylov").
 bool StageSensitivities::solve_by_gmres_from_guess(const StageJacobian& J, MatrixRef S, double h_gamma,
                                                    int stage) {
   const int ns = directions_;
-  std::fill(S.data, S.data + block_size(), 0.0);
+  const std::size_t block = block_size();
+  // JS_ holds the extrapolated derivative until the product with X0 below overwrites it.
+  std::fill(JS_.data(), JS_.data() + block, 0.0);
+  if (nz_ > 0) std::fill(S.data, S.data + block, 0.0);
   for (int j = 0; j < stage; ++j) {
     const double w = guess_weights_(stage, j);
-    if (w != 0.0) detail::flat_add_scaled(w, values_.column(j * ns), S.data, block_size());
+    if (w == 0.0) continue;
+    detail::flat_add_scaled(w, derivatives_.column(j * ns), JS_.data(), block);
+    if (nz_ > 0) detail::flat_add_scaled(w, values_.column(j * ns), S.data, block);
+  }
+  for (int c = 0; c < ns; ++c) {
+    const double* r = rhs_.column(c);
+    const double* sf = JS_.column(c);
+    const double* fp = jpP_.column(c);
+    double* x = S.data + static_cast<std::size_t>(c) * S.ld;
+    for (int k = 0; k < nx_; ++k) x[k] = r[k] + h_gamma * (sf[k] - fp[k]);
   }
   // correction = rhs - M_i X0 = rhs - [X0_x - h*gamma (J X0)_x ; (J X0)_z]
   multiply(J, 0, S, JS_.ref(), 1.0, false);
