@@ -144,6 +144,7 @@ class StageSensitivities {
   int fall_back(const StageJacobian& J, MatrixRef S, double h_gamma);
   bool solve_with_stage_matrix(const StageJacobian& J, MatrixRef S, double h_gamma, int stage = 0);
   bool solve_by_gmres_from_guess(const StageJacobian& J, MatrixRef S, double h_gamma, int stage);
+  void extrapolate_stage(MatrixRef S, double h_gamma, int stage);
   double gmres_tolerance() const;
   bool solve_with_fixed_kernels(ConstMatrixRef J, MatrixRef S, double h_gamma);
   bool doubling_pays() const;
@@ -229,10 +230,11 @@ class StageSensitivities {
   int last_max_corrections_ = 0;
   long fallbacks_ = 0;
   std::string message_;
-  // Krylov back-end: the weights of the stage-value extrapolation that starts each stage's GMRES
-  // (solve_by_gmres_from_guess; empty otherwise). Degree 2: the 2-D Brusselator (40 x 40, rtol
-  // 1e-6, 3 directions) took 16.0 G instructions from a zero start, 14.3 G from S_{i-1}, 12.5 G
-  // with degree 1, 11.85 G with 2 and about 11.9 G with 3.
+  // Banded and sparse problems: the weights of the extrapolation that starts each stage's GMRES
+  // or refinement (extrapolate_stage; empty otherwise). Degree 2: the 2-D Brusselator (40 x 40,
+  // rtol 1e-6, 3 directions, Krylov, the stage values extrapolated) took 16.0 G instructions from
+  // a zero start, 14.3 G from S_{i-1}, 12.5 G with degree 1, 11.85 G with 2 and about 11.9 G
+  // with 3.
   static constexpr int guess_degree = 2;
   DenseMatrix guess_weights_;
 };
