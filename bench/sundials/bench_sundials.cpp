@@ -155,7 +155,7 @@ Task make_task(const Case& c, esdirk::Problem& problem, double rtol) {
 
 // The configurations run only when --solvers names them (states-only problems).
 bool is_extra_esdirk_configuration(const std::string& solver) {
-  return solver == "esdirk ESDIRK34" || solver == "esdirk ESDIRK34 (correction test)" ||
+  return solver == "esdirk ESDIRK34" || solver == "esdirk ESDIRK436" || solver == "esdirk ESDIRK34 (correction test)" ||
          solver == "esdirk auto (correction test)" || solver == "esdirk (previous-stage predictor)";
 }
 
@@ -195,7 +195,9 @@ esdirk::Options esdirk_integrator_options(const std::string& solver, const Task&
   if (is_extra_esdirk_configuration(solver)) {
     // ESDIRK34 alone, and the Newton stopping test before the rate-based one: only through
     // --solvers, to measure what the change bought.
-    o.method = solver.rfind("esdirk ESDIRK34", 0) == 0 ? esdirk::Tableau::esdirk34() : esdirk::MethodChoice::automatic();
+    o.method = solver == "esdirk ESDIRK436"                ? esdirk::MethodChoice(esdirk::Tableau::esdirk436())
+               : solver.rfind("esdirk ESDIRK34", 0) == 0 ? esdirk::MethodChoice(esdirk::Tableau::esdirk34())
+                                                         : esdirk::MethodChoice::automatic();
     if (solver == "esdirk (previous-stage predictor)") o.stage_predictor = esdirk::StagePredictor::previous_stage;
     if (solver.find("(correction test)") != std::string::npos)
       o.newton_test = esdirk::NewtonTest::preconditioned_residual;
@@ -719,13 +721,10 @@ int main(int argc, char** argv) {
               "states", "sens", "steps", "f evals", "Jacs", "LUs", "time [ms]");
   for (const Case& c : cases) {
     const Reference ref = parse_reference(c, read_numbers(reference_dir + "/" + c.id + ".txt"));
-    // The extra configurations run only when --solvers names them (states-only problems, where
-    // "esdirk auto" runs).
+    // The extra configurations run only when --solvers names them.
     std::vector<std::string> case_solvers = c.solvers;
     for (const std::string& s : solvers)
-      if (is_extra_esdirk_configuration(s) &&
-          std::find(c.solvers.begin(), c.solvers.end(), "esdirk auto") != c.solvers.end())
-        case_solvers.push_back(s);
+      if (is_extra_esdirk_configuration(s)) case_solvers.push_back(s);
     for (double rtol : rtols) {
       for (const std::string& solver : case_solvers) {
         if (!solvers.empty() && std::find(solvers.begin(), solvers.end(), solver) == solvers.end()) continue;

@@ -45,7 +45,7 @@ def main():
           "sensitivities relative to their row's largest entry), against the stored references; "
           "time = median wall time of repeated runs in one process; ratio = time / esdirk's time "
           "at the same rtol. Failed runs are marked. \"esdirk\" is the library's defaults (method "
-          "\"auto\": ESDIRK34 above rtol 1e-5, ESDIRK436 from 1e-5 on); \"esdirk ESDIRK34 (paper "
+          "\"auto\": ESDIRK436 at and below rtol 1e-3, ESDIRK34 above); \"esdirk ESDIRK34 (paper "
           "mode)\" the configuration of Kristensen et al. 2005 (Options::seed002()). Sections may "
           "come from different runs: doc/benchmarks.md says which.", ""]
     for problem, rs in by_problem.items():

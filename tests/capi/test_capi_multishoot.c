@@ -94,12 +94,12 @@ static void test_method_name_is_the_one_auto_resolved_to(esdirk_problem* problem
                                           NULL, NULL, NULL, NULL),
                ESDIRK_SUCCESS);
   CHECK(strcmp(esdirk_multishoot_method_name(ms), "ESDIRK436") == 0); /* "auto" at rtol 1e-9 */
-  CHECK_STATUS(esdirk_multishoot_set_tolerances(ms, 1e-4, 1e-6), ESDIRK_SUCCESS);
+  CHECK_STATUS(esdirk_multishoot_set_tolerances(ms, 1e-2, 1e-6), ESDIRK_SUCCESS);
   CHECK(strcmp(esdirk_multishoot_method_name(ms), "auto") == 0); /* an option changed */
   CHECK_STATUS(esdirk_multishoot_evaluate(ms, &t0, &t1, &x, &u, &z, &x_end, NULL, NULL, NULL,
                                           NULL, NULL, NULL, NULL),
                ESDIRK_SUCCESS);
-  CHECK(strcmp(esdirk_multishoot_method_name(ms), "ESDIRK34") == 0); /* "auto" at rtol 1e-4 */
+  CHECK(strcmp(esdirk_multishoot_method_name(ms), "ESDIRK34") == 0); /* "auto" at rtol 1e-2 */
   esdirk_multishoot_free(&ms);
 }
 

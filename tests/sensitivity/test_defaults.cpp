@@ -169,8 +169,8 @@ struct ShootingCase {
   }
 };
 
-// Tolerances that mean what they say (issue 31): with default options ("auto": ESDIRK34 above
-// rtol 1e-5, ESDIRK436 at and below; the shooting interval's sensitivities tested at the
+// Tolerances that mean what they say (issue 31): with default options ("auto": ESDIRK436 at and
+// below rtol 1e-3, ESDIRK34 above; the shooting interval's sensitivities tested at the
 // requested rtol, SensitivityTolerance::requested) the achieved error of A and B lies in
 // [0.1, 10] x rtol for rtol 1e-3 .. 1e-10 and falls monotonically, on nominal and perturbed
 // nodes (measured 0.12-0.8 x rtol; the states, whose test keeps the calibrated rule, 0.02-0.08).

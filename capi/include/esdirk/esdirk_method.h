@@ -32,7 +32,7 @@ ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_tolerance_rule and esdirk_sol
                                                   double calibration_factor);
 
 /** The Runge-Kutta method by name: "auto" (default: chosen by rtol at initialize, ESDIRK436 at
- *  and below 1e-5, else ESDIRK34; see doc/integrator-guide.md), "ESDIRK34" (the paper's method),
+ *  and below 1e-3, else ESDIRK34; see doc/integrator-guide.md), "ESDIRK34" (the paper's method),
  *  "ESDIRK436" (order 4), "ESDIRK547" (order 5), "ESDIRK23" or "ESDIRK12". Names are
  *  case-sensitive; any other name is refused. */
 ESDIRK_C_API ESDIRK_DEPRECATED("esdirk_options_set_method and esdirk_solver_set_options") int esdirk_solver_set_method(esdirk_solver* solver, const char* name);

@@ -73,7 +73,7 @@ ESDIRK_C_API int esdirk_options_set_tolerance_rule(esdirk_options* options, int 
                                                    double calibration_factor);
 
 /** The Runge-Kutta method by name: "auto" (default: chosen by rtol at the run, ESDIRK436 at
- *  and below 1e-5, else ESDIRK34; see doc/integrator-guide.md), "ESDIRK34" (the paper's method),
+ *  and below 1e-3, else ESDIRK34; see doc/integrator-guide.md), "ESDIRK34" (the paper's method),
  *  "ESDIRK436" (order 4), "ESDIRK547" (order 5), "ESDIRK23" or "ESDIRK12". Names are
  *  case-sensitive; any other name is refused. The handles' *_method_name give the method in
  *  use ("auto" resolved). */

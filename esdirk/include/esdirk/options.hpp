@@ -154,8 +154,8 @@ struct ESDIRK_API Options {
 
   // --- Method -----------------------------------------------------------------------------
   /// The Runge-Kutta method: "auto" (default, MethodChoice::automatic()), which the Integrator
-  /// resolves by the tolerance (automatic_method(): ESDIRK34 above rtol 1e-5, ESDIRK436 at and
-  /// below), or one method (a Tableau, e.g. Tableau::esdirk436(), or MethodChoice::named).
+  /// resolves by the tolerance (automatic_method(): ESDIRK436 at and below rtol 1e-3, ESDIRK34
+  /// above), or one method (a Tableau, e.g. Tableau::esdirk436(), or MethodChoice::named).
   /// The method a run takes is Integrator::method() (or resolved_method()); an Integrator's
   /// options() keep the choice as it was given.
   MethodChoice method = MethodChoice::automatic();
@@ -293,8 +293,8 @@ struct ESDIRK_API Options {
   /// "auto". Size storage by its stage count (e.g. Trajectory::reserve).
   Tableau resolved_method() const { return method.is_automatic() ? automatic_method() : method.tableau(); }
   /// rtol at and below which "auto" takes the order-4 member (ESDIRK436) instead of ESDIRK34
-  /// (above it ESDIRK436's achieved error is not reliably within [0.1, 10] x rtol).
-  static constexpr double automatic_high_order_from = 1e-5;
+  /// (above it ESDIRK436's error exceeds 10 x rtol on Dow; doc/integrator-guide.md section 6).
+  static constexpr double automatic_high_order_from = 1e-3;
 };
 
 }  // namespace esdirk
