@@ -162,9 +162,9 @@ BOOST_AUTO_TEST_CASE(small_dense_problems_keep_one_lu_per_step) {
 }
 
 // The 2-D grid reuses J and the LU, and the error test still decides: the solution is as close
-// to a tight reference as with a fresh J and LU every step. With ESDIRK34 at rtol 1e-4 (30 steps)
-// and the default "auto" (ESDIRK436) at 1e-6 (35 steps): at 1e-4 ESDIRK436 takes 12 steps, too
-// few for reuse to halve the LUs (8 of 13).
+// to a tight reference as with a fresh J and LU every step. With ESDIRK34 at rtol 1e-4 and the
+// default "auto" (ESDIRK436) at 1e-6 (35 steps): at 1e-4 ESDIRK436 takes 12 steps, too few for
+// reuse to halve the LUs (8 of 13).
 BOOST_AUTO_TEST_CASE(the_2d_grid_reuses_and_keeps_its_accuracy) {
   const auto reference = grid(10, 1e-10, FactorizationPolicy::every_step);
   for (double rtol : {1e-4, 1e-6}) {
