@@ -9,8 +9,9 @@
 //
 // Options: --problems id,id,...  --solvers name,name,... (e.g. "IDAS,esdirk auto")  --rtols r,r,...
 //          --references DIR  --min-time SECONDS
-// --solvers may also name "esdirk ESDIRK34", "esdirk ESDIRK34 (correction test)" and "esdirk auto
-// (correction test)": ESDIRK34 alone, and the Newton test before the rate-based one
+// --solvers may also name "esdirk ESDIRK34", "esdirk ESDIRK436", "esdirk ESDIRK34 (correction test)"
+// and "esdirk auto (correction test)" (on every problem): one member alone, and the Newton test
+// before the rate-based one
 // (doc/benchmarks.md, "Third states-only rerun"); "esdirk (previous-stage predictor)" Kristensen
 // et al. 2005's stage predictor instead of the default stage extrapolation (integrator-theory §2).
 
@@ -153,7 +154,7 @@ Task make_task(const Case& c, esdirk::Problem& problem, double rtol) {
   return t;
 }
 
-// The configurations run only when --solvers names them (states-only problems).
+// The configurations run only when --solvers names them (on every problem).
 bool is_extra_esdirk_configuration(const std::string& solver) {
   return solver == "esdirk ESDIRK34" || solver == "esdirk ESDIRK436" || solver == "esdirk ESDIRK34 (correction test)" ||
          solver == "esdirk auto (correction test)" || solver == "esdirk (previous-stage predictor)";
