@@ -194,8 +194,8 @@ esdirk::Options esdirk_integrator_options(const std::string& solver, const Task&
     return o;
   }
   if (is_extra_esdirk_configuration(solver)) {
-    // ESDIRK34 alone, and the Newton stopping test before the rate-based one: only through
-    // --solvers, to measure what the change bought.
+    // One member alone, and the Newton stopping test before the rate-based one: only through
+    // --solvers, to measure what a change of the defaults buys.
     o.method = solver == "esdirk ESDIRK436"                ? esdirk::MethodChoice(esdirk::Tableau::esdirk436())
                : solver.rfind("esdirk ESDIRK34", 0) == 0 ? esdirk::MethodChoice(esdirk::Tableau::esdirk34())
                                                          : esdirk::MethodChoice::automatic();
