@@ -94,7 +94,7 @@ class KrylovStageSystem final : public StructuredLu {
     if (s.pattern == nullptr || s.pattern->size() != n_)
       throw std::invalid_argument("krylov linear solver: the structure needs an n x n pattern");
     validate_krylov_settings(settings_, n_);
-    const int m = settings_.dimension, b = settings_.block_size;
+    const int b = settings_.block_size;
     const auto un = static_cast<std::size_t>(n_);
     if (settings_.matrix_free) {
       base_.assign(un, 0.0);
@@ -102,14 +102,6 @@ class KrylovStageSystem final : public StructuredLu {
       perturbed_values_.assign(un, 0.0);
     }
     preconditioner_input_.assign(un, 0.0);
-    basis_.assign(un * static_cast<std::size_t>(m + 1), 0.0);
-    hessenberg_.assign(static_cast<std::size_t>(m + 1) * static_cast<std::size_t>(m), 0.0);
-    rotation_cos_.assign(static_cast<std::size_t>(m), 0.0);
-    rotation_sin_.assign(static_cast<std::size_t>(m), 0.0);
-    rhs_.assign(static_cast<std::size_t>(m + 1), 0.0);
-    work_.assign(un, 0.0);
-    precond_.assign(un, 0.0);
-    x_.assign(un, 0.0);
     if (settings_.preconditioner == KrylovPreconditioner::ilu0) {
       ilu_ = std::make_unique<IncompleteLuPreconditioner>(nx_, *s.pattern);
     } else {
@@ -117,9 +109,17 @@ class KrylovStageSystem final : public StructuredLu {
       pivots_.assign(un, 0);
     }
     pattern_ = s.pattern;
+    allocate_lanes(1);
   }
 
   void set_statistics(Statistics* stats) override { stats_ = stats; }
+  // Several right-hand sides share one pass over the incomplete factors and M's rows
+  // (IncompleteLuPreconditioner::group_width at most); the other preconditioners and the
+  // matrix-free products take one vector at a time, so for them a wider group would only hold
+  // more memory.
+  void reserve_columns(int count) override {
+    if (ilu_ != nullptr) allocate_lanes(std::clamp(count, 1, IncompleteLuPreconditioner::group_width));
+  }
   bool last_solve_converged() const override { return converged_; }
   void set_tolerance(double tolerance) override { settings_.tolerance = tolerance; }
 
@@ -188,19 +188,27 @@ class KrylovStageSystem final : public StructuredLu {
     if (transpose && settings_.matrix_free)
       throw std::logic_error("krylov linear solver: matrix-free products have no transpose (M^T solves need "
                              "KrylovSettings::matrix_free off)");
-    if (user_preconditioner_ && !setup_failed_ && internal::preconditioner_owner(*problem_) != this)
-      setup_user_preconditioner();  // the other stage system set the problem's up since ours
-    // A borrowed preconditioner: the lender's setup (redone if the problem's preconditioner was
-    // set up by another system since) must have succeeded, or every solve fails as after a
-    // failed setup of our own.
-    if (setup_failed_ || (lender_ != nullptr && !lender_->preconditioner_ready())) {
-      if (stats_ != nullptr) stats_->linear_solver_failures += B.cols;
-      converged_ = false;
-      return;
-    }
+    if (!borrowed_preconditioner_usable()) return fail_solves(B.cols);
     converged_ = true;
-    for (int c = 0; c < B.cols; ++c)
-      if (!gmres(B.data + static_cast<std::size_t>(c) * B.ld, transpose)) converged_ = false;
+    const int width = static_cast<int>(lanes_.size());
+    double* columns[IncompleteLuPreconditioner::group_width];
+    double tolerances[IncompleteLuPreconditioner::group_width];
+    for (int first = 0; first < B.cols; first += width) {
+      const int count = std::min(width, B.cols - first);
+      for (int c = 0; c < count; ++c) {
+        columns[c] = B.data + static_cast<std::size_t>(first + c) * B.ld;
+        tolerances[c] = settings_.tolerance;
+      }
+      if (!gmres(columns, tolerances, count, transpose)) converged_ = false;
+    }
+  }
+
+  void solve_columns(double* const* columns, const double* tolerances, int count) const override {
+    if (!borrowed_preconditioner_usable()) return fail_solves(count);
+    converged_ = true;
+    const int width = static_cast<int>(lanes_.size());
+    for (int first = 0; first < count; first += width)
+      if (!gmres(columns + first, tolerances + first, std::min(width, count - first), false)) converged_ = false;
   }
 
   // The zero pivot of the last setup: its row as the model's equation, and what to change. An
@@ -264,6 +272,20 @@ class KrylovStageSystem final : public StructuredLu {
     const auto unx = static_cast<std::size_t>(nx_), unz = static_cast<std::size_t>(n_ - nx_);
     return problem_->evaluate(point.t, ConstVector(y, unx), ConstVector(y + nx_, unz), point.p,
                               Vector(out, unx), Vector(out + nx_, unz));
+  }
+
+  // False if the solves must fail: our setup failed, or the lender's (a borrowed preconditioner),
+  // each redone first if another stage system set the problem's preconditioner up since.
+  bool borrowed_preconditioner_usable() const {
+    if (user_preconditioner_ && !setup_failed_ && internal::preconditioner_owner(*problem_) != this)
+      setup_user_preconditioner();
+    return !setup_failed_ && (lender_ == nullptr || lender_->preconditioner_ready());
+  }
+
+  // `count` solves failed at once, as after a failed setup.
+  void fail_solves(int count) const {
+    if (stats_ != nullptr) stats_->linear_solver_failures += count;
+    converged_ = false;
   }
 
   // The lender's side of a borrowed preconditioner: true if its last setup succeeded (the
@@ -335,27 +357,35 @@ class KrylovStageSystem final : public StructuredLu {
     return 0;
   }
 
-  // v <- P^{-1} v (or P^{-T} v), counted here: our preconditioner or the lender's.
-  void apply_preconditioner(double* v, bool transpose) const {
-    if (stats_ != nullptr) ++stats_->preconditioner_solves;
-    (lender_ != nullptr ? lender_ : this)->precondition(v, transpose);
+  // v[c] <- P^{-1} v[c] (or P^{-T} v[c]) for `count` vectors, counted here: our preconditioner
+  // or the lender's.
+  void apply_preconditioner(double* const* v, int count, bool transpose) const {
+    if (stats_ != nullptr) stats_->preconditioner_solves += count;
+    (lender_ != nullptr ? lender_ : this)->precondition(v, count, transpose);
   }
 
-  // v <- P^{-1} v (or P^{-T} v): the problem's preconditioner, the incomplete factors or the
-  // block LUs. A failed user solve leaves NaN, which ends GMRES as a failed solve.
-  void precondition(double* v, bool transpose) const {
-    if (user_preconditioner_) {
-      const auto un = static_cast<std::size_t>(n_);
-      std::copy(v, v + n_, preconditioner_input_.begin());
-      if (problem_->preconditioner_solve(ConstVector(preconditioner_input_.data(), un), Vector(v, un),
-                                         transpose) != 0)
-        std::fill(v, v + n_, std::numeric_limits<double>::quiet_NaN());
+  // v[c] <- P^{-1} v[c] (or P^{-T} v[c]): the incomplete factors (all vectors in one pass), the
+  // problem's preconditioner or the block LUs (one vector at a time). A failed user solve
+  // leaves NaN, which ends GMRES as a failed solve.
+  void precondition(double* const* v, int count, bool transpose) const {
+    if (!user_preconditioner_ && ilu_ != nullptr) {
+      ilu_->solve(v, count, transpose);
       return;
     }
-    if (ilu_ != nullptr) {
-      ilu_->solve(v, transpose);
-      return;
+    for (int c = 0; c < count; ++c) {
+      if (user_preconditioner_) precondition_by_problem(v[c], transpose);
+      else precondition_by_blocks(v[c], transpose);
     }
+  }
+
+  void precondition_by_problem(double* v, bool transpose) const {
+    const auto un = static_cast<std::size_t>(n_);
+    std::copy(v, v + n_, preconditioner_input_.begin());
+    if (problem_->preconditioner_solve(ConstVector(preconditioner_input_.data(), un), Vector(v, un), transpose) != 0)
+      std::fill(v, v + n_, std::numeric_limits<double>::quiet_NaN());
+  }
+
+  void precondition_by_blocks(double* v, bool transpose) const {
     const int b = settings_.block_size;
     for (int start = 0; start < n_; start += b) {
       const int size = std::min(b, n_ - start);
@@ -383,10 +413,19 @@ class KrylovStageSystem final : public StructuredLu {
     }
   }
 
-  // out <- M v (or M^T v), M = E - h gamma J with the kept values of J or matrix-free. A failed
-  // product leaves NaN, which ends GMRES as a failed solve.
-  void apply_matrix(const double* v, double* out, bool transpose) const {
-    if (stats_ != nullptr) ++stats_->jacobian_vector_products;
+  // out[c] <- M v[c] (or M^T v[c]), M = E - h gamma J with the kept values of J (along the
+  // ILU(0)'s rows: all vectors in one pass) or matrix-free. A failed product leaves NaN, which
+  // ends GMRES as a failed solve.
+  void apply_matrix(const double* const* v, double* const* out, int count, bool transpose) const {
+    if (stats_ != nullptr) stats_->jacobian_vector_products += count;
+    if (!settings_.matrix_free && !transpose && ilu_ != nullptr) {
+      ilu_->multiply(v, out, count, h_gamma_);
+      return;
+    }
+    for (int c = 0; c < count; ++c) apply_matrix_to_one(v[c], out[c], transpose);
+  }
+
+  void apply_matrix_to_one(const double* v, double* out, bool transpose) const {
     const int* ptr = pattern_->column_pointers().data();
     const int* rows = pattern_->row_indices().data();
     const double* a = kept_.values();
@@ -396,8 +435,6 @@ class KrylovStageSystem final : public StructuredLu {
         return;
       }
       for (int i = 0; i < nx_; ++i) out[i] = v[i] - h_gamma_ * out[i];
-    } else if (!transpose && ilu_ != nullptr) {
-      ilu_->multiply(v, out, h_gamma_);
     } else if (!transpose) {
       std::fill(out, out + n_, 0.0);
       for (int j = 0; j < n_; ++j)
@@ -416,106 +453,235 @@ class KrylovStageSystem final : public StructuredLu {
     }
   }
 
-  // GMRES(m) on M x = b (or M^T x = b), x0 = 0, right preconditioned (the residual it
-  // minimizes is the true one), modified Gram-Schmidt, Givens rotations. b is overwritten by x.
-  // False when the relative residual did not reach the tolerance within the restarts, a cycle
-  // stagnated, or a value became non-finite (x is then the best iterate, or b unchanged).
+  // One right-hand side's GMRES: its slice of the workspace and where its cycle stands.
+  struct Lane {
+    double* b = nullptr;           // the right-hand side, overwritten by x at the end
+    double* basis = nullptr;       // v_0 .. v_m (n each)
+    double* hessenberg = nullptr;  // (m + 1) x m, column-major, rotated to R as it grows
+    double* rotation_cos = nullptr;
+    double* rotation_sin = nullptr;
+    double* rhs = nullptr;          // beta e_1 rotated (m + 1)
+    double* x = nullptr;            // the iterate (n)
+    double* precond = nullptr;      // P^{-1} v_j, then P^{-1} V y (n)
+    double* work = nullptr;         // M x (n)
+    double target = 0.0;            // the residual norm that counts as converged
+    double beta = 0.0;              // the residual norm at the start of the cycle
+    int k = 0;                      // basis vectors used in this cycle
+    bool expanding = false;         // still adding basis vectors in this cycle
+    bool finite = true;             // no non-finite value in this cycle
+    bool started = false;           // b was finite and not zero: GMRES ran (else b is kept)
+    bool converged = false;
+    bool done = false;              // converged, failed or stagnated
+  };
+
+  // The workspace of `width` lanes (the constructor and reserve_columns, never in a solve).
+  void allocate_lanes(int width) {
+    const int m = settings_.dimension;
+    const auto un = static_cast<std::size_t>(n_), uw = static_cast<std::size_t>(width),
+               um = static_cast<std::size_t>(m);
+    basis_.assign(uw * un * (um + 1), 0.0);
+    hessenberg_.assign(uw * (um + 1) * um, 0.0);
+    rotation_cos_.assign(uw * um, 0.0);
+    rotation_sin_.assign(uw * um, 0.0);
+    rhs_.assign(uw * (um + 1), 0.0);
+    x_.assign(uw * un, 0.0);
+    precond_.assign(uw * un, 0.0);
+    work_.assign(uw * un, 0.0);
+    lanes_.assign(uw, Lane{});
+    for (std::size_t c = 0; c < uw; ++c) {
+      Lane& lane = lanes_[c];
+      lane.basis = basis_.data() + c * un * (um + 1);
+      lane.hessenberg = hessenberg_.data() + c * (um + 1) * um;
+      lane.rotation_cos = rotation_cos_.data() + c * um;
+      lane.rotation_sin = rotation_sin_.data() + c * um;
+      lane.rhs = rhs_.data() + c * (um + 1);
+      lane.x = x_.data() + c * un;
+      lane.precond = precond_.data() + c * un;
+      lane.work = work_.data() + c * un;
+    }
+  }
+
+  // GMRES(m) on M x = b[c] (or M^T x = b[c]) for `count` (at most the lanes') right-hand sides
+  // at once, each to its own relative residual tolerances[c]: x0 = 0, right preconditioned (the
+  // residual it minimizes is the true one), modified Gram-Schmidt, Givens rotations. b[c] is
+  // overwritten by x. The right-hand sides run in lockstep only so that the preconditioner and
+  // the products take them in one pass (IncompleteLuPreconditioner, "Why groups of vectors");
+  // each one's iteration, arithmetic and stopping are those of a GMRES of its own, so the
+  // results are the same bits as one at a time. False when a relative residual did not reach
+  // its tolerance within the restarts, a cycle stagnated, or a value became non-finite (x is
+  // then the best iterate, or b unchanged).
   // Stagnation: a whole cycle that reduced the true residual by less than a relative
   // sqrt(eps) ends the solve at once. At that rate even max_krylov_restarts more cycles would
   // gain less than 2e-5, so running them only burns time (GMRES(1) on a stiff rotation, whose
   // residual falls by 1e-12 per cycle, ran for ever with max_restarts = INT_MAX).
-  bool gmres(double* b, bool transpose) const {
+  bool gmres(double* const* b, const double* tolerances, int count, bool transpose) const {
     const int m = settings_.dimension;
     const auto un = static_cast<std::size_t>(n_);
-    const double b_norm = norm2(b, n_);
-    if (b_norm == 0.0) return true;
-    if (!std::isfinite(b_norm)) {
-      if (stats_ != nullptr) ++stats_->linear_solver_failures;
-      return false;
+    bool all_converged = true;
+    for (int c = 0; c < count; ++c) {
+      Lane& lane = lanes_[static_cast<std::size_t>(c)];
+      lane.b = b[c];
+      lane.converged = false;
+      lane.started = false;
+      lane.done = true;
+      const double b_norm = norm2(lane.b, n_);
+      if (b_norm == 0.0) continue;  // x = 0 = b
+      if (!std::isfinite(b_norm)) {
+        if (stats_ != nullptr) ++stats_->linear_solver_failures;
+        all_converged = false;
+        continue;
+      }
+      lane.started = true;
+      lane.done = false;
+      lane.target = tolerances[c] * b_norm;
+      std::fill(lane.x, lane.x + n_, 0.0);
+      std::copy(lane.b, lane.b + n_, lane.basis);  // r0 = b
+      lane.beta = b_norm;
     }
-    const double target = settings_.tolerance * b_norm;
-    std::fill(x_.begin(), x_.end(), 0.0);
-    std::copy(b, b + n_, basis_.begin());  // r0 = b
-    double beta = b_norm;
-    bool converged = false;
-    for (int cycle = 0; cycle <= settings_.max_restarts && !converged; ++cycle) {
-      // Vectors are normalized by multiplying with 1 / norm (a division per element costs
-      // several multiplications).
-      double* v0 = basis_.data();
-      const double inverse_beta = 1.0 / beta;
-      for (int i = 0; i < n_; ++i) v0[i] *= inverse_beta;
-      std::fill(rhs_.begin(), rhs_.end(), 0.0);
-      rhs_[0] = beta;
-      int k = 0;  // basis vectors used in this cycle
-      bool finite = true;
+    // The lanes a pass takes, and their vectors.
+    Lane* in_pass[IncompleteLuPreconditioner::group_width];
+    double* inputs[IncompleteLuPreconditioner::group_width];
+    double* outputs[IncompleteLuPreconditioner::group_width];
+    const auto collect = [&](auto&& takes) {
+      int taken = 0;
+      for (int c = 0; c < count; ++c)
+        if (takes(lanes_[static_cast<std::size_t>(c)])) in_pass[taken++] = &lanes_[static_cast<std::size_t>(c)];
+      return taken;
+    };
+    for (int cycle = 0; cycle <= settings_.max_restarts; ++cycle) {
+      const int cycling = collect([](const Lane& lane) { return !lane.done; });
+      if (cycling == 0) break;
+      for (int l = 0; l < cycling; ++l) {
+        Lane& lane = *in_pass[l];
+        // Vectors are normalized by multiplying with 1 / norm (a division per element costs
+        // several multiplications).
+        const double inverse_beta = 1.0 / lane.beta;
+        for (int i = 0; i < n_; ++i) lane.basis[i] *= inverse_beta;
+        std::fill(lane.rhs, lane.rhs + m + 1, 0.0);
+        lane.rhs[0] = lane.beta;
+        lane.k = 0;
+        lane.finite = true;
+        lane.expanding = true;
+      }
       for (int j = 0; j < m; ++j) {
-        if (stats_ != nullptr) ++stats_->linear_iterations;
-        double* vj = basis_.data() + static_cast<std::size_t>(j) * un;
-        double* w = basis_.data() + static_cast<std::size_t>(j + 1) * un;
-        std::copy(vj, vj + n_, precond_.begin());
-        apply_preconditioner(precond_.data(), transpose);
-        apply_matrix(precond_.data(), w, transpose);
-        // Modified Gram-Schmidt against v_0 .. v_j, each step fused with the next one's
-        // inner product (and the last with |w|).
-        double* h = hessenberg_.data() + static_cast<std::size_t>(j) * (m + 1);
-        h[0] = dot(w, basis_.data(), n_);
-        for (int i = 0; i <= j; ++i) {
-          const double* vi = basis_.data() + static_cast<std::size_t>(i) * un;
-          const double next = subtract_then_dot(h[i], vi, w, i < j ? vi + un : nullptr, n_);
-          if (i < j) h[i + 1] = next;
-          else h[j + 1] = std::sqrt(next);
+        const int expanding = collect([](const Lane& lane) { return !lane.done && lane.expanding; });
+        if (expanding == 0) break;
+        for (int l = 0; l < expanding; ++l) {
+          Lane& lane = *in_pass[l];
+          if (stats_ != nullptr) ++stats_->linear_iterations;
+          const double* vj = lane.basis + static_cast<std::size_t>(j) * un;
+          std::copy(vj, vj + n_, lane.precond);
+          inputs[l] = lane.precond;
+          outputs[l] = lane.basis + static_cast<std::size_t>(j + 1) * un;
         }
-        for (int i = 0; i < j; ++i) {  // the earlier rotations on the new column
-          const double a = h[i], c = h[i + 1];
-          h[i] = rotation_cos_[i] * a + rotation_sin_[i] * c;
-          h[i + 1] = -rotation_sin_[i] * a + rotation_cos_[i] * c;
-        }
-        const double r = std::hypot(h[j], h[j + 1]);
-        if (!std::isfinite(r)) {
-          finite = false;
-          break;
-        }
-        const double subdiagonal = h[j + 1];
-        rotation_cos_[j] = r == 0.0 ? 1.0 : h[j] / r;
-        rotation_sin_[j] = r == 0.0 ? 0.0 : h[j + 1] / r;
-        h[j] = r;
-        h[j + 1] = 0.0;
-        rhs_[j + 1] = -rotation_sin_[j] * rhs_[j];
-        rhs_[j] *= rotation_cos_[j];
-        k = j + 1;
-        if (std::abs(rhs_[j + 1]) <= target || subdiagonal == 0.0) break;  // converged, or exact
-        const double inverse_subdiagonal = 1.0 / subdiagonal;
-        for (int i = 0; i < n_; ++i) w[i] *= inverse_subdiagonal;
+        apply_preconditioner(inputs, expanding, transpose);
+        apply_matrix(inputs, outputs, expanding, transpose);
+        for (int l = 0; l < expanding; ++l) arnoldi_step(*in_pass[l], j);
       }
-      if (!finite || k == 0) break;
-      // y = H^{-1} g (upper triangular k x k), x += P^{-1} V y.
-      for (int i = k - 1; i >= 0; --i) {
-        double sum = rhs_[i];
-        for (int j = i + 1; j < k; ++j) sum -= hessenberg_[static_cast<std::size_t>(j) * (m + 1) + i] * rhs_[j];
-        rhs_[i] = sum / hessenberg_[static_cast<std::size_t>(i) * (m + 1) + i];
+      // x += P^{-1} V y for every lane that added a vector; the others failed.
+      const int updating = collect([](const Lane& lane) { return !lane.done && lane.finite && lane.k > 0; });
+      for (int c = 0; c < count; ++c) {
+        Lane& lane = lanes_[static_cast<std::size_t>(c)];
+        if (!lane.done && !(lane.finite && lane.k > 0)) lane.done = true;
       }
-      std::fill(precond_.begin(), precond_.end(), 0.0);
-      for (int j = 0; j < k; ++j) {
-        const double* vj = basis_.data() + static_cast<std::size_t>(j) * un;
-        for (int r = 0; r < n_; ++r) precond_[r] += rhs_[j] * vj[r];
+      if (updating == 0) break;
+      for (int l = 0; l < updating; ++l) {
+        combine_basis(*in_pass[l]);
+        inputs[l] = in_pass[l]->precond;
       }
-      apply_preconditioner(precond_.data(), transpose);
-      for (int r = 0; r < n_; ++r) x_[r] += precond_[r];
+      apply_preconditioner(inputs, updating, transpose);
+      for (int l = 0; l < updating; ++l) {
+        Lane& lane = *in_pass[l];
+        for (int r = 0; r < n_; ++r) lane.x[r] += lane.precond[r];
+        inputs[l] = lane.x;
+        outputs[l] = lane.work;
+      }
       // The true residual b - M x starts the next cycle and decides convergence.
-      apply_matrix(x_.data(), work_.data(), transpose);
-      for (int r = 0; r < n_; ++r) basis_[r] = b[r] - work_[r];
-      const double beta_before = beta;
-      beta = norm2(basis_.data(), n_);
-      if (!std::isfinite(beta)) break;
-      converged = beta <= target;
-      if (beta == 0.0) converged = true;
-      if (!converged && beta > (1.0 - stagnation_reduction) * beta_before) break;  // stagnated
+      apply_matrix(inputs, outputs, updating, transpose);
+      for (int l = 0; l < updating; ++l) {
+        Lane& lane = *in_pass[l];
+        for (int r = 0; r < n_; ++r) lane.basis[r] = lane.b[r] - lane.work[r];
+        const double beta_before = lane.beta;
+        lane.beta = norm2(lane.basis, n_);
+        if (!std::isfinite(lane.beta)) {
+          lane.done = true;
+          continue;
+        }
+        lane.converged = lane.beta <= lane.target || lane.beta == 0.0;
+        // Converged, or stagnated.
+        lane.done = lane.converged || lane.beta > (1.0 - stagnation_reduction) * beta_before;
+      }
     }
-    bool finite_x = true;
-    for (int r = 0; r < n_; ++r) finite_x = finite_x && std::isfinite(x_[r]);
-    if (finite_x) std::copy(x_.begin(), x_.end(), b);
-    if (!converged && stats_ != nullptr) ++stats_->linear_solver_failures;
-    return converged && finite_x;
+    // x into b where it is finite; a lane that did not converge counts as a failed solve.
+    for (int c = 0; c < count; ++c) {
+      Lane& lane = lanes_[static_cast<std::size_t>(c)];
+      if (!lane.started) continue;
+      bool finite_x = true;
+      for (int r = 0; r < n_; ++r) finite_x = finite_x && std::isfinite(lane.x[r]);
+      if (finite_x) std::copy(lane.x, lane.x + n_, lane.b);
+      if (!lane.converged && stats_ != nullptr) ++stats_->linear_solver_failures;
+      all_converged = all_converged && lane.converged && finite_x;
+    }
+    return all_converged;
+  }
+
+  // Step j of the lane's Arnoldi process: v_{j+1} (the product already in the basis)
+  // orthogonalized against v_0 .. v_j by modified Gram-Schmidt, each step fused with the next
+  // one's inner product (and the last with |w|); the earlier rotations and a new one on the
+  // Hessenberg column; the lane stops expanding when the rotated residual reaches its target,
+  // the subdiagonal vanishes (exact) or a value is non-finite.
+  void arnoldi_step(Lane& lane, int j) const {
+    const int m = settings_.dimension;
+    const auto un = static_cast<std::size_t>(n_);
+    double* w = lane.basis + static_cast<std::size_t>(j + 1) * un;
+    double* h = lane.hessenberg + static_cast<std::size_t>(j) * (m + 1);
+    h[0] = dot(w, lane.basis, n_);
+    for (int i = 0; i <= j; ++i) {
+      const double* vi = lane.basis + static_cast<std::size_t>(i) * un;
+      const double next = subtract_then_dot(h[i], vi, w, i < j ? vi + un : nullptr, n_);
+      if (i < j) h[i + 1] = next;
+      else h[j + 1] = std::sqrt(next);
+    }
+    for (int i = 0; i < j; ++i) {  // the earlier rotations on the new column
+      const double a = h[i], c = h[i + 1];
+      h[i] = lane.rotation_cos[i] * a + lane.rotation_sin[i] * c;
+      h[i + 1] = -lane.rotation_sin[i] * a + lane.rotation_cos[i] * c;
+    }
+    const double r = std::hypot(h[j], h[j + 1]);
+    if (!std::isfinite(r)) {
+      lane.finite = false;
+      lane.expanding = false;
+      return;
+    }
+    const double subdiagonal = h[j + 1];
+    lane.rotation_cos[j] = r == 0.0 ? 1.0 : h[j] / r;
+    lane.rotation_sin[j] = r == 0.0 ? 0.0 : h[j + 1] / r;
+    h[j] = r;
+    h[j + 1] = 0.0;
+    lane.rhs[j + 1] = -lane.rotation_sin[j] * lane.rhs[j];
+    lane.rhs[j] *= lane.rotation_cos[j];
+    lane.k = j + 1;
+    if (std::abs(lane.rhs[j + 1]) <= lane.target || subdiagonal == 0.0) {  // converged, or exact
+      lane.expanding = false;
+      return;
+    }
+    const double inverse_subdiagonal = 1.0 / subdiagonal;
+    for (int i = 0; i < n_; ++i) w[i] *= inverse_subdiagonal;
+  }
+
+  // precond <- V y with y = R^{-1} g (upper triangular k x k, solved in place of g).
+  void combine_basis(Lane& lane) const {
+    const int m = settings_.dimension, k = lane.k;
+    for (int i = k - 1; i >= 0; --i) {
+      double sum = lane.rhs[i];
+      for (int j = i + 1; j < k; ++j) sum -= lane.hessenberg[static_cast<std::size_t>(j) * (m + 1) + i] * lane.rhs[j];
+      lane.rhs[i] = sum / lane.hessenberg[static_cast<std::size_t>(i) * (m + 1) + i];
+    }
+    std::fill(lane.precond, lane.precond + n_, 0.0);
+    for (int j = 0; j < k; ++j) {
+      const double* vj = lane.basis + static_cast<std::size_t>(j) * static_cast<std::size_t>(n_);
+      for (int r = 0; r < n_; ++r) lane.precond[r] += lane.rhs[j] * vj[r];
+    }
   }
 
   int nx_, n_;
@@ -530,9 +696,11 @@ class KrylovStageSystem final : public StructuredLu {
   double y_norm_ = 0.0;                // ||y||_2 of the point (matrix-free increments)
   std::vector<double> base_;           // F(y) at the point (difference products)
   mutable std::vector<double> perturbed_, perturbed_values_, preconditioner_input_;
-  // The GMRES workspace (mutable: solve is const for the callers, as the LU back-ends' solves).
+  // The GMRES workspace of every lane (mutable: solve is const for the callers, as the LU
+  // back-ends' solves).
   mutable std::vector<double> basis_, hessenberg_, rotation_cos_, rotation_sin_, rhs_, work_,
       precond_, x_;
+  mutable std::vector<Lane> lanes_;  // one per right-hand side a pass can take (reserve_columns)
   std::unique_ptr<IncompleteLuPreconditioner> ilu_;  // KrylovPreconditioner::ilu0
   mutable std::vector<double> blocks_;  // block_jacobi: the block LUs (b x b per block, column-major)
   std::vector<int> pivots_;             // row interchanges within each block

@@ -24,6 +24,10 @@ int internal::StructuredLu::factor_preconditioned_by(const JacobianMatrix&, doub
   throw std::logic_error("factor_preconditioned_by: a direct back-end has no preconditioner to borrow");
 }
 
+void internal::StructuredLu::solve_columns(double* const*, const double*, int) const {
+  throw std::logic_error("solve_columns: a direct back-end solves exactly, without tolerances");
+}
+
 int StageLinearSystem::factor(const JacobianMatrix& J, double h_gamma, long step_index) {
   if (kind_ == LinearSolverKind::dense) return factor(J.dense(), h_gamma, step_index);
   if (J.is_dense())
@@ -57,6 +61,16 @@ void StageLinearSystem::set_statistics(Statistics* stats) {
 
 void StageLinearSystem::set_krylov_tolerance(double tolerance) {
   if (structured_) structured_->set_tolerance(tolerance);
+}
+
+void StageLinearSystem::solve_columns(std::span<double* const> columns, std::span<const double> tolerances) const {
+  if (kind_ != LinearSolverKind::krylov || tolerances.size() != columns.size())
+    throw std::logic_error("StageLinearSystem::solve_columns: needs the Krylov back-end and one tolerance per column");
+  structured_->solve_columns(columns.data(), tolerances.data(), static_cast<int>(columns.size()));
+}
+
+void StageLinearSystem::reserve_columns(int count) {
+  if (structured_) structured_->reserve_columns(count);
 }
 
 bool StageLinearSystem::last_solve_converged() const {

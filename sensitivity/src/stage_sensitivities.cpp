@@ -101,6 +101,10 @@ void StageSensitivities::resize(int directions) {
   base_.resize(n_, directions);
   rhs_.resize(n_, directions);
   correction_.resize(n_, directions);
+  gmres_columns_.assign(static_cast<std::size_t>(directions), nullptr);
+  gmres_tolerances_.assign(static_cast<std::size_t>(directions), 0.0);
+  solved_.assign(static_cast<std::size_t>(directions), false);
+  if (structured_stage_lu_) structured_stage_lu_->reserve_columns(directions);
   JS_.resize(n_, directions);
   error_.resize(n_, directions);
   // The stage blocks of the right-hand sides and the error estimate (derivatives_ is sized).
@@ -538,11 +542,13 @@ bool StageSensitivities::solve_by_gmres_from_guess(const StageJacobian& J, Matri
   multiply(J, 0, S, JS_.ref(), 1.0, false);
   const double tolerance = gmres_tolerance();
   bool converged = true;
+  std::size_t solves = 0;  // the columns whose guess leaves a correction to solve for
   for (int j = 0; j < ns; ++j) {
     const double* r = rhs_.column(j);
     const double* js = JS_.column(j);
     double* x = S.data + static_cast<std::size_t>(j) * S.ld;
     double* c = correction_.column(j);
+    solved_[static_cast<std::size_t>(j)] = false;
     for (int k = 0; k < nx_; ++k) c[k] = r[k] - x[k] + h_gamma * js[k];
     for (int k = nx_; k < n_; ++k) c[k] = r[k] - js[k];
     double rhs_norm = 0.0, correction_norm = 0.0;
@@ -556,12 +562,20 @@ bool StageSensitivities::solve_by_gmres_from_guess(const StageJacobian& J, Matri
       converged = converged && std::isfinite(correction_norm);
       continue;
     }
-    structured_stage_lu_->set_krylov_tolerance(std::min(0.5, tolerance * rhs_norm / correction_norm));
-    structured_stage_lu_->solve(MatrixRef{c, n_, 1, n_});
-    converged = converged && structured_stage_lu_->last_solve_converged();
-    for (int k = 0; k < n_; ++k) x[k] += c[k];
+    solved_[static_cast<std::size_t>(j)] = true;
+    gmres_columns_[solves] = c;
+    gmres_tolerances_[solves++] = std::min(0.5, tolerance * rhs_norm / correction_norm);
   }
-  structured_stage_lu_->set_krylov_tolerance(tolerance);
+  if (solves > 0) {  // all together: one pass of the preconditioner takes several columns
+    structured_stage_lu_->solve_columns({gmres_columns_.data(), solves}, {gmres_tolerances_.data(), solves});
+    converged = converged && structured_stage_lu_->last_solve_converged();
+    for (int j = 0; j < ns; ++j) {
+      if (!solved_[static_cast<std::size_t>(j)]) continue;
+      const double* c = correction_.column(j);
+      double* x = S.data + static_cast<std::size_t>(j) * S.ld;
+      for (int r = 0; r < n_; ++r) x[r] += c[r];
+    }
+  }
   stats_.back_substitutions += ns;
   return converged;
 }

@@ -104,46 +104,31 @@ class IncompleteLuPreconditioner {
       product_values_[e] = source_[e] < 0 ? 0.0 : j_values[source_[e]];
   }
 
-  /// out <- M v = E v - h gamma J v with J as the last arrange_rows() left it: row i of J v
-  /// summed over its columns in increasing order (as a scatter along J's columns sums it).
-  void multiply(const double* v, double* out, double h_gamma) const {
-    const int* columns = columns_.data();
-    const double* a = product_values_.data();
-    for (int i = 0; i < n_; ++i) {
-      double sum = 0.0;
-      for (int e = row_start_[i]; e < row_start_[i + 1]; ++e) sum += a[e] * v[columns[e]];
-      out[i] = i < nx_ ? v[i] - h_gamma * sum : sum;
-    }
+  /// out[c] <- M v[c] = E v[c] - h gamma J v[c] for the `count` vectors v[0 .. count - 1], with J
+  /// as the last arrange_rows() left it: row i of J v summed over its columns in increasing order
+  /// (as a scatter along J's columns sums it).
+  void multiply(const double* const* v, double* const* out, int count, double h_gamma) const {
+    for_each_group(count, [&]<int C>(int first) { multiply_group<C>(v + first, out + first, h_gamma); });
   }
 
-  /// v <- (L U)^{-1} v, or (L U)^{-T} v if `transpose` (U^T then L^T, by columns of the rows).
-  void solve(double* v, bool transpose) const {
-    const int* columns = columns_.data();
-    const double* a = values_.data();
-    if (!transpose) {
-      for (int i = 0; i < n_; ++i) {
-        double sum = v[i];
-        for (int e = row_start_[i]; e < diagonal_[static_cast<std::size_t>(i)]; ++e) sum -= a[e] * v[columns[e]];
-        v[i] = sum;
-      }
-      for (int i = n_ - 1; i >= 0; --i) {
-        const int d = diagonal_[static_cast<std::size_t>(i)];
-        double sum = v[i];
-        for (int e = d + 1; e < row_start_[i + 1]; ++e) sum -= a[e] * v[columns[e]];
-        v[i] = sum * inverse_pivots_[static_cast<std::size_t>(i)];
-      }
-      return;
-    }
-    for (int i = 0; i < n_; ++i) {
-      const int d = diagonal_[static_cast<std::size_t>(i)];
-      const double w = v[i] *= inverse_pivots_[static_cast<std::size_t>(i)];
-      for (int e = d + 1; e < row_start_[i + 1]; ++e) v[columns[e]] -= a[e] * w;
-    }
-    for (int i = n_ - 1; i >= 0; --i) {
-      const double w = v[i];
-      for (int e = row_start_[i]; e < diagonal_[static_cast<std::size_t>(i)]; ++e) v[columns[e]] -= a[e] * w;
-    }
+  /// out <- M v for one vector.
+  void multiply(const double* v, double* out, double h_gamma) const { multiply(&v, &out, 1, h_gamma); }
+
+  /// v[c] <- (L U)^{-1} v[c], or (L U)^{-T} v[c] if `transpose` (U^T then L^T, by columns of
+  /// the rows), for the `count` vectors v[0 .. count - 1].
+  void solve(double* const* v, int count, bool transpose) const {
+    for_each_group(count, [&]<int C>(int first) {
+      if (transpose) solve_transposed_group<C>(v + first);
+      else solve_group<C>(v + first);
+    });
   }
+
+  /// v <- (L U)^{-1} v, or (L U)^{-T} v, for one vector.
+  void solve(double* v, bool transpose) const { solve(&v, 1, transpose); }
+
+  /// The most vectors one pass over the factors or the rows of M takes (more are taken in groups
+  /// of this many).
+  static constexpr int group_width = 4;
 
   /// Entries of M's pattern (and of the factors: ILU(0) has no fill).
   double nonzeros() const { return static_cast<double>(values_.size()); }
@@ -155,6 +140,94 @@ class IncompleteLuPreconditioner {
   }
 
  private:
+  // Why groups of vectors: one vector's substitution is a chain of dependent rows, and a row's
+  // sum a chain of dependent multiply-adds, so a single vector runs at the latency of the
+  // floating-point unit and the loads of the indices and values are repeated for every
+  // vector. A pass that carries up to four vectors through each row loads each entry once and
+  // interleaves four independent chains: measured 2.3 - 2.7x faster per vector for three
+  // vectors (2-D Brusselator, 40 x 40 and 100 x 100: a solve and a product of three vectors
+  // 145 -> 53 us and 806 -> 352 us). Each vector's operations and their order are those of the
+  // one-vector pass, so the results are the same bits whatever the grouping.
+  template <typename Group>
+  static void for_each_group(int count, Group&& group) {
+    for (int first = 0; first < count;) {
+      const int left = count - first;
+      static_assert(group_width == 4);
+      if (left >= 4) group.template operator()<4>(first), first += 4;
+      else if (left == 3) group.template operator()<3>(first), first += 3;
+      else if (left == 2) group.template operator()<2>(first), first += 2;
+      else group.template operator()<1>(first), first += 1;
+    }
+  }
+
+  template <int C>
+  void multiply_group(const double* const* v, double* const* out, double h_gamma) const {
+    const int* columns = columns_.data();
+    const double* a = product_values_.data();
+    for (int i = 0; i < n_; ++i) {
+      double sum[C];
+      for (int c = 0; c < C; ++c) sum[c] = 0.0;
+      for (int e = row_start_[i]; e < row_start_[i + 1]; ++e) {
+        const double entry = a[e];
+        const int j = columns[e];
+        for (int c = 0; c < C; ++c) sum[c] += entry * v[c][j];
+      }
+      for (int c = 0; c < C; ++c) out[c][i] = i < nx_ ? v[c][i] - h_gamma * sum[c] : sum[c];
+    }
+  }
+
+  template <int C>
+  void solve_group(double* const* v) const {
+    const int* columns = columns_.data();
+    const double* a = values_.data();
+    for (int i = 0; i < n_; ++i) {
+      double sum[C];
+      for (int c = 0; c < C; ++c) sum[c] = v[c][i];
+      for (int e = row_start_[i]; e < diagonal_[static_cast<std::size_t>(i)]; ++e) {
+        const double entry = a[e];
+        const int j = columns[e];
+        for (int c = 0; c < C; ++c) sum[c] -= entry * v[c][j];
+      }
+      for (int c = 0; c < C; ++c) v[c][i] = sum[c];
+    }
+    for (int i = n_ - 1; i >= 0; --i) {
+      double sum[C];
+      for (int c = 0; c < C; ++c) sum[c] = v[c][i];
+      for (int e = diagonal_[static_cast<std::size_t>(i)] + 1; e < row_start_[i + 1]; ++e) {
+        const double entry = a[e];
+        const int j = columns[e];
+        for (int c = 0; c < C; ++c) sum[c] -= entry * v[c][j];
+      }
+      const double inverse_pivot = inverse_pivots_[static_cast<std::size_t>(i)];
+      for (int c = 0; c < C; ++c) v[c][i] = sum[c] * inverse_pivot;
+    }
+  }
+
+  template <int C>
+  void solve_transposed_group(double* const* v) const {
+    const int* columns = columns_.data();
+    const double* a = values_.data();
+    for (int i = 0; i < n_; ++i) {
+      const double inverse_pivot = inverse_pivots_[static_cast<std::size_t>(i)];
+      double w[C];
+      for (int c = 0; c < C; ++c) w[c] = v[c][i] *= inverse_pivot;
+      for (int e = diagonal_[static_cast<std::size_t>(i)] + 1; e < row_start_[i + 1]; ++e) {
+        const double entry = a[e];
+        const int j = columns[e];
+        for (int c = 0; c < C; ++c) v[c][j] -= entry * w[c];
+      }
+    }
+    for (int i = n_ - 1; i >= 0; --i) {
+      double w[C];
+      for (int c = 0; c < C; ++c) w[c] = v[c][i];
+      for (int e = row_start_[i]; e < diagonal_[static_cast<std::size_t>(i)]; ++e) {
+        const double entry = a[e];
+        const int j = columns[e];
+        for (int c = 0; c < C; ++c) v[c][j] -= entry * w[c];
+      }
+    }
+  }
+
   int n_, nx_;
   std::vector<int> row_start_;  // compressed rows of M's pattern (n + 1)
   std::vector<int> columns_;    // sorted within each row

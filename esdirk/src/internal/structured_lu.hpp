@@ -37,6 +37,12 @@ class StructuredLu {
   /// The relative residual at which an iterative back-end's solves stop (its forcing term);
   /// the direct back-ends solve exactly and ignore it.
   virtual void set_tolerance(double /*tolerance*/) {}
+  /// Krylov only: column c <- M^{-1} column c to the relative residual tolerances[c], for the
+  /// `count` columns. The direct back-ends throw.
+  virtual void solve_columns(double* const* columns, const double* tolerances, int count) const;
+  /// An iterative back-end may solve up to `count` right-hand sides together (one pass of its
+  /// preconditioner for all); sizes its workspace for them. Setup only, never in a solve.
+  virtual void reserve_columns(int /*count*/) {}
   /// Why the last factor() returned a zero pivot, for the run's message: empty where the
   /// pivot's column says it all (the direct back-ends); a preconditioner's row and what to
   /// change (the Krylov back-end). Built only when asked, after a failure.
