@@ -116,7 +116,9 @@ AdjointSweep::AdjointSweep(Problem& problem, const Tableau& method, const Jacobi
   pivots_.assign(static_cast<std::size_t>(std::max(nz_, 1)), 0);
   if (krylov_) {
     lu_.set_statistics(&counters_);
-    lu_.reserve_columns(rows);  // the rows' transposed GMRES share the preconditioner's passes
+    // The rows' transposed GMRES share the passes of the built-in ILU(0); the problem's own
+    // preconditioner takes one vector per call.
+    lu_.reserve_columns(problem.has_preconditioner() ? 1 : rows);
     if (problem.has_preconditioner()) {
       probe_.assign(static_cast<std::size_t>(n_), 1.0);
       probe_out_.assign(static_cast<std::size_t>(n_), 0.0);

@@ -104,7 +104,10 @@ void StageSensitivities::resize(int directions) {
   gmres_columns_.assign(static_cast<std::size_t>(directions), nullptr);
   gmres_tolerances_.assign(static_cast<std::size_t>(directions), 0.0);
   solved_.assign(static_cast<std::size_t>(directions), false);
-  if (structured_stage_lu_) structured_stage_lu_->reserve_columns(directions);
+  // The directions' GMRES in lockstep pay with the built-in ILU(0) only: the problem's own
+  // preconditioner takes one vector per call, so one lane keeps its memory.
+  if (structured_stage_lu_)
+    structured_stage_lu_->reserve_columns(integrator_.problem().has_preconditioner() ? 1 : directions);
   JS_.resize(n_, directions);
   error_.resize(n_, directions);
   // The stage blocks of the right-hand sides and the error estimate (derivatives_ is sized).
