@@ -114,9 +114,9 @@ class KrylovStageSystem final : public StructuredLu {
 
   void set_statistics(Statistics* stats) override { stats_ = stats; }
   // Several right-hand sides share one pass over the incomplete factors and M's rows
-  // (IncompleteLuPreconditioner::group_width at most); the other preconditioners and the
-  // matrix-free products take one vector at a time, so for them a wider group would only hold
-  // more memory.
+  // (IncompleteLuPreconditioner::group_width at most); block-Jacobi takes one vector at a time,
+  // so for it a wider group would only hold more memory (the callers ask for one lane where the
+  // problem's own preconditioner replaces ILU(0)).
   void reserve_columns(int count) override {
     if (ilu_ != nullptr) allocate_lanes(std::clamp(count, 1, IncompleteLuPreconditioner::group_width));
   }
