@@ -20,6 +20,30 @@
 
 namespace esdirk::internal {
 
+// The most vectors one pass of a sparse kernel takes (more are taken in groups of this many).
+inline constexpr int vector_group_width = 4;
+
+// Calls group.template operator()<C>(first) for consecutive groups of C <= vector_group_width of
+// the `count` vectors. Why groups of vectors: one vector's substitution is a chain of dependent
+// rows, and a row's sum a chain of dependent multiply-adds, so a single vector runs at the
+// latency of the floating-point unit and the loads of the indices and values are repeated for
+// every vector. A pass that carries up to four vectors through each row loads each entry once
+// and interleaves four independent chains: measured 2.3 - 2.7x faster per vector for three
+// vectors (2-D Brusselator, 40 x 40 and 100 x 100: an ILU(0) solve and a product of three
+// vectors 145 -> 53 us and 806 -> 352 us). Each vector's operations and their order are those
+// of the one-vector pass, so the results are the same bits whatever the grouping.
+template <typename Group>
+void for_each_vector_group(int count, Group&& group) {
+  static_assert(vector_group_width == 4);
+  for (int first = 0; first < count;) {
+    const int left = count - first;
+    if (left >= 4) group.template operator()<4>(first), first += 4;
+    else if (left == 3) group.template operator()<3>(first), first += 3;
+    else if (left == 2) group.template operator()<2>(first), first += 2;
+    else group.template operator()<1>(first), first += 1;
+  }
+}
+
 class IncompleteLuPreconditioner {
  public:
   /// M's pattern in compressed rows from J's CSC pattern (n x n, nx differential rows), the
@@ -108,7 +132,7 @@ class IncompleteLuPreconditioner {
   /// as the last arrange_rows() left it: row i of J v summed over its columns in increasing order
   /// (as a scatter along J's columns sums it).
   void multiply(const double* const* v, double* const* out, int count, double h_gamma) const {
-    for_each_group(count, [&]<int C>(int first) { multiply_group<C>(v + first, out + first, h_gamma); });
+    for_each_vector_group(count, [&]<int C>(int first) { multiply_group<C>(v + first, out + first, h_gamma); });
   }
 
   /// out <- M v for one vector.
@@ -117,7 +141,7 @@ class IncompleteLuPreconditioner {
   /// v[c] <- (L U)^{-1} v[c], or (L U)^{-T} v[c] if `transpose` (U^T then L^T, by columns of
   /// the rows), for the `count` vectors v[0 .. count - 1].
   void solve(double* const* v, int count, bool transpose) const {
-    for_each_group(count, [&]<int C>(int first) {
+    for_each_vector_group(count, [&]<int C>(int first) {
       if (transpose) solve_transposed_group<C>(v + first);
       else solve_group<C>(v + first);
     });
@@ -128,7 +152,7 @@ class IncompleteLuPreconditioner {
 
   /// The most vectors one pass over the factors or the rows of M takes (more are taken in groups
   /// of this many).
-  static constexpr int group_width = 4;
+  static constexpr int group_width = vector_group_width;
 
   /// Entries of M's pattern (and of the factors: ILU(0) has no fill).
   double nonzeros() const { return static_cast<double>(values_.size()); }
@@ -140,26 +164,6 @@ class IncompleteLuPreconditioner {
   }
 
  private:
-  // Why groups of vectors: one vector's substitution is a chain of dependent rows, and a row's
-  // sum a chain of dependent multiply-adds, so a single vector runs at the latency of the
-  // floating-point unit and the loads of the indices and values are repeated for every
-  // vector. A pass that carries up to four vectors through each row loads each entry once and
-  // interleaves four independent chains: measured 2.3 - 2.7x faster per vector for three
-  // vectors (2-D Brusselator, 40 x 40 and 100 x 100: a solve and a product of three vectors
-  // 145 -> 53 us and 806 -> 352 us). Each vector's operations and their order are those of the
-  // one-vector pass, so the results are the same bits whatever the grouping.
-  template <typename Group>
-  static void for_each_group(int count, Group&& group) {
-    for (int first = 0; first < count;) {
-      const int left = count - first;
-      static_assert(group_width == 4);
-      if (left >= 4) group.template operator()<4>(first), first += 4;
-      else if (left == 3) group.template operator()<3>(first), first += 3;
-      else if (left == 2) group.template operator()<2>(first), first += 2;
-      else group.template operator()<1>(first), first += 1;
-    }
-  }
-
   template <int C>
   void multiply_group(const double* const* v, double* const* out, double h_gamma) const {
     const int* columns = columns_.data();
