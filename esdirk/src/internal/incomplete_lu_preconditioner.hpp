@@ -9,7 +9,10 @@
 // a zero or non-finite pivot ends the factorization and is reported to the caller.
 // The same compressed rows also give the Krylov back-end's products M v (multiply): a gather
 // along each row is about 1.4x faster than the scatter along J's columns and sums in the same
-// order, so it gives the same bits (doc/linear-solvers-theory.md, "ILU(0)").
+// order, so it gives the same bits (doc/linear-solvers-theory.md, "ILU(0)"). Solves and
+// products take up to four vectors per pass (for_each_vector_group below; the forward
+// sensitivities' directions and the adjoint's rows, doc/linear-solvers-guide.md, "All directions
+// in one pass").
 // Everything is allocated by the constructor; factor, solve and multiply allocate nothing.
 
 #include <cmath>
