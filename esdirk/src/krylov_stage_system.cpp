@@ -531,27 +531,7 @@ class KrylovStageSystem final : public StructuredLu {
   bool gmres(double* const* b, const double* tolerances, int count, bool transpose) const {
     const int m = settings_.dimension;
     const auto un = static_cast<std::size_t>(n_);
-    bool all_converged = true;
-    for (int c = 0; c < count; ++c) {
-      Lane& lane = lanes_[static_cast<std::size_t>(c)];
-      lane.b = b[c];
-      lane.converged = false;
-      lane.started = false;
-      lane.done = true;
-      const double b_norm = norm2(lane.b, n_);
-      if (b_norm == 0.0) continue;  // x = 0 = b
-      if (!std::isfinite(b_norm)) {
-        if (stats_ != nullptr) ++stats_->linear_solver_failures;
-        all_converged = false;
-        continue;
-      }
-      lane.started = true;
-      lane.done = false;
-      lane.target = tolerances[c] * b_norm;
-      std::fill(lane.x, lane.x + n_, 0.0);
-      std::copy(lane.b, lane.b + n_, lane.basis);  // r0 = b
-      lane.beta = b_norm;
-    }
+    const bool all_finite = start_lanes(b, tolerances, count);
     // The lanes a pass takes, and their vectors.
     Lane* in_pass[IncompleteLuPreconditioner::group_width];
     double* inputs[IncompleteLuPreconditioner::group_width];
@@ -626,7 +606,40 @@ class KrylovStageSystem final : public StructuredLu {
         lane.done = lane.converged || lane.beta > (1.0 - stagnation_reduction) * beta_before;
       }
     }
-    // x into b where it is finite; a lane that did not converge counts as a failed solve.
+    return finish_lanes(count) && all_finite;
+  }
+
+  // The lanes of b[0 .. count - 1]: x0 = 0, r0 = b and the target of each. A zero b is solved as
+  // it stands (x = 0); a non-finite one fails at once and is left unchanged. False if one did.
+  bool start_lanes(double* const* b, const double* tolerances, int count) const {
+    bool all_finite = true;
+    for (int c = 0; c < count; ++c) {
+      Lane& lane = lanes_[static_cast<std::size_t>(c)];
+      lane.b = b[c];
+      lane.converged = false;
+      lane.started = false;
+      lane.done = true;
+      const double b_norm = norm2(lane.b, n_);
+      if (b_norm == 0.0) continue;  // x = 0 = b
+      if (!std::isfinite(b_norm)) {
+        if (stats_ != nullptr) ++stats_->linear_solver_failures;
+        all_finite = false;
+        continue;
+      }
+      lane.started = true;
+      lane.done = false;
+      lane.target = tolerances[c] * b_norm;
+      std::fill(lane.x, lane.x + n_, 0.0);
+      std::copy(lane.b, lane.b + n_, lane.basis);  // r0 = b
+      lane.beta = b_norm;
+    }
+    return all_finite;
+  }
+
+  // x into b where it is finite; a lane that did not converge counts as a failed solve. True if
+  // every started lane converged to a finite x.
+  bool finish_lanes(int count) const {
+    bool all_converged = true;
     for (int c = 0; c < count; ++c) {
       Lane& lane = lanes_[static_cast<std::size_t>(c)];
       if (!lane.started) continue;
