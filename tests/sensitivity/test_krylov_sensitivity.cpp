@@ -292,7 +292,7 @@ BOOST_AUTO_TEST_CASE(sensitivity_stage_solves_use_the_step_preconditioner_withou
 }
 
 // The stage GMRES of all directions runs in lockstep, so that one pass of ILU(0) takes up to four
-// vectors (2.3 - 2.7x faster per vector); each direction's iteration is still its own. With the
+// vectors (1.8 - 2.1x faster per vector); each direction's iteration is still its own. With the
 // sensitivities outside the error test the steps do not depend on them, so five directions at
 // once (groups of 4 and 1, one of them with a zero seed) must give each direction's bits and
 // GMRES work of a run with that direction alone.

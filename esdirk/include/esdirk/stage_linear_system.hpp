@@ -101,7 +101,7 @@ class StageLinearSystem {
   /// std::logic_error on another back-end.
   void solve_columns(std::span<double* const> columns, std::span<const double> tolerances) const;
   /// LinearSolverKind::krylov: solves take up to `count` right-hand sides together (ILU(0):
-  /// one pass over the factors for all, 2.3 - 2.7x faster per vector; the same bits as one at
+  /// one pass over the factors for all, 1.8 - 2.1x faster per vector; the same bits as one at
   /// a time), with a GMRES workspace for each (up to 4). The direct back-ends ignore it. Call
   /// at setup: it allocates.
   void reserve_columns(int count);

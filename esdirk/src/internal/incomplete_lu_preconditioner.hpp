@@ -31,9 +31,9 @@ inline constexpr int vector_group_width = 4;
 // rows, and a row's sum a chain of dependent multiply-adds, so a single vector runs at the
 // latency of the floating-point unit and the loads of the indices and values are repeated for
 // every vector. A pass that carries up to four vectors through each row loads each entry once
-// and interleaves four independent chains: measured 2.3 - 2.7x faster per vector for three
-// vectors (2-D Brusselator, 40 x 40 and 100 x 100: an ILU(0) solve and a product of three
-// vectors 145 -> 53 us and 806 -> 352 us). Each vector's operations and their order are those
+// and interleaves four independent chains: measured 1.8 - 2.1x faster per vector for three
+// vectors (an ILU(0) solve and a product each on the 2-D Brusselator's M, 40 x 40 and
+// 100 x 100: bench/krylov/bench_vector_groups). Each vector's operations and their order are those
 // of the one-vector pass, so the results are the same bits whatever the grouping.
 template <typename Group>
 void for_each_vector_group(int count, Group&& group) {
