@@ -103,7 +103,6 @@ void StageSensitivities::resize(int directions) {
   correction_.resize(n_, directions);
   gmres_columns_.assign(static_cast<std::size_t>(directions), nullptr);
   gmres_tolerances_.assign(static_cast<std::size_t>(directions), 0.0);
-  solved_.assign(static_cast<std::size_t>(directions), false);
   // The directions' GMRES in lockstep pay with the built-in ILU(0) only: the problem's own
   // preconditioner takes one vector per call, so one lane keeps its memory.
   if (structured_stage_lu_)
@@ -551,29 +550,26 @@ bool StageSensitivities::solve_by_gmres_from_guess(const StageJacobian& J, Matri
     const double* js = JS_.column(j);
     double* x = S.data + static_cast<std::size_t>(j) * S.ld;
     double* c = correction_.column(j);
-    solved_[static_cast<std::size_t>(j)] = false;
     for (int k = 0; k < nx_; ++k) c[k] = r[k] - x[k] + h_gamma * js[k];
     for (int k = nx_; k < n_; ++k) c[k] = r[k] - js[k];
     double rhs_norm = 0.0, correction_norm = 0.0;
     for (int k = 0; k < n_; ++k) rhs_norm += r[k] * r[k], correction_norm += c[k] * c[k];
     rhs_norm = std::sqrt(rhs_norm), correction_norm = std::sqrt(correction_norm);
-    if (rhs_norm == 0.0) {  // S = 0, as GMRES from a zero start returns it
-      std::fill(x, x + n_, 0.0);
+    if (rhs_norm == 0.0 || !(correction_norm > tolerance * rhs_norm)) {
+      // S = 0, as GMRES from a zero start returns it; or the guess solves it (or is not
+      // finite): no correction.
+      if (rhs_norm == 0.0) std::fill(x, x + n_, 0.0);
+      else converged = converged && std::isfinite(correction_norm);
+      std::fill(c, c + n_, 0.0);
       continue;
     }
-    if (!(correction_norm > tolerance * rhs_norm)) {  // the guess solves it (or is not finite)
-      converged = converged && std::isfinite(correction_norm);
-      continue;
-    }
-    solved_[static_cast<std::size_t>(j)] = true;
     gmres_columns_[solves] = c;
     gmres_tolerances_[solves++] = std::min(0.5, tolerance * rhs_norm / correction_norm);
   }
   if (solves > 0) {  // all together: one pass of the preconditioner takes several columns
     structured_stage_lu_->solve_columns({gmres_columns_.data(), solves}, {gmres_tolerances_.data(), solves});
     converged = converged && structured_stage_lu_->last_solve_converged();
-    for (int j = 0; j < ns; ++j) {
-      if (!solved_[static_cast<std::size_t>(j)]) continue;
+    for (int j = 0; j < ns; ++j) {  // the others' corrections are 0
       const double* c = correction_.column(j);
       double* x = S.data + static_cast<std::size_t>(j) * S.ld;
       for (int r = 0; r < n_; ++r) x[r] += c[r];

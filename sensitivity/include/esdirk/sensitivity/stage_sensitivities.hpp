@@ -204,7 +204,6 @@ class StageSensitivities {
   DenseMatrix base_, rhs_, correction_, JS_;  // n x ns
   std::vector<double*> gmres_columns_;     // the columns of correction_ a stage GMRES solves
   std::vector<double> gmres_tolerances_;   // and the relative residual of each
-  std::vector<bool> solved_;               // per direction: its correction was solved for
   DenseMatrix power_, power_next_;         // n x n: E^(2^k), E = I - M^{-1} M_i (doubling)
   DenseMatrix error_;                      // [e_S; 0], n x ns
   std::vector<double> weights_;            // 1/(atol + rtol |.|) of (x_n, z_n): refinement test
