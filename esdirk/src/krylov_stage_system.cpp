@@ -113,12 +113,12 @@ class KrylovStageSystem final : public StructuredLu {
   }
 
   void set_statistics(Statistics* stats) override { stats_ = stats; }
-  // Several right-hand sides share one pass over the incomplete factors and M's rows
-  // (IncompleteLuPreconditioner::group_width at most); block-Jacobi takes one vector at a time,
-  // so for it a wider group would only hold more memory (the callers ask for one lane where the
-  // problem's own preconditioner replaces ILU(0)).
+  // Several right-hand sides share one pass over the incomplete factors and M's rows (at most
+  // vector_group_width, internal/incomplete_lu_preconditioner.hpp); block-Jacobi takes one vector
+  // at a time, so for it a wider group would only hold more memory (the callers ask for one lane
+  // where the problem's own preconditioner replaces ILU(0)).
   void reserve_columns(int count) override {
-    if (ilu_ != nullptr) allocate_lanes(std::clamp(count, 1, IncompleteLuPreconditioner::group_width));
+    if (ilu_ != nullptr) allocate_lanes(std::clamp(count, 1, vector_group_width));
   }
   bool last_solve_converged() const override { return converged_; }
   void set_tolerance(double tolerance) override { settings_.tolerance = tolerance; }
@@ -191,8 +191,8 @@ class KrylovStageSystem final : public StructuredLu {
     if (!borrowed_preconditioner_usable()) return fail_solves(B.cols);
     converged_ = true;
     const int width = static_cast<int>(lanes_.size());
-    double* columns[IncompleteLuPreconditioner::group_width];
-    double tolerances[IncompleteLuPreconditioner::group_width];
+    double* columns[vector_group_width];
+    double tolerances[vector_group_width];
     for (int first = 0; first < B.cols; first += width) {
       const int count = std::min(width, B.cols - first);
       for (int c = 0; c < count; ++c) {
@@ -533,9 +533,9 @@ class KrylovStageSystem final : public StructuredLu {
     const auto un = static_cast<std::size_t>(n_);
     const bool all_finite = start_lanes(b, tolerances, count);
     // The lanes a pass takes, and their vectors.
-    Lane* in_pass[IncompleteLuPreconditioner::group_width];
-    double* inputs[IncompleteLuPreconditioner::group_width];
-    double* outputs[IncompleteLuPreconditioner::group_width];
+    Lane* in_pass[vector_group_width];
+    double* inputs[vector_group_width];
+    double* outputs[vector_group_width];
     const auto collect = [&](auto&& takes) {
       int taken = 0;
       for (int c = 0; c < count; ++c)

@@ -153,10 +153,6 @@ class IncompleteLuPreconditioner {
   /// v <- (L U)^{-1} v, or (L U)^{-T} v, for one vector.
   void solve(double* v, bool transpose) const { solve(&v, 1, transpose); }
 
-  /// The most vectors one pass over the factors or the rows of M takes (more are taken in groups
-  /// of this many).
-  static constexpr int group_width = vector_group_width;
-
   /// Entries of M's pattern (and of the factors: ILU(0) has no fill).
   double nonzeros() const { return static_cast<double>(values_.size()); }
   /// Multiply-adds and divisions of one factorization.
